@@ -1,0 +1,78 @@
+// Package library is consentd's catalog of known services: what each one is, which cookies it
+// sets, and the patterns by which its scripts, resources and tracking IDs are recognised.
+//
+// Entries are JSON files, one per service, embedded in the binary (services/*.json) and
+// optionally extended or overridden by an operator's directory. The pattern language shared by
+// entries, blocking rules, the crawler and the banner runtime is described in README.md and
+// implemented in pattern.go.
+package library
+
+// Categories a library service may belong to. They are the three default category slugs every
+// site has.
+const (
+	CategoryEssential  = "essential"
+	CategoryStatistics = "statistics"
+	CategoryMarketing  = "marketing"
+)
+
+// Service is one known third-party service.
+type Service struct {
+	// Slug identifies the service; lower-case letters, digits and hyphens.
+	Slug string `json:"slug"`
+	// Label is the display name.
+	Label string `json:"label"`
+	// Description says what the service does, in one or two sentences.
+	Description string `json:"description"`
+	// Category is one of CategoryEssential, CategoryStatistics, CategoryMarketing.
+	Category string `json:"category"`
+	// Vendor is the company that operates the service.
+	Vendor string `json:"vendor"`
+	// Logo is a URL of the service's logo, or nil.
+	Logo *string `json:"logo"`
+	// ServiceURL is the service's home page.
+	ServiceURL string `json:"serviceUrl"`
+	// PrivacyPolicyURL is the vendor's privacy policy.
+	PrivacyPolicyURL string `json:"privacyPolicyUrl"`
+	// Cookies are the cookies and storage keys the service sets.
+	Cookies []Cookie `json:"cookies"`
+	// Scripts are patterns matching the URLs of the service's scripts.
+	Scripts []string `json:"scripts"`
+	// Resources are patterns matching its other resources: iframes, pixels, connect hosts.
+	Resources []string `json:"resources"`
+	// TrackingIDs recognise the account or container IDs the service is configured with.
+	TrackingIDs []TrackingID `json:"trackingIds"`
+	// BuiltinBlocking is true when a built-in blocking rule already covers the service: every
+	// site's blocking rules include its script patterns, so importing it adds no rule.
+	BuiltinBlocking bool `json:"builtinBlocking"`
+}
+
+// Cookie match kinds.
+const (
+	MatchExact  = "exact"
+	MatchPrefix = "prefix"
+	MatchRegex  = "regex"
+)
+
+// Cookie is a cookie or storage key set by a service.
+type Cookie struct {
+	// Name is the cookie name, a name prefix or a regular expression, as Match says.
+	Name string `json:"name"`
+	// Match is MatchExact, MatchPrefix or MatchRegex.
+	Match string `json:"match"`
+	// Duration is the lifetime as the vendor states it, free text ("2 years", "session").
+	Duration string `json:"duration"`
+	// Description says what the cookie is for.
+	Description string `json:"description"`
+	// Party is "first" or "third".
+	Party string `json:"party"`
+	// Storage is "cookie" or "localStorage".
+	Storage string `json:"storage"`
+}
+
+// TrackingID recognises the IDs a service is configured with (a GA4 measurement ID, a pixel ID).
+type TrackingID struct {
+	// Pattern is a Go regular expression with exactly one capture group: the ID.
+	Pattern string `json:"pattern"`
+	// Examples are strings the pattern must match.
+	Examples []string `json:"examples"`
+}

@@ -150,12 +150,28 @@ func TestImportOCDWritesLoadableFiles(t *testing.T) {
 			t.Errorf("%s did not round-trip: %+v", s.Slug, loaded)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "google-analytics.json"))
+}
+
+func TestWriteServicesShape(t *testing.T) {
+	t.Parallel()
+	s := validService()
+	s.Scripts, s.Cookies = nil, nil
+	s.Description = "Tracks <b>everything</b> & more."
+	dir := t.TempDir()
+	if err := WriteServices(dir, []*Service{s}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "acme-pixel.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `"scripts": []`) || !strings.Contains(string(data), `"logo": null`) {
-		t.Errorf("entry file not in the documented shape:\n%s", data)
+	for _, want := range []string{"{\n  \"slug\": \"acme-pixel\",\n", `"scripts": []`, `"cookies": []`, `"logo": null`, `<b>everything</b> & more`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("entry file lacks %q:\n%s", want, data)
+		}
+	}
+	if _, err := LoadFS(os.DirFS(dir), "."); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -452,3 +452,12 @@ func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*cor
 	}
 	return out, int(total), nil
 }
+
+// SQLTx returns the database/sql transaction of a store handed to an InTx function, or nil,
+// so that a job queue on the same database can insert its job in it.
+func (s *Store) SQLTx() *sql.Tx {
+	if s.tx == nil {
+		return nil
+	}
+	return s.tx.Tx
+}

@@ -1,0 +1,221 @@
+// Package httpapi is consentd's HTTP adapter: the management API (interface-spec.md), the
+// public endpoints the banner runtime calls, and the operational endpoints, on huma v2 over
+// net/http. Errors from core are mapped to statuses in one place (errors.go).
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/consentd/consentd/core"
+)
+
+// Prefix is the base path of the API: {base_url} of the contract.
+const Prefix = "/api/v1"
+
+// Config configures the HTTP adapter.
+type Config struct {
+	Manager *core.Manager
+	Logger  *slog.Logger
+	// PublicURL is the external base URL used in setup snippets ("https://consent.example.com");
+	// empty to take it from each request.
+	PublicURL string
+	// CountryHeader names a trusted request header carrying the visitor's ISO country code.
+	CountryHeader string
+	// PublicRateLimit is the public endpoints' requests per second per client address (burst
+	// twice that); 0 turns the limit off.
+	PublicRateLimit float64
+	// Runtime serves the banner runtime (banner.js) under /api/v1/public/; nil serves none.
+	Runtime http.Handler
+	// RuntimeVersion is the runtime's content version, used for the cacheable snippet URL.
+	RuntimeVersion string
+	// MaxBodyBytes limits request bodies (default 1 MiB).
+	MaxBodyBytes int64
+}
+
+type handlers struct {
+	m   *core.Manager
+	log *slog.Logger
+	cfg Config
+}
+
+type ctxKey int
+
+const (
+	orgKey ctxKey = iota
+	countryKey
+	gpcKey
+)
+
+var bearer = []map[string][]string{{"bearer": {}}}
+
+// New returns the HTTP handler of the whole service.
+func New(cfg Config) http.Handler {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	huma.NewError = newError
+	h := &handlers{m: cfg.Manager, log: cfg.Logger, cfg: cfg}
+
+	mux := http.NewServeMux()
+	hc := huma.DefaultConfig("consentd", "1.0.0")
+	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
+	hc.Info.Description = apiDescription
+	hc.Servers = []*huma.Server{{URL: Prefix}}
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` and stored only as hashes."},
+	}
+	api := humago.NewWithPrefix(mux, Prefix, hc)
+	api.UseMiddleware(h.authenticate(api), h.requestFacts)
+
+	h.registerSites(api)
+	h.registerBanner(api)
+	h.registerCategories(api)
+	h.registerServices(api)
+	h.registerLibrary(api)
+	h.registerScans(api)
+	h.registerConsent(api)
+	h.registerSnippet(api)
+	h.registerPublic(api)
+
+	if cfg.Runtime != nil {
+		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
+		mux.Handle("GET "+Prefix+"/public/banner.css", http.StripPrefix(Prefix+"/public", cfg.Runtime))
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"ok"}`)) //nolint:errcheck // the client went away
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := h.m.Store.Ping(ctx); err != nil {
+			h.log.Warn("readiness check failed", slog.Any("err", err))
+			writeError(w, http.StatusServiceUnavailable, core.CodeInternal, "store unreachable")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"ready"}`)) //nolint:errcheck // the client went away
+	})
+	mux.Handle("GET /metrics", metricsHandler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, core.CodeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+
+	var root http.Handler = mux
+	root = h.public(root)
+	root = limitBody(cfg.MaxBodyBytes, root)
+	root = instrument(root)
+	return recoverer(cfg.Logger, root)
+}
+
+// authenticate checks the bearer key of every operation that declares security and puts the
+// caller's organization in the context.
+func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		if len(ctx.Operation().Security) == 0 {
+			next(ctx)
+			return
+		}
+		key, ok := strings.CutPrefix(ctx.Header("Authorization"), "Bearer ")
+		if !ok {
+			key = ""
+		}
+		org, err := h.m.Authenticate(ctx.Context(), strings.TrimSpace(key))
+		if err != nil {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
+			huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
+			return
+		}
+		next(huma.WithValue(ctx, orgKey, org))
+	}
+}
+
+// requestFacts records what public endpoints need from the request: the visitor's country
+// from the trusted header and the Global Privacy Control signal.
+func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
+	if h.cfg.CountryHeader != "" {
+		c := strings.ToUpper(strings.TrimSpace(ctx.Header(h.cfg.CountryHeader)))
+		if len(c) != 2 {
+			c = ""
+		}
+		ctx = huma.WithValue(ctx, countryKey, c)
+	}
+	if ctx.Header("Sec-GPC") == "1" {
+		ctx = huma.WithValue(ctx, gpcKey, true)
+	}
+	next(ctx)
+}
+
+func orgOf(ctx context.Context) string {
+	s, _ := ctx.Value(orgKey).(string)
+	return s
+}
+
+func countryOf(ctx context.Context) string {
+	s, _ := ctx.Value(countryKey).(string)
+	return s
+}
+
+// op describes an authenticated operation of the management API.
+func op(id, method, path, summary, tag string, status int) huma.Operation {
+	return huma.Operation{
+		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag},
+		DefaultStatus: status, Security: bearer,
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}
+}
+
+// limitBody caps request bodies so that no client can make the server buffer without end.
+func limitBody(n int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > n {
+			writeError(w, http.StatusRequestEntityTooLarge, core.CodeInvalid, "request body too large")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panic into a 500 with the error body and logs it; it is the last line of
+// defence, not a way of handling errors.
+func recoverer(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic serving request", slog.Any("panic", v), slog.String("path", r.URL.Path))
+				writeError(w, http.StatusInternalServerError, core.CodeInternal, "internal error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+const apiDescription = `Management API of consentd, a self-hostable consent management platform.
+
+Every management operation needs ` + "`Authorization: Bearer <API key>`" + ` and acts on the
+organization owning the key; another organization's resources answer 404 as if they did not exist.
+
+Errors always have the body ` + "`{\"error\": {\"code\", \"message\"}}`" + `. Validation failures,
+malformed JSON and unknown body fields are 400 with code ` + "`validation_error`" + ` and a message
+naming the field (never 422). Codes: validation_error, unauthorized, not_found, conflict,
+rate_limited, internal.
+
+Public endpoints (` + "`/public/...`" + `) need no key: the banner runtime names the site by its
+projectKey. They allow any origin (CORS) and are rate limited per client address (429).
+
+Decisions the contract leaves open: PATCH on the banner merges ` + "`colors`" + ` and
+` + "`textOverrides`" + ` key by key (an empty text removes an override) and ` + "`textTranslations`" + ` by
+language (an empty object removes a language). A custom category's slug comes from its name and is
+made unique with a numeric suffix; it never changes. A category that still has services cannot be
+deleted (400). Services already on the site are skipped by configure, which is idempotent.`

@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+)
+
+// nullable is a PATCH field that may be absent (unchanged), null (cleared) or a value.
+type nullable[T any] struct {
+	Sent, Null bool
+	Value      T
+}
+
+// UnmarshalJSON records that the field was sent and whether it was null.
+func (o *nullable[T]) UnmarshalJSON(b []byte) error {
+	o.Sent = true
+	if bytes.Equal(b, []byte("null")) {
+		o.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &o.Value)
+}
+
+// Schema describes the field as its value type, nullable.
+func (o nullable[T]) Schema(r huma.Registry) *huma.Schema {
+	s := r.Schema(reflect.TypeOf(o.Value), true, "")
+	s.Nullable = true
+	return s
+}
+
+func (o nullable[T]) core() core.Optional[T] {
+	return core.Optional[T]{Set: o.Sent, Null: o.Null, Value: o.Value}
+}
+
+// colorsIn are the banner colors a PATCH may set.
+type colorsIn struct {
+	Primary      *string `json:"primary,omitempty" minLength:"1"`
+	Background   *string `json:"background,omitempty" minLength:"1"`
+	Text         *string `json:"text,omitempty" minLength:"1"`
+	AcceptButton *string `json:"acceptButton,omitempty" minLength:"1"`
+	RejectButton *string `json:"rejectButton,omitempty" minLength:"1"`
+}
+
+// textsIn are the banner texts a PATCH may set; an empty string removes an override.
+type textsIn struct {
+	Headline         *string `json:"headline,omitempty" maxLength:"2000"`
+	Body             *string `json:"body,omitempty" maxLength:"2000"`
+	AcceptLabel      *string `json:"acceptLabel,omitempty" maxLength:"2000"`
+	RejectLabel      *string `json:"rejectLabel,omitempty" maxLength:"2000"`
+	PreferencesLabel *string `json:"preferencesLabel,omitempty" maxLength:"2000"`
+	PrivacyLabel     *string `json:"privacyLabel,omitempty" maxLength:"2000"`
+}
+
+func toMap(pairs ...any) map[string]string {
+	m := map[string]string{}
+	for i := 0; i < len(pairs); i += 2 {
+		if v := pairs[i+1].(*string); v != nil {
+			m[pairs[i].(string)] = *v
+		}
+	}
+	return m
+}
+
+func (c *colorsIn) toMap() map[string]string {
+	if c == nil {
+		return nil
+	}
+	return toMap("primary", c.Primary, "background", c.Background, "text", c.Text,
+		"acceptButton", c.AcceptButton, "rejectButton", c.RejectButton)
+}
+
+func (t *textsIn) toMap() map[string]string {
+	if t == nil {
+		return nil
+	}
+	return toMap("headline", t.Headline, "body", t.Body, "acceptLabel", t.AcceptLabel,
+		"rejectLabel", t.RejectLabel, "preferencesLabel", t.PreferencesLabel, "privacyLabel", t.PrivacyLabel)
+}
+
+type bannerPatchBody struct {
+	Template              *string             `json:"template,omitempty" enum:"floating,wide_bar,modal"`
+	Position              *string             `json:"position,omitempty" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
+	Colors                *colorsIn           `json:"colors,omitempty"`
+	TextOverrides         *textsIn            `json:"textOverrides,omitempty" doc:"Merged key by key; an empty string removes an override."`
+	TextTranslations      map[string]*textsIn `json:"textTranslations,omitempty" doc:"Language key to texts; merged by language, an empty object removes the language."`
+	LogoURL               nullable[string]    `json:"logoUrl,omitempty" format:"uri" maxLength:"500"`
+	PrivacyPolicyURL      nullable[string]    `json:"privacyPolicyUrl,omitempty" format:"uri" maxLength:"500"`
+	CookiePolicyURL       nullable[string]    `json:"cookiePolicyUrl,omitempty" format:"uri" maxLength:"500"`
+	DefaultBehavior       *string             `json:"defaultBehavior,omitempty" enum:"opt_in,opt_out,no_banner"`
+	CloseButtonBehavior   *string             `json:"closeButtonBehavior,omitempty" enum:"accept_all,reject_all,dismiss"`
+	CookieExpirationDays  *int                `json:"cookieExpirationDays,omitempty" minimum:"1" maximum:"730"`
+	GCMExcludeVendor      *bool               `json:"gcmExcludeVendor,omitempty"`
+	StorefrontIntegration *bool               `json:"storefrontIntegration,omitempty"`
+}
+
+func (h *handlers) registerBanner(api huma.API) {
+	type bannerOutput struct{ Body *core.Banner }
+
+	huma.Register(api, op("getBanner", http.MethodGet, "/sites/{id}/banner", "Get the banner configuration", "Banner", 0),
+		func(ctx context.Context, in *siteIDPath) (*bannerOutput, error) {
+			b, err := h.m.Banner(ctx, orgOf(ctx), in.ID)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &bannerOutput{b}, nil
+		})
+
+	huma.Register(api, op("updateBanner", http.MethodPatch, "/sites/{id}/banner", "Update the banner configuration", "Banner", 0),
+		func(ctx context.Context, in *struct {
+			siteIDPath
+			Body bannerPatchBody
+		}) (*bannerOutput, error) {
+			p := in.Body
+			patch := core.BannerPatch{
+				Template: p.Template, Position: p.Position, Colors: p.Colors.toMap(), TextOverrides: p.TextOverrides.toMap(),
+				LogoURL: p.LogoURL.core(), PrivacyPolicyURL: p.PrivacyPolicyURL.core(), CookiePolicyURL: p.CookiePolicyURL.core(),
+				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
+				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor,
+				StorefrontIntegration: p.StorefrontIntegration,
+			}
+			if p.TextTranslations != nil {
+				patch.TextTranslations = map[string]map[string]string{}
+				for lang, t := range p.TextTranslations {
+					patch.TextTranslations[lang] = t.toMap()
+					if patch.TextTranslations[lang] == nil {
+						patch.TextTranslations[lang] = map[string]string{}
+					}
+				}
+			}
+			b, err := h.m.PatchBanner(ctx, orgOf(ctx), in.ID, patch)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &bannerOutput{b}, nil
+		})
+
+	o := op("setScriptBlocking", http.MethodPut, "/sites/{id}/script-blocking", "Turn site-wide script blocking on or off", "Scanner", 0)
+	o.Description = "A change of state raises the banner's consentVersion so that visitors see the banner again; setting the current state changes nothing."
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		siteIDPath
+		Body struct {
+			Enabled bool `json:"enabled"`
+		}
+	}) (*successBody, error) {
+		if err := h.m.SetScriptBlocking(ctx, orgOf(ctx), in.ID, in.Body.Enabled); err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return success(), nil
+	})
+}

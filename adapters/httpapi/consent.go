@@ -1,0 +1,57 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+)
+
+// parseDate reads an ISO 8601 date ("2026-01-31") or date-time ("2026-01-31T12:00:00Z").
+func parseDate(field, s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			t = t.UTC()
+			return &t, nil
+		}
+	}
+	return nil, core.Errorf(core.CodeInvalid, "%s: must be an ISO 8601 date or date-time", field)
+}
+
+func (h *handlers) registerConsent(api huma.API) {
+	type page struct {
+		Records []*core.ConsentRecord `json:"records"`
+		Total   int                   `json:"total"`
+		Page    int                   `json:"page"`
+		Limit   int                   `json:"limit"`
+	}
+	o := op("listConsentRecords", http.MethodGet, "/sites/{id}/consent-records", "List consent records", "Consent", 0)
+	o.Description = "Newest first. from and to are exclusive bounds on createdAt (ISO 8601 date or date-time)."
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		siteIDPath
+		Page  int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
+		Limit int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
+		From  string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
+		To    string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+	}) (*struct{ Body page }, error) {
+		from, err := parseDate("from", in.From)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		to, err := parseDate("to", in.To)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		recs, total, err := h.m.ConsentRecords(ctx, orgOf(ctx), core.ConsentQuery{SiteID: in.ID, From: from, To: to, Page: in.Page, Limit: in.Limit})
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &struct{ Body page }{page{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}}, nil
+	})
+}

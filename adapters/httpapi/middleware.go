@@ -1,0 +1,150 @@
+package httpapi
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+
+	"github.com/consentd/consentd/core"
+)
+
+var (
+	requests = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "consentd_http_requests_total", Help: "HTTP requests by route and status.",
+	}, []string{"route", "method", "status"})
+	latency = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "consentd_http_request_duration_seconds", Help: "HTTP request latency by route.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"route"})
+)
+
+func metricsHandler() http.Handler { return promhttp.Handler() }
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// instrument counts requests and measures latency per route pattern (never per raw path, so
+// that IDs do not explode the label space).
+func instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
+		latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+// public adds CORS for any origin to the public endpoints, answers their preflights, and rate
+// limits them per client address.
+func (h *handlers) public(next http.Handler) http.Handler {
+	lim := newLimiter(h.cfg.PublicRateLimit)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Origin", "*")
+		hd.Set("Access-Control-Expose-Headers", "ETag")
+		if r.Method == http.MethodOptions {
+			hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			hd.Set("Access-Control-Allow-Headers", "Content-Type, If-None-Match")
+			hd.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !lim.allow(clientAddr(r)) {
+			hd.Set("Retry-After", "1")
+			writeError(w, http.StatusTooManyRequests, core.CodeRateLimited, "too many requests from this address; slow down")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// limiter is a token bucket per client address; idle buckets are dropped once a minute so
+// that memory stays bounded by the number of recently active clients.
+type limiter struct {
+	rps     rate.Limit
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	swept   time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newLimiter(rps float64) *limiter {
+	if rps <= 0 {
+		return nil
+	}
+	return &limiter{rps: rate.Limit(rps), buckets: map[string]*bucket{}, swept: time.Now()}
+}
+
+func (l *limiter) allow(addr string) bool {
+	if l == nil {
+		return true
+	}
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		for k, b := range l.buckets {
+			if now.Sub(b.seen) > time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.buckets[addr]
+	if b == nil {
+		b = &bucket{lim: rate.NewLimiter(l.rps, int(2*l.rps)+1)}
+		l.buckets[addr] = b
+	}
+	b.seen = now
+	return b.lim.AllowN(now, 1)
+}

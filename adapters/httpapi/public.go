@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+)
+
+type projectKeyPath struct {
+	ProjectKey string `path:"projectKey" maxLength:"100" doc:"The site's public project key."`
+}
+
+func publicOp(id, method, path, summary string, status int) huma.Operation {
+	return huma.Operation{
+		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{"Public"},
+		DefaultStatus: status, Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusTooManyRequests},
+	}
+}
+
+func (h *handlers) registerPublic(api huma.API) {
+	type configOutput struct {
+		ETag         string `header:"ETag"`
+		CacheControl string `header:"Cache-Control"`
+		Vary         string `header:"Vary"`
+		Status       int
+		Body         *core.PublicConfig
+	}
+	o := publicOp("getPublicConfig", http.MethodGet, "/public/{projectKey}/config", "Banner runtime configuration", 0)
+	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, and the visitor's jurisdiction. No API key; cacheable for a minute, with an ETag."
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		projectKeyPath
+		IfNoneMatch string `header:"If-None-Match"`
+	}) (*configOutput, error) {
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx))
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		raw, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		sum := sha256.Sum256(raw)
+		out := &configOutput{
+			ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60",
+			Status: http.StatusOK, Body: cfg,
+		}
+		if h.cfg.CountryHeader != "" {
+			out.Vary = h.cfg.CountryHeader
+		}
+		if etagMatch(in.IfNoneMatch, out.ETag) {
+			out.Status, out.Body = http.StatusNotModified, nil
+		}
+		return out, nil
+	})
+
+	type consentBody struct {
+		VisitorID      *string         `json:"visitorId,omitempty" minLength:"1" maxLength:"100" doc:"Generated when absent."`
+		Categories     map[string]bool `json:"categories" doc:"Category slug to decision; required categories are always stored true, unmentioned ones false."`
+		ConsentVersion int             `json:"consentVersion" minimum:"1" maximum:"1000000"`
+		DoNotSell      bool            `json:"doNotSell,omitempty"`
+		Action         *string         `json:"action,omitempty" enum:"accept_all,reject_all,custom,gpc" doc:"Derived from the categories when absent."`
+		GPC            bool            `json:"gpc,omitempty" doc:"The page saw navigator.globalPrivacyControl; ORed with the Sec-GPC header."`
+	}
+	o = publicOp("recordConsent", http.MethodPost, "/public/{projectKey}/consent", "Record a consent decision", http.StatusCreated)
+	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. An unknown category slug is a 400."
+	o.MaxBodyBytes = 16 << 10
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		projectKeyPath
+		Body consentBody
+	}) (*struct{ Body *core.ConsentRecord }, error) {
+		gpc, _ := ctx.Value(gpcKey).(bool)
+		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
+			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
+			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: countryOf(ctx),
+		})
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &struct{ Body *core.ConsentRecord }{r}, nil
+	})
+}
+
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+)
+
+type scanPath struct {
+	siteIDPath
+	ScanID string `path:"scanId" doc:"Scan ID (UUID)."`
+}
+
+type scanTriggerBody struct {
+	URL                *string  `json:"url,omitempty" format:"uri" maxLength:"500" doc:"URL to scan; the site's url by default."`
+	URLs               []string `json:"urls,omitempty" maxItems:"10" nullable:"false" doc:"Further URLs to start from (absolute http(s) URLs)."`
+	StorefrontPassword *string  `json:"storefrontPassword,omitempty" minLength:"1" maxLength:"100" doc:"Password of a storefront's password page, submitted when the shop answers with one."`
+}
+
+func (h *handlers) registerScans(api huma.API) {
+	type scanOutput struct{ Body *core.Scan }
+
+	o := op("triggerScan", http.MethodPost, "/sites/{id}/scan", "Trigger a scan", "Scanner", http.StatusCreated)
+	o.Description = "Creates a pending scan and queues it; a worker moves it to running, then completed or failed. Poll GET /sites/{id}/scans/{scanId}. Start URLs are crawled and same-site links followed breadth-first up to a page limit. Loopback, private and link-local targets fail the scan unless the server allows them."
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		siteIDPath
+		Body *scanTriggerBody `required:"false"`
+	}) (*scanOutput, error) {
+		var si core.ScanInput
+		if b := in.Body; b != nil {
+			si = core.ScanInput{URL: b.URL, URLs: b.URLs, StorefrontPassword: b.StorefrontPassword}
+		}
+		s, err := h.m.TriggerScan(ctx, orgOf(ctx), in.ID, si)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &scanOutput{s}, nil
+	})
+
+	huma.Register(api, op("listScans", http.MethodGet, "/sites/{id}/scans", "List scans, most recent first", "Scanner", 0),
+		func(ctx context.Context, in *siteIDPath) (*struct{ Body []*core.Scan }, error) {
+			scans, err := h.m.Scans(ctx, orgOf(ctx), in.ID)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &struct{ Body []*core.Scan }{scans}, nil
+		})
+
+	huma.Register(api, op("getScan", http.MethodGet, "/sites/{id}/scans/{scanId}", "Get a scan", "Scanner", 0),
+		func(ctx context.Context, in *scanPath) (*scanOutput, error) {
+			s, err := h.m.Scan(ctx, orgOf(ctx), in.ID, in.ScanID)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &scanOutput{s}, nil
+		})
+
+	type configured struct {
+		Created            int          `json:"created"`
+		Services           []ServiceRef `json:"services"`
+		BlockingRulesAdded int          `json:"blockingRulesAdded"`
+	}
+	o = op("configureScan", http.MethodPost, "/sites/{id}/scans/{scanId}/configure", "Configure services from a completed scan", "Scanner", 0)
+	o.Description = "Creates services, their cookies and blocking rules from the scan's detected services, each in the site category of its library category. Idempotent: services already on the site are skipped and not counted. 400 when the scan is not completed."
+	huma.Register(api, o, func(ctx context.Context, in *scanPath) (*struct{ Body configured }, error) {
+		res, err := h.m.ConfigureScan(ctx, orgOf(ctx), in.ID, in.ScanID)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		out := configured{Created: len(res.Services), Services: []ServiceRef{}, BlockingRulesAdded: res.BlockingRulesAdded}
+		for _, s := range res.Services {
+			out.Services = append(out.Services, refOf(s))
+		}
+		return &struct{ Body configured }{out}, nil
+	})
+
+	huma.Register(api, op("getTrackers", http.MethodGet, "/sites/{id}/trackers", "Trackers found by the latest scan", "Scanner", 0),
+		func(ctx context.Context, in *siteIDPath) (*struct{ Body *core.Trackers }, error) {
+			t, err := h.m.Trackers(ctx, orgOf(ctx), in.ID)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &struct{ Body *core.Trackers }{t}, nil
+		})
+}

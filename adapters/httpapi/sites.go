@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+)
+
+// SiteOut is a site as the API returns it; accountId repeats organizationId for clients of
+// the prose reference.
+type SiteOut struct {
+	*core.Site
+	AccountID string `json:"accountId" doc:"Same value as organizationId."`
+}
+
+func siteOut(s *core.Site) *SiteOut { return &SiteOut{Site: s, AccountID: s.OrganizationID} }
+
+type siteIDPath struct {
+	ID string `path:"id" doc:"Site ID (UUID)."`
+}
+
+type successBody struct {
+	Body struct {
+		Success bool `json:"success"`
+	}
+}
+
+func success() *successBody {
+	out := &successBody{}
+	out.Body.Success = true
+	return out
+}
+
+func (h *handlers) registerSites(api huma.API) {
+	type siteOutput struct{ Body *SiteOut }
+
+	huma.Register(api, op("listSites", http.MethodGet, "/sites", "List sites", "Sites", 0),
+		func(ctx context.Context, _ *struct{}) (*struct{ Body []*SiteOut }, error) {
+			sites, err := h.m.Sites(ctx, orgOf(ctx))
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			out := &struct{ Body []*SiteOut }{Body: make([]*SiteOut, len(sites))}
+			for i, s := range sites {
+				out.Body[i] = siteOut(s)
+			}
+			return out, nil
+		})
+
+	huma.Register(api, op("getSite", http.MethodGet, "/sites/{id}", "Get a site", "Sites", 0),
+		func(ctx context.Context, in *siteIDPath) (*siteOutput, error) {
+			s, err := h.m.Site(ctx, orgOf(ctx), in.ID)
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &siteOutput{siteOut(s)}, nil
+		})
+
+	type createBody struct {
+		Name string `json:"name" minLength:"1" maxLength:"200" doc:"Display name."`
+		URL  string `json:"url" format:"uri" maxLength:"500" doc:"Homepage, absolute http(s) URL; the default scan target."`
+	}
+	o := op("createSite", http.MethodPost, "/sites", "Create a site", "Sites", http.StatusCreated)
+	o.Description = "Creates a site with its banner configuration (defaults) and the three default categories, in one transaction."
+	huma.Register(api, o, func(ctx context.Context, in *struct{ Body createBody }) (*siteOutput, error) {
+		s, err := h.m.CreateSite(ctx, orgOf(ctx), core.SiteInput{Name: &in.Body.Name, URL: &in.Body.URL})
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &siteOutput{siteOut(s)}, nil
+	})
+
+	type patchBody struct {
+		Name *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		URL  *string `json:"url,omitempty" format:"uri" maxLength:"500"`
+	}
+	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
+		func(ctx context.Context, in *struct {
+			siteIDPath
+			Body patchBody
+		}) (*siteOutput, error) {
+			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL})
+			if err != nil {
+				return nil, h.fail(ctx, err)
+			}
+			return &siteOutput{siteOut(s)}, nil
+		})
+
+	o = op("deleteSite", http.MethodDelete, "/sites/{id}", "Delete a site", "Sites", 0)
+	o.Description = "Removes the site and everything that belongs to it: banner, categories, services, cookies, scans and consent records."
+	huma.Register(api, o, func(ctx context.Context, in *siteIDPath) (*successBody, error) {
+		if err := h.m.DeleteSite(ctx, orgOf(ctx), in.ID); err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return success(), nil
+	})
+}

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+type snippet struct {
+	Framework    string `json:"framework" enum:"script,react,next"`
+	Code         string `json:"code"`
+	Instructions string `json:"instructions"`
+}
+
+func (h *handlers) registerSnippet(api huma.API) {
+	o := op("getSetupSnippet", http.MethodGet, "/sites/{id}/setup-snippet", "Integration snippet", "Setup", 0)
+	o.Description = "Ready-to-paste integration code that loads the banner runtime with the site's projectKey before any other script. The base URL is CONSENTD_PUBLIC_URL, or the request's own when unset."
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		siteIDPath
+		Framework string `query:"framework" enum:"script,react,next" default:"script"`
+		Host      string `header:"Host"`
+		Proto     string `header:"X-Forwarded-Proto"`
+	}) (*struct{ Body snippet }, error) {
+		site, err := h.m.Site(ctx, orgOf(ctx), in.ID)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		base := strings.TrimRight(h.cfg.PublicURL, "/")
+		if base == "" {
+			scheme := "http"
+			if in.Proto == "https" {
+				scheme = "https"
+			}
+			base = scheme + "://" + in.Host
+		}
+		src := base + Prefix + "/public/banner.js"
+		if h.cfg.RuntimeVersion != "" {
+			src += "?v=" + h.cfg.RuntimeVersion
+		}
+		return &struct{ Body snippet }{makeSnippet(in.Framework, src, site.ProjectKey)}, nil
+	})
+}
+
+func makeSnippet(framework, src, key string) snippet {
+	tag := fmt.Sprintf(`<script src="%s" data-project-key="%s"></script>`, src, key)
+	switch framework {
+	case "react":
+		return snippet{Framework: framework, Code: fmt.Sprintf(reactSnippet, src, key), Instructions: "Save this as src/consentd.js and make `import \"./consentd\";` the very first import of your entry file (src/main.jsx or src/index.js), so the banner loads before the rest of your app. For the strictest blocking of tags that sit in index.html itself, put this tag first in index.html's <head> instead; the module sees it and does not load the banner twice:\n" + tag + "\nuseConsent() gives components the visitor's current choices; any element with data-consentd-open reopens the preferences."}
+	case "next":
+		return snippet{Framework: framework, Code: fmt.Sprintf(nextSnippet, src, key), Instructions: "App Router: merge this into app/layout.tsx. The Script component with strategy=\"beforeInteractive\" puts the banner first in <head>, before Next.js and any other script runs. Mark third-party tags that need consent with type=\"text/plain\" and data-category=\"statistics\" or \"marketing\"."}
+	default:
+		return snippet{Framework: "script", Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer) so that Google Consent Mode defaults and blocking are in place before other scripts run. Mark tags that need consent like this, and the banner activates them once the visitor agrees:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
+	}
+}
+
+const reactSnippet = `// consentd banner for React: import this module first in your entry file.
+import { useEffect, useState } from "react";
+
+const BANNER_SRC = %q;
+const PROJECT_KEY = %q;
+
+if (typeof document !== "undefined" && !document.querySelector("script[data-project-key]")) {
+  const script = document.createElement("script");
+  script.src = BANNER_SRC;
+  script.async = false;
+  script.dataset.projectKey = PROJECT_KEY;
+  document.head.insertBefore(script, document.head.firstChild);
+}
+
+// useConsent returns the visitor's current decision ({categories: {slug: boolean}, ...}) or null.
+export function useConsent() {
+  const [consent, setConsent] = useState(() =>
+    typeof window !== "undefined" && window.consentd ? window.consentd.getConsent() : null
+  );
+  useEffect(() => {
+    const onChange = (event) => setConsent(event.detail);
+    document.addEventListener("consentd:change", onChange);
+    return () => document.removeEventListener("consentd:change", onChange);
+  }, []);
+  return consent;
+}
+
+// openConsentPreferences shows the preferences dialog again.
+export function openConsentPreferences() {
+  if (window.consentd) window.consentd.showPreferences();
+}
+`
+
+const nextSnippet = `// app/layout.tsx
+import Script from "next/script";
+import type { ReactNode } from "react";
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <Script src=%q data-project-key=%q strategy="beforeInteractive" />
+      </head>
+      <body>{children}</body>
+    </html>
+  );
+}
+`

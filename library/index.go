@@ -29,10 +29,10 @@ type Index struct {
 	idLiterals  *acMatcher
 	literalRegs [][]int32 // literal index → idRegexes requiring it
 
-	cookieExact    map[string][]int32
-	cookiePrefix   map[string][]int32
-	prefixLens     []int // distinct prefix lengths, longest first
-	cookieRegexes  []cookieRegex
+	cookieExact   map[string][]int32
+	cookiePrefix  map[string][]int32
+	prefixLens    []int // distinct prefix lengths, longest first
+	cookieRegexes []cookieRegex
 }
 
 // PatternKind says which list of a service a URL pattern comes from.

@@ -180,17 +180,17 @@ func TestIndexPrefilterIsExact(t *testing.T) {
 func TestRequiredLiteral(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		`\b(G-[A-Z0-9]{6,12})\b`: "g-",
-		`\b(GTM-[A-Z0-9]{4,9})\b`: "gtm-",
+		`\b(G-[A-Z0-9]{6,12})\b`:                         "g-",
+		`\b(GTM-[A-Z0-9]{4,9})\b`:                        "gtm-",
 		`fbq\(\s*['"]init['"]\s*,\s*['"](\d{15,16})['"]`: "fbq(",
-		`fbq\('init',\s*'(\d+)'`:                          "fbq('init',",
-		`(?i)hjid\s*:\s*(\d+)`:                            "hjid",
-		`(\d{15,16})`:                                     "",
-		`(a|b)c`:                                          "c",
-		`(ca-pub-\d+)`:                                    "ca-pub-",
-		`x*(ab)+`:                                         "ab",
-		`(?:ab)?cd`:                                       "cd",
-		`[`:                                               "",
+		`fbq\('init',\s*'(\d+)'`:                         "fbq('init',",
+		`(?i)hjid\s*:\s*(\d+)`:                           "hjid",
+		`(\d{15,16})`:                                    "",
+		`(a|b)c`:                                         "c",
+		`(ca-pub-\d+)`:                                   "ca-pub-",
+		`x*(ab)+`:                                        "ab",
+		`(?:ab)?cd`:                                      "cd",
+		`[`:                                              "",
 	}
 	for re, want := range cases {
 		if got := RequiredLiteral(re); got != want {
@@ -318,5 +318,3 @@ gtag('js',new Date());gtag('config','G-ABC123XYZ9');var x=document.createElement
 		})
 	}
 }
-
-

@@ -1,0 +1,418 @@
+package crawler
+
+import (
+	"bytes"
+	"mime"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/consentd/consentd/library"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// pageReport is what one page (or one tag-manager container) contributes to a scan. Every
+// string in it is owned (never aliases a tokenizer buffer).
+type pageReport struct {
+	links []string
+	hits  []hit
+	unrec []unrecHit
+}
+
+// hit is a sighting of a library service, with the tracking ID it carries, if any.
+type hit struct {
+	svc *library.Service
+	id  string
+	ev  Evidence
+}
+
+type unrecHit struct {
+	src, domain, page string
+	gated             bool
+}
+
+// extractor streams a page through html.Tokenizer and fingerprints what it finds: script,
+// iframe, image and link URLs against the index's host map, inline script text against the
+// tracking-ID prefilter and for URL literals. No document tree is built.
+type extractor struct {
+	ix       *library.Index
+	domainOf func(host string) string // registrable domain, cached by the caller
+	page     string                   // page URL as reported
+	pageURL  *url.URL
+	base     *url.URL // <base href> or the page URL
+	baseSet  bool
+	pageHost string // lower case
+	pageDom  string // registrable domain of the page
+	follow   bool   // collect <a href> links
+	rep      *pageReport
+}
+
+func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, follow bool) *extractor {
+	host := strings.ToLower(pageURL.Hostname())
+	return &extractor{
+		ix: ix, domainOf: domainOf, page: pageURL.String(), pageURL: pageURL, base: pageURL,
+		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &pageReport{},
+	}
+}
+
+// decodeHTML returns body as UTF-8. colly has already converted bodies whose Content-Type header
+// names a charset; otherwise a BOM or <meta charset> decides, and undeclared pages that are not
+// valid UTF-8 are read as windows-1252, as browsers do.
+func decodeHTML(body []byte, contentType string) []byte {
+	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
+		return body
+	}
+	ascii := true
+	for _, c := range body {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return body
+	}
+	e, name, _ := charset.DetermineEncoding(body, "text/html")
+	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
+		return body
+	}
+	out, err := e.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// run extracts from an HTML document or fragment.
+func (x *extractor) run(body []byte, nested bool) {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	const (
+		none = iota
+		inScript
+		inNoscript
+	)
+	state, gated := none, false
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return
+		case html.TextToken:
+			switch state {
+			case inScript:
+				x.inline(z.Text(), gated)
+			case inNoscript:
+				if !nested {
+					x.run(z.Text(), true)
+				}
+			}
+			state = none
+		case html.StartTagToken, html.SelfClosingTagToken:
+			state = none
+			name, hasAttr := z.TagName()
+			switch string(name) {
+			case "script":
+				var src, typ string
+				for hasAttr {
+					var k, v []byte
+					k, v, hasAttr = z.TagAttr()
+					switch string(k) {
+					case "src":
+						src = string(v)
+					case "data-src":
+						if src == "" {
+							src = string(v)
+						}
+					case "type":
+						typ = string(v)
+					}
+				}
+				gated = strings.EqualFold(strings.TrimSpace(typ), "text/plain")
+				if src != "" {
+					x.resource(EvidenceScript, src, gated)
+				} else if tt == html.StartTagToken {
+					state = inScript
+				}
+			case "iframe", "img", "link", "a", "base":
+				x.element(string(name), z, hasAttr)
+			case "noscript":
+				if tt == html.StartTagToken {
+					state = inNoscript
+				}
+			}
+		default:
+			state = none
+		}
+	}
+}
+
+// element handles the URL-bearing elements other than script.
+func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
+	var src, rel string
+	for hasAttr {
+		var k, v []byte
+		k, v, hasAttr = z.TagAttr()
+		switch string(k) {
+		case "src":
+			if name == "iframe" || name == "img" {
+				src = string(v)
+			}
+		case "data-src":
+			if name == "iframe" && src == "" {
+				src = string(v)
+			}
+		case "href":
+			if name == "link" || name == "a" || name == "base" {
+				src = string(v)
+			}
+		case "rel":
+			rel = strings.ToLower(string(v))
+		}
+	}
+	if src == "" {
+		return
+	}
+	switch name {
+	case "iframe":
+		x.resource(EvidenceIframe, src, false)
+	case "img":
+		x.resource(EvidencePixel, src, false)
+	case "link":
+		for _, r := range strings.Fields(rel) {
+			switch r {
+			case "stylesheet", "preload", "modulepreload", "prefetch", "preconnect", "dns-prefetch":
+				x.resource(EvidenceLink, src, false)
+				return
+			}
+		}
+	case "base":
+		if !x.baseSet {
+			x.baseSet = true
+			if u, err := x.pageURL.Parse(strings.TrimSpace(src)); err == nil {
+				x.base = u
+			}
+		}
+	case "a":
+		if x.follow {
+			x.link(src)
+		}
+	}
+}
+
+// absolute returns raw as an absolute http(s) URL string and its lower-case host, resolving
+// relative references against the base. ok is false for other schemes and unparsable values.
+func (x *extractor) absolute(raw string) (abs, host string, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", "", false
+	}
+	switch {
+	case strings.HasPrefix(raw, "//"):
+		abs = x.base.Scheme + ":" + raw
+	case hasHTTPScheme(raw):
+		abs = raw
+	default:
+		if i := strings.IndexAny(raw, ":/?#"); i >= 0 && raw[i] == ':' {
+			return "", "", false // data:, javascript:, mailto: ...
+		}
+		u, err := x.base.Parse(raw)
+		if err != nil || u.Host == "" {
+			return "", "", false
+		}
+		abs = u.String()
+	}
+	h, _, _, ok := splitHostOnly(abs)
+	if !ok {
+		return "", "", false
+	}
+	return abs, strings.ToLower(h), true
+}
+
+func hasHTTPScheme(s string) bool {
+	return len(s) > 8 && (strings.EqualFold(s[:7], "http://") || strings.EqualFold(s[:8], "https://"))
+}
+
+// splitHostOnly returns the host of an absolute URL string without parsing the rest.
+func splitHostOnly(abs string) (host, rest string, port bool, ok bool) {
+	i := strings.Index(abs, "://")
+	if i < 0 {
+		return "", "", false, false
+	}
+	s := abs[i+3:]
+	end := strings.IndexAny(s, "/?#")
+	if end < 0 {
+		end = len(s)
+	}
+	host, rest = s[:end], s[end:]
+	if j := strings.LastIndexByte(host, '@'); j >= 0 {
+		host = host[j+1:]
+	}
+	if j := strings.LastIndexByte(host, ':'); j >= 0 && !strings.Contains(host[j:], "]") {
+		host, port = host[:j], true
+	}
+	host = strings.TrimSuffix(host, ".")
+	return host, rest, port, host != ""
+}
+
+func (x *extractor) thirdParty(host string) (bool, string) {
+	if host == x.pageHost {
+		return false, x.pageDom
+	}
+	d := x.domainOf(host)
+	return d != x.pageDom, d
+}
+
+// resource fingerprints a script, iframe, pixel or link URL.
+func (x *extractor) resource(kind, raw string, gated bool) {
+	abs, host, ok := x.absolute(raw)
+	if !ok {
+		return
+	}
+	third, dom := x.thirdParty(host)
+	m, matched := x.ix.MatchURL(abs)
+	if matched {
+		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	}
+	found := false
+	x.ix.FindTrackingIDs(abs, func(idm library.IDMatch) {
+		found = true
+		x.rep.hits = append(x.rep.hits, hit{svc: idm.Service, id: idm.ID, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	})
+	if !matched && !found && kind == EvidenceScript && third {
+		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
+	}
+}
+
+// inline fingerprints inline script text: tracking IDs, and service URLs written in the code
+// (vendor snippets build their script tags from string literals).
+func (x *extractor) inline(b []byte, gated bool) {
+	if len(b) == 0 {
+		return
+	}
+	// text aliases the tokenizer's buffer for the duration of this call only; everything kept
+	// is cloned.
+	text := unsafe.String(&b[0], len(b))
+	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
+		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
+			ev: Evidence{Kind: EvidenceInlineScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
+	})
+	scanURLLiterals(text, func(u string) {
+		if m, ok := x.ix.MatchURL(u); ok {
+			abs := u
+			if strings.HasPrefix(abs, "//") {
+				abs = x.base.Scheme + ":" + abs
+			} else {
+				abs = strings.Clone(abs)
+			}
+			x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
+		}
+	})
+}
+
+// snippet returns the match with a little context, whitespace collapsed, at most ~100 bytes.
+func snippet(text string, start, end int) string {
+	const ctx = 24
+	lo, hi := max(start-ctx, 0), min(end+ctx, len(text))
+	if end-start > 80 {
+		hi = start + 80
+	}
+	for lo > 0 && lo < len(text) && !utf8.RuneStart(text[lo]) {
+		lo++
+	}
+	for hi < len(text) && hi > lo && !utf8.RuneStart(text[hi]) {
+		hi--
+	}
+	return strings.Join(strings.Fields(text[lo:hi]), " ")
+}
+
+// link records an <a href> for the crawl frontier.
+func (x *extractor) link(raw string) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || raw[0] == '#' {
+		return
+	}
+	u, err := x.base.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if skipExtension(u.Path) {
+		return
+	}
+	x.rep.links = append(x.rep.links, u.String())
+}
+
+// skipExtension is true for links that are certainly not HTML pages.
+func skipExtension(p string) bool {
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 || strings.IndexByte(p[i:], '/') >= 0 {
+		return false
+	}
+	switch strings.ToLower(p[i+1:]) {
+	case "pdf", "jpg", "jpeg", "png", "gif", "webp", "svg", "ico", "zip", "gz", "mp4", "mp3", "webm",
+		"css", "js", "json", "xml", "txt", "csv", "doc", "docx", "xls", "xlsx", "woff", "woff2", "ttf", "avif":
+		return true
+	}
+	return false
+}
+
+// scanURLLiterals calls fn with every absolute or scheme-relative URL written in JavaScript or
+// JSON text, including the "https:\/\/" form of JSON strings (unescaped before fn).
+func scanURLLiterals(text string, fn func(u string)) {
+	scanSlashes(text, "//", fn)
+	if strings.Contains(text, `\/\/`) {
+		scanSlashes(text, `\/\/`, func(u string) { fn(strings.ReplaceAll(u, `\/`, "/")) })
+	}
+}
+
+func scanSlashes(text, sep string, fn func(string)) {
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], sep)
+		if j < 0 {
+			return
+		}
+		p := i + j
+		i = p + len(sep)
+		start := -1
+		switch {
+		case p >= 6 && strings.EqualFold(text[p-6:p], "https:"):
+			start = p - 6
+		case p >= 5 && strings.EqualFold(text[p-5:p], "http:"):
+			start = p - 5
+		case p >= 1 && strings.IndexByte("'\"`(=", text[p-1]) >= 0:
+			start = p
+		default:
+			continue
+		}
+		end := p + len(sep)
+		dot := false
+		for end < len(text) && isHostByte(text[end]) {
+			dot = dot || text[end] == '.'
+			end++
+		}
+		if !dot || end == p+len(sep) {
+			continue
+		}
+		for end < len(text) && isURLByte(text[end], sep != "//") {
+			end++
+		}
+		fn(strings.TrimRight(text[start:end], `\`))
+		i = end
+	}
+}
+
+func isHostByte(c byte) bool {
+	return c == '.' || c == '-' || c == ':' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}
+
+func isURLByte(c byte, escapedSlashes bool) bool {
+	switch c {
+	case '"', '\'', '`', ' ', '\t', '\n', '\r', '\f', '<', '>', '(', ')', '{', '}', '|', '^', '[', ']':
+		return false
+	case '\\':
+		return escapedSlashes
+	}
+	return c > 0x20 && c != 0x7f
+}

@@ -1,0 +1,248 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Defaults applied by Crawl to zero Options fields.
+const (
+	DefaultMaxPages     = 50
+	DefaultMaxDepth     = 3
+	DefaultMaxBodyBytes = 5 << 20
+	DefaultTimeout      = 2 * time.Minute
+	DefaultPageTimeout  = 20 * time.Second
+	DefaultConcurrency  = 8
+	DefaultUserAgent    = "consentd-scanner/1.0 (+https://github.com/consentd/consentd; cookie consent audit)"
+
+	// MaxStartURLs is the most start URLs one scan accepts.
+	MaxStartURLs = 10
+)
+
+// Options are the inputs of one scan.
+type Options struct {
+	// StartURLs are 1 to MaxStartURLs absolute http(s) URLs. Links are followed on the
+	// registrable domains of these URLs only.
+	StartURLs []string
+	// MaxPages bounds the pages fetched (start pages included); MaxDepth the link hops from a
+	// start page. Zero means DefaultMaxPages, DefaultMaxDepth; a negative MaxDepth means start
+	// pages only.
+	MaxPages, MaxDepth int
+	// MaxBodyBytes bounds each response body. A larger body is reported as a page error (its
+	// first MaxBodyBytes are still scanned), not silently truncated.
+	MaxBodyBytes int64
+	// Timeout bounds the whole scan, PageTimeout each request (redirects and body included).
+	Timeout, PageTimeout time.Duration
+	// Concurrency is the number of requests in flight at once.
+	Concurrency int
+	// StorefrontPassword is submitted when a shop answers with a storefront password page.
+	StorefrontPassword string
+	// AllowPrivate allows loopback, private, link-local, multicast and unspecified addresses.
+	// The check applies to every connection, on the address it actually dials, so redirects and
+	// DNS answers that point inside are covered.
+	AllowPrivate bool
+	// IgnoreRobots skips robots.txt, which is honoured by default.
+	IgnoreRobots bool
+	// UserAgent is sent with every request; DefaultUserAgent when empty.
+	UserAgent string
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = DefaultMaxDepth
+	} else if o.MaxDepth < 0 {
+		o.MaxDepth = 0
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.PageTimeout <= 0 {
+		o.PageTimeout = DefaultPageTimeout
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	return o
+}
+
+func (o Options) validate() ([]*url.URL, error) {
+	if len(o.StartURLs) == 0 || len(o.StartURLs) > MaxStartURLs {
+		return nil, &Error{Kind: KindInvalidInput, Message: fmt.Sprintf("a scan takes 1 to %d start URLs, got %d", MaxStartURLs, len(o.StartURLs))}
+	}
+	out := make([]*url.URL, 0, len(o.StartURLs))
+	for _, s := range o.StartURLs {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+			return nil, &Error{Kind: KindInvalidInput, Message: fmt.Sprintf("start URL %q is not an absolute http(s) URL", s)}
+		}
+		u.Fragment, u.RawFragment = "", ""
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Result is what a scan saw. Every list is sorted so that equal scans give equal JSON.
+type Result struct {
+	// Pages are the pages fetched, by URL.
+	Pages []Page `json:"pages"`
+	// Services are the library services detected, by slug.
+	Services []DetectedService `json:"services"`
+	// Unrecognized are third-party scripts no library pattern matched, by src.
+	Unrecognized []UnrecognizedScript `json:"unrecognized"`
+	// Cookies are the cookies set by Set-Cookie headers of every response, redirect hops
+	// included, by name and domain.
+	Cookies []ObservedCookie `json:"cookies"`
+	// Errors are per-page failures, by URL.
+	Errors []PageError `json:"errors"`
+}
+
+// Page is one fetched page.
+type Page struct {
+	// URL is the URL requested.
+	URL string `json:"url"`
+	// FinalURL is the URL answered after redirects, when it differs from URL.
+	FinalURL string `json:"finalUrl,omitempty"`
+	// Status is the final HTTP status.
+	Status int `json:"status"`
+	// Depth is the number of link hops from a start page.
+	Depth int `json:"depth"`
+	// Bytes is the size of the body read.
+	Bytes int64 `json:"bytes"`
+}
+
+// Evidence kinds.
+const (
+	EvidenceScript       = "script"        // <script src>
+	EvidenceInlineScript = "inline-script" // a tracking ID in inline script text
+	EvidenceInlineURL    = "inline-url"    // a service URL written inside inline script text
+	EvidenceIframe       = "iframe"
+	EvidencePixel        = "pixel" // <img>, including inside <noscript>
+	EvidenceLink         = "link"  // <link> preloads, stylesheets, preconnects
+	EvidenceCookie       = "cookie"
+	EvidenceTagManager   = "tag-manager" // configured in a fetched tag manager container
+)
+
+// Evidence is one sighting of a service.
+type Evidence struct {
+	// Kind is one of the Evidence* constants.
+	Kind string `json:"kind"`
+	// Page is the page (or, for cookies, the response URL) where it was seen.
+	Page string `json:"page"`
+	// URL is the matched URL, when the evidence is a URL.
+	URL string `json:"url,omitempty"`
+	// Snippet is the matched text (tracking ID in context, cookie name, tag type).
+	Snippet string `json:"snippet,omitempty"`
+	// Gated is true when the element is held back by a consent tool (type="text/plain").
+	Gated bool `json:"gated,omitempty"`
+}
+
+// DetectedService is a library service seen during the scan.
+type DetectedService struct {
+	// Slug, Name and Category are the library service's.
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// TrackingIDs are the account or container IDs found, sorted.
+	TrackingIDs []string `json:"trackingIds"`
+	// Pages are the pages where the service was seen, sorted.
+	Pages []string `json:"pages"`
+	// Evidence lists distinct sightings, at most MaxEvidence, sorted.
+	Evidence []Evidence `json:"evidence"`
+	// Gated is true when every sighting was held back by a consent tool.
+	Gated bool `json:"gated"`
+	// InjectsTags is true for a tag manager: it may load more tags than the scan saw.
+	InjectsTags bool `json:"injectsTags,omitempty"`
+}
+
+// MaxEvidence bounds DetectedService.Evidence.
+const MaxEvidence = 20
+
+// UnrecognizedScript is a third-party script that matched no library pattern.
+type UnrecognizedScript struct {
+	// Src is the absolute script URL.
+	Src string `json:"src"`
+	// Domain is its registrable domain (public suffix plus one label).
+	Domain string `json:"domain"`
+	// Pages are the pages that load it, sorted.
+	Pages []string `json:"pages"`
+	// Gated is true when every occurrence was held back by a consent tool.
+	Gated bool `json:"gated,omitempty"`
+}
+
+// ObservedCookie is a cookie set by a response.
+type ObservedCookie struct {
+	// Name is the cookie name; Domain its Domain attribute, or the responding host.
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	// Service is the slug of the library service whose cookie list names it, or "".
+	Service string `json:"service,omitempty"`
+	// ThirdParty is true when the domain is not on a start URL's registrable domain.
+	ThirdParty bool `json:"thirdParty"`
+	// Session is true for a cookie without Expires or Max-Age.
+	Session bool `json:"session"`
+	// URLs are the response URLs that set it, sorted.
+	URLs []string `json:"urls"`
+}
+
+// PageError is a per-page failure; the scan goes on.
+type PageError struct {
+	// URL is the URL that failed.
+	URL string `json:"url"`
+	// Status is the HTTP status when one was received.
+	Status int `json:"status,omitempty"`
+	// Message says what went wrong.
+	Message string `json:"message"`
+}
+
+// Kinds of scan-level errors.
+const (
+	KindInvalidInput = "invalid_input"
+	KindRefused      = "refused_address"
+	KindPassword     = "storefront_password"
+	KindBotWall      = "bot_wall"
+	KindHTTPStatus   = "http_status"
+	KindFetch        = "fetch"
+)
+
+// Error is a failure of the whole scan. Its message is fit for a scan's errorMessage.
+type Error struct {
+	// Kind is one of the Kind* constants.
+	Kind string
+	// Message is the human-readable message.
+	Message string
+	// Temporary is true when retrying the scan later may succeed.
+	Temporary bool
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsTemporary reports whether err is worth retrying: timeouts, reset or refused connections,
+// temporary DNS failures and 5xx answers of the start page. Refused private addresses, wrong
+// storefront passwords, 4xx answers, bot walls and unknown hosts are not.
+func IsTemporary(err error) bool {
+	if err == nil {
+		return false
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Temporary
+	}
+	return isTemporaryNet(err)
+}

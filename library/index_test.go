@@ -1,0 +1,320 @@
+package library
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func indexFixture(t testing.TB) *Index {
+	t.Helper()
+	svcs := []*Service{
+		{Slug: "google-analytics", Label: "Google Analytics", Category: CategoryStatistics,
+			Scripts:     []string{"www.googletagmanager.com/gtag/js?id=G-", "www.google-analytics.com/analytics.js"},
+			Resources:   []string{"*.google-analytics.com/g/collect"},
+			TrackingIDs: []TrackingID{{Pattern: `\b(G-[A-Z0-9]{6,12})\b`}},
+			Cookies:     []Cookie{{Name: "_ga", Match: MatchExact}, {Name: "_ga_", Match: MatchPrefix}}},
+		{Slug: "google-ads", Label: "Google Ads", Category: CategoryMarketing,
+			Scripts:     []string{"www.googletagmanager.com/gtag/js?id=AW-"},
+			TrackingIDs: []TrackingID{{Pattern: `\b(AW-\d{6,12})\b`}},
+			Cookies:     []Cookie{{Name: "_gcl_au", Match: MatchExact}}},
+		{Slug: "google-tag-manager", Label: "Google Tag Manager", Category: CategoryEssential,
+			Scripts:     []string{"www.googletagmanager.com/gtm.js", "www.googletagmanager.com"},
+			TrackingIDs: []TrackingID{{Pattern: `\b(GTM-[A-Z0-9]{4,9})\b`}}},
+		{Slug: "hotjar", Label: "Hotjar", Category: CategoryStatistics,
+			Scripts:     []string{"*.hotjar.com"},
+			TrackingIDs: []TrackingID{{Pattern: `(?i)hjid\s*:\s*(\d{5,10})`}},
+			Cookies:     []Cookie{{Name: `^_hj\w+$`, Match: MatchRegex}}},
+		{Slug: "meta-pixel", Label: "Meta Pixel", Category: CategoryMarketing,
+			Scripts:     []string{"connect.facebook.net/*/fbevents.js"},
+			Resources:   []string{"www.facebook.com/tr"},
+			TrackingIDs: []TrackingID{{Pattern: `fbq\(\s*['"]init['"]\s*,\s*['"](\d{15,16})['"]`}}},
+		{Slug: "matomo", Label: "Matomo", Category: CategoryStatistics,
+			TrackingIDs: []TrackingID{{Pattern: `(\d+)\s*\]\s*\)\s*;\s*//matomo`}}},
+	}
+	ix, err := NewIndex(svcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestIndexMatchURL(t *testing.T) {
+	t.Parallel()
+	ix := indexFixture(t)
+	cases := []struct {
+		url, slug, pattern string
+	}{
+		{"https://www.googletagmanager.com/gtag/js?id=G-ABC123", "google-analytics", "www.googletagmanager.com/gtag/js?id=G-"},
+		{"//www.googletagmanager.com/gtag/js?l=x&id=AW-123456", "google-ads", "www.googletagmanager.com/gtag/js?id=AW-"},
+		{"https://www.googletagmanager.com/gtag/js?id=AW%2D123456", "google-ads", "www.googletagmanager.com/gtag/js?id=AW-"},
+		{"https://www.googletagmanager.com/gtag/js?id=DC-1", "google-tag-manager", "www.googletagmanager.com"},
+		{"https://WWW.GoogleTagManager.com:443/gtm.js?id=GTM-AB12", "google-tag-manager", "www.googletagmanager.com/gtm.js"},
+		{"https://static.hotjar.com/c/hotjar-123.js?sv=6", "hotjar", "*.hotjar.com"},
+		{"https://hotjar.com/", "hotjar", "*.hotjar.com"},
+		{"http://user@a.b.hotjar.com./x", "hotjar", "*.hotjar.com"},
+		{"https://connect.facebook.net/en_US/fbevents.js", "meta-pixel", "connect.facebook.net/*/fbevents.js"},
+		{"https://www.facebook.com/tr?id=1&ev=PageView", "meta-pixel", "www.facebook.com/tr"},
+		{"https://region1.google-analytics.com/g/collect?v=2", "google-analytics", "*.google-analytics.com/g/collect"},
+		{"www.google-analytics.com/analytics.js#frag", "google-analytics", "www.google-analytics.com/analytics.js"},
+		// No match.
+		{"https://connect.facebook.net/en_US/sdk.js", "", ""},
+		{"https://nothotjar.com/x.js", "", ""},
+		{"https://www.google-analytics.com/other.js", "", ""},
+		{"https://example.com/www.googletagmanager.com/gtm.js", "", ""},
+		{"", "", ""},
+		{"data:text/javascript,alert(1)", "", ""},
+		{"/relative/path.js", "", ""},
+	}
+	for _, c := range cases {
+		m, ok := ix.MatchURL(c.url)
+		got, pat := "", ""
+		if ok {
+			got, pat = m.Service.Slug, m.Pattern
+		}
+		if got != c.slug || pat != c.pattern {
+			t.Errorf("MatchURL(%q) = %q %q, want %q %q", c.url, got, pat, c.slug, c.pattern)
+		}
+	}
+}
+
+// TestIndexMatchURLAgreesWithPattern checks the index against the reference matcher of
+// pattern.go on every pattern × URL pair: the index must find a match exactly when some pattern
+// matches, and the one it returns must match.
+func TestIndexMatchURLAgreesWithPattern(t *testing.T) {
+	t.Parallel()
+	ix := indexFixture(t)
+	urls := []string{
+		"https://www.googletagmanager.com/gtag/js?id=G-1", "https://www.googletagmanager.com/",
+		"https://x.hotjar.com/a", "https://connect.facebook.net/a/b/fbevents.js",
+		"https://connect.facebook.net/de_DE/fbevents.js?v=1", "https://www.facebook.com/tracking",
+		"https://google-analytics.com/g/collect", "https://www.google-analytics.com/g/collect/x",
+		"https://www.googletagmanager.com/gtag/js?id=g-lower", "https://example.org/",
+	}
+	for _, u := range urls {
+		checkAgainstPatterns(t, ix, u)
+	}
+}
+
+func checkAgainstPatterns(t testing.TB, ix *Index, u string) {
+	t.Helper()
+	any := false
+	for _, p := range ix.pats {
+		if p.p.MatchString(u) {
+			any = true
+		}
+	}
+	m, ok := ix.MatchURL(u)
+	if ok != any {
+		t.Fatalf("MatchURL(%q) ok=%v, reference matcher says %v", u, ok, any)
+	}
+	if ok {
+		p, _ := ParsePattern(m.Pattern)
+		if !p.MatchString(u) {
+			t.Fatalf("MatchURL(%q) returned pattern %q that does not match", u, m.Pattern)
+		}
+	}
+}
+
+func FuzzIndexMatchURL(f *testing.F) {
+	ix := indexFixture(f)
+	for _, s := range []string{"https://www.googletagmanager.com/gtag/js?id=G-1", "//a.hotjar.com",
+		"connect.facebook.net/x/fbevents.js", "https://u:p@www.facebook.com:8080/tr?x#y", "%zz", "http://[::1]:80/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		if _, err := ParseLooseURL(u); err != nil {
+			ix.MatchURL(u) // must not panic
+			return
+		}
+		if strings.ContainsAny(u, " \t\r\n\\%;") || strings.Count(u, "@") > 0 || strings.Count(u, "?") > 1 {
+			ix.MatchURL(u) // forms where net/url and the fast splitter may legitimately differ
+			return
+		}
+		checkAgainstPatterns(t, ix, u)
+	})
+}
+
+func TestIndexFindTrackingIDs(t *testing.T) {
+	t.Parallel()
+	ix := indexFixture(t)
+	text := `gtag('config', 'G-ABC123XYZ9'); gtag('config','AW-1234567');
+	(function(w,d,s,l,i){})(window,document,'script','dataLayer','GTM-K9X2ZQ');
+	fbq('init', '123456789012345'); h._hjSettings={HJID:3141592,hjsv:6};
+	_paq.push(['setSiteId', 7]); //matomo
+	not an id: XG-ABC123XYZ9 G-abc`
+	var got []string
+	ix.FindTrackingIDs(text, func(m IDMatch) { got = append(got, m.Service.Slug+"="+m.ID) })
+	sort.Strings(got)
+	want := []string{"google-ads=AW-1234567", "google-analytics=G-ABC123XYZ9", "google-tag-manager=GTM-K9X2ZQ",
+		"hotjar=3141592", "matomo=7", "meta-pixel=123456789012345"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	ix.FindTrackingIDs("plain text without anything", func(m IDMatch) { t.Errorf("unexpected %v", m) })
+}
+
+// TestIndexPrefilterIsExact compares the prefiltered search with running every regex.
+func TestIndexPrefilterIsExact(t *testing.T) {
+	t.Parallel()
+	ix := indexFixture(t)
+	texts := []string{"G-ABCDEF1", "g-abcdef1 GTM-ABCD", "fbq ( 'init' , \"1234567890123456\" )", "hjid:12345",
+		"HjId : 99999", "aw-123456 AW-123456", "", "GTM-", "xxGTM-ABCDxx"}
+	for _, text := range texts {
+		var want, got []string
+		for _, r := range ix.idRegexes {
+			for _, m := range r.re.FindAllStringSubmatch(text, -1) {
+				want = append(want, m[1])
+			}
+		}
+		ix.FindTrackingIDs(text, func(m IDMatch) { got = append(got, m.ID) })
+		sort.Strings(want)
+		sort.Strings(got)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: got %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		`\b(G-[A-Z0-9]{6,12})\b`:                         "g-",
+		`\b(GTM-[A-Z0-9]{4,9})\b`:                        "gtm-",
+		`fbq\(\s*['"]init['"]\s*,\s*['"](\d{15,16})['"]`: "fbq(",
+		`fbq\('init',\s*'(\d+)'`:                         "fbq('init',",
+		`(?i)hjid\s*:\s*(\d+)`:                           "hjid",
+		`(\d{15,16})`:                                    "",
+		`(a|b)c`:                                         "c",
+		`(ca-pub-\d+)`:                                   "ca-pub-",
+		`x*(ab)+`:                                        "ab",
+		`(?:ab)?cd`:                                      "cd",
+		`[`:                                              "",
+	}
+	for re, want := range cases {
+		if got := RequiredLiteral(re); got != want {
+			t.Errorf("RequiredLiteral(%q) = %q, want %q", re, got, want)
+		}
+	}
+}
+
+func TestACMatcher(t *testing.T) {
+	t.Parallel()
+	lits := []string{"he", "she", "his", "hers", "gtm-"}
+	m := newACMatcher(lits)
+	text := "uSHErs and GTM-X"
+	seen := map[string]int{}
+	m.scan(text, func(l int32, _ int) { seen[lits[l]]++ })
+	want := map[string]int{"he": 1, "she": 1, "hers": 1, "gtm-": 1}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", seen, want)
+	}
+}
+
+func TestIndexMatchCookie(t *testing.T) {
+	t.Parallel()
+	ix := indexFixture(t)
+	cases := map[string]string{"_ga": "google-analytics", "_ga_ABC": "google-analytics", "_gcl_au": "google-ads",
+		"_hjSessionUser_1": "hotjar", "_g": "", "session": "", "": ""}
+	for name, want := range cases {
+		m, ok := ix.MatchCookie(name)
+		got := ""
+		if ok {
+			got = m.Service.Slug
+		}
+		if got != want {
+			t.Errorf("MatchCookie(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if m, _ := ix.MatchCookie("_ga_X"); m.Cookie.Name != "_ga_" || m.Cookie.Match != MatchPrefix {
+		t.Errorf("MatchCookie(_ga_X).Cookie = %+v", m.Cookie)
+	}
+}
+
+func TestNewIndexErrors(t *testing.T) {
+	t.Parallel()
+	bad := []*Service{
+		{Slug: "a", Scripts: []string{"https://x.com/a"}},
+		{Slug: "b", TrackingIDs: []TrackingID{{Pattern: "("}}},
+		{Slug: "c", TrackingIDs: []TrackingID{{Pattern: "abc"}}},
+		{Slug: "d", Cookies: []Cookie{{Name: "(", Match: MatchRegex}}},
+	}
+	for _, s := range bad {
+		if _, err := NewIndex([]*Service{s}); err == nil || !strings.Contains(err.Error(), `"`+s.Slug+`"`) {
+			t.Errorf("service %s: err = %v, want an error naming it", s.Slug, err)
+		}
+	}
+	if _, err := NewIndex([]*Service{{Slug: "x"}, {Slug: "x"}}); err == nil {
+		t.Error("duplicate slug accepted")
+	}
+	ix, err := NewIndex(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ix.MatchURL("https://a.com/"); ok {
+		t.Error("empty index matched")
+	}
+	ix.FindTrackingIDs("G-ABCDEFG", func(IDMatch) { t.Error("empty index found an ID") })
+}
+
+// syntheticServices builds n services shaped like real catalog entries: each has a host of its
+// own, a script path, a resource on a shared CDN host and a tracking ID with a literal prefix.
+func syntheticServices(n int) []*Service {
+	out := make([]*Service, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, &Service{
+			Slug:      fmt.Sprintf("vendor-%05d", i),
+			Category:  CategoryMarketing,
+			Scripts:   []string{fmt.Sprintf("cdn.vendor%d.com/tag.js", i), fmt.Sprintf("*.track%d.io", i)},
+			Resources: []string{fmt.Sprintf("*.cloudfront.net/v%d/pixel", i)},
+			TrackingIDs: []TrackingID{
+				{Pattern: fmt.Sprintf(`\b(V%dX-[A-Z0-9]{6})\b`, i)},
+			},
+			Cookies: []Cookie{{Name: fmt.Sprintf("_v%d_id", i), Match: MatchExact}},
+		})
+	}
+	return out
+}
+
+func BenchmarkMatchURL(b *testing.B) {
+	urls := []string{
+		"https://www.googletagmanager.com/gtag/js?id=G-ABC123XYZ9",
+		"https://static.hotjar.com/c/hotjar-3141592.js?sv=6",
+		"https://d111111abcdef8.cloudfront.net/v17/pixel?uid=1",
+		"https://cdn.vendor42.com/tag.js",
+		"https://unknown-cdn.example.net/assets/app.4f3a.js",
+		"https://a.b.c.track31.io/x",
+	}
+	for _, n := range []int{50, 5000} {
+		svcs := append(syntheticServices(n), indexFixture(b).services...)
+		ix, err := NewIndex(svcs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("services=%d", ix.Len()), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				ix.MatchURL(urls[i%len(urls)])
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkFindTrackingIDs(b *testing.B) {
+	text := strings.Repeat(`window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}
+gtag('js',new Date());gtag('config','G-ABC123XYZ9');var x=document.createElement('script');`, 20)
+	for _, n := range []int{50, 5000} {
+		ix, err := NewIndex(append(syntheticServices(n), indexFixture(b).services...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("services=%d", ix.Len()), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				ix.FindTrackingIDs(text, func(IDMatch) {})
+			}
+		})
+	}
+}

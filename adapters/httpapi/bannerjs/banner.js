@@ -57,22 +57,22 @@
   w.dataLayer = w.dataLayer || [];
   function gtag() { w.dataLayer.push(arguments); }
   if (typeof w.gtag !== 'function') w.gtag = gtag;
-  gtag('consent', 'default', {
-    ad_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied',
-    analytics_storage: 'denied', functionality_storage: 'granted', security_storage: 'granted',
-    wait_for_update: 500
-  });
-  gtag('set', 'ads_data_redaction', true);
-  var gcmSent = '';
-  function updateConsentMode() {
+  function consentMode(stats, mkt) {
     var g = function (v) { return v ? 'granted' : 'denied'; };
-    var m = {
-      ad_storage: g(allowed.marketing), ad_user_data: g(allowed.marketing),
-      ad_personalization: g(allowed.marketing), analytics_storage: g(allowed.statistics),
+    return {
+      ad_storage: g(mkt), ad_user_data: g(mkt), ad_personalization: g(mkt), analytics_storage: g(stats),
       functionality_storage: 'granted', security_storage: 'granted'
     };
+  }
+  var gcmSent = JSON.stringify(consentMode(false, false));
+  gtag('consent', 'default', Object.assign(consentMode(false, false), { wait_for_update: 500 }));
+  gtag('set', 'ads_data_redaction', true);
+  // updateConsentMode sends an update on every decision (force), and otherwise when the
+  // effective state differs from the last one sent.
+  function updateConsentMode(force) {
+    var m = consentMode(allowed.statistics, allowed.marketing);
     var key = JSON.stringify(m);
-    if (key === gcmSent) return;
+    if (key === gcmSent && !force) return;
     gcmSent = key;
     gtag('consent', 'update', m);
     gtag('set', 'ads_data_redaction', !allowed.marketing);
@@ -404,7 +404,7 @@
     var revoked = Object.keys(allowed).filter(function (s) { return allowed[s] && !next[s]; });
     var changed = JSON.stringify(next) !== JSON.stringify(allowed);
     allowed = next;
-    updateConsentMode();
+    updateConsentMode(isDecision);
     if (revoked.length) revoke(revoked);
     activateAll();
     if (changed || isDecision) {

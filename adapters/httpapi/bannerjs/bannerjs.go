@@ -117,7 +117,7 @@ func quote(s string) []byte {
 func compress(b []byte) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // valid level: no error
-	_, _ = zw.Write(b)                                      // writes to a bytes.Buffer do not fail
+	_, _ = zw.Write(b)                                       // writes to a bytes.Buffer do not fail
 	_ = zw.Close()
 	return buf.Bytes()
 }

@@ -56,8 +56,11 @@ func ParsePattern(raw string) (Pattern, error) {
 		p.Subdomains = true
 		host = host[2:]
 	}
-	if host == "" || strings.ContainsAny(host, "*:@ ") || !strings.Contains(host, ".") {
+	if !validHost(host) {
 		return p, fmt.Errorf("pattern %q: host must be a domain name, optionally starting with *.", raw)
+	}
+	if strings.ContainsAny(raw, "# \t\n") {
+		return p, fmt.Errorf("pattern %q: no fragment or white space allowed", raw)
 	}
 	p.Host = host
 	if hasPath {
@@ -73,6 +76,25 @@ func ParsePattern(raw string) (Pattern, error) {
 		}
 	}
 	return p, nil
+}
+
+// validHost reports whether host is a lower-case domain name of at least two non-empty labels
+// made of letters, digits, '-' and '_'.
+func validHost(host string) bool {
+	if !strings.Contains(host, ".") {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // MatchHost reports whether host (lower case, no port) satisfies the pattern's host part.

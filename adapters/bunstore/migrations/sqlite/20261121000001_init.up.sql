@@ -1,0 +1,155 @@
+CREATE TABLE organizations (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL DEFAULT '',
+  hash TEXT NOT NULL UNIQUE,
+  created_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE TABLE sites (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  url TEXT NOT NULL,
+  project_key TEXT NOT NULL UNIQUE,
+  created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE INDEX sites_organization_id ON sites (organization_id, created_at);
+
+--bun:split
+
+CREATE TABLE banners (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL UNIQUE REFERENCES sites(id) ON DELETE CASCADE,
+  template TEXT NOT NULL,
+  position TEXT NOT NULL,
+  colors TEXT NOT NULL,
+  text_overrides TEXT NOT NULL,
+  text_translations TEXT NOT NULL,
+  logo_url TEXT,
+  privacy_policy_url TEXT,
+  cookie_policy_url TEXT,
+  default_behavior TEXT NOT NULL,
+  close_button_behavior TEXT NOT NULL,
+  cookie_expiration_days INTEGER NOT NULL,
+  consent_version INTEGER NOT NULL,
+  site_wide_blocking BOOLEAN NOT NULL,
+  gcm_exclude_vendor BOOLEAN NOT NULL,
+  storefront_integration BOOLEAN NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE TABLE categories (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  name_translations TEXT NOT NULL,
+  description_translations TEXT NOT NULL,
+  is_required BOOLEAN NOT NULL,
+  is_default BOOLEAN NOT NULL,
+  sort_order INTEGER NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL,
+  UNIQUE (site_id, slug)
+);
+
+--bun:split
+
+CREATE TABLE services (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  category_id TEXT NOT NULL REFERENCES categories(id),
+  slug TEXT NOT NULL,
+  label TEXT NOT NULL,
+  description TEXT NOT NULL,
+  label_translations TEXT NOT NULL,
+  description_translations TEXT NOT NULL,
+  service_url TEXT,
+  privacy_policy_url TEXT,
+  logo_url TEXT,
+  blocking_patterns TEXT NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL,
+  UNIQUE (site_id, slug)
+);
+
+--bun:split
+
+CREATE INDEX services_category_id ON services (category_id);
+
+--bun:split
+
+CREATE TABLE cookies (
+  id TEXT PRIMARY KEY,
+  service_id TEXT NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  duration TEXT NOT NULL,
+  description_translations TEXT NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE INDEX cookies_service_id ON cookies (service_id, position);
+
+--bun:split
+
+CREATE TABLE scans (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  url TEXT NOT NULL,
+  urls TEXT NOT NULL,
+  status TEXT NOT NULL,
+  detected_services TEXT,
+  unrecognized_scripts TEXT,
+  pages_scanned INTEGER NOT NULL DEFAULT 0,
+  error_message TEXT,
+  created_at TIMESTAMP NOT NULL,
+  started_at TIMESTAMP,
+  finished_at TIMESTAMP
+);
+
+--bun:split
+
+CREATE INDEX scans_site_created ON scans (site_id, created_at DESC, id DESC);
+
+--bun:split
+
+CREATE TABLE consent_records (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  visitor_id TEXT NOT NULL,
+  ip_country TEXT NOT NULL,
+  jurisdiction TEXT NOT NULL,
+  categories_consented TEXT NOT NULL,
+  gpc_signal BOOLEAN NOT NULL,
+  do_not_sell BOOLEAN NOT NULL,
+  consent_version INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+
+--bun:split
+
+CREATE INDEX consent_records_site_created ON consent_records (site_id, created_at DESC, id DESC);

@@ -1,0 +1,342 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Banner enumerations (interface-spec section 2.2).
+var (
+	Templates             = []string{"floating", "wide_bar", "modal"}
+	Positions             = []string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
+	DefaultBehaviors      = []string{"opt_in", "opt_out", "no_banner"}
+	CloseButtonBehaviors  = []string{"accept_all", "reject_all", "dismiss"}
+	ColorKeys             = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
+	TextKeys              = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel"}
+	MinCookieExpiration   = 1
+	MaxCookieExpiration   = 730
+	DefaultCookieLifetime = 365
+)
+
+// Banner is a site's consent-dialog configuration; there is one per site.
+type Banner struct {
+	ID                    string                       `json:"id"`
+	SiteID                string                       `json:"siteId"`
+	Template              string                       `json:"template"`
+	Position              string                       `json:"position"`
+	Colors                map[string]string            `json:"colors"`
+	TextOverrides         map[string]string            `json:"textOverrides"`
+	TextTranslations      map[string]map[string]string `json:"textTranslations"`
+	LogoURL               *string                      `json:"logoUrl"`
+	PrivacyPolicyURL      *string                      `json:"privacyPolicyUrl"`
+	CookiePolicyURL       *string                      `json:"cookiePolicyUrl"`
+	DefaultBehavior       string                       `json:"defaultBehavior"`
+	CloseButtonBehavior   string                       `json:"closeButtonBehavior"`
+	CookieExpirationDays  int                          `json:"cookieExpirationDays"`
+	ConsentVersion        int                          `json:"consentVersion"`
+	SiteWideBlocking      bool                         `json:"-"`
+	GCMExcludeVendor      bool                         `json:"gcmExcludeVendor"`
+	StorefrontIntegration bool                         `json:"storefrontIntegration"`
+	// BlockingRules is derived on read from the site's services and the catalog's built-in
+	// rules; it is not stored.
+	BlockingRules *BlockingRules `json:"blockingRules"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	UpdatedAt     time.Time      `json:"updatedAt"`
+}
+
+// BlockingRules is what the banner runtime enforces: site-wide blocking of dynamically inserted
+// scripts, and per service the URL patterns held back until its category is allowed.
+type BlockingRules struct {
+	SiteWide bool           `json:"siteWide"`
+	Rules    []BlockingRule `json:"rules"`
+}
+
+// BlockingRule holds back scripts and iframes matching Patterns until CategorySlug is allowed.
+type BlockingRule struct {
+	ServiceSlug  string   `json:"serviceSlug"`
+	CategorySlug string   `json:"categorySlug"`
+	Patterns     []string `json:"patterns"`
+}
+
+// BannerStore persists banner configurations.
+type BannerStore interface {
+	// CreateBanner stores a site's banner; conflict when the site has one.
+	CreateBanner(ctx context.Context, b *Banner) error
+	// Banner finds the site's banner; not_found when there is none.
+	Banner(ctx context.Context, siteID string) (*Banner, error)
+	// UpdateBanner stores every field of b; not_found when the site has no banner.
+	UpdateBanner(ctx context.Context, b *Banner) error
+}
+
+// newBanner returns a site's banner with the defaults: an opt-in floating dialog whose accept
+// and reject buttons look alike, remembered for a year.
+func newBanner(id, siteID string, now time.Time) *Banner {
+	return &Banner{
+		ID: id, SiteID: siteID,
+		Template: "floating", Position: "bottom_right",
+		Colors: map[string]string{
+			"primary": "#1a56db", "background": "#ffffff", "text": "#111827",
+			"acceptButton": "#1a56db", "rejectButton": "#1a56db",
+		},
+		TextOverrides:        map[string]string{},
+		TextTranslations:     map[string]map[string]string{},
+		DefaultBehavior:      "opt_in",
+		CloseButtonBehavior:  "dismiss",
+		CookieExpirationDays: DefaultCookieLifetime,
+		ConsentVersion:       1,
+		CreatedAt:            now, UpdatedAt: now,
+	}
+}
+
+// Optional is a field of a partial update: Set when the client sent it, Null when it sent null.
+type Optional[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// BannerPatch changes a banner; fields left nil (or unset) stay as they are. Colors and
+// TextOverrides merge key by key, an empty text removing its override; TextTranslations merge
+// by language, an empty language object removing that language.
+type BannerPatch struct {
+	Template              *string
+	Position              *string
+	Colors                map[string]string
+	TextOverrides         map[string]string
+	TextTranslations      map[string]map[string]string
+	LogoURL               Optional[string]
+	PrivacyPolicyURL      Optional[string]
+	CookiePolicyURL       Optional[string]
+	DefaultBehavior       *string
+	CloseButtonBehavior   *string
+	CookieExpirationDays  *int
+	GCMExcludeVendor      *bool
+	StorefrontIntegration *bool
+}
+
+func (p BannerPatch) validate() error {
+	for _, c := range []struct {
+		field string
+		v     *string
+		enum  []string
+	}{
+		{"template", p.Template, Templates},
+		{"position", p.Position, Positions},
+		{"defaultBehavior", p.DefaultBehavior, DefaultBehaviors},
+		{"closeButtonBehavior", p.CloseButtonBehavior, CloseButtonBehaviors},
+	} {
+		if c.v != nil && !slices.Contains(c.enum, *c.v) {
+			return Errorf(CodeInvalid, "%s: must be one of %v", c.field, c.enum)
+		}
+	}
+	for k, v := range p.Colors {
+		if !slices.Contains(ColorKeys, k) || v == "" {
+			return Errorf(CodeInvalid, "colors.%s: unknown key or empty value", k)
+		}
+	}
+	if err := validateTexts("textOverrides", p.TextOverrides); err != nil {
+		return err
+	}
+	for lang, texts := range p.TextTranslations {
+		if lang == "" || len(lang) > 35 {
+			return Errorf(CodeInvalid, "textTranslations: language key must be 1 to 35 characters")
+		}
+		if err := validateTexts("textTranslations."+lang, texts); err != nil {
+			return err
+		}
+	}
+	for _, u := range []struct {
+		field string
+		v     Optional[string]
+	}{{"logoUrl", p.LogoURL}, {"privacyPolicyUrl", p.PrivacyPolicyURL}, {"cookiePolicyUrl", p.CookiePolicyURL}} {
+		if u.v.Set && !u.v.Null {
+			if err := validateHTTPURL(u.field, u.v.Value); err != nil {
+				return err
+			}
+		}
+	}
+	if d := p.CookieExpirationDays; d != nil && (*d < MinCookieExpiration || *d > MaxCookieExpiration) {
+		return Errorf(CodeInvalid, "cookieExpirationDays: must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
+	}
+	return nil
+}
+
+func validateTexts(field string, texts map[string]string) error {
+	for k, v := range texts {
+		if !slices.Contains(TextKeys, k) {
+			return Errorf(CodeInvalid, "%s.%s: unknown key, expected one of %v", field, k, TextKeys)
+		}
+		if err := maxLen(field+"."+k, v, MaxTranslation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p BannerPatch) apply(b *Banner) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&b.Template, p.Template)
+	set(&b.Position, p.Position)
+	set(&b.DefaultBehavior, p.DefaultBehavior)
+	set(&b.CloseButtonBehavior, p.CloseButtonBehavior)
+	for k, v := range p.Colors {
+		b.Colors[k] = v
+	}
+	mergeTexts(b.TextOverrides, p.TextOverrides)
+	for lang, texts := range p.TextTranslations {
+		if len(texts) == 0 {
+			delete(b.TextTranslations, lang)
+			continue
+		}
+		if b.TextTranslations[lang] == nil {
+			b.TextTranslations[lang] = map[string]string{}
+		}
+		mergeTexts(b.TextTranslations[lang], texts)
+	}
+	for _, u := range []struct {
+		dst **string
+		v   Optional[string]
+	}{{&b.LogoURL, p.LogoURL}, {&b.PrivacyPolicyURL, p.PrivacyPolicyURL}, {&b.CookiePolicyURL, p.CookiePolicyURL}} {
+		if u.v.Set {
+			if u.v.Null {
+				*u.dst = nil
+			} else {
+				v := u.v.Value
+				*u.dst = &v
+			}
+		}
+	}
+	if p.CookieExpirationDays != nil {
+		b.CookieExpirationDays = *p.CookieExpirationDays
+	}
+	if p.GCMExcludeVendor != nil {
+		b.GCMExcludeVendor = *p.GCMExcludeVendor
+	}
+	if p.StorefrontIntegration != nil {
+		b.StorefrontIntegration = *p.StorefrontIntegration
+	}
+}
+
+func mergeTexts(dst, src map[string]string) {
+	for k, v := range src {
+		if v == "" {
+			delete(dst, k)
+		} else {
+			dst[k] = v
+		}
+	}
+}
+
+// Banner returns the site's banner with its blocking rules.
+func (m *Manager) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return m.bannerWithRules(ctx, m.Store, siteID)
+}
+
+// PatchBanner changes the fields of the banner that p sets.
+func (m *Manager) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	var out *Banner
+	err := m.Store.InTx(ctx, func(tx Store) error {
+		b, err := tx.Banner(ctx, siteID)
+		if err != nil {
+			return err
+		}
+		p.apply(b)
+		b.UpdatedAt = m.now()
+		if err := tx.UpdateBanner(ctx, b); err != nil {
+			return err
+		}
+		out, err = m.bannerWithRules(ctx, tx, siteID)
+		return err
+	})
+	return out, err
+}
+
+// SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
+// consent version so that visitors are asked again; setting the current state changes nothing.
+func (m *Manager) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return err
+	}
+	return m.Store.InTx(ctx, func(tx Store) error {
+		b, err := tx.Banner(ctx, siteID)
+		if err != nil || b.SiteWideBlocking == enabled {
+			return err
+		}
+		b.SiteWideBlocking = enabled
+		b.ConsentVersion++
+		b.UpdatedAt = m.now()
+		return tx.UpdateBanner(ctx, b)
+	})
+}
+
+func (m *Manager) bannerWithRules(ctx context.Context, st Store, siteID string) (*Banner, error) {
+	b, err := st.Banner(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := st.Categories(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := st.Services(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	b.BlockingRules = m.blockingRules(b, cats, svcs)
+	return b, nil
+}
+
+// blockingRules derives a site's rules: one per service that had a rule added on import or
+// configure, plus the catalog's built-in rules, each held back until its category is allowed.
+// Services in a required category are never held back.
+func (m *Manager) blockingRules(b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
+	byID := make(map[string]*Category, len(cats))
+	for _, c := range cats {
+		byID[c.ID] = c
+	}
+	onSite := make(map[string]*Service, len(svcs))
+	rules := []BlockingRule{}
+	for _, s := range svcs {
+		onSite[s.Slug] = s
+		c := byID[s.CategoryID]
+		if c == nil || c.IsRequired || len(s.BlockingPatterns) == 0 {
+			continue
+		}
+		rules = append(rules, BlockingRule{ServiceSlug: s.Slug, CategorySlug: c.Slug, Patterns: s.BlockingPatterns})
+	}
+	for _, lib := range m.Catalog.Services() {
+		if !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
+			continue
+		}
+		catSlug := lib.Category
+		if s := onSite[lib.Slug]; s != nil {
+			if len(s.BlockingPatterns) > 0 {
+				continue
+			}
+			c := byID[s.CategoryID]
+			if c == nil || c.IsRequired {
+				continue
+			}
+			catSlug = c.Slug
+		}
+		if catSlug == "essential" {
+			continue
+		}
+		rules = append(rules, BlockingRule{ServiceSlug: lib.Slug, CategorySlug: catSlug, Patterns: lib.Scripts})
+	}
+	return &BlockingRules{SiteWide: b.SiteWideBlocking, Rules: rules}
+}

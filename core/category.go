@@ -1,0 +1,269 @@
+package core
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Category groups services a visitor consents to together.
+type Category struct {
+	ID                      string            `json:"id"`
+	SiteID                  string            `json:"siteId"`
+	Slug                    string            `json:"slug"`
+	Name                    string            `json:"name"`
+	Description             string            `json:"description"`
+	NameTranslations        map[string]string `json:"nameTranslations"`
+	DescriptionTranslations map[string]string `json:"descriptionTranslations"`
+	IsRequired              bool              `json:"isRequired"`
+	IsDefault               bool              `json:"isDefault"`
+	SortOrder               int               `json:"sortOrder"`
+	CreatedAt               time.Time         `json:"createdAt"`
+	UpdatedAt               time.Time         `json:"updatedAt"`
+}
+
+// CategoryStore persists categories.
+type CategoryStore interface {
+	// CreateCategory stores a category; conflict when the site has its slug.
+	CreateCategory(ctx context.Context, c *Category) error
+	// Categories lists a site's categories by sort order, then creation.
+	Categories(ctx context.Context, siteID string) ([]*Category, error)
+	// Category finds a category of the site; not_found when there is none.
+	Category(ctx context.Context, siteID, id string) (*Category, error)
+	// CategoryBySlug finds a category of the site by slug; not_found when there is none.
+	CategoryBySlug(ctx context.Context, siteID, slug string) (*Category, error)
+	// UpdateCategory stores name, description, translations, sort order and updatedAt;
+	// not_found when it does not exist.
+	UpdateCategory(ctx context.Context, c *Category) error
+	// DeleteCategory removes a category; not_found when it does not exist.
+	DeleteCategory(ctx context.Context, siteID, id string) error
+}
+
+// Limits of categories and translations (interface-spec section 8).
+const (
+	MaxCategoryName        = 100
+	MaxCategoryDescription = 500
+	MaxTranslation         = 2000
+	MaxSlug                = 100
+)
+
+// defaultCategories are created with every site.
+var defaultCategories = []Category{
+	{Slug: "essential", Name: "Essential", IsRequired: true, SortOrder: 0,
+		Description: "Needed for the website to work: security, load balancing, remembering your choices. These cannot be switched off."},
+	{Slug: "statistics", Name: "Statistics", SortOrder: 1,
+		Description: "Help us understand how visitors use the website by collecting information anonymously or in aggregate."},
+	{Slug: "marketing", Name: "Marketing", SortOrder: 2,
+		Description: "Used to show relevant advertising and to measure campaigns, often across websites."},
+}
+
+// CategoryInput creates or changes a category. Nil fields stay unchanged on update.
+type CategoryInput struct {
+	Name                    *string
+	Description             *string
+	SortOrder               *int
+	NameTranslations        map[string]string
+	DescriptionTranslations map[string]string
+}
+
+func (in CategoryInput) validate(create bool) error {
+	if create && in.Name == nil {
+		return Errorf(CodeInvalid, "name: is required")
+	}
+	if in.Name != nil {
+		if n := utf8.RuneCountInString(*in.Name); n < 1 || n > MaxCategoryName {
+			return Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxCategoryName)
+		}
+		if Slugify(*in.Name) == "" {
+			return Errorf(CodeInvalid, "name: must contain at least one letter or digit")
+		}
+	}
+	if in.Description != nil {
+		if err := maxLen("description", *in.Description, MaxCategoryDescription); err != nil {
+			return err
+		}
+	}
+	if in.SortOrder != nil && *in.SortOrder < 0 {
+		return Errorf(CodeInvalid, "sortOrder: must be at least 0")
+	}
+	if err := validateTranslations("nameTranslations", in.NameTranslations); err != nil {
+		return err
+	}
+	return validateTranslations("descriptionTranslations", in.DescriptionTranslations)
+}
+
+func validateTranslations(field string, m map[string]string) error {
+	for lang, v := range m {
+		if lang == "" || len(lang) > 35 {
+			return Errorf(CodeInvalid, "%s: language key must be 1 to 35 characters", field)
+		}
+		if err := maxLen(field+"."+lang, v, MaxTranslation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func maxLen(field, v string, max int) error {
+	if utf8.RuneCountInString(v) > max {
+		return Errorf(CodeInvalid, "%s: must be at most %d characters", field, max)
+	}
+	return nil
+}
+
+// Slugify turns a display name into a URL-safe slug: lower-case ASCII letters and digits
+// separated by single hyphens, accents stripped ("Préférences sociales" → "preferences-sociales").
+func Slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFKD.String(name) {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(r))
+		case unicode.Is(unicode.Mn, r):
+			// combining accent from the decomposition: drop it
+		default:
+			dash = true
+		}
+		if b.Len() >= MaxSlug {
+			break
+		}
+	}
+	s := b.String()
+	if len(s) > MaxSlug {
+		s = s[:MaxSlug]
+	}
+	return strings.TrimRight(s, "-")
+}
+
+// Categories lists a site's categories.
+func (m *Manager) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return m.Store.Categories(ctx, siteID)
+}
+
+// CreateCategory adds a custom category. Its slug comes from the name, made unique on the site
+// with a numeric suffix ("social", "social-2").
+func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
+	if err := in.validate(true); err != nil {
+		return nil, err
+	}
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	var c *Category
+	err := m.Store.InTx(ctx, func(tx Store) error {
+		cats, err := tx.Categories(ctx, siteID)
+		if err != nil {
+			return err
+		}
+		taken := map[string]bool{}
+		order := 0
+		for _, x := range cats {
+			taken[x.Slug] = true
+			order = max(order, x.SortOrder+1)
+		}
+		base := Slugify(*in.Name)
+		if len(base) > MaxCategorySlug-4 {
+			base = strings.TrimRight(base[:MaxCategorySlug-4], "-")
+		}
+		slug := base
+		for i := 2; taken[slug]; i++ {
+			slug = base + "-" + strconv.Itoa(i)
+		}
+		now := m.now()
+		c = &Category{
+			ID: m.NewID(), SiteID: siteID, Slug: slug, Name: *in.Name, Description: deref(in.Description),
+			NameTranslations: orEmpty(in.NameTranslations), DescriptionTranslations: orEmpty(in.DescriptionTranslations),
+			SortOrder: order, CreatedAt: now, UpdatedAt: now,
+		}
+		if in.SortOrder != nil {
+			c.SortOrder = *in.SortOrder
+		}
+		return tx.CreateCategory(ctx, c)
+	})
+	return c, err
+}
+
+// UpdateCategory changes a category. Its slug stays: services, blocking rules and stored
+// consents refer to it.
+func (m *Manager) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
+	if err := in.validate(false); err != nil {
+		return nil, err
+	}
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	c, err := m.Store.Category(ctx, siteID, id)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name != nil {
+		c.Name = *in.Name
+	}
+	if in.Description != nil {
+		c.Description = *in.Description
+	}
+	if in.SortOrder != nil {
+		c.SortOrder = *in.SortOrder
+	}
+	if in.NameTranslations != nil {
+		c.NameTranslations = in.NameTranslations
+	}
+	if in.DescriptionTranslations != nil {
+		c.DescriptionTranslations = in.DescriptionTranslations
+	}
+	c.UpdatedAt = m.now()
+	return c, m.Store.UpdateCategory(ctx, c)
+}
+
+// DeleteCategory removes a custom category. Default categories cannot be deleted, nor can a
+// category that still has services (delete or re-import them elsewhere first), so that no
+// service is left without a category.
+func (m *Manager) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return err
+	}
+	return m.Store.InTx(ctx, func(tx Store) error {
+		c, err := tx.Category(ctx, siteID, id)
+		if err != nil {
+			return err
+		}
+		if c.IsDefault {
+			return Errorf(CodeInvalid, "category %q is a default category and cannot be deleted", c.Slug)
+		}
+		n, err := tx.CountServicesInCategory(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return Errorf(CodeInvalid, "category %q still has %d services: delete them first", c.Slug, n)
+		}
+		return tx.DeleteCategory(ctx, siteID, id)
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

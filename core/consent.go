@@ -1,0 +1,214 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Jurisdictions of consent records.
+const (
+	JurisdictionGDPR = "gdpr"
+	JurisdictionCCPA = "ccpa"
+	JurisdictionNone = "none"
+)
+
+// Consent actions, stored on every record.
+var ConsentActions = []string{"accept_all", "reject_all", "custom", "gpc"}
+
+// ConsentRecord is one stored visitor decision, kept as proof of consent.
+type ConsentRecord struct {
+	ID                  string          `json:"id"`
+	SiteID              string          `json:"siteId"`
+	VisitorID           string          `json:"visitorId"`
+	IPCountry           string          `json:"ipCountry"`
+	Jurisdiction        string          `json:"jurisdiction"`
+	CategoriesConsented map[string]bool `json:"categoriesConsented"`
+	GPCSignal           bool            `json:"gpcSignal"`
+	DoNotSell           bool            `json:"doNotSell"`
+	ConsentVersion      int             `json:"consentVersion"`
+	Action              string          `json:"action"`
+	CreatedAt           time.Time       `json:"createdAt"`
+}
+
+// ConsentQuery selects a page of a site's consent records, newest first. From and To are
+// exclusive bounds on createdAt.
+type ConsentQuery struct {
+	SiteID   string
+	From, To *time.Time
+	Page     int
+	Limit    int
+}
+
+// ConsentStore persists consent records. Records are append-only.
+type ConsentStore interface {
+	// CreateConsentRecord stores a record durably before returning.
+	CreateConsentRecord(ctx context.Context, r *ConsentRecord) error
+	// ConsentRecords returns one page of records, newest first, and the total matching q.
+	ConsentRecords(ctx context.Context, q ConsentQuery) ([]*ConsentRecord, int, error)
+}
+
+// Limits of consent listing and recording.
+const (
+	DefaultConsentLimit = 50
+	MaxConsentLimit     = 100
+	MaxVisitorID        = 100
+)
+
+// ConsentInput is a decision posted by the banner runtime.
+type ConsentInput struct {
+	VisitorID      *string
+	Categories     map[string]bool
+	ConsentVersion int
+	DoNotSell      bool
+	Action         *string
+	// GPC is true when the request carried a Global Privacy Control signal.
+	GPC bool
+	// Country is the visitor's ISO 3166-1 alpha-2 country, "" when unknown.
+	Country string
+}
+
+// gdprCountries are the EU and EEA member states plus the United Kingdom and Switzerland.
+var gdprCountries = []string{
+	"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
+	"LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO", "GB", "CH",
+}
+
+// JurisdictionOf maps an ISO country code to the privacy regime the banner applies.
+func JurisdictionOf(country string) string {
+	switch {
+	case slices.Contains(gdprCountries, country):
+		return JurisdictionGDPR
+	case country == "US":
+		return JurisdictionCCPA
+	default:
+		return JurisdictionNone
+	}
+}
+
+// RecordConsent stores a visitor's decision for the site named by projectKey. Every category
+// of the site is stored with an explicit boolean: required ones always true, unmentioned ones
+// false. A GPC signal under CCPA also stores doNotSell.
+func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
+	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
+	if err != nil {
+		return nil, err
+	}
+	if in.ConsentVersion < 1 {
+		return nil, Errorf(CodeInvalid, "consentVersion: must be at least 1")
+	}
+	if in.Action != nil && !slices.Contains(ConsentActions, *in.Action) {
+		return nil, Errorf(CodeInvalid, "action: must be one of %v", ConsentActions)
+	}
+	visitor := m.NewID()
+	if in.VisitorID != nil {
+		if n := len([]rune(*in.VisitorID)); n < 1 || n > MaxVisitorID {
+			return nil, Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
+		}
+		visitor = *in.VisitorID
+	}
+	cats, err := m.Store.Categories(ctx, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(cats))
+	decided := make(map[string]bool, len(cats))
+	allOn, allOff := true, true
+	for _, c := range cats {
+		known[c.Slug] = true
+		v := in.Categories[c.Slug] || c.IsRequired
+		decided[c.Slug] = v
+		if !c.IsRequired {
+			allOn, allOff = allOn && v, allOff && !v
+		}
+	}
+	for slug := range in.Categories {
+		if !known[slug] {
+			return nil, Errorf(CodeInvalid, "categories.%s: unknown category", slug)
+		}
+	}
+	jur := JurisdictionOf(in.Country)
+	r := &ConsentRecord{
+		ID: m.NewID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
+		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && jur == JurisdictionCCPA),
+		ConsentVersion: in.ConsentVersion, CreatedAt: m.now(),
+	}
+	switch {
+	case in.Action != nil:
+		r.Action = *in.Action
+	case allOn:
+		r.Action = "accept_all"
+	case allOff:
+		r.Action = "reject_all"
+	default:
+		r.Action = "custom"
+	}
+	if err := m.Store.CreateConsentRecord(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ConsentRecords lists a page of a site's consent records, newest first, with the total.
+func (m *Manager) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
+	if q.Page < 1 {
+		return nil, 0, Errorf(CodeInvalid, "page: must be at least 1")
+	}
+	if q.Limit < 1 || q.Limit > MaxConsentLimit {
+		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxConsentLimit)
+	}
+	if _, err := m.Store.Site(ctx, orgID, q.SiteID); err != nil {
+		return nil, 0, err
+	}
+	return m.Store.ConsentRecords(ctx, q)
+}
+
+// PublicConfig is everything the banner runtime needs for a site.
+type PublicConfig struct {
+	ProjectKey    string           `json:"projectKey"`
+	Jurisdiction  string           `json:"jurisdiction"`
+	Banner        *Banner          `json:"banner"`
+	Categories    []PublicCategory `json:"categories"`
+	BlockingRules *BlockingRules   `json:"blockingRules"`
+}
+
+// PublicCategory is a category with the services in it, as the runtime shows it.
+type PublicCategory struct {
+	*Category
+	Services []*Service `json:"services"`
+}
+
+// PublicConfig returns the runtime configuration of the site named by projectKey, for a
+// visitor from country.
+func (m *Manager) PublicConfig(ctx context.Context, projectKey, country string) (*PublicConfig, error) {
+	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.Store.Banner(ctx, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := m.Store.Categories(ctx, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := m.Store.Services(ctx, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &PublicConfig{
+		ProjectKey: site.ProjectKey, Jurisdiction: JurisdictionOf(country), Banner: b,
+		BlockingRules: m.blockingRules(b, cats, svcs), Categories: make([]PublicCategory, 0, len(cats)),
+	}
+	for _, c := range cats {
+		pc := PublicCategory{Category: c, Services: []*Service{}}
+		for _, s := range svcs {
+			if s.CategoryID == c.ID {
+				pc.Services = append(pc.Services, s)
+			}
+		}
+		cfg.Categories = append(cfg.Categories, pc)
+	}
+	return cfg, nil
+}

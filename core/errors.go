@@ -1,0 +1,90 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is the machine-readable kind of an error, as it appears on the wire in `error.code`.
+type Code string
+
+// Error codes. The HTTP adapter maps each to a status in one place.
+const (
+	CodeInvalid      Code = "validation_error"
+	CodeUnauthorized Code = "unauthorized"
+	CodeNotFound     Code = "not_found"
+	CodeConflict     Code = "conflict"
+	CodeRateLimited  Code = "rate_limited"
+	CodeInternal     Code = "internal"
+)
+
+// Error is a domain error: a code, a message fit for the client, and the wrapped cause.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an *Error with the code and message that wraps cause.
+func Wrap(code Code, cause error, message string) *Error {
+	return &Error{Code: code, Message: message, Err: cause}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain; CodeInternal when there is
+// none, "" for a nil error.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorMessage returns the client-facing message of err. Internal errors get a generic message
+// so that nothing internal leaks.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != CodeInternal {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// IsNotFound reports whether err is a not-found error.
+func IsNotFound(err error) bool { return ErrorCode(err) == CodeNotFound }
+
+// IsConflict reports whether err is a conflict error.
+func IsConflict(err error) bool { return ErrorCode(err) == CodeConflict }
+
+// Temporary marks err as worth retrying (a timeout, a 5xx from a scan target). Scan job runners
+// retry temporary failures a bounded number of times.
+func Temporary(err error) error { return &temporary{err} }
+
+// IsTemporary reports whether err was marked with Temporary.
+func IsTemporary(err error) bool {
+	var t *temporary
+	return errors.As(err, &t)
+}
+
+type temporary struct{ error }
+
+func (t *temporary) Unwrap() error { return t.error }

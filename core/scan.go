@@ -1,0 +1,372 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Scan statuses (interface-spec section 3).
+const (
+	ScanPending   = "pending"
+	ScanRunning   = "running"
+	ScanCompleted = "completed"
+	ScanFailed    = "failed"
+)
+
+// Scan is one crawl of a site looking for trackers.
+type Scan struct {
+	ID                  string               `json:"id"`
+	SiteID              string               `json:"siteId"`
+	URL                 string               `json:"url"`
+	URLs                []string             `json:"urls"`
+	Status              string               `json:"status"`
+	DetectedServices    []DetectedService    `json:"detectedServices"`
+	UnrecognizedScripts []UnrecognizedScript `json:"unrecognizedScripts"`
+	PagesScanned        int                  `json:"pagesScanned"`
+	ErrorMessage        *string              `json:"errorMessage"`
+	CreatedAt           time.Time            `json:"createdAt"`
+	StartedAt           *time.Time           `json:"startedAt"`
+	FinishedAt          *time.Time           `json:"finishedAt"`
+}
+
+// DetectedService is a library service a scan found.
+type DetectedService struct {
+	Slug        string   `json:"slug"`
+	Name        string   `json:"name"`
+	Category    string   `json:"category"`
+	TrackingIDs []string `json:"trackingIds"`
+	Pages       []string `json:"pages"`
+}
+
+// UnrecognizedScript is a third-party script that matched nothing in the library.
+type UnrecognizedScript struct {
+	Src    string   `json:"src"`
+	Domain string   `json:"domain"`
+	Pages  []string `json:"pages"`
+}
+
+// ScanStore persists scans.
+type ScanStore interface {
+	// CreateScan stores a new scan.
+	CreateScan(ctx context.Context, s *Scan) error
+	// Scan finds a scan of the site; not_found when there is none.
+	Scan(ctx context.Context, siteID, id string) (*Scan, error)
+	// ScanByID finds a scan of any site; not_found when there is none.
+	ScanByID(ctx context.Context, id string) (*Scan, error)
+	// Scans lists a site's scans, most recent first.
+	Scans(ctx context.Context, siteID string) ([]*Scan, error)
+	// LatestScan returns the site's most recent scan whose status is one of statuses;
+	// not_found when there is none.
+	LatestScan(ctx context.Context, siteID string, statuses ...string) (*Scan, error)
+	// UpdateScan stores status, results, error and timestamps; not_found when it does not exist.
+	UpdateScan(ctx context.Context, s *Scan) error
+}
+
+// ScanJob is the work of one scan, as handed to a queue.
+type ScanJob struct {
+	ScanID             string   `json:"scanId"`
+	SiteID             string   `json:"siteId"`
+	URLs               []string `json:"urls"`
+	StorefrontPassword string   `json:"storefrontPassword,omitempty"`
+}
+
+// ScanQueue schedules scan jobs for a worker, which calls Manager.RunScan.
+type ScanQueue interface {
+	// EnqueueScan schedules job as part of tx, so that the job exists if and only if the
+	// transaction that created its scan commits.
+	EnqueueScan(ctx context.Context, tx Store, job ScanJob) error
+}
+
+// CrawlRequest is what the crawler is asked to visit.
+type CrawlRequest struct {
+	URLs               []string
+	StorefrontPassword string
+}
+
+// CrawlResult is what the crawler saw.
+type CrawlResult struct {
+	PagesScanned        int
+	DetectedServices    []DetectedService
+	UnrecognizedScripts []UnrecognizedScript
+}
+
+// SiteCrawler crawls a site and fingerprints what it loads.
+type SiteCrawler interface {
+	// Crawl visits req.URLs and same-site links. It returns an error when the scan as a whole
+	// failed, with a message fit for the scan's errorMessage; errors worth retrying are marked
+	// with Temporary.
+	Crawl(ctx context.Context, req CrawlRequest) (*CrawlResult, error)
+}
+
+// Limits of scan triggers (interface-spec section 8).
+const (
+	MaxScanURLs     = 10
+	MaxPasswordSize = 100
+)
+
+// ScanInput triggers a scan. With neither URL nor URLs, the site's URL is scanned.
+type ScanInput struct {
+	URL                *string
+	URLs               []string
+	StorefrontPassword *string
+}
+
+func (in ScanInput) validate() error {
+	if len(in.URLs) > MaxScanURLs {
+		return Errorf(CodeInvalid, "urls: at most %d items", MaxScanURLs)
+	}
+	if in.URL != nil {
+		if err := validateHTTPURL("url", *in.URL); err != nil {
+			return err
+		}
+	}
+	for _, u := range in.URLs {
+		if err := validateHTTPURL("urls", u); err != nil {
+			return err
+		}
+	}
+	if p := in.StorefrontPassword; p != nil && (len([]rune(*p)) < 1 || len([]rune(*p)) > MaxPasswordSize) {
+		return Errorf(CodeInvalid, "storefrontPassword: must be 1 to %d characters", MaxPasswordSize)
+	}
+	return nil
+}
+
+// Trackers is what the latest scan found running on a site.
+type Trackers struct {
+	Scan            *TrackersScan `json:"scan"`
+	LastCompletedAt *time.Time    `json:"lastCompletedAt"`
+	Trackers        []Tracker     `json:"trackers"`
+	SiteWide        bool          `json:"siteWideBlocking"`
+}
+
+// TrackersScan summarises the latest finished scan.
+type TrackersScan struct {
+	ID     string    `json:"id"`
+	Status string    `json:"status"`
+	Error  *string   `json:"error"`
+	At     time.Time `json:"at"`
+}
+
+// Tracker is a non-essential service found by the latest completed scan.
+type Tracker struct {
+	Slug        string   `json:"slug"`
+	Label       string   `json:"label"`
+	Category    string   `json:"category"`
+	TrackingIDs []string `json:"trackingIds"`
+}
+
+// TriggerScan creates a pending scan and enqueues its job in the same transaction.
+func (m *Manager) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	site, err := m.Store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return nil, err
+	}
+	var urls []string
+	if in.URL != nil {
+		urls = append(urls, *in.URL)
+	}
+	for _, u := range in.URLs {
+		if !slices.Contains(urls, u) {
+			urls = append(urls, u)
+		}
+	}
+	if len(urls) == 0 {
+		urls = []string{site.URL}
+	}
+	if len(urls) > MaxScanURLs {
+		return nil, Errorf(CodeInvalid, "urls: at most %d URLs with url included", MaxScanURLs)
+	}
+	s := &Scan{ID: m.NewID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, CreatedAt: m.now()}
+	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls}
+	if in.StorefrontPassword != nil {
+		job.StorefrontPassword = *in.StorefrontPassword
+	}
+	err = m.Store.InTx(ctx, func(tx Store) error {
+		if err := tx.CreateScan(ctx, s); err != nil {
+			return err
+		}
+		return m.Queue.EnqueueScan(ctx, tx, job)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Scans lists a site's scans, most recent first.
+func (m *Manager) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return m.Store.Scans(ctx, siteID)
+}
+
+// Scan returns a scan of a site.
+func (m *Manager) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return m.Store.Scan(ctx, siteID, scanID)
+}
+
+// StartScan moves a pending (or, when a worker died, running) scan to running. It returns
+// false when the scan has already finished, so that a redelivered job does nothing.
+func (m *Manager) StartScan(ctx context.Context, scanID string) (*Scan, bool, error) {
+	s, err := m.Store.ScanByID(ctx, scanID)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.Status == ScanCompleted || s.Status == ScanFailed {
+		return s, false, nil
+	}
+	if s.Status == ScanPending {
+		now := m.now()
+		s.Status, s.StartedAt = ScanRunning, &now
+		if err := m.Store.UpdateScan(ctx, s); err != nil {
+			return nil, false, err
+		}
+	}
+	return s, true, nil
+}
+
+// CompleteScan stores a crawl's result on a running scan.
+func (m *Manager) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
+	s, err := m.Store.ScanByID(ctx, scanID)
+	if err != nil {
+		return err
+	}
+	now := m.now()
+	s.Status, s.FinishedAt, s.ErrorMessage = ScanCompleted, &now, nil
+	s.PagesScanned = res.PagesScanned
+	s.DetectedServices = orEmptySlice(res.DetectedServices)
+	s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
+	return m.Store.UpdateScan(ctx, s)
+}
+
+// FailScan ends a scan as failed with the reason.
+func (m *Manager) FailScan(ctx context.Context, scanID, reason string) error {
+	s, err := m.Store.ScanByID(ctx, scanID)
+	if err != nil {
+		return err
+	}
+	now := m.now()
+	s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
+	return m.Store.UpdateScan(ctx, s)
+}
+
+func orEmptySlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ConfigureScan creates services, their cookies and blocking rules from the services a
+// completed scan detected. It is idempotent: services already on the site are skipped.
+func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
+	s, err := m.Scan(ctx, orgID, siteID, scanID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Status != ScanCompleted {
+		return nil, Errorf(CodeInvalid, "scan %s is %s: only a completed scan can be configured", s.ID, s.Status)
+	}
+	existing, err := m.Store.Services(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, e := range existing {
+		have[e.Slug] = true
+	}
+	res := &ImportResult{Services: []*Service{}}
+	for _, d := range s.DetectedServices {
+		if have[d.Slug] {
+			continue
+		}
+		have[d.Slug] = true
+		cat, err := m.Store.CategoryBySlug(ctx, siteID, d.Category)
+		if IsNotFound(err) {
+			cat, err = m.Store.CategoryBySlug(ctx, siteID, "marketing")
+		}
+		if err != nil {
+			return nil, err
+		}
+		svc, rules := m.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
+		if err := m.Store.CreateService(ctx, svc); err != nil {
+			if IsConflict(err) { // configured concurrently by another request
+				continue
+			}
+			return nil, err
+		}
+		res.Services = append(res.Services, svc)
+		res.BlockingRulesAdded += rules
+	}
+	return res, nil
+}
+
+// Trackers reports the site's latest finished scan and the non-essential trackers its latest
+// completed scan found.
+func (m *Manager) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
+	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	b, err := m.Store.Banner(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	out := &Trackers{Trackers: []Tracker{}, SiteWide: b.SiteWideBlocking}
+	last, err := m.Store.LatestScan(ctx, siteID, ScanCompleted, ScanFailed)
+	if IsNotFound(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	at := last.CreatedAt
+	if last.FinishedAt != nil {
+		at = *last.FinishedAt
+	}
+	out.Scan = &TrackersScan{ID: last.ID, Status: last.Status, Error: last.ErrorMessage, At: at}
+	done := last
+	if last.Status != ScanCompleted {
+		if done, err = m.Store.LatestScan(ctx, siteID, ScanCompleted); IsNotFound(err) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	out.LastCompletedAt = done.FinishedAt
+	for _, d := range done.DetectedServices {
+		if d.Category == "essential" {
+			continue
+		}
+		out.Trackers = append(out.Trackers, Tracker{Slug: d.Slug, Label: d.Name, Category: d.Category, TrackingIDs: orEmptySlice(d.TrackingIDs)})
+	}
+	return out, nil
+}
+
+// RunScan works a scan job: it marks the scan running, crawls, and stores the result. A
+// temporary crawl failure is returned as it is, leaving the scan running, so that the queue
+// retries the job; on the last attempt, or for a permanent failure, the scan ends failed with
+// the reason. A job whose scan already finished does nothing.
+func (m *Manager) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) error {
+	if _, ok, err := m.StartScan(ctx, job.ScanID); err != nil || !ok {
+		if IsNotFound(err) { // the site, and so the scan, was deleted meanwhile
+			return nil
+		}
+		return err
+	}
+	res, err := m.Crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword})
+	if err != nil {
+		if IsTemporary(err) && !lastAttempt {
+			return err
+		}
+		return m.FailScan(context.WithoutCancel(ctx), job.ScanID, err.Error())
+	}
+	return m.CompleteScan(ctx, job.ScanID, res)
+}

@@ -97,7 +97,7 @@
     if (path === '/') path = '';
     var sub = host.slice(0, 2) === '*.';
     if (sub) host = host.slice(2);
-    if (!host || /[*:@ ]/.test(host) || host.indexOf('.') < 0) return null;
+    if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(host) || /[# \t\n]/.test(raw)) return null;
     var glob = null;
     if (path.indexOf('*') >= 0) {
       glob = globRegExp(path);

@@ -6,6 +6,20 @@
 // constructable stylesheet, which strict Content-Security-Policies allow), the script is
 // minified and gzip-compressed once, and every request is answered from memory with a strong
 // ETag.
+//
+// What a site can use (see banner.js for the details):
+//   - markup: <script type="text/plain" data-category="statistics" src="…"> (several categories
+//     separated by spaces must all be allowed; data-type restores a non-classic type such as
+//     module) and <iframe data-src="…" data-category="marketing" data-service="slug">, which
+//     shows a placeholder with an allow button while blocked; [data-consentd-open] elements open
+//     the preferences;
+//   - window.consentd: getConsent(), acceptAll(), rejectAll(), showPreferences(),
+//     blockingRuleFor(url), version; a bubbling `consentd:change` event on document with the
+//     getConsent() value as detail;
+//   - texts: besides the contract's textOverrides keys, textTranslations and textOverrides may
+//     set saveLabel, closeLabel, preferencesTitle, preferencesBody, alwaysOnLabel,
+//     servicesLabel, cookieLabel, durationLabel, purposeLabel, cookiePolicyLabel, gpcNotice,
+//     blockedText ({service}, {category}) and allowLabel ({category}); English defaults apply.
 package bannerjs
 
 import (

@@ -501,6 +501,7 @@ func TestBrowserPatternParity(t *testing.T) {
 		"www.googletagmanager.com/gtag/js?id=G-", "*.hotjar.com", "connect.facebook.net/en_US/fbevents.js",
 		"cdn.example.com/a/*/b.js", "Static.Example.org/x", "tags.example.net?k=v w", "bad pattern",
 		"https://scheme.example/x", "noperiod/x", "q.example.com/p?id=a+b", "g.example.com/[ab]*.js",
+		"frag.example.com/x#y", "under_score.example.com", "xn--bcher-kva.example/b", "a..example.com", "ümlaut.example",
 	}
 	urls := []string{
 		"https://www.googletagmanager.com/gtag/js?id=G-ABC", "https://www.googletagmanager.com/gtag/js?id=AW-1",
@@ -511,8 +512,13 @@ func TestBrowserPatternParity(t *testing.T) {
 		"https://static.example.org/xy", "https://tags.example.net/?k=v%20w", "https://tags.example.net/?k=v+wx",
 		"https://tags.example.net/?k=v;w", "https://scheme.example/x", "https://q.example.com/p?id=a%2Bb",
 		"https://q.example.com/p?id=a+b", "https://g.example.com/a1.js", "https://g.example.com/c1.js",
-		"https://g.example.com/a/1.js",
+		"https://g.example.com/a/1.js", "https://frag.example.com/x#y", "https://under_score.example.com/",
+		"https://bücher.example/b", "https://xn--bcher-kva.example/b/c", "https://ümlaut.example/",
 	}
+	// browserOnly lists where the runtime rightly differs from library.Pattern.MatchString: the
+	// browser fetches an internationalised host in punycode (which is how patterns spell it),
+	// while the Go matcher compares the Unicode host of the string as written.
+	browserOnly := map[string]string{"https://bücher.example/b": "r13"}
 	var rules []map[string]any
 	var compiled []library.Pattern
 	var slugs []string
@@ -540,6 +546,9 @@ func TestBrowserPatternParity(t *testing.T) {
 				want = slugs[j]
 				break
 			}
+		}
+		if w, ok := browserOnly[u]; ok {
+			want = w
 		}
 		if got[i] != want {
 			t.Errorf("%s: runtime rule %q, library %q", u, got[i], want)

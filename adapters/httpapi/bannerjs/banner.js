@@ -1,0 +1,853 @@
+/*
+ * consentd banner runtime.
+ *
+ * Loaded synchronously, first thing in <head>:
+ *   <script src="https://consentd.example/api/v1/public/banner.js?v=…" data-project-key="pk_…"></script>
+ *
+ * In order, it:
+ *  1. sets the Google Consent Mode v2 default (everything denied but functionality and security)
+ *     before any other script on the page can run;
+ *  2. starts guarding script and iframe insertion, so that with site-wide blocking on an element
+ *     whose URL matches a blocking rule is held back until its category is allowed;
+ *  3. reads the stored decision (first-party cookie) and the site's configuration (cached copy
+ *     first, then a fresh one from /public/{projectKey}/config);
+ *  4. activates marked elements (<script type="text/plain" data-category="…">,
+ *     <iframe data-src="…" data-category="…">) whose categories are allowed, and shows the banner
+ *     when a decision is needed;
+ *  5. records every decision with /public/{projectKey}/consent and tells Consent Mode, the page
+ *     (`consentd:change` event) and, when configured, the storefront's customer-privacy API.
+ *
+ * The UI lives in a Shadow DOM styled by a constructable stylesheet (no inline style attributes,
+ * no eval), so it works under a strict Content-Security-Policy that allows this script's origin
+ * in script-src and connect-src. The stylesheet source (banner.css) is inlined into the served
+ * file in place of the CSS placeholder by the Go package that serves it (bannerjs.go).
+ */
+(function () {
+  'use strict';
+  var w = window;
+  var d = document;
+  if (w.consentd && w.consentd.version) return; // loaded twice: the first copy stays in charge
+
+  var CSS = "__CONSENTD_CSS__";
+  var VERSION = "__CONSENTD_VERSION__";
+  var COOKIE = 'consentd';
+  var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
+  // Google tag hosts left to Consent Mode when gcmExcludeVendor is true.
+  var GOOGLE = ['googletagmanager.com', 'google-analytics.com', 'analytics.google.com',
+    'googleadservices.com', 'doubleclick.net', 'googlesyndication.com'];
+
+  var me = d.currentScript || d.querySelector('script[data-project-key]');
+  var pk = me && me.getAttribute('data-project-key');
+  var api = me ? me.src.replace(/[?#].*$/, '').replace(/\/[^/]*$/, '') : '';
+
+  var cfg = null;       // the site's configuration, once fetched
+  var cached = null;    // the configuration of the previous page view: its blocking rules apply
+                        // until the fresh one arrives; decisions wait for the fresh one
+  var rules = [];       // compiled blocking rules
+  var stored = readCookie();
+  var allowed = {};     // effective category -> boolean
+  var decided = false;  // true once a current decision exists (stored or made on this page)
+  var held = [];        // elements held back by a blocking rule
+  var ui = null;        // {host, root} of the banner's Shadow DOM
+  var lastFocus = null;
+  var gpc = navigator.globalPrivacyControl === true;
+  var failed = pk ? false : true; // true once the configuration could not be fetched
+
+  // ---- 1. Google Consent Mode v2 default, before any tag runs. ----
+  w.dataLayer = w.dataLayer || [];
+  function gtag() { w.dataLayer.push(arguments); }
+  if (typeof w.gtag !== 'function') w.gtag = gtag;
+  function consentMode(stats, mkt) {
+    var g = function (v) { return v ? 'granted' : 'denied'; };
+    return {
+      ad_storage: g(mkt), ad_user_data: g(mkt), ad_personalization: g(mkt), analytics_storage: g(stats),
+      functionality_storage: 'granted', security_storage: 'granted'
+    };
+  }
+  var gcmSent = JSON.stringify(consentMode(false, false));
+  gtag('consent', 'default', Object.assign(consentMode(false, false), { wait_for_update: 500 }));
+  gtag('set', 'ads_data_redaction', true);
+  // updateConsentMode sends an update on every decision (force), and otherwise when the
+  // effective state differs from the last one sent.
+  function updateConsentMode(force) {
+    var m = consentMode(allowed.statistics, allowed.marketing);
+    var key = JSON.stringify(m);
+    if (key === gcmSent && !force) return;
+    gcmSent = key;
+    gtag('consent', 'update', m);
+    gtag('set', 'ads_data_redaction', !allowed.marketing);
+  }
+
+  // ---- Pattern language (library/README.md; mirrors library/pattern.go). ----
+  function compile(raw) {
+    if (typeof raw !== 'string' || !raw || raw.trim() !== raw || raw.indexOf('://') >= 0) return null;
+    var s = raw, param = '', pre = '';
+    var qi = s.indexOf('?');
+    if (qi >= 0) {
+      var q = s.slice(qi + 1), eq = q.indexOf('=');
+      s = s.slice(0, qi);
+      if (eq <= 0) return null;
+      param = q.slice(0, eq);
+      pre = q.slice(eq + 1);
+      if (!pre || /[&=?]/.test(pre)) return null;
+    }
+    var si = s.indexOf('/');
+    var host = (si < 0 ? s : s.slice(0, si)).toLowerCase();
+    var path = si < 0 ? '' : '/' + s.slice(si + 1);
+    if (path === '/') path = '';
+    var sub = host.slice(0, 2) === '*.';
+    if (sub) host = host.slice(2);
+    if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(host) || /[# \t\n]/.test(raw)) return null;
+    var glob = null;
+    if (path.indexOf('*') >= 0) {
+      glob = globRegExp(path);
+      if (!glob) return null;
+    }
+    return { host: host, sub: sub, path: path, glob: glob, param: param, pre: pre };
+  }
+  // globRegExp translates Go's path.Match syntax (*, ?, [class], \escape) to an anchored RegExp.
+  function globRegExp(g) {
+    var r = '^', i = 0, esc = function (c) { return c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'); };
+    while (i < g.length) {
+      var c = g[i++];
+      if (c === '*') r += '[^/]*';
+      else if (c === '?') r += '[^/]';
+      else if (c === '\\') { if (i >= g.length) return null; r += esc(g[i++]); }
+      else if (c === '[') {
+        var cls = '[';
+        if (g[i] === '^') { cls += '^'; i++; }
+        var n = 0;
+        for (;;) {
+          if (i >= g.length) return null;
+          var k = g[i++];
+          if (k === ']' && n > 0) break;
+          if (k === '\\') { if (i >= g.length) return null; k = g[i++]; }
+          if (k === '-' && n > 0 && g[i] !== ']') { cls += '-'; continue; }
+          cls += esc(k);
+          n++;
+        }
+        r += cls + ']';
+      } else r += esc(c);
+    }
+    try { return new RegExp(r + '$'); } catch (e) { return null; }
+  }
+  function matches(p, u) {
+    var h = u.hostname.toLowerCase();
+    if (h !== p.host && !(p.sub && h.length > p.host.length &&
+        h.slice(-p.host.length - 1) === '.' + p.host)) return false;
+    var path = u.pathname || '/';
+    if (p.path && (p.glob ? !p.glob.test(path) : path.indexOf(p.path) !== 0)) return false;
+    if (!p.param) return true;
+    var pairs = u.search.slice(1).split('&');
+    for (var i = 0; i < pairs.length; i++) {
+      if (!pairs[i] || pairs[i].indexOf(';') >= 0) continue;
+      var eq = pairs[i].indexOf('=');
+      var k = eq < 0 ? pairs[i] : pairs[i].slice(0, eq), v = eq < 0 ? '' : pairs[i].slice(eq + 1);
+      try {
+        k = decodeURIComponent(k.replace(/\+/g, ' '));
+        v = decodeURIComponent(v.replace(/\+/g, ' '));
+      } catch (e) { continue; }
+      if (k === p.param && v.indexOf(p.pre) === 0) return true;
+    }
+    return false;
+  }
+  function compileRules(br) {
+    var out = [];
+    ((br && br.rules) || []).forEach(function (r) {
+      (r.patterns || []).forEach(function (raw) {
+        var p = compile(raw);
+        if (!p) return;
+        p.svc = r.serviceSlug;
+        p.cat = r.categorySlug;
+        p.google = GOOGLE.some(function (g) { return p.host === g || p.host.slice(-g.length - 1) === '.' + g; });
+        out.push(p);
+      });
+    });
+    return out;
+  }
+  // ruleFor returns the blocking rule matching url (resolved against the page), or null.
+  function ruleFor(url) {
+    if (!url) return null;
+    var u;
+    try { u = new URL(url, d.baseURI); } catch (e) { return null; }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    for (var i = 0; i < rules.length; i++) if (matches(rules[i], u)) return rules[i];
+    return null;
+  }
+  // PENDING holds a dynamically inserted cross-origin element while no configuration is known
+  // yet (first visit, before the config arrives): it is re-evaluated as soon as it is.
+  var PENDING = { cat: '', svc: '' };
+  function crossOrigin(url) {
+    try {
+      var o = new URL(url, d.baseURI).origin;
+      return /^https?:/.test(o) && o !== location.origin && api.indexOf(o) !== 0;
+    } catch (e) { return false; }
+  }
+  // holdFor returns the rule that must hold url back now, or null when it may load. dyn is true
+  // for elements created by script, which may be held before the configuration is known.
+  function holdFor(url, dyn) {
+    var c = cfg || cached;
+    if (!c) return dyn && !failed && crossOrigin(url) ? PENDING : null;
+    if (!c.blockingRules || !c.blockingRules.siteWide) return null;
+    var r = ruleFor(url);
+    if (!r || (r.google && c.banner && c.banner.gcmExcludeVendor)) return null;
+    return allowed[r.cat] ? null : r;
+  }
+
+  // ---- 2. Guarding script and iframe insertion. ----
+  var SRC = {
+    SCRIPT: Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'src'),
+    IFRAME: Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'src')
+  };
+  var TYPE = Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'type');
+  var setAttr = Element.prototype.setAttribute;
+  var getAttr = Element.prototype.getAttribute;
+
+  // hold marks el (a script or iframe not yet run or loaded) as blocked by rule r.
+  function hold(el, r, url) {
+    setAttr.call(el, 'data-category', r.cat);
+    setAttr.call(el, 'data-consentd-service', r.svc || '');
+    if (el.tagName === 'SCRIPT') {
+      if (!el.hasAttribute('data-consentd-type')) setAttr.call(el, 'data-consentd-type', getAttr.call(el, 'type') || '');
+      setAttr.call(el, 'type', 'text/plain');
+    } else {
+      setAttr.call(el, 'data-src', url);
+      el.removeAttribute('src');
+    }
+    if (held.indexOf(el) < 0) held.push(el);
+  }
+  function guard(el) {
+    var tag = el.tagName;
+    var desc = SRC[tag];
+    if (!desc || el.__consentd) return;
+    el.__consentd = 1;
+    Object.defineProperty(el, 'src', {
+      configurable: true,
+      get: function () { return tag === 'IFRAME' && getAttr.call(this, 'data-src') && !getAttr.call(this, 'src') ? getAttr.call(this, 'data-src') : desc.get.call(this); },
+      set: function (v) {
+        var r = holdFor(v, true);
+        if (!r) return desc.set.call(this, v);
+        if (tag === 'SCRIPT') { desc.set.call(this, v); hold(this, r, v); } else hold(this, r, String(v));
+      }
+    });
+    if (tag === 'SCRIPT') {
+      Object.defineProperty(el, 'type', {
+        configurable: true,
+        get: function () { return TYPE.get.call(this); },
+        set: function (v) {
+          if (held.indexOf(this) >= 0) setAttr.call(this, 'data-consentd-type', v);
+          else TYPE.set.call(this, v);
+        }
+      });
+    }
+    el.setAttribute = function (name, value) {
+      var n = String(name).toLowerCase();
+      if (n === 'src') { this.src = value; return; }
+      if (n === 'type' && tag === 'SCRIPT') { this.type = value; return; }
+      return setAttr.call(this, name, value);
+    };
+  }
+  var createElement = Document.prototype.createElement;
+  Document.prototype.createElement = function () {
+    var el = createElement.apply(this, arguments);
+    if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') guard(el);
+    return el;
+  };
+  // Parser-inserted elements and those built by innerHTML or cloneNode are caught here, before a
+  // parser-inserted script runs.
+  function inspect(el) {
+    if (el.nodeType !== 1 || el === me) return;
+    if (held.indexOf(el) >= 0) { activateSoon(); return; }
+    if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') {
+      var type = getAttr.call(el, 'type');
+      if (el.tagName === 'SCRIPT' && type === 'text/plain') {
+        if (el.hasAttribute('data-category')) activateSoon();
+        return;
+      }
+      if (el.tagName === 'IFRAME' && el.hasAttribute('data-src') && el.hasAttribute('data-category')) {
+        activateSoon();
+        return;
+      }
+      var src = getAttr.call(el, 'src');
+      var r = src && holdFor(src);
+      if (r) {
+        hold(el, r, src);
+        if (el.tagName === 'IFRAME') placeholder(el);
+      }
+    } else if (el.querySelectorAll) {
+      var list = el.querySelectorAll('script,iframe');
+      for (var i = 0; i < list.length; i++) inspect(list[i]);
+    }
+  }
+  new MutationObserver(function (recs) {
+    recs.forEach(function (rec) { rec.addedNodes.forEach(inspect); });
+  }).observe(d.documentElement, { childList: true, subtree: true });
+
+  // ---- Activation of allowed elements. ----
+  function cats(el) { return (getAttr.call(el, 'data-category') || '').split(/[\s,]+/).filter(Boolean); }
+  function isAllowed(el) {
+    var c = cats(el);
+    return c.length > 0 && c.every(function (s) { return allowed[s] === true; });
+  }
+  function activate(el) {
+    if (!el.parentNode) return;
+    var i = held.indexOf(el);
+    if (i >= 0) held.splice(i, 1);
+    var ph = el.__consentdPh;
+    if (ph) { ph.remove(); el.__consentdPh = null; el.style.removeProperty('display'); }
+    if (el.tagName === 'IFRAME') {
+      setAttr.call(el, 'src', getAttr.call(el, 'data-src'));
+      el.removeAttribute('data-src');
+      return;
+    }
+    var type = getAttr.call(el, 'data-consentd-type') || '';
+    if (el.__consentd && i >= 0) {
+      // Held at creation by this runtime, never prepared: reinserting it runs it and keeps the
+      // page's own handlers (onload, listeners) attached to the element.
+      var parent = el.parentNode, next = el.nextSibling;
+      if (type) setAttr.call(el, 'type', type); else el.removeAttribute('type');
+      el.removeAttribute('data-consentd-type');
+      parent.removeChild(el);
+      parent.insertBefore(el, next);
+      return;
+    }
+    // Written in the page's markup: a fresh element is run in its place.
+    var s = createElement.call(d, 'script');
+    s.__consentd = 1;
+    for (var a = 0; a < el.attributes.length; a++) {
+      var at = el.attributes[a];
+      if (at.name !== 'type' && at.name !== 'data-consentd-type') setAttr.call(s, at.name, at.value);
+    }
+    if (type) setAttr.call(s, 'type', type);
+    else if (el.hasAttribute('data-type')) setAttr.call(s, 'type', getAttr.call(el, 'data-type'));
+    if (el.nonce) s.nonce = el.nonce;
+    if (s.src) s.async = el.hasAttribute('async');
+    else s.text = el.text;
+    el.parentNode.replaceChild(s, el);
+  }
+  var activating = false;
+  function activateSoon() {
+    if (activating) return;
+    activating = true;
+    Promise.resolve().then(function () { activating = false; activateAll(); });
+  }
+  function activateAll() {
+    held.slice().forEach(function (el) {
+      var r = holdFor(getAttr.call(el, el.tagName === 'IFRAME' ? 'data-src' : 'src'), true);
+      if (!r || isAllowed(el)) activate(el);
+      else if (r !== PENDING) {
+        setAttr.call(el, 'data-category', r.cat);
+        setAttr.call(el, 'data-consentd-service', r.svc || '');
+        if (el.tagName === 'IFRAME') placeholder(el);
+      }
+    });
+    if (!cfg) return;
+    var list = d.querySelectorAll(MARKED);
+    for (var i = 0; i < list.length; i++) {
+      var el = list[i];
+      if (held.indexOf(el) >= 0) continue;
+      if (isAllowed(el)) activate(el);
+      else if (el.tagName === 'IFRAME') placeholder(el);
+    }
+  }
+
+  // ---- Stored decision. ----
+  function readCookie() {
+    var m = d.cookie.match(new RegExp('(?:^|;\\s*)' + COOKIE + '=([^;]*)'));
+    if (!m) return null;
+    try {
+      var v = JSON.parse(decodeURIComponent(m[1]));
+      return v && typeof v.c === 'object' && v.c ? v : null;
+    } catch (e) { return null; }
+  }
+  function writeCookie(v) {
+    var days = (cfg && cfg.banner.cookieExpirationDays) || 365;
+    d.cookie = COOKIE + '=' + encodeURIComponent(JSON.stringify(v)) + ';path=/;max-age=' +
+      Math.round(days * 86400) + ';samesite=lax' + (location.protocol === 'https:' ? ';secure' : '');
+  }
+  function current(s) {
+    if (!s || !cfg || s.v < cfg.banner.consentVersion) return false;
+    return cfg.categories.every(function (c) { return typeof s.c[c.slug] === 'boolean'; });
+  }
+  function ccpaGPC() { return gpc && cfg && cfg.jurisdiction === 'ccpa'; }
+
+  // ---- 3. Configuration. ----
+  var cacheKey = 'consentd:' + pk;
+  function useConfig(c) {
+    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: unexpected shape');
+    cfg = c;
+    cfg.categories = c.categories.slice().sort(function (a, b) { return (a.sortOrder || 0) - (b.sortOrder || 0); });
+    rules = compileRules(c.blockingRules);
+    var b = c.banner;
+    if (current(stored)) {
+      decided = true;
+      apply(stored.c, false);
+      if (ccpaGPC() && stored.c.marketing !== false) decide(Object.assign({}, stored.c, { marketing: false }), 'gpc');
+      else if (stored.p) post(stored);
+    } else if (ccpaGPC()) {
+      var g = {};
+      cfg.categories.forEach(function (k) { g[k.slug] = k.isRequired || (b.defaultBehavior !== 'opt_in' && k.slug !== 'marketing'); });
+      g.marketing = false;
+      decide(g, 'gpc');
+    } else {
+      decided = false;
+      var def = {};
+      cfg.categories.forEach(function (k) { def[k.slug] = k.isRequired || b.defaultBehavior !== 'opt_in'; });
+      apply(def, false);
+      if (b.defaultBehavior !== 'no_banner') whenBody(showBanner);
+    }
+  }
+  // apply makes the categories in c the effective consent.
+  function apply(c, isDecision) {
+    var next = {};
+    cfg.categories.forEach(function (k) { next[k.slug] = k.isRequired || c[k.slug] === true; });
+    var revoked = Object.keys(allowed).filter(function (s) { return allowed[s] && !next[s]; });
+    var changed = JSON.stringify(next) !== JSON.stringify(allowed);
+    allowed = next;
+    updateConsentMode(isDecision);
+    if (revoked.length) revoke(revoked);
+    activateAll();
+    if (changed || isDecision) {
+      d.dispatchEvent(new CustomEvent('consentd:change', { bubbles: true, detail: getConsent() }));
+    }
+    storefront();
+  }
+  // revoke deletes the cookies of services in withdrawn categories and re-blocks their iframes.
+  function revoke(slugs) {
+    cfg.categories.forEach(function (k) {
+      if (slugs.indexOf(k.slug) < 0) return;
+      (k.services || []).forEach(function (s) {
+        (s.cookies || []).forEach(function (ck) {
+          var parts = location.hostname.split('.');
+          for (var i = 0; i < parts.length - 1; i++) {
+            var dom = parts.slice(i).join('.');
+            d.cookie = ck.name + '=;path=/;max-age=0;domain=' + dom;
+          }
+          d.cookie = ck.name + '=;path=/;max-age=0';
+        });
+      });
+    });
+    d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
+      if (cats(f).some(function (s) { return slugs.indexOf(s) >= 0; })) {
+        setAttr.call(f, 'data-src', getAttr.call(f, 'src'));
+        f.removeAttribute('src');
+        placeholder(f);
+      }
+    });
+  }
+  function storefront() {
+    if (!cfg || !cfg.banner.storefrontIntegration || !decided) return;
+    var shop = w.Shopify;
+    if (!shop) return;
+    var send = function () {
+      var cp = shop.customerPrivacy;
+      if (!cp || typeof cp.setTrackingConsent !== 'function') return;
+      var has = function (s) { return allowed.hasOwnProperty(s); };
+      var pref = has('preferences') ? allowed.preferences : has('functional') ? allowed.functional : true;
+      cp.setTrackingConsent({
+        analytics: !!allowed.statistics, marketing: !!allowed.marketing, preferences: !!pref,
+        sale_of_data: !!allowed.marketing && !doNotSell()
+      }, function () {});
+    };
+    if (shop.customerPrivacy) send();
+    else if (typeof shop.loadFeatures === 'function') {
+      shop.loadFeatures([{ name: 'consent-tracking-api', version: '0.1' }], function (err) { if (!err) send(); });
+    }
+  }
+  function doNotSell() { return !!cfg && cfg.jurisdiction === 'ccpa' && (ccpaGPC() || !allowed.marketing); }
+
+  // decide records a visitor's decision: categories c, taken by action.
+  function decide(c, action) {
+    if (!cfg) return;
+    var full = {};
+    cfg.categories.forEach(function (k) { full[k.slug] = k.isRequired || c[k.slug] === true; });
+    if (ccpaGPC()) full.marketing = false;
+    decided = true;
+    stored = { v: cfg.banner.consentVersion, id: stored && stored.id, c: full, a: action, t: Date.now(), p: 1 };
+    writeCookie(stored);
+    apply(full, true);
+    post(stored);
+  }
+  function post(s) {
+    var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell() };
+    if (s.id) body.visitorId = s.id;
+    if (gpc) body.gpc = true;
+    fetch(api + '/' + encodeURIComponent(pk) + '/consent', {
+      method: 'POST', credentials: 'omit', keepalive: true,
+      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
+    }).then(function (r) {
+      if (!r.ok) throw new Error('consent: HTTP ' + r.status);
+      return r.json();
+    }).then(function (rec) {
+      if (stored !== s) return; // a newer decision was taken meanwhile
+      s.id = rec.visitorId || s.id;
+      delete s.p;
+      writeCookie(s);
+    }).catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
+  }
+
+  // ---- Texts. ----
+  var EN = {
+    headline: 'We value your privacy',
+    body: 'We use cookies and similar technologies to run this site, to measure how it is used and to personalise ads. Choose which categories you allow; you can change your mind at any time.',
+    acceptLabel: 'Accept all', rejectLabel: 'Reject all', preferencesLabel: 'Preferences',
+    privacyLabel: 'Privacy policy', cookiePolicyLabel: 'Cookie policy', saveLabel: 'Save choices',
+    closeLabel: 'Close', preferencesTitle: 'Privacy preferences',
+    preferencesBody: 'Choose which cookies we may use. Required cookies keep the site working and cannot be switched off.',
+    alwaysOnLabel: 'Always active', servicesLabel: 'Services and cookies', cookieLabel: 'Cookie',
+    durationLabel: 'Duration', purposeLabel: 'Purpose',
+    gpcNotice: 'Your browser sent a Global Privacy Control signal: we do not sell or share your personal data, so marketing stays off.',
+    blockedText: '{service} is blocked until you allow {category} cookies.', allowLabel: 'Allow {category}'
+  };
+  function langs() {
+    var out = [];
+    var add = function (l) {
+      if (!l) return;
+      l = String(l).toLowerCase();
+      out.push(l);
+      if (l.indexOf('-') > 0) out.push(l.split('-')[0]);
+    };
+    add(d.documentElement.lang);
+    (navigator.languages || [navigator.language]).forEach(add);
+    return out;
+  }
+  function pick(map) {
+    if (!map) return undefined;
+    var keys = Object.keys(map), ls = langs();
+    for (var i = 0; i < ls.length; i++) {
+      for (var j = 0; j < keys.length; j++) if (keys[j].toLowerCase() === ls[i] && map[keys[j]]) return map[keys[j]];
+    }
+    return undefined;
+  }
+  function t(key, vars) {
+    var b = cfg.banner, tr = pick(b.textTranslations) || {};
+    var s = tr[key] || (b.textOverrides || {})[key] || EN[key] || '';
+    return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && vars[k] != null ? vars[k] : m; });
+  }
+  function catName(k) { return pick(k.nameTranslations) || k.name || k.slug; }
+  function catDesc(k) { return pick(k.descriptionTranslations) || k.description || ''; }
+
+  // ---- DOM helpers. ----
+  function h(tag, attrs, kids) {
+    var el = createElement.call(d, tag);
+    for (var k in attrs || {}) {
+      var v = attrs[k];
+      if (v == null || v === false) continue;
+      if (k === 'text') el.textContent = v;
+      else if (k.slice(0, 2) === 'on') el.addEventListener(k.slice(2), v);
+      else setAttr.call(el, k, v === true ? '' : v);
+    }
+    (kids || []).forEach(function (c) { if (c) el.appendChild(typeof c === 'string' ? d.createTextNode(c) : c); });
+    return el;
+  }
+  var sheet = null;
+  function shadowHost(tag) {
+    var host = createElement.call(d, tag);
+    host.style.setProperty('all', 'initial', 'important');
+    var root = host.attachShadow({ mode: 'open' });
+    if (!sheet && w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
+    if (sheet) root.adoptedStyleSheets = [sheet];
+    else root.appendChild(h('style', { text: CSS }));
+    var col = (cfg && cfg.banner.colors) || {};
+    [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
+      ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
+      if (col[p[0]]) host.style.setProperty(p[1], col[p[0]]);
+    });
+    host.style.setProperty('--cd-accept-text', onColor(col.acceptButton));
+    host.style.setProperty('--cd-reject-text', onColor(col.rejectButton));
+    return { host: host, root: root };
+  }
+  // onColor picks black or white text for a hex background, by relative luminance.
+  function onColor(bg) {
+    var m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(bg || '');
+    if (!m) return '#ffffff';
+    var x = m[1].length === 3 ? m[1].replace(/./g, '$&$&') : m[1];
+    var lum = [0, 2, 4].map(function (i) {
+      var c = parseInt(x.substr(i, 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    var l = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
+    return l > 0.4 ? '#111111' : '#ffffff';
+  }
+  function whenBody(fn) {
+    if (d.body) fn();
+    else d.addEventListener('DOMContentLoaded', fn);
+  }
+  function mount() {
+    if (ui) return ui;
+    ui = shadowHost('consentd-ui');
+    ui.root.addEventListener('keydown', onKey);
+    (d.body || d.documentElement).appendChild(ui.host);
+    return ui;
+  }
+  function focusables(box) {
+    return Array.prototype.filter.call(
+      box.querySelectorAll('button,a[href],input:not([disabled]),summary,[tabindex]:not([tabindex="-1"])'),
+      function (e) { return e.offsetParent !== null || e.getClientRects().length > 0; });
+  }
+  function onKey(e) {
+    var box = ui.prefs || (ui.banner && ui.banner.tagName === 'DIALOG' ? ui.banner : null);
+    if (e.key === 'Escape' && ui.prefs) {
+      e.preventDefault();
+      closePrefs();
+      return;
+    }
+    if (e.key !== 'Tab' || !box) return;
+    var f = focusables(box);
+    if (!f.length) return;
+    var a = ui.root.activeElement;
+    if (e.shiftKey && (a === f[0] || box === a)) { e.preventDefault(); f[f.length - 1].focus(); }
+    else if (!e.shiftKey && a === f[f.length - 1]) { e.preventDefault(); f[0].focus(); }
+  }
+  function policyLinks() {
+    var b = cfg.banner, kids = [];
+    if (b.privacyPolicyUrl) kids.push(h('a', { href: b.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') }));
+    if (b.cookiePolicyUrl) kids.push(h('a', { href: b.cookiePolicyUrl, target: '_blank', rel: 'noopener', text: t('cookiePolicyLabel') }));
+    return kids.length ? h('p', { 'class': 'lk' }, kids) : null;
+  }
+  function heading(id, text) {
+    var b = cfg.banner;
+    return h('div', { 'class': 'hd' }, [
+      b.logoUrl ? h('img', { 'class': 'lg', src: b.logoUrl, alt: '' }) : null,
+      h('h2', { id: id, text: text })
+    ]);
+  }
+  function buttons(withPrefs) {
+    return h('div', { 'class': 'ac' }, [
+      h('button', { type: 'button', 'class': 'no', 'data-action': 'reject', text: t('rejectLabel'), onclick: function () { api_.rejectAll(); } }),
+      withPrefs ? h('button', { type: 'button', 'class': 'pf', 'data-action': 'preferences', text: t('preferencesLabel'), onclick: function () { api_.showPreferences(); } }) : null,
+      h('button', { type: 'button', 'class': 'ok', 'data-action': 'accept', text: t('acceptLabel'), onclick: function () { api_.acceptAll(); } })
+    ]);
+  }
+
+  // ---- 4. The banner. ----
+  function showBanner() {
+    if (!cfg || decided || (ui && (ui.banner || ui.prefs))) return;
+    var b = cfg.banner, u = mount();
+    var tpl = ['floating', 'wide_bar', 'modal'].indexOf(b.template) >= 0 ? b.template : 'floating';
+    var pos = b.position || 'bottom_right';
+    if (tpl === 'wide_bar') pos = pos.indexOf('top') === 0 ? 'top' : 'bottom';
+    var close = h('button', {
+      type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7',
+      onclick: function () {
+        var cb = b.closeButtonBehavior;
+        if (cb === 'accept_all') api_.acceptAll();
+        else if (cb === 'reject_all') api_.rejectAll();
+        else hideBanner();
+      }
+    });
+    var kids = [close, h('div', { 'class': 'tx' }, [
+      heading('cd-h', t('headline')),
+      h('p', { id: 'cd-b', text: t('body') }),
+      ccpaGPC() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+      policyLinks()
+    ]), buttons(true)];
+    var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
+    var el;
+    lastFocus = d.activeElement;
+    if (tpl === 'modal') {
+      el = h('dialog', attrs, kids);
+      el.addEventListener('cancel', function (e) { e.preventDefault(); });
+      u.root.appendChild(el);
+      u.banner = el;
+      el.showModal();
+    } else {
+      attrs.role = 'dialog';
+      attrs['aria-modal'] = 'false';
+      attrs['class'] += ' bn';
+      el = h('div', attrs, kids);
+      u.root.appendChild(el);
+      u.banner = el;
+    }
+    el.focus({ preventScroll: true });
+  }
+  function hideBanner() {
+    if (!ui || !ui.banner) return;
+    ui.banner.remove();
+    ui.banner = null;
+    restoreFocus();
+  }
+  function restoreFocus() {
+    if (ui && (ui.banner || ui.prefs)) return;
+    if (lastFocus && lastFocus.focus && lastFocus !== d.body) lastFocus.focus({ preventScroll: true });
+    lastFocus = null;
+  }
+
+  // ---- Preferences dialog. ----
+  function showPrefs() {
+    if (!cfg) return;
+    var u = mount();
+    if (u.prefs) { u.prefs.focus(); return; }
+    var reopenBanner = !!u.banner;
+    if (!u.banner) lastFocus = d.activeElement;
+    else { u.banner.remove(); u.banner = null; }
+    var now = decided ? allowed : (stored && stored.c) || allowed;
+    var lockMkt = ccpaGPC();
+    var list = h('div', { 'class': 'cs' }, cfg.categories.map(function (k) {
+      var id = 'cd-c-' + k.slug;
+      var locked = k.isRequired || (lockMkt && k.slug === 'marketing');
+      var ctl = k.isRequired ? h('span', { 'class': 'on', text: t('alwaysOnLabel') }) : h('label', { 'class': 'tg' }, [
+        h('input', {
+          type: 'checkbox', role: 'switch', id: id, 'data-category': k.slug, 'aria-labelledby': id + '-n',
+          'aria-describedby': catDesc(k) ? id + '-d' : null, checked: !!now[k.slug] && !(lockMkt && k.slug === 'marketing'), disabled: locked
+        }),
+        h('span', { 'class': 'sw', 'aria-hidden': 'true' })
+      ]);
+      var svcs = k.services || [];
+      return h('div', { 'class': 'ct' }, [
+        h('div', { 'class': 'rw' }, [h('span', { 'class': 'nm', id: id + '-n', text: catName(k) }), ctl]),
+        catDesc(k) ? h('p', { 'class': 'ds', id: id + '-d', text: catDesc(k) }) : null,
+        svcs.length ? h('details', null, [
+          h('summary', { text: t('servicesLabel') + ' (' + svcs.length + ')' })
+        ].concat(svcs.map(function (s) {
+          var ck = s.cookies || [];
+          return h('div', { 'class': 'sv' }, [
+            h('div', { 'class': 'nm', text: s.label || s.slug }),
+            s.description ? h('p', { text: s.description }) : null,
+            s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') })]) : null,
+            ck.length ? h('table', null, [
+              h('thead', null, [h('tr', null, [h('th', { scope: 'col', text: t('cookieLabel') }), h('th', { scope: 'col', text: t('durationLabel') }), h('th', { scope: 'col', text: t('purposeLabel') })])]),
+              h('tbody', null, ck.map(function (c) {
+                return h('tr', null, [h('td', { text: c.name }), h('td', { text: c.duration || '' }), h('td', { text: c.description || '' })]);
+              }))
+            ]) : null
+          ]);
+        }))) : null
+      ]);
+    }));
+    var dlg = h('dialog', { 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
+      h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
+      heading('cd-p', t('preferencesTitle')),
+      h('p', { id: 'cd-pb', text: t('preferencesBody') }),
+      lockMkt ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+      policyLinks(),
+      list,
+      h('div', { 'class': 'ac' }, [
+        h('button', { type: 'button', 'class': 'no', 'data-action': 'reject', text: t('rejectLabel'), onclick: function () { api_.rejectAll(); } }),
+        h('button', { type: 'button', 'class': 'pf', 'data-action': 'save', text: t('saveLabel'), onclick: save }),
+        h('button', { type: 'button', 'class': 'ok', 'data-action': 'accept', text: t('acceptLabel'), onclick: function () { api_.acceptAll(); } })
+      ])
+    ]);
+    dlg.__reopen = reopenBanner && !decided;
+    dlg.addEventListener('cancel', function (e) { e.preventDefault(); closePrefs(); });
+    u.root.appendChild(dlg);
+    u.prefs = dlg;
+    dlg.showModal();
+    var first = dlg.querySelector('input:not([disabled])') || dlg.querySelector('.ok');
+    (first || dlg).focus();
+    function save() {
+      var c = {};
+      list.querySelectorAll('input[data-category]').forEach(function (i) { c[getAttr.call(i, 'data-category')] = i.checked; });
+      decide(Object.assign({}, allowed, c), 'custom');
+      closeAll();
+    }
+  }
+  function closePrefs() {
+    if (!ui || !ui.prefs) return;
+    var reopen = ui.prefs.__reopen && !decided;
+    ui.prefs.remove();
+    ui.prefs = null;
+    if (reopen) showBanner();
+    else restoreFocus();
+  }
+  function closeAll() {
+    if (!ui) return;
+    if (ui.prefs) { ui.prefs.remove(); ui.prefs = null; }
+    hideBanner();
+    restoreFocus();
+  }
+
+  // ---- Blocked iframe placeholder. ----
+  function placeholder(f) {
+    if (f.__consentdPh || !cfg || !f.parentNode) return;
+    var slug = getAttr.call(f, 'data-consentd-service') || getAttr.call(f, 'data-service');
+    if (!slug) { var r = ruleFor(getAttr.call(f, 'data-src')); slug = r && r.svc; }
+    var c = cats(f), k = null, svc = null;
+    cfg.categories.forEach(function (x) {
+      if (c.indexOf(x.slug) >= 0 && !k) k = x;
+      (x.services || []).forEach(function (s) { if (s.slug === slug) svc = s; });
+    });
+    var names = c.filter(function (s) { return !allowed[s]; }).map(function (s) {
+      var x = cfg.categories.filter(function (y) { return y.slug === s; })[0];
+      return x ? catName(x) : s;
+    });
+    var p = shadowHost('consentd-placeholder');
+    var wd = getAttr.call(f, 'width'), ht = getAttr.call(f, 'height');
+    p.host.style.setProperty('display', 'block', 'important');
+    p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
+    p.host.style.setProperty('height', ht ? (/^\d+$/.test(ht) ? ht + 'px' : ht) : 'auto');
+    var label = svc ? svc.label : (slug || (k ? catName(k) : ''));
+    p.root.appendChild(h('div', { 'class': 'cd ph', role: 'group', 'aria-label': label }, [
+      h('p', { text: t('blockedText', { service: label, category: names.join(', ') }) }),
+      h('button', {
+        type: 'button', 'class': 'ok', text: t('allowLabel', { category: names.join(', ') }),
+        onclick: function () {
+          var add = {};
+          c.forEach(function (s) { add[s] = true; });
+          decide(Object.assign({}, allowed, add), 'custom');
+          closeAll();
+        }
+      })
+    ]));
+    f.parentNode.insertBefore(p.host, f);
+    f.style.setProperty('display', 'none');
+    f.__consentdPh = p.host;
+  }
+
+  // ---- 5. Page API. ----
+  function getConsent() {
+    var out = {};
+    for (var k in allowed) out[k] = allowed[k];
+    return {
+      categories: out, decided: decided, action: decided && stored ? stored.a || null : null,
+      consentVersion: cfg ? cfg.banner.consentVersion : null, visitorId: (stored && stored.id) || null,
+      gpc: gpc, doNotSell: doNotSell(), ready: !!cfg
+    };
+  }
+  function all(v) {
+    var c = {};
+    if (cfg) cfg.categories.forEach(function (k) { c[k.slug] = v; });
+    return c;
+  }
+  var api_ = {
+    version: VERSION,
+    getConsent: getConsent,
+    acceptAll: function () { decide(all(true), 'accept_all'); closeAll(); },
+    rejectAll: function () { decide(all(false), 'reject_all'); closeAll(); },
+    showPreferences: function () { whenBody(showPrefs); },
+    blockingRuleFor: function (url) {
+      var r = ruleFor(url);
+      return r ? { service: r.svc, category: r.cat } : null;
+    }
+  };
+  w.consentd = api_;
+  d.addEventListener('click', function (e) {
+    var el = e.target && e.target.closest && e.target.closest('[data-consentd-open]');
+    if (!el) return;
+    e.preventDefault();
+    api_.showPreferences();
+  });
+
+  // ---- 3. Configuration: the cached copy at once, then a fresh one. ----
+  if (pk) {
+    try {
+      cached = JSON.parse(localStorage.getItem(cacheKey));
+      rules = compileRules(cached && cached.blockingRules);
+    } catch (e) { cached = null; }
+    fetch(api + '/' + encodeURIComponent(pk) + '/config', { credentials: 'omit' })
+      .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.text(); })
+      .then(function (t) {
+        try { localStorage.setItem(cacheKey, t); } catch (e) { /* storage unavailable */ }
+        useConfig(JSON.parse(t));
+      })
+      .catch(function (e) {
+        if (w.console) console.warn('consentd:', e.message);
+        failed = true;
+        activateAll(); // release what was held pending the configuration
+      });
+  } else if (w.console) console.warn('consentd: no data-project-key on the script tag');
+
+})();

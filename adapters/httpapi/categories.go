@@ -40,7 +40,7 @@ func (h *handlers) registerCategories(api huma.API) {
 			return &struct{ Body []*core.Category }{cats}, nil
 		})
 
-	type createBody struct {
+	type categoryCreateBody struct {
 		Name                    string       `json:"name" minLength:"1" maxLength:"100"`
 		Description             string       `json:"description,omitempty" maxLength:"500"`
 		NameTranslations        translations `json:"nameTranslations,omitempty"`
@@ -50,7 +50,7 @@ func (h *handlers) registerCategories(api huma.API) {
 	o.Description = "The slug is generated from the name (made unique with a numeric suffix). A custom category is neither required nor default, and goes after the existing ones."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		siteIDPath
-		Body createBody
+		Body categoryCreateBody
 	}) (*catOutput, error) {
 		b := in.Body
 		c, err := h.m.CreateCategory(ctx, orgOf(ctx), in.ID, core.CategoryInput{
@@ -62,7 +62,7 @@ func (h *handlers) registerCategories(api huma.API) {
 		return &catOutput{c}, nil
 	})
 
-	type patchBody struct {
+	type categoryPatchBody struct {
 		Name                    *string      `json:"name,omitempty" minLength:"1" maxLength:"100"`
 		Description             *string      `json:"description,omitempty" maxLength:"500"`
 		SortOrder               *int         `json:"sortOrder,omitempty" minimum:"0"`
@@ -72,7 +72,7 @@ func (h *handlers) registerCategories(api huma.API) {
 	huma.Register(api, op("updateCategory", http.MethodPatch, "/sites/{id}/categories/{catId}", "Update a category", "Categories", 0),
 		func(ctx context.Context, in *struct {
 			categoryPath
-			Body patchBody
+			Body categoryPatchBody
 		}) (*catOutput, error) {
 			b := in.Body
 			c, err := h.m.UpdateCategory(ctx, orgOf(ctx), in.ID, in.CatID, core.CategoryInput{

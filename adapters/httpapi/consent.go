@@ -25,21 +25,21 @@ func parseDate(field, s string) (*time.Time, error) {
 }
 
 func (h *handlers) registerConsent(api huma.API) {
-	type page struct {
+	type consentPage struct {
 		Records []*core.ConsentRecord `json:"records"`
 		Total   int                   `json:"total"`
-		Page    int                   `json:"page"`
+		Page    int                   `json:"consentPage"`
 		Limit   int                   `json:"limit"`
 	}
 	o := op("listConsentRecords", http.MethodGet, "/sites/{id}/consent-records", "List consent records", "Consent", 0)
 	o.Description = "Newest first. from and to are exclusive bounds on createdAt (ISO 8601 date or date-time)."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		siteIDPath
-		Page  int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
+		Page  int    `query:"consentPage" default:"1" minimum:"1" maximum:"1000000"`
 		Limit int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 		From  string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
 		To    string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
-	}) (*struct{ Body page }, error) {
+	}) (*struct{ Body consentPage }, error) {
 		from, err := parseDate("from", in.From)
 		if err != nil {
 			return nil, h.fail(ctx, err)
@@ -52,6 +52,6 @@ func (h *handlers) registerConsent(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body page }{page{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}}, nil
+		return &struct{ Body consentPage }{consentPage{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}}, nil
 	})
 }

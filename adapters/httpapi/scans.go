@@ -58,23 +58,23 @@ func (h *handlers) registerScans(api huma.API) {
 			return &scanOutput{s}, nil
 		})
 
-	type configured struct {
+	type configureResult struct {
 		Created            int          `json:"created"`
 		Services           []ServiceRef `json:"services"`
 		BlockingRulesAdded int          `json:"blockingRulesAdded"`
 	}
 	o = op("configureScan", http.MethodPost, "/sites/{id}/scans/{scanId}/configure", "Configure services from a completed scan", "Scanner", 0)
 	o.Description = "Creates services, their cookies and blocking rules from the scan's detected services, each in the site category of its library category. Idempotent: services already on the site are skipped and not counted. 400 when the scan is not completed."
-	huma.Register(api, o, func(ctx context.Context, in *scanPath) (*struct{ Body configured }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *scanPath) (*struct{ Body configureResult }, error) {
 		res, err := h.m.ConfigureScan(ctx, orgOf(ctx), in.ID, in.ScanID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		out := configured{Created: len(res.Services), Services: []ServiceRef{}, BlockingRulesAdded: res.BlockingRulesAdded}
+		out := configureResult{Created: len(res.Services), Services: []ServiceRef{}, BlockingRulesAdded: res.BlockingRulesAdded}
 		for _, s := range res.Services {
 			out.Services = append(out.Services, refOf(s))
 		}
-		return &struct{ Body configured }{out}, nil
+		return &struct{ Body configureResult }{out}, nil
 	})
 
 	huma.Register(api, op("getTrackers", http.MethodGet, "/sites/{id}/trackers", "Trackers found by the latest scan", "Scanner", 0),

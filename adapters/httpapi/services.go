@@ -50,7 +50,7 @@ func (h *handlers) registerServices(api huma.API) {
 			return &struct{ Body []*core.Service }{svcs}, nil
 		})
 
-	type createdBody struct {
+	type serviceCreatedBody struct {
 		Service        ServiceRef `json:"service"`
 		CookiesCreated int        `json:"cookiesCreated"`
 	}
@@ -59,7 +59,7 @@ func (h *handlers) registerServices(api huma.API) {
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		siteIDPath
 		Body serviceCreateBody
-	}) (*struct{ Body createdBody }, error) {
+	}) (*struct{ Body serviceCreatedBody }, error) {
 		b := in.Body
 		si := core.ServiceInput{
 			Slug: b.Slug, Label: b.Label, CategorySlug: b.CategorySlug, Description: b.Description,
@@ -72,14 +72,14 @@ func (h *handlers) registerServices(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body createdBody }{createdBody{Service: refOf(s), CookiesCreated: len(s.Cookies)}}, nil
+		return &struct{ Body serviceCreatedBody }{serviceCreatedBody{Service: refOf(s), CookiesCreated: len(s.Cookies)}}, nil
 	})
 
-	type importBody struct {
+	type serviceImportBody struct {
 		Slug         string `json:"slug" minLength:"1" maxLength:"100" doc:"Slug of the library service."`
 		CategorySlug string `json:"categorySlug,omitempty" minLength:"1" maxLength:"50" doc:"Site category to put it in; the library's category by default."`
 	}
-	type importedBody struct {
+	type serviceImportedBody struct {
 		Service            ServiceRef `json:"service"`
 		CookiesCreated     int        `json:"cookiesCreated"`
 		BlockingRulesAdded int        `json:"blockingRulesAdded"`
@@ -89,14 +89,14 @@ func (h *handlers) registerServices(api huma.API) {
 	o.Errors = append(o.Errors, http.StatusConflict)
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		siteIDPath
-		Body importBody
-	}) (*struct{ Body importedBody }, error) {
+		Body serviceImportBody
+	}) (*struct{ Body serviceImportedBody }, error) {
 		res, err := h.m.ImportService(ctx, orgOf(ctx), in.ID, in.Body.Slug, in.Body.CategorySlug)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
 		s := res.Services[0]
-		return &struct{ Body importedBody }{importedBody{Service: refOf(s), CookiesCreated: len(s.Cookies), BlockingRulesAdded: res.BlockingRulesAdded}}, nil
+		return &struct{ Body serviceImportedBody }{serviceImportedBody{Service: refOf(s), CookiesCreated: len(s.Cookies), BlockingRulesAdded: res.BlockingRulesAdded}}, nil
 	})
 
 	huma.Register(api, op("deleteService", http.MethodDelete, "/sites/{id}/services/{serviceId}", "Delete a service and its cookies", "Services", 0),

@@ -59,13 +59,13 @@ func (h *handlers) registerSites(api huma.API) {
 			return &siteOutput{siteOut(s)}, nil
 		})
 
-	type createBody struct {
+	type siteCreateBody struct {
 		Name string `json:"name" minLength:"1" maxLength:"200" doc:"Display name."`
 		URL  string `json:"url" format:"uri" maxLength:"500" doc:"Homepage, absolute http(s) URL; the default scan target."`
 	}
 	o := op("createSite", http.MethodPost, "/sites", "Create a site", "Sites", http.StatusCreated)
 	o.Description = "Creates a site with its banner configuration (defaults) and the three default categories, in one transaction."
-	huma.Register(api, o, func(ctx context.Context, in *struct{ Body createBody }) (*siteOutput, error) {
+	huma.Register(api, o, func(ctx context.Context, in *struct{ Body siteCreateBody }) (*siteOutput, error) {
 		s, err := h.m.CreateSite(ctx, orgOf(ctx), core.SiteInput{Name: &in.Body.Name, URL: &in.Body.URL})
 		if err != nil {
 			return nil, h.fail(ctx, err)
@@ -73,14 +73,14 @@ func (h *handlers) registerSites(api huma.API) {
 		return &siteOutput{siteOut(s)}, nil
 	})
 
-	type patchBody struct {
+	type sitePatchBody struct {
 		Name *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
 		URL  *string `json:"url,omitempty" format:"uri" maxLength:"500"`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {
 			siteIDPath
-			Body patchBody
+			Body sitePatchBody
 		}) (*siteOutput, error) {
 			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL})
 			if err != nil {

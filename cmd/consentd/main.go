@@ -1,0 +1,74 @@
+// Command consentd is the consent management service: `consentd serve` runs it, the other
+// commands administer it. Run `consentd help` for the list.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `consentd: self-hostable consent management.
+
+Usage:
+  consentd serve                        HTTP API and in-process scan workers
+  consentd worker                       standalone scan worker (Postgres)
+  consentd migrate                      apply schema migrations and exit
+  consentd org create --name NAME       create an organization
+  consentd apikey create --org ORG_ID [--name LABEL]
+  consentd site create --org ORG_ID --name NAME --url URL
+  consentd scan URL [URL...]            one-off scan, no database; prints JSON
+  consentd library lint DIR             validate a directory of library entries
+  consentd library import-ocd FILE.csv --out DIR
+                                        convert Open Cookie Database CSV to library entries
+
+Every flag also reads CONSENTD_<FLAG> from the environment (dashes as underscores);
+'consentd COMMAND --help' lists a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "consentd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("missing command")
+	}
+	cmd, rest := args[0], args[1:]
+	if (cmd == "org" || cmd == "apikey" || cmd == "site" || cmd == "library") && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest)
+	case "worker":
+		return worker(ctx, rest)
+	case "migrate":
+		return migrate(ctx, rest)
+	case "org create":
+		return orgCreate(ctx, rest)
+	case "apikey create":
+		return apikeyCreate(ctx, rest)
+	case "site create":
+		return siteCreate(ctx, rest)
+	case "scan":
+		return scan(ctx, rest)
+	case "library lint":
+		return libraryLint(rest)
+	case "library import-ocd":
+		return libraryImportOCD(rest)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	fmt.Fprint(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/library"
+)
+
+func scan(ctx context.Context, args []string) error {
+	var opts crawler.Options
+	var libDir string
+	fs := newFlags("scan")
+	fs.IntVar(&opts.MaxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
+	fs.BoolVar(&opts.AllowPrivate, "allow-private", false, "allow loopback, private and link-local targets")
+	fs.StringVar(&opts.StorefrontPassword, "password", "", "storefront password, submitted when the shop shows its password page")
+	fs.StringVar(&libDir, "library-dir", "", "directory of extra or overriding library entries")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opts.StartURLs = fs.Args()
+	if len(opts.StartURLs) == 0 {
+		return fmt.Errorf("usage: consentd scan [--max-pages N] [--allow-private] [--password P] URL [URL...]")
+	}
+	cat, err := library.Load(libDir)
+	if err != nil {
+		return err
+	}
+	ix, err := library.NewIndex(cat.Services())
+	if err != nil {
+		return err
+	}
+	res, err := crawler.New(ix).Crawl(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return printJSON(res)
+}
+
+func libraryLint(args []string) error {
+	fs := newFlags("library lint")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: consentd library lint DIR")
+	}
+	problems := library.LintExtension(fs.Arg(0))
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problems", len(problems))
+	}
+	fmt.Fprintln(os.Stderr, "no problems")
+	return nil
+}
+
+func libraryImportOCD(args []string) error {
+	var out string
+	fs := newFlags("library import-ocd")
+	fs.StringVar(&out, "out", "", "directory to write the entries to (required); use it as CONSENTD_LIBRARY_DIR")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || out == "" {
+		return fmt.Errorf("usage: consentd library import-ocd FILE.csv --out DIR")
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	builtin, err := library.Load("")
+	if err != nil {
+		return err
+	}
+	svcs, warnings, err := library.ImportOCD(f, builtin)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	if err := library.WriteServices(out, svcs); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %d services to %s\n", len(svcs), out)
+	return nil
+}

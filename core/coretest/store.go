@@ -380,7 +380,7 @@ func testConsentRecords(t *testing.T, s core.Store) {
 		must(t, s.CreateConsentRecord(ctx, &core.ConsentRecord{
 			ID: id(), SiteID: f.site.ID, VisitorID: fmt.Sprint("v", i), IPCountry: "DE", Jurisdiction: "gdpr",
 			CategoriesConsented: map[string]bool{"essential": true, "statistics": i%2 == 0, "marketing": false},
-			ConsentVersion: 1, Action: "custom", GPCSignal: i == 3, CreatedAt: base.Add(time.Duration(i) * time.Hour),
+			ConsentVersion:      1, Action: "custom", GPCSignal: i == 3, CreatedAt: base.Add(time.Duration(i) * time.Hour),
 		}))
 	}
 	must(t, s.CreateConsentRecord(ctx, &core.ConsentRecord{ID: id(), SiteID: other.site.ID, VisitorID: "o", Jurisdiction: "none",

@@ -14,7 +14,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	fs := newFlags("org create")
 	storeFlags(fs, &cfg)
 	fs.StringVar(&name, "name", "", "organization name (required)")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)
@@ -36,7 +36,7 @@ func apikeyCreate(ctx context.Context, args []string) error {
 	storeFlags(fs, &cfg)
 	fs.StringVar(&org, "org", "", "organization ID (required)")
 	fs.StringVar(&name, "name", "", "label of the key")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)
@@ -59,7 +59,7 @@ func siteCreate(ctx context.Context, args []string) error {
 	fs.StringVar(&org, "org", "", "organization ID (required)")
 	fs.StringVar(&name, "name", "", "site name (required)")
 	fs.StringVar(&url, "url", "", "site homepage, absolute http(s) URL (required)")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)

@@ -19,7 +19,7 @@ func serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 	fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 	fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)
@@ -47,7 +47,7 @@ func migrate(ctx context.Context, args []string) error {
 	var cfg app.Config
 	fs := newFlags("migrate")
 	storeFlags(fs, &cfg)
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg) // New applies pending migrations

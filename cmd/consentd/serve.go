@@ -42,18 +42,3 @@ func serve(ctx context.Context, args []string) error {
 func worker(ctx context.Context, args []string) error {
 	return fmt.Errorf("the standalone worker needs the Postgres store, which is not wired yet; with SQLite, scans run inside 'consentd serve'")
 }
-
-func migrate(ctx context.Context, args []string) error {
-	var cfg app.Config
-	fs := newFlags("migrate")
-	storeFlags(fs, &cfg)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	a, err := open(ctx, cfg) // New applies pending migrations
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "migrations applied")
-	return a.Close()
-}

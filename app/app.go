@@ -123,7 +123,7 @@ func newQueue(ctx context.Context, cfg Config, store *bunstore.Store, m *core.Ma
 		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
 		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
 		SweepInterval: cfg.ScanSweepInterval, RescanInterval: cfg.RescanInterval,
-		Sites: siteLister{db: store.DB()}, Logger: cfg.Logger,
+		Sites: siteLister{db: store.DB()}, Logger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 	}
 	if store.Dialect() == "postgres" {
 		return riverqueue.NewPostgres(ctx, cfg.DatabaseURL, m, qc)
@@ -200,3 +200,6 @@ func BaseURL(addr string) string {
 	}
 	return "http://" + addr
 }
+
+// SiteJSON is a site as the API shows it (with accountId), for the CLI's output.
+func SiteJSON(s *core.Site) any { return httpapi.SiteOut{Site: s, AccountID: s.OrganizationID} }

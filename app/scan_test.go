@@ -1,0 +1,315 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/internal/pgtest"
+)
+
+const testKey = "cd_test-key-for-scan-jobs"
+
+// gaPage is a homepage with the Google Analytics gtag snippet.
+const gaPage = `<!doctype html><html><head><title>Shop</title>
+<script async src="https://www.googletagmanager.com/gtag/js?id=G-TEST12345"></script>
+<script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}
+gtag('js', new Date()); gtag('config', 'G-TEST12345');</script>
+</head><body><h1>Shop</h1></body></html>`
+
+// targetSite serves gaPage on loopback.
+func targetSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, gaPage)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func databaseURL(t *testing.T, dialect string) string {
+	if dialect == "postgres" {
+		return pgtest.FreshURL(t)
+	}
+	return "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
+}
+
+// running is consentd serving HTTP with in-process scan workers.
+type running struct {
+	*App
+	base string
+}
+
+// serve starts consentd (RunServer) with fast test settings adjusted by tune; it stops
+// gracefully when t ends.
+func serve(t *testing.T, dialect string, tune func(*Config)) *running {
+	t.Helper()
+	cfg := Config{
+		Addr: "127.0.0.1:0", DatabaseURL: databaseURL(t, dialect), Workers: 2, BootstrapAPIKey: testKey,
+		ScanAllowPrivate: true, ScanPoll: 50 * time.Millisecond, ScanRetryBase: 20 * time.Millisecond,
+		ScanTimeout: 20 * time.Second, ShutdownTimeout: 10 * time.Second, Logger: slog.New(slog.DiscardHandler),
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := New(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.RunServer(ctx, func(s string) { addr <- s }) }()
+	var base string
+	select {
+	case s := <-addr:
+		base = BaseURL(s) + "/api/v1"
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve ended with %v", err)
+		}
+		a.Close()
+	})
+	return &running{App: a, base: base}
+}
+
+// call sends a JSON request with the test key and decodes the JSON answer into out.
+func (r *running) call(t *testing.T, method, path string, body, out any) {
+	t.Helper()
+	var rd bytes.Buffer
+	if body != nil {
+		if err := json.NewEncoder(&rd).Encode(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, r.base+path, &rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		var e bytes.Buffer
+		e.ReadFrom(res.Body)
+		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, e.String())
+	}
+	if out != nil {
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (r *running) createSite(t *testing.T, url string) *core.Site {
+	t.Helper()
+	var s core.Site
+	r.call(t, "POST", "/sites", map[string]string{"name": "Shop", "url": url}, &s)
+	return &s
+}
+
+// waitScan polls the scan over HTTP until it is completed or failed.
+func (r *running) waitScan(t *testing.T, siteID, scanID string, within time.Duration) *core.Scan {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var s core.Scan
+		r.call(t, "GET", "/sites/"+siteID+"/scans/"+scanID, nil, &s)
+		if s.Status == core.ScanCompleted || s.Status == core.ScanFailed {
+			return &s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scan %s still %s after %s", scanID, s.Status, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
+	for _, d := range []string{"sqlite", "postgres"} {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
+// TestScanOverHTTP: a scan triggered over HTTP reaches completed through a real River worker
+// and the real crawler, against a loopback site with Google Analytics.
+func TestScanOverHTTP(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		r := serve(t, dialect, nil)
+		target := targetSite(t)
+		site := r.createSite(t, target.URL+"/")
+		var s core.Scan
+		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
+		if s.Status != core.ScanPending {
+			t.Fatalf("trigger answered %q, want pending", s.Status)
+		}
+		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
+		if got.Status != core.ScanCompleted {
+			t.Fatalf("scan %s: %v", got.Status, deref(got.ErrorMessage))
+		}
+		var ga *core.DetectedService
+		for i, d := range got.DetectedServices {
+			if d.Slug == "google-analytics" {
+				ga = &got.DetectedServices[i]
+			}
+		}
+		if ga == nil || !strings.Contains(strings.Join(ga.TrackingIDs, ","), "G-TEST12345") {
+			t.Fatalf("detectedServices = %+v, want google-analytics with G-TEST12345", got.DetectedServices)
+		}
+		if got.PagesScanned < 1 || got.StartedAt == nil || got.FinishedAt == nil {
+			t.Fatalf("scan = %+v, want pages and timestamps", got)
+		}
+	})
+}
+
+// TestScanRefusedTarget: a target that refuses connections is retried, then the scan ends
+// failed with a readable errorMessage.
+func TestScanRefusedTarget(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		r := serve(t, dialect, func(c *Config) { c.ScanMaxAttempts = 3 })
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := "http://" + ln.Addr().String() + "/"
+		ln.Close()
+		site := r.createSite(t, closed)
+		var s core.Scan
+		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
+		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
+		if got.Status != core.ScanFailed || got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "refused") {
+			t.Fatalf("scan = %s %q, want failed saying the connection was refused", got.Status, deref(got.ErrorMessage))
+		}
+		t.Logf("errorMessage: %s", *got.ErrorMessage)
+		// River records the job's end a moment after the scan's (its completer batches).
+		var attempt int
+		var state string
+		for deadline := time.Now().Add(10 * time.Second); state != "completed" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if err := r.Store.DB().NewRaw("SELECT attempt, state FROM river_job WHERE kind = 'scan'").Scan(context.Background(), &attempt, &state); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if attempt != 3 || state != "completed" {
+			t.Fatalf("scan job: attempt %d, state %s; want the 3rd attempt to record the failure", attempt, state)
+		}
+	})
+}
+
+// TestPeriodicRescan: with a rescan interval, every site's homepage is scanned without anyone
+// asking.
+func TestPeriodicRescan(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		r := serve(t, dialect, func(c *Config) { c.RescanInterval = 500 * time.Millisecond })
+		target := targetSite(t)
+		sites := []*core.Site{r.createSite(t, target.URL+"/"), r.createSite(t, target.URL+"/")}
+		deadline := time.Now().Add(30 * time.Second)
+		for _, site := range sites {
+			for {
+				var scans []core.Scan
+				r.call(t, "GET", "/sites/"+site.ID+"/scans", nil, &scans)
+				if len(scans) > 0 && scans[len(scans)-1].Status == core.ScanCompleted {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("site %s: no completed rescan (scans: %+v)", site.ID, scans)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	})
+}
+
+// TestSiteListerPages: AllSites walks every organization's sites by ID, a page at a time.
+func TestSiteListerPages(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		a, err := New(ctx, Config{DatabaseURL: databaseURL(t, dialect), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		want := map[string]bool{}
+		for _, name := range []string{"a", "b"} {
+			org, err := a.Manager.CreateOrganization(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				s, err := a.Manager.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: ptr("https://" + name + ".example/")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[s.ID] = true
+			}
+		}
+		l := siteLister{db: a.Store.DB()}
+		after, seen := "", 0
+		for {
+			page, err := l.AllSites(ctx, after, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			if len(page) != 1 || !want[page[0].ID] || page[0].ID <= after {
+				t.Fatalf("page after %q = %+v", after, page)
+			}
+			after = page[0].ID
+			seen++
+		}
+		if seen != len(want) {
+			t.Fatalf("walked %d sites, want %d", seen, len(want))
+		}
+	})
+}
+
+// TestWorkerRefusesSQLite: the standalone worker explains that SQLite works scans in serve.
+func TestWorkerRefusesSQLite(t *testing.T) {
+	a, err := New(context.Background(), Config{DatabaseURL: databaseURL(t, "sqlite"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.RunWorker(context.Background()); !errors.Is(err, ErrWorkerNeedsPostgres) {
+		t.Fatalf("RunWorker on SQLite = %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

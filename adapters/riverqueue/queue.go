@@ -226,12 +226,14 @@ func (q *Queue) EnqueueScan(ctx context.Context, tx core.Store, job core.ScanJob
 	return nil
 }
 
-// Start starts working jobs (a no-op for an insert-only queue).
+// Start starts working jobs (a no-op for an insert-only queue). The workers outlive ctx:
+// River would take its cancellation for a hard stop that cancels running scans, so a graceful
+// stop is Stop's business.
 func (q *Queue) Start(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
-	if err := q.client.Start(ctx); err != nil {
+	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start scan workers: %w", err)
 	}
 	return nil

@@ -90,5 +90,3 @@ func TestRescanAll(t *testing.T) {
 		t.Fatalf("second rescan: %d, %v; want 0 while scans are pending", n, err)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

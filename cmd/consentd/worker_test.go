@@ -355,3 +355,44 @@ func TestWorkerOnSQLite(t *testing.T) {
 		t.Fatalf("worker on SQLite: %v %s", err, stderr)
 	}
 }
+
+// TestWorkerShutdownDeadline: a scan still running when the shutdown deadline passes is
+// cancelled and handed back at once, so another worker completes it without waiting for the
+// rescuer (set far out here).
+func TestWorkerShutdownDeadline(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t)
+	tg := newTarget(t, 3*time.Second)
+	env := []string{"CONSENTD_SHUTDOWN_TIMEOUT=300ms", "CONSENTD_SCAN_RESCUE_AFTER=5m"}
+	w := startWorker(t, d, env...)
+	s := d.scan(t, tg.URL+"/slow/")
+	select {
+	case <-tg.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker did not start the scan")
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-w.done:
+		if err != nil {
+			t.Fatalf("worker exited with %v:\n%s", err, w.output())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("worker still running 20 s after SIGTERM with a 300ms deadline")
+	}
+	if got, err := d.app.Store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
+		t.Fatalf("scan after the cancelled attempt: %+v %v, want running (to be retried)", got, err)
+	}
+	stopped := time.Now()
+	for _, j := range scanJobs(t, d) {
+		t.Logf("job after shutdown: %+v", j)
+	}
+	startWorker(t, d, env...)
+	got := d.waitFinished(t, s.ID, 20*time.Second)
+	t.Logf("completed %s after the first worker stopped", time.Since(stopped).Round(100*time.Millisecond))
+	if got.Status != core.ScanCompleted {
+		t.Fatalf("scan %s %v, want completed by the second worker", got.Status, got.ErrorMessage)
+	}
+}

@@ -51,7 +51,11 @@ type Config struct {
 	Sites core.SiteLister
 	// PollInterval is how often workers look for jobs besides being notified (default 1 s).
 	PollInterval time.Duration
-	Logger       *slog.Logger
+	// Logger receives the queue's own messages (periodic rescans, sweeps, shutdown).
+	Logger *slog.Logger
+	// RiverLogger receives River's messages (default Logger); River reports routine work
+	// at Info.
+	RiverLogger *slog.Logger
 }
 
 func (c *Config) defaults() error {
@@ -87,6 +91,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.RiverLogger == nil {
+		c.RiverLogger = c.Logger
 	}
 	return nil
 }

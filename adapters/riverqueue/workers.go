@@ -48,7 +48,7 @@ func (SweepArgs) Kind() string { return KindSweep }
 func (q *Queue) riverConfig(m *core.Manager) (*river.Config, error) {
 	cfg := q.cfg
 	rc := &river.Config{
-		Logger:               cfg.Logger,
+		Logger:               cfg.RiverLogger,
 		MaxAttempts:          cfg.MaxAttempts,
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,

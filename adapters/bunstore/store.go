@@ -20,6 +20,9 @@ type Store struct {
 	// root is the database the store was opened on; Close and Ping act on it.
 	root *bun.DB
 	tx   *bun.Tx
+	// ingest group-commits consent records written outside a transaction; nil in stores
+	// handed to InTx functions.
+	ingest *groupCommit
 }
 
 var _ core.Store = (*Store)(nil)
@@ -30,8 +33,13 @@ func (s *Store) DB() *bun.DB { return s.root }
 // Tx returns the transaction a store handed to an InTx function works in, or nil.
 func (s *Store) Tx() *bun.Tx { return s.tx }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.root.Close() }
+// Close waits for consent batches in progress to commit and closes the database.
+func (s *Store) Close() error {
+	if s.ingest != nil {
+		s.ingest.close()
+	}
+	return s.root.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
@@ -407,50 +415,6 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		Column("status", "detected_services", "unrecognized_scripts", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
-}
-
-// CreateConsentRecord implements core.ConsentStore.
-func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) error {
-	_, err := s.db.NewInsert().Model(&consentRecord{
-		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
-		CategoriesConsented: r.CategoriesConsented, GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
-		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
-	}).Exec(ctx)
-	return translate(err, "consent record")
-}
-
-// ConsentRecords implements core.ConsentStore. Both the page and the count walk the
-// (site_id, created_at DESC, id DESC) index.
-func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("site_id = ?", q.SiteID)
-		if q.From != nil {
-			sq = sq.Where("created_at > ?", *q.From)
-		}
-		if q.To != nil {
-			sq = sq.Where("created_at < ?", *q.To)
-		}
-		return sq
-	}
-	total, err := filter(s.db.NewSelect().Model((*consentRecord)(nil))).Count(ctx)
-	if err != nil {
-		return nil, 0, translate(err, "consent record")
-	}
-	var ms []consentRecord
-	err = filter(s.db.NewSelect().Model(&ms)).OrderExpr("created_at DESC, id DESC").
-		Limit(int64(q.Limit)).Offset(int64(q.Page-1) * int64(q.Limit)).Scan(ctx)
-	if err != nil {
-		return nil, 0, translate(err, "consent record")
-	}
-	out := make([]*core.ConsentRecord, len(ms))
-	for i, m := range ms {
-		out[i] = &core.ConsentRecord{
-			ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
-			CategoriesConsented: orMap(m.CategoriesConsented), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
-			ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
-		}
-	}
-	return out, int(total), nil
 }
 
 // SQLTx returns the database/sql transaction of a store handed to an InTx function, or nil,

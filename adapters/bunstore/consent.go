@@ -67,25 +67,13 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 }
 
 // translateConsent translates an insert error; a missing site (a foreign key violation) is
-// not_found, as the site is what the caller named.
+// reported as the site the caller named.
 func translateConsent(err error) error {
 	err = translate(err, "consent record")
-	if core.IsConflict(err) && !isUniqueViolation(err) {
-		return core.Errorf(core.CodeNotFound, "site not found")
+	if core.IsNotFound(err) {
+		return core.Wrap(core.CodeNotFound, err, "site not found")
 	}
 	return err
-}
-
-func isUniqueViolation(err error) bool {
-	var st interface{ SQLState() string }
-	if errors.As(err, &st) {
-		return st.SQLState() == "23505"
-	}
-	var sc interface{ Code() int }
-	if errors.As(err, &sc) {
-		return sc.Code() == 2067 || sc.Code() == 1555
-	}
-	return false
 }
 
 // CreateConsentRecord implements core.ConsentStore. Outside a transaction the record goes

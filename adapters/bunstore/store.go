@@ -60,7 +60,8 @@ func (s *Store) InTx(ctx context.Context, fn func(tx core.Store) error) error {
 }
 
 // translate maps driver errors to core errors: no rows → not_found, unique violation →
-// conflict, a malformed identifier (Postgres uuid columns) → not_found.
+// conflict, a malformed identifier (Postgres uuid columns) → not_found, a foreign key
+// violation (the parent named by an insert does not exist) → not_found, as memstore answers.
 func translate(err error, what string) error {
 	if err == nil {
 		return nil
@@ -78,7 +79,7 @@ func translate(err error, what string) error {
 		case "23505":
 			return core.Wrap(core.CodeConflict, err, what+" already exists")
 		case "23503":
-			return core.Wrap(core.CodeConflict, err, what+" is referenced by or refers to a missing row")
+			return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
 		case "22P02":
 			return core.Errorf(core.CodeNotFound, "%s not found", what)
 		}
@@ -89,7 +90,7 @@ func translate(err error, what string) error {
 		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
 			return core.Wrap(core.CodeConflict, err, what+" already exists")
 		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
-			return core.Wrap(core.CodeConflict, err, what+" is referenced by or refers to a missing row")
+			return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
 		}
 	}
 	if strings.Contains(err.Error(), "UNIQUE constraint failed") {

@@ -138,6 +138,9 @@ func (s *Store) CreateSite(_ context.Context, x *core.Site) error {
 			return conflict("site")
 		}
 	}
+	if _, ok := s.d.orgs[x.OrganizationID]; !ok {
+		return notFound("organization")
+	}
 	s.d.sites[x.ID] = *x
 	return nil
 }

@@ -91,7 +91,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.queue, err = riverqueue.NewSQLite(store.DB().DB, a.Manager, riverqueue.Config{
 		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
-		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll, Logger: cfg.Logger,
+		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
+		Logger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 	})
 	if err != nil {
 		store.Close()

@@ -175,12 +175,10 @@ func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in C
 			order = max(order, x.SortOrder+1)
 		}
 		base := Slugify(*in.Name)
-		if len(base) > MaxCategorySlug-4 {
-			base = strings.TrimRight(base[:MaxCategorySlug-4], "-")
-		}
-		slug := base
+		slug := truncSlug(base, MaxCategorySlug)
 		for i := 2; taken[slug]; i++ {
-			slug = base + "-" + strconv.Itoa(i)
+			suffix := "-" + strconv.Itoa(i)
+			slug = truncSlug(base, MaxCategorySlug-len(suffix)) + suffix
 		}
 		now := m.now()
 		c = &Category{
@@ -252,6 +250,14 @@ func (m *Manager) DeleteCategory(ctx context.Context, orgID, siteID, id string) 
 		}
 		return tx.DeleteCategory(ctx, siteID, id)
 	})
+}
+
+// truncSlug cuts a slug to at most n bytes without leaving a trailing hyphen.
+func truncSlug(s string, n int) string {
+	if len(s) > n {
+		s = strings.TrimRight(s[:n], "-")
+	}
+	return s
 }
 
 func deref(s *string) string {

@@ -501,7 +501,10 @@ func (s *scan) recordCookies(reqURL *url.URL, lines []string) {
 		if a == nil {
 			a = &cookieAgg{c: ObservedCookie{Name: c.Name, Domain: dom, Session: c.MaxAge == 0 && c.Expires.IsZero()}, urls: map[string]bool{}}
 			a.c.ThirdParty = !s.domains[s.domainOf(dom)]
-			if m, ok := s.e.ix.MatchCookie(c.Name); ok {
+			// A service's cookie counts only on the side it is documented on: a site's own
+			// "uid" cookie is not Criteo's third-party "uid".
+			if m, ok := s.e.ix.MatchCookie(c.Name); ok &&
+				(m.Cookie.Party == "" || (m.Cookie.Party == "third") == a.c.ThirdParty) {
 				a.c.Service = m.Service.Slug
 			}
 			s.cookies[key] = a

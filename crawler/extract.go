@@ -47,6 +47,7 @@ type extractor struct {
 	pageDom  string // registrable domain of the page
 	follow   bool   // collect <a href> links
 	rep      *pageReport
+	attrBuf  []byte
 }
 
 func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, follow bool) *extractor {
@@ -115,21 +116,34 @@ func (x *extractor) run(body []byte, nested bool) {
 			switch string(name) {
 			case "script":
 				var src, typ string
+				attrs := x.attrBuf[:0]
 				for hasAttr {
 					var k, v []byte
 					k, v, hasAttr = z.TagAttr()
 					switch string(k) {
 					case "src":
 						src = string(v)
+						continue
 					case "data-src":
 						if src == "" {
 							src = string(v)
 						}
+						continue
 					case "type":
 						typ = string(v)
 					}
+					// Other attributes carry IDs too (data-cbid, data-domain-script, ...):
+					// they are matched as `name="value"` text.
+					attrs = append(attrs, k...)
+					attrs = append(attrs, '=', '"')
+					attrs = append(attrs, v...)
+					attrs = append(attrs, '"', ' ')
 				}
+				x.attrBuf = attrs
 				gated = strings.EqualFold(strings.TrimSpace(typ), "text/plain")
+				if len(attrs) > 0 {
+					x.attributes(attrs, gated)
+				}
 				if src != "" {
 					x.resource(EvidenceScript, src, gated)
 				} else if tt == html.StartTagToken {
@@ -150,7 +164,7 @@ func (x *extractor) run(body []byte, nested bool) {
 
 // element handles the URL-bearing elements other than script.
 func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
-	var src, rel string
+	var src, dataSrc, rel string
 	for hasAttr {
 		var k, v []byte
 		k, v, hasAttr = z.TagAttr()
@@ -160,8 +174,8 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 				src = string(v)
 			}
 		case "data-src":
-			if name == "iframe" && src == "" {
-				src = string(v)
+			if name == "iframe" {
+				dataSrc = string(v)
 			}
 		case "href":
 			if name == "link" || name == "a" || name == "base" {
@@ -170,6 +184,11 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 		case "rel":
 			rel = strings.ToLower(string(v))
 		}
+	}
+	if name == "iframe" && dataSrc != "" && (src == "" || strings.EqualFold(strings.TrimSpace(src), "about:blank")) {
+		// An iframe whose real address waits in data-src is held back by a consent tool.
+		x.resource(EvidenceIframe, dataSrc, true)
+		return
 	}
 	if src == "" {
 		return
@@ -298,16 +317,36 @@ func (x *extractor) inline(b []byte, gated bool) {
 		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
 			ev: Evidence{Kind: EvidenceInlineScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
 	})
-	scanURLLiterals(text, func(u string) {
-		if m, ok := x.ix.MatchURL(u); ok {
-			abs := u
+	scanURLLiterals(text, func(u string, unescaped bool) {
+		m, ok := x.ix.MatchURL(u)
+		abs := ""
+		if ok || unescaped {
+			abs = u
 			if strings.HasPrefix(abs, "//") {
 				abs = x.base.Scheme + ":" + abs
 			} else {
 				abs = strings.Clone(abs)
 			}
+		}
+		if ok {
 			x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
 		}
+		if unescaped {
+			// IDs inside JSON-escaped URLs ("https:\/\/...\/config\/123") were invisible to
+			// the pass over the raw text.
+			x.ix.FindTrackingIDs(abs, func(m library.IDMatch) {
+				x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: m.ID, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
+			})
+		}
+	})
+}
+
+// attributes looks for tracking IDs in a script element's attributes.
+func (x *extractor) attributes(b []byte, gated bool) {
+	text := unsafe.String(&b[0], len(b))
+	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
+		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
+			ev: Evidence{Kind: EvidenceScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
 	})
 }
 
@@ -360,10 +399,10 @@ func skipExtension(p string) bool {
 
 // scanURLLiterals calls fn with every absolute or scheme-relative URL written in JavaScript or
 // JSON text, including the "https:\/\/" form of JSON strings (unescaped before fn).
-func scanURLLiterals(text string, fn func(u string)) {
-	scanSlashes(text, "//", fn)
+func scanURLLiterals(text string, fn func(u string, unescaped bool)) {
+	scanSlashes(text, "//", func(u string) { fn(u, false) })
 	if strings.Contains(text, `\/\/`) {
-		scanSlashes(text, `\/\/`, func(u string) { fn(strings.ReplaceAll(u, `\/`, "/")) })
+		scanSlashes(text, `\/\/`, func(u string) { fn(strings.ReplaceAll(u, `\/`, "/"), true) })
 	}
 }
 

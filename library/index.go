@@ -192,26 +192,28 @@ func NewIndex(services []*Service) (*Index, error) {
 				return nil, fmt.Errorf("library index: service %q: tracking ID pattern %q has no capture group", s.Slug, t.Pattern)
 			}
 			ri := int32(len(ix.idRegexes))
-			lit := RequiredLiteral(t.Pattern)
-			maxLen, leads := regexShape(t.Pattern, lit)
+			lits := literalSet(t.Pattern)
+			maxLen, leads := regexShape(t.Pattern, lits)
 			r := idRegex{re: re, svc: si, maxLen: maxLen, leads: leads}
 			if leads {
 				r.anchored = regexp.MustCompile(`^(?s:.)(?:` + t.Pattern + `)`)
 				r.anchored0 = regexp.MustCompile(`^(?:` + t.Pattern + `)`)
 			}
 			ix.idRegexes = append(ix.idRegexes, r)
-			if lit == "" {
+			if len(lits) == 0 {
 				ix.unanchored = append(ix.unanchored, ri)
 				continue
 			}
-			li, ok := litIndex[lit]
-			if !ok {
-				li = int32(len(literals))
-				litIndex[lit] = li
-				literals = append(literals, lit)
-				ix.literalRegs = append(ix.literalRegs, nil)
+			for _, lit := range lits {
+				li, ok := litIndex[lit]
+				if !ok {
+					li = int32(len(literals))
+					litIndex[lit] = li
+					literals = append(literals, lit)
+					ix.literalRegs = append(ix.literalRegs, nil)
+				}
+				ix.literalRegs[li] = append(ix.literalRegs[li], ri)
 			}
-			ix.literalRegs[li] = append(ix.literalRegs[li], ri)
 		}
 		for _, c := range s.Cookies {
 			switch c.Match {
@@ -425,7 +427,7 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 			start := end - len(ix.idLiterals.literals[lit])
 			for _, ri := range ix.literalRegs[lit] {
 				r := &ix.idRegexes[ri]
-				if r.maxLen < 0 || len(wins) > 4096 {
+				if len(wins) > 4096 {
 					if !containsInt32(full, ri) {
 						full = append(full, ri)
 					}
@@ -589,19 +591,80 @@ func (ix *Index) cookieMatch(svc int32, name, kind string) CookieMatch {
 	return CookieMatch{Service: s}
 }
 
-// regexShape returns an upper bound of a match's length (-1 when unbounded or large) and
-// whether every match begins with lit.
-func regexShape(pattern, lit string) (maxLen int, leads bool) {
+// maxWindow bounds how far from its literal a tracking-ID match may extend.
+const maxWindow = 256
+
+// regexShape returns an upper bound of a match's length (capped at maxWindow) and whether every
+// match begins with one of lits, each of which can begin a match.
+func regexShape(pattern string, lits []string) (maxLen int, leads bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return -1, false
 	}
 	re = re.Simplify()
 	maxLen = maxMatchLen(re)
-	if maxLen > 4096 {
-		maxLen = -1
+	if maxLen < 0 || maxLen > maxWindow {
+		// Unbounded (\s*, .+): matches are looked for within maxWindow bytes of the literal;
+		// a tracking-ID snippet longer than that is not something vendors write.
+		maxLen = maxWindow
 	}
-	return maxLen, lit != "" && strings.ToLower(leadingLiteral(re)) == lit
+	lead := leadingSet(re)
+	if len(lead) == 0 || len(lead) != len(lits) {
+		return maxLen, false
+	}
+	seen := map[string]bool{}
+	for _, l := range lead {
+		seen[strings.ToLower(l)] = true
+	}
+	for _, l := range lits {
+		if !seen[l] {
+			return maxLen, false
+		}
+	}
+	return maxLen, len(seen) == len(lits)
+}
+
+// leadingSet returns the literals one of which every match starts with (after zero-width
+// assertions), or nil.
+func leadingSet(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := leadingSet(sub)
+			if len(l) == 0 {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpCapture:
+		return leadingSet(re.Sub[0])
+	case syntax.OpConcat:
+		run := ""
+		for i, sub := range re.Sub {
+			if isZeroWidth(sub) && run == "" {
+				continue
+			}
+			if l := pureLiteral(sub); l != "" {
+				run += l
+				continue
+			}
+			if run != "" {
+				return []string{run}
+			}
+			if i < len(re.Sub) && sub.Op != syntax.OpLiteral {
+				return leadingSet(sub)
+			}
+		}
+		if run != "" {
+			return []string{run}
+		}
+	}
+	if l := leadingLiteral(re); l != "" {
+		return []string{l}
+	}
+	return nil
 }
 
 // leadingLiteral returns the fixed text every match of re starts with, skipping zero-width
@@ -633,6 +696,82 @@ func leadingLiteral(re *syntax.Regexp) string {
 		return s
 	}
 	return ""
+}
+
+// literalSet returns literals one of which every match of pattern contains (lower-cased), or
+// nil: for an alternation such as (?:ttq\.load\(|sdkid=), the set of its branches' literals.
+func literalSet(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	set := litSet(re.Simplify())
+	for i := range set {
+		set[i] = strings.ToLower(set[i])
+	}
+	return set
+}
+
+func litSet(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if l := literalOf(re); l != "" {
+			return []string{l}
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return litSet(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return litSet(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			s := litSet(sub)
+			if len(s) == 0 {
+				return nil
+			}
+			out = append(out, s...)
+		}
+		return out
+	case syntax.OpConcat:
+		var best []string
+		score := func(set []string) int {
+			if len(set) == 0 {
+				return -1
+			}
+			m := len(set[0])
+			for _, l := range set {
+				m = min(m, len(l))
+			}
+			return m
+		}
+		run := ""
+		consider := func(set []string) {
+			if score(set) > score(best) {
+				best = set
+			}
+		}
+		for _, sub := range re.Sub {
+			if isZeroWidth(sub) {
+				continue
+			}
+			if l := pureLiteral(sub); l != "" {
+				run += l
+				continue
+			}
+			if run != "" {
+				consider([]string{run})
+				run = ""
+			}
+			consider(litSet(sub))
+		}
+		if run != "" {
+			consider([]string{run})
+		}
+		return best
+	}
+	return nil
 }
 
 // RequiredLiteral returns the longest literal string every match of the Go regular expression

@@ -51,6 +51,7 @@ const (
 	orgKey ctxKey = iota
 	countryKey
 	gpcKey
+	baseURLKey
 )
 
 var bearer = []map[string][]string{{"bearer": {}}}
@@ -138,8 +139,8 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 	}
 }
 
-// requestFacts records what public endpoints need from the request: the visitor's country
-// from the trusted header and the Global Privacy Control signal.
+// requestFacts records what handlers need from the request itself: the visitor's country from
+// the trusted header, the Global Privacy Control signal, and the base URL the client used.
 func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 	if h.cfg.CountryHeader != "" {
 		c := strings.ToUpper(strings.TrimSpace(ctx.Header(h.cfg.CountryHeader)))
@@ -148,6 +149,11 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 		}
 		ctx = huma.WithValue(ctx, countryKey, c)
 	}
+	scheme := "http"
+	if ctx.TLS() != nil || ctx.Header("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	ctx = huma.WithValue(ctx, baseURLKey, scheme+"://"+ctx.Host())
 	if ctx.Header("Sec-GPC") == "1" {
 		ctx = huma.WithValue(ctx, gpcKey, true)
 	}
@@ -218,5 +224,6 @@ projectKey. They allow any origin (CORS) and are rate limited per client address
 Decisions the contract leaves open: PATCH on the banner merges ` + "`colors`" + ` and
 ` + "`textOverrides`" + ` key by key (an empty text removes an override) and ` + "`textTranslations`" + ` by
 language (an empty object removes a language). A custom category's slug comes from its name and is
-made unique with a numeric suffix; it never changes. A category that still has services cannot be
+made unique with a numeric suffix; it never changes. In request bodies, null on an optional field
+that is not nullable counts as absent. A category that still has services cannot be
 deleted (400). Services already on the site are skipped by configure, which is idempotent.`

@@ -41,21 +41,21 @@ func (o nullable[T]) core() core.Optional[T] {
 
 // colorsIn are the banner colors a PATCH may set.
 type colorsIn struct {
-	Primary      *string `json:"primary,omitempty" minLength:"1"`
-	Background   *string `json:"background,omitempty" minLength:"1"`
-	Text         *string `json:"text,omitempty" minLength:"1"`
-	AcceptButton *string `json:"acceptButton,omitempty" minLength:"1"`
-	RejectButton *string `json:"rejectButton,omitempty" minLength:"1"`
+	Primary      *string `json:"primary,omitempty" nullable:"false" minLength:"1"`
+	Background   *string `json:"background,omitempty" nullable:"false" minLength:"1"`
+	Text         *string `json:"text,omitempty" nullable:"false" minLength:"1"`
+	AcceptButton *string `json:"acceptButton,omitempty" nullable:"false" minLength:"1"`
+	RejectButton *string `json:"rejectButton,omitempty" nullable:"false" minLength:"1"`
 }
 
 // textsIn are the banner texts a PATCH may set; an empty string removes an override.
 type textsIn struct {
-	Headline         *string `json:"headline,omitempty" maxLength:"2000"`
-	Body             *string `json:"body,omitempty" maxLength:"2000"`
-	AcceptLabel      *string `json:"acceptLabel,omitempty" maxLength:"2000"`
-	RejectLabel      *string `json:"rejectLabel,omitempty" maxLength:"2000"`
-	PreferencesLabel *string `json:"preferencesLabel,omitempty" maxLength:"2000"`
-	PrivacyLabel     *string `json:"privacyLabel,omitempty" maxLength:"2000"`
+	Headline         *string `json:"headline,omitempty" nullable:"false" maxLength:"2000"`
+	Body             *string `json:"body,omitempty" nullable:"false" maxLength:"2000"`
+	AcceptLabel      *string `json:"acceptLabel,omitempty" nullable:"false" maxLength:"2000"`
+	RejectLabel      *string `json:"rejectLabel,omitempty" nullable:"false" maxLength:"2000"`
+	PreferencesLabel *string `json:"preferencesLabel,omitempty" nullable:"false" maxLength:"2000"`
+	PrivacyLabel     *string `json:"privacyLabel,omitempty" nullable:"false" maxLength:"2000"`
 }
 
 func toMap(pairs ...any) map[string]string {
@@ -85,26 +85,26 @@ func (t *textsIn) toMap() map[string]string {
 }
 
 type bannerPatchBody struct {
-	Template              *string             `json:"template,omitempty" enum:"floating,wide_bar,modal"`
-	Position              *string             `json:"position,omitempty" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
-	Colors                *colorsIn           `json:"colors,omitempty"`
-	TextOverrides         *textsIn            `json:"textOverrides,omitempty" doc:"Merged key by key; an empty string removes an override."`
-	TextTranslations      map[string]*textsIn `json:"textTranslations,omitempty" doc:"Language key to texts; merged by language, an empty object removes the language."`
+	Template              *string             `json:"template,omitempty" nullable:"false" enum:"floating,wide_bar,modal"`
+	Position              *string             `json:"position,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
+	Colors                *colorsIn           `json:"colors,omitempty" nullable:"false"`
+	TextOverrides         *textsIn            `json:"textOverrides,omitempty" nullable:"false" doc:"Merged key by key; an empty string removes an override."`
+	TextTranslations      map[string]*textsIn `json:"textTranslations,omitempty" nullable:"false" doc:"Language key to texts; merged by language, an empty object removes the language."`
 	LogoURL               nullable[string]    `json:"logoUrl,omitempty" format:"uri" maxLength:"500"`
 	PrivacyPolicyURL      nullable[string]    `json:"privacyPolicyUrl,omitempty" format:"uri" maxLength:"500"`
 	CookiePolicyURL       nullable[string]    `json:"cookiePolicyUrl,omitempty" format:"uri" maxLength:"500"`
-	DefaultBehavior       *string             `json:"defaultBehavior,omitempty" enum:"opt_in,opt_out,no_banner"`
-	CloseButtonBehavior   *string             `json:"closeButtonBehavior,omitempty" enum:"accept_all,reject_all,dismiss"`
-	CookieExpirationDays  *int                `json:"cookieExpirationDays,omitempty" minimum:"1" maximum:"730"`
-	GCMExcludeVendor      *bool               `json:"gcmExcludeVendor,omitempty"`
-	StorefrontIntegration *bool               `json:"storefrontIntegration,omitempty"`
+	DefaultBehavior       *string             `json:"defaultBehavior,omitempty" nullable:"false" enum:"opt_in,opt_out,no_banner"`
+	CloseButtonBehavior   *string             `json:"closeButtonBehavior,omitempty" nullable:"false" enum:"accept_all,reject_all,dismiss"`
+	CookieExpirationDays  *int                `json:"cookieExpirationDays,omitempty" nullable:"false" minimum:"1" maximum:"730"`
+	GCMExcludeVendor      *bool               `json:"gcmExcludeVendor,omitempty" nullable:"false"`
+	StorefrontIntegration *bool               `json:"storefrontIntegration,omitempty" nullable:"false"`
 }
 
 func (h *handlers) registerBanner(api huma.API) {
 	type bannerOutput struct{ Body *core.Banner }
 
 	huma.Register(api, op("getBanner", http.MethodGet, "/sites/{id}/banner", "Get the banner configuration", "Banner", 0),
-		func(ctx context.Context, in *siteIDPath) (*bannerOutput, error) {
+		func(ctx context.Context, in *SiteIDPath) (*bannerOutput, error) {
 			b, err := h.m.Banner(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -114,7 +114,7 @@ func (h *handlers) registerBanner(api huma.API) {
 
 	huma.Register(api, op("updateBanner", http.MethodPatch, "/sites/{id}/banner", "Update the banner configuration", "Banner", 0),
 		func(ctx context.Context, in *struct {
-			siteIDPath
+			SiteIDPath
 			Body bannerPatchBody
 		}) (*bannerOutput, error) {
 			p := in.Body
@@ -144,7 +144,7 @@ func (h *handlers) registerBanner(api huma.API) {
 	o := op("setScriptBlocking", http.MethodPut, "/sites/{id}/script-blocking", "Turn site-wide script blocking on or off", "Scanner", 0)
 	o.Description = "A change of state raises the banner's consentVersion so that visitors see the banner again; setting the current state changes nothing."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Body struct {
 			Enabled bool `json:"enabled"`
 		}

@@ -23,8 +23,8 @@ func (translations) Schema(huma.Registry) *huma.Schema {
 	return s
 }
 
-type categoryPath struct {
-	siteIDPath
+type CategoryPath struct {
+	SiteIDPath
 	CatID string `path:"catId" doc:"Category ID (UUID)."`
 }
 
@@ -32,7 +32,7 @@ func (h *handlers) registerCategories(api huma.API) {
 	type catOutput struct{ Body *core.Category }
 
 	huma.Register(api, op("listCategories", http.MethodGet, "/sites/{id}/categories", "List categories", "Categories", 0),
-		func(ctx context.Context, in *siteIDPath) (*struct{ Body []*core.Category }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Category }, error) {
 			cats, err := h.m.Categories(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -49,7 +49,7 @@ func (h *handlers) registerCategories(api huma.API) {
 	o := op("createCategory", http.MethodPost, "/sites/{id}/categories", "Create a custom category", "Categories", http.StatusCreated)
 	o.Description = "The slug is generated from the name (made unique with a numeric suffix). A custom category is neither required nor default, and goes after the existing ones."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Body categoryCreateBody
 	}) (*catOutput, error) {
 		b := in.Body
@@ -63,15 +63,15 @@ func (h *handlers) registerCategories(api huma.API) {
 	})
 
 	type categoryPatchBody struct {
-		Name                    *string      `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Description             *string      `json:"description,omitempty" maxLength:"500"`
-		SortOrder               *int         `json:"sortOrder,omitempty" minimum:"0"`
+		Name                    *string      `json:"name,omitempty" nullable:"false" minLength:"1" maxLength:"100"`
+		Description             *string      `json:"description,omitempty" nullable:"false" maxLength:"500"`
+		SortOrder               *int         `json:"sortOrder,omitempty" nullable:"false" minimum:"0"`
 		NameTranslations        translations `json:"nameTranslations,omitempty"`
 		DescriptionTranslations translations `json:"descriptionTranslations,omitempty"`
 	}
 	huma.Register(api, op("updateCategory", http.MethodPatch, "/sites/{id}/categories/{catId}", "Update a category", "Categories", 0),
 		func(ctx context.Context, in *struct {
-			categoryPath
+			CategoryPath
 			Body categoryPatchBody
 		}) (*catOutput, error) {
 			b := in.Body
@@ -87,7 +87,7 @@ func (h *handlers) registerCategories(api huma.API) {
 
 	o = op("deleteCategory", http.MethodDelete, "/sites/{id}/categories/{catId}", "Delete a custom category", "Categories", 0)
 	o.Description = "Default categories cannot be deleted (400), nor can a category that still has services (400)."
-	huma.Register(api, o, func(ctx context.Context, in *categoryPath) (*successBody, error) {
+	huma.Register(api, o, func(ctx context.Context, in *CategoryPath) (*successBody, error) {
 		if err := h.m.DeleteCategory(ctx, orgOf(ctx), in.ID, in.CatID); err != nil {
 			return nil, h.fail(ctx, err)
 		}

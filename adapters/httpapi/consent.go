@@ -28,14 +28,14 @@ func (h *handlers) registerConsent(api huma.API) {
 	type consentPage struct {
 		Records []*core.ConsentRecord `json:"records"`
 		Total   int                   `json:"total"`
-		Page    int                   `json:"consentPage"`
+		Page    int                   `json:"page"`
 		Limit   int                   `json:"limit"`
 	}
 	o := op("listConsentRecords", http.MethodGet, "/sites/{id}/consent-records", "List consent records", "Consent", 0)
 	o.Description = "Newest first. from and to are exclusive bounds on createdAt (ISO 8601 date or date-time)."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
-		Page  int    `query:"consentPage" default:"1" minimum:"1" maximum:"1000000"`
+		SiteIDPath
+		Page  int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 		Limit int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 		From  string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
 		To    string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`

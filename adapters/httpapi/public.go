@@ -13,7 +13,7 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-type projectKeyPath struct {
+type ProjectKeyPath struct {
 	ProjectKey string `path:"projectKey" maxLength:"100" doc:"The site's public project key."`
 }
 
@@ -35,7 +35,7 @@ func (h *handlers) registerPublic(api huma.API) {
 	o := publicOp("getPublicConfig", http.MethodGet, "/public/{projectKey}/config", "Banner runtime configuration", 0)
 	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, and the visitor's jurisdiction. No API key; cacheable for a minute, with an ETag."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		projectKeyPath
+		ProjectKeyPath
 		IfNoneMatch string `header:"If-None-Match"`
 	}) (*configOutput, error) {
 		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx))
@@ -61,18 +61,18 @@ func (h *handlers) registerPublic(api huma.API) {
 	})
 
 	type consentBody struct {
-		VisitorID      *string         `json:"visitorId,omitempty" minLength:"1" maxLength:"100" doc:"Generated when absent."`
+		VisitorID      *string         `json:"visitorId,omitempty" nullable:"false" minLength:"1" maxLength:"100" doc:"Generated when absent."`
 		Categories     map[string]bool `json:"categories" doc:"Category slug to decision; required categories are always stored true, unmentioned ones false."`
 		ConsentVersion int             `json:"consentVersion" minimum:"1" maximum:"1000000"`
 		DoNotSell      bool            `json:"doNotSell,omitempty"`
-		Action         *string         `json:"action,omitempty" enum:"accept_all,reject_all,custom,gpc" doc:"Derived from the categories when absent."`
+		Action         *string         `json:"action,omitempty" nullable:"false" enum:"accept_all,reject_all,custom,gpc" doc:"Derived from the categories when absent."`
 		GPC            bool            `json:"gpc,omitempty" doc:"The page saw navigator.globalPrivacyControl; ORed with the Sec-GPC header."`
 	}
 	o = publicOp("recordConsent", http.MethodPost, "/public/{projectKey}/consent", "Record a consent decision", http.StatusCreated)
 	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. An unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		projectKeyPath
+		ProjectKeyPath
 		Body consentBody
 	}) (*struct{ Body *core.ConsentRecord }, error) {
 		gpc, _ := ctx.Value(gpcKey).(bool)

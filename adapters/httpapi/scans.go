@@ -9,15 +9,15 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-type scanPath struct {
-	siteIDPath
+type ScanPath struct {
+	SiteIDPath
 	ScanID string `path:"scanId" doc:"Scan ID (UUID)."`
 }
 
 type scanTriggerBody struct {
-	URL                *string  `json:"url,omitempty" format:"uri" maxLength:"500" doc:"URL to scan; the site's url by default."`
+	URL                *string  `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500" doc:"URL to scan; the site's url by default."`
 	URLs               []string `json:"urls,omitempty" maxItems:"10" nullable:"false" doc:"Further URLs to start from (absolute http(s) URLs)."`
-	StorefrontPassword *string  `json:"storefrontPassword,omitempty" minLength:"1" maxLength:"100" doc:"Password of a storefront's password page, submitted when the shop answers with one."`
+	StorefrontPassword *string  `json:"storefrontPassword,omitempty" nullable:"false" minLength:"1" maxLength:"100" doc:"Password of a storefront's password page, submitted when the shop answers with one."`
 }
 
 func (h *handlers) registerScans(api huma.API) {
@@ -26,7 +26,7 @@ func (h *handlers) registerScans(api huma.API) {
 	o := op("triggerScan", http.MethodPost, "/sites/{id}/scan", "Trigger a scan", "Scanner", http.StatusCreated)
 	o.Description = "Creates a pending scan and queues it; a worker moves it to running, then completed or failed. Poll GET /sites/{id}/scans/{scanId}. Start URLs are crawled and same-site links followed breadth-first up to a page limit. Loopback, private and link-local targets fail the scan unless the server allows them."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Body *scanTriggerBody `required:"false"`
 	}) (*scanOutput, error) {
 		var si core.ScanInput
@@ -41,7 +41,7 @@ func (h *handlers) registerScans(api huma.API) {
 	})
 
 	huma.Register(api, op("listScans", http.MethodGet, "/sites/{id}/scans", "List scans, most recent first", "Scanner", 0),
-		func(ctx context.Context, in *siteIDPath) (*struct{ Body []*core.Scan }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Scan }, error) {
 			scans, err := h.m.Scans(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -50,7 +50,7 @@ func (h *handlers) registerScans(api huma.API) {
 		})
 
 	huma.Register(api, op("getScan", http.MethodGet, "/sites/{id}/scans/{scanId}", "Get a scan", "Scanner", 0),
-		func(ctx context.Context, in *scanPath) (*scanOutput, error) {
+		func(ctx context.Context, in *ScanPath) (*scanOutput, error) {
 			s, err := h.m.Scan(ctx, orgOf(ctx), in.ID, in.ScanID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -65,7 +65,7 @@ func (h *handlers) registerScans(api huma.API) {
 	}
 	o = op("configureScan", http.MethodPost, "/sites/{id}/scans/{scanId}/configure", "Configure services from a completed scan", "Scanner", 0)
 	o.Description = "Creates services, their cookies and blocking rules from the scan's detected services, each in the site category of its library category. Idempotent: services already on the site are skipped and not counted. 400 when the scan is not completed."
-	huma.Register(api, o, func(ctx context.Context, in *scanPath) (*struct{ Body configureResult }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *ScanPath) (*struct{ Body configureResult }, error) {
 		res, err := h.m.ConfigureScan(ctx, orgOf(ctx), in.ID, in.ScanID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
@@ -78,7 +78,7 @@ func (h *handlers) registerScans(api huma.API) {
 	})
 
 	huma.Register(api, op("getTrackers", http.MethodGet, "/sites/{id}/trackers", "Trackers found by the latest scan", "Scanner", 0),
-		func(ctx context.Context, in *siteIDPath) (*struct{ Body *core.Trackers }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body *core.Trackers }, error) {
 			t, err := h.m.Trackers(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)

@@ -36,13 +36,13 @@ type serviceCreateBody struct {
 	Description             string       `json:"description,omitempty" maxLength:"1000"`
 	LabelTranslations       translations `json:"labelTranslations,omitempty"`
 	DescriptionTranslations translations `json:"descriptionTranslations,omitempty"`
-	ServiceURL              *string      `json:"serviceUrl,omitempty" format:"uri" maxLength:"500"`
+	ServiceURL              *string      `json:"serviceUrl,omitempty" nullable:"false" format:"uri" maxLength:"500"`
 	Cookies                 []cookieIn   `json:"cookies,omitempty" maxItems:"500" nullable:"false"`
 }
 
 func (h *handlers) registerServices(api huma.API) {
 	huma.Register(api, op("listServices", http.MethodGet, "/sites/{id}/services", "List services with their cookies", "Services", 0),
-		func(ctx context.Context, in *siteIDPath) (*struct{ Body []*core.Service }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Service }, error) {
 			svcs, err := h.m.Services(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -57,7 +57,7 @@ func (h *handlers) registerServices(api huma.API) {
 	o := op("createService", http.MethodPost, "/sites/{id}/services", "Create a custom service", "Services", http.StatusCreated)
 	o.Errors = append(o.Errors, http.StatusConflict)
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Body serviceCreateBody
 	}) (*struct{ Body serviceCreatedBody }, error) {
 		b := in.Body
@@ -88,7 +88,7 @@ func (h *handlers) registerServices(api huma.API) {
 	o.Description = "Creates the service, all its documented cookies, and the blocking rule that holds its scripts back until consent. blockingRulesAdded is 0 when the service is in a required category, is covered by a built-in rule, or has no known patterns."
 	o.Errors = append(o.Errors, http.StatusConflict)
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Body serviceImportBody
 	}) (*struct{ Body serviceImportedBody }, error) {
 		res, err := h.m.ImportService(ctx, orgOf(ctx), in.ID, in.Body.Slug, in.Body.CategorySlug)
@@ -101,7 +101,7 @@ func (h *handlers) registerServices(api huma.API) {
 
 	huma.Register(api, op("deleteService", http.MethodDelete, "/sites/{id}/services/{serviceId}", "Delete a service and its cookies", "Services", 0),
 		func(ctx context.Context, in *struct {
-			siteIDPath
+			SiteIDPath
 			ServiceID string `path:"serviceId"`
 		}) (*successBody, error) {
 			if err := h.m.DeleteService(ctx, orgOf(ctx), in.ID, in.ServiceID); err != nil {

@@ -18,7 +18,7 @@ type SiteOut struct {
 
 func siteOut(s *core.Site) *SiteOut { return &SiteOut{Site: s, AccountID: s.OrganizationID} }
 
-type siteIDPath struct {
+type SiteIDPath struct {
 	ID string `path:"id" doc:"Site ID (UUID)."`
 }
 
@@ -51,7 +51,7 @@ func (h *handlers) registerSites(api huma.API) {
 		})
 
 	huma.Register(api, op("getSite", http.MethodGet, "/sites/{id}", "Get a site", "Sites", 0),
-		func(ctx context.Context, in *siteIDPath) (*siteOutput, error) {
+		func(ctx context.Context, in *SiteIDPath) (*siteOutput, error) {
 			s, err := h.m.Site(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
@@ -74,12 +74,12 @@ func (h *handlers) registerSites(api huma.API) {
 	})
 
 	type sitePatchBody struct {
-		Name *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		URL  *string `json:"url,omitempty" format:"uri" maxLength:"500"`
+		Name *string `json:"name,omitempty" nullable:"false" minLength:"1" maxLength:"200"`
+		URL  *string `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500"`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {
-			siteIDPath
+			SiteIDPath
 			Body sitePatchBody
 		}) (*siteOutput, error) {
 			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL})
@@ -91,7 +91,7 @@ func (h *handlers) registerSites(api huma.API) {
 
 	o = op("deleteSite", http.MethodDelete, "/sites/{id}", "Delete a site", "Sites", 0)
 	o.Description = "Removes the site and everything that belongs to it: banner, categories, services, cookies, scans and consent records."
-	huma.Register(api, o, func(ctx context.Context, in *siteIDPath) (*successBody, error) {
+	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*successBody, error) {
 		if err := h.m.DeleteSite(ctx, orgOf(ctx), in.ID); err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -19,10 +19,8 @@ func (h *handlers) registerSnippet(api huma.API) {
 	o := op("getSetupSnippet", http.MethodGet, "/sites/{id}/setup-snippet", "Integration snippet", "Setup", 0)
 	o.Description = "Ready-to-paste integration code that loads the banner runtime with the site's projectKey before any other script. The base URL is CONSENTD_PUBLIC_URL, or the request's own when unset."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Framework string `query:"framework" enum:"script,react,next" default:"script"`
-		Host      string `header:"Host"`
-		Proto     string `header:"X-Forwarded-Proto"`
 	}) (*struct{ Body snippet }, error) {
 		site, err := h.m.Site(ctx, orgOf(ctx), in.ID)
 		if err != nil {
@@ -30,11 +28,7 @@ func (h *handlers) registerSnippet(api huma.API) {
 		}
 		base := strings.TrimRight(h.cfg.PublicURL, "/")
 		if base == "" {
-			scheme := "http"
-			if in.Proto == "https" {
-				scheme = "https"
-			}
-			base = scheme + "://" + in.Host
+			base, _ = ctx.Value(baseURLKey).(string)
 		}
 		src := base + Prefix + "/public/banner.js"
 		if h.cfg.RuntimeVersion != "" {

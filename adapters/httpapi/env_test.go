@@ -1,0 +1,244 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/httpapi"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+// recordingQueue is a test double of core.ScanQueue: it keeps the jobs it was given so that a
+// test can work them through the real Manager.
+type recordingQueue struct {
+	mu   sync.Mutex
+	jobs []core.ScanJob
+}
+
+func (q *recordingQueue) EnqueueScan(_ context.Context, _ core.Store, job core.ScanJob) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, job)
+	return nil
+}
+
+var (
+	catalogOnce sync.Once
+	catalog     *library.Catalog
+)
+
+func loadCatalog(t *testing.T) *library.Catalog {
+	catalogOnce.Do(func() {
+		var err error
+		catalog, err = library.Load("")
+		if err != nil {
+			panic(err)
+		}
+	})
+	return catalog
+}
+
+type env struct {
+	t       *testing.T
+	srv     *httptest.Server
+	m       *core.Manager
+	queue   *recordingQueue
+	keyA    string // organization A
+	keyB    string // organization B
+	country string // value of the trusted country header on public calls
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	store, err := bunstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "api.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := &recordingQueue{}
+	m := &core.Manager{
+		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
+		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+	}
+	h := httpapi.New(httpapi.Config{Manager: m, Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	e := &env{t: t, srv: srv, m: m, queue: q}
+	for _, k := range []*string{&e.keyA, &e.keyB} {
+		org, err := m.CreateOrganization(ctx, "org")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, *k, err = m.CreateAPIKey(ctx, org.ID, "test", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+type resp struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+// json decodes the body into a generic value.
+func (r resp) json(t *testing.T) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("body is not JSON (%d): %s", r.status, r.body)
+	}
+	return v
+}
+
+func (r resp) obj(t *testing.T) map[string]any {
+	t.Helper()
+	m, ok := r.json(t).(map[string]any)
+	if !ok {
+		t.Fatalf("body is not an object: %s", r.body)
+	}
+	return m
+}
+
+func (r resp) arr(t *testing.T) []any {
+	t.Helper()
+	a, ok := r.json(t).([]any)
+	if !ok {
+		t.Fatalf("body is not an array: %s", r.body)
+	}
+	return a
+}
+
+// raw sends a request with a literal body (nil for none).
+func (e *env) raw(method, path, key, body string, headers ...string) resp {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp{status: res.StatusCode, body: b, header: res.Header}
+}
+
+// do sends body (marshalled to JSON unless nil) as organization A unless key says otherwise.
+func (e *env) do(method, path string, body any, key ...string) resp {
+	e.t.Helper()
+	k := e.keyA
+	if len(key) > 0 {
+		k = key[0]
+	}
+	s := ""
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		s = string(b)
+	}
+	return e.raw(method, path, k, s)
+}
+
+// want checks the status and, for errors, the error body and code.
+func (e *env) want(r resp, status int, code ...string) resp {
+	e.t.Helper()
+	if r.status != status {
+		e.t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if status >= 400 {
+		var eb struct {
+			Error *struct {
+				Code    *string `json:"code"`
+				Message *string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(r.body, &eb); err != nil || eb.Error == nil || eb.Error.Code == nil || eb.Error.Message == nil || *eb.Error.Message == "" {
+			e.t.Fatalf("error body not {error:{code,message}}: %s", r.body)
+		}
+		if len(code) > 0 && *eb.Error.Code != code[0] {
+			e.t.Fatalf("error code %q, want %q: %s", *eb.Error.Code, code[0], r.body)
+		}
+	}
+	return r
+}
+
+// site creates a site for organization A and returns its id and projectKey.
+func (e *env) site() (id, projectKey string) {
+	e.t.Helper()
+	s := e.want(e.do("POST", "/api/v1/sites", map[string]any{"name": "Shop", "url": "https://shop.example"}), 201).obj(e.t)
+	return s["id"].(string), s["projectKey"].(string)
+}
+
+func (e *env) categoryID(siteID, slug string) string {
+	e.t.Helper()
+	for _, c := range e.want(e.do("GET", "/api/v1/sites/"+siteID+"/categories", nil), 200).arr(e.t) {
+		if m := c.(map[string]any); m["slug"] == slug {
+			return m["id"].(string)
+		}
+	}
+	e.t.Fatalf("no category %q", slug)
+	return ""
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func requireKeys(t *testing.T, m map[string]any, ks ...string) {
+	t.Helper()
+	for _, k := range ks {
+		if _, ok := m[k]; !ok {
+			t.Errorf("missing field %q in %v", k, keys(m))
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	var b bytes.Buffer
+	json.NewEncoder(&b).Encode(v) //nolint:errcheck // test values always encode
+	return b.String()
+}

@@ -1,0 +1,373 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/adapters/memstore"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+var ctx = context.Background()
+
+// fakeQueue and fakeCrawler are test doubles of the queue and crawler ports.
+type fakeQueue struct{ jobs []core.ScanJob }
+
+func (q *fakeQueue) EnqueueScan(_ context.Context, _ core.Store, j core.ScanJob) error {
+	q.jobs = append(q.jobs, j)
+	return nil
+}
+
+type fakeCrawler struct {
+	res   *core.CrawlResult
+	err   error
+	calls int
+}
+
+func (c *fakeCrawler) Crawl(context.Context, core.CrawlRequest) (*core.CrawlResult, error) {
+	c.calls++
+	return c.res, c.err
+}
+
+func svc(slug, cat string, builtin bool, scripts ...string) *library.Service {
+	return &library.Service{
+		Slug: slug, Label: slug, Description: "d", Category: cat, Vendor: "v",
+		ServiceURL: "https://" + slug + ".example", PrivacyPolicyURL: "https://" + slug + ".example/privacy",
+		Cookies:         []library.Cookie{{Name: "_" + slug, Match: "exact", Duration: "1 year", Description: "id", Party: "first", Storage: "cookie"}},
+		Scripts:         scripts,
+		BuiltinBlocking: builtin,
+	}
+}
+
+func newManager(t *testing.T) (*core.Manager, *fakeQueue, *fakeCrawler) {
+	t.Helper()
+	cat, err := library.FromServices([]*library.Service{
+		svc("tagman", "statistics", true, "tags.example/t.js"),
+		svc("stats", "statistics", false, "stats.example/s.js"),
+		svc("ads", "marketing", false, "ads.example/a.js"),
+		svc("pay", "essential", false, "pay.example/p.js"),
+		svc("bare", "marketing", false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	q, c := &fakeQueue{}, &fakeCrawler{}
+	return &core.Manager{
+		Store: memstore.New(), Queue: q, Crawler: c, Catalog: cat,
+		Now: func() time.Time {
+			return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(n.Load()) * time.Second)
+		},
+		NewID: func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) },
+	}, q, c
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func mustSite(t *testing.T, m *core.Manager) (string, *core.Site) {
+	t.Helper()
+	org, err := m.CreateOrganization(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return org.ID, s
+}
+
+func wantCode(t *testing.T, err error, code core.Code) {
+	t.Helper()
+	if core.ErrorCode(err) != code {
+		t.Fatalf("err %v: want code %q", err, code)
+	}
+}
+
+func TestSlugify(t *testing.T) {
+	for in, want := range map[string]string{
+		"Social Media": "social-media", "Préférences  sociales!": "preferences-sociales", "  A/B testing ": "a-b-testing",
+		"日本語": "", "x--y": "x-y", "Ünïcödé 2": "unicode-2",
+	} {
+		if got := core.Slugify(in); got != want {
+			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestJurisdiction(t *testing.T) {
+	for c, want := range map[string]string{"DE": "gdpr", "FR": "gdpr", "NO": "gdpr", "GB": "gdpr", "CH": "gdpr", "US": "ccpa", "JP": "none", "": "none", "BR": "none"} {
+		if got := core.JurisdictionOf(c); got != want {
+			t.Errorf("JurisdictionOf(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+func TestAuthenticateAndBootstrap(t *testing.T) {
+	m, _, _ := newManager(t)
+	key, err := m.Bootstrap(ctx, "")
+	if err != nil || len(key) < 40 {
+		t.Fatalf("bootstrap: %q %v", key, err)
+	}
+	org, err := m.Authenticate(ctx, key)
+	if err != nil || org == "" {
+		t.Fatal(err)
+	}
+	if again, err := m.Bootstrap(ctx, ""); err != nil || again != "" {
+		t.Fatalf("second bootstrap made %q", again)
+	}
+	_, err = m.Authenticate(ctx, key+"x")
+	wantCode(t, err, core.CodeUnauthorized)
+	_, err = m.Authenticate(ctx, "")
+	wantCode(t, err, core.CodeUnauthorized)
+	_, _, err = m.CreateAPIKey(ctx, org, "short", "tooshort")
+	wantCode(t, err, core.CodeInvalid)
+	_, _, err = m.CreateAPIKey(ctx, "00000000-0000-7000-8000-999999999999", "x", "")
+	wantCode(t, err, core.CodeNotFound)
+}
+
+func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	b, err := m.Banner(ctx, org, s.ID)
+	if err != nil || b.ConsentVersion != 1 || b.SiteWideBlocking || b.DefaultBehavior != "opt_in" {
+		t.Fatalf("banner %+v %v", b, err)
+	}
+	cats, err := m.Categories(ctx, org, s.ID)
+	if err != nil || len(cats) != 3 || cats[0].Slug != "essential" || !cats[0].IsRequired || cats[1].IsRequired || !cats[2].IsDefault {
+		t.Fatalf("categories %v", err)
+	}
+	_, err = m.CreateSite(ctx, org, core.SiteInput{Name: ptr(""), URL: ptr("https://x.example")})
+	wantCode(t, err, core.CodeInvalid)
+	_, err = m.CreateSite(ctx, org, core.SiteInput{Name: ptr("x"), URL: ptr("mailto:a@b")})
+	wantCode(t, err, core.CodeInvalid)
+	_, err = m.Site(ctx, "00000000-0000-7000-8000-999999999999", s.ID)
+	wantCode(t, err, core.CodeNotFound)
+}
+
+func TestCategoryRules(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	c1, err := m.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Statistics")})
+	if err != nil || c1.Slug != "statistics-2" || c1.IsDefault || c1.IsRequired || c1.SortOrder != 3 {
+		t.Fatalf("%+v %v", c1, err)
+	}
+	cats, _ := m.Categories(ctx, org, s.ID)
+	wantCode(t, m.DeleteCategory(ctx, org, s.ID, cats[0].ID), core.CodeInvalid)
+	if _, err := m.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "x", Label: "X", CategorySlug: "statistics-2"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, m.DeleteCategory(ctx, org, s.ID, c1.ID), core.CodeInvalid)
+	svcs, _ := m.Services(ctx, org, s.ID)
+	if err := m.DeleteService(ctx, org, s.ID, svcs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.DeleteCategory(ctx, org, s.ID, c1.ID); err != nil {
+		t.Fatal(err)
+	}
+	u, err := m.UpdateCategory(ctx, org, s.ID, cats[1].ID, core.CategoryInput{Name: ptr("Analytics"), SortOrder: ptr(5)})
+	if err != nil || u.Slug != "statistics" || u.Name != "Analytics" || u.SortOrder != 5 {
+		t.Fatalf("update keeps slug: %+v %v", u, err)
+	}
+}
+
+func TestImportBlockingRules(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	for _, c := range []struct {
+		slug, cat string
+		rules     int
+	}{
+		{"stats", "", 1},        // patterns, non-required category
+		{"tagman", "", 0},       // covered by a built-in rule
+		{"pay", "", 0},          // essential: never blocked
+		{"bare", "", 0},         // no known patterns
+		{"ads", "essential", 0}, // moved into a required category
+	} {
+		res, err := m.ImportService(ctx, org, s.ID, c.slug, c.cat)
+		if err != nil {
+			t.Fatalf("%s: %v", c.slug, err)
+		}
+		if res.BlockingRulesAdded != c.rules || len(res.Services[0].Cookies) != 1 {
+			t.Errorf("%s: %d rules, %d cookies", c.slug, res.BlockingRulesAdded, len(res.Services[0].Cookies))
+		}
+	}
+	_, err := m.ImportService(ctx, org, s.ID, "stats", "")
+	wantCode(t, err, core.CodeConflict)
+	_, err = m.ImportService(ctx, org, s.ID, "nope", "")
+	wantCode(t, err, core.CodeNotFound)
+
+	b, err := m.Banner(ctx, org, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range b.BlockingRules.Rules {
+		got[r.ServiceSlug] = r.CategorySlug
+	}
+	// stats by its import, tagman by the built-in rule; pay and ads sit in essential
+	if len(got) != 2 || got["stats"] != "statistics" || got["tagman"] != "statistics" {
+		t.Fatalf("rules %v", got)
+	}
+}
+
+func TestBuiltinRuleWithoutImport(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	b, _ := m.Banner(ctx, org, s.ID)
+	if len(b.BlockingRules.Rules) != 1 || b.BlockingRules.Rules[0].ServiceSlug != "tagman" {
+		t.Fatalf("built-in rules of a fresh site: %+v", b.BlockingRules)
+	}
+}
+
+func TestScriptBlockingVersion(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	for _, c := range []struct {
+		on      bool
+		version int
+	}{{false, 1}, {true, 2}, {true, 2}, {false, 3}} {
+		if err := m.SetScriptBlocking(ctx, org, s.ID, c.on); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := m.Banner(ctx, org, s.ID)
+		if b.ConsentVersion != c.version || b.SiteWideBlocking != c.on {
+			t.Fatalf("after %v: version %d", c.on, b.ConsentVersion)
+		}
+	}
+}
+
+func TestRecordConsent(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	cases := []struct {
+		in     core.ConsentInput
+		action string
+		dns    bool
+		jur    string
+	}{
+		{core.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1, Country: "DE"}, "accept_all", false, "gdpr"},
+		{core.ConsentInput{Categories: map[string]bool{"essential": false}, ConsentVersion: 1, Country: "FR"}, "reject_all", false, "gdpr"},
+		{core.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "custom", false, "none"},
+		{core.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1, GPC: true, Country: "US", Action: ptr("gpc")}, "gpc", true, "ccpa"},
+		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1, GPC: true, Country: "DE"}, "reject_all", false, "gdpr"},
+	}
+	for i, c := range cases {
+		r, err := m.RecordConsent(ctx, s.ProjectKey, c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Action != c.action || r.DoNotSell != c.dns || r.Jurisdiction != c.jur || !r.CategoriesConsented["essential"] || len(r.CategoriesConsented) != 3 {
+			t.Errorf("case %d: %+v", i, r)
+		}
+	}
+	_, err := m.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
+	wantCode(t, err, core.CodeInvalid)
+	_, err = m.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
+	wantCode(t, err, core.CodeNotFound)
+	recs, total, err := m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
+	if err != nil || total != 5 || len(recs) != 2 || recs[0].Action != "reject_all" {
+		t.Fatalf("list: %d %d %v", total, len(recs), err)
+	}
+	_, _, err = m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
+	wantCode(t, err, core.CodeInvalid)
+	_, _, err = m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
+	wantCode(t, err, core.CodeInvalid)
+}
+
+func TestRunScan(t *testing.T) {
+	m, q, c := newManager(t)
+	org, s := mustSite(t, m)
+	trigger := func() string {
+		sc, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.ID
+	}
+	status := func(id string) *core.Scan {
+		sc, err := m.Scan(ctx, org, s.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+
+	// temporary failure before the last attempt: returned for retry, scan stays running
+	id := trigger()
+	c.err = core.Temporary(errors.New("timeout"))
+	if err := m.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
+		t.Fatalf("want temporary error, got %v", err)
+	}
+	if st := status(id); st.Status != core.ScanRunning || st.StartedAt == nil {
+		t.Fatalf("status %s", st.Status)
+	}
+	// last attempt: failed with the message
+	if err := m.RunScan(ctx, q.jobs[0], true); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != "timeout" {
+		t.Fatalf("status %s", st.Status)
+	}
+	// a redelivered job of a finished scan does nothing
+	calls := c.calls
+	if err := m.RunScan(ctx, q.jobs[0], false); err != nil || c.calls != calls {
+		t.Fatal("finished scan was crawled again")
+	}
+	// permanent failure ends it at once
+	id = trigger()
+	c.err = errors.New("storefront password rejected")
+	if err := m.RunScan(ctx, q.jobs[1], false); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(id); st.Status != core.ScanFailed {
+		t.Fatalf("status %s", st.Status)
+	}
+	// success, then configure is idempotent and trackers list non-essential services
+	id = trigger()
+	c.err = nil
+	c.res = &core.CrawlResult{PagesScanned: 2, DetectedServices: []core.DetectedService{
+		{Slug: "stats", Name: "Stats", Category: "statistics", TrackingIDs: []string{"S-1"}},
+		{Slug: "pay", Name: "Pay", Category: "essential"},
+		{Slug: "gone", Name: "Gone from the library", Category: "marketing"},
+	}}
+	_, err := m.ConfigureScan(ctx, org, s.ID, id)
+	wantCode(t, err, core.CodeInvalid)
+	if err := m.RunScan(ctx, q.jobs[2], false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.ConfigureScan(ctx, org, s.ID, id)
+	if err != nil || len(res.Services) != 3 || res.BlockingRulesAdded != 1 {
+		t.Fatalf("configure: %+v %v", res, err)
+	}
+	res, err = m.ConfigureScan(ctx, org, s.ID, id)
+	if err != nil || len(res.Services) != 0 {
+		t.Fatalf("second configure: %+v %v", res, err)
+	}
+	tr, err := m.Trackers(ctx, org, s.ID)
+	if err != nil || tr.Scan.ID != id || len(tr.Trackers) != 2 || tr.LastCompletedAt == nil {
+		t.Fatalf("trackers: %+v %v", tr, err)
+	}
+}
+
+func TestTriggerScanValidation(t *testing.T) {
+	m, q, _ := newManager(t)
+	org, s := mustSite(t, m)
+	urls := make([]string, 11)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("https://shop.example/%d", i)
+	}
+	_, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{URLs: urls})
+	wantCode(t, err, core.CodeInvalid)
+	_, err = m.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/x"), URLs: urls[:10]})
+	wantCode(t, err, core.CodeInvalid) // url plus ten more is eleven
+	sc, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/0"), URLs: urls[:10]})
+	if err != nil || len(sc.URLs) != 10 || len(q.jobs) != 1 {
+		t.Fatalf("duplicate url folded: %v", err)
+	}
+}

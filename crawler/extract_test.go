@@ -1,0 +1,162 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+func TestScanURLLiterals(t *testing.T) {
+	t.Parallel()
+	text := `a='https://connect.facebook.net/en_US/fbevents.js'; // comment https://x
+	b="//static.hotjar.com/c/hotjar-"+id; c=http://bare.example/x?y=1 ; d='/relative/path';
+	e="https:\/\/cdn.shopify.com\/s\/files\/a.js"; f=(//paren.example/p) g='//nodot/'`
+	var got []string
+	scanURLLiterals(text, func(u string, unescaped bool) { got = append(got, fmt.Sprintf("%s|%v", u, unescaped)) })
+	want := []string{"https://connect.facebook.net/en_US/fbevents.js|false", "//static.hotjar.com/c/hotjar-|false",
+		"http://bare.example/x?y=1|false", "//paren.example/p|false", "https://cdn.shopify.com/s/files/a.js|true"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestDecodeHTML(t *testing.T) {
+	t.Parallel()
+	latin := []byte("<meta charset=\"iso-8859-1\"><p>Gr\xfc\xdf</p>")
+	if got := string(decodeHTML(latin, "text/html")); !strings.Contains(got, "Grüß") {
+		t.Errorf("meta-declared latin-1 not decoded: %q", got)
+	}
+	utf := []byte("<p>Grüß</p>")
+	if got := decodeHTML(utf, "text/html"); !bytes.Equal(got, utf) {
+		t.Errorf("undeclared UTF-8 changed: %q", got)
+	}
+	undeclared := []byte("<p>Gr\xfc\xdf</p>")
+	if got := string(decodeHTML(undeclared, "")); got != "<p>Grüß</p>" {
+		t.Errorf("undeclared invalid UTF-8 not read as windows-1252: %q", got)
+	}
+	// A charset in the header means colly already converted the body.
+	if got := decodeHTML(latin, "text/html; charset=utf-8"); !bytes.Equal(got, latin) {
+		t.Errorf("body with header charset changed")
+	}
+}
+
+func TestExtractElements(t *testing.T) {
+	t.Parallel()
+	ix := catalogIndex(t)
+	page := `<html><head><base href="https://cdn.base.example/app/">
+	<script src="lib.js"></script>
+	<script type="text/plain" data-src="https://www.googletagmanager.com/gtag/js?id=G-PLAIN12345"></script>
+	<link rel="canonical" href="https://www.youtube.com/embed/x"><link rel="preload" as="script" href="https://static.hotjar.com/c/hotjar-1234567.js">
+	</head><body><a href="/next#frag">n</a><a href="javascript:void(0)">j</a><a href="doc.pdf">pdf</a>
+	<img src="data:image/gif;base64,R0lGOD"><iframe src="about:blank"></iframe>
+	<noscript><img src="https://www.facebook.com/tr?id=123456789012345&amp;ev=PageView"></noscript></body></html>`
+	u, _ := url.Parse("https://shop.example/")
+	x := newExtractor(ix, registrableDomain, u, true)
+	x.run([]byte(page), false)
+	got := map[string]string{}
+	for _, h := range x.rep.hits {
+		got[h.svc.Slug] += fmt.Sprintf("%s:%s:%v;", h.ev.Kind, h.id, h.ev.Gated)
+	}
+	want := map[string]string{
+		"google-analytics": "script::true;script:G-PLAIN12345:true;",
+		"hotjar":           "link::false;link:1234567:false;",
+		"meta-pixel":       "pixel::false;pixel:123456789012345:false;",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("hits\n got %v\nwant %v", got, want)
+	}
+	if fmt.Sprint(x.rep.links) != "[https://cdn.base.example/next]" {
+		t.Errorf("links %v", x.rep.links)
+	}
+	if len(x.rep.unrec) != 1 || x.rep.unrec[0].src != "https://cdn.base.example/app/lib.js" || x.rep.unrec[0].domain != "base.example" {
+		t.Errorf("unrecognized %+v", x.rep.unrec)
+	}
+}
+
+// corpus returns the HTML pages of the recorded sites.
+func corpus(t testing.TB) [][]byte {
+	t.Helper()
+	var pages [][]byte
+	err := filepath.Walk(filepath.Join("..", "testdata", "sites"), func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".headers") || strings.HasSuffix(p, ".txt") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte("<")) && !strings.Contains(p, "googletagmanager") {
+			pages = append(pages, b)
+		}
+		return err
+	})
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("corpus: %v", err)
+	}
+	return pages
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, p := range corpus(f) {
+		f.Add(p)
+	}
+	f.Add([]byte(`<script>fbq('init','123456789012345')</script><noscript><noscript><img src=//x`))
+	f.Add([]byte("<script src=\"https:\\/\\/\\/\"><script>'https:\\/\\/a.b\\/'\x00\xff"))
+	ix := catalogIndex(f)
+	u, _ := url.Parse("https://fuzz.example/p")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		x := newExtractor(ix, registrableDomain, u, true)
+		x.run(decodeHTML(body, ""), false)
+		for _, h := range x.rep.hits {
+			if h.svc == nil || h.ev.Kind == "" || h.ev.Page != "https://fuzz.example/p" {
+				t.Fatalf("bad hit %+v", h)
+			}
+		}
+		for _, l := range x.rep.links {
+			if !strings.HasPrefix(l, "http") {
+				t.Fatalf("bad link %q", l)
+			}
+		}
+		analyzeContainer(ix, registrableDomain, u, u.String(), body)
+		_ = utf8.Valid(body)
+	})
+}
+
+func corpusBytes(pages [][]byte) int64 {
+	var n int64
+	for _, p := range pages {
+		n += int64(len(p))
+	}
+	return n
+}
+
+// BenchmarkTokenizeFloor is the floor: html.Tokenizer alone over the corpus.
+func BenchmarkTokenizeFloor(b *testing.B) {
+	pages := corpus(b)
+	b.SetBytes(corpusBytes(pages))
+	for b.Loop() {
+		for _, p := range pages {
+			z := html.NewTokenizer(bytes.NewReader(p))
+			for z.Next() != html.ErrorToken {
+			}
+		}
+	}
+}
+
+// BenchmarkExtract is extraction plus fingerprinting against the full catalog over the corpus.
+func BenchmarkExtract(b *testing.B) {
+	pages := corpus(b)
+	ix := catalogIndex(b)
+	u, _ := url.Parse("https://bench.example/")
+	b.SetBytes(corpusBytes(pages))
+	for b.Loop() {
+		for _, p := range pages {
+			x := newExtractor(ix, registrableDomain, u, true)
+			x.run(decodeHTML(p, "text/html"), false)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (h *handlers) registerExport(api huma.API) {
 		Body               func(huma.Context)
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		siteIDPath
+		SiteIDPath
 		Format string `query:"format" enum:"csv,ndjson" default:"csv" doc:"csv or ndjson."`
 		From   string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
 		To     string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`

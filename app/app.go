@@ -32,12 +32,16 @@ type Config struct {
 	CountryHeader    string
 	PublicRateLimit  float64
 	LibraryDir       string
-	// Scan job tuning; zero values take riverqueue's defaults.
+	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration
 	ScanRetryBase   time.Duration
 	ScanRescueAfter time.Duration
 	ScanPoll        time.Duration
+	// ScanSweepInterval is how often scans whose job was given up are marked failed.
+	ScanSweepInterval time.Duration
+	// RescanInterval, when positive, rescans every site's homepage that often.
+	RescanInterval time.Duration
 	// ShutdownTimeout bounds a graceful stop (default 30 s).
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
@@ -76,7 +80,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, Store: store, Catalog: catalog}
-	if err := a.migrate(ctx); err != nil {
+	if err := store.Migrate(ctx); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -89,13 +93,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		store.Close()
 		return nil, err
 	}
-	a.queue, err = riverqueue.NewSQLite(store.DB().DB, a.Manager, riverqueue.Config{
-		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
-		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
-		Logger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
-	})
+	a.queue, err = newQueue(ctx, cfg, store, a.Manager)
 	if err != nil {
 		store.Close()
+		return nil, err
+	}
+	if err := a.queue.Migrate(ctx); err != nil {
+		a.Close()
 		return nil, err
 	}
 	a.Manager.Queue = a.queue
@@ -112,21 +116,31 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
-func (a *App) migrate(ctx context.Context) error {
-	if err := a.Store.Migrate(ctx); err != nil {
-		return err
+// newQueue builds the scan queue on the store's database: River on SQLite shares the store's
+// connections, River on Postgres has a pool of its own.
+func newQueue(ctx context.Context, cfg Config, store *bunstore.Store, m *core.Manager) (*riverqueue.Queue, error) {
+	qc := riverqueue.Config{
+		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
+		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
+		SweepInterval: cfg.ScanSweepInterval, RescanInterval: cfg.RescanInterval,
+		Sites: siteLister{db: store.DB()}, Logger: cfg.Logger,
 	}
-	if a.Store.Dialect() != "sqlite" {
-		return errors.New("postgres: the scan queue on Postgres is not wired yet (see issue: Postgres store)")
+	if store.Dialect() == "postgres" {
+		return riverqueue.NewPostgres(ctx, cfg.DatabaseURL, m, qc)
 	}
-	return riverqueue.Migrate(ctx, a.Store.DB().DB)
+	return riverqueue.NewSQLite(store.DB().DB, m, qc)
 }
 
 // Handler is the HTTP handler of the whole service.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Close releases the database.
-func (a *App) Close() error { return a.Store.Close() }
+func (a *App) Close() error {
+	if a.queue != nil {
+		a.queue.Close()
+	}
+	return a.Store.Close()
+}
 
 // Bootstrap makes sure an empty database gets organization "default" and an API key; it
 // returns the key when it made a random one (to be shown once), "" otherwise.

@@ -1,16 +1,23 @@
-// Package riverqueue runs scan jobs on River: durable jobs in the same database as the data,
-// inserted in the transaction that creates their scan, retried with backoff, and rescued when
-// a worker process dies.
+// Package riverqueue runs scan jobs on River: durable jobs in the same database as the data
+// (riversqlite on the embedded store, riverpgxv5 on Postgres), inserted in the transaction that
+// creates their scan, retried with backoff, rescued when a worker process dies, and swept so
+// that no scan is left running once River gave up on its job. It also schedules the optional
+// periodic rescans of every site. docs/scan-jobs.md tells the whole story.
 package riverqueue
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -18,17 +25,10 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// ScanArgs are the arguments of a scan job.
-type ScanArgs struct {
-	core.ScanJob
-}
-
-// Kind implements river.JobArgs.
-func (ScanArgs) Kind() string { return "scan" }
-
-// Config tunes the queue.
+// Config tunes the queue. Zero values take the defaults given on each field.
 type Config struct {
-	// Workers is how many scans run at once in this process; 0 makes an insert-only queue.
+	// Workers is how many scans run at once in this process; 0 makes an insert-only queue
+	// that never works jobs (nor rescues, sweeps or schedules rescans: workers do that).
 	Workers int
 	// MaxAttempts bounds the attempts of a scan job (default 3).
 	MaxAttempts int
@@ -37,45 +37,156 @@ type Config struct {
 	// RetryBase is the first retry delay, doubled on each further attempt (default 5 s).
 	RetryBase time.Duration
 	// RescueAfter is how long a job may stay running before it counts as abandoned by a dead
-	// worker and is worked again (default one hour; must exceed JobTimeout).
+	// worker and is worked again (default JobTimeout + 5 minutes; at least JobTimeout). River's
+	// rescuer looks for such jobs every 30 seconds.
 	RescueAfter time.Duration
-	// PollInterval is how often workers look for jobs (default 1 s).
+	// SweepInterval is how often scans whose job River gave up on (discarded after a dead
+	// worker's last attempt, or an error that could not be recorded) are marked failed
+	// (default 1 minute).
+	SweepInterval time.Duration
+	// RescanInterval, when positive, rescans every site's homepage that often; Sites must
+	// then be set.
+	RescanInterval time.Duration
+	// Sites lists every site for periodic rescans.
+	Sites core.SiteLister
+	// PollInterval is how often workers look for jobs besides being notified (default 1 s).
 	PollInterval time.Duration
 	Logger       *slog.Logger
 }
 
-func (c *Config) defaults() {
-	if c.MaxAttempts == 0 {
+func (c *Config) defaults() error {
+	if c.Workers < 0 {
+		return fmt.Errorf("scan workers: %d: must be 0 or more", c.Workers)
+	}
+	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 3
 	}
-	if c.JobTimeout == 0 {
+	if c.JobTimeout <= 0 {
 		c.JobTimeout = 5 * time.Minute
 	}
-	if c.RetryBase == 0 {
+	if c.RetryBase <= 0 {
 		c.RetryBase = 5 * time.Second
 	}
-	if c.RescueAfter == 0 {
-		c.RescueAfter = time.Hour
+	if c.RescueAfter <= 0 {
+		c.RescueAfter = c.JobTimeout + 5*time.Minute
 	}
-	if c.PollInterval == 0 {
+	if c.RescueAfter < c.JobTimeout {
+		return fmt.Errorf("scan rescue-after %s is shorter than the scan timeout %s: live scans would be worked twice", c.RescueAfter, c.JobTimeout)
+	}
+	if c.SweepInterval <= 0 {
+		c.SweepInterval = time.Minute
+	}
+	if c.RescanInterval < 0 {
+		return fmt.Errorf("rescan interval %s: must be positive, or 0 for none", c.RescanInterval)
+	}
+	if c.RescanInterval > 0 && c.Sites == nil {
+		return errors.New("periodic rescans need a site lister")
+	}
+	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	return nil
 }
 
-// Queue is the core.ScanQueue on River over SQLite.
+// riverClient is what the queue uses of a river.Client, whatever its transaction type.
+type riverClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+}
+
+// Queue is the core.ScanQueue on River, and the scan workers of this process.
 type Queue struct {
-	client *river.Client[*sql.Tx]
 	cfg    Config
+	client riverClient
+	// insertTx inserts a job in the store's open database/sql transaction.
+	insertTx func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error
+	migrate  func(ctx context.Context) error
+	close    func()
 }
 
 var _ core.ScanQueue = (*Queue)(nil)
 
-// Migrate applies River's own schema migrations.
-func Migrate(ctx context.Context, db *sql.DB) error {
-	m, err := rivermigrate.New(riversqlite.New(db), nil)
+// NewSQLite returns a queue on the SQLite database the store uses; its workers run scans
+// through m.
+func NewSQLite(db *sql.DB, m *core.Manager, cfg Config) (*Queue, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	q := &Queue{cfg: cfg, close: func() {}}
+	rc, err := q.riverConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	driver := riversqlite.New(db)
+	client, err := river.NewClient(driver, rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	q.client = client
+	q.insertTx = func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
+		_, err := client.InsertTx(ctx, tx, args, nil)
+		return err
+	}
+	q.migrate = func(ctx context.Context) error { return migrate(ctx, driver) }
+	return q, nil
+}
+
+// NewPostgres returns a queue on the Postgres database at databaseURL, through a pgx pool of
+// its own; its workers run scans through m. Close releases the pool.
+//
+// The store works through database/sql on pgx's stdlib driver, whereas River's Postgres driver
+// wants a pgx.Tx. EnqueueScan bridges the two on the store's connection itself (see
+// insertOnConn), so that the job still commits or rolls back with the scan row.
+func NewPostgres(ctx context.Context, databaseURL string, m *core.Manager, cfg Config) (*Queue, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	pcfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: database url: %w", err)
+	}
+	// Workers, the producer's fetches, the completer, the notifier's LISTEN connection and
+	// the leader's maintenance each need a connection now and then.
+	pcfg.MaxConns = int32(max(cfg.Workers+6, 8))
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("scan queue: connect: %w", err)
+	}
+	q := &Queue{cfg: cfg, close: pool.Close}
+	rc, err := q.riverConfig(m)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	driver := riverpgxv5.New(pool)
+	client, err := river.NewClient(driver, rc)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	q.client = client
+	q.insertTx = func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
+		return insertOnConn(ctx, tx, func(ctx context.Context, t pgx.Tx) error {
+			_, err := client.InsertTx(ctx, t, args, nil)
+			return err
+		})
+	}
+	q.migrate = func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) }
+	return q, nil
+}
+
+// Migrate applies River's own schema migrations (on Postgres under an advisory lock, so that
+// processes starting together migrate one after the other).
+func (q *Queue) Migrate(ctx context.Context) error { return q.migrate(ctx) }
+
+func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		return fmt.Errorf("river migrate: %w", err)
 	}
@@ -85,44 +196,32 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// NewSQLite returns a queue on a SQLite database whose workers run scans through m.
-func NewSQLite(db *sql.DB, m *core.Manager, cfg Config) (*Queue, error) {
-	cfg.defaults()
-	rc := &river.Config{
-		Logger:               cfg.Logger,
-		MaxAttempts:          cfg.MaxAttempts,
-		JobTimeout:           cfg.JobTimeout,
-		RescueStuckJobsAfter: cfg.RescueAfter,
-		RetryPolicy:          &retryPolicy{base: cfg.RetryBase},
-		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
-	}
-	if cfg.Workers > 0 {
-		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &scanWorker{m: m, timeout: cfg.JobTimeout}); err != nil {
-			return nil, err
-		}
-		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
-	}
-	client, err := river.NewClient(riversqlite.New(db), rc)
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, driver *riverpgxv5.Driver) error {
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("river client: %w", err)
+		return fmt.Errorf("river migrate: %w", err)
 	}
-	return &Queue{client: client, cfg: cfg}, nil
+	defer conn.Release()
+	const lockID = 0x7269766572 // "river"
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
+		return fmt.Errorf("river migrate: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID) //nolint:errcheck // the lock also ends with the session
+	return migrate[pgx.Tx](ctx, driver)
 }
 
-// EnqueueScan implements core.ScanQueue. Inside a SQL store transaction the job is inserted in
-// it, so that it exists exactly when the scan row does.
+// EnqueueScan implements core.ScanQueue. Inside a store transaction on SQL the job is
+// inserted in that transaction, so that it exists exactly when the scan row does; outside
+// one it is inserted on its own.
 func (q *Queue) EnqueueScan(ctx context.Context, tx core.Store, job core.ScanJob) error {
 	var err error
 	if t, ok := tx.(interface{ SQLTx() *sql.Tx }); ok && t.SQLTx() != nil {
-		_, err = q.client.InsertTx(ctx, t.SQLTx(), ScanArgs{job}, nil)
+		err = q.insertTx(ctx, t.SQLTx(), ScanArgs{job})
 	} else {
 		_, err = q.client.Insert(ctx, ScanArgs{job}, nil)
 	}
 	if err != nil {
-		return fmt.Errorf("enqueue scan: %w", err)
+		return fmt.Errorf("enqueue scan %s: %w", job.ScanID, err)
 	}
 	return nil
 }
@@ -132,38 +231,29 @@ func (q *Queue) Start(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
-	return q.client.Start(ctx)
-}
-
-// Stop stops taking jobs and waits for running ones until ctx ends, then cancels them.
-func (q *Queue) Stop(ctx context.Context) error {
-	if q.cfg.Workers == 0 {
-		return nil
-	}
-	if err := q.client.Stop(ctx); err != nil {
-		return q.client.StopAndCancel(context.WithoutCancel(ctx))
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("start scan workers: %w", err)
 	}
 	return nil
 }
 
-type scanWorker struct {
-	river.WorkerDefaults[ScanArgs]
-	m       *core.Manager
-	timeout time.Duration
+// cancelGrace bounds how long Stop waits for cancelled jobs to return.
+const cancelGrace = 10 * time.Second
+
+// Stop stops taking jobs and waits for running ones until ctx ends; then it cancels them
+// (a cancelled scan is retried by another worker) and waits a little for them to return.
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	if err := q.client.Stop(ctx); err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	q.cfg.Logger.Warn("scan workers: shutdown deadline reached, cancelling running scans")
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+	defer cancel()
+	return q.client.StopAndCancel(cctx)
 }
 
-func (w *scanWorker) Timeout(*river.Job[ScanArgs]) time.Duration { return w.timeout }
-
-// Work runs the scan. On the last attempt a temporary failure ends the scan failed instead of
-// being retried.
-func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
-	return w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
-}
-
-// retryPolicy retries after base, 2·base, 4·base…
-type retryPolicy struct{ base time.Duration }
-
-func (p *retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
-	n := max(job.Attempt-1, 0)
-	return time.Now().Add(p.base << min(n, 10))
-}
+// Close releases the queue's own connections (Postgres); call it after Stop.
+func (q *Queue) Close() { q.close() }

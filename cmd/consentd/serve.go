@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/consentd/consentd/app"
 )
@@ -19,6 +22,7 @@ func serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 	fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 	fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
+	scanFlags(fs, &cfg)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,7 +44,34 @@ func serve(ctx context.Context, args []string) error {
 }
 
 func worker(ctx context.Context, args []string) error {
-	return fmt.Errorf("the standalone worker needs the Postgres store, which is not wired yet; with SQLite, scans run inside 'consentd serve'")
+	var cfg app.Config
+	fs := newFlags("worker")
+	storeFlags(fs, &cfg)
+	fs.IntVar(&cfg.Workers, "workers", 4, "scan jobs worked at once by this process")
+	fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
+	scanFlags(fs, &cfg)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if strings.HasPrefix(cfg.DatabaseURL, "sqlite:") {
+		return app.ErrWorkerNeedsPostgres
+	}
+	a, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return a.RunWorker(ctx)
+}
+
+// scanFlags tune scan jobs, in serve and worker alike (docs/scan-jobs.md).
+func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
+	fs.DurationVar(&cfg.RescanInterval, "rescan-interval", 0, "rescan every site's homepage this often, e.g. 720h (0: never)")
+	fs.DurationVar(&cfg.ScanTimeout, "scan-timeout", 5*time.Minute, "time limit of one scan attempt")
+	fs.IntVar(&cfg.ScanMaxAttempts, "scan-max-attempts", 3, "attempts of a scan that fails with a temporary error")
+	fs.DurationVar(&cfg.ScanRetryBase, "scan-retry-base", 5*time.Second, "delay before the first retry, doubled on each further one")
+	fs.DurationVar(&cfg.ScanRescueAfter, "scan-rescue-after", 10*time.Minute, "time after which a scan attempt whose worker died is worked again (at least scan-timeout)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long running scans may take to finish before they are cancelled")
 }
 
 func migrate(ctx context.Context, args []string) error {

@@ -1,0 +1,386 @@
+package riverqueue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/internal/pgtest"
+)
+
+// spans records every span of the package's tests; tests pick theirs by scan ID.
+var spans = tracetest.NewSpanRecorder()
+
+func init() {
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)))
+}
+
+// crawlFunc is a test crawler.
+type crawlFunc func(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error)
+
+func (f crawlFunc) Crawl(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
+	return f(ctx, req)
+}
+
+type env struct {
+	url   string
+	store *bunstore.Store
+	m     *core.Manager
+	q     *Queue
+	site  *core.Site
+}
+
+// dialects runs a test on SQLite and on Postgres.
+func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
+	for _, d := range []string{"sqlite", "postgres"} {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
+// newEnv builds a migrated store, a manager with the crawler and a queue with cfg; the queue
+// is started when cfg.Workers > 0 and stopped when t ends.
+func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) *env {
+	t.Helper()
+	ctx := context.Background()
+	url := "sqlite://" + filepath.Join(t.TempDir(), "q.db")
+	if dialect == "postgres" {
+		url = pgtest.FreshURL(t)
+	}
+	store, err := bunstore.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := &core.Manager{Store: store, Crawler: crawler, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = 20 * time.Millisecond
+	}
+	var q *Queue
+	if dialect == "postgres" {
+		q, err = NewPostgres(ctx, url, m, cfg)
+	} else {
+		q, err = NewSQLite(store.DB().DB, m, cfg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	if err := q.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.Queue = q
+	org, err := m.CreateOrganization(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := m.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Workers > 0 {
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := q.Stop(sctx); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+		})
+	}
+	return &env{url: url, store: store, m: m, q: q, site: site}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// waitFinished polls the scan until it is completed or failed.
+func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *core.Scan {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s, err := e.store.ScanByID(context.Background(), scanID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Status == core.ScanCompleted || s.Status == core.ScanFailed {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scan %s still %s after %s", scanID, s.Status, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// scanJobs lists the River jobs of kind scan.
+func (e *env) scanJobs(t *testing.T) []*rivertype.JobRow {
+	t.Helper()
+	res, err := e.q.client.JobList(context.Background(), river.NewJobListParams().Kinds(KindScan).First(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Jobs
+}
+
+func (e *env) countScanJobs(t *testing.T) int { return len(e.scanJobs(t)) }
+
+// TestEnqueueJoinsTransaction: the job commits and rolls back with the scan row.
+func TestEnqueueJoinsTransaction(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		e := newEnv(t, dialect, nil, Config{})
+		ctx := context.Background()
+		newScan := func() *core.Scan {
+			return &core.Scan{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, URL: e.site.URL, URLs: []string{e.site.URL},
+				Status: core.ScanPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		}
+		errBoom := errors.New("boom")
+		rolled := newScan()
+		err := e.store.InTx(ctx, func(tx core.Store) error {
+			if err := tx.CreateScan(ctx, rolled); err != nil {
+				return err
+			}
+			if err := e.q.EnqueueScan(ctx, tx, core.ScanJob{ScanID: rolled.ID, SiteID: e.site.ID, URLs: rolled.URLs}); err != nil {
+				return err
+			}
+			if n := e.countScanJobs(t); n != 0 {
+				t.Errorf("job visible outside its transaction before commit: %d jobs", n)
+			}
+			return errBoom
+		})
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("InTx = %v, want the rollback cause", err)
+		}
+		if _, err := e.store.ScanByID(ctx, rolled.ID); !core.IsNotFound(err) {
+			t.Fatalf("rolled back scan: %v, want not found", err)
+		}
+		if n := e.countScanJobs(t); n != 0 {
+			t.Fatalf("%d scan jobs after rollback, want 0", n)
+		}
+
+		s, err := e.m.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := e.scanJobs(t)
+		if len(jobs) != 1 || !strings.Contains(string(jobs[0].EncodedArgs), s.ID) {
+			t.Fatalf("after commit: %d jobs, want 1 for scan %s", len(jobs), s.ID)
+		}
+
+		// A failing insert rolls the scan back too.
+		failing := newScan()
+		cctx, cancel := context.WithCancel(ctx)
+		err = e.store.InTx(ctx, func(tx core.Store) error {
+			if err := tx.CreateScan(ctx, failing); err != nil {
+				return err
+			}
+			cancel()
+			return e.q.EnqueueScan(cctx, tx, core.ScanJob{ScanID: failing.ID, SiteID: e.site.ID})
+		})
+		if err == nil {
+			t.Fatal("enqueue on a cancelled context succeeded")
+		}
+		if _, err := e.store.ScanByID(ctx, failing.ID); !core.IsNotFound(err) {
+			t.Fatalf("scan whose job failed to insert: %v, want not found", err)
+		}
+	})
+}
+
+// TestScanCompletes: a worker moves a scan to completed with the crawl's results, and traces
+// the attempt.
+func TestScanCompletes(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		crawler := crawlFunc(func(_ context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
+			return &core.CrawlResult{PagesScanned: 2, DetectedServices: []core.DetectedService{{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics"}}}, nil
+		})
+		e := newEnv(t, dialect, crawler, Config{Workers: 2})
+		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := e.waitFinished(t, s.ID, 20*time.Second)
+		if got.Status != core.ScanCompleted || got.PagesScanned != 2 || len(got.DetectedServices) != 1 || got.StartedAt == nil {
+			t.Fatalf("scan = %+v, want completed with 2 pages and 1 service", got)
+		}
+		attempts := scanSpans(t, s.ID, 1)
+		if a := attrs(attempts[0]); a[AttrOutcome] != "ok" || a[AttrJobAttempt] != "1" || a["consentd.scan.status"] != "completed" {
+			t.Fatalf("span attributes %v", a)
+		}
+	})
+}
+
+// TestTemporaryFailureRetriesThenFails: a temporary error is retried up to MaxAttempts while
+// the scan stays running; then the scan fails with the last error.
+func TestTemporaryFailureRetriesThenFails(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		var calls atomic.Int32
+		var e *env
+		var scanID atomic.Value
+		var mu sync.Mutex
+		var statuses []string
+		crawler := crawlFunc(func(ctx context.Context, _ core.CrawlRequest) (*core.CrawlResult, error) {
+			n := calls.Add(1)
+			if id, ok := scanID.Load().(string); ok {
+				s, err := e.store.ScanByID(ctx, id)
+				if err == nil {
+					mu.Lock()
+					statuses = append(statuses, s.Status)
+					mu.Unlock()
+				}
+			}
+			return nil, core.Temporary(fmt.Errorf("fetch https://shop.example/: attempt %d: connection refused", n))
+		})
+		e = newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 3})
+		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scanID.Store(s.ID)
+		got := e.waitFinished(t, s.ID, 30*time.Second)
+		if got.Status != core.ScanFailed || got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "attempt 3: connection refused") {
+			t.Fatalf("scan = %s %v, want failed with the last attempt's error", got.Status, deref(got.ErrorMessage))
+		}
+		if n := calls.Load(); n != 3 {
+			t.Fatalf("crawled %d times, want 3", n)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for i, st := range statuses {
+			if st != core.ScanRunning {
+				t.Fatalf("attempt %d saw the scan %s, want running throughout", i+1, st)
+			}
+		}
+		outcomes := []string{}
+		for _, sp := range scanSpans(t, s.ID, 3) {
+			outcomes = append(outcomes, attrs(sp)[AttrOutcome])
+		}
+		if strings.Join(outcomes, ",") != "retry,retry,ok" {
+			t.Fatalf("attempt outcomes %v, want retry,retry,ok (the last attempt records the failure)", outcomes)
+		}
+	})
+}
+
+// TestPanicOnLastAttemptFailsScan: a job River discards after a panic leaves its scan failed.
+func TestPanicOnLastAttemptFailsScan(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		crawler := crawlFunc(func(context.Context, core.CrawlRequest) (*core.CrawlResult, error) { panic("parser exploded") })
+		e := newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 1})
+		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := e.waitFinished(t, s.ID, 20*time.Second)
+		if got.Status != core.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "parser exploded") {
+			t.Fatalf("scan = %s %q, want failed naming the panic", got.Status, deref(got.ErrorMessage))
+		}
+	})
+}
+
+// TestSweepFailsAbandonedScans: a scan whose job River gave up on without running our code
+// (here: cancelled before any worker took it) ends failed at the next sweep.
+func TestSweepFailsAbandonedScans(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		e := newEnv(t, dialect, nil, Config{}) // insert-only: nothing works the job
+		s, err := e.m.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := e.scanJobs(t)[0]
+		switch c := e.q.client.(type) {
+		case *river.Client[*sql.Tx]:
+			_, err = c.JobCancel(ctx, job.ID)
+		case *river.Client[pgx.Tx]:
+			_, err = c.JobCancel(ctx, job.ID)
+		default:
+			t.Fatalf("client %T", c)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A worker process with a short sweep interval comes up: its sweep fails the scan.
+		cfg := e.q.cfg
+		cfg.Workers, cfg.SweepInterval = 1, 200*time.Millisecond
+		var q *Queue
+		if dialect == "postgres" {
+			q, err = NewPostgres(ctx, e.url, e.m, cfg)
+		} else {
+			q, err = NewSQLite(e.store.DB().DB, e.m, cfg)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer q.Stop(ctx)
+		got := e.waitFinished(t, s.ID, 20*time.Second)
+		if got.Status != core.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "cancelled") {
+			t.Fatalf("scan = %s %q, want failed as cancelled", got.Status, deref(got.ErrorMessage))
+		}
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// scanSpans waits for n ended job spans of the scan and returns them by attempt.
+func scanSpans(t *testing.T, scanID string, n int) []sdktrace.ReadOnlySpan {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var out []sdktrace.ReadOnlySpan
+		for _, sp := range spans.Ended() {
+			if attrs(sp)[AttrScanID] == scanID {
+				out = append(out, sp)
+			}
+		}
+		if len(out) >= n || time.Now().After(deadline) {
+			if len(out) != n {
+				t.Fatalf("%d spans for scan %s, want %d", len(out), scanID, n)
+			}
+			return out
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func attrs(sp sdktrace.ReadOnlySpan) map[attribute.Key]string {
+	m := map[attribute.Key]string{}
+	for _, kv := range sp.Attributes() {
+		m[kv.Key] = kv.Value.Emit()
+	}
+	return m
+}

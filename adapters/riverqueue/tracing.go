@@ -1,0 +1,76 @@
+package riverqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Span attributes of a job attempt.
+const (
+	AttrJobID       = attribute.Key("river.job.id")
+	AttrJobKind     = attribute.Key("river.job.kind")
+	AttrJobAttempt  = attribute.Key("river.job.attempt")
+	AttrMaxAttempts = attribute.Key("river.job.max_attempts")
+	// AttrOutcome is "ok", "retry" (an error, another attempt follows) or "discarded" (an
+	// error on the last attempt).
+	AttrOutcome = attribute.Key("river.job.outcome")
+	AttrScanID  = attribute.Key("consentd.scan.id")
+	AttrSiteID  = attribute.Key("consentd.site.id")
+)
+
+// tracing starts one span per job attempt on the globally registered tracer provider (a
+// no-op until the process installs one).
+type tracing struct {
+	river.MiddlewareDefaults
+	tracer trace.Tracer
+}
+
+var _ rivertype.WorkerMiddleware = (*tracing)(nil)
+
+func (t *tracing) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) (err error) {
+	attrs := []attribute.KeyValue{
+		AttrJobID.Int64(job.ID), AttrJobKind.String(job.Kind),
+		AttrJobAttempt.Int(job.Attempt), AttrMaxAttempts.Int(job.MaxAttempts),
+	}
+	if job.Kind == KindScan {
+		var args ScanArgs
+		if json.Unmarshal(job.EncodedArgs, &args) == nil {
+			attrs = append(attrs, AttrScanID.String(args.ScanID), AttrSiteID.String(args.SiteID))
+		}
+	}
+	ctx, span := t.tracer.Start(ctx, "river.work "+job.Kind,
+		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
+	defer func() {
+		if v := recover(); v != nil {
+			span.SetStatus(codes.Error, fmt.Sprint("panic: ", v))
+			span.SetAttributes(AttrOutcome.String(outcome(job, true)))
+			span.End()
+			panic(v)
+		}
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.SetAttributes(AttrOutcome.String(outcome(job, err != nil)))
+		span.End()
+	}()
+	return doInner(ctx)
+}
+
+func outcome(job *rivertype.JobRow, failed bool) string {
+	switch {
+	case !failed:
+		return "ok"
+	case job.Attempt < job.MaxAttempts:
+		return "retry"
+	default:
+		return "discarded"
+	}
+}

@@ -1,0 +1,240 @@
+package riverqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/consentd/consentd/core"
+)
+
+// Job kinds, as stored in River's job table.
+const (
+	KindScan   = "scan"
+	KindRescan = "rescan_sites"
+	KindSweep  = "scan_sweep"
+)
+
+// ScanArgs are the arguments of a scan job.
+type ScanArgs struct {
+	core.ScanJob
+}
+
+// Kind implements river.JobArgs.
+func (ScanArgs) Kind() string { return KindScan }
+
+// RescanArgs are the arguments of the periodic job that rescans every site.
+type RescanArgs struct{}
+
+// Kind implements river.JobArgs.
+func (RescanArgs) Kind() string { return KindRescan }
+
+// SweepArgs are the arguments of the periodic job that fails scans River gave up on.
+type SweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (SweepArgs) Kind() string { return KindSweep }
+
+// riverConfig is the River configuration shared by both databases.
+func (q *Queue) riverConfig(m *core.Manager) (*river.Config, error) {
+	cfg := q.cfg
+	rc := &river.Config{
+		Logger:               cfg.Logger,
+		MaxAttempts:          cfg.MaxAttempts,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		RetryPolicy:          &retryPolicy{base: cfg.RetryBase},
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		ErrorHandler:         &errorHandler{m: m, log: cfg.Logger},
+		Middleware:           []rivertype.Middleware{&tracing{tracer: otel.Tracer("consentd/riverqueue")}},
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &scanWorker{m: m, timeout: cfg.JobTimeout}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker{m: m, q: q, log: cfg.Logger}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, sites: cfg.Sites, log: cfg.Logger}); err != nil {
+		return nil, err
+	}
+	rc.Workers = workers
+	if cfg.Workers > 0 {
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		// Periodic jobs are enqueued by the elected leader only, so one process does it
+		// however many run.
+		rc.PeriodicJobs = []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(cfg.SweepInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, &river.InsertOpts{MaxAttempts: 1} },
+				&river.PeriodicJobOpts{ID: KindSweep, RunOnStart: true}),
+		}
+		if cfg.RescanInterval > 0 {
+			rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(cfg.RescanInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return RescanArgs{}, nil },
+				&river.PeriodicJobOpts{ID: KindRescan}))
+		}
+	}
+	return rc, nil
+}
+
+type scanWorker struct {
+	river.WorkerDefaults[ScanArgs]
+	m       *core.Manager
+	timeout time.Duration
+}
+
+func (w *scanWorker) Timeout(*river.Job[ScanArgs]) time.Duration { return w.timeout }
+
+// Work runs the scan. On the last attempt a temporary failure ends the scan failed instead of
+// being retried.
+func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
+	err := w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		if s, serr := w.m.Store.ScanByID(context.WithoutCancel(ctx), job.Args.ScanID); serr == nil {
+			span.SetAttributes(attribute.String("consentd.scan.status", s.Status))
+		}
+	}
+	return err
+}
+
+// errorHandler fails the scan of a job River is about to discard: its last attempt returned
+// an error, which means RunScan could not record the outcome itself (the database was
+// unreachable, say), or it panicked. Should this fail too, the sweeper tries again later.
+type errorHandler struct {
+	m   *core.Manager
+	log *slog.Logger
+}
+
+func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	if job.Attempt >= job.MaxAttempts {
+		h.failScan(ctx, job, err.Error())
+	}
+	return nil
+}
+
+func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, stack string) *river.ErrorHandlerResult {
+	h.log.Error("scan job panicked", slog.Int64("job", job.ID), slog.Any("panic", v), slog.String("stack", stack))
+	if job.Attempt >= job.MaxAttempts {
+		h.failScan(ctx, job, fmt.Sprintf("internal error: %v", v))
+	}
+	return nil
+}
+
+func (h *errorHandler) failScan(ctx context.Context, job *rivertype.JobRow, reason string) {
+	if job.Kind != KindScan {
+		return
+	}
+	var args ScanArgs
+	if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+		return
+	}
+	if err := failUnfinished(context.WithoutCancel(ctx), h.m, args.ScanID, reason); err != nil {
+		h.log.Warn("could not fail the scan of a discarded job; the sweeper will retry",
+			slog.String("scan", args.ScanID), slog.Any("error", err))
+	}
+}
+
+// failUnfinished marks a pending or running scan failed; a finished or deleted scan is left.
+func failUnfinished(ctx context.Context, m *core.Manager, scanID, reason string) error {
+	s, err := m.Store.ScanByID(ctx, scanID)
+	if core.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s.Status != core.ScanPending && s.Status != core.ScanRunning {
+		return nil
+	}
+	return m.FailScan(ctx, scanID, reason)
+}
+
+// sweepWindow is how far back the sweeper looks at jobs River gave up on.
+const sweepWindow = 24 * time.Hour
+
+// sweepWorker fails the scans of jobs that River discarded or cancelled while the scan was
+// still pending or running: River's rescuer discards a job whose worker died during its last
+// attempt without running any of our code, and the error handler may have failed to write.
+type sweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	m   *core.Manager
+	q   *Queue
+	log *slog.Logger
+}
+
+func (w *sweepWorker) Timeout(*river.Job[SweepArgs]) time.Duration { return time.Minute }
+
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	params := river.NewJobListParams().Kinds(KindScan).
+		States(rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
+		OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(500)
+	res, err := w.q.client.JobList(ctx, params)
+	if err != nil {
+		return fmt.Errorf("sweep: list jobs: %w", err)
+	}
+	since := time.Now().Add(-sweepWindow)
+	for _, job := range res.Jobs {
+		if job.FinalizedAt != nil && job.FinalizedAt.Before(since) {
+			break
+		}
+		var args ScanArgs
+		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+			continue
+		}
+		if err := failUnfinished(ctx, w.m, args.ScanID, abandonedReason(job)); err != nil {
+			return fmt.Errorf("sweep: scan %s: %w", args.ScanID, err)
+		}
+	}
+	return nil
+}
+
+// abandonedReason explains a scan whose job River gave up on.
+func abandonedReason(job *rivertype.JobRow) string {
+	if job.State == rivertype.JobStateCancelled {
+		return "scan cancelled before it could finish"
+	}
+	if n := len(job.Errors); n > 0 && job.Errors[n-1].Attempt == job.Attempt {
+		return fmt.Sprintf("scan gave up after %d attempts: %s", job.Attempt, job.Errors[n-1].Error)
+	}
+	return fmt.Sprintf("scan gave up after %d attempts: the worker running it stopped (process ended or timed out)", job.Attempt)
+}
+
+// rescanWorker triggers a scan of every site's homepage.
+type rescanWorker struct {
+	river.WorkerDefaults[RescanArgs]
+	m     *core.Manager
+	sites core.SiteLister
+	log   *slog.Logger
+}
+
+func (w *rescanWorker) Timeout(*river.Job[RescanArgs]) time.Duration { return 30 * time.Minute }
+
+func (w *rescanWorker) Work(ctx context.Context, _ *river.Job[RescanArgs]) error {
+	if w.sites == nil {
+		return river.JobCancel(fmt.Errorf("rescans are not configured in this process"))
+	}
+	n, err := w.m.RescanAll(ctx, w.sites)
+	w.log.Info("periodic rescan", slog.Int("scans", n), slog.Any("error", err))
+	return err
+}
+
+// retryPolicy retries after base, 2·base, 4·base… (capped at 1024·base), with up to 10%
+// jitter so that scans failing together do not all come back at once.
+type retryPolicy struct{ base time.Duration }
+
+func (p *retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	n := max(job.Attempt-1, 0)
+	d := p.base << min(n, 10)
+	d += time.Duration(rand.Int64N(int64(d)/10 + 1))
+	return time.Now().Add(d)
+}

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// ErrWorkerNeedsPostgres is returned by RunWorker on the embedded store: SQLite is a single
+// node's database, so its scans are worked inside 'consentd serve'.
+var ErrWorkerNeedsPostgres = errors.New("a standalone worker needs the Postgres store; with SQLite, scans are worked in-process by 'consentd serve' (CONSENTD_WORKERS)")
+
+// RunWorker works scan jobs (cfg.Workers at once) until ctx ends, with no HTTP server, then
+// shuts down gracefully: it stops taking jobs and lets running scans finish within
+// ShutdownTimeout, after which they are cancelled and left for another worker to retry.
+func (a *App) RunWorker(ctx context.Context) error {
+	if a.Store.Dialect() != "postgres" {
+		return ErrWorkerNeedsPostgres
+	}
+	if a.cfg.Workers < 1 {
+		return fmt.Errorf("workers: %d: a worker process needs at least 1", a.cfg.Workers)
+	}
+	if err := a.queue.Start(ctx); err != nil {
+		return err
+	}
+	a.log.Info("consentd worker started", slog.Int("workers", a.cfg.Workers),
+		slog.String("rescan_interval", a.cfg.RescanInterval.String()))
+	<-ctx.Done()
+	a.log.Info("worker shutting down", slog.Duration("deadline", a.cfg.ShutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
+	return a.queue.Stop(sctx)
+}

@@ -1,0 +1,50 @@
+package core
+
+import (
+	"context"
+	"fmt"
+)
+
+// SiteLister walks every site of every organization, a page at a time, for deployment-wide
+// work such as periodic rescans. It is separate from Store because no request-scoped use case
+// may see across organizations.
+type SiteLister interface {
+	// AllSites lists up to limit sites whose ID sorts after afterID, ordered by ID; an empty
+	// afterID starts at the beginning. It returns internal errors only.
+	AllSites(ctx context.Context, afterID string, limit int) ([]*Site, error)
+}
+
+// rescanPage is how many sites RescanAll reads at a time.
+const rescanPage = 200
+
+// RescanAll triggers a scan of every site's homepage, as commercial scanners do monthly. A
+// site whose latest scan is still pending or running is skipped, so that a slow queue does not
+// pile up scans and a retried rescan does not scan twice. It returns how many scans it
+// triggered; it stops at the first error other than a site deleted meanwhile.
+func (m *Manager) RescanAll(ctx context.Context, sites SiteLister) (int, error) {
+	n, after := 0, ""
+	for {
+		page, err := sites.AllSites(ctx, after, rescanPage)
+		if err != nil {
+			return n, fmt.Errorf("rescan: list sites: %w", err)
+		}
+		for _, s := range page {
+			after = s.ID
+			if _, err := m.Store.LatestScan(ctx, s.ID, ScanPending, ScanRunning); err == nil {
+				continue
+			} else if !IsNotFound(err) {
+				return n, fmt.Errorf("rescan site %s: %w", s.ID, err)
+			}
+			if _, err := m.TriggerScan(ctx, s.OrganizationID, s.ID, ScanInput{}); err != nil {
+				if IsNotFound(err) {
+					continue
+				}
+				return n, fmt.Errorf("rescan site %s: %w", s.ID, err)
+			}
+			n++
+		}
+		if len(page) < rescanPage {
+			return n, nil
+		}
+	}
+}

@@ -177,4 +177,3 @@ func freshPostgres(t *testing.T) string {
 	u.Path = "/" + name
 	return u.String()
 }
-

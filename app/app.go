@@ -200,3 +200,6 @@ func BaseURL(addr string) string {
 	}
 	return "http://" + addr
 }
+
+// SiteJSON is a site as the API shows it (with accountId), for the CLI's output.
+func SiteJSON(s *core.Site) any { return httpapi.SiteOut{Site: s, AccountID: s.OrganizationID} }

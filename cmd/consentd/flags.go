@@ -17,11 +17,20 @@ func newFlags(name string) *flag.FlagSet {
 	return flag.NewFlagSet("consentd "+name, flag.ContinueOnError)
 }
 
-// parse parses args, then sets every flag not given on the command line from its environment
-// variable, if present.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
+// parse parses args, flags and positional arguments in any order, then sets every flag not
+// given on the command line from its environment variable, if present. It returns the
+// positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -34,7 +43,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 			}
 		}
 	})
-	return err
+	return pos, err
 }
 
 // storeFlags are the flags of every command that opens the database.

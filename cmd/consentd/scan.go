@@ -17,10 +17,11 @@ func scan(ctx context.Context, args []string) error {
 	fs.BoolVar(&opts.AllowPrivate, "allow-private", false, "allow loopback, private and link-local targets")
 	fs.StringVar(&opts.StorefrontPassword, "password", "", "storefront password, submitted when the shop shows its password page")
 	fs.StringVar(&libDir, "library-dir", "", "directory of extra or overriding library entries")
-	if err := parse(fs, args); err != nil {
+	urls, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	opts.StartURLs = fs.Args()
+	opts.StartURLs = urls
 	if len(opts.StartURLs) == 0 {
 		return fmt.Errorf("usage: consentd scan [--max-pages N] [--allow-private] [--password P] URL [URL...]")
 	}
@@ -40,14 +41,14 @@ func scan(ctx context.Context, args []string) error {
 }
 
 func libraryLint(args []string) error {
-	fs := newFlags("library lint")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parse(newFlags("library lint"), args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return fmt.Errorf("usage: consentd library lint DIR")
 	}
-	problems := library.LintExtension(fs.Arg(0))
+	problems := library.LintExtension(pos[0])
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, p)
 	}
@@ -62,13 +63,14 @@ func libraryImportOCD(args []string) error {
 	var out string
 	fs := newFlags("library import-ocd")
 	fs.StringVar(&out, "out", "", "directory to write the entries to (required); use it as CONSENTD_LIBRARY_DIR")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || out == "" {
+	if len(pos) != 1 || out == "" {
 		return fmt.Errorf("usage: consentd library import-ocd FILE.csv --out DIR")
 	}
-	f, err := os.Open(fs.Arg(0))
+	f, err := os.Open(pos[0])
 	if err != nil {
 		return err
 	}

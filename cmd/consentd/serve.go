@@ -23,7 +23,7 @@ func serve(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 	fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
 	scanFlags(fs, &cfg)
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)
@@ -50,7 +50,7 @@ func worker(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Workers, "workers", 4, "scan jobs worked at once by this process")
 	fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 	scanFlags(fs, &cfg)
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if strings.HasPrefix(cfg.DatabaseURL, "sqlite:") {
@@ -72,19 +72,4 @@ func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.DurationVar(&cfg.ScanRetryBase, "scan-retry-base", 5*time.Second, "delay before the first retry, doubled on each further one")
 	fs.DurationVar(&cfg.ScanRescueAfter, "scan-rescue-after", 10*time.Minute, "time after which a scan attempt whose worker died is worked again (at least scan-timeout)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long running scans may take to finish before they are cancelled")
-}
-
-func migrate(ctx context.Context, args []string) error {
-	var cfg app.Config
-	fs := newFlags("migrate")
-	storeFlags(fs, &cfg)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	a, err := open(ctx, cfg) // New applies pending migrations
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "migrations applied")
-	return a.Close()
 }

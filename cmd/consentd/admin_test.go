@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// cli builds the consentd binary once per test run.
+func cli(t *testing.T) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "consentd-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "consentd")
+		out, err := exec.Command("go", "build", "-o", cliPath, ".").CombinedOutput()
+		if err != nil {
+			cliErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+func runCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(cli(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// TestAdminCommands runs org create, apikey create and site create as product.md describes
+// them, with the database named by the environment, and checks their JSON.
+func TestAdminCommands(t *testing.T) {
+	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(t.TempDir(), "cli.db")}
+	if _, stderr, err := runCLI(t, env, "migrate"); err != nil {
+		t.Fatalf("migrate: %v %s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, env, "org", "create", "--name", "Acme")
+	if err != nil {
+		t.Fatalf("org create: %v %s", err, stderr)
+	}
+	var org map[string]any
+	if err := json.Unmarshal([]byte(out), &org); err != nil || org["name"] != "Acme" || org["id"] == nil || org["createdAt"] == nil || len(org) != 3 {
+		t.Fatalf("org create printed %s", out)
+	}
+	orgID := org["id"].(string)
+	out, _, err = runCLI(t, env, "apikey", "create", "--org", orgID, "--name", "ci")
+	var key map[string]string
+	if err != nil || json.Unmarshal([]byte(out), &key) != nil || key["organizationId"] != orgID || !strings.HasPrefix(key["key"], "cd_") || key["id"] == "" || len(key) != 3 {
+		t.Fatalf("apikey create: %v %s", err, out)
+	}
+	out, _, err = runCLI(t, env, "site", "create", "--org", orgID, "--name", "Shop", "--url", "https://shop.example")
+	var site map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &site) != nil || site["organizationId"] != orgID || site["projectKey"] == nil || site["url"] != "https://shop.example" {
+		t.Fatalf("site create: %v %s", err, out)
+	}
+	// errors are reported, with a non-zero exit
+	if _, stderr, err := runCLI(t, env, "site", "create", "--org", orgID, "--name", "Bad", "--url", "nope"); err == nil || !strings.Contains(stderr, "url") {
+		t.Fatalf("bad url accepted: %v %s", err, stderr)
+	}
+	if _, _, err := runCLI(t, env, "apikey", "create", "--org", "00000000-0000-7000-8000-000000000000"); err == nil {
+		t.Fatal("key for a missing organization")
+	}
+	if _, _, err := runCLI(t, env, "frobnicate"); err == nil {
+		t.Fatal("unknown command succeeded")
+	}
+}
+
+// TestLibraryCommands lints a directory and imports a small Open Cookie Database CSV.
+func TestLibraryCommands(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, err := runCLI(t, nil, "library", "import-ocd", "../../library/testdata/ocd-sample.csv", "--out", out); err != nil {
+		t.Fatalf("import-ocd: %v %s", err, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(files) == 0 {
+		t.Fatal("import-ocd wrote nothing")
+	}
+	if _, stderr, err := runCLI(t, nil, "library", "lint", out); err != nil {
+		t.Fatalf("lint of the import: %v %s", err, stderr)
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "x.json"), []byte(`{"slug":"x"}`), 0o644)
+	if _, stderr, err := runCLI(t, nil, "library", "lint", bad); err == nil || !strings.Contains(stderr, "x.json") {
+		t.Fatalf("lint passed a bad entry: %v %s", err, stderr)
+	}
+}

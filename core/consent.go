@@ -42,10 +42,16 @@ type ConsentQuery struct {
 
 // ConsentStore persists consent records. Records are append-only.
 type ConsentStore interface {
-	// CreateConsentRecord stores a record durably before returning.
+	// CreateConsentRecord stores a record durably before returning: once it returns nil the
+	// record is committed. A site that does not exist is not_found.
 	CreateConsentRecord(ctx context.Context, r *ConsentRecord) error
-	// ConsentRecords returns one page of records, newest first, and the total matching q.
+	// ConsentRecords returns one page of records, newest first (ties by id, descending), and
+	// the exact number of records matching q.
 	ConsentRecords(ctx context.Context, q ConsentQuery) ([]*ConsentRecord, int, error)
+	// EachConsentRecord calls fn with every record matching q's site and dates (Page and Limit
+	// are ignored), newest first, in the order of ConsentRecords, holding only a bounded number
+	// of records in memory. It stops at fn's first error and returns it.
+	EachConsentRecord(ctx context.Context, q ConsentQuery, fn func(*ConsentRecord) error) error
 }
 
 // Limits of consent listing and recording.
@@ -161,6 +167,16 @@ func (m *Manager) ConsentRecords(ctx context.Context, orgID string, q ConsentQue
 		return nil, 0, err
 	}
 	return m.Store.ConsentRecords(ctx, q)
+}
+
+// ExportConsentRecords streams every record of the site matching q's dates to fn, newest
+// first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
+// stops the export and is returned.
+func (m *Manager) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+	if _, err := m.Store.Site(ctx, orgID, q.SiteID); err != nil {
+		return err
+	}
+	return m.Store.EachConsentRecord(ctx, q, fn)
 }
 
 // PublicConfig is everything the banner runtime needs for a site.

@@ -44,7 +44,11 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{db: db, root: db}, nil
+	committers, batch := 1, 512 // SQLite has one writer at a time
+	if db.Dialect().Name().String() == "pg" {
+		committers, batch = 4, 256
+	}
+	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch)}, nil
 }
 
 // openSQLite opens a SQLite file in WAL mode with foreign keys on. Transactions begin

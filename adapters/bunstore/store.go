@@ -20,6 +20,9 @@ type Store struct {
 	// root is the database the store was opened on; Close and Ping act on it.
 	root *bun.DB
 	tx   *bun.Tx
+	// ingest group-commits consent records written outside a transaction; nil in stores
+	// handed to InTx functions.
+	ingest *groupCommit
 }
 
 var _ core.Store = (*Store)(nil)
@@ -30,8 +33,13 @@ func (s *Store) DB() *bun.DB { return s.root }
 // Tx returns the transaction a store handed to an InTx function works in, or nil.
 func (s *Store) Tx() *bun.Tx { return s.tx }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.root.Close() }
+// Close waits for consent batches in progress to commit and closes the database.
+func (s *Store) Close() error {
+	if s.ingest != nil {
+		s.ingest.close()
+	}
+	return s.root.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
@@ -52,7 +60,8 @@ func (s *Store) InTx(ctx context.Context, fn func(tx core.Store) error) error {
 }
 
 // translate maps driver errors to core errors: no rows → not_found, unique violation →
-// conflict, a malformed identifier (Postgres uuid columns) → not_found.
+// conflict, a malformed identifier (Postgres uuid columns) → not_found, a foreign key
+// violation (the parent named by an insert does not exist) → not_found, as memstore answers.
 func translate(err error, what string) error {
 	if err == nil {
 		return nil
@@ -70,7 +79,7 @@ func translate(err error, what string) error {
 		case "23505":
 			return core.Wrap(core.CodeConflict, err, what+" already exists")
 		case "23503":
-			return core.Wrap(core.CodeConflict, err, what+" is referenced by or refers to a missing row")
+			return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
 		case "22P02":
 			return core.Errorf(core.CodeNotFound, "%s not found", what)
 		}
@@ -81,7 +90,7 @@ func translate(err error, what string) error {
 		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
 			return core.Wrap(core.CodeConflict, err, what+" already exists")
 		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
-			return core.Wrap(core.CodeConflict, err, what+" is referenced by or refers to a missing row")
+			return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
 		}
 	}
 	if strings.Contains(err.Error(), "UNIQUE constraint failed") {
@@ -407,50 +416,6 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		Column("status", "detected_services", "unrecognized_scripts", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
-}
-
-// CreateConsentRecord implements core.ConsentStore.
-func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) error {
-	_, err := s.db.NewInsert().Model(&consentRecord{
-		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
-		CategoriesConsented: r.CategoriesConsented, GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
-		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
-	}).Exec(ctx)
-	return translate(err, "consent record")
-}
-
-// ConsentRecords implements core.ConsentStore. Both the page and the count walk the
-// (site_id, created_at DESC, id DESC) index.
-func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("site_id = ?", q.SiteID)
-		if q.From != nil {
-			sq = sq.Where("created_at > ?", *q.From)
-		}
-		if q.To != nil {
-			sq = sq.Where("created_at < ?", *q.To)
-		}
-		return sq
-	}
-	total, err := filter(s.db.NewSelect().Model((*consentRecord)(nil))).Count(ctx)
-	if err != nil {
-		return nil, 0, translate(err, "consent record")
-	}
-	var ms []consentRecord
-	err = filter(s.db.NewSelect().Model(&ms)).OrderExpr("created_at DESC, id DESC").
-		Limit(int64(q.Limit)).Offset(int64(q.Page-1) * int64(q.Limit)).Scan(ctx)
-	if err != nil {
-		return nil, 0, translate(err, "consent record")
-	}
-	out := make([]*core.ConsentRecord, len(ms))
-	for i, m := range ms {
-		out[i] = &core.ConsentRecord{
-			ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
-			CategoriesConsented: orMap(m.CategoriesConsented), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
-			ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
-		}
-	}
-	return out, int(total), nil
 }
 
 // SQLTx returns the database/sql transaction of a store handed to an InTx function, or nil,

@@ -82,6 +82,7 @@ func New(cfg Config) http.Handler {
 	h.registerLibrary(api)
 	h.registerScans(api)
 	h.registerConsent(api)
+	h.registerExport(api)
 	h.registerSnippet(api)
 	h.registerPublic(api)
 

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 
@@ -136,6 +137,9 @@ func (s *Store) CreateSite(_ context.Context, x *core.Site) error {
 		if o.ID == x.ID || o.ProjectKey == x.ProjectKey {
 			return conflict("site")
 		}
+	}
+	if _, ok := s.d.orgs[x.OrganizationID]; !ok {
+		return notFound("organization")
 	}
 	s.d.sites[x.ID] = *x
 	return nil
@@ -533,4 +537,19 @@ func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.
 	start := min(len(all), (q.Page-1)*q.Limit)
 	end := min(len(all), start+q.Limit)
 	return slices.Clip(all[start:end]), len(all), nil
+}
+
+// EachConsentRecord implements core.ConsentStore.
+func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error {
+	q.Page, q.Limit = 1, math.MaxInt
+	all, _, err := s.ConsentRecords(ctx, q)
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -31,7 +31,13 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},
 		{"Scans", testScans},
 		{"ConsentRecords", testConsentRecords},
+		{"ConsentTotals", testConsentTotals},
+		{"ConsentConcurrentWritersAndExport", testConsentConcurrentAndExport},
+		{"ConsentMissingSite", testConsentMissingSite},
+		{"MissingParents", testMissingParents},
+		{"MalformedIDs", testMalformedIDs},
 		{"Transactions", testTransactions},
+		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,315 @@
+package bunstore
+
+import (
+	"context"
+	"errors"
+
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/consentd/consentd/core"
+)
+
+// consentCount is one bucket of the consent_counts table: the number of records of a site
+// created in one hour, as counted by one writer shard.
+type consentCount struct {
+	bun.BaseModel `bun:"table:consent_counts,alias:consent_counts"`
+	SiteID        string    `bun:"site_id,pk"`
+	Bucket        time.Time `bun:"bucket,pk"`
+	Shard         int       `bun:"shard,pk"`
+	N             int64     `bun:"n"`
+}
+
+// bucketOf is the hour bucket a record created at t is counted in.
+func bucketOf(t time.Time) time.Time { return t.UTC().Truncate(time.Hour) }
+
+func fromConsent(r *core.ConsentRecord) consentRecord {
+	return consentRecord{
+		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
+		CategoriesConsented: orMap(r.CategoriesConsented), GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
+		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
+	}
+}
+
+func (m *consentRecord) core() *core.ConsentRecord {
+	return &core.ConsentRecord{
+		ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
+		CategoriesConsented: orMap(m.CategoriesConsented), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
+		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
+	}
+}
+
+// insertConsents writes records and adds them to their hour buckets of shard, in db (a
+// transaction). Counting in the same transaction keeps every total exact.
+func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord) error {
+	ms := make([]consentRecord, len(rs))
+	type key struct {
+		site   string
+		bucket time.Time
+	}
+	counts := map[key]int64{}
+	for i, r := range rs {
+		ms[i] = fromConsent(r)
+		counts[key{r.SiteID, bucketOf(r.CreatedAt)}]++
+	}
+	if _, err := db.NewInsert().Model(&ms).Exec(ctx); err != nil {
+		return err
+	}
+	cs := make([]consentCount, 0, len(counts))
+	for k, n := range counts {
+		cs = append(cs, consentCount{SiteID: k.site, Bucket: k.bucket, Shard: shard, N: n})
+	}
+	_, err := db.NewInsert().Model(&cs).
+		On("CONFLICT (site_id, bucket, shard) DO UPDATE").Set("n = consent_counts.n + EXCLUDED.n").Exec(ctx)
+	return err
+}
+
+// translateConsent translates an insert error; a missing site (a foreign key violation) is
+// reported as the site the caller named.
+func translateConsent(err error) error {
+	err = translate(err, "consent record")
+	if core.IsNotFound(err) {
+		return core.Wrap(core.CodeNotFound, err, "site not found")
+	}
+	return err
+}
+
+// CreateConsentRecord implements core.ConsentStore. Outside a transaction the record goes
+// through the store's group commit: concurrent calls are written together in one transaction,
+// and each returns only after that transaction has committed (or failed). Inside InTx it is
+// written in the caller's transaction.
+func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) error {
+	if s.tx != nil || s.ingest == nil {
+		return s.InTx(ctx, func(tx core.Store) error {
+			return translateConsent(insertConsents(ctx, tx.(*Store).db, 0, []*core.ConsentRecord{r}))
+		})
+	}
+	return s.ingest.submit(ctx, r)
+}
+
+// groupCommit batches concurrent consent inserts into shared transactions. Each committer
+// goroutine takes one waiting request, then every other request already waiting (up to
+// maxBatch), and commits them together: under load a batch costs one commit (one WAL flush)
+// instead of one per record, and a lone request is written at once, without waiting for
+// company. Each committer counts into its own shard of consent_counts, so committers never
+// wait on each other's counter rows.
+type groupCommit struct {
+	db       *bun.DB
+	reqs     chan *consentReq
+	quit     chan struct{}
+	stop     sync.Once
+	wg       sync.WaitGroup
+	maxBatch int
+}
+
+type consentReq struct {
+	ctx  context.Context
+	r    *core.ConsentRecord
+	done chan error
+}
+
+// errClosed answers requests made after Close.
+var errClosed = errors.New("store closed")
+
+// newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
+func newGroupCommit(db *bun.DB, committers, maxBatch int) *groupCommit {
+	g := &groupCommit{db: db, reqs: make(chan *consentReq), quit: make(chan struct{}), maxBatch: maxBatch}
+	for i := range committers {
+		g.wg.Add(1)
+		go g.run(i + 1) // shard 0 is for writes inside InTx and for migrated counts
+	}
+	return g
+}
+
+func (g *groupCommit) submit(ctx context.Context, r *core.ConsentRecord) error {
+	req := &consentReq{ctx: ctx, r: r, done: make(chan error, 1)}
+	select {
+	case g.reqs <- req:
+	case <-g.quit:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once taken, the request is answered only by its transaction's outcome: the caller must
+	// not report success or failure before knowing it.
+	return <-req.done
+}
+
+// close stops the committers after the batches in progress; later submissions fail.
+func (g *groupCommit) close() {
+	g.stop.Do(func() { close(g.quit) })
+	g.wg.Wait()
+}
+
+func (g *groupCommit) run(shard int) {
+	defer g.wg.Done()
+	batch := make([]*consentReq, 0, g.maxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case req := <-g.reqs:
+			batch = append(batch, req)
+		case <-g.quit:
+			return
+		}
+	drain:
+		for len(batch) < g.maxBatch {
+			select {
+			case req := <-g.reqs:
+				batch = append(batch, req)
+			default:
+				break drain
+			}
+		}
+		g.commit(shard, batch)
+	}
+}
+
+// commit writes a batch in one transaction. If it fails, each record is retried alone so that
+// one bad record (its site deleted meanwhile) fails only its own request.
+func (g *groupCommit) commit(shard int, batch []*consentReq) {
+	live := batch[:0]
+	for _, req := range batch {
+		if err := req.ctx.Err(); err != nil {
+			req.done <- err // the client is gone; nothing was written
+			continue
+		}
+		live = append(live, req)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	write := func(reqs []*consentReq) error {
+		rs := make([]*core.ConsentRecord, len(reqs))
+		for i, req := range reqs {
+			rs[i] = req.r
+		}
+		return g.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return insertConsents(ctx, tx, shard, rs)
+		})
+	}
+	err := write(live)
+	if err == nil || len(live) == 1 {
+		for _, req := range live {
+			req.done <- translateConsent(err)
+		}
+		return
+	}
+	for _, req := range live {
+		req.done <- translateConsent(write([]*consentReq{req}))
+	}
+}
+
+// ConsentRecords implements core.ConsentStore. The page walks the (site_id, created_at DESC,
+// id DESC) index and reads only offset+limit entries; the total comes from consent_counts
+// (see consentTotal), so neither reads the site's whole history.
+func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
+	total, err := s.consentTotal(ctx, q)
+	if err != nil {
+		return nil, 0, translate(err, "consent record")
+	}
+	var ms []consentRecord
+	err = consentFilter(s.db.NewSelect().Model(&ms), q).OrderExpr("created_at DESC, id DESC").
+		Limit(int64(q.Limit)).Offset(int64(q.Page-1) * int64(q.Limit)).Scan(ctx)
+	if err != nil {
+		return nil, 0, translate(err, "consent record")
+	}
+	out := make([]*core.ConsentRecord, len(ms))
+	for i := range ms {
+		out[i] = ms[i].core()
+	}
+	return out, int(total), nil
+}
+
+func consentFilter(sq *bun.SelectQuery, q core.ConsentQuery) *bun.SelectQuery {
+	sq = sq.Where("site_id = ?", q.SiteID)
+	if q.From != nil {
+		sq = sq.Where("created_at > ?", q.From.UTC())
+	}
+	if q.To != nil {
+		sq = sq.Where("created_at < ?", q.To.UTC())
+	}
+	return sq
+}
+
+// consentTotal is the exact number of records matching q. Hour buckets wholly inside the
+// (exclusive) range [from, to] are summed from consent_counts; only the records of the partial
+// hours at either edge are counted through the index. The cost is one bucket row per hour of
+// history plus at most two hours of records, whatever the site's size.
+func (s *Store) consentTotal(ctx context.Context, q core.ConsentQuery) (int64, error) {
+	// Buckets [lo, hi) are wholly inside; lo and hi are nil when the range is open.
+	var lo, hi *time.Time
+	if q.From != nil {
+		t := bucketOf(*q.From).Add(time.Hour) // the bucket holding from itself is partial
+		lo = &t
+	}
+	if q.To != nil {
+		t := bucketOf(*q.To)
+		hi = &t
+	}
+	if lo != nil && hi != nil && !lo.Before(*hi) {
+		// No whole bucket: count the range directly; it spans less than two hours.
+		n, err := consentFilter(s.db.NewSelect().Model((*consentRecord)(nil)), q).Count(ctx)
+		return int64(n), err
+	}
+	var total int64
+	bq := s.db.NewSelect().Model((*consentCount)(nil)).ColumnExpr("COALESCE(CAST(SUM(n) AS BIGINT), 0)").
+		Where("site_id = ?", q.SiteID)
+	if lo != nil {
+		bq = bq.Where("bucket >= ?", *lo)
+	}
+	if hi != nil {
+		bq = bq.Where("bucket < ?", *hi)
+	}
+	if err := bq.Scan(ctx, &total); err != nil {
+		return 0, err
+	}
+	if lo != nil {
+		n, err := consentFilter(s.db.NewSelect().Model((*consentRecord)(nil)), q).Where("created_at < ?", *lo).Count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		total += int64(n)
+	}
+	if hi != nil {
+		n, err := consentFilter(s.db.NewSelect().Model((*consentRecord)(nil)), q).Where("created_at >= ?", *hi).Count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		total += int64(n)
+	}
+	return total, nil
+}
+
+// exportBatch is how many records EachConsentRecord reads per query.
+const exportBatch = 1000
+
+// EachConsentRecord implements core.ConsentStore. It reads keyset pages of exportBatch records
+// along the listing index, each a short query of its own, so an export of any size holds one
+// page in memory and no long-running transaction.
+func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error {
+	var after *consentRecord
+	for {
+		var ms []consentRecord
+		sq := consentFilter(s.db.NewSelect().Model(&ms), q)
+		if after != nil {
+			sq = sq.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
+		}
+		if err := sq.OrderExpr("created_at DESC, id DESC").Limit(exportBatch).Scan(ctx); err != nil {
+			return translate(err, "consent record")
+		}
+		for i := range ms {
+			if err := fn(ms[i].core()); err != nil {
+				return err
+			}
+		}
+		if len(ms) < exportBatch {
+			return nil
+		}
+		after = &ms[len(ms)-1]
+	}
+}

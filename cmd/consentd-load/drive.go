@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// target is a running consentd and the site the load writes to.
+type target struct {
+	BaseURL    string // http://127.0.0.1:PORT
+	APIKey     string
+	SiteID     string
+	ProjectKey string
+}
+
+// load says how hard and how long to drive a target.
+type load struct {
+	Posters  int           // concurrent consent posters
+	Listers  int           // concurrent consent-record listers
+	Duration time.Duration // stop after this long
+	Max      int           // stop after this many consent posts
+}
+
+// result is what a run observed.
+type result struct {
+	Elapsed  time.Duration
+	Created  []string // ids of records answered 201, in no order
+	PostErrs int      // posts answered otherwise or not at all
+	FirstErr string
+	PostLat  []time.Duration // of the 201s
+	Lists    int
+	ListErrs int
+	ListLat  []time.Duration
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, IdleConnTimeout: time.Minute,
+	}}
+}
+
+// drive posts consent decisions and lists records until the duration, the count or ctx ends.
+// Requests in flight then are finished, not abandoned, so that every committed record has been
+// answered; rctx (when cancelled, as the kill test does by killing the server) cuts them.
+func drive(ctx, rctx context.Context, t target, l load) *result {
+	ctx, cancel := context.WithTimeout(ctx, l.Duration)
+	defer cancel()
+	client := newClient(l.Posters + l.Listers)
+	var (
+		mu    sync.Mutex
+		res   = &result{}
+		sent  atomic.Int64
+		wg    sync.WaitGroup
+		start = time.Now()
+	)
+	cats := []string{"statistics", "marketing", "functional"}
+	for w := range l.Posters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+			var (
+				ids  []string
+				lats []time.Duration
+				errs int
+				ferr string
+			)
+			for ctx.Err() == nil && rctx.Err() == nil && sent.Add(1) <= int64(l.Max) {
+				body := map[string]any{"visitorId": fmt.Sprintf("load-%d-%d", w, rng.Int64()), "consentVersion": 1,
+					"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0}}
+				t0 := time.Now()
+				id, err := postConsent(rctx, client, t, body)
+				if err != nil {
+					errs++
+					if ferr == "" {
+						ferr = err.Error()
+					}
+					continue
+				}
+				lats = append(lats, time.Since(t0))
+				ids = append(ids, id)
+			}
+			mu.Lock()
+			res.Created = append(res.Created, ids...)
+			res.PostLat = append(res.PostLat, lats...)
+			res.PostErrs += errs
+			if res.FirstErr == "" {
+				res.FirstErr = ferr
+			}
+			mu.Unlock()
+		}()
+	}
+	for range l.Listers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lats []time.Duration
+			errs := 0
+			for ctx.Err() == nil && rctx.Err() == nil {
+				t0 := time.Now()
+				if _, err := total(rctx, client, t, "limit=50"); err != nil {
+					errs++
+					continue
+				}
+				lats = append(lats, time.Since(t0))
+			}
+			mu.Lock()
+			res.ListLat = append(res.ListLat, lats...)
+			res.Lists += len(lats)
+			res.ListErrs += errs
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+func postConsent(ctx context.Context, c *http.Client, t target, body any) (string, error) {
+	b, _ := json.Marshal(body) // plain maps always marshal
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+"/api/v1/public/"+t.ProjectKey+"/consent", bytes.NewReader(b))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return "", err
+	}
+	if res.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("consent post: %d %s", res.StatusCode, raw)
+	}
+	var rec struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil || rec.ID == "" {
+		return "", fmt.Errorf("consent post: 201 without a record id: %s", raw)
+	}
+	return rec.ID, nil
+}
+
+// total lists page 1 of the site's records and returns the total.
+func total(ctx context.Context, c *http.Client, t target, query string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/api/v1/sites/"+t.SiteID+"/consent-records?"+query, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	res, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("list: %d %s", res.StatusCode, raw)
+	}
+	var page struct {
+		Total *int `json:"total"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil || page.Total == nil {
+		return 0, fmt.Errorf("list: no total in %s", raw)
+	}
+	return *page.Total, nil
+}
+
+// percentile returns the p-th percentile (0..100) of ds, sorting ds.
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)-1, len(ds)*p/100)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// report writes the figures of a run.
+func (r *result) report(w io.Writer, store string, l load) {
+	secs := r.Elapsed.Seconds()
+	fmt.Fprintf(w, "store %s: %d posters, %d listers, %.1f s\n", store, l.Posters, l.Listers, secs)
+	fmt.Fprintf(w, "  consent posts: %d answered 201 (%.0f/s), %d failed; latency p50 %s p90 %s p99 %s max %s\n",
+		len(r.Created), float64(len(r.Created))/secs, r.PostErrs,
+		ms(percentile(r.PostLat, 50)), ms(percentile(r.PostLat, 90)), ms(percentile(r.PostLat, 99)), ms(percentile(r.PostLat, 100)))
+	if r.FirstErr != "" {
+		fmt.Fprintf(w, "  first post error: %s\n", r.FirstErr)
+	}
+	fmt.Fprintf(w, "  list calls (page 1, limit 50, with total): %d (%.0f/s), %d failed; latency p50 %s p90 %s p99 %s max %s\n",
+		r.Lists, float64(r.Lists)/secs, r.ListErrs,
+		ms(percentile(r.ListLat, 50)), ms(percentile(r.ListLat, 90)), ms(percentile(r.ListLat, 99)), ms(percentile(r.ListLat, 100)))
+}

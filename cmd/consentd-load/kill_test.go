@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/core"
+)
+
+// TestKillDuringIngestLosesNothing runs the real consentd binary, loads it with consent posts,
+// SIGKILLs it mid-load and checks that every record answered 201 is in the database, and that
+// the exact total (kept in counters) agrees with the records stored.
+func TestKillDuringIngestLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the consentd binary")
+	}
+	bin := filepath.Join(t.TempDir(), "consentd")
+	build := exec.Command("go", "build", "-o", bin, "github.com/consentd/consentd/cmd/consentd")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build consentd: %v\n%s", err, out)
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		killDuringIngest(t, bin, "sqlite://"+filepath.Join(t.TempDir(), "kill.db"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		killDuringIngest(t, bin, freshPostgres(t))
+	})
+}
+
+func killDuringIngest(t *testing.T, bin, dbURL string) {
+	key := "cd_" + strings.ToLower(rand.Text())
+	addr := freeAddr(t)
+	var logs bytes.Buffer
+	srv := exec.Command(bin, "serve")
+	srv.Env = append(os.Environ(), "CONSENTD_DATABASE_URL="+dbURL, "CONSENTD_ADDR="+addr,
+		"CONSENTD_BOOTSTRAP_API_KEY="+key, "CONSENTD_PUBLIC_RATE_LIMIT=0", "CONSENTD_WORKERS=0")
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill() //nolint:errcheck // already dead when the test went as planned
+	base := "http://" + addr
+	waitHealthy(t, base, &logs)
+	tg := target{BaseURL: base, APIKey: key}
+	tg.SiteID, tg.ProjectKey = createSite(t, base, key)
+
+	rctx, cut := context.WithCancel(context.Background())
+	defer cut()
+	done := make(chan *result)
+	go func() {
+		done <- drive(context.Background(), rctx, tg, load{Posters: 32, Duration: 20 * time.Second, Max: 1_000_000})
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	if err := srv.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	srv.Wait() //nolint:errcheck // killed on purpose
+	cut()      // posts to a dead server fail at once; stop them
+	res := <-done
+	if len(res.Created) < 50 {
+		t.Fatalf("only %d posts answered 201 before the kill; the test proves nothing\n%s", len(res.Created), logs.String())
+	}
+
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stored := map[string]bool{}
+	q := core.ConsentQuery{SiteID: tg.SiteID}
+	if err := s.EachConsentRecord(ctx, q, func(r *core.ConsentRecord) error { stored[r.ID] = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for _, id := range res.Created {
+		if !stored[id] {
+			lost++
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("%d of %d records answered 201 are missing after SIGKILL", lost, len(res.Created))
+	}
+	q.Page, q.Limit = 1, 1
+	_, n, err := s.ConsentRecords(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(stored) {
+		t.Fatalf("total %d, but %d records are stored", n, len(stored))
+	}
+	t.Logf("%d posts answered 201 before SIGKILL, all stored (%d records, in flight included); %d posts failed", len(res.Created), len(stored), res.PostErrs)
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitHealthy(t *testing.T, base string, logs *bytes.Buffer) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("consentd did not become healthy:\n%s", logs.String())
+}
+
+func createSite(t *testing.T, base, key string) (id, projectKey string) {
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/sites", strings.NewReader(`{"name":"kill","url":"https://kill.example"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var s struct{ ID, ProjectKey string }
+	if res.StatusCode != http.StatusCreated || json.Unmarshal(raw, &s) != nil {
+		t.Fatalf("create site: %d %s", res.StatusCode, raw)
+	}
+	return s.ID, s.ProjectKey
+}
+
+// freshPostgres creates a database with a random name on CONSENTD_TEST_POSTGRES_URL and drops
+// it when t ends; without the variable it skips (fails under CI=true).
+func freshPostgres(t *testing.T) string {
+	base := os.Getenv("CONSENTD_TEST_POSTGRES_URL")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CONSENTD_TEST_POSTGRES_URL is not set, and CI=true requires the Postgres tests to run")
+		}
+		t.Skip("SKIPPED: the Postgres kill test needs CONSENTD_TEST_POSTGRES_URL")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "consentd_kill_" + strings.ToLower(rand.Text()[:16])
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

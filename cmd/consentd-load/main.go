@@ -1,0 +1,113 @@
+// Command consentd-load drives a consentd server on loopback with concurrent consent posts and
+// consent-record listings, prints throughput and latency percentiles, and checks that the
+// site's total afterwards equals the number of posts answered 201.
+//
+//	consentd-load -database-url sqlite:///tmp/load.db -duration 10s
+//	consentd-load -database-url 'postgres://postgres@127.0.0.1:5432/consentd_load?sslmode=disable'
+//
+// The server is the real one (app.New and RunServer, public rate limit off) on 127.0.0.1; with
+// no -database-url it uses a SQLite file in a temporary directory.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "consentd-load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("consentd-load", flag.ContinueOnError)
+	dbURL := fs.String("database-url", "", "store to load: sqlite://PATH or postgres://... (default: SQLite in a temporary directory)")
+	var l load
+	fs.IntVar(&l.Posters, "posters", 64, "concurrent consent posters")
+	fs.IntVar(&l.Listers, "listers", 2, "concurrent listers of page 1 with its total")
+	fs.DurationVar(&l.Duration, "duration", 10*time.Second, "how long to run (at most 10m)")
+	fs.IntVar(&l.Max, "max", 1_000_000, "stop after this many consent posts")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if l.Posters < 1 || l.Listers < 0 || l.Duration <= 0 || l.Duration > 10*time.Minute || l.Max < 1 {
+		return errors.New("posters must be at least 1, listers at least 0, duration in (0, 10m], max at least 1")
+	}
+	if *dbURL == "" {
+		dir, err := os.MkdirTemp("", "consentd-load-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		*dbURL = "sqlite://" + filepath.Join(dir, "load.db")
+	}
+	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: 0,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	t, err := newTarget(ctx, a)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ready := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.RunServer(sctx, func(addr string) { ready <- addr }) }()
+	select {
+	case addr := <-ready:
+		t.BaseURL = app.BaseURL(addr)
+	case err := <-served:
+		return err
+	}
+	res := drive(ctx, context.Background(), t, l)
+	res.report(os.Stdout, a.Store.Dialect(), l)
+	n, err := total(context.Background(), newClient(1), t, "limit=1")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  total afterwards: %d, posts answered 201: %d\n", n, len(res.Created))
+	cancel()
+	if err := <-served; err != nil {
+		return err
+	}
+	if n != len(res.Created) {
+		return fmt.Errorf("the site holds %d records but %d posts were answered 201", n, len(res.Created))
+	}
+	return nil
+}
+
+// newTarget creates an organization, an API key and a site for the run.
+func newTarget(ctx context.Context, a *app.App) (target, error) {
+	org, err := a.Manager.CreateOrganization(ctx, "load")
+	if err != nil {
+		return target{}, err
+	}
+	_, key, err := a.Manager.CreateAPIKey(ctx, org.ID, "load", "")
+	if err != nil {
+		return target{}, err
+	}
+	name, url := "load", "https://load.example"
+	site, err := a.Manager.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	if err != nil {
+		return target{}, err
+	}
+	return target{APIKey: key, SiteID: site.ID, ProjectKey: site.ProjectKey}, nil
+}

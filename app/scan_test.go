@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/internal/pgtest"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 )
 
 const testKey = "cd_test-key-for-scan-jobs"

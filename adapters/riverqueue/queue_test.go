@@ -23,7 +23,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/internal/pgtest"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 )
 
 // spans records every span of the package's tests; tests pick theirs by scan ID.

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
 )
 
@@ -37,7 +36,7 @@ func TestKillDuringIngestLosesNothing(t *testing.T) {
 		killDuringIngest(t, bin, "sqlite://"+filepath.Join(t.TempDir(), "kill.db"))
 	})
 	t.Run("postgres", func(t *testing.T) {
-		killDuringIngest(t, bin, freshPostgres(t))
+		killDuringIngest(t, bin, pgtest.FreshURL(t))
 	})
 }
 
@@ -144,36 +143,4 @@ func createSite(t *testing.T, base, key string) (id, projectKey string) {
 		t.Fatalf("create site: %d %s", res.StatusCode, raw)
 	}
 	return s.ID, s.ProjectKey
-}
-
-// freshPostgres creates a database with a random name on CONSENTD_TEST_POSTGRES_URL and drops
-// it when t ends; without the variable it skips (fails under CI=true).
-func freshPostgres(t *testing.T) string {
-	base := os.Getenv("CONSENTD_TEST_POSTGRES_URL")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CONSENTD_TEST_POSTGRES_URL is not set, and CI=true requires the Postgres tests to run")
-		}
-		t.Skip("SKIPPED: the Postgres kill test needs CONSENTD_TEST_POSTGRES_URL")
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "consentd_kill_" + strings.ToLower(rand.Text()[:16])
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer admin.Close()
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }

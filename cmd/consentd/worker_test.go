@@ -17,7 +17,7 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/internal/pgtest"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 )
 
 const gaPage = `<!doctype html><html><head>

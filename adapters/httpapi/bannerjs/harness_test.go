@@ -381,12 +381,13 @@ type site struct {
 	api   string
 	mu    sync.Mutex
 	pages map[string]string
+	files map[string]string // test-specific /static/ files, before staticFiles
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9-]{1,40}$`)
 
 func newSite(t *testing.T, apiOrigin string) *site {
-	s := &site{api: apiOrigin, pages: map[string]string{}}
+	s := &site{api: apiOrigin, pages: map[string]string{}, files: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/p/{name}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -402,7 +403,13 @@ func newSite(t *testing.T, apiOrigin string) *site {
 		_, _ = w.Write([]byte(html))
 	})
 	mux.HandleFunc("/static/", func(w http.ResponseWriter, r *http.Request) {
-		body, ok := staticFiles[strings.TrimPrefix(r.URL.Path, "/static/")]
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		s.mu.Lock()
+		body, ok := s.files[name]
+		s.mu.Unlock()
+		if !ok {
+			body, ok = staticFiles[name]
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -460,6 +467,13 @@ func (s *site) csp() string {
 	return "default-src 'none'; script-src 'self' " + s.api + " " + th +
 		"; connect-src 'self' " + s.api + "; style-src 'self'; img-src 'self' data:; frame-src " + th +
 		"; base-uri 'none'; form-action 'none'"
+}
+
+// file registers a /static/ file for this site.
+func (s *site) file(name, body string) {
+	s.mu.Lock()
+	s.files[name] = body
+	s.mu.Unlock()
 }
 
 // raw registers a page served with the strict CSP and returns its URL.

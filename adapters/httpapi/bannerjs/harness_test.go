@@ -119,7 +119,7 @@ func tab(t *testing.T, extra ...string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, 45*time.Second)
 	t.Cleanup(cancelT)
 	scripts := append([]string{`
 window.__violations = [];
@@ -181,10 +181,14 @@ func eval(t *testing.T, ctx context.Context, expr string, out any) {
 	}
 }
 
-// waitFor polls a JavaScript condition until it is true, failing the test after 5 seconds.
+// patience bounds every wait for something that should happen (generous: the machine may be
+// busy; a wait only takes long when the test fails).
+const patience = 10 * time.Second
+
+// waitFor polls a JavaScript condition until it is true, failing the test after patience.
 func waitFor(t *testing.T, ctx context.Context, cond string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
 		if err != nil {
@@ -626,7 +630,7 @@ func (e *env) records(t *testing.T) []record {
 // oldest first.
 func (e *env) waitRecords(t *testing.T, n int) []record {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		r := e.records(t)
 		if len(r) >= n {

@@ -20,6 +20,9 @@
 //     set saveLabel, closeLabel, preferencesTitle, preferencesBody, alwaysOnLabel,
 //     servicesLabel, cookieLabel, durationLabel, purposeLabel, cookiePolicyLabel, gpcNotice,
 //     blockedText ({service}, {category}) and allowLabel ({category}); English defaults apply.
+//     The management API accepts only the contract's six keys (headline, body, acceptLabel,
+//     rejectLabel, preferencesLabel, privacyLabel), so today the others always show their
+//     English defaults.
 package bannerjs
 
 import (

@@ -1,13 +1,22 @@
-package bannerjs
+package bannerjs_test
+
+// The browser tests' world: headless Chromium, the real consentd server (package app on SQLite),
+// and a site served by the test with a strict Content-Security-Policy and third-party tags.
+//
+// These tests live in the external test package because package app imports bannerjs.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,12 +24,22 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/app"
 )
 
 // chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
 const chromiumPath = "/usr/bin/chromium"
+
+// thirdParties are the hosts of third-party tags in the test pages. Chromium resolves them to
+// loopback (where the site's third-party server answers, over TLS: some of these names are on
+// Chromium's HSTS preload list), so that the scripts load from the very hosts the service
+// library's blocking patterns name; every other name fails to resolve, so the browser cannot
+// reach anything but loopback.
+var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net"}
 
 var (
 	browserOnce   sync.Once
@@ -29,11 +48,17 @@ var (
 	browserCancel = func() {}
 	shotsOnce     sync.Once
 	shotsDir      string
+	serverOnce    sync.Once
+	server        *consentd
+	serverErr     error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	browserCancel()
+	if server != nil {
+		server.close()
+	}
 	os.Exit(code)
 }
 
@@ -53,6 +78,10 @@ func browser(t *testing.T) context.Context {
 			browserErr = err
 			return
 		}
+		rules := ""
+		for _, h := range thirdParties {
+			rules += "MAP " + h + " 127.0.0.1, "
+		}
 		opts := append(chromedp.DefaultExecAllocatorOptions[:],
 			chromedp.ExecPath(chromiumPath),
 			chromedp.UserDataDir(dir),
@@ -65,9 +94,9 @@ func browser(t *testing.T) context.Context {
 			chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("disable-sync", true),
 			chromedp.Flag("no-proxy-server", true),
-			// tracker.test is a second origin served by the page server; every other name fails
-			// to resolve, so the browser cannot reach anything but loopback.
-			chromedp.Flag("host-resolver-rules", "MAP tracker.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+			// The third-party server's certificate is httptest's own, for 127.0.0.1 only.
+			chromedp.Flag("ignore-certificate-errors", true),
+			chromedp.Flag("host-resolver-rules", rules+"MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 			chromedp.WindowSize(1280, 800),
 		)
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -84,13 +113,13 @@ func browser(t *testing.T) context.Context {
 	return browserCtx
 }
 
-// tab opens a tab in a fresh browser context (own cookies and storage) with the init scripts
-// installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
+// tab opens a tab in a fresh browser context (own cookies, storage and HTTP cache) with the init
+// scripts installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
 func tab(t *testing.T, extra ...string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, 45*time.Second)
 	t.Cleanup(cancelT)
 	scripts := append([]string{`
 window.__violations = [];
@@ -120,6 +149,20 @@ window.__active = function () {
 	return ctx
 }
 
+// clearHTTPCache empties the tab's HTTP cache. The server lets browsers keep a site's public
+// configuration for a minute (Cache-Control: max-age=60); a test that changes the configuration
+// and reloads at once stands for a visitor who comes back after that minute.
+func clearHTTPCache(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.ClearBrowserCache, cdp.Empty{})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // eval evaluates a JavaScript expression in the tab into out (nil: the value is dropped).
 func eval(t *testing.T, ctx context.Context, expr string, out any) {
 	t.Helper()
@@ -138,10 +181,14 @@ func eval(t *testing.T, ctx context.Context, expr string, out any) {
 	}
 }
 
-// waitFor polls a JavaScript condition until it is true, failing the test after 5 seconds.
+// patience bounds every wait for something that should happen (generous: the machine may be
+// busy; a wait only takes long when the test fails).
+const patience = 10 * time.Second
+
+// waitFor polls a JavaScript condition until it is true, failing the test after patience.
 func waitFor(t *testing.T, ctx context.Context, cond string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
 		if err != nil {
@@ -201,265 +248,150 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := shotsDir + "/" + name + ".png"
+	p := filepath.Join(shotsDir, name+".png")
 	if err := os.WriteFile(p, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", p)
 }
 
-// ---- The consentd side: the runtime's public endpoints, per /work/public-api.md. ----
+// ---- The consentd side: the real server. ----
 
-// consentPost is a consent decision received by the fake public API.
-type consentPost struct {
-	ProjectKey string
-	SecGPC     string
-	Body       consentBody
-	Record     map[string]any
-}
+// apiKey is the bootstrap key of the test server's organization.
+const apiKey = "test-key-0123456789"
 
-// consentBody is the POST /public/{projectKey}/consent body; unknown fields are refused.
-type consentBody struct {
-	VisitorID      *string         `json:"visitorId,omitempty"`
-	Categories     map[string]bool `json:"categories"`
-	ConsentVersion *int            `json:"consentVersion"`
-	DoNotSell      *bool           `json:"doNotSell,omitempty"`
-	Action         string          `json:"action"`
-	GPC            *bool           `json:"gpc,omitempty"`
-}
+// countryHeader is the trusted header carrying the visitor's country.
+const countryHeader = "X-Country"
 
-// fakeAPI serves the banner runtime through Handler and the public config and consent endpoints
-// from crafted configurations, validating consent posts as the contract describes.
-type fakeAPI struct {
-	srv     *httptest.Server
+// consentd is the real service (package app on SQLite), shared by the tests of the package:
+// every test creates its own site in it.
+type consentd struct {
+	app     *app.App
+	dir     string
 	mu      sync.Mutex
-	configs map[string]map[string]any
-	posts   []consentPost
-	nextID  int
+	servers []*httptest.Server
 }
 
-func newFakeAPI(t *testing.T) *fakeAPI {
-	f := &fakeAPI{configs: map[string]map[string]any{}}
-	mux := http.NewServeMux()
-	mux.Handle("/api/v1/public/banner.js", http.StripPrefix("/api/v1/public", Handler()))
-	mux.HandleFunc("/api/v1/public/{pk}/config", f.config)
-	mux.HandleFunc("/api/v1/public/{pk}/consent", f.consent)
-	f.srv = httptest.NewServer(mux)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func cors(w http.ResponseWriter, r *http.Request) bool {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if r.Method == http.MethodOptions {
-		w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
-		w.WriteHeader(http.StatusNoContent)
-		return true
-	}
-	return false
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func (f *fakeAPI) set(pk string, cfg map[string]any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.configs[pk] = cfg
-}
-
-func (f *fakeAPI) config(w http.ResponseWriter, r *http.Request) {
-	if cors(w, r) {
-		return
-	}
-	f.mu.Lock()
-	cfg, ok := f.configs[r.PathValue("pk")]
-	var b []byte
-	if ok {
-		b, _ = json.Marshal(cfg)
-	}
-	f.mu.Unlock()
-	if !ok {
-		writeJSON(w, 404, map[string]any{"error": map[string]string{"code": "not_found", "message": "site not found"}})
-		return
-	}
-	// No max-age here: the tests change configurations between page loads.
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-func (f *fakeAPI) consent(w http.ResponseWriter, r *http.Request) {
-	if cors(w, r) {
-		return
-	}
-	bad := func(msg string) {
-		writeJSON(w, 400, map[string]any{"error": map[string]string{"code": "validation_error", "message": msg}})
-	}
-	if r.Method != http.MethodPost {
-		bad("method")
-		return
-	}
-	pk := r.PathValue("pk")
-	var body consentBody
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		bad(err.Error())
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	cfg, ok := f.configs[pk]
-	if !ok {
-		writeJSON(w, 404, map[string]any{"error": map[string]string{"code": "not_found", "message": "site not found"}})
-		return
-	}
-	switch body.Action {
-	case "accept_all", "reject_all", "custom", "gpc":
-	default:
-		bad("action")
-		return
-	}
-	if body.ConsentVersion == nil || body.Categories == nil {
-		bad("consentVersion and categories are required")
-		return
-	}
-	if body.VisitorID != nil && (len(*body.VisitorID) < 1 || len(*body.VisitorID) > 100) {
-		bad("visitorId")
-		return
-	}
-	all := map[string]any{}
-	known := map[string]bool{}
-	for _, c := range cfg["categories"].([]map[string]any) {
-		slug := c["slug"].(string)
-		known[slug] = true
-		all[slug] = c["isRequired"].(bool) || body.Categories[slug]
-	}
-	for slug := range body.Categories {
-		if !known[slug] {
-			bad("categories: unknown category " + slug)
+// theServer returns the shared consentd, starting it on first use.
+func theServer(t *testing.T) *consentd {
+	t.Helper()
+	serverOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "consentd-bannerjs-test-")
+		if err != nil {
+			serverErr = err
 			return
 		}
-	}
-	f.nextID++
-	visitor := fmt.Sprintf("visitor-%d", f.nextID)
-	if body.VisitorID != nil {
-		visitor = *body.VisitorID
-	}
-	gpc := r.Header.Get("Sec-GPC") == "1" || (body.GPC != nil && *body.GPC)
-	jur := cfg["jurisdiction"].(string)
-	dns := (body.DoNotSell != nil && *body.DoNotSell) || (gpc && jur == "ccpa")
-	rec := map[string]any{
-		"id": fmt.Sprintf("rec-%d", f.nextID), "siteId": "site-" + pk, "visitorId": visitor,
-		"ipCountry": "", "jurisdiction": jur, "categoriesConsented": all, "gpcSignal": gpc,
-		"doNotSell": dns, "consentVersion": *body.ConsentVersion, "action": body.Action,
-		"createdAt": time.Now().UTC().Format(time.RFC3339),
-	}
-	f.posts = append(f.posts, consentPost{ProjectKey: pk, SecGPC: r.Header.Get("Sec-GPC"), Body: body, Record: rec})
-	writeJSON(w, 201, rec)
-}
-
-// postsFor returns the consent decisions recorded for pk.
-func (f *fakeAPI) postsFor(pk string) []consentPost {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []consentPost
-	for _, p := range f.posts {
-		if p.ProjectKey == pk {
-			out = append(out, p)
+		a, err := app.New(context.Background(), app.Config{
+			DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey, Workers: 0,
+			PublicRateLimit: 0, CountryHeader: countryHeader, Logger: slog.New(slog.DiscardHandler),
+		})
+		if err != nil {
+			serverErr = err
+			_ = os.RemoveAll(dir)
+			return
 		}
+		server = &consentd{app: a, dir: dir}
+	})
+	if serverErr != nil {
+		t.Fatalf("starting consentd: %v", serverErr)
 	}
-	return out
+	return server
 }
 
-// waitPosts waits until pk has n recorded decisions and returns them.
-func (f *fakeAPI) waitPosts(t *testing.T, pk string, n int) []consentPost {
+func (c *consentd) close() {
+	c.mu.Lock()
+	for _, s := range c.servers {
+		s.Close()
+	}
+	c.mu.Unlock()
+	_ = c.app.Close()
+	_ = os.RemoveAll(c.dir)
+}
+
+// edge serves consentd at a new origin behind a trusted front (a CDN or reverse proxy) that
+// puts the visitor's country in countryHeader, replacing whatever the client sent, as
+// deployments do (product.md: the country comes from a trusted header). An empty country
+// removes the header. The browser itself never sends it.
+func (c *consentd) edge(t *testing.T, country string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		p := f.postsFor(pk)
-		if len(p) >= n {
-			return p
+	h := c.app.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if country == "" {
+			r.Header.Del(countryHeader)
+		} else {
+			r.Header.Set(countryHeader, country)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d consent records, want %d", pk, len(p), n)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// mgmt calls the management API at base with the bearer key and decodes the answer into out
+// (nil: dropped), failing the test unless the status is want.
+func mgmt(t *testing.T, base, method, path string, body any, want int, out any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, base+"/api/v1"+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d: %s", method, path, res.StatusCode, want, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %v (%s)", method, path, err, b)
+		}
 	}
 }
 
-// siteConfig is a crafted public configuration in the exact shape of /work/public-api.md.
-func siteConfig(pk string) map[string]any {
-	cookie := func(name, dur, desc string) map[string]any {
-		return map[string]any{"name": name, "duration": dur, "description": desc}
-	}
-	svc := func(slug, label, desc string, cookies ...map[string]any) map[string]any {
-		return map[string]any{"slug": slug, "label": label, "description": desc, "privacyPolicyUrl": nil, "cookies": cookies}
-	}
-	return map[string]any{
-		"projectKey":   pk,
-		"jurisdiction": "gdpr",
-		"banner": map[string]any{
-			"template": "floating", "position": "bottom_right",
-			"colors": map[string]any{"primary": "#0b6e4f", "background": "#ffffff", "text": "#1f2933",
-				"acceptButton": "#0b6e4f", "rejectButton": "#0b6e4f"},
-			"textOverrides": map[string]any{"headline": "We value your privacy",
-				"body":        "Acme Outdoor uses cookies to run the shop, to measure visits and to show you relevant ads. Choose what you allow.",
-				"acceptLabel": "Accept all", "rejectLabel": "Reject all", "preferencesLabel": "Preferences", "privacyLabel": "Privacy policy"},
-			"textTranslations": map[string]any{"de": map[string]any{"headline": "Wir respektieren Ihre Privatsphäre",
-				"acceptLabel": "Alle akzeptieren", "rejectLabel": "Alle ablehnen"}},
-			"logoUrl": nil, "privacyPolicyUrl": "https://acme.example/privacy", "cookiePolicyUrl": nil,
-			"defaultBehavior": "opt_in", "closeButtonBehavior": "dismiss",
-			"cookieExpirationDays": 365, "consentVersion": 1,
-			"gcmExcludeVendor": false, "storefrontIntegration": false,
-		},
-		"categories": []map[string]any{
-			{"slug": "essential", "name": "Essential", "description": "Needed for the shop to work: cart, checkout, security.",
-				"nameTranslations": map[string]any{"de": "Notwendig"}, "descriptionTranslations": map[string]any{},
-				"isRequired": true, "sortOrder": 0,
-				"services": []map[string]any{svc("stripe", "Stripe", "Payments and fraud prevention.", cookie("__stripe_mid", "1 year", "Fraud prevention."))}},
-			{"slug": "statistics", "name": "Statistics", "description": "Helps us understand how visitors use the shop.",
-				"nameTranslations": map[string]any{}, "descriptionTranslations": map[string]any{},
-				"isRequired": false, "sortOrder": 1,
-				"services": []map[string]any{svc("google-analytics", "Google Analytics", "Web analytics by Google.",
-					cookie("_ga", "2 years", "Distinguishes users."), cookie("_ga_", "2 years", "Persists session state."))}},
-			{"slug": "marketing", "name": "Marketing", "description": "Used to show you relevant ads on other sites.",
-				"nameTranslations": map[string]any{}, "descriptionTranslations": map[string]any{},
-				"isRequired": false, "sortOrder": 2,
-				"services": []map[string]any{svc("meta-pixel", "Meta Pixel", "Conversion tracking by Meta.", cookie("_fbp", "3 months", "Identifies browsers."))}},
-		},
-		"blockingRules": map[string]any{"siteWide": false, "rules": []map[string]any{
-			{"serviceSlug": "google-analytics", "categorySlug": "statistics",
-				"patterns": []string{"www.googletagmanager.com/gtag/js?id=G-", "tracker.test/static/track.js?id=ga"}},
-			{"serviceSlug": "meta-pixel", "categorySlug": "marketing",
-				"patterns": []string{"connect.facebook.net", "tracker.test/static/track.js?id=dyn", "tracker.test/static/frame*"}},
-		}},
-	}
+// record is a consent record as GET /sites/{id}/consent-records returns it.
+type record struct {
+	VisitorID           string          `json:"visitorId"`
+	IPCountry           string          `json:"ipCountry"`
+	Jurisdiction        string          `json:"jurisdiction"`
+	CategoriesConsented map[string]bool `json:"categoriesConsented"`
+	GPCSignal           bool            `json:"gpcSignal"`
+	DoNotSell           bool            `json:"doNotSell"`
+	ConsentVersion      int             `json:"consentVersion"`
+	Action              string          `json:"action"`
 }
 
-// banner returns the banner settings of a crafted configuration, for tests to adjust.
-func banner(cfg map[string]any) map[string]any { return cfg["banner"].(map[string]any) }
+// ---- The site side: pages with a strict CSP, trackers on third-party origins. ----
 
-// ---- The site side: pages with a strict CSP, a tracker on a second origin. ----
-
-// site serves the test pages at http://127.0.0.1:PORT and the "third party" at
-// http://tracker.test:PORT (the same server, another origin).
+// site serves the test pages at http://127.0.0.1:PORT and the third parties at
+// https://HOST:PORT2 for every host in thirdParties.
 type site struct {
 	srv   *httptest.Server
+	third *httptest.Server
 	api   string
 	mu    sync.Mutex
 	pages map[string]string
+	files map[string]string // test-specific /static/ files, before staticFiles
 }
 
-var safeID = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+var safeID = regexp.MustCompile(`^[A-Za-z0-9-]{1,40}$`)
 
 func newSite(t *testing.T, apiOrigin string) *site {
-	s := &site{api: apiOrigin, pages: map[string]string{}}
+	s := &site{api: apiOrigin, pages: map[string]string{}, files: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/p/{name}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -474,22 +406,14 @@ func newSite(t *testing.T, apiOrigin string) *site {
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write([]byte(html))
 	})
-	mux.HandleFunc("/static/track.js", func(w http.ResponseWriter, r *http.Request) {
-		id := r.URL.Query().Get("id")
-		if !safeID.MatchString(id) {
-			http.Error(w, "bad id", 400)
-			return
-		}
-		w.Header().Set("Content-Type", "text/javascript")
-		w.Header().Set("Cache-Control", "no-store")
-		fmt.Fprintf(w, "(window.__ran = window.__ran || []).push(%q);\n", id)
-	})
-	mux.HandleFunc("/static/frame.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte("<!doctype html><title>video</title><p>embedded video</p>"))
-	})
 	mux.HandleFunc("/static/", func(w http.ResponseWriter, r *http.Request) {
-		body, ok := staticFiles[strings.TrimPrefix(r.URL.Path, "/static/")]
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		s.mu.Lock()
+		body, ok := s.files[name]
+		s.mu.Unlock()
+		if !ok {
+			body, ok = staticFiles[name]
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -501,34 +425,76 @@ func newSite(t *testing.T, apiOrigin string) *site {
 		}
 		_, _ = w.Write([]byte(body))
 	})
+	third := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<!doctype html><title>video</title><p>embedded video</p>"))
+			return
+		}
+		// Every other third-party URL is a tag that records that it ran, under its id.
+		id := r.URL.Query().Get("id")
+		if !safeID.MatchString(id) {
+			http.Error(w, "bad id", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/javascript")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprintf(w, "(window.__ran = window.__ran || []).push(%q);\n", id)
+	})
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.srv.Close)
+	s.third = httptest.NewTLSServer(third)
+	t.Cleanup(s.third.Close)
 	return s
 }
 
-func (s *site) port() string {
-	_, p, _ := net.SplitHostPort(strings.TrimPrefix(s.srv.URL, "http://"))
-	return p
+// thirdPort is the port of the third-party server.
+func (s *site) thirdPort() string {
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.third.URL, "https://"))
+	return port
 }
 
-// tracker is the third-party origin.
-func (s *site) tracker() string { return "http://tracker.test:" + s.port() }
+// origin returns the origin of a third-party host.
+func (s *site) origin(host string) string { return "https://" + host + ":" + s.thirdPort() }
+
+// tracker is a generic third-party origin matched by no blocking rule.
+func (s *site) tracker() string { return s.origin("tracker.test") }
 
 // csp is strict: no 'unsafe-inline', no 'unsafe-eval'; consentd's origin is allowed for
 // scripts and fetches, as the setup documentation asks of site owners.
 func (s *site) csp() string {
-	return "default-src 'none'; script-src 'self' " + s.api + " " + s.tracker() +
-		"; connect-src 'self' " + s.api + "; style-src 'self'; img-src 'self' data:; frame-src " + s.tracker() +
+	var thirds []string
+	for _, h := range thirdParties {
+		thirds = append(thirds, s.origin(h))
+	}
+	th := strings.Join(thirds, " ")
+	return "default-src 'none'; script-src 'self' " + s.api + " " + th +
+		"; connect-src 'self' " + s.api + "; style-src 'self'; img-src 'self' data:; frame-src " + th +
 		"; base-uri 'none'; form-action 'none'"
 }
 
-// page registers a page whose <head> starts with the given snippet and returns its URL.
+// file registers a /static/ file for this site.
+func (s *site) file(name, body string) {
+	s.mu.Lock()
+	s.files[name] = body
+	s.mu.Unlock()
+}
+
+// raw registers a page served with the strict CSP and returns its URL.
+func (s *site) raw(name, html string) string {
+	s.mu.Lock()
+	s.pages[name] = html
+	s.mu.Unlock()
+	return s.srv.URL + "/p/" + name
+}
+
+// page registers a shop page whose <head> starts with the given snippet and returns its URL.
 func (s *site) page(name, lang, snippet, head, body string) string {
-	html := `<!doctype html>
-<html lang="` + lang + `"><head><meta charset="utf-8">
-` + snippet + `
+	return s.raw(name, `<!doctype html>
+<html lang="`+lang+`"><head><meta charset="utf-8">
+`+snippet+`
 <script src="/static/page.js"></script>
-` + head + `
+`+head+`
 <title>Acme Outdoor</title>
 <link rel="stylesheet" href="/static/site.css">
 </head><body>
@@ -537,12 +503,8 @@ func (s *site) page(name, lang, snippet, head, body string) string {
 <h1>Gear for every trail</h1>
 <p>Lightweight tents, waterproof boots and warm jackets, tested on real trails by our team. Free shipping over 50 €.</p>
 <p><button id="before" type="button">Shop now</button> <button id="open" type="button" data-consentd-open>Cookie settings</button></p>
-` + body + `
-</main></body></html>`
-	s.mu.Lock()
-	s.pages[name] = html
-	s.mu.Unlock()
-	return s.srv.URL + "/p/" + name
+`+body+`
+</main></body></html>`)
 }
 
 var staticFiles = map[string]string{
@@ -554,16 +516,22 @@ document.addEventListener('consentd:change', function (e) { window.__events.push
 window.dataLayer = window.dataLayer || [];
 window.dataLayer.push(['js', 'page-tag']);
 `,
-	// inject.js inserts scripts at once, as a tag manager does, before the configuration is known.
+	// inject.js inserts tags at once, as a tag manager does, before the configuration is known:
+	// a Meta Pixel and a Google Analytics tag (both matched by the library's blocking patterns)
+	// and a tag no rule matches.
+	// The page learns the third-party port from its own ?third= parameter.
 	"inject.js": `
 (function () {
-  var base = 'http://tracker.test:' + location.port + '/static/track.js?id=';
+  var port = new URLSearchParams(location.search).get('third');
   var held = document.createElement('script');
-  held.src = base + 'dyn';
+  held.src = 'https://connect.facebook.net:' + port + '/en_US/fbevents.js?id=dyn';
   held.onload = function () { window.__onload = true; };
   document.head.appendChild(held);
+  var ga = document.createElement('script');
+  ga.src = 'https://www.googletagmanager.com:' + port + '/gtag/js?id=G-DYN';
+  document.head.appendChild(ga);
   var free = document.createElement('script');
-  free.src = base + 'free';
+  free.src = 'https://tracker.test:' + port + '/static/track.js?id=free';
   document.head.appendChild(free);
 })();
 `,
@@ -578,4 +546,110 @@ h1 { font-size: 40px; margin: 0 0 12px; }
 button { background: red !important; color: yellow; font-size: 21px; padding: 8px 14px; border: 0; }
 div, p, h2 { letter-spacing: 3px; }
 `,
+}
+
+// ---- One test's world. ----
+
+// env is one test's world: a site on the real consentd, reached through an edge for the
+// visitor's country, and the site's pages.
+type env struct {
+	srv     *consentd
+	api     string // the edge's origin: management API, public endpoints and banner.js
+	site    *site
+	id, pk  string
+	snippet string // the setup snippet's code (framework=script), as served
+}
+
+// newEnv creates a site for a visitor from country: the management API configures its banner
+// (brand colors, texts, a German translation, a privacy policy link) and imports Stripe
+// (essential), Google Analytics (statistics) and Meta Pixel (marketing) from the library.
+func newEnv(t *testing.T, country string) *env {
+	t.Helper()
+	srv := theServer(t)
+	e := &env{srv: srv, api: srv.edge(t, country)}
+	var created struct {
+		ID         string `json:"id"`
+		ProjectKey string `json:"projectKey"`
+	}
+	e.post(t, "/sites", map[string]any{"name": "Acme Outdoor " + t.Name(), "url": "https://acme.example"}, 201, &created)
+	e.id, e.pk = created.ID, created.ProjectKey
+	e.patchBanner(t, map[string]any{
+		"colors": map[string]any{"primary": "#0b6e4f", "background": "#ffffff", "text": "#1f2933",
+			"acceptButton": "#0b6e4f", "rejectButton": "#0b6e4f"},
+		"textOverrides": map[string]any{"headline": "We value your privacy",
+			"body":        "Acme Outdoor uses cookies to run the shop, to measure visits and to show you relevant ads. Choose what you allow.",
+			"acceptLabel": "Accept all", "rejectLabel": "Reject all", "preferencesLabel": "Preferences", "privacyLabel": "Privacy policy"},
+		"textTranslations": map[string]any{"de": map[string]any{"headline": "Wir respektieren Ihre Privatsphäre",
+			"acceptLabel": "Alle akzeptieren", "rejectLabel": "Alle ablehnen"}},
+		"privacyPolicyUrl": "https://acme.example/privacy",
+	})
+	for _, slug := range []string{"stripe", "google-analytics", "meta-pixel"} {
+		e.post(t, "/sites/"+e.id+"/services/import", map[string]any{"slug": slug}, 201, nil)
+	}
+	var sn struct {
+		Framework, Code string
+	}
+	mgmt(t, e.api, "GET", "/sites/"+e.id+"/setup-snippet?framework=script", nil, 200, &sn)
+	e.snippet = sn.Code
+	e.site = newSite(t, e.api)
+	return e
+}
+
+func (e *env) post(t *testing.T, path string, body any, want int, out any) {
+	t.Helper()
+	mgmt(t, e.api, "POST", path, body, want, out)
+}
+
+// patchBanner changes the site's banner configuration.
+func (e *env) patchBanner(t *testing.T, patch map[string]any) {
+	t.Helper()
+	mgmt(t, e.api, "PATCH", "/sites/"+e.id+"/banner", patch, 200, nil)
+}
+
+// setBlocking turns site-wide script blocking on or off (which raises consentVersion).
+func (e *env) setBlocking(t *testing.T, on bool) {
+	t.Helper()
+	mgmt(t, e.api, "PUT", "/sites/"+e.id+"/script-blocking", map[string]any{"enabled": on}, 200, nil)
+}
+
+// records returns the site's consent records, oldest first.
+func (e *env) records(t *testing.T) []record {
+	t.Helper()
+	var pg struct {
+		Records []record `json:"records"`
+		Total   int      `json:"total"`
+	}
+	mgmt(t, e.api, "GET", "/sites/"+e.id+"/consent-records?limit=100", nil, 200, &pg)
+	for i, j := 0, len(pg.Records)-1; i < j; i, j = i+1, j-1 {
+		pg.Records[i], pg.Records[j] = pg.Records[j], pg.Records[i]
+	}
+	return pg.Records
+}
+
+// waitRecords waits until the server holds n consent records for the site and returns them,
+// oldest first.
+func (e *env) waitRecords(t *testing.T, n int) []record {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		r := e.records(t)
+		if len(r) >= n {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d consent records on the server, want %d", len(r), n)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// page registers a shop page starting with the site's setup snippet.
+func (e *env) page(name, lang, head, body string) string {
+	return e.site.page(name, lang, e.snippet, head, body)
+}
+
+// marked are tracker scripts marked for consent, one per category.
+func (e *env) marked() string {
+	return `<script type="text/plain" data-category="statistics" src="` + e.site.tracker() + `/static/track.js?id=stat"></script>
+<script type="text/plain" data-category="marketing" src="` + e.site.tracker() + `/static/track.js?id=mkt"></script>`
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/consentd/consentd/core"
 )
@@ -31,7 +32,7 @@ type Config struct {
 	// PublicRateLimit is the public endpoints' requests per second per client address (burst
 	// twice that); 0 turns the limit off.
 	PublicRateLimit float64
-	// Runtime serves the banner runtime (banner.js) under /api/v1/public/; nil serves none.
+	// Runtime serves the banner runtime at /api/v1/public/banner.js; nil serves none.
 	Runtime http.Handler
 	// RuntimeVersion is the runtime's content version, used for the cacheable snippet URL.
 	RuntimeVersion string
@@ -88,7 +89,6 @@ func New(cfg Config) http.Handler {
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
-		mux.Handle("GET "+Prefix+"/public/banner.css", http.StripPrefix(Prefix+"/public", cfg.Runtime))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -113,6 +113,7 @@ func New(cfg Config) http.Handler {
 	var root http.Handler = mux
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
+	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
 	root = instrument(root)
 	return recoverer(cfg.Logger, root)
 }

@@ -510,3 +510,17 @@ func TestErrorBodiesOnGarbage(t *testing.T) {
 		}
 	}
 }
+
+func TestResponsesAreCompressed(t *testing.T) {
+	e := newEnv(t)
+	_, pk := e.site()
+	r := e.raw("GET", "/api/v1/library/services", e.keyA, "", "Accept-Encoding", "gzip")
+	if r.status != 200 || r.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("library listing: %d, Content-Encoding %q", r.status, r.header.Get("Content-Encoding"))
+	}
+	r = e.raw("GET", "/api/v1/public/"+pk+"/config", "", "", "Accept-Encoding", "gzip")
+	if r.header.Get("Content-Encoding") != "gzip" || r.header.Get("ETag") == "" {
+		t.Fatalf("public config: Content-Encoding %q, ETag %q", r.header.Get("Content-Encoding"), r.header.Get("ETag"))
+	}
+	e.want(e.raw("GET", "/api/v1/public/"+pk+"/config", "", "", "Accept-Encoding", "gzip", "If-None-Match", r.header.Get("ETag")), 304)
+}

@@ -162,6 +162,7 @@ func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in C
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
+	defer m.forgetSite(siteID)
 	var c *Category
 	err := m.Store.InTx(ctx, func(tx Store) error {
 		cats, err := tx.Categories(ctx, siteID)
@@ -223,6 +224,7 @@ func (m *Manager) UpdateCategory(ctx context.Context, orgID, siteID, id string, 
 		c.DescriptionTranslations = in.DescriptionTranslations
 	}
 	c.UpdatedAt = m.now()
+	defer m.forgetSite(siteID)
 	return c, m.Store.UpdateCategory(ctx, c)
 }
 
@@ -233,6 +235,7 @@ func (m *Manager) DeleteCategory(ctx context.Context, orgID, siteID, id string) 
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
+	defer m.forgetSite(siteID)
 	return m.Store.InTx(ctx, func(tx Store) error {
 		c, err := tx.Category(ctx, siteID, id)
 		if err != nil {

@@ -96,7 +96,7 @@ func JurisdictionOf(country string) string {
 // of the site is stored with an explicit boolean: required ones always true, unmentioned ones
 // false. A GPC signal under CCPA also stores doNotSell.
 func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
-	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
+	site, cats, err := m.consentSite(ctx, projectKey)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +112,6 @@ func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in Conse
 			return nil, Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
 		}
 		visitor = *in.VisitorID
-	}
-	cats, err := m.Store.Categories(ctx, site.ID)
-	if err != nil {
-		return nil, err
 	}
 	known := make(map[string]bool, len(cats))
 	decided := make(map[string]bool, len(cats))

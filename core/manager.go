@@ -19,6 +19,8 @@ type Manager struct {
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
+
+	cache publicCache
 }
 
 func (m *Manager) now() time.Time { return m.Now().UTC().Truncate(time.Microsecond) }
@@ -164,5 +166,6 @@ func (m *Manager) DeleteSite(ctx context.Context, orgID, id string) error {
 	if _, err := m.Store.Site(ctx, orgID, id); err != nil {
 		return err
 	}
+	defer m.forgetSite(id)
 	return m.Store.DeleteSite(ctx, id)
 }

@@ -371,3 +371,37 @@ func TestTriggerScanValidation(t *testing.T) {
 		t.Fatalf("duplicate url folded: %v", err)
 	}
 }
+
+// TestConsentSiteCache: a category added through the Manager counts at once; one added by
+// another node (straight into the store) counts once the cache entry is a second old.
+func TestConsentSiteCache(t *testing.T) {
+	m, _, _ := newManager(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	m.Now = func() time.Time { return now }
+	org, s := mustSite(t, m)
+	post := func(slug string) error {
+		_, err := m.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
+		return err
+	}
+	if err := post("statistics"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Social")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := post("social"); err != nil {
+		t.Fatalf("own change not seen: %v", err)
+	}
+	if err := m.Store.CreateCategory(ctx, &core.Category{ID: m.NewID(), SiteID: s.ID, Slug: "video", Name: "Video", CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, post("video"), core.CodeInvalid) // still the cached view
+	now = now.Add(time.Second)
+	if err := post("video"); err != nil {
+		t.Fatalf("another node's change not seen after the TTL: %v", err)
+	}
+	if err := m.DeleteSite(ctx, org, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, post("statistics"), core.CodeNotFound)
+}

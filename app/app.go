@@ -123,7 +123,7 @@ func newQueue(ctx context.Context, cfg Config, store *bunstore.Store, m *core.Ma
 		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
 		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
 		SweepInterval: cfg.ScanSweepInterval, RescanInterval: cfg.RescanInterval,
-		Sites:  siteLister{db: store.DB()},
+		Sites:  store,
 		Logger: cfg.Logger, RiverLogger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 	}
 	if store.Dialect() == "postgres" {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+	"github.com/consentd/consentd/core"
 )
 
 const testKey = "cd_test-key-for-scan-jobs"
@@ -244,51 +244,6 @@ func TestPeriodicRescan(t *testing.T) {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-		}
-	})
-}
-
-// TestSiteListerPages: AllSites walks every organization's sites by ID, a page at a time.
-func TestSiteListerPages(t *testing.T) {
-	dialects(t, func(t *testing.T, dialect string) {
-		ctx := context.Background()
-		a, err := New(ctx, Config{DatabaseURL: databaseURL(t, dialect), Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		want := map[string]bool{}
-		for _, name := range []string{"a", "b"} {
-			org, err := a.Manager.CreateOrganization(ctx, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 2 {
-				s, err := a.Manager.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: ptr("https://" + name + ".example/")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want[s.ID] = true
-			}
-		}
-		l := siteLister{db: a.Store.DB()}
-		after, seen := "", 0
-		for {
-			page, err := l.AllSites(ctx, after, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page) == 0 {
-				break
-			}
-			if len(page) != 1 || !want[page[0].ID] || page[0].ID <= after {
-				t.Fatalf("page after %q = %+v", after, page)
-			}
-			after = page[0].ID
-			seen++
-		}
-		if seen != len(want) {
-			t.Fatalf("walked %d sites, want %d", seen, len(want))
 		}
 	})
 }

@@ -426,3 +426,22 @@ func (s *Store) SQLTx() *sql.Tx {
 	}
 	return s.tx.Tx
 }
+
+var _ core.SiteLister = (*Store)(nil)
+
+// AllSites implements core.SiteLister: every organization's sites, ordered by ID.
+func (s *Store) AllSites(ctx context.Context, afterID string, limit int) ([]*core.Site, error) {
+	var ms []site
+	q := s.db.NewSelect().Model(&ms).Order("id").Limit(int64(limit))
+	if afterID != "" {
+		q = q.Where("id > ?", afterID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, translate(err, "site")
+	}
+	out := make([]*core.Site, len(ms))
+	for i := range ms {
+		out[i] = ms[i].core()
+	}
+	return out, nil
+}

@@ -553,3 +553,18 @@ func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn f
 	}
 	return nil
 }
+
+var _ core.SiteLister = (*Store)(nil)
+
+// AllSites implements core.SiteLister.
+func (s *Store) AllSites(_ context.Context, afterID string, limit int) ([]*core.Site, error) {
+	defer s.lock()()
+	out := []*core.Site{}
+	for _, x := range s.d.sites {
+		if x.ID > afterID {
+			out = append(out, &x)
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.Site) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}

@@ -37,6 +37,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"MissingParents", testMissingParents},
 		{"MalformedIDs", testMalformedIDs},
 		{"Transactions", testTransactions},
+		{"AllSites", testAllSites},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -443,5 +444,42 @@ func testTransactions(t *testing.T, s core.Store) {
 	must(t, err)
 	if len(list) != 1 {
 		t.Fatal("committed write is missing")
+	}
+}
+
+// testAllSites: the deployment-wide site walk (core.SiteLister) sees every organization's sites
+// in ID order, a page at a time.
+func testAllSites(t *testing.T, s core.Store) {
+	l, ok := s.(core.SiteLister)
+	if !ok {
+		t.Fatalf("%T does not implement core.SiteLister", s)
+	}
+	want := map[string]bool{}
+	for range 5 {
+		want[seed(t, s).site.ID] = true
+	}
+	var got []string
+	after := ""
+	for {
+		page, err := l.AllSites(ctx, after, 2)
+		must(t, err)
+		for _, x := range page {
+			if after != "" && x.ID <= after {
+				t.Fatalf("not in ID order: %s after %s", x.ID, after)
+			}
+			got = append(got, x.ID)
+			after = x.ID
+		}
+		if len(page) < 2 {
+			break
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("walked %d sites, want %d", len(got), len(want))
+	}
+	for _, id := range got {
+		if !want[id] {
+			t.Fatalf("unknown site %s", id)
+		}
 	}
 }

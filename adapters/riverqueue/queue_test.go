@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/consentd/consentd/adapters/bunstore"
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+	"github.com/consentd/consentd/core"
 )
 
 // spans records every span of the package's tests; tests pick theirs by scan ID.

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 )
 
 const gaPage = `<!doctype html><html><head>

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -42,8 +43,20 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&l.Listers, "listers", 2, "concurrent listers of page 1 with its total")
 	fs.DurationVar(&l.Duration, "duration", 10*time.Second, "how long to run (at most 10m)")
 	fs.IntVar(&l.Max, "max", 1_000_000, "stop after this many consent posts")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole process (server and load) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if l.Posters < 1 || l.Listers < 0 || l.Duration <= 0 || l.Duration > 10*time.Minute || l.Max < 1 {
 		return errors.New("posters must be at least 1, listers at least 0, duration in (0, 10m], max at least 1")

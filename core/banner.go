@@ -8,12 +8,16 @@ import (
 
 // Banner enumerations (interface-spec section 2.2).
 var (
-	Templates             = []string{"floating", "wide_bar", "modal"}
-	Positions             = []string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
-	DefaultBehaviors      = []string{"opt_in", "opt_out", "no_banner"}
-	CloseButtonBehaviors  = []string{"accept_all", "reject_all", "dismiss"}
-	ColorKeys             = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
-	TextKeys              = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel"}
+	Templates            = []string{"floating", "wide_bar", "modal"}
+	Positions            = []string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
+	DefaultBehaviors     = []string{"opt_in", "opt_out", "no_banner"}
+	CloseButtonBehaviors = []string{"accept_all", "reject_all", "dismiss"}
+	ColorKeys            = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
+	// TextKeys are the contract's banner texts followed by the runtime's other texts, which a
+	// site may override or translate too.
+	TextKeys = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel",
+		"cookiePolicyLabel", "saveLabel", "closeLabel", "preferencesTitle", "preferencesBody", "alwaysOnLabel",
+		"servicesLabel", "cookieLabel", "durationLabel", "purposeLabel", "gpcNotice", "blockedText", "allowLabel"}
 	MinCookieExpiration   = 1
 	MaxCookieExpiration   = 730
 	DefaultCookieLifetime = 365

@@ -84,7 +84,7 @@ func TestBanner(t *testing.T) {
 	p := e.want(e.do("PATCH", path, map[string]any{
 		"template": "modal", "position": "center", "colors": map[string]any{"primary": "#ff0000"},
 		"textOverrides":    map[string]any{"headline": "Cookies?", "privacyLabel": "Privacy"},
-		"textTranslations": map[string]any{"de": map[string]any{"headline": "Kekse?"}},
+		"textTranslations": map[string]any{"de": map[string]any{"headline": "Kekse?", "saveLabel": "Auswahl speichern"}},
 		"privacyPolicyUrl": "https://shop.example/privacy", "cookiePolicyUrl": "https://shop.example/cookies",
 		"logoUrl": "https://shop.example/logo.png", "defaultBehavior": "opt_out", "closeButtonBehavior": "reject_all",
 		"cookieExpirationDays": 180, "gcmExcludeVendor": true, "storefrontIntegration": true,
@@ -92,6 +92,7 @@ func TestBanner(t *testing.T) {
 	if p["template"] != "modal" || p["position"] != "center" || p["colors"].(map[string]any)["primary"] != "#ff0000" ||
 		p["colors"].(map[string]any)["background"] == nil || p["textOverrides"].(map[string]any)["headline"] != "Cookies?" ||
 		p["textTranslations"].(map[string]any)["de"].(map[string]any)["headline"] != "Kekse?" ||
+		p["textTranslations"].(map[string]any)["de"].(map[string]any)["saveLabel"] != "Auswahl speichern" ||
 		p["privacyPolicyUrl"] != "https://shop.example/privacy" || p["cookieExpirationDays"].(float64) != 180 ||
 		p["gcmExcludeVendor"] != true || p["storefrontIntegration"] != true || p["defaultBehavior"] != "opt_out" {
 		t.Fatalf("patched: %v", p)
@@ -103,7 +104,7 @@ func TestBanner(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"template":"popup"}`, `{"position":"middle"}`, `{"defaultBehavior":"maybe"}`, `{"closeButtonBehavior":"x"}`,
-		`{"colors":{"primary":""}}`, `{"colors":{"shadow":"#000"}}`, `{"privacyPolicyUrl":"not a url"}`,
+		`{"colors":{"primary":""}}`, `{"colors":{"shadow":"#000"}}`, `{"textOverrides":{"tagline":"x"}}`, `{"privacyPolicyUrl":"not a url"}`,
 		`{"cookieExpirationDays":0}`, `{"cookieExpirationDays":731}`, `{"cookieExpirationDays":"30"}`,
 		`{"unknownField":1}`, `{"template":"modal"`, `[]`, `"x"`,
 	} {

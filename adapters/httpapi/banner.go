@@ -56,6 +56,21 @@ type textsIn struct {
 	RejectLabel      *string `json:"rejectLabel,omitempty" nullable:"false" maxLength:"2000"`
 	PreferencesLabel *string `json:"preferencesLabel,omitempty" nullable:"false" maxLength:"2000"`
 	PrivacyLabel     *string `json:"privacyLabel,omitempty" nullable:"false" maxLength:"2000"`
+	// The runtime's other texts, beyond the contract's keys, so that a banner can be
+	// translated whole. {service} and {category} are replaced in blockedText and allowLabel.
+	CookiePolicyLabel *string `json:"cookiePolicyLabel,omitempty" nullable:"false" maxLength:"2000"`
+	SaveLabel         *string `json:"saveLabel,omitempty" nullable:"false" maxLength:"2000"`
+	CloseLabel        *string `json:"closeLabel,omitempty" nullable:"false" maxLength:"2000"`
+	PreferencesTitle  *string `json:"preferencesTitle,omitempty" nullable:"false" maxLength:"2000"`
+	PreferencesBody   *string `json:"preferencesBody,omitempty" nullable:"false" maxLength:"2000"`
+	AlwaysOnLabel     *string `json:"alwaysOnLabel,omitempty" nullable:"false" maxLength:"2000"`
+	ServicesLabel     *string `json:"servicesLabel,omitempty" nullable:"false" maxLength:"2000"`
+	CookieLabel       *string `json:"cookieLabel,omitempty" nullable:"false" maxLength:"2000"`
+	DurationLabel     *string `json:"durationLabel,omitempty" nullable:"false" maxLength:"2000"`
+	PurposeLabel      *string `json:"purposeLabel,omitempty" nullable:"false" maxLength:"2000"`
+	GPCNotice         *string `json:"gpcNotice,omitempty" nullable:"false" maxLength:"2000"`
+	BlockedText       *string `json:"blockedText,omitempty" nullable:"false" maxLength:"2000"`
+	AllowLabel        *string `json:"allowLabel,omitempty" nullable:"false" maxLength:"2000"`
 }
 
 func toMap(pairs ...any) map[string]string {
@@ -81,14 +96,18 @@ func (t *textsIn) toMap() map[string]string {
 		return nil
 	}
 	return toMap("headline", t.Headline, "body", t.Body, "acceptLabel", t.AcceptLabel,
-		"rejectLabel", t.RejectLabel, "preferencesLabel", t.PreferencesLabel, "privacyLabel", t.PrivacyLabel)
+		"rejectLabel", t.RejectLabel, "preferencesLabel", t.PreferencesLabel, "privacyLabel", t.PrivacyLabel,
+		"cookiePolicyLabel", t.CookiePolicyLabel, "saveLabel", t.SaveLabel, "closeLabel", t.CloseLabel,
+		"preferencesTitle", t.PreferencesTitle, "preferencesBody", t.PreferencesBody, "alwaysOnLabel", t.AlwaysOnLabel,
+		"servicesLabel", t.ServicesLabel, "cookieLabel", t.CookieLabel, "durationLabel", t.DurationLabel,
+		"purposeLabel", t.PurposeLabel, "gpcNotice", t.GPCNotice, "blockedText", t.BlockedText, "allowLabel", t.AllowLabel)
 }
 
 type bannerPatchBody struct {
 	Template              *string             `json:"template,omitempty" nullable:"false" enum:"floating,wide_bar,modal"`
 	Position              *string             `json:"position,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
 	Colors                *colorsIn           `json:"colors,omitempty" nullable:"false"`
-	TextOverrides         *textsIn            `json:"textOverrides,omitempty" nullable:"false" doc:"Merged key by key; an empty string removes an override."`
+	TextOverrides         *textsIn            `json:"textOverrides,omitempty" nullable:"false" doc:"Merged key by key; an empty string removes an override. Besides the contract's six keys, the runtime's other texts (saveLabel, preferencesTitle, ...) may be set, so that a banner can be translated whole."`
 	TextTranslations      map[string]*textsIn `json:"textTranslations,omitempty" nullable:"false" doc:"Language key to texts; merged by language, an empty object removes the language."`
 	LogoURL               nullable[string]    `json:"logoUrl,omitempty" format:"uri" maxLength:"500"`
 	PrivacyPolicyURL      nullable[string]    `json:"privacyPolicyUrl,omitempty" format:"uri" maxLength:"500"`

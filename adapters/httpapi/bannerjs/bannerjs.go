@@ -19,10 +19,8 @@
 //   - texts: besides the contract's textOverrides keys, textTranslations and textOverrides may
 //     set saveLabel, closeLabel, preferencesTitle, preferencesBody, alwaysOnLabel,
 //     servicesLabel, cookieLabel, durationLabel, purposeLabel, cookiePolicyLabel, gpcNotice,
-//     blockedText ({service}, {category}) and allowLabel ({category}); English defaults apply.
-//     The management API accepts only the contract's six keys (headline, body, acceptLabel,
-//     rejectLabel, preferencesLabel, privacyLabel), so today the others always show their
-//     English defaults.
+//     blockedText ({service}, {category}) and allowLabel ({category}); the management API
+//     accepts all of them, and English defaults apply to those a site leaves unset.
 package bannerjs
 
 import (

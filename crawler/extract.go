@@ -86,6 +86,88 @@ func decodeHTML(body []byte, contentType string) []byte {
 	return out
 }
 
+// Elements the extractor reads; every other tag is skipped without decoding its name or
+// attributes.
+const (
+	tagOther = iota
+	tagScript
+	tagNoscript
+	tagIframe
+	tagImg
+	tagLink
+	tagA
+	tagBase
+)
+
+// tagOf classifies a start tag from its raw bytes ("<SCRIPT src=...>") without allocating, as
+// html.Tokenizer.TagName would name it (ASCII lower-cased).
+func tagOf(raw []byte) int {
+	if len(raw) < 2 || raw[0] != '<' {
+		return tagOther
+	}
+	n := 1
+	for n < len(raw) && !isNameEnd(raw[n]) {
+		n++
+	}
+	name := raw[1:n]
+	switch len(name) {
+	case 1:
+		if name[0]|0x20 == 'a' {
+			return tagA
+		}
+	case 3:
+		if asciiEqualFold(name, "img") {
+			return tagImg
+		}
+	case 4:
+		if asciiEqualFold(name, "link") {
+			return tagLink
+		}
+		if asciiEqualFold(name, "base") {
+			return tagBase
+		}
+	case 6:
+		if asciiEqualFold(name, "script") {
+			return tagScript
+		}
+		if asciiEqualFold(name, "iframe") {
+			return tagIframe
+		}
+	case 8:
+		if asciiEqualFold(name, "noscript") {
+			return tagNoscript
+		}
+	}
+	return tagOther
+}
+
+// isNameEnd reports whether c ends a tag name (html.Tokenizer's readTagName).
+func isNameEnd(c byte) bool {
+	switch c {
+	case ' ', '\n', '\r', '\t', '\f', '/', '>':
+		return true
+	}
+	return false
+}
+
+// asciiEqualFold compares b with the lower-case ASCII word s, folding ASCII letters only (as
+// html.Tokenizer does: "ſcript" is no script tag).
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // run extracts from an HTML document or fragment.
 func (x *extractor) run(body []byte, nested bool) {
 	z := html.NewTokenizer(bytes.NewReader(body))
@@ -112,14 +194,23 @@ func (x *extractor) run(body []byte, nested bool) {
 			state = none
 		case html.StartTagToken, html.SelfClosingTagToken:
 			state = none
-			name, hasAttr := z.TagName()
-			switch string(name) {
-			case "script":
+			tag := tagOf(z.Raw())
+			if tag == tagOther {
+				continue
+			}
+			// TagAttr answers nil when the tag has no (more) attributes; TagName, which would
+			// tell beforehand, copies the name.
+			hasAttr := true
+			switch tag {
+			case tagScript:
 				var src, typ string
 				attrs := x.attrBuf[:0]
 				for hasAttr {
 					var k, v []byte
 					k, v, hasAttr = z.TagAttr()
+					if k == nil {
+						break
+					}
 					switch string(k) {
 					case "src":
 						src = string(v)
@@ -149,12 +240,12 @@ func (x *extractor) run(body []byte, nested bool) {
 				} else if tt == html.StartTagToken {
 					state = inScript
 				}
-			case "iframe", "img", "link", "a", "base":
-				x.element(string(name), z, hasAttr)
-			case "noscript":
+			case tagNoscript:
 				if tt == html.StartTagToken {
 					state = inNoscript
 				}
+			default:
+				x.element(tag, z, hasAttr)
 			}
 		default:
 			state = none
@@ -163,29 +254,35 @@ func (x *extractor) run(body []byte, nested bool) {
 }
 
 // element handles the URL-bearing elements other than script.
-func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
+func (x *extractor) element(tag int, z *html.Tokenizer, hasAttr bool) {
+	if (tag == tagA && !x.follow) || (tag == tagBase && x.baseSet) {
+		return
+	}
 	var src, dataSrc, rel string
-	for hasAttr {
+	for hasAttr && !(src != "" && (tag == tagA || tag == tagImg)) {
 		var k, v []byte
 		k, v, hasAttr = z.TagAttr()
+		if k == nil {
+			break
+		}
 		switch string(k) {
 		case "src":
-			if name == "iframe" || name == "img" {
+			if tag == tagIframe || tag == tagImg {
 				src = string(v)
 			}
 		case "data-src":
-			if name == "iframe" {
+			if tag == tagIframe {
 				dataSrc = string(v)
 			}
 		case "href":
-			if name == "link" || name == "a" || name == "base" {
+			if tag == tagLink || tag == tagA || tag == tagBase {
 				src = string(v)
 			}
 		case "rel":
 			rel = strings.ToLower(string(v))
 		}
 	}
-	if name == "iframe" && dataSrc != "" && (src == "" || strings.EqualFold(strings.TrimSpace(src), "about:blank")) {
+	if tag == tagIframe && dataSrc != "" && (src == "" || strings.EqualFold(strings.TrimSpace(src), "about:blank")) {
 		// An iframe whose real address waits in data-src is held back by a consent tool.
 		x.resource(EvidenceIframe, dataSrc, true)
 		return
@@ -193,12 +290,12 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 	if src == "" {
 		return
 	}
-	switch name {
-	case "iframe":
+	switch tag {
+	case tagIframe:
 		x.resource(EvidenceIframe, src, false)
-	case "img":
+	case tagImg:
 		x.resource(EvidencePixel, src, false)
-	case "link":
+	case tagLink:
 		for _, r := range strings.Fields(rel) {
 			switch r {
 			case "stylesheet", "preload", "modulepreload", "prefetch", "preconnect", "dns-prefetch":
@@ -206,14 +303,14 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 				return
 			}
 		}
-	case "base":
+	case tagBase:
 		if !x.baseSet {
 			x.baseSet = true
 			if u, err := x.pageURL.Parse(strings.TrimSpace(src)); err == nil {
 				x.base = u
 			}
 		}
-	case "a":
+	case tagA:
 		if x.follow {
 			x.link(src)
 		}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -442,54 +443,63 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 	cands := cstack[:0]
 	var fstack [8]int32
 	full := append(fstack[:0], ix.unanchored...)
-	if ix.idLiterals != nil {
-		ix.idLiterals.scan(text, func(lit int32, end int) {
-			begin := end - len(ix.idLiterals.literals[lit])
-			uses := ix.literalUses[lit]
-			for i := range uses {
-				u := &uses[i]
-				if !u.neighbours(text, begin, end) {
-					continue
-				}
-				if len(wins)+len(cands) > 4096 {
-					// Pathological text: run the regex once over all of it.
-					if !containsInt32(full, u.reg) {
-						full = append(full, u.reg)
-					}
-					continue
-				}
-				r := &ix.idRegexes[u.reg]
-				if r.anchored != nil {
-					for at := max(begin-u.maxPre, 0); at <= begin-u.minPre; at++ {
-						if matchSets(r.head, text, at) {
-							cands = append(cands, candidate{u.reg, at})
-						}
-					}
-					continue
-				}
-				pre := r.maxLen
-				if u.maxPre >= 0 {
-					pre = min(pre, u.maxPre)
-				}
-				lo, hi := max(begin-pre-1, 0), min(begin-u.minPre+r.maxLen+1, len(text))
-				if n := len(wins); n > 0 && wins[n-1].reg == u.reg && lo <= wins[n-1].hi && hi >= wins[n-1].lo {
-					wins[n-1].lo, wins[n-1].hi = min(wins[n-1].lo, lo), max(wins[n-1].hi, hi)
-					continue
-				}
-				wins = append(wins, window{u.reg, lo, hi})
+	if m := ix.idLiterals; m != nil {
+		// The automaton's loop, inlined: a callback would move the stack buffers to the heap.
+		st, n := int32(0), int32(m.nclass)
+		for i := 0; i < len(text); i++ {
+			st = m.delta[st*n+int32(m.class[text[i]])]
+			if !m.hasOut[st] {
+				continue
 			}
-		})
+			end := i + 1
+			for _, lit := range m.out[st] {
+				begin := end - len(m.literals[lit])
+				uses := ix.literalUses[lit]
+				for k := range uses {
+					u := &uses[k]
+					if !u.neighbours(text, begin, end) {
+						continue
+					}
+					if len(wins)+len(cands) > 4096 {
+						// Pathological text: run the regex once over all of it.
+						if !containsInt32(full, u.reg) {
+							full = append(full, u.reg)
+						}
+						continue
+					}
+					r := &ix.idRegexes[u.reg]
+					if r.anchored != nil {
+						for at := max(begin-u.maxPre, 0); at <= begin-u.minPre; at++ {
+							if matchSets(r.head, text, at) {
+								cands = append(cands, candidate{u.reg, at})
+							}
+						}
+						continue
+					}
+					pre := r.maxLen
+					if u.maxPre >= 0 {
+						pre = min(pre, u.maxPre)
+					}
+					lo, hi := max(begin-pre-1, 0), min(begin-u.minPre+r.maxLen+1, len(text))
+					if n := len(wins); n > 0 && wins[n-1].reg == u.reg && lo <= wins[n-1].hi && hi >= wins[n-1].lo {
+						wins[n-1].lo, wins[n-1].hi = min(wins[n-1].lo, lo), max(wins[n-1].hi, hi)
+						continue
+					}
+					wins = append(wins, window{u.reg, lo, hi})
+				}
+			}
+		}
 	}
 	if len(wins) == 0 && len(full) == 0 && len(cands) == 0 {
 		return
 	}
 	if len(cands) > 0 {
 		if len(cands) > 1 {
-			sort.Slice(cands, func(i, j int) bool {
-				if cands[i].reg != cands[j].reg {
-					return cands[i].reg < cands[j].reg
+			slices.SortFunc(cands, func(a, b candidate) int {
+				if a.reg != b.reg {
+					return int(a.reg - b.reg)
 				}
-				return cands[i].at < cands[j].at
+				return a.at - b.at
 			})
 		}
 		// Candidates in order, each skipped when it lies inside the previous match of its regex:
@@ -513,13 +523,13 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 	if len(wins) == 0 && len(full) == 0 {
 		return
 	}
-	sort.Slice(wins, func(i, j int) bool {
-		if wins[i].reg != wins[j].reg {
-			return wins[i].reg < wins[j].reg
+	slices.SortFunc(wins, func(a, b window) int {
+		if a.reg != b.reg {
+			return int(a.reg - b.reg)
 		}
-		return wins[i].lo < wins[j].lo
+		return a.lo - b.lo
 	})
-	sort.Slice(full, func(i, j int) bool { return full[i] < full[j] })
+	slices.Sort(full)
 	for _, ri := range full {
 		r := &ix.idRegexes[ri]
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {

@@ -160,3 +160,66 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 }
+
+// checkTagAttrs compares, for every start tag of body, the attributes tagAttrs cuts from the raw
+// bytes with those html.Tokenizer's TagAttr returns.
+func checkTagAttrs(t *testing.T, body []byte) (fast int) {
+	t.Helper()
+	z := html.NewTokenizer(bytes.NewReader(body))
+	var a tagAttrs
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return fast
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		a.reset(z)
+		var got []string
+		for {
+			k, v, ok := a.next()
+			if !ok {
+				break
+			}
+			got = append(got, string(k)+"="+string(v))
+		}
+		if !a.fast {
+			continue
+		}
+		fast++
+		var want []string
+		_, more := z.TagName()
+		for more {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			want = append(want, string(k)+"="+string(v))
+		}
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("tag %q:\n got %q\nwant %q", z.Raw(), got, want)
+		}
+	}
+}
+
+func TestTagAttrs(t *testing.T) {
+	t.Parallel()
+	tags := `<a href=x><a HREF="y" href=z><img src = 'a b' alt=c/><br/><p a=/><x =y z= w><i a b c=d
+	e="f>g"><link rel=preload href=//h.example/s.js data-x=1/ ><script src=s type="text/plain" async></script>
+	<div	class="q"	id=r></div><a href="">e</a><a=b c><img src=x/ y>`
+	if n := checkTagAttrs(t, []byte(tags)); n != 13 {
+		t.Errorf("fast path taken for %d tags", n)
+	}
+	n := 0
+	for _, p := range corpus(t) {
+		n += checkTagAttrs(t, p)
+	}
+	if n < 1000 {
+		t.Errorf("fast path taken for %d corpus tags", n)
+	}
+}
+
+func FuzzTagAttrs(f *testing.F) {
+	f.Add([]byte(`<a href=x =y z="1" Z=2 w='3'/><img/src=a>`))
+	f.Add([]byte(`<p a=/><x a = b c d=e/ >`))
+	f.Fuzz(func(t *testing.T, body []byte) { checkTagAttrs(t, body) })
+}

@@ -445,14 +445,14 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 	full := append(fstack[:0], ix.unanchored...)
 	if m := ix.idLiterals; m != nil {
 		// The automaton's loop, inlined: a callback would move the stack buffers to the heap.
-		st, n := int32(0), int32(m.nclass)
+		st := int32(0)
 		for i := 0; i < len(text); i++ {
-			st = m.delta[st*n+int32(m.class[text[i]])]
-			if !m.hasOut[st] {
+			st = m.delta[st>>1+int32(m.class[text[i]])]
+			if st&1 == 0 {
 				continue
 			}
 			end := i + 1
-			for _, lit := range m.out[st] {
+			for _, lit := range m.out[int(st>>1)/m.nclass] {
 				begin := end - len(m.literals[lit])
 				uses := ix.literalUses[lit]
 				for k := range uses {
@@ -1302,12 +1302,14 @@ func isZeroWidth(re *syntax.Regexp) bool {
 // acMatcher finds which of a set of literals occur in a text, ASCII case-insensitively, in one
 // pass: an Aho-Corasick automaton compiled to a dense DFA over byte classes (the bytes that occur
 // in some literal each get a class, all others share class 0), so a step is two array loads.
+// States are numbered breadth-first, so the shallow states where a scan spends nearly all its
+// time share a few cache lines, and a transition holds the next state's row offset with its
+// "a literal ends here" flag in bit 0.
 type acMatcher struct {
 	class    [256]uint8
 	nclass   int
-	delta    []int32   // state*nclass + class → next state
+	delta    []int32   // row offset (state*nclass) + class → next row offset<<1 | has output
 	out      [][]int32 // state → literals ending here (including via failure links)
-	hasOut   []bool
 	literals []string
 }
 
@@ -1360,48 +1362,65 @@ func newACMatcher(literals []string) *acMatcher {
 		}
 		nodes[s].out = append(nodes[s].out, int32(li))
 	}
-	// Breadth-first: failure links and the dense transition table.
-	m.delta = make([]int32, len(nodes)*n)
-	fail := make([]int32, len(nodes))
-	queue := []int32{}
-	for c := 0; c < n; c++ {
-		if nx, ok := nodes[0].next[uint8(c)]; ok {
-			m.delta[c] = nx
-			queue = append(queue, nx)
-		}
-	}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		nodes[s].out = append(nodes[s].out, nodes[fail[s]].out...)
+	// Breadth-first order: the new state numbers, failure links and the dense transition table
+	// (in trie numbers first).
+	order := []int32{0}
+	for i := 0; i < len(order); i++ {
+		s := order[i]
 		for c := 0; c < n; c++ {
 			if nx, ok := nodes[s].next[uint8(c)]; ok {
-				fail[nx] = m.delta[int(fail[s])*n+c]
-				m.delta[int(s)*n+c] = nx
-				queue = append(queue, nx)
-			} else {
-				m.delta[int(s)*n+c] = m.delta[int(fail[s])*n+c]
+				order = append(order, nx)
 			}
 		}
 	}
+	delta := make([]int32, len(nodes)*n)
+	fail := make([]int32, len(nodes))
+	for _, s := range order {
+		if s != 0 {
+			nodes[s].out = append(nodes[s].out, nodes[fail[s]].out...)
+		}
+		for c := 0; c < n; c++ {
+			nx, ok := nodes[s].next[uint8(c)]
+			switch {
+			case ok && s == 0:
+				delta[c] = nx
+			case ok:
+				fail[nx] = delta[int(fail[s])*n+c]
+				delta[int(s)*n+c] = nx
+			case s != 0:
+				delta[int(s)*n+c] = delta[int(fail[s])*n+c]
+			}
+		}
+	}
+	renum := make([]int32, len(nodes))
+	for i, s := range order {
+		renum[s] = int32(i)
+	}
+	m.delta = make([]int32, len(nodes)*n)
 	m.out = make([][]int32, len(nodes))
-	m.hasOut = make([]bool, len(nodes))
-	for i := range nodes {
-		m.out[i] = nodes[i].out
-		m.hasOut[i] = len(nodes[i].out) > 0
+	for _, s := range order {
+		row := int(renum[s]) * n
+		m.out[renum[s]] = nodes[s].out
+		for c := 0; c < n; c++ {
+			nx := delta[int(s)*n+c]
+			v := renum[nx] * int32(n) << 1
+			if len(nodes[nx].out) > 0 {
+				v |= 1
+			}
+			m.delta[row+c] = v
+		}
 	}
 	return m
 }
 
 // scan calls hit for each literal occurrence in text (a literal may be reported many times).
+// FindTrackingIDs runs the same loop inline.
 func (m *acMatcher) scan(text string, hit func(lit int32, end int)) {
-	s := int32(0)
-	n := int32(m.nclass)
-	delta, class, hasOut := m.delta, &m.class, m.hasOut
+	st := int32(0)
 	for i := 0; i < len(text); i++ {
-		s = delta[s*n+int32(class[text[i]])]
-		if hasOut[s] {
-			for _, l := range m.out[s] {
+		st = m.delta[st>>1+int32(m.class[text[i]])]
+		if st&1 != 0 {
+			for _, l := range m.out[int(st>>1)/m.nclass] {
 				hit(l, i+1)
 			}
 		}

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"encoding/binary"
 	"mime"
 	"net/url"
 	"strings"
@@ -48,32 +49,148 @@ type extractor struct {
 	follow   bool   // collect <a href> links
 	rep      *pageReport
 	attrBuf  []byte
-	attrs    tagAttrs
+	// linkPrefix ("https://host") and linkDir (the base path up to its last '/') let link
+	// resolve plain relative references without net/url; linkPrefix is "" when the base is not a
+	// plain http(s) URL.
+	linkPrefix, linkDir string
 }
 
 func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, follow bool) *extractor {
 	host := strings.ToLower(pageURL.Hostname())
-	return &extractor{
-		ix: ix, domainOf: domainOf, page: pageURL.String(), pageURL: pageURL, base: pageURL,
+	x := &extractor{
+		ix: ix, domainOf: domainOf, page: pageURL.String(), pageURL: pageURL,
 		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &pageReport{},
 	}
+	x.setBase(pageURL)
+	return x
+}
+
+// setBase sets the URL relative references resolve against.
+func (x *extractor) setBase(u *url.URL) {
+	x.base = u
+	x.linkPrefix, x.linkDir = "", ""
+	if (u.Scheme == "http" || u.Scheme == "https") && u.User == nil && u.Opaque == "" && u.RawPath == "" &&
+		u.Host != "" && strings.Trim(u.Host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") == "" &&
+		plainPath(u.Path) {
+		x.linkPrefix = u.Scheme + "://" + u.Host
+		x.linkDir = u.Path[:strings.LastIndexByte(u.Path, '/')+1]
+	}
+}
+
+// plainPath reports whether p is made of letters, digits, '-', '.', '_', '~' and '/' only, without
+// "." or ".." segments: a path net/url keeps as it is.
+func plainPath[T string | []byte](p T) bool {
+	seg, dots := 0, 0 // the current segment's length and number of dots
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '/':
+			if dots > 0 && dots <= 2 && dots == seg {
+				return false
+			}
+			seg, dots = 0, 0
+			continue
+		case c == '.':
+			dots++
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~':
+		default:
+			return false
+		}
+		seg++
+	}
+	return !(dots > 0 && dots <= 2 && dots == seg)
+}
+
+// plainLink resolves a reference ("/a/b.html?x=1", "c.html", "https://host/d") the way net/url
+// would, without parsing, when it and the base are plain: abs is the absolute URL and path its
+// path. ok is false for any other reference.
+func (x *extractor) plainLink(raw []byte) (abs, path string, ok bool) {
+	if len(raw) == 0 {
+		return "", "", false
+	}
+	end := bytes.IndexByte(raw, '?')
+	if end < 0 {
+		end = len(raw)
+	}
+	p, q := raw[:end], raw[end:]
+	for _, c := range q {
+		if c <= ' ' || c >= 0x7f || c == '#' {
+			return "", "", false
+		}
+	}
+	if host, rest, isAbs := cutHTTPScheme(p); isAbs {
+		// An absolute URL: net/url keeps a plain one as it is.
+		if !plainHost(host) || (len(rest) > 0 && rest[0] != '/') || !plainPath(rest) {
+			return "", "", false
+		}
+		abs = string(raw)
+		start := len(abs) - len(raw) + len(p) - len(rest)
+		return abs, abs[start : start+len(rest)], true
+	}
+	if x.linkPrefix == "" || len(p) == 0 || (len(p) > 1 && p[0] == '/' && p[1] == '/') || !plainPath(p) {
+		return "", "", false
+	}
+	dir := ""
+	if p[0] != '/' {
+		dir = x.linkDir
+		if dir == "" {
+			dir = "/"
+		}
+	}
+	abs = x.linkPrefix + dir + string(raw)
+	start := len(x.linkPrefix)
+	return abs, abs[start : start+len(dir)+len(p)], true
+}
+
+// cutHTTPScheme splits "http://host/path" (scheme in lower case) into host and path.
+func cutHTTPScheme(p []byte) (host, rest []byte, ok bool) {
+	switch {
+	case bytes.HasPrefix(p, []byte("https://")):
+		p = p[8:]
+	case bytes.HasPrefix(p, []byte("http://")):
+		p = p[7:]
+	default:
+		return nil, nil, false
+	}
+	i := bytes.IndexByte(p, '/')
+	if i < 0 {
+		i = len(p)
+	}
+	return p[:i], p[i:], true
+}
+
+// plainHost reports whether h is a host name of letters, digits, '-' and '.', with an optional
+// numeric port.
+func plainHost(h []byte) bool {
+	if i := bytes.IndexByte(h, ':'); i >= 0 {
+		for _, c := range h[i+1:] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		h = h[:i]
+	}
+	if len(h) == 0 {
+		return false
+	}
+	for _, c := range h {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeHTML returns body as UTF-8. colly has already converted bodies whose Content-Type header
 // names a charset; otherwise a BOM or <meta charset> decides, and undeclared pages that are not
 // valid UTF-8 are read as windows-1252, as browsers do.
 func decodeHTML(body []byte, contentType string) []byte {
-	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
-		return body
-	}
-	ascii := true
-	for _, c := range body {
-		if c >= 0x80 {
-			ascii = false
-			break
+	if containsFold(contentType, "charset") {
+		if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
+			return body
 		}
 	}
-	if ascii {
+	if isASCII(body) {
 		return body
 	}
 	e, name, _ := charset.DetermineEncoding(body, "text/html")
@@ -169,6 +286,32 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
+// isASCII reports whether b has no byte above 0x7f, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether s contains the lower-case ASCII word sub, ignoring ASCII case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // run extracts from an HTML document or fragment.
 func (x *extractor) run(body []byte, nested bool) {
 	z := html.NewTokenizer(bytes.NewReader(body))
@@ -178,6 +321,7 @@ func (x *extractor) run(body []byte, nested bool) {
 		inNoscript
 	)
 	state, gated := none, false
+	var ta tagAttrs
 	for {
 		tt := z.Next()
 		switch tt {
@@ -199,13 +343,13 @@ func (x *extractor) run(body []byte, nested bool) {
 			if tag == tagOther {
 				continue
 			}
-			x.attrs.reset(z)
+			ta.reset(z)
 			switch tag {
 			case tagScript:
 				var src, typ string
 				attrs := x.attrBuf[:0]
 				for {
-					k, v, ok := x.attrs.next()
+					k, v, ok := ta.next()
 					if !ok {
 						break
 					}
@@ -243,7 +387,7 @@ func (x *extractor) run(body []byte, nested bool) {
 					state = inNoscript
 				}
 			default:
-				x.element(tag)
+				x.element(tag, &ta)
 			}
 		default:
 			state = none
@@ -423,13 +567,13 @@ func foldASCII(c byte) byte {
 }
 
 // element handles the URL-bearing elements other than script.
-func (x *extractor) element(tag int) {
+func (x *extractor) element(tag int, attrs *tagAttrs) {
 	if (tag == tagA && !x.follow) || (tag == tagBase && x.baseSet) {
 		return
 	}
 	var src, dataSrc, rel string
 	for src == "" || (tag != tagA && tag != tagImg) {
-		k, v, ok := x.attrs.next()
+		k, v, ok := attrs.next()
 		if !ok {
 			break
 		}
@@ -443,7 +587,11 @@ func (x *extractor) element(tag int) {
 				dataSrc = string(v)
 			}
 		case "href":
-			if tag == tagLink || tag == tagA || tag == tagBase {
+			if tag == tagA {
+				x.linkBytes(v)
+				return
+			}
+			if tag == tagLink || tag == tagBase {
 				src = string(v)
 			}
 		case "rel":
@@ -475,7 +623,7 @@ func (x *extractor) element(tag int) {
 		if !x.baseSet {
 			x.baseSet = true
 			if u, err := x.pageURL.Parse(strings.TrimSpace(src)); err == nil {
-				x.base = u
+				x.setBase(u)
 			}
 		}
 	case tagA:
@@ -629,6 +777,18 @@ func snippet(text string, start, end int) string {
 		hi--
 	}
 	return strings.Join(strings.Fields(text[lo:hi]), " ")
+}
+
+// linkBytes records an <a href> for the crawl frontier.
+func (x *extractor) linkBytes(raw []byte) {
+	raw = bytes.TrimSpace(raw)
+	if abs, path, ok := x.plainLink(raw); ok {
+		if !skipExtension(path) {
+			x.rep.links = append(x.rep.links, abs)
+		}
+		return
+	}
+	x.link(string(raw))
 }
 
 // link records an <a href> for the crawl frontier.

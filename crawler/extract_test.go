@@ -154,8 +154,18 @@ func BenchmarkExtract(b *testing.B) {
 	u, _ := url.Parse("https://bench.example/")
 	b.SetBytes(corpusBytes(pages))
 	for b.Loop() {
+		// One registrable-domain cache per pass, as a scan keeps one.
+		domains := map[string]string{}
+		domainOf := func(host string) string {
+			d, ok := domains[host]
+			if !ok {
+				d = registrableDomain(host)
+				domains[host] = d
+			}
+			return d
+		}
 		for _, p := range pages {
-			x := newExtractor(ix, registrableDomain, u, true)
+			x := newExtractor(ix, domainOf, u, true)
 			x.run(decodeHTML(p, "text/html"), false)
 		}
 	}
@@ -222,4 +232,50 @@ func FuzzTagAttrs(f *testing.F) {
 	f.Add([]byte(`<a href=x =y z="1" Z=2 w='3'/><img/src=a>`))
 	f.Add([]byte(`<p a=/><x a = b c d=e/ >`))
 	f.Fuzz(func(t *testing.T, body []byte) { checkTagAttrs(t, body) })
+}
+
+// checkPlainLink compares the links recorded for ref, with the net/url-free fast path where it
+// applies, with those net/url alone gives.
+func checkPlainLink(t *testing.T, base, ref string) bool {
+	t.Helper()
+	bu, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	fast := newExtractor(nil, func(string) string { return "" }, bu, true)
+	slow := newExtractor(nil, func(string) string { return "" }, bu, true)
+	fast.linkBytes([]byte(ref))
+	slow.link(ref)
+	if fmt.Sprint(fast.rep.links) != fmt.Sprint(slow.rep.links) {
+		t.Fatalf("base %q ref %q: fast path %q, net/url %q", base, ref, fast.rep.links, slow.rep.links)
+	}
+	_, _, ok := fast.plainLink(bytes.TrimSpace([]byte(ref)))
+	return ok
+}
+
+func TestPlainLink(t *testing.T) {
+	t.Parallel()
+	bases := []string{"https://shop.example/", "https://shop.example", "http://a.example:8080/dir/page.html?q=1",
+		"https://a.example/d1/d2/", "https://A.Example/x/./y", "https://u@a.example/p", "https://a.example/%7Ex/y",
+		"https://a.example/a b/c", "ftp://a.example/x"}
+	refs := []string{"/p1.html", "p2.html", "../up.html", "./here", ".", "..", "/a/../b", "/a/./b", "//other.example/x",
+		"/x?y=1&z=2", "q?", "/x?a b", "/x#frag", "#top", "", " /spaced ", "mailto:x@y", "a:b", "/caf%C3%A9", "/a//b",
+		"/.hidden/x", "/x/...", "/x/..y", "/doc.pdf", "/img.PNG?x", "?only=query", "/é", "\\x", "/x?#", "/x?é"}
+	fast := 0
+	for _, b := range bases {
+		for _, r := range refs {
+			if checkPlainLink(t, b, r) {
+				fast++
+			}
+		}
+	}
+	if fast < 40 {
+		t.Errorf("fast path taken %d times", fast)
+	}
+}
+
+func FuzzPlainLink(f *testing.F) {
+	f.Add("https://shop.example/dir/", "../p1.html?x=1")
+	f.Add("http://a.example", "p.html")
+	f.Fuzz(func(t *testing.T, base, ref string) { checkPlainLink(t, base, ref) })
 }

@@ -193,6 +193,12 @@ func decodeHTML(body []byte, contentType string) []byte {
 	if isASCII(body) {
 		return body
 	}
+	// Without a BOM (a UTF-16 one is invalid UTF-8) or "charset" in the first 1024 bytes where
+	// DetermineEncoding's prescan looks for <meta>, valid UTF-8 is kept as it is: spare the
+	// prescan its tokenizer.
+	if !containsFold(unsafe.String(&body[0], min(len(body), 1024)), "charset") && utf8.Valid(body) {
+		return body
+	}
 	e, name, _ := charset.DetermineEncoding(body, "text/html")
 	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
 		return body
@@ -395,8 +401,8 @@ func (x *extractor) run(body []byte, nested bool) {
 	}
 }
 
-// tagAttrs reads the attributes of the current start tag. When the tag holds no '&', '\r' or
-// NUL, the tokenizer would return its keys lower-cased and its values verbatim: they are then cut
+// tagAttrs reads the attributes of the current start tag. When its keys and values hold no '&',
+// '\r' or NUL, the tokenizer would return the keys lower-cased and the values verbatim: they are then cut
 // from the raw bytes as html.Tokenizer's readTag cuts them, without the two copies per attribute
 // TagAttr makes. Otherwise TagAttr decodes them.
 type tagAttrs struct {
@@ -414,12 +420,7 @@ type rawAttr struct{ k0, k1, v0, v1 int }
 
 func (a *tagAttrs) reset(z *html.Tokenizer) {
 	a.z, a.raw, a.more, a.i, a.n = z, z.Raw(), true, 0, 0
-	a.fast = bytes.IndexAny(a.raw, "&\r\x00") < 0
-	if a.fast {
-		var ok bool
-		a.n, ok = parseRawAttrs(a.raw, a.list[:])
-		a.fast = ok
-	}
+	a.n, a.fast = parseRawAttrs(a.raw, a.list[:])
 }
 
 // next returns the next attribute's lower-case key and value; both are valid until the next call.
@@ -451,7 +452,8 @@ func isHTMLSpace(c byte) bool {
 
 // parseRawAttrs cuts the raw bytes of a start tag ("<a href=x>") into attributes exactly as
 // html.Tokenizer's readTag, readTagAttrKey and readTagAttrVal do, dropping empty and repeated
-// keys. ok is false when there are more than len(out).
+// keys. ok is false when there are more than len(out), or when a key or value holds a byte
+// TagAttr would rewrite ('&', '\r', NUL).
 func parseRawAttrs(raw []byte, out []rawAttr) (n int, ok bool) {
 	i := 1
 	for i < len(raw) { // the tag name
@@ -526,6 +528,9 @@ func parseRawAttrs(raw []byte, out []rawAttr) (n int, ok bool) {
 				}
 			}
 		}
+		if rewritten(raw[k0:k1]) || rewritten(raw[v0:v1]) {
+			return n, false
+		}
 		if k1 > k0 && !repeatedKey(raw, out[:n], k0, k1) {
 			if n == len(out) {
 				return n, false
@@ -536,6 +541,17 @@ func parseRawAttrs(raw []byte, out []rawAttr) (n int, ok bool) {
 		skip()
 	}
 	return n, true
+}
+
+// rewritten reports whether b holds a byte TagAttr would rewrite: a character reference, a
+// carriage return or a NUL.
+func rewritten(b []byte) bool {
+	for _, c := range b {
+		if c == '&' || c == '\r' || c == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // repeatedKey reports whether raw[k0:k1] names an attribute already in list (ASCII

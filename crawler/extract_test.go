@@ -41,6 +41,15 @@ func TestDecodeHTML(t *testing.T) {
 	if got := string(decodeHTML(undeclared, "")); got != "<p>Grüß</p>" {
 		t.Errorf("undeclared invalid UTF-8 not read as windows-1252: %q", got)
 	}
+	// Valid UTF-8 declaring Shift_JIS is read as Shift_JIS.
+	sjis := []byte("<meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>")
+	if got := string(decodeHTML(sjis, "")); !strings.Contains(got, "<p>ﾃｼ</p>") {
+		t.Errorf("page declaring Shift_JIS not decoded: %q", got)
+	}
+	utf16 := []byte("\xff\xfe<\x00p\x00>\x00\xfc\x00")
+	if got := string(decodeHTML(utf16, "")); !strings.HasSuffix(got, "<p>ü") {
+		t.Errorf("UTF-16 with BOM not decoded: %q", got)
+	}
 	// A charset in the header means colly already converted the body.
 	if got := decodeHTML(latin, "text/html; charset=utf-8"); !bytes.Equal(got, latin) {
 		t.Errorf("body with header charset changed")

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -193,10 +194,10 @@ func decodeHTML(body []byte, contentType string) []byte {
 	if isASCII(body) {
 		return body
 	}
-	// Without a BOM (a UTF-16 one is invalid UTF-8) or "charset" in the first 1024 bytes where
-	// DetermineEncoding's prescan looks for <meta>, valid UTF-8 is kept as it is: spare the
-	// prescan its tokenizer.
-	if !containsFold(unsafe.String(&body[0], min(len(body), 1024)), "charset") && utf8.Valid(body) {
+	// Valid UTF-8 whose first 1024 bytes, where DetermineEncoding's prescan reads <meta>, name
+	// no charset but UTF-8 is kept as it is (a UTF-16 BOM is invalid UTF-8): spare the prescan
+	// its tokenizer.
+	if onlyUTF8Declared(unsafe.String(&body[0], min(len(body), 1024))) && utf8.Valid(body) {
 		return body
 	}
 	e, name, _ := charset.DetermineEncoding(body, "text/html")
@@ -288,6 +289,33 @@ func asciiEqualFold(b []byte, s string) bool {
 		if c != s[i] {
 			return false
 		}
+	}
+	return true
+}
+
+// onlyUTF8Declared reports whether every "charset" in head (ASCII case-insensitively) reads
+// charset=utf-8, as <meta charset> and <meta http-equiv content> write it; true when there is none.
+func onlyUTF8Declared(head string) bool {
+	for i := 0; i+7 <= len(head); i++ {
+		if head[i]|0x20 != 'c' || !strings.EqualFold(head[i:i+7], "charset") {
+			continue
+		}
+		j := i + 7
+		for j < len(head) && isHTMLSpace(head[j]) {
+			j++
+		}
+		if j >= len(head) || head[j] != '=' {
+			return false
+		}
+		for j++; j < len(head) && isHTMLSpace(head[j]); j++ {
+		}
+		if j < len(head) && (head[j] == '"' || head[j] == '\'') {
+			j++
+		}
+		if j+5 >= len(head) || !strings.EqualFold(head[j:j+5], "utf-8") || strings.IndexByte("\"' \t\n\f\r>;/", head[j+5]) < 0 {
+			return false
+		}
+		i = j + 5
 	}
 	return true
 }
@@ -792,7 +820,31 @@ func snippet(text string, start, end int) string {
 	for hi < len(text) && hi > lo && !utf8.RuneStart(text[hi]) {
 		hi--
 	}
-	return strings.Join(strings.Fields(text[lo:hi]), " ")
+	return collapseSpace(text[lo:hi])
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") in one allocation.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if unicode.IsSpace(r) {
+			gap = b.Len() > 0
+		} else {
+			if gap {
+				b.WriteByte(' ')
+				gap = false
+			}
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // linkBytes records an <a href> for the crawl frontier.

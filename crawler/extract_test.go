@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 )
 
 func TestScanURLLiterals(t *testing.T) {
@@ -45,6 +46,16 @@ func TestDecodeHTML(t *testing.T) {
 	sjis := []byte("<meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>")
 	if got := string(decodeHTML(sjis, "")); !strings.Contains(got, "<p>ﾃｼ</p>") {
 		t.Errorf("page declaring Shift_JIS not decoded: %q", got)
+	}
+	// A page declaring UTF-8 in a <meta> is kept; one with an unknown declaration is decoded.
+	for _, head := range []string{`<meta charset="utf-8">`, `<META CHARSET = 'UTF-8'/>`, `<meta http-equiv="content-type" content="text/html; charset=utf-8">`} {
+		page := []byte(head + "<p>Grüß</p>")
+		if got := decodeHTML(page, ""); !bytes.Equal(got, page) {
+			t.Errorf("%s: page changed to %q", head, got)
+		}
+	}
+	if got := string(decodeHTML([]byte("<meta charset=\"utf-8\"><meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>"), "")); !strings.Contains(got, "<p>ü</p>") {
+		t.Errorf("first declaration not honoured: %q", got)
 	}
 	utf16 := []byte("\xff\xfe<\x00p\x00>\x00\xfc\x00")
 	if got := string(decodeHTML(utf16, "")); !strings.HasSuffix(got, "<p>ü") {
@@ -287,4 +298,48 @@ func FuzzPlainLink(f *testing.F) {
 	f.Add("https://shop.example/dir/", "../p1.html?x=1")
 	f.Add("http://a.example", "p.html")
 	f.Fuzz(func(t *testing.T, base, ref string) { checkPlainLink(t, base, ref) })
+}
+
+func TestCollapseSpace(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", " ", "a", "  a  b\t\nc  ", "x\u00a0y\u0085z\u2003w", "\xff \xfe\x80 q", "a\u3000", "\u00a0\u00a0",
+		"gtag('config',\n\t\t'G-ABC123');", "é  è"} {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzCollapseSpace(f *testing.F) {
+	f.Add("  a \u00a0b\xff ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// referenceDecode is decodeHTML without its shortcuts: the charset package decides.
+func referenceDecode(body []byte) []byte {
+	e, name, _ := charset.DetermineEncoding(body, "text/html")
+	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
+		return body
+	}
+	out, err := e.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func FuzzDecodeHTML(f *testing.F) {
+	for _, s := range []string{"<meta charset=utf-8>é", "<meta charset='UTF-8 '>\xe9", "<meta content=\"charset=utf-8\">ü",
+		"<meta charset=\"Shift_JIS\">\xc3\xbc", "\xef\xbb\xbf<p>é", "\xff\xfe<\x00", "charset=utf-8x é", "<p>plain"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, want := decodeHTML(body, ""), referenceDecode(body); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", body, got, want)
+		}
+	})
 }

@@ -439,11 +439,11 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 		reg int32
 		at  int
 	}
-	var wstack [16]window
+	var wstack [4]window
 	wins := wstack[:0]
-	var cstack [32]candidate
+	var cstack [8]candidate
 	cands := cstack[:0]
-	var fstack [8]int32
+	var fstack [4]int32
 	full := append(fstack[:0], ix.unanchored...)
 	if m := ix.idLiterals; m != nil {
 		// The automaton's loop, inlined: a callback would move the stack buffers to the heap.

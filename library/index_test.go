@@ -469,3 +469,24 @@ func FuzzFindTrackingIDs(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCatalogFindTrackingIDs runs the real catalog's tracking-ID search over the recorded
+// sites' pages.
+func BenchmarkCatalogFindTrackingIDs(b *testing.B) {
+	ix := catalogIndex(b)
+	pages, _ := filepath.Glob(filepath.Join("..", "testdata", "sites", "*", "*", "*.html"))
+	var texts []string
+	n := 0
+	for _, p := range pages {
+		if data, err := os.ReadFile(p); err == nil {
+			texts = append(texts, string(data))
+			n += len(data)
+		}
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, t := range texts {
+			ix.FindTrackingIDs(t, func(IDMatch) {})
+		}
+	}
+}

@@ -23,6 +23,14 @@ type pageReport struct {
 	unrec []unrecHit
 }
 
+// addLink appends a link, starting with room for a page's navigation.
+func (r *pageReport) addLink(u string) {
+	if r.links == nil {
+		r.links = make([]string, 0, 32)
+	}
+	r.links = append(r.links, u)
+}
+
 // hit is a sighting of a library service, with the tracking ID it carries, if any.
 type hit struct {
 	svc *library.Service
@@ -380,7 +388,8 @@ func (x *extractor) run(body []byte, nested bool) {
 			ta.reset(z)
 			switch tag {
 			case tagScript:
-				var src, typ string
+				var src string
+				var typ []byte // valid until the next token
 				attrs := x.attrBuf[:0]
 				for {
 					k, v, ok := ta.next()
@@ -397,7 +406,7 @@ func (x *extractor) run(body []byte, nested bool) {
 						}
 						continue
 					case "type":
-						typ = string(v)
+						typ = v
 					}
 					// Other attributes carry IDs too (data-cbid, data-domain-script, ...):
 					// they are matched as `name="value"` text.
@@ -407,7 +416,7 @@ func (x *extractor) run(body []byte, nested bool) {
 					attrs = append(attrs, '"', ' ')
 				}
 				x.attrBuf = attrs
-				gated = strings.EqualFold(strings.TrimSpace(typ), "text/plain")
+				gated = bytes.EqualFold(bytes.TrimSpace(typ), []byte("text/plain"))
 				if len(attrs) > 0 {
 					x.attributes(attrs, gated)
 				}
@@ -852,7 +861,7 @@ func (x *extractor) linkBytes(raw []byte) {
 	raw = bytes.TrimSpace(raw)
 	if abs, path, ok := x.plainLink(raw); ok {
 		if !skipExtension(path) {
-			x.rep.links = append(x.rep.links, abs)
+			x.rep.addLink(abs)
 		}
 		return
 	}
@@ -873,7 +882,7 @@ func (x *extractor) link(raw string) {
 	if skipExtension(u.Path) {
 		return
 	}
-	x.rep.links = append(x.rep.links, u.String())
+	x.rep.addLink(u.String())
 }
 
 // skipExtension is true for links that are certainly not HTML pages.

@@ -57,6 +57,7 @@ type scan struct {
 
 	domains  map[string]bool // registrable domains of the start URLs
 	domCache sync.Map
+	fp       *fingerprints // what repeated script URLs and inline scripts yield
 
 	unlockMu sync.Mutex
 	unlocked bool
@@ -327,6 +328,7 @@ func (s *scan) visit(t task) visitResult {
 	}
 	x := newExtractor(s.e.ix, s.domainOf, f.final, t.depth < s.opts.MaxDepth)
 	x.page = t.url
+	x.fp = s.fp
 	x.run(decodeHTML(body, ct), false)
 	s.merge(x.rep, false)
 	s.tagManagers(x.rep, t.url)

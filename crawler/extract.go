@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -58,6 +59,7 @@ type extractor struct {
 	follow   bool   // collect <a href> links
 	rep      *pageReport
 	attrBuf  []byte
+	fp       *fingerprints // the scan's cache, or nil
 	// linkPrefix ("https://host") and linkDir (the base path up to its last '/') let link
 	// resolve plain relative references without net/url; linkPrefix is "" when the base is not a
 	// plain http(s) URL.
@@ -236,6 +238,11 @@ const (
 // html.Tokenizer.TagName would name it (ASCII lower-cased).
 func tagOf(raw []byte) int {
 	if len(raw) < 2 || raw[0] != '<' {
+		return tagOther
+	}
+	switch raw[1] | 0x20 { // the first letters of the names below
+	case 'a', 'b', 'i', 'l', 'n', 's':
+	default:
 		return tagOther
 	}
 	n := 1
@@ -756,16 +763,14 @@ func (x *extractor) resource(kind, raw string, gated bool) {
 		return
 	}
 	third, dom := x.thirdParty(host)
-	m, matched := x.ix.MatchURL(abs)
-	if matched {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	f := x.fp.url(x.ix, abs)
+	if f.svc != nil {
+		x.rep.hits = append(x.rep.hits, hit{svc: f.svc, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
-	found := false
-	x.ix.FindTrackingIDs(abs, func(idm library.IDMatch) {
-		found = true
-		x.rep.hits = append(x.rep.hits, hit{svc: idm.Service, id: idm.ID, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
-	})
-	if !matched && !found && kind == EvidenceScript && third {
+	for _, id := range f.ids {
+		x.rep.hits = append(x.rep.hits, hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	}
+	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third {
 		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
 	}
 }
@@ -776,35 +781,137 @@ func (x *extractor) inline(b []byte, gated bool) {
 	if len(b) == 0 {
 		return
 	}
-	// text aliases the tokenizer's buffer for the duration of this call only; everything kept
-	// is cloned.
-	text := unsafe.String(&b[0], len(b))
-	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
-			ev: Evidence{Kind: EvidenceInlineScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
+	// text aliases the tokenizer's buffer for the duration of this call only; the findings own
+	// their strings.
+	for _, f := range x.fp.script(x.ix, unsafe.String(&b[0], len(b)), x.base.Scheme) {
+		x.rep.hits = append(x.rep.hits, hit{svc: f.svc, id: f.id,
+			ev: Evidence{Kind: f.kind, Page: x.page, URL: f.url, Snippet: f.snippet, Gated: gated}})
+	}
+}
+
+// fingerprints caches, for one scan, what a resource URL or an inline script's text yields: the
+// pages of a site repeat their tags, and the work depends on the text alone. A nil
+// *fingerprints computes every time.
+type fingerprints struct {
+	mu      sync.Mutex
+	urls    map[string]urlFindings
+	scripts map[scriptKey][]finding
+	size    int // bytes of script text held
+}
+
+// Bounds of a scan's fingerprint cache.
+const (
+	maxCachedURLs        = 1 << 14
+	maxCachedScript      = 32 << 10
+	maxCachedScriptBytes = 8 << 20
+)
+
+func newFingerprints() *fingerprints {
+	return &fingerprints{urls: map[string]urlFindings{}, scripts: map[scriptKey][]finding{}}
+}
+
+// scriptKey is an inline script's text and the scheme scheme-relative URLs in it resolve to.
+type scriptKey struct{ text, scheme string }
+
+// urlFindings is what a URL yields: the service its pattern names and the IDs it carries.
+type urlFindings struct {
+	svc *library.Service
+	ids []idFinding
+}
+
+type idFinding struct {
+	svc *library.Service
+	id  string
+}
+
+// finding is a service sighting in an inline script: an ID (with a snippet) or a URL.
+type finding struct {
+	svc          *library.Service
+	id           string
+	kind         string
+	url, snippet string
+}
+
+func (c *fingerprints) url(ix *library.Index, abs string) urlFindings {
+	if c != nil {
+		c.mu.Lock()
+		f, ok := c.urls[abs]
+		c.mu.Unlock()
+		if ok {
+			return f
+		}
+	}
+	var f urlFindings
+	if m, ok := ix.MatchURL(abs); ok {
+		f.svc = m.Service
+	}
+	ix.FindTrackingIDs(abs, func(m library.IDMatch) {
+		f.ids = append(f.ids, idFinding{m.Service, m.ID})
 	})
-	scanURLLiterals(text, func(u string, unescaped bool) {
-		m, ok := x.ix.MatchURL(u)
-		abs := ""
-		if ok || unescaped {
-			abs = u
-			if strings.HasPrefix(abs, "//") {
-				abs = x.base.Scheme + ":" + abs
-			} else {
-				abs = strings.Clone(abs)
+	if c != nil {
+		c.mu.Lock()
+		if len(c.urls) < maxCachedURLs {
+			c.urls[abs] = f
+		}
+		c.mu.Unlock()
+	}
+	return f
+}
+
+// script returns the findings of an inline script, scheme-relative URLs resolved to scheme; text
+// may alias a buffer that changes later.
+func (c *fingerprints) script(ix *library.Index, text, scheme string) []finding {
+	cacheable := c != nil && len(text) <= maxCachedScript
+	if cacheable {
+		c.mu.Lock()
+		f, ok := c.scripts[scriptKey{text, scheme}]
+		c.mu.Unlock()
+		if ok {
+			return f
+		}
+	}
+	f := scriptFindings(ix, text, scheme)
+	if cacheable {
+		c.mu.Lock()
+		if c.size+len(text) <= maxCachedScriptBytes {
+			if _, ok := c.scripts[scriptKey{text, scheme}]; !ok {
+				c.scripts[scriptKey{strings.Clone(text), scheme}] = f
+				c.size += len(text)
 			}
 		}
+		c.mu.Unlock()
+	}
+	return f
+}
+
+// scriptFindings fingerprints inline script text; every string kept is cloned.
+func scriptFindings(ix *library.Index, text, scheme string) []finding {
+	var out []finding
+	ix.FindTrackingIDs(text, func(m library.IDMatch) {
+		out = append(out, finding{svc: m.Service, id: strings.Clone(m.ID), kind: EvidenceInlineScript, snippet: snippet(text, m.Start, m.End)})
+	})
+	scanURLLiterals(text, func(u string, unescaped bool) {
+		m, ok := ix.MatchURL(u)
+		if !ok && !unescaped {
+			return
+		}
+		if strings.HasPrefix(u, "//") {
+			u = scheme + ":" + u
+		} else {
+			u = strings.Clone(u)
+		}
 		if ok {
-			x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
+			out = append(out, finding{svc: m.Service, kind: EvidenceInlineURL, url: u})
 		}
 		if unescaped {
 			// IDs inside JSON-escaped URLs ("https:\/\/...\/config\/123") were invisible to
 			// the pass over the raw text.
-			x.ix.FindTrackingIDs(abs, func(m library.IDMatch) {
-				x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: m.ID, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
+			ix.FindTrackingIDs(u, func(m library.IDMatch) {
+				out = append(out, finding{svc: m.Service, id: m.ID, kind: EvidenceInlineURL, url: u})
 			})
 		}
 	})
+	return out
 }
 
 // attributes looks for tracking IDs in a script element's attributes.

@@ -167,13 +167,24 @@ func BenchmarkTokenizeFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkExtract is extraction plus fingerprinting against the full catalog over the corpus.
-func BenchmarkExtract(b *testing.B) {
+// BenchmarkExtract is extraction plus fingerprinting against the full catalog over the corpus,
+// each pass as one scan: with a scan's registrable-domain and fingerprint caches.
+func BenchmarkExtract(b *testing.B) { benchmarkExtract(b, true) }
+
+// BenchmarkExtractUncached is BenchmarkExtract without the fingerprint cache: every page's
+// script URLs and inline scripts are fingerprinted afresh.
+func BenchmarkExtractUncached(b *testing.B) { benchmarkExtract(b, false) }
+
+func benchmarkExtract(b *testing.B, cache bool) {
 	pages := corpus(b)
 	ix := catalogIndex(b)
 	u, _ := url.Parse("https://bench.example/")
 	b.SetBytes(corpusBytes(pages))
 	for b.Loop() {
+		var fp *fingerprints
+		if cache {
+			fp = newFingerprints()
+		}
 		// One registrable-domain cache per pass, as a scan keeps one.
 		domains := map[string]string{}
 		domainOf := func(host string) string {
@@ -186,6 +197,7 @@ func BenchmarkExtract(b *testing.B) {
 		}
 		for _, p := range pages {
 			x := newExtractor(ix, domainOf, u, true)
+			x.fp = fp
 			x.run(decodeHTML(p, "text/html"), false)
 		}
 	}

@@ -32,6 +32,14 @@ func (r *pageReport) addLink(u string) {
 	r.links = append(r.links, u)
 }
 
+// addHit appends a hit, starting with room for a page's usual share.
+func (r *pageReport) addHit(h hit) {
+	if r.hits == nil {
+		r.hits = make([]hit, 0, 16)
+	}
+	r.hits = append(r.hits, h)
+}
+
 // hit is a sighting of a library service, with the tracking ID it carries, if any.
 type hit struct {
 	svc *library.Service
@@ -765,10 +773,10 @@ func (x *extractor) resource(kind, raw string, gated bool) {
 	third, dom := x.thirdParty(host)
 	f := x.fp.url(x.ix, abs)
 	if f.svc != nil {
-		x.rep.hits = append(x.rep.hits, hit{svc: f.svc, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+		x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
 	for _, id := range f.ids {
-		x.rep.hits = append(x.rep.hits, hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+		x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
 	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third {
 		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
@@ -784,7 +792,7 @@ func (x *extractor) inline(b []byte, gated bool) {
 	// text aliases the tokenizer's buffer for the duration of this call only; the findings own
 	// their strings.
 	for _, f := range x.fp.script(x.ix, unsafe.String(&b[0], len(b)), x.base.Scheme) {
-		x.rep.hits = append(x.rep.hits, hit{svc: f.svc, id: f.id,
+		x.rep.addHit(hit{svc: f.svc, id: f.id,
 			ev: Evidence{Kind: f.kind, Page: x.page, URL: f.url, Snippet: f.snippet, Gated: gated}})
 	}
 }
@@ -918,7 +926,7 @@ func scriptFindings(ix *library.Index, text, scheme string) []finding {
 func (x *extractor) attributes(b []byte, gated bool) {
 	text := unsafe.String(&b[0], len(b))
 	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
+		x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
 			ev: Evidence{Kind: EvidenceScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
 	})
 }

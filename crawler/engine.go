@@ -329,7 +329,7 @@ func (s *scan) visit(t task) visitResult {
 	x := newExtractor(s.e.ix, s.domainOf, f.final, t.depth < s.opts.MaxDepth)
 	x.page = t.url
 	x.fp = s.fp
-	x.run(decodeHTML(body, ct), false)
+	x.run(decodeHTML(body, ct))
 	s.merge(x.rep, false)
 	s.tagManagers(x.rep, t.url)
 	return visitResult{ok: true, links: x.rep.links, finalURL: final}

@@ -27,7 +27,7 @@ type pageReport struct {
 // addLink appends a link, starting with room for a page's navigation.
 func (r *pageReport) addLink(u string) {
 	if r.links == nil {
-		r.links = make([]string, 0, 32)
+		r.links = make([]string, 0, 16)
 	}
 	r.links = append(r.links, u)
 }
@@ -35,7 +35,7 @@ func (r *pageReport) addLink(u string) {
 // addHit appends a hit, starting with room for a page's usual share.
 func (r *pageReport) addHit(h hit) {
 	if r.hits == nil {
-		r.hits = make([]hit, 0, 16)
+		r.hits = make([]hit, 0, 4)
 	}
 	r.hits = append(r.hits, h)
 }
@@ -370,14 +370,9 @@ func containsFold(s, sub string) bool {
 }
 
 // run extracts from an HTML document or fragment.
-func (x *extractor) run(body []byte, nested bool) {
+func (x *extractor) run(body []byte) {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	const (
-		none = iota
-		inScript
-		inNoscript
-	)
-	state, gated := none, false
+	inScript, gated := false, false
 	var ta tagAttrs
 	for {
 		tt := z.Next()
@@ -385,17 +380,12 @@ func (x *extractor) run(body []byte, nested bool) {
 		case html.ErrorToken:
 			return
 		case html.TextToken:
-			switch state {
-			case inScript:
+			if inScript {
 				x.inline(z.Text(), gated)
-			case inNoscript:
-				if !nested {
-					x.run(z.Text(), true)
-				}
 			}
-			state = none
+			inScript = false
 		case html.StartTagToken, html.SelfClosingTagToken:
-			state = none
+			inScript = false
 			tag := tagOf(z.Raw())
 			if tag == tagOther {
 				continue
@@ -438,17 +428,19 @@ func (x *extractor) run(body []byte, nested bool) {
 				if src != "" {
 					x.resource(EvidenceScript, src, gated)
 				} else if tt == html.StartTagToken {
-					state = inScript
+					inScript = true
 				}
 			case tagNoscript:
+				// What a browser without scripts loads: the content is read as markup, as
+				// the HTML standard parses it with scripting disabled, not as raw text.
 				if tt == html.StartTagToken {
-					state = inNoscript
+					z.NextIsNotRawText()
 				}
 			default:
 				x.element(tag, &ta)
 			}
 		default:
-			state = none
+			inScript = false
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestExtractElements(t *testing.T) {
 	<noscript><img src="https://www.facebook.com/tr?id=123456789012345&amp;ev=PageView"></noscript></body></html>`
 	u, _ := url.Parse("https://shop.example/")
 	x := newExtractor(ix, registrableDomain, u, true)
-	x.run([]byte(page), false)
+	x.run([]byte(page))
 	got := map[string]string{}
 	for _, h := range x.rep.hits {
 		got[h.svc.Slug] += fmt.Sprintf("%s:%s:%v;", h.ev.Kind, h.id, h.ev.Gated)
@@ -130,7 +130,7 @@ func FuzzExtract(f *testing.F) {
 	u, _ := url.Parse("https://fuzz.example/p")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		x := newExtractor(ix, registrableDomain, u, true)
-		x.run(decodeHTML(body, ""), false)
+		x.run(decodeHTML(body, ""))
 		for _, h := range x.rep.hits {
 			if h.svc == nil || h.ev.Kind == "" || h.ev.Page != "https://fuzz.example/p" {
 				t.Fatalf("bad hit %+v", h)
@@ -198,7 +198,7 @@ func benchmarkExtract(b *testing.B, cache bool) {
 		for _, p := range pages {
 			x := newExtractor(ix, domainOf, u, true)
 			x.fp = fp
-			x.run(decodeHTML(p, "text/html"), false)
+			x.run(decodeHTML(p, "text/html"))
 		}
 	}
 }

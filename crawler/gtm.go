@@ -183,7 +183,7 @@ func walkContainer(x *extractor, key string, v any) {
 		}
 	case string:
 		if key == "vtp_html" {
-			x.run([]byte(t), false)
+			x.run([]byte(t))
 			return
 		}
 		if t != "" {

@@ -483,6 +483,9 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 						pre = min(pre, u.maxPre)
 					}
 					lo, hi := max(begin-pre-1, 0), min(begin-u.minPre+r.maxLen+1, len(text))
+					if hi <= lo {
+						continue // a match would exceed the length bound
+					}
 					if n := len(wins); n > 0 && wins[n-1].reg == u.reg && lo <= wins[n-1].hi && hi >= wins[n-1].lo {
 						wins[n-1].lo, wins[n-1].hi = min(wins[n-1].lo, lo), max(wins[n-1].hi, hi)
 						continue

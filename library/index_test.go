@@ -260,6 +260,12 @@ func TestNewIndexErrors(t *testing.T) {
 		t.Error("empty index matched")
 	}
 	ix.FindTrackingIDs("G-ABCDEFG", func(IDMatch) { t.Error("empty index found an ID") })
+	// Literals far into the match: the window bound must not cut the text backwards.
+	ix, err = NewIndex([]*Service{{Slug: "far", TrackingIDs: []TrackingID{{Pattern: `[ab]{300,}(xyz)`}, {Pattern: `[cd]{300}(xyz)`}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.FindTrackingIDs("abababab xyz ababababxyz cdcdcdcdcxyz", func(m IDMatch) { t.Errorf("unexpected %v", m) })
 }
 
 // syntheticServices builds n services shaped like real catalog entries: each has a host of its

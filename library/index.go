@@ -449,12 +449,12 @@ func (ix *Index) FindTrackingIDs(text string, yield func(IDMatch)) {
 		// The automaton's loop, inlined: a callback would move the stack buffers to the heap.
 		st := int32(0)
 		for i := 0; i < len(text); i++ {
-			st = m.delta[st>>1+int32(m.class[text[i]])]
-			if st&1 == 0 {
+			st = m.delta[st+int32(m.class[text[i]])]
+			if st < m.outStart {
 				continue
 			}
 			end := i + 1
-			for _, lit := range m.out[int(st>>1)/m.nclass] {
+			for _, lit := range m.out[int(st)/m.nclass] {
 				begin := end - len(m.literals[lit])
 				uses := ix.literalUses[lit]
 				for k := range uses {
@@ -1518,13 +1518,15 @@ func isZeroWidth(re *syntax.Regexp) bool {
 // acMatcher finds which of a set of literals occur in a text, ASCII case-insensitively, in one
 // pass: an Aho-Corasick automaton compiled to a dense DFA over byte classes (the bytes that occur
 // in some literal each get a class, all others share class 0), so a step is two array loads.
-// States are numbered breadth-first, so the shallow states where a scan spends nearly all its
-// time share a few cache lines, and a transition holds the next state's row offset with its
-// "a literal ends here" flag in bit 0.
+// States are numbered breadth-first, those where a literal ends last: the shallow states where a
+// scan spends nearly all its time share a few cache lines, a transition is the next state's row
+// offset (one add and one load per byte), and "a literal ends here" is a comparison off that
+// chain.
 type acMatcher struct {
 	class    [256]uint8
 	nclass   int
-	delta    []int32   // row offset (state*nclass) + class → next row offset<<1 | has output
+	delta    []int32   // row offset (state*nclass) + class → next row offset
+	outStart int32     // row offsets from here on are states where literals end
 	out      [][]int32 // state → literals ending here (including via failure links)
 	literals []string
 }
@@ -1608,22 +1610,30 @@ func newACMatcher(literals []string) *acMatcher {
 			}
 		}
 	}
+	// Renumber: states without output in breadth-first order, then those with output.
+	var final []int32
+	for _, s := range order {
+		if len(nodes[s].out) == 0 {
+			final = append(final, s)
+		}
+	}
+	m.outStart = int32(len(final) * n)
+	for _, s := range order {
+		if len(nodes[s].out) > 0 {
+			final = append(final, s)
+		}
+	}
 	renum := make([]int32, len(nodes))
-	for i, s := range order {
+	for i, s := range final {
 		renum[s] = int32(i)
 	}
 	m.delta = make([]int32, len(nodes)*n)
 	m.out = make([][]int32, len(nodes))
-	for _, s := range order {
+	for _, s := range final {
 		row := int(renum[s]) * n
 		m.out[renum[s]] = nodes[s].out
 		for c := 0; c < n; c++ {
-			nx := delta[int(s)*n+c]
-			v := renum[nx] * int32(n) << 1
-			if len(nodes[nx].out) > 0 {
-				v |= 1
-			}
-			m.delta[row+c] = v
+			m.delta[row+c] = renum[delta[int(s)*n+c]] * int32(n)
 		}
 	}
 	return m
@@ -1634,9 +1644,9 @@ func newACMatcher(literals []string) *acMatcher {
 func (m *acMatcher) scan(text string, hit func(lit int32, end int)) {
 	st := int32(0)
 	for i := 0; i < len(text); i++ {
-		st = m.delta[st>>1+int32(m.class[text[i]])]
-		if st&1 != 0 {
-			for _, l := range m.out[int(st>>1)/m.nclass] {
+		st = m.delta[st+int32(m.class[text[i]])]
+		if st >= m.outStart {
+			for _, l := range m.out[int(st)/m.nclass] {
 				hit(l, i+1)
 			}
 		}

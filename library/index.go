@@ -17,9 +17,10 @@ import (
 // URLs, tracking IDs and cookie names. It is built once and is safe for concurrent use.
 //
 // Its cost per lookup does not grow with the number of services: URLs are looked up by host
-// suffix in a map (a handful of map probes per URL), tracking-ID regexes only run on a text in
-// which the literal they require (such as "GTM-" or "fbq('init'") was found by one pass of an
-// Aho-Corasick automaton, and cookie names are looked up in maps by exact name and by prefix.
+// suffix in a map (a handful of map probes per URL), tracking-ID regexes only run where the
+// literal they require (such as "GTM-" or "fbq('init'") was found by one pass of an Aho-Corasick
+// automaton with the bytes around it fitting, and then mostly at the few positions where a match
+// can start, and cookie names are looked up in maps by exact name and by prefix.
 type Index struct {
 	services []*Service // sorted by slug
 	bySlug   map[string]*Service

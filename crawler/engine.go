@@ -326,8 +326,7 @@ func (s *scan) visit(t task) visitResult {
 	if !isHTML(ct, body) {
 		return visitResult{ok: true, finalURL: final}
 	}
-	x := newExtractor(s.e.ix, s.domainOf, f.final, t.depth < s.opts.MaxDepth)
-	x.page = t.url
+	x := newExtractor(s.e.ix, s.domainOf, f.final, t.url, t.depth < s.opts.MaxDepth)
 	x.fp = s.fp
 	x.run(decodeHTML(body, ct))
 	s.merge(x.rep, false)

@@ -68,10 +68,10 @@ type extractor struct {
 	linkPrefix, linkDir string
 }
 
-func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, follow bool) *extractor {
+func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, page string, follow bool) *extractor {
 	host := strings.ToLower(pageURL.Hostname())
 	x := &extractor{
-		ix: ix, domainOf: domainOf, page: pageURL.String(), pageURL: pageURL,
+		ix: ix, domainOf: domainOf, page: page, pageURL: pageURL,
 		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &pageReport{},
 	}
 	x.setBase(pageURL)

@@ -78,7 +78,7 @@ func TestExtractElements(t *testing.T) {
 	<img src="data:image/gif;base64,R0lGOD"><iframe src="about:blank"></iframe>
 	<noscript><img src="https://www.facebook.com/tr?id=123456789012345&amp;ev=PageView"></noscript></body></html>`
 	u, _ := url.Parse("https://shop.example/")
-	x := newExtractor(ix, registrableDomain, u, true)
+	x := newExtractor(ix, registrableDomain, u, u.String(), true)
 	x.run([]byte(page))
 	got := map[string]string{}
 	for _, h := range x.rep.hits {
@@ -129,7 +129,7 @@ func FuzzExtract(f *testing.F) {
 	ix := catalogIndex(f)
 	u, _ := url.Parse("https://fuzz.example/p")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		x := newExtractor(ix, registrableDomain, u, true)
+		x := newExtractor(ix, registrableDomain, u, u.String(), true)
 		x.run(decodeHTML(body, ""))
 		for _, h := range x.rep.hits {
 			if h.svc == nil || h.ev.Kind == "" || h.ev.Page != "https://fuzz.example/p" {
@@ -179,6 +179,7 @@ func benchmarkExtract(b *testing.B, cache bool) {
 	pages := corpus(b)
 	ix := catalogIndex(b)
 	u, _ := url.Parse("https://bench.example/")
+	page := u.String() // a scan has each page's URL as a string
 	b.SetBytes(corpusBytes(pages))
 	for b.Loop() {
 		var fp *fingerprints
@@ -196,7 +197,7 @@ func benchmarkExtract(b *testing.B, cache bool) {
 			return d
 		}
 		for _, p := range pages {
-			x := newExtractor(ix, domainOf, u, true)
+			x := newExtractor(ix, domainOf, u, page, true)
 			x.fp = fp
 			x.run(decodeHTML(p, "text/html"))
 		}
@@ -274,8 +275,8 @@ func checkPlainLink(t *testing.T, base, ref string) bool {
 	if err != nil {
 		return false
 	}
-	fast := newExtractor(nil, func(string) string { return "" }, bu, true)
-	slow := newExtractor(nil, func(string) string { return "" }, bu, true)
+	fast := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
+	slow := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
 	fast.linkBytes([]byte(ref))
 	slow.link(ref)
 	if fmt.Sprint(fast.rep.links) != fmt.Sprint(slow.rep.links) {

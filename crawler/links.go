@@ -13,7 +13,13 @@ func (x *extractor) setBase(u *url.URL) {
 	if (u.Scheme == "http" || u.Scheme == "https") && u.User == nil && u.Opaque == "" && u.RawPath == "" &&
 		u.Host != "" && strings.Trim(u.Host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") == "" &&
 		plainPath(u.Path) {
-		x.linkPrefix = u.Scheme + "://" + u.Host
+		// "scheme://host", cut from the page's URL when it starts so (no copy per page).
+		n := len(u.Scheme) + 3 + len(u.Host)
+		if p := x.page; len(p) >= n && p[:len(u.Scheme)] == u.Scheme && p[len(u.Scheme):len(u.Scheme)+3] == "://" && p[len(u.Scheme)+3:n] == u.Host {
+			x.linkPrefix = p[:n]
+		} else {
+			x.linkPrefix = u.Scheme + "://" + u.Host
+		}
 		x.linkDir = u.Path[:strings.LastIndexByte(u.Path, '/')+1]
 	}
 }

@@ -10,8 +10,8 @@
 // actually dials: redirects and DNS rebinding are covered. Set-Cookie headers are recorded on
 // every response, redirect hops included. Bodies over Options.MaxBodyBytes are reported as page
 // errors. Pages are decoded by their declared charset, streamed through html.Tokenizer (no
-// tree) and fingerprinted with a library.Index; goquery is used only for the storefront password
-// form. Google Tag Manager containers found on a page are fetched and the tags they configure
+// tree) and fingerprinted with a library.Index, what repeated script URLs and inline scripts
+// yield being cached for the scan; goquery is used only for the storefront password form. Google Tag Manager containers found on a page are fetched and the tags they configure
 // are fingerprinted.
 //
 // Tests replay the recorded sites of testdata/sites on loopback; docs/crawler.md describes the

@@ -57,6 +57,7 @@ type scan struct {
 
 	domains  map[string]bool // registrable domains of the start URLs
 	domCache sync.Map
+	fp       *fingerprints // what repeated script URLs and inline scripts yield
 
 	unlockMu sync.Mutex
 	unlocked bool
@@ -325,9 +326,9 @@ func (s *scan) visit(t task) visitResult {
 	if !isHTML(ct, body) {
 		return visitResult{ok: true, finalURL: final}
 	}
-	x := newExtractor(s.e.ix, s.domainOf, f.final, t.depth < s.opts.MaxDepth)
-	x.page = t.url
-	x.run(decodeHTML(body, ct), false)
+	x := newExtractor(s.e.ix, s.domainOf, f.final, t.url, t.depth < s.opts.MaxDepth)
+	x.fp = s.fp
+	x.run(decodeHTML(body, ct))
 	s.merge(x.rep, false)
 	s.tagManagers(x.rep, t.url)
 	return visitResult{ok: true, links: x.rep.links, finalURL: final}

@@ -2,15 +2,12 @@ package crawler
 
 import (
 	"bytes"
-	"mime"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/consentd/consentd/library"
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 )
 
 // pageReport is what one page (or one tag-manager container) contributes to a scan. Every
@@ -19,6 +16,22 @@ type pageReport struct {
 	links []string
 	hits  []hit
 	unrec []unrecHit
+}
+
+// addLink appends a link, starting with room for a page's navigation.
+func (r *pageReport) addLink(u string) {
+	if r.links == nil {
+		r.links = make([]string, 0, 16)
+	}
+	r.links = append(r.links, u)
+}
+
+// addHit appends a hit, starting with room for a page's usual share.
+func (r *pageReport) addHit(h hit) {
+	if r.hits == nil {
+		r.hits = make([]hit, 0, 4)
+	}
+	r.hits = append(r.hits, h)
 }
 
 // hit is a sighting of a library service, with the tracking ID it carries, if any.
@@ -48,78 +61,142 @@ type extractor struct {
 	follow   bool   // collect <a href> links
 	rep      *pageReport
 	attrBuf  []byte
+	fp       *fingerprints // the scan's cache, or nil
+	// linkPrefix ("https://host") and linkDir (the base path up to its last '/') let link
+	// resolve plain relative references without net/url; linkPrefix is "" when the base is not a
+	// plain http(s) URL.
+	linkPrefix, linkDir string
 }
 
-func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, follow bool) *extractor {
+func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, page string, follow bool) *extractor {
 	host := strings.ToLower(pageURL.Hostname())
-	return &extractor{
-		ix: ix, domainOf: domainOf, page: pageURL.String(), pageURL: pageURL, base: pageURL,
+	x := &extractor{
+		ix: ix, domainOf: domainOf, page: page, pageURL: pageURL,
 		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &pageReport{},
 	}
+	x.setBase(pageURL)
+	return x
 }
 
-// decodeHTML returns body as UTF-8. colly has already converted bodies whose Content-Type header
-// names a charset; otherwise a BOM or <meta charset> decides, and undeclared pages that are not
-// valid UTF-8 are read as windows-1252, as browsers do.
-func decodeHTML(body []byte, contentType string) []byte {
-	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
-		return body
+// Elements the extractor reads; every other tag is skipped without decoding its name or
+// attributes.
+const (
+	tagOther = iota
+	tagScript
+	tagNoscript
+	tagIframe
+	tagImg
+	tagLink
+	tagA
+	tagBase
+)
+
+// tagOf classifies a start tag from its raw bytes ("<SCRIPT src=...>") without allocating, as
+// html.Tokenizer.TagName would name it (ASCII lower-cased).
+func tagOf(raw []byte) int {
+	if len(raw) < 2 || raw[0] != '<' {
+		return tagOther
 	}
-	ascii := true
-	for _, c := range body {
-		if c >= 0x80 {
-			ascii = false
-			break
+	switch raw[1] | 0x20 { // the first letters of the names below
+	case 'a', 'b', 'i', 'l', 'n', 's':
+	default:
+		return tagOther
+	}
+	n := 1
+	for n < len(raw) && !isNameEnd(raw[n]) {
+		n++
+	}
+	name := raw[1:n]
+	switch len(name) {
+	case 1:
+		if name[0]|0x20 == 'a' {
+			return tagA
+		}
+	case 3:
+		if asciiEqualFold(name, "img") {
+			return tagImg
+		}
+	case 4:
+		if asciiEqualFold(name, "link") {
+			return tagLink
+		}
+		if asciiEqualFold(name, "base") {
+			return tagBase
+		}
+	case 6:
+		if asciiEqualFold(name, "script") {
+			return tagScript
+		}
+		if asciiEqualFold(name, "iframe") {
+			return tagIframe
+		}
+	case 8:
+		if asciiEqualFold(name, "noscript") {
+			return tagNoscript
 		}
 	}
-	if ascii {
-		return body
+	return tagOther
+}
+
+// isNameEnd reports whether c ends a tag name (html.Tokenizer's readTagName).
+func isNameEnd(c byte) bool {
+	switch c {
+	case ' ', '\n', '\r', '\t', '\f', '/', '>':
+		return true
 	}
-	e, name, _ := charset.DetermineEncoding(body, "text/html")
-	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
-		return body
+	return false
+}
+
+// asciiEqualFold compares b with the lower-case ASCII word s, folding ASCII letters only (as
+// html.Tokenizer does: "ſcript" is no script tag).
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
 	}
-	out, err := e.NewDecoder().Bytes(body)
-	if err != nil {
-		return body
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
 	}
-	return out
+	return true
 }
 
 // run extracts from an HTML document or fragment.
-func (x *extractor) run(body []byte, nested bool) {
+func (x *extractor) run(body []byte) {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	const (
-		none = iota
-		inScript
-		inNoscript
-	)
-	state, gated := none, false
+	inScript, gated := false, false
+	var ta tagAttrs
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
 			return
 		case html.TextToken:
-			switch state {
-			case inScript:
+			if inScript {
 				x.inline(z.Text(), gated)
-			case inNoscript:
-				if !nested {
-					x.run(z.Text(), true)
-				}
 			}
-			state = none
+			inScript = false
 		case html.StartTagToken, html.SelfClosingTagToken:
-			state = none
-			name, hasAttr := z.TagName()
-			switch string(name) {
-			case "script":
-				var src, typ string
+			inScript = false
+			tag := tagOf(z.Raw())
+			if tag == tagOther {
+				continue
+			}
+			ta.reset(z)
+			switch tag {
+			case tagScript:
+				var src string
+				var typ []byte // valid until the next token
 				attrs := x.attrBuf[:0]
-				for hasAttr {
-					var k, v []byte
-					k, v, hasAttr = z.TagAttr()
+				for {
+					k, v, ok := ta.next()
+					if !ok {
+						break
+					}
 					switch string(k) {
 					case "src":
 						src = string(v)
@@ -130,7 +207,7 @@ func (x *extractor) run(body []byte, nested bool) {
 						}
 						continue
 					case "type":
-						typ = string(v)
+						typ = v
 					}
 					// Other attributes carry IDs too (data-cbid, data-domain-script, ...):
 					// they are matched as `name="value"` text.
@@ -140,52 +217,63 @@ func (x *extractor) run(body []byte, nested bool) {
 					attrs = append(attrs, '"', ' ')
 				}
 				x.attrBuf = attrs
-				gated = strings.EqualFold(strings.TrimSpace(typ), "text/plain")
+				gated = bytes.EqualFold(bytes.TrimSpace(typ), []byte("text/plain"))
 				if len(attrs) > 0 {
 					x.attributes(attrs, gated)
 				}
 				if src != "" {
 					x.resource(EvidenceScript, src, gated)
 				} else if tt == html.StartTagToken {
-					state = inScript
+					inScript = true
 				}
-			case "iframe", "img", "link", "a", "base":
-				x.element(string(name), z, hasAttr)
-			case "noscript":
+			case tagNoscript:
+				// What a browser without scripts loads: the content is read as markup, as
+				// the HTML standard parses it with scripting disabled, not as raw text.
 				if tt == html.StartTagToken {
-					state = inNoscript
+					z.NextIsNotRawText()
 				}
+			default:
+				x.element(tag, &ta)
 			}
 		default:
-			state = none
+			inScript = false
 		}
 	}
 }
 
 // element handles the URL-bearing elements other than script.
-func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
+func (x *extractor) element(tag int, attrs *tagAttrs) {
+	if (tag == tagA && !x.follow) || (tag == tagBase && x.baseSet) {
+		return
+	}
 	var src, dataSrc, rel string
-	for hasAttr {
-		var k, v []byte
-		k, v, hasAttr = z.TagAttr()
+	for src == "" || (tag != tagA && tag != tagImg) {
+		k, v, ok := attrs.next()
+		if !ok {
+			break
+		}
 		switch string(k) {
 		case "src":
-			if name == "iframe" || name == "img" {
+			if tag == tagIframe || tag == tagImg {
 				src = string(v)
 			}
 		case "data-src":
-			if name == "iframe" {
+			if tag == tagIframe {
 				dataSrc = string(v)
 			}
 		case "href":
-			if name == "link" || name == "a" || name == "base" {
+			if tag == tagA {
+				x.linkBytes(v)
+				return
+			}
+			if tag == tagLink || tag == tagBase {
 				src = string(v)
 			}
 		case "rel":
 			rel = strings.ToLower(string(v))
 		}
 	}
-	if name == "iframe" && dataSrc != "" && (src == "" || strings.EqualFold(strings.TrimSpace(src), "about:blank")) {
+	if tag == tagIframe && dataSrc != "" && (src == "" || strings.EqualFold(strings.TrimSpace(src), "about:blank")) {
 		// An iframe whose real address waits in data-src is held back by a consent tool.
 		x.resource(EvidenceIframe, dataSrc, true)
 		return
@@ -193,12 +281,12 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 	if src == "" {
 		return
 	}
-	switch name {
-	case "iframe":
+	switch tag {
+	case tagIframe:
 		x.resource(EvidenceIframe, src, false)
-	case "img":
+	case tagImg:
 		x.resource(EvidencePixel, src, false)
-	case "link":
+	case tagLink:
 		for _, r := range strings.Fields(rel) {
 			switch r {
 			case "stylesheet", "preload", "modulepreload", "prefetch", "preconnect", "dns-prefetch":
@@ -206,14 +294,14 @@ func (x *extractor) element(name string, z *html.Tokenizer, hasAttr bool) {
 				return
 			}
 		}
-	case "base":
+	case tagBase:
 		if !x.baseSet {
 			x.baseSet = true
 			if u, err := x.pageURL.Parse(strings.TrimSpace(src)); err == nil {
-				x.base = u
+				x.setBase(u)
 			}
 		}
-	case "a":
+	case tagA:
 		if x.follow {
 			x.link(src)
 		}
@@ -290,16 +378,14 @@ func (x *extractor) resource(kind, raw string, gated bool) {
 		return
 	}
 	third, dom := x.thirdParty(host)
-	m, matched := x.ix.MatchURL(abs)
-	if matched {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	f := x.fp.url(x.ix, abs)
+	if f.svc != nil {
+		x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
-	found := false
-	x.ix.FindTrackingIDs(abs, func(idm library.IDMatch) {
-		found = true
-		x.rep.hits = append(x.rep.hits, hit{svc: idm.Service, id: idm.ID, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
-	})
-	if !matched && !found && kind == EvidenceScript && third {
+	for _, id := range f.ids {
+		x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	}
+	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third {
 		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
 	}
 }
@@ -310,148 +396,19 @@ func (x *extractor) inline(b []byte, gated bool) {
 	if len(b) == 0 {
 		return
 	}
-	// text aliases the tokenizer's buffer for the duration of this call only; everything kept
-	// is cloned.
-	text := unsafe.String(&b[0], len(b))
-	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
-			ev: Evidence{Kind: EvidenceInlineScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
-	})
-	scanURLLiterals(text, func(u string, unescaped bool) {
-		m, ok := x.ix.MatchURL(u)
-		abs := ""
-		if ok || unescaped {
-			abs = u
-			if strings.HasPrefix(abs, "//") {
-				abs = x.base.Scheme + ":" + abs
-			} else {
-				abs = strings.Clone(abs)
-			}
-		}
-		if ok {
-			x.rep.hits = append(x.rep.hits, hit{svc: m.Service, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
-		}
-		if unescaped {
-			// IDs inside JSON-escaped URLs ("https:\/\/...\/config\/123") were invisible to
-			// the pass over the raw text.
-			x.ix.FindTrackingIDs(abs, func(m library.IDMatch) {
-				x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: m.ID, ev: Evidence{Kind: EvidenceInlineURL, Page: x.page, URL: abs, Gated: gated}})
-			})
-		}
-	})
+	// text aliases the tokenizer's buffer for the duration of this call only; the findings own
+	// their strings.
+	for _, f := range x.fp.script(x.ix, unsafe.String(&b[0], len(b)), x.base.Scheme) {
+		x.rep.addHit(hit{svc: f.svc, id: f.id,
+			ev: Evidence{Kind: f.kind, Page: x.page, URL: f.url, Snippet: f.snippet, Gated: gated}})
+	}
 }
 
 // attributes looks for tracking IDs in a script element's attributes.
 func (x *extractor) attributes(b []byte, gated bool) {
 	text := unsafe.String(&b[0], len(b))
 	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		x.rep.hits = append(x.rep.hits, hit{svc: m.Service, id: strings.Clone(m.ID),
+		x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
 			ev: Evidence{Kind: EvidenceScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
 	})
-}
-
-// snippet returns the match with a little context, whitespace collapsed, at most ~100 bytes.
-func snippet(text string, start, end int) string {
-	const ctx = 24
-	lo, hi := max(start-ctx, 0), min(end+ctx, len(text))
-	if end-start > 80 {
-		hi = start + 80
-	}
-	for lo > 0 && lo < len(text) && !utf8.RuneStart(text[lo]) {
-		lo++
-	}
-	for hi < len(text) && hi > lo && !utf8.RuneStart(text[hi]) {
-		hi--
-	}
-	return strings.Join(strings.Fields(text[lo:hi]), " ")
-}
-
-// link records an <a href> for the crawl frontier.
-func (x *extractor) link(raw string) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" || raw[0] == '#' {
-		return
-	}
-	u, err := x.base.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return
-	}
-	u.Fragment, u.RawFragment = "", ""
-	if skipExtension(u.Path) {
-		return
-	}
-	x.rep.links = append(x.rep.links, u.String())
-}
-
-// skipExtension is true for links that are certainly not HTML pages.
-func skipExtension(p string) bool {
-	i := strings.LastIndexByte(p, '.')
-	if i < 0 || strings.IndexByte(p[i:], '/') >= 0 {
-		return false
-	}
-	switch strings.ToLower(p[i+1:]) {
-	case "pdf", "jpg", "jpeg", "png", "gif", "webp", "svg", "ico", "zip", "gz", "mp4", "mp3", "webm",
-		"css", "js", "json", "xml", "txt", "csv", "doc", "docx", "xls", "xlsx", "woff", "woff2", "ttf", "avif":
-		return true
-	}
-	return false
-}
-
-// scanURLLiterals calls fn with every absolute or scheme-relative URL written in JavaScript or
-// JSON text, including the "https:\/\/" form of JSON strings (unescaped before fn).
-func scanURLLiterals(text string, fn func(u string, unescaped bool)) {
-	scanSlashes(text, "//", func(u string) { fn(u, false) })
-	if strings.Contains(text, `\/\/`) {
-		scanSlashes(text, `\/\/`, func(u string) { fn(strings.ReplaceAll(u, `\/`, "/"), true) })
-	}
-}
-
-func scanSlashes(text, sep string, fn func(string)) {
-	for i := 0; i < len(text); {
-		j := strings.Index(text[i:], sep)
-		if j < 0 {
-			return
-		}
-		p := i + j
-		i = p + len(sep)
-		start := -1
-		switch {
-		case p >= 6 && strings.EqualFold(text[p-6:p], "https:"):
-			start = p - 6
-		case p >= 5 && strings.EqualFold(text[p-5:p], "http:"):
-			start = p - 5
-		case p >= 1 && strings.IndexByte("'\"`(=", text[p-1]) >= 0:
-			start = p
-		default:
-			continue
-		}
-		end := p + len(sep)
-		dot := false
-		for end < len(text) && isHostByte(text[end]) {
-			dot = dot || text[end] == '.'
-			end++
-		}
-		if !dot || end == p+len(sep) {
-			continue
-		}
-		for end < len(text) && isURLByte(text[end], sep != "//") {
-			end++
-		}
-		fn(strings.TrimRight(text[start:end], `\`))
-		i = end
-	}
-}
-
-func isHostByte(c byte) bool {
-	return c == '.' || c == '-' || c == ':' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
-}
-
-func isURLByte(c byte, escapedSlashes bool) bool {
-	switch c {
-	case '"', '\'', '`', ' ', '\t', '\n', '\r', '\f', '<', '>', '(', ')', '{', '}', '|', '^', '[', ']':
-		return false
-	case '\\':
-		return escapedSlashes
-	}
-	return c > 0x20 && c != 0x7f
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 )
 
 func TestScanURLLiterals(t *testing.T) {
@@ -41,6 +42,25 @@ func TestDecodeHTML(t *testing.T) {
 	if got := string(decodeHTML(undeclared, "")); got != "<p>Grüß</p>" {
 		t.Errorf("undeclared invalid UTF-8 not read as windows-1252: %q", got)
 	}
+	// Valid UTF-8 declaring Shift_JIS is read as Shift_JIS.
+	sjis := []byte("<meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>")
+	if got := string(decodeHTML(sjis, "")); !strings.Contains(got, "<p>ﾃｼ</p>") {
+		t.Errorf("page declaring Shift_JIS not decoded: %q", got)
+	}
+	// A page declaring UTF-8 in a <meta> is kept; one with an unknown declaration is decoded.
+	for _, head := range []string{`<meta charset="utf-8">`, `<META CHARSET = 'UTF-8'/>`, `<meta http-equiv="content-type" content="text/html; charset=utf-8">`} {
+		page := []byte(head + "<p>Grüß</p>")
+		if got := decodeHTML(page, ""); !bytes.Equal(got, page) {
+			t.Errorf("%s: page changed to %q", head, got)
+		}
+	}
+	if got := string(decodeHTML([]byte("<meta charset=\"utf-8\"><meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>"), "")); !strings.Contains(got, "<p>ü</p>") {
+		t.Errorf("first declaration not honoured: %q", got)
+	}
+	utf16 := []byte("\xff\xfe<\x00p\x00>\x00\xfc\x00")
+	if got := string(decodeHTML(utf16, "")); !strings.HasSuffix(got, "<p>ü") {
+		t.Errorf("UTF-16 with BOM not decoded: %q", got)
+	}
 	// A charset in the header means colly already converted the body.
 	if got := decodeHTML(latin, "text/html; charset=utf-8"); !bytes.Equal(got, latin) {
 		t.Errorf("body with header charset changed")
@@ -58,8 +78,8 @@ func TestExtractElements(t *testing.T) {
 	<img src="data:image/gif;base64,R0lGOD"><iframe src="about:blank"></iframe>
 	<noscript><img src="https://www.facebook.com/tr?id=123456789012345&amp;ev=PageView"></noscript></body></html>`
 	u, _ := url.Parse("https://shop.example/")
-	x := newExtractor(ix, registrableDomain, u, true)
-	x.run([]byte(page), false)
+	x := newExtractor(ix, registrableDomain, u, u.String(), true)
+	x.run([]byte(page))
 	got := map[string]string{}
 	for _, h := range x.rep.hits {
 		got[h.svc.Slug] += fmt.Sprintf("%s:%s:%v;", h.ev.Kind, h.id, h.ev.Gated)
@@ -109,8 +129,8 @@ func FuzzExtract(f *testing.F) {
 	ix := catalogIndex(f)
 	u, _ := url.Parse("https://fuzz.example/p")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		x := newExtractor(ix, registrableDomain, u, true)
-		x.run(decodeHTML(body, ""), false)
+		x := newExtractor(ix, registrableDomain, u, u.String(), true)
+		x.run(decodeHTML(body, ""))
 		for _, h := range x.rep.hits {
 			if h.svc == nil || h.ev.Kind == "" || h.ev.Page != "https://fuzz.example/p" {
 				t.Fatalf("bad hit %+v", h)
@@ -147,16 +167,192 @@ func BenchmarkTokenizeFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkExtract is extraction plus fingerprinting against the full catalog over the corpus.
-func BenchmarkExtract(b *testing.B) {
+// BenchmarkExtract is extraction plus fingerprinting against the full catalog over the corpus,
+// each pass as one scan: with a scan's registrable-domain and fingerprint caches.
+func BenchmarkExtract(b *testing.B) { benchmarkExtract(b, true) }
+
+// BenchmarkExtractUncached is BenchmarkExtract without the fingerprint cache: every page's
+// script URLs and inline scripts are fingerprinted afresh.
+func BenchmarkExtractUncached(b *testing.B) { benchmarkExtract(b, false) }
+
+func benchmarkExtract(b *testing.B, cache bool) {
 	pages := corpus(b)
 	ix := catalogIndex(b)
 	u, _ := url.Parse("https://bench.example/")
+	page := u.String() // a scan has each page's URL as a string
 	b.SetBytes(corpusBytes(pages))
 	for b.Loop() {
+		var fp *fingerprints
+		if cache {
+			fp = newFingerprints()
+		}
+		// One registrable-domain cache per pass, as a scan keeps one.
+		domains := map[string]string{}
+		domainOf := func(host string) string {
+			d, ok := domains[host]
+			if !ok {
+				d = registrableDomain(host)
+				domains[host] = d
+			}
+			return d
+		}
 		for _, p := range pages {
-			x := newExtractor(ix, registrableDomain, u, true)
-			x.run(decodeHTML(p, "text/html"), false)
+			x := newExtractor(ix, domainOf, u, page, true)
+			x.fp = fp
+			x.run(decodeHTML(p, "text/html"))
 		}
 	}
+}
+
+// checkTagAttrs compares, for every start tag of body, the attributes tagAttrs cuts from the raw
+// bytes with those html.Tokenizer's TagAttr returns.
+func checkTagAttrs(t *testing.T, body []byte) (fast int) {
+	t.Helper()
+	z := html.NewTokenizer(bytes.NewReader(body))
+	var a tagAttrs
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return fast
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		a.reset(z)
+		var got []string
+		for {
+			k, v, ok := a.next()
+			if !ok {
+				break
+			}
+			got = append(got, string(k)+"="+string(v))
+		}
+		if !a.fast {
+			continue
+		}
+		fast++
+		var want []string
+		_, more := z.TagName()
+		for more {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			want = append(want, string(k)+"="+string(v))
+		}
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("tag %q:\n got %q\nwant %q", z.Raw(), got, want)
+		}
+	}
+}
+
+func TestTagAttrs(t *testing.T) {
+	t.Parallel()
+	tags := `<a href=x><a HREF="y" href=z><img src = 'a b' alt=c/><br/><p a=/><x =y z= w><i a b c=d
+	e="f>g"><link rel=preload href=//h.example/s.js data-x=1/ ><script src=s type="text/plain" async></script>
+	<div	class="q"	id=r></div><a href="">e</a><a=b c><img src=x/ y>`
+	if n := checkTagAttrs(t, []byte(tags)); n != 13 {
+		t.Errorf("fast path taken for %d tags", n)
+	}
+	n := 0
+	for _, p := range corpus(t) {
+		n += checkTagAttrs(t, p)
+	}
+	if n < 1000 {
+		t.Errorf("fast path taken for %d corpus tags", n)
+	}
+}
+
+func FuzzTagAttrs(f *testing.F) {
+	f.Add([]byte(`<a href=x =y z="1" Z=2 w='3'/><img/src=a>`))
+	f.Add([]byte(`<p a=/><x a = b c d=e/ >`))
+	f.Fuzz(func(t *testing.T, body []byte) { checkTagAttrs(t, body) })
+}
+
+// checkPlainLink compares the links recorded for ref, with the net/url-free fast path where it
+// applies, with those net/url alone gives.
+func checkPlainLink(t *testing.T, base, ref string) bool {
+	t.Helper()
+	bu, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	fast := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
+	slow := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
+	fast.linkBytes([]byte(ref))
+	slow.link(ref)
+	if fmt.Sprint(fast.rep.links) != fmt.Sprint(slow.rep.links) {
+		t.Fatalf("base %q ref %q: fast path %q, net/url %q", base, ref, fast.rep.links, slow.rep.links)
+	}
+	_, _, ok := fast.plainLink(bytes.TrimSpace([]byte(ref)))
+	return ok
+}
+
+func TestPlainLink(t *testing.T) {
+	t.Parallel()
+	bases := []string{"https://shop.example/", "https://shop.example", "http://a.example:8080/dir/page.html?q=1",
+		"https://a.example/d1/d2/", "https://A.Example/x/./y", "https://u@a.example/p", "https://a.example/%7Ex/y",
+		"https://a.example/a b/c", "ftp://a.example/x"}
+	refs := []string{"/p1.html", "p2.html", "../up.html", "./here", ".", "..", "/a/../b", "/a/./b", "//other.example/x",
+		"/x?y=1&z=2", "q?", "/x?a b", "/x#frag", "#top", "", " /spaced ", "mailto:x@y", "a:b", "/caf%C3%A9", "/a//b",
+		"/.hidden/x", "/x/...", "/x/..y", "/doc.pdf", "/img.PNG?x", "?only=query", "/é", "\\x", "/x?#", "/x?é"}
+	fast := 0
+	for _, b := range bases {
+		for _, r := range refs {
+			if checkPlainLink(t, b, r) {
+				fast++
+			}
+		}
+	}
+	if fast < 40 {
+		t.Errorf("fast path taken %d times", fast)
+	}
+}
+
+func FuzzPlainLink(f *testing.F) {
+	f.Add("https://shop.example/dir/", "../p1.html?x=1")
+	f.Add("http://a.example", "p.html")
+	f.Fuzz(func(t *testing.T, base, ref string) { checkPlainLink(t, base, ref) })
+}
+
+func TestCollapseSpace(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", " ", "a", "  a  b\t\nc  ", "x\u00a0y\u0085z\u2003w", "\xff \xfe\x80 q", "a\u3000", "\u00a0\u00a0",
+		"gtag('config',\n\t\t'G-ABC123');", "é  è"} {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzCollapseSpace(f *testing.F) {
+	f.Add("  a \u00a0b\xff ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// referenceDecode is decodeHTML without its shortcuts: the charset package decides.
+func referenceDecode(body []byte) []byte {
+	e, name, _ := charset.DetermineEncoding(body, "text/html")
+	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
+		return body
+	}
+	out, err := e.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func FuzzDecodeHTML(f *testing.F) {
+	for _, s := range []string{"<meta charset=utf-8>é", "<meta charset='UTF-8 '>\xe9", "<meta content=\"charset=utf-8\">ü",
+		"<meta charset=\"Shift_JIS\">\xc3\xbc", "\xef\xbb\xbf<p>é", "\xff\xfe<\x00", "charset=utf-8x é", "<p>plain"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, want := decodeHTML(body, ""), referenceDecode(body); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", body, got, want)
+		}
+	})
 }

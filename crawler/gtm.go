@@ -123,8 +123,7 @@ func analyzeContainer(ix *library.Index, domainOf func(string) string, container
 	if err != nil {
 		pu = container
 	}
-	x := newExtractor(ix, domainOf, pu, false)
-	x.page = page
+	x := newExtractor(ix, domainOf, pu, page, false)
 	resource, ok := containerResource(body)
 	if ok {
 		walkContainer(x, "", resource)
@@ -183,7 +182,7 @@ func walkContainer(x *extractor, key string, v any) {
 		}
 	case string:
 		if key == "vtp_html" {
-			x.run([]byte(t), false)
+			x.run([]byte(t))
 			return
 		}
 		if t != "" {

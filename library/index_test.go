@@ -2,8 +2,12 @@ package library
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -256,6 +260,12 @@ func TestNewIndexErrors(t *testing.T) {
 		t.Error("empty index matched")
 	}
 	ix.FindTrackingIDs("G-ABCDEFG", func(IDMatch) { t.Error("empty index found an ID") })
+	// Literals far into the match: the window bound must not cut the text backwards.
+	ix, err = NewIndex([]*Service{{Slug: "far", TrackingIDs: []TrackingID{{Pattern: `[ab]{300,}(xyz)`}, {Pattern: `[cd]{300}(xyz)`}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.FindTrackingIDs("abababab xyz ababababxyz cdcdcdcdcxyz", func(m IDMatch) { t.Errorf("unexpected %v", m) })
 }
 
 // syntheticServices builds n services shaped like real catalog entries: each has a host of its
@@ -316,5 +326,173 @@ gtag('js',new Date());gtag('config','G-ABC123XYZ9');var x=document.createElement
 				ix.FindTrackingIDs(text, func(IDMatch) {})
 			}
 		})
+	}
+}
+
+// bruteTrackingIDs runs every regex of ix over the whole text: the reference the prefiltered
+// search must agree with.
+func bruteTrackingIDs(ix *Index, text string) []string {
+	var out []string
+	for _, r := range ix.idRegexes {
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 && m[g+1] > m[g] {
+					out = append(out, fmt.Sprintf("%s=%s@%d-%d", ix.services[r.svc].Slug, text[m[g]:m[g+1]], m[0], m[1]))
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func indexedTrackingIDs(ix *Index, text string) []string {
+	var out []string
+	ix.FindTrackingIDs(text, func(m IDMatch) {
+		out = append(out, fmt.Sprintf("%s=%s@%d-%d", m.Service.Slug, m.ID, m.Start, m.End))
+	})
+	sort.Strings(out)
+	return out
+}
+
+var (
+	catalogIxOnce sync.Once
+	catalogIx     *Index
+	catalogIxErr  error
+)
+
+func catalogIndex(t testing.TB) *Index {
+	t.Helper()
+	catalogIxOnce.Do(func() {
+		cat, err := Load("")
+		if err != nil {
+			catalogIxErr = err
+			return
+		}
+		catalogIx, catalogIxErr = NewIndex(cat.Services())
+	})
+	if catalogIxErr != nil {
+		t.Fatal(catalogIxErr)
+	}
+	return catalogIx
+}
+
+// catalogTexts returns every tracking-ID example of the catalog, alone, in code-like
+// surroundings, upper- and lower-cased, and all of them joined, plus the recorded sites' pages.
+func catalogTexts(t testing.TB, ix *Index) []string {
+	var texts, all []string
+	for _, s := range ix.services {
+		for _, tid := range s.TrackingIDs {
+			for _, ex := range tid.Examples {
+				all = append(all, ex)
+				texts = append(texts, ex, "x"+ex+"x", "\n"+ex+"\n", `var a="`+ex+`";`, "-"+ex+"-",
+					strings.ToUpper(ex), strings.ToLower(ex), ex+ex, ex+" "+ex, ex[:len(ex)/2], ex[len(ex)/2:])
+			}
+		}
+	}
+	texts = append(texts, strings.Join(all, " "), strings.Join(all, ""), strings.Join(all, "\n"))
+	pages, _ := filepath.Glob(filepath.Join("..", "testdata", "sites", "*", "*", "*"))
+	for _, p := range pages {
+		if b, err := os.ReadFile(p); err == nil && !strings.HasSuffix(p, ".headers") {
+			texts = append(texts, string(b))
+		}
+	}
+	return texts
+}
+
+// TestCatalogPrefilterIsExact checks the prefiltered, anchored search of the real catalog's
+// tracking-ID regexes against running each of them over the whole text.
+func TestCatalogPrefilterIsExact(t *testing.T) {
+	t.Parallel()
+	ix := catalogIndex(t)
+	texts := catalogTexts(t, ix)
+	if len(texts) < 500 {
+		t.Fatalf("only %d texts", len(texts))
+	}
+	found := 0
+	for _, text := range texts {
+		want, got := bruteTrackingIDs(ix, text), indexedTrackingIDs(ix, text)
+		found += len(want)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%.80q:\n got %v\nwant %v", text, got, want)
+		}
+	}
+	if found < 1000 {
+		t.Errorf("only %d IDs in the test texts", found)
+	}
+}
+
+// TestIndexAnalysis pins how tracking-ID regexes are anchored: the literal chosen, its place in
+// the match and the neighbour checks.
+func TestIndexAnalysis(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		pattern  string
+		want     string // literal@minPre-maxPre, one per candidate
+		anchored bool
+		before   int // neighbour sets of the first candidate
+		after    int
+	}{
+		{`\b(G-[A-Z0-9]{6,12})\b`, "G-@0-0", true, 0, 6},
+		{`\b([A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})\b`, "-@5-5", true, 5, 8},
+		{`(?:js(?:-de)?\.sentry-cdn\.com/|https://)([0-9a-f]{32})(?:\.min\.js|@)`, ".sentry-cdn.com/@2-5 https://@0-0", true, 1, 8},
+		{`\bym\(\s*(\d{5,10})\s*,\s*['\"]init['\"]`, "ym(@0-0", true, 0, 1},
+		{`\bti['\"]?\s*[:=]\s*['\"]?(\d{5,10})\b`, "ti@0-0", true, 0, 1},
+		{`\[\s*["']accountID["']\s*,\s*["']([0-9a-f]{24})["']\s*\]`, "accountID@2--1", false, 2, 2},
+		{`(\d+)\s*\]\s*\)\s*;\s*//matomo`, "//matomo@4--1", false, 1, 0},
+		{`(?i)hjid\s*:\s*(\d{5,10})`, "HJID@0-0", true, 0, 1},
+		{`(\d{15,16})`, "", false, 0, 0},
+	}
+	for _, c := range cases {
+		re := regexp.MustCompile(c.pattern)
+		r, cands := analyzeIDRegex(re, c.pattern)
+		var got []string
+		for _, cd := range cands {
+			got = append(got, fmt.Sprintf("%s@%d-%d", cd.lit, cd.minPre, cd.maxPre))
+		}
+		if strings.Join(got, " ") != c.want || (r.anchored != nil) != c.anchored {
+			t.Errorf("%s: got %v anchored=%v, want %s anchored=%v", c.pattern, got, r.anchored != nil, c.want, c.anchored)
+			continue
+		}
+		if len(cands) > 0 && (len(cands[0].before) != c.before || len(cands[0].after) != c.after) {
+			t.Errorf("%s: %d sets before, %d after; want %d, %d", c.pattern, len(cands[0].before), len(cands[0].after), c.before, c.after)
+		}
+	}
+}
+
+func FuzzFindTrackingIDs(f *testing.F) {
+	ix := catalogIndex(f)
+	for _, text := range catalogTexts(f, ix)[:200] {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		if want, got := bruteTrackingIDs(ix, text), indexedTrackingIDs(ix, text); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q:\n got %v\nwant %v", text, got, want)
+		}
+	})
+}
+
+// BenchmarkCatalogFindTrackingIDs runs the real catalog's tracking-ID search over the recorded
+// sites' pages.
+func BenchmarkCatalogFindTrackingIDs(b *testing.B) {
+	ix := catalogIndex(b)
+	pages, _ := filepath.Glob(filepath.Join("..", "testdata", "sites", "*", "*", "*.html"))
+	var texts []string
+	n := 0
+	for _, p := range pages {
+		if data, err := os.ReadFile(p); err == nil {
+			texts = append(texts, string(data))
+			n += len(data)
+		}
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, t := range texts {
+			ix.FindTrackingIDs(t, func(IDMatch) {})
+		}
 	}
 }

@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	})
 	if cfg.BootstrapAPIKey != "" {
 		if _, err := a.Manager.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
-			store.Close()
+			a.Close()
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
 	}

@@ -260,8 +260,6 @@ func TestWorkerRefusesSQLite(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func deref(s *string) string {
 	if s == nil {
 		return "<nil>"

@@ -352,8 +352,8 @@ func splitURL(raw string) (host, escPath, query string, ok bool) {
 	s := strings.TrimSpace(raw)
 	if i := strings.Index(s, "://"); i >= 0 && i < 16 {
 		s = s[i+3:]
-	} else if strings.HasPrefix(s, "//") {
-		s = s[2:]
+	} else {
+		s = strings.TrimPrefix(s, "//")
 	}
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]

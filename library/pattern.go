@@ -57,7 +57,7 @@ func ParsePattern(raw string) (Pattern, error) {
 		host = host[2:]
 	}
 	if !validHost(host) {
-		return p, fmt.Errorf("pattern %q: host must be a domain name, optionally starting with *.", raw)
+		return p, fmt.Errorf("pattern %q: host must be a domain name, optionally starting with \"*.\"", raw)
 	}
 	if strings.ContainsAny(raw, "# \t\n") {
 		return p, fmt.Errorf("pattern %q: no fragment or white space allowed", raw)

@@ -337,7 +337,7 @@ func (s *Store) withCookies(ctx context.Context, ms []service) ([]*core.Service,
 		ids[i] = ms[i].ID
 	}
 	var cs []cookie
-	if err := s.db.NewSelect().Model(&cs).Where("service_id IN (?)", bun.In(ids)).Order("service_id", "position").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&cs).Where("service_id IN (?)", bun.List(ids)).Order("service_id", "position").Scan(ctx); err != nil {
 		return nil, translate(err, "cookie")
 	}
 	by := map[string][]cookie{}
@@ -402,7 +402,7 @@ func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) 
 // LatestScan implements core.ScanStore.
 func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...string) (*core.Scan, error) {
 	var m scan
-	err := s.db.NewSelect().Model(&m).Where("site_id = ? AND status IN (?)", siteID, bun.In(statuses)).
+	err := s.db.NewSelect().Model(&m).Where("site_id = ? AND status IN (?)", siteID, bun.List(statuses)).
 		OrderExpr("created_at DESC, id DESC").Limit(1).Scan(ctx)
 	if err != nil {
 		return nil, translate(err, "scan")

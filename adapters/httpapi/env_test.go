@@ -53,13 +53,12 @@ func loadCatalog(t *testing.T) *library.Catalog {
 }
 
 type env struct {
-	t       *testing.T
-	srv     *httptest.Server
-	m       *core.Manager
-	queue   *recordingQueue
-	keyA    string // organization A
-	keyB    string // organization B
-	country string // value of the trusted country header on public calls
+	t     *testing.T
+	srv   *httptest.Server
+	m     *core.Manager
+	queue *recordingQueue
+	keyA  string // organization A
+	keyB  string // organization B
 }
 
 func newEnv(t *testing.T) *env {

@@ -106,7 +106,7 @@ func testConsentTotals(t *testing.T, s core.Store) {
 	if !slices.Equal(ids(got), ids(all)) {
 		t.Fatal("pages do not list every record once, newest first")
 	}
-	if got[0].CategoriesConsented["statistics"] != true || got[0].ConsentVersion != 2 || got[0].IPCountry != "FR" {
+	if !got[0].CategoriesConsented["statistics"] || got[0].ConsentVersion != 2 || got[0].IPCountry != "FR" {
 		t.Fatalf("record round trip: %+v", got[0])
 	}
 	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: id(), Page: 1, Limit: 10})

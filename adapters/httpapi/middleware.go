@@ -142,7 +142,7 @@ func (l *limiter) allow(addr string) bool {
 	}
 	b := l.buckets[addr]
 	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(l.rps, int(2*l.rps)+1)}
+		b = &bucket{lim: rate.NewLimiter(l.rps, max(1, int(2*l.rps)))} // a burst of twice the rate
 		l.buckets[addr] = b
 	}
 	b.seen = now

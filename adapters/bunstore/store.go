@@ -219,9 +219,17 @@ func (s *Store) CreateBanner(ctx context.Context, b *core.Banner) error {
 }
 
 // Banner implements core.BannerStore.
+// Inside a transaction on Postgres the row is locked (FOR UPDATE) until commit, so that
+// concurrent read-modify-write updates of one banner (PATCH, script blocking) apply one after
+// the other instead of losing each other's changes; SQLite transactions are serialized
+// already (BEGIN IMMEDIATE).
 func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error) {
 	var m banner
-	if err := s.db.NewSelect().Model(&m).Where("site_id = ?", siteID).Scan(ctx); err != nil {
+	q := s.db.NewSelect().Model(&m).Where("site_id = ?", siteID)
+	if s.tx != nil && s.Dialect() == "postgres" {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
 		return nil, translate(err, "banner")
 	}
 	return m.core(), nil

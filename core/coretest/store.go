@@ -38,6 +38,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"MalformedIDs", testMalformedIDs},
 		{"Transactions", testTransactions},
 		{"AllSites", testAllSites},
+		{"ConcurrentBannerUpdates", testConcurrentBannerUpdates},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -481,5 +482,38 @@ func testAllSites(t *testing.T, s core.Store) {
 		if !want[id] {
 			t.Fatalf("unknown site %s", id)
 		}
+	}
+}
+
+// testConcurrentBannerUpdates: read-modify-write updates of one banner in concurrent
+// transactions, each raising the consent version, all take effect.
+func testConcurrentBannerUpdates(t *testing.T, s core.Store) {
+	f := seed(t, s)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.InTx(ctx, func(tx core.Store) error {
+				b, err := tx.Banner(ctx, f.site.ID)
+				if err != nil {
+					return err
+				}
+				b.ConsentVersion++
+				b.TextOverrides[fmt.Sprint("k", i)] = "v"
+				return tx.UpdateBanner(ctx, b)
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		must(t, err)
+	}
+	b, err := s.Banner(ctx, f.site.ID)
+	must(t, err)
+	if b.ConsentVersion != 1+n || len(b.TextOverrides) != n {
+		t.Fatalf("after %d concurrent updates: version %d, %d texts", n, b.ConsentVersion, len(b.TextOverrides))
 	}
 }

@@ -159,12 +159,14 @@ func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in C
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
-		return nil, err
-	}
 	defer m.forgetSite(siteID)
 	var c *Category
 	err := m.Store.InTx(ctx, func(tx Store) error {
+		// Reading the site in the transaction locks it on stores that lock rows, so that two
+		// categories created at once with the same name get distinct slugs.
+		if _, err := tx.Site(ctx, orgID, siteID); err != nil {
+			return err
+		}
 		cats, err := tx.Categories(ctx, siteID)
 		if err != nil {
 			return err
@@ -204,28 +206,32 @@ func (m *Manager) UpdateCategory(ctx context.Context, orgID, siteID, id string, 
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	c, err := m.Store.Category(ctx, siteID, id)
-	if err != nil {
-		return nil, err
-	}
-	if in.Name != nil {
-		c.Name = *in.Name
-	}
-	if in.Description != nil {
-		c.Description = *in.Description
-	}
-	if in.SortOrder != nil {
-		c.SortOrder = *in.SortOrder
-	}
-	if in.NameTranslations != nil {
-		c.NameTranslations = in.NameTranslations
-	}
-	if in.DescriptionTranslations != nil {
-		c.DescriptionTranslations = in.DescriptionTranslations
-	}
-	c.UpdatedAt = m.now()
 	defer m.forgetSite(siteID)
-	return c, m.Store.UpdateCategory(ctx, c)
+	var c *Category
+	err := m.Store.InTx(ctx, func(tx Store) error {
+		var err error
+		if c, err = tx.Category(ctx, siteID, id); err != nil {
+			return err
+		}
+		if in.Name != nil {
+			c.Name = *in.Name
+		}
+		if in.Description != nil {
+			c.Description = *in.Description
+		}
+		if in.SortOrder != nil {
+			c.SortOrder = *in.SortOrder
+		}
+		if in.NameTranslations != nil {
+			c.NameTranslations = in.NameTranslations
+		}
+		if in.DescriptionTranslations != nil {
+			c.DescriptionTranslations = in.DescriptionTranslations
+		}
+		c.UpdatedAt = m.now()
+		return tx.UpdateCategory(ctx, c)
+	})
+	return c, err
 }
 
 // DeleteCategory removes a custom category. Default categories cannot be deleted, nor can a

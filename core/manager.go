@@ -147,18 +147,22 @@ func (m *Manager) UpdateSite(ctx context.Context, orgID, id string, in SiteInput
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	s, err := m.Store.Site(ctx, orgID, id)
-	if err != nil {
-		return nil, err
-	}
-	if in.Name != nil {
-		s.Name = strings.TrimSpace(*in.Name)
-	}
-	if in.URL != nil {
-		s.URL = *in.URL
-	}
-	s.UpdatedAt = m.now()
-	return s, m.Store.UpdateSite(ctx, s)
+	var s *Site
+	err := m.Store.InTx(ctx, func(tx Store) error {
+		var err error
+		if s, err = tx.Site(ctx, orgID, id); err != nil {
+			return err
+		}
+		if in.Name != nil {
+			s.Name = strings.TrimSpace(*in.Name)
+		}
+		if in.URL != nil {
+			s.URL = *in.URL
+		}
+		s.UpdatedAt = m.now()
+		return tx.UpdateSite(ctx, s)
+	})
+	return s, err
 }
 
 // DeleteSite removes a site and everything that belongs to it.

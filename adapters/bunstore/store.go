@@ -59,6 +59,17 @@ func (s *Store) InTx(ctx context.Context, fn func(tx core.Store) error) error {
 	})
 }
 
+// locked makes a single-row read inside a transaction on Postgres lock the row (FOR UPDATE)
+// until commit, so that concurrent read-modify-write updates of one site, banner or category
+// apply one after the other instead of losing each other's changes. SQLite transactions are
+// serialized already (BEGIN IMMEDIATE).
+func (s *Store) locked(q *bun.SelectQuery) *bun.SelectQuery {
+	if s.tx != nil && s.Dialect() == "postgres" {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
 // translate maps driver errors to core errors: no rows → not_found, unique violation →
 // conflict, a malformed identifier (Postgres uuid columns) → not_found, a foreign key
 // violation (the parent named by an insert does not exist) → not_found, as memstore answers.
@@ -163,7 +174,7 @@ func (s *Store) CreateSite(ctx context.Context, x *core.Site) error {
 // Site implements core.SiteStore.
 func (s *Store) Site(ctx context.Context, orgID, id string) (*core.Site, error) {
 	var m site
-	if err := s.db.NewSelect().Model(&m).Where("id = ? AND organization_id = ?", id, orgID).Scan(ctx); err != nil {
+	if err := s.locked(s.db.NewSelect().Model(&m).Where("id = ? AND organization_id = ?", id, orgID)).Scan(ctx); err != nil {
 		return nil, translate(err, "site")
 	}
 	return m.core(), nil
@@ -219,17 +230,9 @@ func (s *Store) CreateBanner(ctx context.Context, b *core.Banner) error {
 }
 
 // Banner implements core.BannerStore.
-// Inside a transaction on Postgres the row is locked (FOR UPDATE) until commit, so that
-// concurrent read-modify-write updates of one banner (PATCH, script blocking) apply one after
-// the other instead of losing each other's changes; SQLite transactions are serialized
-// already (BEGIN IMMEDIATE).
 func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error) {
 	var m banner
-	q := s.db.NewSelect().Model(&m).Where("site_id = ?", siteID)
-	if s.tx != nil && s.Dialect() == "postgres" {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := s.locked(s.db.NewSelect().Model(&m).Where("site_id = ?", siteID)).Scan(ctx); err != nil {
 		return nil, translate(err, "banner")
 	}
 	return m.core(), nil
@@ -264,7 +267,7 @@ func (s *Store) Categories(ctx context.Context, siteID string) ([]*core.Category
 // Category implements core.CategoryStore.
 func (s *Store) Category(ctx context.Context, siteID, id string) (*core.Category, error) {
 	var m category
-	if err := s.db.NewSelect().Model(&m).Where("site_id = ? AND id = ?", siteID, id).Scan(ctx); err != nil {
+	if err := s.locked(s.db.NewSelect().Model(&m).Where("site_id = ? AND id = ?", siteID, id)).Scan(ctx); err != nil {
 		return nil, translate(err, "category")
 	}
 	return m.core(), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/consentd/consentd/core"
@@ -524,4 +525,38 @@ func TestResponsesAreCompressed(t *testing.T) {
 		t.Fatalf("public config: Content-Encoding %q, ETag %q", r.header.Get("Content-Encoding"), r.header.Get("ETag"))
 	}
 	e.want(e.raw("GET", "/api/v1/public/"+pk+"/config", "", "", "Accept-Encoding", "gzip", "If-None-Match", r.header.Get("ETag")), 304)
+}
+
+// TestConcurrentCategoryCreates: categories created at once with one name all succeed, each
+// with its own slug.
+func TestConcurrentCategoryCreates(t *testing.T) {
+	e := newEnv(t)
+	id, _ := e.site()
+	const n = 6
+	slugs := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.do("POST", "/api/v1/sites/"+id+"/categories", map[string]any{"name": "Social"})
+			if r.status != 201 {
+				t.Errorf("concurrent create: %d %s", r.status, r.body)
+				return
+			}
+			slugs <- r.obj(t)["slug"].(string)
+		}()
+	}
+	wg.Wait()
+	close(slugs)
+	seen := map[string]bool{}
+	for s := range slugs {
+		if seen[s] {
+			t.Fatalf("slug %s given twice", s)
+		}
+		seen[s] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d distinct slugs, want %d", len(seen), n)
+	}
 }

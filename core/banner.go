@@ -252,6 +252,7 @@ func (m *Manager) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
+	defer m.forgetSite(siteID)
 	var out *Banner
 	err := m.Store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
@@ -275,6 +276,7 @@ func (m *Manager) SetScriptBlocking(ctx context.Context, orgID, siteID string, e
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
+	defer m.forgetSite(siteID)
 	return m.Store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil || b.SiteWideBlocking == enabled {

@@ -191,8 +191,23 @@ type PublicCategory struct {
 }
 
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
-// visitor from country.
+// visitor from country. It is cached for a second per project key (see ttlCache).
 func (m *Manager) PublicConfig(ctx context.Context, projectKey, country string) (*PublicConfig, error) {
+	now := m.Now()
+	base, ok := m.configCache.get(projectKey, now)
+	if !ok {
+		var err error
+		if base, err = m.loadPublicConfig(ctx, projectKey); err != nil {
+			return nil, err
+		}
+		m.configCache.put(projectKey, base.Banner.SiteID, base, now)
+	}
+	cfg := *base // shallow: the shared parts are read only
+	cfg.Jurisdiction = JurisdictionOf(country)
+	return &cfg, nil
+}
+
+func (m *Manager) loadPublicConfig(ctx context.Context, projectKey string) (*PublicConfig, error) {
 	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
 		return nil, err
@@ -210,7 +225,7 @@ func (m *Manager) PublicConfig(ctx context.Context, projectKey, country string) 
 		return nil, err
 	}
 	cfg := &PublicConfig{
-		ProjectKey: site.ProjectKey, Jurisdiction: JurisdictionOf(country), Banner: b,
+		ProjectKey: site.ProjectKey, Banner: b,
 		BlockingRules: m.blockingRules(b, cats, svcs), Categories: make([]PublicCategory, 0, len(cats)),
 	}
 	for _, c := range cats {

@@ -20,7 +20,8 @@ type Manager struct {
 	Now   func() time.Time
 	NewID func() string
 
-	cache publicCache
+	consentCache ttlCache[consentView]
+	configCache  ttlCache[*PublicConfig]
 }
 
 func (m *Manager) now() time.Time { return m.Now().UTC().Truncate(time.Microsecond) }

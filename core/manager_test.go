@@ -405,3 +405,50 @@ func TestConsentSiteCache(t *testing.T) {
 	}
 	wantCode(t, post("statistics"), core.CodeNotFound)
 }
+
+// TestPublicConfigCache: the configuration follows changes made through the Manager at once,
+// and another node's changes after the TTL; the jurisdiction is the visitor's, not the cache's.
+func TestPublicConfigCache(t *testing.T) {
+	m, _, _ := newManager(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	m.Now = func() time.Time { return now }
+	org, s := mustSite(t, m)
+	cfg, err := m.PublicConfig(ctx, s.ProjectKey, "DE")
+	if err != nil || cfg.Jurisdiction != "gdpr" || cfg.Banner.ConsentVersion != 1 {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
+		t.Fatal("jurisdiction taken from the cache")
+	}
+	for _, change := range []func() error{
+		func() error { return m.SetScriptBlocking(ctx, org, s.ID, true) },
+		func() error { _, err := m.ImportService(ctx, org, s.ID, "stats", ""); return err },
+		func() error { _, err := m.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")}); return err },
+	} {
+		before, _ := m.PublicConfig(ctx, s.ProjectKey, "")
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := m.PublicConfig(ctx, s.ProjectKey, "")
+		if after == before || (after.Banner == before.Banner && len(after.BlockingRules.Rules) == len(before.BlockingRules.Rules)) {
+			t.Fatal("a change through the Manager is not visible at once")
+		}
+	}
+	cfg, _ = m.PublicConfig(ctx, s.ProjectKey, "")
+	if cfg.Banner.Template != "modal" || !cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
+		t.Fatalf("config: %+v", cfg.Banner)
+	}
+	// another node changes the banner straight in the store
+	b, _ := m.Store.Banner(ctx, s.ID)
+	b.Template = "wide_bar"
+	if err := m.Store.UpdateBanner(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
+		t.Fatal("cache not used within the TTL")
+	}
+	now = now.Add(time.Second)
+	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
+		t.Fatal("another node's change not seen after the TTL")
+	}
+}

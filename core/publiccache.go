@@ -6,36 +6,70 @@ import (
 	"time"
 )
 
-// publicCacheTTL bounds how stale the consent endpoint's view of a site may be on a node that
+// publicCacheTTL bounds how stale the public endpoints' view of a site may be on a node that
 // did not make the change itself.
 const publicCacheTTL = time.Second
 
-// publicCacheMax bounds the cache; past it the cache starts afresh.
+// publicCacheMax bounds each cache; past it the cache starts afresh.
 const publicCacheMax = 10000
 
-// publicCache keeps, per project key, the site and its categories for a second: every page
-// view of every banner posts consent, while sites and categories change rarely. Changes made
-// through this Manager drop the site's entry at once; other nodes see them within the TTL.
-type publicCache struct {
+// ttlCache keeps values per project key for publicCacheTTL: every page view of every banner
+// fetches the configuration or posts consent, while sites change rarely. Changes made through
+// this Manager drop the site's entries at once (forgetSite); other nodes see them within the
+// TTL. Cached values are shared between requests and must not be modified.
+type ttlCache[V any] struct {
 	mu      sync.Mutex
-	entries map[string]publicEntry
+	entries map[string]ttlEntry[V]
 }
 
-type publicEntry struct {
+type ttlEntry[V any] struct {
+	siteID string
+	v      V
+	at     time.Time
+}
+
+func (c *ttlCache[V]) get(key string, now time.Time) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || now.Sub(e.at) >= publicCacheTTL || now.Before(e.at) {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
+}
+
+func (c *ttlCache[V]) put(key, siteID string, v V, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= publicCacheMax {
+		c.entries = map[string]ttlEntry[V]{}
+	}
+	c.entries[key] = ttlEntry[V]{siteID: siteID, v: v, at: now}
+}
+
+func (c *ttlCache[V]) forget(siteID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if e.siteID == siteID {
+			delete(c.entries, k)
+		}
+	}
+}
+
+// consentView is what recording consent needs of a site.
+type consentView struct {
 	site *Site
 	cats []*Category
-	at   time.Time
 }
 
 // consentSite returns the site named by projectKey and its categories, from the cache when
 // fresh. The values are shared: callers must not modify them.
 func (m *Manager) consentSite(ctx context.Context, projectKey string) (*Site, []*Category, error) {
 	now := m.Now()
-	m.cache.mu.Lock()
-	e, ok := m.cache.entries[projectKey]
-	m.cache.mu.Unlock()
-	if ok && now.Sub(e.at) < publicCacheTTL && !now.Before(e.at) {
-		return e.site, e.cats, nil
+	if v, ok := m.consentCache.get(projectKey, now); ok {
+		return v.site, v.cats, nil
 	}
 	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
@@ -45,22 +79,13 @@ func (m *Manager) consentSite(ctx context.Context, projectKey string) (*Site, []
 	if err != nil {
 		return nil, nil, err
 	}
-	m.cache.mu.Lock()
-	defer m.cache.mu.Unlock()
-	if m.cache.entries == nil || len(m.cache.entries) >= publicCacheMax {
-		m.cache.entries = map[string]publicEntry{}
-	}
-	m.cache.entries[projectKey] = publicEntry{site: site, cats: cats, at: now}
+	m.consentCache.put(projectKey, site.ID, consentView{site, cats}, now)
 	return site, cats, nil
 }
 
-// forgetSite drops a site's cached entry after a change to it or its categories.
+// forgetSite drops a site's cached entries after a change to it, its banner, categories or
+// services.
 func (m *Manager) forgetSite(siteID string) {
-	m.cache.mu.Lock()
-	defer m.cache.mu.Unlock()
-	for k, e := range m.cache.entries {
-		if e.site.ID == siteID {
-			delete(m.cache.entries, k)
-		}
-	}
+	m.consentCache.forget(siteID)
+	m.configCache.forget(siteID)
 }

@@ -275,6 +275,7 @@ func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID strin
 	if s.Status != ScanCompleted {
 		return nil, Errorf(CodeInvalid, "scan %s is %s: only a completed scan can be configured", s.ID, s.Status)
 	}
+	defer m.forgetSite(siteID)
 	existing, err := m.Store.Services(ctx, siteID)
 	if err != nil {
 		return nil, err

@@ -156,6 +156,7 @@ func (m *Manager) CreateService(ctx context.Context, orgID, siteID string, in Se
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
+	defer m.forgetSite(siteID)
 	cat, err := m.categoryForService(ctx, siteID, in.CategorySlug)
 	if err != nil {
 		return nil, err
@@ -201,6 +202,7 @@ func (m *Manager) ImportService(ctx context.Context, orgID, siteID, slug, catego
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
+	defer m.forgetSite(siteID)
 	lib, ok := m.Catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
@@ -273,6 +275,7 @@ func (m *Manager) DeleteService(ctx context.Context, orgID, siteID, id string) e
 	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
+	defer m.forgetSite(siteID)
 	return m.Store.DeleteService(ctx, siteID, id)
 }
 

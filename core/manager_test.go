@@ -423,7 +423,10 @@ func TestPublicConfigCache(t *testing.T) {
 	for _, change := range []func() error{
 		func() error { return m.SetScriptBlocking(ctx, org, s.ID, true) },
 		func() error { _, err := m.ImportService(ctx, org, s.ID, "stats", ""); return err },
-		func() error { _, err := m.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")}); return err },
+		func() error {
+			_, err := m.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")})
+			return err
+		},
 	} {
 		before, _ := m.PublicConfig(ctx, s.ProjectKey, "")
 		if err := change(); err != nil {

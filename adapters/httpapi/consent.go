@@ -10,6 +10,16 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
+// dateRange reads the from and to query parameters of consent listings and exports.
+func dateRange(from, to string) (*time.Time, *time.Time, error) {
+	f, err := parseDate("from", from)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := parseDate("to", to)
+	return f, t, err
+}
+
 // parseDate reads an ISO 8601 date ("2026-01-31") or date-time ("2026-01-31T12:00:00Z").
 func parseDate(field, s string) (*time.Time, error) {
 	if s == "" {
@@ -40,11 +50,7 @@ func (h *handlers) registerConsent(api huma.API) {
 		From  string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
 		To    string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
 	}) (*struct{ Body consentPage }, error) {
-		from, err := parseDate("from", in.From)
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		to, err := parseDate("to", in.To)
+		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

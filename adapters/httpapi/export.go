@@ -47,11 +47,7 @@ func (h *handlers) registerExport(api huma.API) {
 		From   string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
 		To     string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
 	}) (*exportOutput, error) {
-		from, err := parseDate("from", in.From)
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		to, err := parseDate("to", in.To)
+		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

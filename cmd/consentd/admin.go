@@ -9,13 +9,13 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// withApp parses a database command's flags (the store flags plus those flags adds), opens the
-// application and runs fn with it.
-func withApp(ctx context.Context, name string, args []string, flags func(*flag.FlagSet), fn func(*app.App) error) error {
+// withApp parses a database command's flags (the store flags plus those flags adds, which may
+// set fields of the configuration), opens the application and runs fn with it.
+func withApp(ctx context.Context, name string, args []string, flags func(*flag.FlagSet, *app.Config), fn func(*app.App) error) error {
 	var cfg app.Config
 	fs := newFlags(name)
 	storeFlags(fs, &cfg)
-	flags(fs)
+	flags(fs, &cfg)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func withApp(ctx context.Context, name string, args []string, flags func(*flag.F
 
 func orgCreate(ctx context.Context, args []string) error {
 	var name string
-	return withApp(ctx, "org create", args, func(fs *flag.FlagSet) {
+	return withApp(ctx, "org create", args, func(fs *flag.FlagSet, _ *app.Config) {
 		fs.StringVar(&name, "name", "", "organization name (required)")
 	}, func(a *app.App) error {
 		o, err := a.Manager.CreateOrganization(ctx, name)
@@ -42,7 +42,7 @@ func orgCreate(ctx context.Context, args []string) error {
 
 func apikeyCreate(ctx context.Context, args []string) error {
 	var org, name string
-	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet) {
+	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet, _ *app.Config) {
 		fs.StringVar(&org, "org", "", "organization ID (required)")
 		fs.StringVar(&name, "name", "", "label of the key")
 	}, func(a *app.App) error {
@@ -56,7 +56,7 @@ func apikeyCreate(ctx context.Context, args []string) error {
 
 func siteCreate(ctx context.Context, args []string) error {
 	var org, name, url string
-	return withApp(ctx, "site create", args, func(fs *flag.FlagSet) {
+	return withApp(ctx, "site create", args, func(fs *flag.FlagSet, _ *app.Config) {
 		fs.StringVar(&org, "org", "", "organization ID (required)")
 		fs.StringVar(&name, "name", "", "site name (required)")
 		fs.StringVar(&url, "url", "", "site homepage, absolute http(s) URL (required)")
@@ -74,7 +74,7 @@ func siteCreate(ctx context.Context, args []string) error {
 
 func migrate(ctx context.Context, args []string) error {
 	// New applies pending migrations.
-	return withApp(ctx, "migrate", args, func(*flag.FlagSet) {}, func(*app.App) error {
+	return withApp(ctx, "migrate", args, func(*flag.FlagSet, *app.Config) {}, func(*app.App) error {
 		fmt.Println("migrations applied")
 		return nil
 	})

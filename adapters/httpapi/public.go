@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -29,11 +30,17 @@ func (h *handlers) registerPublic(api huma.API) {
 		ETag         string `header:"ETag"`
 		CacheControl string `header:"Cache-Control"`
 		Vary         string `header:"Vary"`
-		Status       int
-		Body         *core.PublicConfig
+		Body         func(huma.Context)
 	}
 	o := publicOp("getPublicConfig", http.MethodGet, "/public/{projectKey}/config", "Banner runtime configuration", 0)
 	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, and the visitor's jurisdiction. No API key; cacheable for a minute, with an ETag."
+	// The body is marshalled once, for the ETag and the wire alike; its schema is declared here.
+	o.Responses = map[string]*huma.Response{
+		"200": {Description: "The configuration.", Content: map[string]*huma.MediaType{
+			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(core.PublicConfig{}), true, "PublicConfig")},
+		}},
+		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
+	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
 		IfNoneMatch string `header:"If-None-Match"`
@@ -47,15 +54,19 @@ func (h *handlers) registerPublic(api huma.API) {
 			return nil, h.fail(ctx, err)
 		}
 		sum := sha256.Sum256(raw)
-		out := &configOutput{
-			ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60",
-			Status: http.StatusOK, Body: cfg,
-		}
+		out := &configOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60"}
 		if h.cfg.CountryHeader != "" {
 			out.Vary = h.cfg.CountryHeader
 		}
-		if etagMatch(in.IfNoneMatch, out.ETag) {
-			out.Status, out.Body = http.StatusNotModified, nil
+		notModified := etagMatch(in.IfNoneMatch, out.ETag)
+		out.Body = func(hc huma.Context) {
+			if notModified {
+				hc.SetStatus(http.StatusNotModified)
+				return
+			}
+			hc.SetHeader("Content-Type", "application/json")
+			hc.SetStatus(http.StatusOK)
+			hc.BodyWriter().Write(raw) //nolint:errcheck // the client went away
 		}
 		return out, nil
 	})

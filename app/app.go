@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -48,20 +49,28 @@ type Config struct {
 	Now             func() time.Time
 }
 
-// App is a built consentd: store, catalog, queue, use cases and HTTP handler.
+// App is a built consentd: store, catalog, queue, use cases, scan workers and HTTP handler.
 type App struct {
-	cfg     Config
-	log     *slog.Logger
-	Store   *bunstore.Store
-	Catalog *library.Catalog
-	Manager *core.Manager
-	queue   *riverqueue.Queue
-	handler http.Handler
+	cfg      Config
+	log      *slog.Logger
+	store    *bunstore.Store
+	catalog  *library.Catalog
+	useCases *core.UseCases
+	queue    *riverqueue.Queue
+	workers  *riverqueue.Workers
+	handler  http.Handler
 }
 
+// The store's transactions are what the queue joins when it inserts a scan job.
+var _ riverqueue.TxStore = (*bunstore.Store)(nil)
+
 // New builds the application and migrates the database. With a BootstrapAPIKey it also
-// bootstraps an empty database (organization "default" owning that key).
+// bootstraps an empty database (organization "default" owning that key). The configuration
+// is validated before anything is opened or created.
 func New(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -75,40 +84,45 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service library: %w", err)
 	}
+	crawler, err := newCrawler(catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
 	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, Store: store, Catalog: catalog}
+	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog}
 	if err := store.Migrate(ctx); err != nil {
-		store.Close()
+		a.Close()
 		return nil, err
 	}
-	a.Manager = &core.Manager{
-		Store: store, Catalog: catalog, Now: cfg.Now,
-		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
-	}
-	a.Manager.Crawler, err = newCrawler(catalog, cfg)
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	a.queue, err = newQueue(ctx, cfg, store, a.Manager)
-	if err != nil {
-		store.Close()
+	if a.queue, err = newQueue(ctx, cfg, store); err != nil {
+		a.Close()
 		return nil, err
 	}
 	if err := a.queue.Migrate(ctx); err != nil {
 		a.Close()
 		return nil, err
 	}
-	a.Manager.Queue = a.queue
+	a.useCases, err = core.New(core.Deps{
+		Store: store, Queue: a.queue, Crawler: crawler, Catalog: catalog, AllSites: store,
+		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+	})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.workers, err = a.queue.Workers(a.useCases.Scans); err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.handler = httpapi.New(httpapi.Config{
-		Manager: a.Manager, Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
+		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
 	})
 	if cfg.BootstrapAPIKey != "" {
-		if _, err := a.Manager.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
+		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
 			a.Close()
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
@@ -118,19 +132,24 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 
 // newQueue builds the scan queue on the store's database: River on SQLite shares the store's
 // connections, River on Postgres has a pool of its own.
-func newQueue(ctx context.Context, cfg Config, store *bunstore.Store, m *core.Manager) (*riverqueue.Queue, error) {
+func newQueue(ctx context.Context, cfg Config, store *bunstore.Store) (*riverqueue.Queue, error) {
 	qc := riverqueue.Config{
 		Workers: cfg.Workers, MaxAttempts: cfg.ScanMaxAttempts, JobTimeout: cfg.ScanTimeout,
 		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
 		SweepInterval: cfg.ScanSweepInterval, RescanInterval: cfg.RescanInterval,
-		Sites:  store,
 		Logger: cfg.Logger, RiverLogger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 	}
 	if store.Dialect() == "postgres" {
-		return riverqueue.NewPostgres(ctx, cfg.DatabaseURL, m, qc)
+		return riverqueue.NewPostgres(ctx, cfg.DatabaseURL, qc)
 	}
-	return riverqueue.NewSQLite(store.DB().DB, m, qc)
+	return riverqueue.NewSQLite(store.DB().DB, qc)
 }
+
+// UseCases are the application's use cases, for the operator's commands.
+func (a *App) UseCases() *core.UseCases { return a.useCases }
+
+// Dialect names the store's database: "sqlite" or "postgres".
+func (a *App) Dialect() string { return a.store.Dialect() }
 
 // Handler is the HTTP handler of the whole service.
 func (a *App) Handler() http.Handler { return a.handler }
@@ -140,24 +159,28 @@ func (a *App) Close() error {
 	if a.queue != nil {
 		a.queue.Close()
 	}
-	return a.Store.Close()
+	return a.store.Close()
 }
 
 // Bootstrap makes sure an empty database gets organization "default" and an API key; it
 // returns the key when it made a random one (to be shown once), "" otherwise.
 func (a *App) Bootstrap(ctx context.Context) (string, error) {
-	key, err := a.Manager.Bootstrap(ctx, a.cfg.BootstrapAPIKey)
+	key, err := a.useCases.Orgs.Bootstrap(ctx, a.cfg.BootstrapAPIKey)
 	if err != nil || a.cfg.BootstrapAPIKey != "" {
 		return "", err
 	}
 	return key, nil
 }
 
-// RunServer serves HTTP on cfg.Addr and works scan jobs in-process (cfg.Workers of them) until
-// ctx ends, then shuts down gracefully: it stops accepting requests and jobs and lets running
-// ones finish within ShutdownTimeout. ready, when not nil, receives the listening address.
-func (a *App) RunServer(ctx context.Context, ready func(addr string)) error {
-	if err := a.queue.Start(ctx); err != nil {
+// Listen binds cfg.Addr, so that a taken port is reported before anything else happens.
+func (a *App) Listen() (net.Listener, error) { return listen(a.cfg.Addr) }
+
+// RunServer serves HTTP on ln (bound by Listen) and works scan jobs in-process (cfg.Workers
+// of them) until ctx ends, then shuts down gracefully: it stops accepting requests and jobs
+// and lets running ones finish within ShutdownTimeout. It closes ln.
+func (a *App) RunServer(ctx context.Context, ln net.Listener) error {
+	if err := a.workers.Start(ctx); err != nil {
+		ln.Close()
 		return fmt.Errorf("scan workers: %w", err)
 	}
 	srv := &http.Server{
@@ -166,27 +189,20 @@ func (a *App) RunServer(ctx context.Context, ready func(addr string)) error {
 		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	ln, err := listen(a.cfg.Addr)
-	if err != nil {
-		return err
-	}
 	a.log.Info("consentd listening", slog.String("addr", ln.Addr().String()), slog.Int("workers", a.cfg.Workers),
-		slog.String("store", a.Store.Dialect()), slog.Int("library", len(a.Catalog.Services())))
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
+		slog.String("store", a.store.Dialect()), slog.Int("library", len(a.catalog.Services())))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, a.workers.Stop(context.WithoutCancel(ctx)))
 	case <-ctx.Done():
 	}
 	a.log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
 	defer cancel()
 	herr := srv.Shutdown(sctx)
-	qerr := a.queue.Stop(sctx)
+	qerr := a.workers.Stop(sctx)
 	if errors.Is(herr, http.ErrServerClosed) {
 		herr = nil
 	}

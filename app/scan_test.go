@@ -74,17 +74,14 @@ func serve(t *testing.T, dialect string, tune func(*Config)) *running {
 		cancel()
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- a.RunServer(ctx, func(s string) { addr <- s }) }()
-	var base string
-	select {
-	case s := <-addr:
-		base = BaseURL(s) + "/api/v1"
-	case err := <-done:
+	ln, err := a.Listen()
+	if err != nil {
 		cancel()
-		t.Fatalf("serve: %v", err)
+		t.Fatal(err)
 	}
+	base := BaseURL(ln.Addr().String()) + "/api/v1"
+	done := make(chan error, 1)
+	go func() { done <- a.RunServer(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -214,7 +211,7 @@ func TestScanRefusedTarget(t *testing.T) {
 		var attempt int
 		var state string
 		for deadline := time.Now().Add(10 * time.Second); state != "completed" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if err := r.Store.DB().NewRaw("SELECT attempt, state FROM river_job WHERE kind = 'scan'").Scan(context.Background(), &attempt, &state); err != nil {
+			if err := r.store.DB().NewRaw("SELECT attempt, state FROM river_job WHERE kind = 'scan'").Scan(context.Background(), &attempt, &state); err != nil {
 				t.Fatal(err)
 			}
 		}

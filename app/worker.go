@@ -15,13 +15,13 @@ var ErrWorkerNeedsPostgres = errors.New("a standalone worker needs the Postgres 
 // shuts down gracefully: it stops taking jobs and lets running scans finish within
 // ShutdownTimeout, after which they are cancelled and left for another worker to retry.
 func (a *App) RunWorker(ctx context.Context) error {
-	if a.Store.Dialect() != "postgres" {
+	if a.store.Dialect() != "postgres" {
 		return ErrWorkerNeedsPostgres
 	}
 	if a.cfg.Workers < 1 {
 		return fmt.Errorf("workers: %d: a worker process needs at least 1", a.cfg.Workers)
 	}
-	if err := a.queue.Start(ctx); err != nil {
+	if err := a.workers.Start(ctx); err != nil {
 		return err
 	}
 	a.log.Info("consentd worker started", slog.Int("workers", a.cfg.Workers),
@@ -30,5 +30,5 @@ func (a *App) RunWorker(ctx context.Context) error {
 	a.log.Info("worker shutting down", slog.Duration("deadline", a.cfg.ShutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
 	defer cancel()
-	return a.queue.Stop(sctx)
+	return a.workers.Stop(sctx)
 }

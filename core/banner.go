@@ -237,24 +237,24 @@ func mergeTexts(dst, src map[string]string) {
 }
 
 // Banner returns the site's banner with its blocking rules.
-func (m *Manager) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.bannerWithRules(ctx, m.Store, siteID)
+	return m.bannerWithRules(ctx, m.store, siteID)
 }
 
 // PatchBanner changes the fields of the banner that p sets.
-func (m *Manager) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
 	defer m.forgetSite(siteID)
 	var out *Banner
-	err := m.Store.InTx(ctx, func(tx Store) error {
+	err := m.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil {
 			return err
@@ -272,12 +272,12 @@ func (m *Manager) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 
 // SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
 // consent version so that visitors are asked again; setting the current state changes nothing.
-func (m *Manager) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
 	defer m.forgetSite(siteID)
-	return m.Store.InTx(ctx, func(tx Store) error {
+	return m.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil || b.SiteWideBlocking == enabled {
 			return err
@@ -289,7 +289,7 @@ func (m *Manager) SetScriptBlocking(ctx context.Context, orgID, siteID string, e
 	})
 }
 
-func (m *Manager) bannerWithRules(ctx context.Context, st Store, siteID string) (*Banner, error) {
+func (m *base) bannerWithRules(ctx context.Context, st Store, siteID string) (*Banner, error) {
 	b, err := st.Banner(ctx, siteID)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func (m *Manager) bannerWithRules(ctx context.Context, st Store, siteID string) 
 // blockingRules derives a site's rules: one per service that had a rule added on import or
 // configure, plus the catalog's built-in rules, each held back until its category is allowed.
 // Services in a required category are never held back.
-func (m *Manager) blockingRules(b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
+func (m *base) blockingRules(b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
 	byID := make(map[string]*Category, len(cats))
 	for _, c := range cats {
 		byID[c.ID] = c
@@ -324,7 +324,7 @@ func (m *Manager) blockingRules(b *Banner, cats []*Category, svcs []*Service) *B
 		}
 		rules = append(rules, BlockingRule{ServiceSlug: s.Slug, CategorySlug: c.Slug, Patterns: s.BlockingPatterns})
 	}
-	for _, lib := range m.Catalog.Services() {
+	for _, lib := range m.catalog.Services() {
 		if !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
 			continue
 		}

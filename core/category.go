@@ -146,22 +146,22 @@ func Slugify(name string) string {
 }
 
 // Categories lists a site's categories.
-func (m *Manager) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.Store.Categories(ctx, siteID)
+	return m.store.Categories(ctx, siteID)
 }
 
 // CreateCategory adds a custom category. Its slug comes from the name, made unique on the site
 // with a numeric suffix ("social", "social-2").
-func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
+func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
 	defer m.forgetSite(siteID)
 	var c *Category
-	err := m.Store.InTx(ctx, func(tx Store) error {
+	err := m.store.InTx(ctx, func(tx Store) error {
 		// Reading the site in the transaction locks it on stores that lock rows, so that two
 		// categories created at once with the same name get distinct slugs.
 		if _, err := tx.Site(ctx, orgID, siteID); err != nil {
@@ -185,7 +185,7 @@ func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in C
 		}
 		now := m.now()
 		c = &Category{
-			ID: m.NewID(), SiteID: siteID, Slug: slug, Name: *in.Name, Description: deref(in.Description),
+			ID: m.newID(), SiteID: siteID, Slug: slug, Name: *in.Name, Description: deref(in.Description),
 			NameTranslations: orEmpty(in.NameTranslations), DescriptionTranslations: orEmpty(in.DescriptionTranslations),
 			SortOrder: order, CreatedAt: now, UpdatedAt: now,
 		}
@@ -199,16 +199,16 @@ func (m *Manager) CreateCategory(ctx context.Context, orgID, siteID string, in C
 
 // UpdateCategory changes a category. Its slug stays: services, blocking rules and stored
 // consents refer to it.
-func (m *Manager) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
+func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
 	defer m.forgetSite(siteID)
 	var c *Category
-	err := m.Store.InTx(ctx, func(tx Store) error {
+	err := m.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if c, err = tx.Category(ctx, siteID, id); err != nil {
 			return err
@@ -237,12 +237,12 @@ func (m *Manager) UpdateCategory(ctx context.Context, orgID, siteID, id string, 
 // DeleteCategory removes a custom category. Default categories cannot be deleted, nor can a
 // category that still has services (delete or re-import them elsewhere first), so that no
 // service is left without a category.
-func (m *Manager) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
 	defer m.forgetSite(siteID)
-	return m.Store.InTx(ctx, func(tx Store) error {
+	return m.store.InTx(ctx, func(tx Store) error {
 		c, err := tx.Category(ctx, siteID, id)
 		if err != nil {
 			return err

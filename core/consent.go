@@ -92,10 +92,14 @@ func JurisdictionOf(country string) string {
 	}
 }
 
+// gpcCategory is the category a Global Privacy Control signal turns off under CCPA: the one
+// holding the services that sell or share personal data.
+const gpcCategory = "marketing"
+
 // RecordConsent stores a visitor's decision for the site named by projectKey. Every category
 // of the site is stored with an explicit boolean: required ones always true, unmentioned ones
 // false. A GPC signal under CCPA also stores doNotSell.
-func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
+func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
 	site, cats, err := m.consentSite(ctx, projectKey)
 	if err != nil {
 		return nil, err
@@ -106,19 +110,26 @@ func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in Conse
 	if in.Action != nil && !slices.Contains(ConsentActions, *in.Action) {
 		return nil, Errorf(CodeInvalid, "action: must be one of %v", ConsentActions)
 	}
-	visitor := m.NewID()
+	visitor := m.newID()
 	if in.VisitorID != nil {
 		if n := len([]rune(*in.VisitorID)); n < 1 || n > MaxVisitorID {
 			return nil, Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
 		}
 		visitor = *in.VisitorID
 	}
+	jur := JurisdictionOf(in.Country)
+	// Under CCPA a Global Privacy Control signal is an opt-out of sale and sharing: marketing
+	// is off and doNotSell on, whatever the client sent, as the runtime does in the browser.
+	gpcOptOut := in.GPC && jur == JurisdictionCCPA
 	known := make(map[string]bool, len(cats))
 	decided := make(map[string]bool, len(cats))
 	allOn, allOff := true, true
 	for _, c := range cats {
 		known[c.Slug] = true
 		v := in.Categories[c.Slug] || c.IsRequired
+		if gpcOptOut && c.Slug == gpcCategory && !c.IsRequired {
+			v = false
+		}
 		decided[c.Slug] = v
 		if !c.IsRequired {
 			allOn, allOff = allOn && v, allOff && !v
@@ -129,10 +140,9 @@ func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in Conse
 			return nil, Errorf(CodeInvalid, "categories.%s: unknown category", slug)
 		}
 	}
-	jur := JurisdictionOf(in.Country)
 	r := &ConsentRecord{
-		ID: m.NewID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
-		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && jur == JurisdictionCCPA),
+		ID: m.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
+		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || gpcOptOut,
 		ConsentVersion: in.ConsentVersion, CreatedAt: m.now(),
 	}
 	switch {
@@ -145,34 +155,34 @@ func (m *Manager) RecordConsent(ctx context.Context, projectKey string, in Conse
 	default:
 		r.Action = "custom"
 	}
-	if err := m.Store.CreateConsentRecord(ctx, r); err != nil {
+	if err := m.store.CreateConsentRecord(ctx, r); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
-func (m *Manager) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
+func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
 	if q.Page < 1 {
 		return nil, 0, Errorf(CodeInvalid, "page: must be at least 1")
 	}
 	if q.Limit < 1 || q.Limit > MaxConsentLimit {
 		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxConsentLimit)
 	}
-	if _, err := m.Store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
-	return m.Store.ConsentRecords(ctx, q)
+	return m.store.ConsentRecords(ctx, q)
 }
 
 // ExportConsentRecords streams every record of the site matching q's dates to fn, newest
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
-func (m *Manager) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
-	if _, err := m.Store.Site(ctx, orgID, q.SiteID); err != nil {
+func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}
-	return m.Store.EachConsentRecord(ctx, q, fn)
+	return m.store.EachConsentRecord(ctx, q, fn)
 }
 
 // PublicConfig is everything the banner runtime needs for a site.
@@ -192,8 +202,8 @@ type PublicCategory struct {
 
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
 // visitor from country. It is cached for a second per project key (see ttlCache).
-func (m *Manager) PublicConfig(ctx context.Context, projectKey, country string) (*PublicConfig, error) {
-	now := m.Now()
+func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string) (*PublicConfig, error) {
+	now := m.clock()
 	base, ok := m.configCache.get(projectKey, now)
 	if !ok {
 		var err error
@@ -207,20 +217,20 @@ func (m *Manager) PublicConfig(ctx context.Context, projectKey, country string) 
 	return &cfg, nil
 }
 
-func (m *Manager) loadPublicConfig(ctx context.Context, projectKey string) (*PublicConfig, error) {
-	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
+func (m *base) loadPublicConfig(ctx context.Context, projectKey string) (*PublicConfig, error) {
+	site, err := m.store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
 		return nil, err
 	}
-	b, err := m.Store.Banner(ctx, site.ID)
+	b, err := m.store.Banner(ctx, site.ID)
 	if err != nil {
 		return nil, err
 	}
-	cats, err := m.Store.Categories(ctx, site.ID)
+	cats, err := m.store.Categories(ctx, site.ID)
 	if err != nil {
 		return nil, err
 	}
-	svcs, err := m.Store.Services(ctx, site.ID)
+	svcs, err := m.store.Services(ctx, site.ID)
 	if err != nil {
 		return nil, err
 	}

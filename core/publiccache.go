@@ -15,7 +15,7 @@ const publicCacheMax = 10000
 
 // ttlCache keeps values per project key for publicCacheTTL: every page view of every banner
 // fetches the configuration or posts consent, while sites change rarely. Changes made through
-// this Manager drop the site's entries at once (forgetSite); other nodes see them within the
+// any service drop the site's entries at once (forgetSite); other nodes see them within the
 // TTL. Cached values are shared between requests and must not be modified.
 type ttlCache[V any] struct {
 	mu      sync.Mutex
@@ -66,16 +66,16 @@ type consentView struct {
 
 // consentSite returns the site named by projectKey and its categories, from the cache when
 // fresh. The values are shared: callers must not modify them.
-func (m *Manager) consentSite(ctx context.Context, projectKey string) (*Site, []*Category, error) {
-	now := m.Now()
+func (m *base) consentSite(ctx context.Context, projectKey string) (*Site, []*Category, error) {
+	now := m.clock()
 	if v, ok := m.consentCache.get(projectKey, now); ok {
 		return v.site, v.cats, nil
 	}
-	site, err := m.Store.SiteByProjectKey(ctx, projectKey)
+	site, err := m.store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
 		return nil, nil, err
 	}
-	cats, err := m.Store.Categories(ctx, site.ID)
+	cats, err := m.store.Categories(ctx, site.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,7 +85,7 @@ func (m *Manager) consentSite(ctx context.Context, projectKey string) (*Site, []
 
 // forgetSite drops a site's cached entries after a change to it, its banner, categories or
 // services.
-func (m *Manager) forgetSite(siteID string) {
+func (m *base) forgetSite(siteID string) {
 	m.consentCache.forget(siteID)
 	m.configCache.forget(siteID)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
 )
 
 // recordingQueue is a test queue that remembers the jobs it was given.
@@ -40,31 +41,34 @@ func TestRescanAll(t *testing.T) {
 	ctx := context.Background()
 	var seq atomic.Int64
 	q := &recordingQueue{}
-	m := &core.Manager{
-		Store: memstore.New(), Queue: q, Now: time.Now,
+	var sites listerOf
+	m, err := core.New(core.Deps{
+		Store: memstore.New(), Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, Now: time.Now,
 		NewID: func() string { return fmt.Sprintf("id-%06d", seq.Add(1)) },
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	org, err := m.CreateOrganization(ctx, "acme")
+	org, err := m.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// More sites than one page, so that paging is exercised.
-	var sites listerOf
 	for i := range 450 {
-		s, err := m.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr(fmt.Sprint("site ", i)), URL: ptr(fmt.Sprintf("https://s%d.example/", i))})
+		s, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr(fmt.Sprint("site ", i)), URL: ptr(fmt.Sprintf("https://s%d.example/", i))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sites = append(sites, s)
 	}
 	// One site already has a scan waiting: it must not get a second one.
-	busy, err := m.TriggerScan(ctx, org.ID, sites[7].ID, core.ScanInput{})
+	busy, err := m.Scans.TriggerScan(ctx, org.ID, sites[7].ID, core.ScanInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q.jobs = nil
 
-	n, err := m.RescanAll(ctx, sites)
+	n, err := m.Scans.RescanAll(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +90,16 @@ func TestRescanAll(t *testing.T) {
 	}
 
 	// Run again: every site now has a pending scan, so nothing is triggered.
-	if n, err := m.RescanAll(ctx, sites); err != nil || n != 0 {
+	if n, err := m.Scans.RescanAll(ctx); err != nil || n != 0 {
 		t.Fatalf("second rescan: %d, %v; want 0 while scans are pending", n, err)
 	}
+}
+
+func emptyCatalog(t *testing.T) core.Catalog {
+	t.Helper()
+	c, err := library.FromServices(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"slices"
 	"time"
 )
@@ -71,10 +73,11 @@ type ScanJob struct {
 	StorefrontPassword string   `json:"storefrontPassword,omitempty"`
 }
 
-// ScanQueue schedules scan jobs for a worker, which calls Manager.RunScan.
+// ScanQueue schedules scan jobs for a worker, which calls Scans.RunScan.
 type ScanQueue interface {
-	// EnqueueScan schedules job as part of tx, so that the job exists if and only if the
-	// transaction that created its scan commits.
+	// EnqueueScan schedules job as part of tx, a transaction opened by Store.InTx, so that
+	// the job exists if and only if the transaction that created its scan commits. A queue
+	// that cannot join tx returns an error rather than insert the job on its own.
 	EnqueueScan(ctx context.Context, tx Store, job ScanJob) error
 }
 
@@ -157,11 +160,11 @@ type Tracker struct {
 }
 
 // TriggerScan creates a pending scan and enqueues its job in the same transaction.
-func (m *Manager) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
+func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	site, err := m.Store.Site(ctx, orgID, siteID)
+	site, err := m.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -180,16 +183,19 @@ func (m *Manager) TriggerScan(ctx context.Context, orgID, siteID string, in Scan
 	if len(urls) > MaxScanURLs {
 		return nil, Errorf(CodeInvalid, "urls: at most %d URLs with url included", MaxScanURLs)
 	}
-	s := &Scan{ID: m.NewID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, CreatedAt: m.now()}
+	s := &Scan{ID: m.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, CreatedAt: m.now()}
 	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls}
 	if in.StorefrontPassword != nil {
 		job.StorefrontPassword = *in.StorefrontPassword
 	}
-	err = m.Store.InTx(ctx, func(tx Store) error {
+	err = m.store.InTx(ctx, func(tx Store) error {
 		if err := tx.CreateScan(ctx, s); err != nil {
 			return err
 		}
-		return m.Queue.EnqueueScan(ctx, tx, job)
+		if m.queue == nil {
+			return errors.New("core: scans need a queue")
+		}
+		return m.queue.EnqueueScan(ctx, tx, job)
 	})
 	if err != nil {
 		return nil, err
@@ -198,64 +204,82 @@ func (m *Manager) TriggerScan(ctx context.Context, orgID, siteID string, in Scan
 }
 
 // Scans lists a site's scans, most recent first.
-func (m *Manager) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.Store.Scans(ctx, siteID)
+	return m.store.Scans(ctx, siteID)
 }
 
 // Scan returns a scan of a site.
-func (m *Manager) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.Store.Scan(ctx, siteID, scanID)
+	return m.store.Scan(ctx, siteID, scanID)
 }
 
-// StartScan moves a pending (or, when a worker died, running) scan to running. It returns
-// false when the scan has already finished, so that a redelivered job does nothing.
-func (m *Manager) StartScan(ctx context.Context, scanID string) (*Scan, bool, error) {
-	s, err := m.Store.ScanByID(ctx, scanID)
-	if err != nil {
-		return nil, false, err
-	}
-	if s.Status == ScanCompleted || s.Status == ScanFailed {
-		return s, false, nil
-	}
-	if s.Status == ScanPending {
-		now := m.now()
-		s.Status, s.StartedAt = ScanRunning, &now
-		if err := m.Store.UpdateScan(ctx, s); err != nil {
-			return nil, false, err
+// transition moves a scan from pending or running to another state, reading and writing
+// it in one transaction (the read locks the row on Postgres; SQLite transactions are
+// serialized). Only pending and running scans may move: a scan that already completed or
+// failed is refused with conflict, so a late worker, the sweeper and a rescued job cannot
+// overwrite each other's result; the first transition wins.
+func (m *Scans) transition(ctx context.Context, scanID string, apply func(s *Scan)) (*Scan, error) {
+	var s *Scan
+	err := m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if s, err = tx.ScanByID(ctx, scanID); err != nil {
+			return err
 		}
+		if s.Status != ScanPending && s.Status != ScanRunning {
+			return Errorf(CodeConflict, "scan %s already %s", scanID, s.Status)
+		}
+		apply(s)
+		return tx.UpdateScan(ctx, s)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return s, true, nil
+	return s, nil
 }
 
-// CompleteScan stores a crawl's result on a running scan.
-func (m *Manager) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
-	s, err := m.Store.ScanByID(ctx, scanID)
-	if err != nil {
-		return err
-	}
-	now := m.now()
-	s.Status, s.FinishedAt, s.ErrorMessage = ScanCompleted, &now, nil
-	s.PagesScanned = res.PagesScanned
-	s.DetectedServices = orEmptySlice(res.DetectedServices)
-	s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
-	return m.Store.UpdateScan(ctx, s)
+// StartScan moves a pending scan to running; a running one (its worker died and the job was
+// rescued) stays running. A finished scan is refused with conflict, so that a redelivered job
+// does nothing.
+func (m *Scans) StartScan(ctx context.Context, scanID string) (*Scan, error) {
+	return m.transition(ctx, scanID, func(s *Scan) {
+		if s.Status == ScanPending {
+			now := m.now()
+			s.Status, s.StartedAt = ScanRunning, &now
+		}
+	})
 }
 
-// FailScan ends a scan as failed with the reason.
-func (m *Manager) FailScan(ctx context.Context, scanID, reason string) error {
-	s, err := m.Store.ScanByID(ctx, scanID)
-	if err != nil {
-		return err
-	}
-	now := m.now()
-	s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-	return m.Store.UpdateScan(ctx, s)
+// CompleteScan stores a crawl's result on a pending or running scan; conflict when the scan
+// already finished.
+func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
+	_, err := m.transition(ctx, scanID, func(s *Scan) {
+		now := m.now()
+		if s.StartedAt == nil {
+			s.StartedAt = &now
+		}
+		s.Status, s.FinishedAt, s.ErrorMessage = ScanCompleted, &now, nil
+		s.PagesScanned = res.PagesScanned
+		s.DetectedServices = orEmptySlice(res.DetectedServices)
+		s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
+	})
+	return err
+}
+
+// FailScan ends a pending or running scan as failed; conflict when it already finished.
+// reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
+// error, a panic value or queue internals.
+func (m *Scans) FailScan(ctx context.Context, scanID, reason string) error {
+	_, err := m.transition(ctx, scanID, func(s *Scan) {
+		now := m.now()
+		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
+	})
+	return err
 }
 
 func orEmptySlice[T any](s []T) []T {
@@ -267,7 +291,7 @@ func orEmptySlice[T any](s []T) []T {
 
 // ConfigureScan creates services, their cookies and blocking rules from the services a
 // completed scan detected. It is idempotent: services already on the site are skipped.
-func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
+func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
 	s, err := m.Scan(ctx, orgID, siteID, scanID)
 	if err != nil {
 		return nil, err
@@ -276,7 +300,7 @@ func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID strin
 		return nil, Errorf(CodeInvalid, "scan %s is %s: only a completed scan can be configured", s.ID, s.Status)
 	}
 	defer m.forgetSite(siteID)
-	existing, err := m.Store.Services(ctx, siteID)
+	existing, err := m.store.Services(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -290,15 +314,15 @@ func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID strin
 			continue
 		}
 		have[d.Slug] = true
-		cat, err := m.Store.CategoryBySlug(ctx, siteID, d.Category)
+		cat, err := m.store.CategoryBySlug(ctx, siteID, d.Category)
 		if IsNotFound(err) {
-			cat, err = m.Store.CategoryBySlug(ctx, siteID, "marketing")
+			cat, err = m.store.CategoryBySlug(ctx, siteID, "marketing")
 		}
 		if err != nil {
 			return nil, err
 		}
 		svc, rules := m.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
-		if err := m.Store.CreateService(ctx, svc); err != nil {
+		if err := m.store.CreateService(ctx, svc); err != nil {
 			if IsConflict(err) { // configured concurrently by another request
 				continue
 			}
@@ -312,16 +336,16 @@ func (m *Manager) ConfigureScan(ctx context.Context, orgID, siteID, scanID strin
 
 // Trackers reports the site's latest finished scan and the non-essential trackers its latest
 // completed scan found.
-func (m *Manager) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	b, err := m.Store.Banner(ctx, siteID)
+	b, err := m.store.Banner(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
 	out := &Trackers{Trackers: []Tracker{}, SiteWide: b.SiteWideBlocking}
-	last, err := m.Store.LatestScan(ctx, siteID, ScanCompleted, ScanFailed)
+	last, err := m.store.LatestScan(ctx, siteID, ScanCompleted, ScanFailed)
 	if IsNotFound(err) {
 		return out, nil
 	}
@@ -335,7 +359,7 @@ func (m *Manager) Trackers(ctx context.Context, orgID, siteID string) (*Trackers
 	out.Scan = &TrackersScan{ID: last.ID, Status: last.Status, Error: last.ErrorMessage, At: at}
 	done := last
 	if last.Status != ScanCompleted {
-		if done, err = m.Store.LatestScan(ctx, siteID, ScanCompleted); IsNotFound(err) {
+		if done, err = m.store.LatestScan(ctx, siteID, ScanCompleted); IsNotFound(err) {
 			return out, nil
 		} else if err != nil {
 			return nil, err
@@ -351,23 +375,93 @@ func (m *Manager) Trackers(ctx context.Context, orgID, siteID string) (*Trackers
 	return out, nil
 }
 
+// CrawlError is a crawl failure the site owner can act on; Message is the sentence shown as
+// the scan's errorMessage ("the site answered 503 on every page"). Crawler adapters return
+// it, marked Temporary when worth retrying; any other error fails the scan with
+// ScanInternalFailure and goes to the log.
+type CrawlError struct {
+	Message string
+	Err     error
+}
+
+// Error implements error.
+func (e *CrawlError) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *CrawlError) Unwrap() error { return e.Err }
+
+// Messages of scans that ended for reasons of our own, shown as errorMessage.
+const (
+	ScanInternalFailure = "the scan stopped because of an internal error; the operator's log has the details under this scan's ID"
+	ScanAbandoned       = "the scan was abandoned: the worker running it stopped before it could finish, on every attempt"
+	ScanCancelled       = "the scan was cancelled before it could finish"
+)
+
+// scanFailureMessage returns the sentence a site owner sees for a crawl error.
+func scanFailureMessage(err error) (string, bool) {
+	var ce *CrawlError
+	if errors.As(err, &ce) && ce.Message != "" {
+		return ce.Message, true
+	}
+	return ScanInternalFailure, false
+}
+
 // RunScan works a scan job: it marks the scan running, crawls, and stores the result. A
 // temporary crawl failure is returned as it is, leaving the scan running, so that the queue
 // retries the job; on the last attempt, or for a permanent failure, the scan ends failed with
-// the reason. A job whose scan already finished does nothing.
-func (m *Manager) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) error {
-	if _, ok, err := m.StartScan(ctx, job.ScanID); err != nil || !ok {
-		if IsNotFound(err) { // the site, and so the scan, was deleted meanwhile
-			return nil
-		}
-		return err
+// a sentence for the site owner (the cause goes to the log with the scan ID). A job whose
+// scan already finished or was deleted does nothing. It returns the scan's status after the
+// attempt ("" when the scan is gone).
+func (m *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (string, error) {
+	_, err := m.StartScan(ctx, job.ScanID)
+	switch {
+	case IsNotFound(err), IsConflict(err): // deleted meanwhile, or finished: a redelivered job
+		return "", nil
+	case err != nil:
+		return "", err
 	}
-	res, err := m.Crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword})
+	if m.crawler == nil {
+		return ScanRunning, errors.New("core: scans need a crawler")
+	}
+	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword})
 	if err != nil {
 		if IsTemporary(err) && !lastAttempt {
-			return err
+			return ScanRunning, err
 		}
-		return m.FailScan(context.WithoutCancel(ctx), job.ScanID, err.Error())
+		msg, known := scanFailureMessage(err)
+		if !known {
+			m.log.Error("scan failed", slog.String("scan", job.ScanID), slog.Any("error", err))
+		}
+		return m.finish(ctx, job.ScanID, m.FailScan(context.WithoutCancel(ctx), job.ScanID, msg), ScanFailed)
 	}
-	return m.CompleteScan(ctx, job.ScanID, res)
+	return m.finish(ctx, job.ScanID, m.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
+}
+
+// finish turns the outcome of a final transition into RunScan's answer: refused means another
+// party (the sweeper, a rescued copy of the job) finished the scan first, which is no error.
+func (m *Scans) finish(ctx context.Context, scanID string, err error, status string) (string, error) {
+	if err == nil {
+		return status, nil
+	}
+	if IsConflict(err) || IsNotFound(err) {
+		m.log.Info("scan finished elsewhere first", slog.String("scan", scanID), slog.Any("error", err))
+		return "", nil
+	}
+	return ScanRunning, err
+}
+
+// FailUnfinished ends a scan failed with reason when it is still pending or running, for
+// queues that give up on a job (its last attempt errored, panicked or was abandoned). A
+// finished or deleted scan is left as it is, without error.
+func (m *Scans) FailUnfinished(ctx context.Context, scanID, reason string) error {
+	err := m.FailScan(ctx, scanID, reason)
+	if IsConflict(err) || IsNotFound(err) {
+		return nil
+	}
+	return err
 }

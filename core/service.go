@@ -141,19 +141,19 @@ func validateCategorySlug(s string, required bool) error {
 }
 
 // Services lists a site's services with their cookies.
-func (m *Manager) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Services) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.Store.Services(ctx, siteID)
+	return m.store.Services(ctx, siteID)
 }
 
 // CreateService adds a custom service with its cookies.
-func (m *Manager) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
+func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
 	defer m.forgetSite(siteID)
@@ -163,18 +163,18 @@ func (m *Manager) CreateService(ctx context.Context, orgID, siteID string, in Se
 	}
 	now := m.now()
 	s := &Service{
-		ID: m.NewID(), SiteID: siteID, CategoryID: cat.ID, Slug: in.Slug, Label: in.Label,
+		ID: m.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: in.Slug, Label: in.Label,
 		Description: in.Description, LabelTranslations: orEmpty(in.LabelTranslations),
 		DescriptionTranslations: orEmpty(in.DescriptionTranslations), ServiceURL: in.ServiceURL,
 		CreatedAt: now, UpdatedAt: now, Cookies: []*Cookie{},
 	}
 	for _, c := range in.Cookies {
 		s.Cookies = append(s.Cookies, &Cookie{
-			ID: m.NewID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
+			ID: m.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
 			DescriptionTranslations: orEmpty(c.DescriptionTranslations), CreatedAt: now,
 		})
 	}
-	if err := m.Store.CreateService(ctx, s); err != nil {
+	if err := m.store.CreateService(ctx, s); err != nil {
 		if IsConflict(err) {
 			return nil, Errorf(CodeConflict, "service %q already exists on this site", in.Slug)
 		}
@@ -192,18 +192,18 @@ type ImportResult struct {
 // ImportService adds a library service to the site with all its documented cookies and the
 // blocking rule that holds its scripts back until consent. categorySlug overrides the
 // library's category when not empty.
-func (m *Manager) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
+func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
 	if n := len([]rune(slug)); n < 1 || n > MaxSlug {
 		return nil, Errorf(CodeInvalid, "slug: must be 1 to %d characters", MaxSlug)
 	}
 	if err := validateCategorySlug(categorySlug, false); err != nil {
 		return nil, err
 	}
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
 	defer m.forgetSite(siteID)
-	lib, ok := m.Catalog.Service(slug)
+	lib, ok := m.catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
 	}
@@ -215,7 +215,7 @@ func (m *Manager) ImportService(ctx context.Context, orgID, siteID, slug, catego
 		return nil, err
 	}
 	s, rules := m.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
-	if err := m.Store.CreateService(ctx, s); err != nil {
+	if err := m.store.CreateService(ctx, s); err != nil {
 		if IsConflict(err) {
 			return nil, Errorf(CodeConflict, "service %q already exists on this site", slug)
 		}
@@ -228,14 +228,14 @@ func (m *Manager) ImportService(ctx context.Context, orgID, siteID, slug, catego
 // no longer has it, a bare service labelled label). It returns the number of blocking rules
 // the service carries: none in a required category, for a service a built-in rule covers, or
 // one without known patterns.
-func (m *Manager) serviceFromLibrary(slug, label, siteID string, cat *Category) (*Service, int) {
+func (m *base) serviceFromLibrary(slug, label, siteID string, cat *Category) (*Service, int) {
 	now := m.now()
 	s := &Service{
-		ID: m.NewID(), SiteID: siteID, CategoryID: cat.ID, Slug: slug, Label: label,
+		ID: m.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: slug, Label: label,
 		LabelTranslations: map[string]string{}, DescriptionTranslations: map[string]string{},
 		CreatedAt: now, UpdatedAt: now, Cookies: []*Cookie{},
 	}
-	lib, ok := m.Catalog.Service(slug)
+	lib, ok := m.catalog.Service(slug)
 	if !ok {
 		return s, 0
 	}
@@ -243,7 +243,7 @@ func (m *Manager) serviceFromLibrary(slug, label, siteID string, cat *Category) 
 	s.ServiceURL, s.PrivacyPolicyURL, s.LogoURL = nonEmpty(lib.ServiceURL), nonEmpty(lib.PrivacyPolicyURL), lib.Logo
 	for _, c := range lib.Cookies {
 		s.Cookies = append(s.Cookies, &Cookie{
-			ID: m.NewID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
+			ID: m.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
 			DescriptionTranslations: map[string]string{}, CreatedAt: now,
 		})
 	}
@@ -262,8 +262,8 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-func (m *Manager) categoryForService(ctx context.Context, siteID, slug string) (*Category, error) {
-	cat, err := m.Store.CategoryBySlug(ctx, siteID, slug)
+func (m *base) categoryForService(ctx context.Context, siteID, slug string) (*Category, error) {
+	cat, err := m.store.CategoryBySlug(ctx, siteID, slug)
 	if IsNotFound(err) {
 		return nil, Errorf(CodeInvalid, "categorySlug: category %q not found on this site", slug)
 	}
@@ -271,20 +271,20 @@ func (m *Manager) categoryForService(ctx context.Context, siteID, slug string) (
 }
 
 // DeleteService removes a service and its cookies.
-func (m *Manager) DeleteService(ctx context.Context, orgID, siteID, id string) error {
-	if _, err := m.Store.Site(ctx, orgID, siteID); err != nil {
+func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) error {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
 	defer m.forgetSite(siteID)
-	return m.Store.DeleteService(ctx, siteID, id)
+	return m.store.DeleteService(ctx, siteID, id)
 }
 
 // LibraryServices searches the catalog; an empty q lists it all.
-func (m *Manager) LibraryServices(q string) []*library.Service { return m.Catalog.Search(q) }
+func (m *Library) LibraryServices(q string) []*library.Service { return m.catalog.Search(q) }
 
 // LibraryService returns one catalog entry; not_found when the catalog has none.
-func (m *Manager) LibraryService(slug string) (*library.Service, error) {
-	s, ok := m.Catalog.Service(slug)
+func (m *Library) LibraryService(slug string) (*library.Service, error) {
+	s, ok := m.catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
 	}

@@ -8,22 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// Organization is an account that owns sites and API keys.
-type Organization struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-// APIKey is a bearer credential of an organization. Only a hash of the key is stored.
-type APIKey struct {
-	ID             string    `json:"id"`
-	OrganizationID string    `json:"organizationId"`
-	Name           string    `json:"name"`
-	Hash           string    `json:"-"`
-	CreatedAt      time.Time `json:"createdAt"`
-}
-
 // Site is a website on which the banner is deployed.
 type Site struct {
 	ID             string    `json:"id"`
@@ -33,20 +17,6 @@ type Site struct {
 	ProjectKey     string    `json:"projectKey"`
 	CreatedAt      time.Time `json:"createdAt"`
 	UpdatedAt      time.Time `json:"updatedAt"`
-}
-
-// OrgStore persists organizations and API keys.
-type OrgStore interface {
-	// CreateOrganization stores a new organization.
-	CreateOrganization(ctx context.Context, o *Organization) error
-	// CountOrganizations counts all organizations.
-	CountOrganizations(ctx context.Context) (int, error)
-	// CreateAPIKey stores a new key; conflict when its hash exists.
-	CreateAPIKey(ctx context.Context, k *APIKey) error
-	// APIKeyByHash finds a key by its hash; not_found when there is none.
-	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
-	// Organization finds an organization; not_found when there is none.
-	Organization(ctx context.Context, id string) (*Organization, error)
 }
 
 // SiteStore persists sites.
@@ -105,4 +75,84 @@ func validateHTTPURL(field, s string) error {
 		return Errorf(CodeInvalid, "%s: must be an absolute http(s) URL", field)
 	}
 	return nil
+}
+
+// CreateSite creates a site with its banner and the default categories, in one transaction.
+func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
+	if err := in.validate(true); err != nil {
+		return nil, err
+	}
+	now := m.now()
+	s := &Site{
+		ID: m.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
+		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now,
+	}
+	err := m.store.InTx(ctx, func(tx Store) error {
+		// The organization must exist: the API's caller is authenticated as one, but the
+		// operator's CLI names it by hand.
+		if _, err := tx.Organization(ctx, orgID); err != nil {
+			return err
+		}
+		if err := tx.CreateSite(ctx, s); err != nil {
+			return err
+		}
+		if err := tx.CreateBanner(ctx, newBanner(m.newID(), s.ID, now)); err != nil {
+			return err
+		}
+		for _, d := range defaultCategories {
+			c := d
+			c.ID, c.SiteID, c.IsDefault, c.CreatedAt, c.UpdatedAt = m.newID(), s.ID, true, now, now
+			c.NameTranslations, c.DescriptionTranslations = map[string]string{}, map[string]string{}
+			if err := tx.CreateCategory(ctx, &c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Sites lists the organization's sites.
+func (m *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
+	return m.store.Sites(ctx, orgID)
+}
+
+// Site returns a site of the organization.
+func (m *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
+	return m.store.Site(ctx, orgID, id)
+}
+
+// UpdateSite changes a site's name or URL.
+func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
+	if err := in.validate(false); err != nil {
+		return nil, err
+	}
+	var s *Site
+	err := m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if s, err = tx.Site(ctx, orgID, id); err != nil {
+			return err
+		}
+		if in.Name != nil {
+			s.Name = strings.TrimSpace(*in.Name)
+		}
+		if in.URL != nil {
+			s.URL = *in.URL
+		}
+		s.UpdatedAt = m.now()
+		return tx.UpdateSite(ctx, s)
+	})
+	return s, err
+}
+
+// DeleteSite removes a site and everything that belongs to it.
+func (m *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
+	if _, err := m.store.Site(ctx, orgID, id); err != nil {
+		return err
+	}
+	defer m.forgetSite(id)
+	return m.store.DeleteSite(ctx, id)
 }

@@ -58,9 +58,10 @@ func openSQLite(path string) (*bun.DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite url: empty path (use sqlite://consentd.db)")
 	}
+	// A missing directory is most likely a typo: refuse it rather than create a tree.
 	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("sqlite: %w", err)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sqlite url: directory %s does not exist (create it first)", dir)
 		}
 	}
 	q := url.Values{}

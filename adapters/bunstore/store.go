@@ -145,6 +145,19 @@ func (s *Store) Organization(ctx context.Context, id string) (*core.Organization
 	return &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}, nil
 }
 
+// Organizations implements core.OrgStore.
+func (s *Store) Organizations(ctx context.Context) ([]*core.Organization, error) {
+	var os []organization
+	if err := s.db.NewSelect().Model(&os).Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, translate(err, "organization")
+	}
+	out := make([]*core.Organization, len(os))
+	for i, o := range os {
+		out[i] = &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}
+	}
+	return out, nil
+}
+
 // CreateAPIKey implements core.OrgStore.
 func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
 	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt}).Exec(ctx)
@@ -391,7 +404,8 @@ func (s *Store) Scan(ctx context.Context, siteID, id string) (*core.Scan, error)
 // ScanByID implements core.ScanStore.
 func (s *Store) ScanByID(ctx context.Context, id string) (*core.Scan, error) {
 	var m scan
-	if err := s.db.NewSelect().Model(&m).Where("id = ?", id).Scan(ctx); err != nil {
+	// Locked inside a transaction on Postgres: scan transitions read and write in one.
+	if err := s.locked(s.db.NewSelect().Model(&m).Where("id = ?", id)).Scan(ctx); err != nil {
 		return nil, translate(err, "scan")
 	}
 	return m.core(), nil

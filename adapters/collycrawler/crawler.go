@@ -3,10 +3,10 @@ package collycrawler
 
 import (
 	"context"
+	"errors"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
-	"github.com/consentd/consentd/library"
 )
 
 // Crawler implements core.SiteCrawler with the crawler engine.
@@ -17,14 +17,10 @@ type Crawler struct {
 
 var _ core.SiteCrawler = (*Crawler)(nil)
 
-// New returns a crawler over the catalog's services; opts carries the limits and the
-// private-address policy applied to every scan (its StartURLs and password are ignored).
-func New(catalog *library.Catalog, opts crawler.Options) (*Crawler, error) {
-	ix, err := library.NewIndex(catalog.Services())
-	if err != nil {
-		return nil, err
-	}
-	return &Crawler{engine: crawler.New(ix), opts: opts}, nil
+// New returns a crawler on the engine; opts carries the limits and the private-address
+// policy applied to every scan (its StartURLs and password are ignored).
+func New(engine *crawler.Engine, opts crawler.Options) *Crawler {
+	return &Crawler{engine: engine, opts: opts}
 }
 
 // Crawl implements core.SiteCrawler. Failures worth retrying are marked core.Temporary.
@@ -33,10 +29,7 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 	opts.StartURLs, opts.StorefrontPassword = req.URLs, req.StorefrontPassword
 	res, err := c.engine.Crawl(ctx, opts)
 	if err != nil {
-		if crawler.IsTemporary(err) || ctx.Err() != nil {
-			return nil, core.Temporary(err)
-		}
-		return nil, err
+		return nil, crawlError(ctx, err)
 	}
 	out := &core.CrawlResult{
 		PagesScanned:        len(res.Pages),
@@ -52,6 +45,25 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 		out.UnrecognizedScripts = append(out.UnrecognizedScripts, core.UnrecognizedScript{Src: u.Src, Domain: u.Domain, Pages: orEmpty(u.Pages)})
 	}
 	return out, nil
+}
+
+// crawlError turns an engine failure into a core.CrawlError: the engine's own message is
+// written for the site owner; anything else keeps its cause for the log only.
+func crawlError(ctx context.Context, err error) error {
+	var ce *crawler.Error
+	var out error
+	switch {
+	case errors.As(err, &ce):
+		out = &core.CrawlError{Message: ce.Message, Err: err}
+	case ctx.Err() != nil:
+		out = &core.CrawlError{Message: "the scan did not finish within its time limit", Err: err}
+	default:
+		return err
+	}
+	if crawler.IsTemporary(err) || ctx.Err() != nil {
+		return core.Temporary(out)
+	}
+	return out
 }
 
 func orEmpty(s []string) []string {

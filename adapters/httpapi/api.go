@@ -22,8 +22,8 @@ const Prefix = "/api/v1"
 
 // Config configures the HTTP adapter.
 type Config struct {
-	Manager *core.Manager
-	Logger  *slog.Logger
+	UseCases UseCases
+	Logger   *slog.Logger
 	// PublicURL is the external base URL used in setup snippets ("https://consent.example.com");
 	// empty to take it from each request.
 	PublicURL string
@@ -41,7 +41,7 @@ type Config struct {
 }
 
 type handlers struct {
-	m   *core.Manager
+	m   UseCases
 	log *slog.Logger
 	cfg Config
 }
@@ -63,7 +63,7 @@ func New(cfg Config) http.Handler {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
-	h := &handlers{m: cfg.Manager, log: cfg.Logger, cfg: cfg}
+	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
 
 	mux := http.NewServeMux()
 	hc := huma.DefaultConfig("consentd", "1.0.0")
@@ -97,7 +97,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if err := h.m.Store.Ping(ctx); err != nil {
+		if err := h.m.Ready(ctx); err != nil {
 			h.log.Warn("readiness check failed", slog.Any("err", err))
 			writeError(w, http.StatusServiceUnavailable, core.CodeInternal, "store unreachable")
 			return

@@ -55,7 +55,7 @@ func loadCatalog(t *testing.T) *library.Catalog {
 type env struct {
 	t     *testing.T
 	srv   *httptest.Server
-	m     *core.Manager
+	m     *core.UseCases
 	queue *recordingQueue
 	keyA  string // organization A
 	keyB  string // organization B
@@ -73,20 +73,23 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	q := &recordingQueue{}
-	m := &core.Manager{
+	m, err := core.New(core.Deps{
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Config{Manager: m, Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
+	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m, queue: q}
 	for _, k := range []*string{&e.keyA, &e.keyB} {
-		org, err := m.CreateOrganization(ctx, "org")
+		org, err := m.Orgs.CreateOrganization(ctx, "org")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, *k, err = m.CreateAPIKey(ctx, org.ID, "test", "")
+		_, *k, err = m.Orgs.CreateAPIKey(ctx, org.ID, "test", "")
 		if err != nil {
 			t.Fatal(err)
 		}

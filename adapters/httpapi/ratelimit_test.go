@@ -17,16 +17,19 @@ import (
 // TestPublicRateLimit: a client past its burst gets 429 with the error body; management
 // endpoints are not limited.
 func TestPublicRateLimit(t *testing.T) {
-	m := &core.Manager{Store: memstore.New(), Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.NewString() }}
-	org, err := m.CreateOrganization(context.Background(), "o")
+	m, err := core.New(core.Deps{Store: memstore.New(), Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.NewString() }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := m.CreateAPIKey(context.Background(), org.ID, "k", "")
+	org, err := m.Orgs.CreateOrganization(context.Background(), "o")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{Manager: m, Logger: slog.New(slog.DiscardHandler), PublicRateLimit: 1}))
+	_, key, err := m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), PublicRateLimit: 1}))
 	defer srv.Close()
 	e := &env{t: t, srv: srv, m: m, keyA: key}
 	codes := map[int]int{}

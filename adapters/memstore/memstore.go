@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/consentd/consentd/core"
@@ -105,6 +106,22 @@ func (s *Store) Organization(_ context.Context, id string) (*core.Organization, 
 		return nil, notFound("organization")
 	}
 	return &o, nil
+}
+
+// Organizations implements core.OrgStore.
+func (s *Store) Organizations(_ context.Context) ([]*core.Organization, error) {
+	defer s.lock()()
+	out := make([]*core.Organization, 0, len(s.d.orgs))
+	for _, o := range s.d.orgs {
+		out = append(out, &o)
+	}
+	slices.SortFunc(out, func(a, b *core.Organization) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
 }
 
 // CreateAPIKey implements core.OrgStore.

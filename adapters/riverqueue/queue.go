@@ -44,11 +44,8 @@ type Config struct {
 	// worker's last attempt, or an error that could not be recorded) are marked failed
 	// (default 1 minute).
 	SweepInterval time.Duration
-	// RescanInterval, when positive, rescans every site's homepage that often; Sites must
-	// then be set.
+	// RescanInterval, when positive, rescans every site's homepage that often.
 	RescanInterval time.Duration
-	// Sites lists every site for periodic rescans.
-	Sites core.SiteLister
 	// PollInterval is how often workers look for jobs besides being notified (default 1 s).
 	PollInterval time.Duration
 	// Logger receives the queue's own messages (periodic rescans, sweeps, shutdown).
@@ -83,9 +80,6 @@ func (c *Config) defaults() error {
 	if c.RescanInterval < 0 {
 		return fmt.Errorf("rescan interval %s: must be positive, or 0 for none", c.RescanInterval)
 	}
-	if c.RescanInterval > 0 && c.Sites == nil {
-		return errors.New("periodic rescans need a site lister")
-	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
 	}
@@ -107,10 +101,14 @@ type riverClient interface {
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 }
 
-// Queue is the core.ScanQueue on River, and the scan workers of this process.
+// Queue is the core.ScanQueue on River: it inserts scan jobs in the store's transactions. The
+// workers of this process are built from it by Workers, once the use cases they call exist.
 type Queue struct {
-	cfg    Config
-	client riverClient
+	cfg Config
+	// inserter is an insert-only River client: it works no jobs.
+	inserter riverClient
+	// newClient builds a River client on the queue's database.
+	newClient func(rc *river.Config) (riverClient, error)
 	// insertTx inserts a job in the store's open database/sql transaction.
 	insertTx func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error
 	migrate  func(ctx context.Context) error
@@ -119,38 +117,49 @@ type Queue struct {
 
 var _ core.ScanQueue = (*Queue)(nil)
 
-// NewSQLite returns a queue on the SQLite database the store uses; its workers run scans
-// through m.
-func NewSQLite(db *sql.DB, m *core.Manager, cfg Config) (*Queue, error) {
+// TxStore is the seam between a store transaction and the queue: a store (as handed to
+// core.Store.InTx's function) that is a database/sql transaction on the queue's database.
+// The composition root checks at compile time that the store adapter is one.
+type TxStore interface {
+	core.Store
+	// SQLTx returns the open transaction, nil outside one.
+	SQLTx() *sql.Tx
+}
+
+// insertConfig is the River configuration of the insert-only client: what River reads at
+// insert time (attempts) and nothing that would work jobs.
+func (c Config) insertConfig() *river.Config {
+	return &river.Config{Logger: c.RiverLogger, MaxAttempts: c.MaxAttempts}
+}
+
+// NewSQLite returns a queue on the SQLite database the store uses.
+func NewSQLite(db *sql.DB, cfg Config) (*Queue, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	q := &Queue{cfg: cfg, close: func() {}}
-	rc, err := q.riverConfig(m)
-	if err != nil {
-		return nil, err
-	}
 	driver := riversqlite.New(db)
-	client, err := river.NewClient(driver, rc)
+	newClient := func(rc *river.Config) (riverClient, error) { return river.NewClient(driver, rc) }
+	inserter, err := river.NewClient(driver, cfg.insertConfig())
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
-	q.client = client
-	q.insertTx = func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
-		_, err := client.InsertTx(ctx, tx, args, nil)
-		return err
-	}
-	q.migrate = func(ctx context.Context) error { return migrate(ctx, driver) }
-	return q, nil
+	return &Queue{
+		cfg: cfg, inserter: inserter, newClient: newClient, close: func() {},
+		insertTx: func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
+			_, err := inserter.InsertTx(ctx, tx, args, nil)
+			return err
+		},
+		migrate: func(ctx context.Context) error { return migrate(ctx, driver) },
+	}, nil
 }
 
 // NewPostgres returns a queue on the Postgres database at databaseURL, through a pgx pool of
-// its own; its workers run scans through m. Close releases the pool.
+// its own. Close releases the pool.
 //
 // The store works through database/sql on pgx's stdlib driver, whereas River's Postgres driver
 // wants a pgx.Tx. EnqueueScan bridges the two on the store's connection itself (see
 // insertOnConn), so that the job still commits or rolls back with the scan row.
-func NewPostgres(ctx context.Context, databaseURL string, m *core.Manager, cfg Config) (*Queue, error) {
+func NewPostgres(ctx context.Context, databaseURL string, cfg Config) (*Queue, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -165,27 +174,23 @@ func NewPostgres(ctx context.Context, databaseURL string, m *core.Manager, cfg C
 	if err != nil {
 		return nil, fmt.Errorf("scan queue: connect: %w", err)
 	}
-	q := &Queue{cfg: cfg, close: pool.Close}
-	rc, err := q.riverConfig(m)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
 	driver := riverpgxv5.New(pool)
-	client, err := river.NewClient(driver, rc)
+	inserter, err := river.NewClient(driver, cfg.insertConfig())
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("river client: %w", err)
 	}
-	q.client = client
-	q.insertTx = func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
-		return insertOnConn(ctx, tx, func(ctx context.Context, t pgx.Tx) error {
-			_, err := client.InsertTx(ctx, t, args, nil)
-			return err
-		})
-	}
-	q.migrate = func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) }
-	return q, nil
+	return &Queue{
+		cfg: cfg, inserter: inserter, close: pool.Close,
+		newClient: func(rc *river.Config) (riverClient, error) { return river.NewClient(driver, rc) },
+		insertTx: func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
+			return insertOnConn(ctx, tx, func(ctx context.Context, t pgx.Tx) error {
+				_, err := inserter.InsertTx(ctx, t, args, nil)
+				return err
+			})
+		},
+		migrate: func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) },
+	}, nil
 }
 
 // Migrate applies River's own schema migrations (on Postgres under an advisory lock, so that
@@ -217,30 +222,52 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, driver *riverpgxv5
 	return migrate[pgx.Tx](ctx, driver)
 }
 
-// EnqueueScan implements core.ScanQueue. Inside a store transaction on SQL the job is
-// inserted in that transaction, so that it exists exactly when the scan row does; outside
-// one it is inserted on its own.
+// EnqueueScan implements core.ScanQueue: the job is inserted in tx, the store's transaction,
+// so that it exists exactly when the scan row does. A tx that is no database/sql transaction
+// is refused rather than the job inserted on its own.
 func (q *Queue) EnqueueScan(ctx context.Context, tx core.Store, job core.ScanJob) error {
-	var err error
-	if t, ok := tx.(interface{ SQLTx() *sql.Tx }); ok && t.SQLTx() != nil {
-		err = q.insertTx(ctx, t.SQLTx(), ScanArgs{job})
-	} else {
-		_, err = q.client.Insert(ctx, ScanArgs{job}, nil)
+	t, ok := tx.(TxStore)
+	if !ok || t.SQLTx() == nil {
+		return fmt.Errorf("enqueue scan %s: not inside a store transaction on the queue's database (%T)", job.ScanID, tx)
 	}
-	if err != nil {
+	if err := q.insertTx(ctx, t.SQLTx(), ScanArgs{job}); err != nil {
 		return fmt.Errorf("enqueue scan %s: %w", job.ScanID, err)
 	}
 	return nil
 }
 
-// Start starts working jobs (a no-op for an insert-only queue). The workers outlive ctx:
-// River would take its cancellation for a hard stop that cancels running scans, so a graceful
-// stop is Stop's business.
-func (q *Queue) Start(ctx context.Context) error {
+// Workers are the scan workers of a process: a River client working scan jobs through the
+// core, plus the periodic sweeps and rescans when this process is River's leader.
+type Workers struct {
+	cfg    Config
+	client riverClient
+}
+
+// Workers builds this process's workers, which run scans through scans. With cfg.Workers 0
+// they are inert: Start and Stop do nothing.
+func (q *Queue) Workers(scans Scans) (*Workers, error) {
+	w := &Workers{cfg: q.cfg}
 	if q.cfg.Workers == 0 {
+		return w, nil
+	}
+	rc, err := q.riverConfig(scans)
+	if err != nil {
+		return nil, err
+	}
+	w.client, err = q.newClient(rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return w, nil
+}
+
+// Start starts working jobs. The workers outlive ctx: River would take its cancellation for
+// a hard stop that cancels running scans, so a graceful stop is Stop's business.
+func (w *Workers) Start(ctx context.Context) error {
+	if w.client == nil {
 		return nil
 	}
-	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := w.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start scan workers: %w", err)
 	}
 	return nil
@@ -251,17 +278,17 @@ const cancelGrace = 10 * time.Second
 
 // Stop stops taking jobs and waits for running ones until ctx ends; then it cancels them
 // (a cancelled scan is retried by another worker) and waits a little for them to return.
-func (q *Queue) Stop(ctx context.Context) error {
-	if q.cfg.Workers == 0 {
+func (w *Workers) Stop(ctx context.Context) error {
+	if w.client == nil {
 		return nil
 	}
-	if err := q.client.Stop(ctx); err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+	if err := w.client.Stop(ctx); err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	q.cfg.Logger.Warn("scan workers: shutdown deadline reached, cancelling running scans")
+	w.cfg.Logger.Warn("scan workers: shutdown deadline reached, cancelling running scans")
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
 	defer cancel()
-	return q.client.StopAndCancel(cctx)
+	return w.client.StopAndCancel(cctx)
 }
 
 // Close releases the queue's own connections (Postgres); call it after Stop.

@@ -24,6 +24,7 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
 )
 
 // spans records every span of the package's tests; tests pick theirs by scan ID.
@@ -43,7 +44,7 @@ func (f crawlFunc) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Craw
 type env struct {
 	url   string
 	store *bunstore.Store
-	m     *core.Manager
+	m     *core.UseCases
 	q     *Queue
 	site  *core.Site
 }
@@ -56,6 +57,33 @@ func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
 			fn(t, d)
 		})
 	}
+}
+
+// noCatalog is an empty service library: the queue's tests configure no services.
+type noCatalog struct{}
+
+func (noCatalog) Services() []*library.Service            { return nil }
+func (noCatalog) Service(string) (*library.Service, bool) { return nil, false }
+func (noCatalog) Search(string) []*library.Service        { return nil }
+
+// startWorkers starts q's workers on scans when q has any, and stops them when t ends.
+func startWorkers(t *testing.T, q *Queue, scans Scans) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := q.Workers(scans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := w.Stop(sctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
 }
 
 // newEnv builds a migrated store, a manager with the crawler and a queue with cfg; the queue
@@ -75,7 +103,6 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err := store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m := &core.Manager{Store: store, Crawler: crawler, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }}
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 50 * time.Millisecond
 	}
@@ -84,9 +111,9 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	}
 	var q *Queue
 	if dialect == "postgres" {
-		q, err = NewPostgres(ctx, url, m, cfg)
+		q, err = NewPostgres(ctx, url, cfg)
 	} else {
-		q, err = NewSQLite(store.DB().DB, m, cfg)
+		q, err = NewSQLite(store.DB().DB, cfg)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -95,27 +122,20 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err := q.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m.Queue = q
-	org, err := m.CreateOrganization(ctx, "acme")
+	m, err := core.New(core.Deps{Store: store, Queue: q, Crawler: crawler, Catalog: noCatalog{}, Now: time.Now,
+		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, err := m.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/")})
+	org, err := m.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Workers > 0 {
-		if err := q.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := q.Stop(sctx); err != nil {
-				t.Errorf("stop: %v", err)
-			}
-		})
+	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/")})
+	if err != nil {
+		t.Fatal(err)
 	}
+	startWorkers(t, q, m.Scans)
 	return &env{url: url, store: store, m: m, q: q, site: site}
 }
 
@@ -143,7 +163,7 @@ func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *c
 // scanJobs lists the River jobs of kind scan.
 func (e *env) scanJobs(t *testing.T) []*rivertype.JobRow {
 	t.Helper()
-	res, err := e.q.client.JobList(context.Background(), river.NewJobListParams().Kinds(KindScan).First(1000))
+	res, err := e.q.inserter.JobList(context.Background(), river.NewJobListParams().Kinds(KindScan).First(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +205,7 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 			t.Fatalf("%d scan jobs after rollback, want 0", n)
 		}
 
-		s, err := e.m.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +241,7 @@ func TestScanCompletes(t *testing.T) {
 			return &core.CrawlResult{PagesScanned: 2, DetectedServices: []core.DetectedService{{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics"}}}, nil
 		})
 		e := newEnv(t, dialect, crawler, Config{Workers: 2})
-		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,16 +275,17 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-			return nil, core.Temporary(fmt.Errorf("fetch https://shop.example/: attempt %d: connection refused", n))
+			return nil, core.Temporary(&core.CrawlError{Message: fmt.Sprintf("the site refused the connection (attempt %d)", n),
+				Err: errors.New("dial tcp 10.0.0.1:443: connection refused")})
 		})
 		e = newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 3})
-		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		scanID.Store(s.ID)
 		got := e.waitFinished(t, s.ID, 30*time.Second)
-		if got.Status != core.ScanFailed || got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "attempt 3: connection refused") {
+		if got.Status != core.ScanFailed || got.ErrorMessage == nil || *got.ErrorMessage != "the site refused the connection (attempt 3)" {
 			t.Fatalf("scan = %s %v, want failed with the last attempt's error", got.Status, deref(got.ErrorMessage))
 		}
 		if n := calls.Load(); n != 3 {
@@ -292,13 +313,14 @@ func TestPanicOnLastAttemptFailsScan(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		crawler := crawlFunc(func(context.Context, core.CrawlRequest) (*core.CrawlResult, error) { panic("parser exploded") })
 		e := newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 1})
-		s, err := e.m.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := e.waitFinished(t, s.ID, 20*time.Second)
-		if got.Status != core.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "parser exploded") {
-			t.Fatalf("scan = %s %q, want failed naming the panic", got.Status, deref(got.ErrorMessage))
+		// The site owner reads a sentence; the panic value goes to the log only.
+		if got.Status != core.ScanFailed || deref(got.ErrorMessage) != core.ScanInternalFailure {
+			t.Fatalf("scan = %s %q, want failed with the internal-failure sentence", got.Status, deref(got.ErrorMessage))
 		}
 	})
 }
@@ -309,12 +331,12 @@ func TestSweepFailsAbandonedScans(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect, nil, Config{}) // insert-only: nothing works the job
-		s, err := e.m.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		job := e.scanJobs(t)[0]
-		switch c := e.q.client.(type) {
+		switch c := e.q.inserter.(type) {
 		case *river.Client[*sql.Tx]:
 			_, err = c.JobCancel(ctx, job.ID)
 		case *river.Client[pgx.Tx]:
@@ -330,20 +352,17 @@ func TestSweepFailsAbandonedScans(t *testing.T) {
 		cfg.Workers, cfg.SweepInterval = 1, 200*time.Millisecond
 		var q *Queue
 		if dialect == "postgres" {
-			q, err = NewPostgres(ctx, e.url, e.m, cfg)
+			q, err = NewPostgres(ctx, e.url, cfg)
 		} else {
-			q, err = NewSQLite(e.store.DB().DB, e.m, cfg)
+			q, err = NewSQLite(e.store.DB().DB, cfg)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer q.Close()
-		if err := q.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		defer q.Stop(ctx)
+		startWorkers(t, q, e.m.Scans)
 		got := e.waitFinished(t, s.ID, 20*time.Second)
-		if got.Status != core.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "cancelled") {
+		if got.Status != core.ScanFailed || deref(got.ErrorMessage) != core.ScanCancelled {
 			t.Fatalf("scan = %s %q, want failed as cancelled", got.Status, deref(got.ErrorMessage))
 		}
 	})

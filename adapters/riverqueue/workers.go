@@ -44,8 +44,20 @@ type SweepArgs struct{}
 // Kind implements river.JobArgs.
 func (SweepArgs) Kind() string { return KindSweep }
 
-// riverConfig is the River configuration shared by both databases.
-func (q *Queue) riverConfig(m *core.Manager) (*river.Config, error) {
+// Scans is what the workers need of the core: run a scan job, fail the scan of a job River
+// gives up on, and rescan every site.
+type Scans interface {
+	// RunScan works one attempt of a job and returns the scan's status after it.
+	RunScan(ctx context.Context, job core.ScanJob, lastAttempt bool) (string, error)
+	// FailUnfinished fails a scan that is still pending or running with reason, a sentence
+	// for the site owner; a finished or deleted scan is left alone.
+	FailUnfinished(ctx context.Context, scanID, reason string) error
+	// RescanAll triggers a scan of every site and returns how many.
+	RescanAll(ctx context.Context) (int, error)
+}
+
+// riverConfig is the workers' River configuration, shared by both databases.
+func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	cfg := q.cfg
 	rc := &river.Config{
 		Logger:               cfg.RiverLogger,
@@ -62,10 +74,11 @@ func (q *Queue) riverConfig(m *core.Manager) (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, &scanWorker{m: m, timeout: cfg.JobTimeout}); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &sweepWorker{m: m, q: q, log: cfg.Logger}); err != nil {
+	sweeper := &sweepWorker{m: m, jobs: q.inserter, log: cfg.Logger}
+	if err := river.AddWorkerSafely(workers, sweeper); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, sites: cfg.Sites, log: cfg.Logger}); err != nil {
+	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, enabled: cfg.RescanInterval > 0, log: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	rc.Workers = workers
@@ -89,7 +102,7 @@ func (q *Queue) riverConfig(m *core.Manager) (*river.Config, error) {
 
 type scanWorker struct {
 	river.WorkerDefaults[ScanArgs]
-	m       *core.Manager
+	m       Scans
 	timeout time.Duration
 }
 
@@ -98,11 +111,9 @@ func (w *scanWorker) Timeout(*river.Job[ScanArgs]) time.Duration { return w.time
 // Work runs the scan. On the last attempt a temporary failure ends the scan failed instead of
 // being retried.
 func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
-	err := w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		if s, serr := w.m.Store.ScanByID(context.WithoutCancel(ctx), job.Args.ScanID); serr == nil {
-			span.SetAttributes(attribute.String("consentd.scan.status", s.Status))
-		}
+	status, err := w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
+	if span := trace.SpanFromContext(ctx); span.IsRecording() && status != "" {
+		span.SetAttributes(attribute.String("consentd.scan.status", status))
 	}
 	return err
 }
@@ -111,13 +122,14 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
 // an error, which means RunScan could not record the outcome itself (the database was
 // unreachable, say), or it panicked. Should this fail too, the sweeper tries again later.
 type errorHandler struct {
-	m   *core.Manager
+	m   Scans
 	log *slog.Logger
 }
 
 func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
 	if job.Attempt >= job.MaxAttempts {
-		h.failScan(ctx, job, err.Error())
+		h.log.Error("scan job failed on its last attempt", slog.Int64("job", job.ID), slog.Any("error", err))
+		h.failScan(ctx, job, core.ScanInternalFailure)
 	}
 	return nil
 }
@@ -125,7 +137,7 @@ func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, e
 func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, stack string) *river.ErrorHandlerResult {
 	h.log.Error("scan job panicked", slog.Int64("job", job.ID), slog.Any("panic", v), slog.String("stack", stack))
 	if job.Attempt >= job.MaxAttempts {
-		h.failScan(ctx, job, fmt.Sprintf("internal error: %v", v))
+		h.failScan(ctx, job, core.ScanInternalFailure)
 	}
 	return nil
 }
@@ -138,25 +150,10 @@ func (h *errorHandler) failScan(ctx context.Context, job *rivertype.JobRow, reas
 	if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 		return
 	}
-	if err := failUnfinished(context.WithoutCancel(ctx), h.m, args.ScanID, reason); err != nil {
+	if err := h.m.FailUnfinished(context.WithoutCancel(ctx), args.ScanID, reason); err != nil {
 		h.log.Warn("could not fail the scan of a discarded job; the sweeper will retry",
 			slog.String("scan", args.ScanID), slog.Any("error", err))
 	}
-}
-
-// failUnfinished marks a pending or running scan failed; a finished or deleted scan is left.
-func failUnfinished(ctx context.Context, m *core.Manager, scanID, reason string) error {
-	s, err := m.Store.ScanByID(ctx, scanID)
-	if core.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if s.Status != core.ScanPending && s.Status != core.ScanRunning {
-		return nil
-	}
-	return m.FailScan(ctx, scanID, reason)
 }
 
 // sweepWindow is how far back the sweeper looks at jobs River gave up on.
@@ -167,9 +164,10 @@ const sweepWindow = 24 * time.Hour
 // attempt without running any of our code, and the error handler may have failed to write.
 type sweepWorker struct {
 	river.WorkerDefaults[SweepArgs]
-	m   *core.Manager
-	q   *Queue
-	log *slog.Logger
+	m Scans
+	// jobs lists River's jobs (the queue's insert-only client does).
+	jobs riverClient
+	log  *slog.Logger
 }
 
 func (w *sweepWorker) Timeout(*river.Job[SweepArgs]) time.Duration { return time.Minute }
@@ -178,7 +176,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 	params := river.NewJobListParams().Kinds(KindScan).
 		States(rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
 		OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(500)
-	res, err := w.q.client.JobList(ctx, params)
+	res, err := w.jobs.JobList(ctx, params)
 	if err != nil {
 		return fmt.Errorf("sweep: list jobs: %w", err)
 	}
@@ -191,39 +189,40 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 		if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 			continue
 		}
-		if err := failUnfinished(ctx, w.m, args.ScanID, abandonedReason(job)); err != nil {
+		if err := w.m.FailUnfinished(ctx, args.ScanID, abandonedReason(job)); err != nil {
 			return fmt.Errorf("sweep: scan %s: %w", args.ScanID, err)
 		}
 	}
 	return nil
 }
 
-// abandonedReason explains a scan whose job River gave up on.
+// abandonedReason explains, to the site owner, a scan whose job River gave up on; the job's
+// own errors stay in River's table and the log.
 func abandonedReason(job *rivertype.JobRow) string {
 	if job.State == rivertype.JobStateCancelled {
-		return "scan cancelled before it could finish"
+		return core.ScanCancelled
 	}
 	if n := len(job.Errors); n > 0 && job.Errors[n-1].Attempt == job.Attempt {
-		return fmt.Sprintf("scan gave up after %d attempts: %s", job.Attempt, job.Errors[n-1].Error)
+		return core.ScanInternalFailure
 	}
-	return fmt.Sprintf("scan gave up after %d attempts: the worker running it stopped (process ended or timed out)", job.Attempt)
+	return core.ScanAbandoned
 }
 
 // rescanWorker triggers a scan of every site's homepage.
 type rescanWorker struct {
 	river.WorkerDefaults[RescanArgs]
-	m     *core.Manager
-	sites core.SiteLister
-	log   *slog.Logger
+	m       Scans
+	enabled bool
+	log     *slog.Logger
 }
 
 func (w *rescanWorker) Timeout(*river.Job[RescanArgs]) time.Duration { return 30 * time.Minute }
 
 func (w *rescanWorker) Work(ctx context.Context, _ *river.Job[RescanArgs]) error {
-	if w.sites == nil {
+	if !w.enabled {
 		return river.JobCancel(fmt.Errorf("rescans are not configured in this process"))
 	}
-	n, err := w.m.RescanAll(ctx, w.sites)
+	n, err := w.m.RescanAll(ctx)
 	w.log.Info("periodic rescan", slog.Int("scans", n), slog.Any("error", err))
 	return err
 }

@@ -81,17 +81,15 @@ func run(ctx context.Context, args []string) error {
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ready := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.RunServer(sctx, func(addr string) { ready <- addr }) }()
-	select {
-	case addr := <-ready:
-		t.BaseURL = app.BaseURL(addr)
-	case err := <-served:
+	ln, err := a.Listen()
+	if err != nil {
 		return err
 	}
+	t.BaseURL = app.BaseURL(ln.Addr().String())
+	served := make(chan error, 1)
+	go func() { served <- a.RunServer(sctx, ln) }()
 	res := drive(ctx, context.Background(), t, l)
-	res.report(os.Stdout, a.Store.Dialect(), l)
+	res.report(os.Stdout, a.Dialect(), l)
 	n, err := total(context.Background(), newClient(1), t, "limit=1")
 	if err != nil {
 		return err
@@ -109,16 +107,16 @@ func run(ctx context.Context, args []string) error {
 
 // newTarget creates an organization, an API key and a site for the run.
 func newTarget(ctx context.Context, a *app.App) (target, error) {
-	org, err := a.Manager.CreateOrganization(ctx, "load")
+	org, err := a.UseCases().Orgs.CreateOrganization(ctx, "load")
 	if err != nil {
 		return target{}, err
 	}
-	_, key, err := a.Manager.CreateAPIKey(ctx, org.ID, "load", "")
+	_, key, err := a.UseCases().Orgs.CreateAPIKey(ctx, org.ID, "load", "")
 	if err != nil {
 		return target{}, err
 	}
 	name, url := "load", "https://load.example"
-	site, err := a.Manager.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	site, err := a.UseCases().Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		return target{}, err
 	}

@@ -27,12 +27,34 @@ func withApp(ctx context.Context, name string, args []string, flags func(*flag.F
 	return fn(a)
 }
 
+func orgList(ctx context.Context, args []string) error {
+	return withApp(ctx, "org list", args, func(*flag.FlagSet, *app.Config) {}, func(a *app.App) error {
+		orgs, err := a.UseCases().Orgs.Organizations(ctx)
+		if err != nil {
+			return err
+		}
+		return printJSON(orgs)
+	})
+}
+
+// findOrg resolves --org, an organization's ID or name.
+func findOrg(ctx context.Context, a *app.App, ref string) (string, error) {
+	if ref == "" {
+		return "", fmt.Errorf("--org is required (an organization's ID or name; 'consentd org list' lists them)")
+	}
+	o, err := a.UseCases().Orgs.FindOrganization(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("--org %q: %s", ref, core.ErrorMessage(err))
+	}
+	return o.ID, nil
+}
+
 func orgCreate(ctx context.Context, args []string) error {
 	var name string
 	return withApp(ctx, "org create", args, func(fs *flag.FlagSet, _ *app.Config) {
 		fs.StringVar(&name, "name", "", "organization name (required)")
 	}, func(a *app.App) error {
-		o, err := a.Manager.CreateOrganization(ctx, name)
+		o, err := a.UseCases().Orgs.CreateOrganization(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -43,10 +65,14 @@ func orgCreate(ctx context.Context, args []string) error {
 func apikeyCreate(ctx context.Context, args []string) error {
 	var org, name string
 	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&org, "org", "", "organization ID (required)")
+		fs.StringVar(&org, "org", "", "organization ID or name (required)")
 		fs.StringVar(&name, "name", "", "label of the key")
 	}, func(a *app.App) error {
-		k, key, err := a.Manager.CreateAPIKey(ctx, org, name, "")
+		orgID, err := findOrg(ctx, a, org)
+		if err != nil {
+			return err
+		}
+		k, key, err := a.UseCases().Orgs.CreateAPIKey(ctx, orgID, name, "")
 		if err != nil {
 			return err
 		}
@@ -57,14 +83,15 @@ func apikeyCreate(ctx context.Context, args []string) error {
 func siteCreate(ctx context.Context, args []string) error {
 	var org, name, url string
 	return withApp(ctx, "site create", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&org, "org", "", "organization ID (required)")
+		fs.StringVar(&org, "org", "", "organization ID or name (required)")
 		fs.StringVar(&name, "name", "", "site name (required)")
 		fs.StringVar(&url, "url", "", "site homepage, absolute http(s) URL (required)")
 	}, func(a *app.App) error {
-		if _, err := a.Manager.Store.Organization(ctx, org); err != nil {
-			return fmt.Errorf("--org %q: %w", org, err)
+		orgID, err := findOrg(ctx, a, org)
+		if err != nil {
+			return err
 		}
-		s, err := a.Manager.CreateSite(ctx, org, core.SiteInput{Name: &name, URL: &url})
+		s, err := a.UseCases().Sites.CreateSite(ctx, orgID, core.SiteInput{Name: &name, URL: &url})
 		if err != nil {
 			return err
 		}

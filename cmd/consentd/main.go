@@ -19,8 +19,10 @@ Usage:
   consentd worker                       standalone scan worker (Postgres)
   consentd migrate                      apply schema migrations and exit
   consentd org create --name NAME       create an organization
-  consentd apikey create --org ORG_ID [--name LABEL]
-  consentd site create --org ORG_ID --name NAME --url URL
+  consentd org list                     list organizations
+  consentd apikey create --org ORG [--name LABEL]
+  consentd site create --org ORG --name NAME --url URL
+                                        (ORG: an organization's ID or name)
   consentd scan URL [URL...]            one-off scan, no database; prints JSON
   consentd library lint DIR             validate a directory of library entries
   consentd library import-ocd FILE.csv --out DIR
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string) error {
 		return migrate(ctx, rest)
 	case "org create":
 		return orgCreate(ctx, rest)
+	case "org list":
+		return orgList(ctx, rest)
 	case "apikey create":
 		return apikeyCreate(ctx, rest)
 	case "site create":

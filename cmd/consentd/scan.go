@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
@@ -14,7 +15,8 @@ func scan(ctx context.Context, args []string) error {
 	var libDir string
 	fs := newFlags("scan")
 	fs.IntVar(&opts.MaxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
-	fs.BoolVar(&opts.AllowPrivate, "allow-private", false, "allow loopback, private and link-local targets")
+	fs.BoolVar(&opts.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
+	fs.BoolVar(&opts.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
 	fs.StringVar(&opts.StorefrontPassword, "password", "", "storefront password, submitted when the shop shows its password page")
 	fs.StringVar(&libDir, "library-dir", "", "directory of extra or overriding library entries")
 	urls, err := parse(fs, args)
@@ -23,17 +25,13 @@ func scan(ctx context.Context, args []string) error {
 	}
 	opts.StartURLs = urls
 	if len(opts.StartURLs) == 0 {
-		return fmt.Errorf("usage: consentd scan [--max-pages N] [--allow-private] [--password P] URL [URL...]")
+		return fmt.Errorf("usage: consentd scan [--max-pages N] [--scan-allow-private] [--password P] URL [URL...]")
 	}
-	cat, err := library.Load(libDir)
+	engine, err := app.LoadEngine(libDir)
 	if err != nil {
 		return err
 	}
-	ix, err := library.NewIndex(cat.Services())
-	if err != nil {
-		return err
-	}
-	res, err := crawler.New(ix).Crawl(ctx, opts)
+	res, err := engine.Crawl(ctx, opts)
 	if err != nil {
 		return err
 	}

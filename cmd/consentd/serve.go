@@ -22,16 +22,22 @@ func serve(ctx context.Context, args []string) error {
 		fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
-		key, err := a.Bootstrap(ctx)
+		// Bind first: a taken port must fail before a key is created. The key is then shown
+		// at once, before anything else can fail, since only its hash is stored.
+		ln, err := a.Listen()
 		if err != nil {
 			return err
 		}
-		return a.RunServer(ctx, func(addr string) {
-			if key != "" {
-				fmt.Fprintf(os.Stderr, "\nFirst start: created organization \"default\" and this API key (shown only once):\n\n  %s\n\n"+
-					"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n\n", key, key, app.BaseURL(addr))
-			}
-		})
+		key, err := a.Bootstrap(ctx)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		if key != "" {
+			fmt.Fprintf(os.Stderr, "\nFirst start: created organization \"default\" and this API key (shown only once):\n\n  %s\n\n"+
+				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n\n", key, key, app.BaseURL(ln.Addr().String()))
+		}
+		return a.RunServer(ctx, ln)
 	})
 }
 

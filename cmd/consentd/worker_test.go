@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
@@ -66,7 +67,9 @@ func newTarget(t *testing.T, delay time.Duration) *target {
 type deployment struct {
 	url string
 	app *app.App
-	org string
+	// store is the test's own connection to the database, to look at scans and jobs.
+	store *bunstore.Store
+	org   string
 }
 
 func newDeployment(t *testing.T) *deployment {
@@ -77,11 +80,16 @@ func newDeployment(t *testing.T) *deployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	org, err := a.Manager.CreateOrganization(context.Background(), "acme")
+	store, err := bunstore.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &deployment{url: url, app: a, org: org.ID}
+	t.Cleanup(func() { store.Close() })
+	org, err := a.UseCases().Orgs.CreateOrganization(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &deployment{url: url, app: a, store: store, org: org.ID}
 }
 
 // scan creates a site on url and triggers its scan.
@@ -89,11 +97,11 @@ func (d *deployment) scan(t *testing.T, url string) *core.Scan {
 	t.Helper()
 	ctx := context.Background()
 	name := "shop"
-	site, err := d.app.Manager.CreateSite(ctx, d.org, core.SiteInput{Name: &name, URL: &url})
+	site, err := d.app.UseCases().Sites.CreateSite(ctx, d.org, core.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := d.app.Manager.TriggerScan(ctx, d.org, site.ID, core.ScanInput{})
+	s, err := d.app.UseCases().Scans.TriggerScan(ctx, d.org, site.ID, core.ScanInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +112,7 @@ func (d *deployment) waitFinished(t *testing.T, scanID string, within time.Durat
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		s, err := d.app.Store.ScanByID(context.Background(), scanID)
+		s, err := d.store.ScanByID(context.Background(), scanID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +203,7 @@ type jobRow struct {
 
 func scanJobs(t *testing.T, d *deployment) []jobRow {
 	t.Helper()
-	rows, err := d.app.Store.DB().QueryContext(context.Background(),
+	rows, err := d.store.DB().QueryContext(context.Background(),
 		"SELECT attempt, state, coalesce(attempted_by[array_length(attempted_by, 1)], ''), args->>'scanId' FROM river_job WHERE kind = 'scan'")
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +302,7 @@ func TestWorkerKilledMidScan(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the worker did not start the scan")
 	}
-	if got, err := d.app.Store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
+	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
 		t.Fatalf("scan before the kill: %v %v, want running", got, err)
 	}
 	if err := w1.cmd.Process.Kill(); err != nil {
@@ -339,7 +347,7 @@ func TestWorkerGracefulShutdown(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("worker still running 30 s after SIGTERM")
 	}
-	got, err := d.app.Store.ScanByID(context.Background(), s.ID)
+	got, err := d.store.ScanByID(context.Background(), s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +390,7 @@ func TestWorkerShutdownDeadline(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("worker still running 20 s after SIGTERM with a 300ms deadline")
 	}
-	if got, err := d.app.Store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
+	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
 		t.Fatalf("scan after the cancelled attempt: %+v %v, want running (to be retried)", got, err)
 	}
 	stopped := time.Now()

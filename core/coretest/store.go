@@ -30,6 +30,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Services", testServices},
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},
 		{"Scans", testScans},
+		{"ScanTransitions", testScanTransitions},
 		{"ConsentRecords", testConsentRecords},
 		{"ConsentTotals", testConsentTotals},
 		{"ConsentConcurrentWritersAndExport", testConsentConcurrentAndExport},

@@ -44,7 +44,21 @@ func svc(slug, cat string, builtin bool, scripts ...string) *library.Service {
 	}
 }
 
-func newManager(t *testing.T) (*core.Manager, *fakeQueue, *fakeCrawler) {
+// testCore is the use cases on memstore, with the store and ID source at hand for tests
+// that play another node changing the store behind the use cases' back.
+type testCore struct {
+	*core.UseCases
+	store core.Store
+	newID func() string
+}
+
+func newManager(t *testing.T) (*testCore, *fakeQueue, *fakeCrawler) {
+	t.Helper()
+	return newManagerAt(t, nil)
+}
+
+// newManagerAt is newManager on the clock now; nil ticks a second per ID made.
+func newManagerAt(t *testing.T, now func() time.Time) (*testCore, *fakeQueue, *fakeCrawler) {
 	t.Helper()
 	cat, err := library.FromServices([]*library.Service{
 		svc("tagman", "statistics", true, "tags.example/t.js"),
@@ -58,24 +72,29 @@ func newManager(t *testing.T) (*core.Manager, *fakeQueue, *fakeCrawler) {
 	}
 	var n atomic.Int64
 	q, c := &fakeQueue{}, &fakeCrawler{}
-	return &core.Manager{
-		Store: memstore.New(), Queue: q, Crawler: c, Catalog: cat,
-		Now: func() time.Time {
+	store := memstore.New()
+	newID := func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) }
+	if now == nil {
+		now = func() time.Time {
 			return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(n.Load()) * time.Second)
-		},
-		NewID: func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) },
-	}, q, c
+		}
+	}
+	uc, err := core.New(core.Deps{Store: store, Queue: q, Crawler: c, Catalog: cat, Now: now, NewID: newID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCore{UseCases: uc, store: store, newID: newID}, q, c
 }
 
 func ptr[T any](v T) *T { return &v }
 
-func mustSite(t *testing.T, m *core.Manager) (string, *core.Site) {
+func mustSite(t *testing.T, m *testCore) (string, *core.Site) {
 	t.Helper()
-	org, err := m.CreateOrganization(ctx, "acme")
+	org, err := m.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := m.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	s, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,67 +129,67 @@ func TestJurisdiction(t *testing.T) {
 
 func TestAuthenticateAndBootstrap(t *testing.T) {
 	m, _, _ := newManager(t)
-	key, err := m.Bootstrap(ctx, "")
+	key, err := m.Orgs.Bootstrap(ctx, "")
 	if err != nil || len(key) < 40 {
 		t.Fatalf("bootstrap: %q %v", key, err)
 	}
-	org, err := m.Authenticate(ctx, key)
+	org, err := m.Orgs.Authenticate(ctx, key)
 	if err != nil || org == "" {
 		t.Fatal(err)
 	}
-	if again, err := m.Bootstrap(ctx, ""); err != nil || again != "" {
+	if again, err := m.Orgs.Bootstrap(ctx, ""); err != nil || again != "" {
 		t.Fatalf("second bootstrap made %q", again)
 	}
-	_, err = m.Authenticate(ctx, key+"x")
+	_, err = m.Orgs.Authenticate(ctx, key+"x")
 	wantCode(t, err, core.CodeUnauthorized)
-	_, err = m.Authenticate(ctx, "")
+	_, err = m.Orgs.Authenticate(ctx, "")
 	wantCode(t, err, core.CodeUnauthorized)
-	_, _, err = m.CreateAPIKey(ctx, org, "short", "tooshort")
+	_, _, err = m.Orgs.CreateAPIKey(ctx, org, "short", "tooshort")
 	wantCode(t, err, core.CodeInvalid)
-	_, _, err = m.CreateAPIKey(ctx, "00000000-0000-7000-8000-999999999999", "x", "")
+	_, _, err = m.Orgs.CreateAPIKey(ctx, "00000000-0000-7000-8000-999999999999", "x", "")
 	wantCode(t, err, core.CodeNotFound)
 }
 
 func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
 	m, _, _ := newManager(t)
 	org, s := mustSite(t, m)
-	b, err := m.Banner(ctx, org, s.ID)
+	b, err := m.Banners.Banner(ctx, org, s.ID)
 	if err != nil || b.ConsentVersion != 1 || b.SiteWideBlocking || b.DefaultBehavior != "opt_in" {
 		t.Fatalf("banner %+v %v", b, err)
 	}
-	cats, err := m.Categories(ctx, org, s.ID)
+	cats, err := m.Categories.Categories(ctx, org, s.ID)
 	if err != nil || len(cats) != 3 || cats[0].Slug != "essential" || !cats[0].IsRequired || cats[1].IsRequired || !cats[2].IsDefault {
 		t.Fatalf("categories %v", err)
 	}
-	_, err = m.CreateSite(ctx, org, core.SiteInput{Name: ptr(""), URL: ptr("https://x.example")})
+	_, err = m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr(""), URL: ptr("https://x.example")})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.CreateSite(ctx, org, core.SiteInput{Name: ptr("x"), URL: ptr("mailto:a@b")})
+	_, err = m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr("x"), URL: ptr("mailto:a@b")})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.Site(ctx, "00000000-0000-7000-8000-999999999999", s.ID)
+	_, err = m.Sites.Site(ctx, "00000000-0000-7000-8000-999999999999", s.ID)
 	wantCode(t, err, core.CodeNotFound)
 }
 
 func TestCategoryRules(t *testing.T) {
 	m, _, _ := newManager(t)
 	org, s := mustSite(t, m)
-	c1, err := m.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Statistics")})
+	c1, err := m.Categories.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Statistics")})
 	if err != nil || c1.Slug != "statistics-2" || c1.IsDefault || c1.IsRequired || c1.SortOrder != 3 {
 		t.Fatalf("%+v %v", c1, err)
 	}
-	cats, _ := m.Categories(ctx, org, s.ID)
-	wantCode(t, m.DeleteCategory(ctx, org, s.ID, cats[0].ID), core.CodeInvalid)
-	if _, err := m.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "x", Label: "X", CategorySlug: "statistics-2"}); err != nil {
+	cats, _ := m.Categories.Categories(ctx, org, s.ID)
+	wantCode(t, m.Categories.DeleteCategory(ctx, org, s.ID, cats[0].ID), core.CodeInvalid)
+	if _, err := m.Services.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "x", Label: "X", CategorySlug: "statistics-2"}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, m.DeleteCategory(ctx, org, s.ID, c1.ID), core.CodeInvalid)
-	svcs, _ := m.Services(ctx, org, s.ID)
-	if err := m.DeleteService(ctx, org, s.ID, svcs[0].ID); err != nil {
+	wantCode(t, m.Categories.DeleteCategory(ctx, org, s.ID, c1.ID), core.CodeInvalid)
+	svcs, _ := m.Services.Services(ctx, org, s.ID)
+	if err := m.Services.DeleteService(ctx, org, s.ID, svcs[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.DeleteCategory(ctx, org, s.ID, c1.ID); err != nil {
+	if err := m.Categories.DeleteCategory(ctx, org, s.ID, c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	u, err := m.UpdateCategory(ctx, org, s.ID, cats[1].ID, core.CategoryInput{Name: ptr("Analytics"), SortOrder: ptr(5)})
+	u, err := m.Categories.UpdateCategory(ctx, org, s.ID, cats[1].ID, core.CategoryInput{Name: ptr("Analytics"), SortOrder: ptr(5)})
 	if err != nil || u.Slug != "statistics" || u.Name != "Analytics" || u.SortOrder != 5 {
 		t.Fatalf("update keeps slug: %+v %v", u, err)
 	}
@@ -189,7 +208,7 @@ func TestImportBlockingRules(t *testing.T) {
 		{"bare", "", 0},         // no known patterns
 		{"ads", "essential", 0}, // moved into a required category
 	} {
-		res, err := m.ImportService(ctx, org, s.ID, c.slug, c.cat)
+		res, err := m.Services.ImportService(ctx, org, s.ID, c.slug, c.cat)
 		if err != nil {
 			t.Fatalf("%s: %v", c.slug, err)
 		}
@@ -197,12 +216,12 @@ func TestImportBlockingRules(t *testing.T) {
 			t.Errorf("%s: %d rules, %d cookies", c.slug, res.BlockingRulesAdded, len(res.Services[0].Cookies))
 		}
 	}
-	_, err := m.ImportService(ctx, org, s.ID, "stats", "")
+	_, err := m.Services.ImportService(ctx, org, s.ID, "stats", "")
 	wantCode(t, err, core.CodeConflict)
-	_, err = m.ImportService(ctx, org, s.ID, "nope", "")
+	_, err = m.Services.ImportService(ctx, org, s.ID, "nope", "")
 	wantCode(t, err, core.CodeNotFound)
 
-	b, err := m.Banner(ctx, org, s.ID)
+	b, err := m.Banners.Banner(ctx, org, s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +238,7 @@ func TestImportBlockingRules(t *testing.T) {
 func TestBuiltinRuleWithoutImport(t *testing.T) {
 	m, _, _ := newManager(t)
 	org, s := mustSite(t, m)
-	b, _ := m.Banner(ctx, org, s.ID)
+	b, _ := m.Banners.Banner(ctx, org, s.ID)
 	if len(b.BlockingRules.Rules) != 1 || b.BlockingRules.Rules[0].ServiceSlug != "tagman" {
 		t.Fatalf("built-in rules of a fresh site: %+v", b.BlockingRules)
 	}
@@ -232,10 +251,10 @@ func TestScriptBlockingVersion(t *testing.T) {
 		on      bool
 		version int
 	}{{false, 1}, {true, 2}, {true, 2}, {false, 3}} {
-		if err := m.SetScriptBlocking(ctx, org, s.ID, c.on); err != nil {
+		if err := m.Banners.SetScriptBlocking(ctx, org, s.ID, c.on); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := m.Banner(ctx, org, s.ID)
+		b, _ := m.Banners.Banner(ctx, org, s.ID)
 		if b.ConsentVersion != c.version || b.SiteWideBlocking != c.on {
 			t.Fatalf("after %v: version %d", c.on, b.ConsentVersion)
 		}
@@ -258,7 +277,7 @@ func TestRecordConsent(t *testing.T) {
 		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1, GPC: true, Country: "DE"}, "reject_all", false, "gdpr"},
 	}
 	for i, c := range cases {
-		r, err := m.RecordConsent(ctx, s.ProjectKey, c.in)
+		r, err := m.Consents.RecordConsent(ctx, s.ProjectKey, c.in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,17 +285,17 @@ func TestRecordConsent(t *testing.T) {
 			t.Errorf("case %d: %+v", i, r)
 		}
 	}
-	_, err := m.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
+	_, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
+	_, err = m.Consents.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
 	wantCode(t, err, core.CodeNotFound)
-	recs, total, err := m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
+	recs, total, err := m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
 	if err != nil || total != 5 || len(recs) != 2 || recs[0].Action != "reject_all" {
 		t.Fatalf("list: %d %d %v", total, len(recs), err)
 	}
-	_, _, err = m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
+	_, _, err = m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
 	wantCode(t, err, core.CodeInvalid)
-	_, _, err = m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
+	_, _, err = m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
 	wantCode(t, err, core.CodeInvalid)
 }
 
@@ -284,14 +303,14 @@ func TestRunScan(t *testing.T) {
 	m, q, c := newManager(t)
 	org, s := mustSite(t, m)
 	trigger := func() string {
-		sc, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sc.ID
 	}
 	status := func(id string) *core.Scan {
-		sc, err := m.Scan(ctx, org, s.ID, id)
+		sc, err := m.Scans.Scan(ctx, org, s.ID, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,32 +320,33 @@ func TestRunScan(t *testing.T) {
 	// temporary failure before the last attempt: returned for retry, scan stays running
 	id := trigger()
 	c.err = core.Temporary(errors.New("timeout"))
-	if err := m.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
+	if _, err := m.Scans.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
 		t.Fatalf("want temporary error, got %v", err)
 	}
 	if st := status(id); st.Status != core.ScanRunning || st.StartedAt == nil {
 		t.Fatalf("status %s", st.Status)
 	}
-	// last attempt: failed with the message
-	if err := m.RunScan(ctx, q.jobs[0], true); err != nil {
-		t.Fatal(err)
+	// last attempt: failed; an error that is no CrawlError gets the internal-failure
+	// sentence, never its own text
+	if st, err := m.Scans.RunScan(ctx, q.jobs[0], true); err != nil || st != core.ScanFailed {
+		t.Fatal(st, err)
 	}
-	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != "timeout" {
-		t.Fatalf("status %s", st.Status)
+	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != core.ScanInternalFailure {
+		t.Fatalf("status %s %q", st.Status, *st.ErrorMessage)
 	}
 	// a redelivered job of a finished scan does nothing
 	calls := c.calls
-	if err := m.RunScan(ctx, q.jobs[0], false); err != nil || c.calls != calls {
+	if _, err := m.Scans.RunScan(ctx, q.jobs[0], false); err != nil || c.calls != calls {
 		t.Fatal("finished scan was crawled again")
 	}
 	// permanent failure ends it at once
 	id = trigger()
-	c.err = errors.New("storefront password rejected")
-	if err := m.RunScan(ctx, q.jobs[1], false); err != nil {
+	c.err = &core.CrawlError{Message: "the storefront password was rejected", Err: errors.New("401 from /password")}
+	if _, err := m.Scans.RunScan(ctx, q.jobs[1], false); err != nil {
 		t.Fatal(err)
 	}
-	if st := status(id); st.Status != core.ScanFailed {
-		t.Fatalf("status %s", st.Status)
+	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != "the storefront password was rejected" {
+		t.Fatalf("status %s %q", st.Status, *st.ErrorMessage)
 	}
 	// success, then configure is idempotent and trackers list non-essential services
 	id = trigger()
@@ -336,20 +356,20 @@ func TestRunScan(t *testing.T) {
 		{Slug: "pay", Name: "Pay", Category: "essential"},
 		{Slug: "gone", Name: "Gone from the library", Category: "marketing"},
 	}}
-	_, err := m.ConfigureScan(ctx, org, s.ID, id)
+	_, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
 	wantCode(t, err, core.CodeInvalid)
-	if err := m.RunScan(ctx, q.jobs[2], false); err != nil {
+	if st, err := m.Scans.RunScan(ctx, q.jobs[2], false); err != nil || st != core.ScanCompleted {
 		t.Fatal(err)
 	}
-	res, err := m.ConfigureScan(ctx, org, s.ID, id)
+	res, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
 	if err != nil || len(res.Services) != 3 || res.BlockingRulesAdded != 1 {
 		t.Fatalf("configure: %+v %v", res, err)
 	}
-	res, err = m.ConfigureScan(ctx, org, s.ID, id)
+	res, err = m.Scans.ConfigureScan(ctx, org, s.ID, id)
 	if err != nil || len(res.Services) != 0 {
 		t.Fatalf("second configure: %+v %v", res, err)
 	}
-	tr, err := m.Trackers(ctx, org, s.ID)
+	tr, err := m.Scans.Trackers(ctx, org, s.ID)
 	if err != nil || tr.Scan.ID != id || len(tr.Trackers) != 2 || tr.LastCompletedAt == nil {
 		t.Fatalf("trackers: %+v %v", tr, err)
 	}
@@ -362,37 +382,36 @@ func TestTriggerScanValidation(t *testing.T) {
 	for i := range urls {
 		urls[i] = fmt.Sprintf("https://shop.example/%d", i)
 	}
-	_, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{URLs: urls})
+	_, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URLs: urls})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/x"), URLs: urls[:10]})
+	_, err = m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/x"), URLs: urls[:10]})
 	wantCode(t, err, core.CodeInvalid) // url plus ten more is eleven
-	sc, err := m.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/0"), URLs: urls[:10]})
+	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/0"), URLs: urls[:10]})
 	if err != nil || len(sc.URLs) != 10 || len(q.jobs) != 1 {
 		t.Fatalf("duplicate url folded: %v", err)
 	}
 }
 
-// TestConsentSiteCache: a category added through the Manager counts at once; one added by
+// TestConsentSiteCache: a category added through the use cases counts at once; one added by
 // another node (straight into the store) counts once the cache entry is a second old.
 func TestConsentSiteCache(t *testing.T) {
-	m, _, _ := newManager(t)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	m.Now = func() time.Time { return now }
+	m, _, _ := newManagerAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
 	post := func(slug string) error {
-		_, err := m.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
+		_, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
 		return err
 	}
 	if err := post("statistics"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Social")}); err != nil {
+	if _, err := m.Categories.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Social")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := post("social"); err != nil {
 		t.Fatalf("own change not seen: %v", err)
 	}
-	if err := m.Store.CreateCategory(ctx, &core.Category{ID: m.NewID(), SiteID: s.ID, Slug: "video", Name: "Video", CreatedAt: now, UpdatedAt: now}); err != nil {
+	if err := m.store.CreateCategory(ctx, &core.Category{ID: m.newID(), SiteID: s.ID, Slug: "video", Name: "Video", CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, post("video"), core.CodeInvalid) // still the cached view
@@ -400,58 +419,57 @@ func TestConsentSiteCache(t *testing.T) {
 	if err := post("video"); err != nil {
 		t.Fatalf("another node's change not seen after the TTL: %v", err)
 	}
-	if err := m.DeleteSite(ctx, org, s.ID); err != nil {
+	if err := m.Sites.DeleteSite(ctx, org, s.ID); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, post("statistics"), core.CodeNotFound)
 }
 
-// TestPublicConfigCache: the configuration follows changes made through the Manager at once,
+// TestPublicConfigCache: the configuration follows changes made through the use cases at once,
 // and another node's changes after the TTL; the jurisdiction is the visitor's, not the cache's.
 func TestPublicConfigCache(t *testing.T) {
-	m, _, _ := newManager(t)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	m.Now = func() time.Time { return now }
+	m, _, _ := newManagerAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
-	cfg, err := m.PublicConfig(ctx, s.ProjectKey, "DE")
+	cfg, err := m.Consents.PublicConfig(ctx, s.ProjectKey, "DE")
 	if err != nil || cfg.Jurisdiction != "gdpr" || cfg.Banner.ConsentVersion != 1 {
 		t.Fatalf("%+v %v", cfg, err)
 	}
-	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
+	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
 		t.Fatal("jurisdiction taken from the cache")
 	}
 	for _, change := range []func() error{
-		func() error { return m.SetScriptBlocking(ctx, org, s.ID, true) },
-		func() error { _, err := m.ImportService(ctx, org, s.ID, "stats", ""); return err },
+		func() error { return m.Banners.SetScriptBlocking(ctx, org, s.ID, true) },
+		func() error { _, err := m.Services.ImportService(ctx, org, s.ID, "stats", ""); return err },
 		func() error {
-			_, err := m.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")})
+			_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")})
 			return err
 		},
 	} {
-		before, _ := m.PublicConfig(ctx, s.ProjectKey, "")
+		before, _ := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
 		if err := change(); err != nil {
 			t.Fatal(err)
 		}
-		after, _ := m.PublicConfig(ctx, s.ProjectKey, "")
+		after, _ := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
 		if after == before || (after.Banner == before.Banner && len(after.BlockingRules.Rules) == len(before.BlockingRules.Rules)) {
-			t.Fatal("a change through the Manager is not visible at once")
+			t.Fatal("a change through the use cases is not visible at once")
 		}
 	}
-	cfg, _ = m.PublicConfig(ctx, s.ProjectKey, "")
+	cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "")
 	if cfg.Banner.Template != "modal" || !cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
 		t.Fatalf("config: %+v", cfg.Banner)
 	}
 	// another node changes the banner straight in the store
-	b, _ := m.Store.Banner(ctx, s.ID)
+	b, _ := m.store.Banner(ctx, s.ID)
 	b.Template = "wide_bar"
-	if err := m.Store.UpdateBanner(ctx, b); err != nil {
+	if err := m.store.UpdateBanner(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
+	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
 		t.Fatal("cache not used within the TTL")
 	}
 	now = now.Add(time.Second)
-	if cfg, _ = m.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
+	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
 		t.Fatal("another node's change not seen after the TTL")
 	}
 }

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+// The use cases the handlers call, one small interface per concept, declared here where they
+// are consumed; core's services satisfy them (app wires core.UseCases in).
+type (
+	// AuthUseCases authenticate API keys.
+	AuthUseCases interface {
+		Authenticate(ctx context.Context, key string) (string, error)
+	}
+	// SiteUseCases manage sites.
+	SiteUseCases interface {
+		CreateSite(ctx context.Context, orgID string, in core.SiteInput) (*core.Site, error)
+		Sites(ctx context.Context, orgID string) ([]*core.Site, error)
+		Site(ctx context.Context, orgID, id string) (*core.Site, error)
+		UpdateSite(ctx context.Context, orgID, id string, in core.SiteInput) (*core.Site, error)
+		DeleteSite(ctx context.Context, orgID, id string) error
+	}
+	// BannerUseCases manage a site's banner and script blocking.
+	BannerUseCases interface {
+		Banner(ctx context.Context, orgID, siteID string) (*core.Banner, error)
+		PatchBanner(ctx context.Context, orgID, siteID string, p core.BannerPatch) (*core.Banner, error)
+		SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error
+	}
+	// CategoryUseCases manage a site's categories.
+	CategoryUseCases interface {
+		Categories(ctx context.Context, orgID, siteID string) ([]*core.Category, error)
+		CreateCategory(ctx context.Context, orgID, siteID string, in core.CategoryInput) (*core.Category, error)
+		UpdateCategory(ctx context.Context, orgID, siteID, id string, in core.CategoryInput) (*core.Category, error)
+		DeleteCategory(ctx context.Context, orgID, siteID, id string) error
+	}
+	// ServiceUseCases manage the services configured on a site.
+	ServiceUseCases interface {
+		Services(ctx context.Context, orgID, siteID string) ([]*core.Service, error)
+		CreateService(ctx context.Context, orgID, siteID string, in core.ServiceInput) (*core.Service, error)
+		ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*core.ImportResult, error)
+		DeleteService(ctx context.Context, orgID, siteID, id string) error
+	}
+	// LibraryUseCases read the service library.
+	LibraryUseCases interface {
+		LibraryServices(q string) []*library.Service
+		LibraryService(slug string) (*library.Service, error)
+	}
+	// ScanUseCases trigger scans and read their results.
+	ScanUseCases interface {
+		TriggerScan(ctx context.Context, orgID, siteID string, in core.ScanInput) (*core.Scan, error)
+		Scans(ctx context.Context, orgID, siteID string) ([]*core.Scan, error)
+		Scan(ctx context.Context, orgID, siteID, scanID string) (*core.Scan, error)
+		ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*core.ImportResult, error)
+		Trackers(ctx context.Context, orgID, siteID string) (*core.Trackers, error)
+	}
+	// ConsentUseCases serve the banner and keep consent records.
+	ConsentUseCases interface {
+		PublicConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
+		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
+		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
+		ExportConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error
+	}
+	// HealthUseCases report readiness.
+	HealthUseCases interface {
+		Ready(ctx context.Context) error
+	}
+)
+
+// UseCases are the use cases behind the handlers.
+type UseCases struct {
+	AuthUseCases
+	SiteUseCases
+	BannerUseCases
+	CategoryUseCases
+	ServiceUseCases
+	LibraryUseCases
+	ScanUseCases
+	ConsentUseCases
+	HealthUseCases
+}
+
+// FromCore picks the handlers' use cases out of core's.
+func FromCore(uc *core.UseCases) UseCases {
+	return UseCases{
+		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
+		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, HealthUseCases: uc.Health,
+	}
+}

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Validate reports every setting that cannot work, one line per problem naming the setting,
+// before anything is opened, created or bound.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Addr != "" {
+		if err := validateAddr(c.Addr); err != nil {
+			errs = append(errs, fmt.Errorf("addr (CONSENTD_ADDR) %q: %w", c.Addr, err))
+		}
+	}
+	if err := validateDatabaseURL(c.DatabaseURL); err != nil {
+		errs = append(errs, fmt.Errorf("database-url (CONSENTD_DATABASE_URL) %q: %w", c.DatabaseURL, err))
+	}
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Errorf("workers (CONSENTD_WORKERS) %d: must be 0 or more", c.Workers))
+	}
+	if c.PublicRateLimit < 0 {
+		errs = append(errs, fmt.Errorf("public-rate-limit (CONSENTD_PUBLIC_RATE_LIMIT) %g: must be 0 (off) or more", c.PublicRateLimit))
+	}
+	return errors.Join(errs...)
+}
+
+// validateAddr checks a listen address: host:port with a port from 0 to 65535.
+func validateAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("expected HOST:PORT, e.g. 127.0.0.1:8080 or :8080")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: expected a number from 0 to 65535", port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("host %q: expected a host name or IP address", host)
+	}
+	return nil
+}
+
+// validateDatabaseURL checks the scheme and, for SQLite, that the file's directory exists.
+func validateDatabaseURL(u string) error {
+	switch {
+	case strings.HasPrefix(u, "sqlite://"):
+		path := strings.TrimPrefix(u, "sqlite://")
+		if path == "" {
+			return errors.New("empty path (use sqlite://consentd.db)")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return fmt.Errorf("directory %s does not exist (create it first)", dir)
+			}
+		}
+		return nil
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		return nil
+	}
+	return errors.New("expected sqlite://PATH or postgres://USER@HOST/DB")
+}

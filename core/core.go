@@ -1,0 +1,111 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Deps are what the use cases are built from: the ports they call, the clock and the ID
+// source. Store, Catalog, Now and NewID are required; Queue and Crawler only for the scan use
+// cases that schedule or run scans (an absent one answers an internal error).
+type Deps struct {
+	Store   Store
+	Queue   ScanQueue
+	Crawler SiteCrawler
+	Catalog Catalog
+	// AllSites walks every site of the deployment, for periodic rescans (optional).
+	AllSites SiteLister
+	// Logger receives what a site owner must not see: the causes behind a failed scan's
+	// user-facing message, with the scan's ID. Nil discards.
+	Logger *slog.Logger
+	// Now is the clock; NewID returns a new unique identifier (a UUID).
+	Now   func() time.Time
+	NewID func() string
+}
+
+// UseCases are consentd's use cases, one small service per concept. Every site-scoped method
+// takes the organization of the caller and answers not_found for another organization's
+// site. Adapters depend on small interfaces of their own that these services satisfy.
+type UseCases struct {
+	Orgs       *Orgs
+	Sites      *Sites
+	Banners    *Banners
+	Categories *Categories
+	Services   *Services
+	Library    *Library
+	Scans      *Scans
+	Consents   *Consents
+	Health     *Health
+}
+
+// New builds the use cases on deps.
+func New(deps Deps) (*UseCases, error) {
+	if deps.Store == nil || deps.Catalog == nil {
+		return nil, errors.New("core: a store and a catalog are required")
+	}
+	if deps.Now == nil || deps.NewID == nil {
+		return nil, errors.New("core: a clock and an ID source are required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
+		log: deps.Logger, clock: deps.Now, newID: deps.NewID}
+	return &UseCases{
+		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
+		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
+		Health: &Health{b},
+	}, nil
+}
+
+// base is what every service shares: the dependencies and the public endpoints' caches, so
+// that a change made through any service drops the cached view of its site.
+type base struct {
+	store   Store
+	queue   ScanQueue
+	crawler SiteCrawler
+	catalog Catalog
+	// allSites is only for deployment-wide work: request-scoped use cases never see across
+	// organizations.
+	allSites SiteLister
+	log      *slog.Logger
+	clock    func() time.Time
+	newID    func() string
+
+	consentCache ttlCache[consentView]
+	configCache  ttlCache[*PublicConfig]
+}
+
+// Orgs are the use cases of organizations and their API keys.
+type Orgs struct{ *base }
+
+// Sites are the use cases of sites.
+type Sites struct{ *base }
+
+// Banners are the use cases of a site's banner and its script blocking.
+type Banners struct{ *base }
+
+// Categories are the use cases of a site's consent categories.
+type Categories struct{ *base }
+
+// Services are the use cases of the services (vendors) configured on a site.
+type Services struct{ *base }
+
+// Library gives read access to the catalog of known services.
+type Library struct{ *base }
+
+// Scans are the use cases of scans: triggering, running (for workers), results, configure.
+type Scans struct{ *base }
+
+// Consents are the use cases of the public banner endpoints and of consent records.
+type Consents struct{ *base }
+
+// Health reports on the dependencies, for readiness probes.
+type Health struct{ *base }
+
+// Ready reports whether the store answers.
+func (h *Health) Ready(ctx context.Context) error { return h.store.Ping(ctx) }
+
+func (b *base) now() time.Time { return b.clock().UTC().Truncate(time.Microsecond) }

@@ -3,12 +3,16 @@
 package pgtest
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 )
@@ -16,19 +20,51 @@ import (
 // EnvURL names the variable holding the test server's URL.
 const EnvURL = "CONSENTD_TEST_POSTGRES_URL"
 
-// ServerURL returns the test server's URL. Without one the test is skipped loudly, except
-// under CI=true, where it fails: CI must run the Postgres tests.
+// DefaultURL is the documented local server, used when EnvURL is unset and it answers.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+var (
+	probeOnce sync.Once
+	probed    string
+)
+
+// ServerURL returns the test server's URL: EnvURL's, or DefaultURL when that server answers.
+// Without either the test is skipped, with one loud line on standard error per test binary,
+// except under CI=true, where it fails: CI must run the Postgres tests.
 func ServerURL(tb testing.TB) string {
 	tb.Helper()
-	u := os.Getenv(EnvURL)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(EnvURL + " is not set, and CI=true requires the Postgres tests to run")
-		}
-		tb.Skip("SKIPPED: this Postgres test needs " + EnvURL +
-			" (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
+	if u := os.Getenv(EnvURL); u != "" {
+		return u
 	}
-	return u
+	probeOnce.Do(func() {
+		if answers(DefaultURL) {
+			probed = DefaultURL
+			return
+		}
+		if os.Getenv("CI") != "true" {
+			fmt.Fprintf(os.Stderr, "\n!!! SKIPPING the Postgres tests: %s is not set and no server answers at %s\n\n", EnvURL, DefaultURL)
+		}
+	})
+	if probed != "" {
+		return probed
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(EnvURL + " is not set, no server answers at " + DefaultURL + ", and CI=true requires the Postgres tests to run")
+	}
+	tb.Skip("SKIPPED: this Postgres test needs " + EnvURL + " or a server at " + DefaultURL)
+	return ""
+}
+
+// answers reports whether a Postgres server accepts a connection at u within two seconds.
+func answers(u string) bool {
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return db.PingContext(ctx) == nil
 }
 
 // FreshURL creates a database with a random name on the test server and returns its URL; the

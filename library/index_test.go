@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -309,33 +308,13 @@ gtag('js',new Date());gtag('config','G-ABC123XYZ9');var x=document.createElement
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, m := range matchers(ix) {
-			b.Run(fmt.Sprintf("services=%d/matcher=%s", ix.Len(), m.name), func(b *testing.B) {
-				b.SetBytes(int64(len(text)))
-				for b.Loop() {
-					m.ix.FindTrackingIDs(text, func(IDMatch) {})
-				}
-			})
-		}
+		b.Run(fmt.Sprintf("services=%d", ix.Len()), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				ix.FindTrackingIDs(text, func(IDMatch) {})
+			}
+		})
 	}
-}
-
-// matchers returns ix as built ("hand": simple regexes are matched by hand at their candidate
-// starts) and a copy that runs the regexp package at those same starts ("regexp"). The pair
-// shows what the hand matcher buys: it stays only while it is clearly faster (issue 11).
-func matchers(ix *Index) []struct {
-	name string
-	ix   *Index
-} {
-	re := *ix
-	re.idRegexes = slices.Clone(ix.idRegexes)
-	for i := range re.idRegexes {
-		re.idRegexes[i].simple = nil
-	}
-	return []struct {
-		name string
-		ix   *Index
-	}{{"hand", ix}, {"regexp", &re}}
 }
 
 // bruteTrackingIDs runs every regex of ix over the whole text: the reference the prefiltered
@@ -421,13 +400,10 @@ func TestCatalogPrefilterIsExact(t *testing.T) {
 	}
 	found := 0
 	for _, text := range texts {
-		want := bruteTrackingIDs(ix, text)
+		want, got := bruteTrackingIDs(ix, text), indexedTrackingIDs(ix, text)
 		found += len(want)
-		// Both matchers, so that the benchmark comparing them compares equal work.
-		for _, m := range matchers(ix) {
-			if got := indexedTrackingIDs(m.ix, text); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("matcher=%s %.80q:\n got %v\nwant %v", m.name, text, got, want)
-			}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%.80q:\n got %v\nwant %v", text, got, want)
 		}
 	}
 	if found < 1000 {
@@ -501,14 +477,10 @@ func BenchmarkCatalogFindTrackingIDs(b *testing.B) {
 			n += len(data)
 		}
 	}
-	for _, m := range matchers(ix) {
-		b.Run("matcher="+m.name, func(b *testing.B) {
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				for _, t := range texts {
-					m.ix.FindTrackingIDs(t, func(IDMatch) {})
-				}
-			}
-		})
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, t := range texts {
+			ix.FindTrackingIDs(t, func(IDMatch) {})
+		}
 	}
 }

@@ -99,7 +99,6 @@ func analyzeIDRegex(re *regexp.Regexp, pattern string) (idRegex, []litCand) {
 		a0, err2 := regexp.Compile(`^(?:` + pattern + `)`)
 		if err1 == nil && err2 == nil {
 			r.anchored, r.anchored0 = a, a0
-			r.simple = compileSimple(pattern)
 		}
 	}
 	return r, cands

@@ -26,8 +26,6 @@ type idRegex struct {
 	// bounded distance before one of the regex's literals: they test a candidate start (with the
 	// byte before it for \b) instead of scanning a window.
 	anchored, anchored0 *regexp.Regexp
-	// simple, when set, matches at a candidate start by hand instead of anchored.
-	simple *simpleRE
 }
 
 // litUse says where a literal of the prefilter sits in the matches of one tracking-ID regex.
@@ -196,24 +194,6 @@ func (ix *Index) emit(r *idRegex, text string, base int, m []int, yield func(IDM
 func (ix *Index) runAnchored(r *idRegex, text string, at int, yield func(IDMatch)) (int, bool) {
 	// One byte past the longest match keeps the context of \b and $.
 	hi := min(at+r.maxLen+1, len(text))
-	if r.simple != nil {
-		var caps [2 * maxSimpleCaps]int
-		budget := simpleBudget
-		end, ok := r.simple.match(text[:hi], 0, at, caps[:], &budget)
-		if budget >= 0 {
-			if !ok || (r.capped && end == hi && hi < len(text)) {
-				return 0, false
-			}
-			for g := 0; g < r.simple.ncap; g++ {
-				if caps[2*g+1] > caps[2*g] {
-					yield(IDMatch{Service: ix.services[r.svc], ID: text[caps[2*g]:caps[2*g+1]], Start: at, End: end})
-					break
-				}
-			}
-			return end, true
-		}
-		// Too many ways to try: leave it to the regexp package.
-	}
 	re, lo := r.anchored, at-1
 	if at == 0 {
 		re, lo = r.anchored0, 0

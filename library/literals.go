@@ -8,45 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxMatchLen returns an upper bound of the length in bytes of a match of re, or -1 when matches
-// can be arbitrarily long.
-func maxMatchLen(re *syntax.Regexp) int {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return 4 * len(re.Rune)
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return 4
-	case syntax.OpCapture, syntax.OpQuest:
-		return maxMatchLen(re.Sub[0])
-	case syntax.OpStar, syntax.OpPlus:
-		return -1
-	case syntax.OpRepeat:
-		n := maxMatchLen(re.Sub[0])
-		if re.Max < 0 || n < 0 {
-			return -1
-		}
-		return re.Max * n
-	case syntax.OpConcat, syntax.OpAlternate:
-		total := 0
-		for _, sub := range re.Sub {
-			n := maxMatchLen(sub)
-			if n < 0 {
-				return -1
-			}
-			if re.Op == syntax.OpConcat {
-				total += n
-			} else {
-				total = max(total, n)
-			}
-		}
-		return total
-	}
-	if isZeroWidth(re) {
-		return 0
-	}
-	return -1
-}
-
 // maxWindow bounds how far from its literal a tracking-ID match may extend.
 const maxWindow = 256
 
@@ -226,6 +187,45 @@ func concatCands(subs []*syntax.Regexp) []litCand {
 		i++
 	}
 	return best
+}
+
+// maxMatchLen returns an upper bound of the length in bytes of a match of re, or -1 when matches
+// can be arbitrarily long.
+func maxMatchLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return 4 * len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 4
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxMatchLen(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		n := maxMatchLen(re.Sub[0])
+		if re.Max < 0 || n < 0 {
+			return -1
+		}
+		return re.Max * n
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			n := maxMatchLen(sub)
+			if n < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				total += n
+			} else {
+				total = max(total, n)
+			}
+		}
+		return total
+	}
+	if isZeroWidth(re) {
+		return 0
+	}
+	return -1
 }
 
 // lenRange returns the least and greatest length in bytes of a match of re, max -1 when

@@ -15,6 +15,8 @@ type IDMatch struct {
 	Start, End int
 }
 
+// idRegex is a service's tracking-ID pattern with what the analysis of its syntax found, so that
+// FindTrackingIDs can run it at a few candidate starts or in a short window, not over the text.
 type idRegex struct {
 	re     *regexp.Regexp
 	svc    int32

@@ -204,19 +204,6 @@ func TestRequiredLiteral(t *testing.T) {
 	}
 }
 
-func TestACMatcher(t *testing.T) {
-	t.Parallel()
-	lits := []string{"he", "she", "his", "hers", "gtm-"}
-	m := newACMatcher(lits)
-	text := "uSHErs and GTM-X"
-	seen := map[string]int{}
-	m.scan(text, func(l int32, _ int) { seen[lits[l]]++ })
-	want := map[string]int{"he": 1, "she": 1, "hers": 1, "gtm-": 1}
-	if fmt.Sprint(seen) != fmt.Sprint(want) {
-		t.Errorf("got %v, want %v", seen, want)
-	}
-}
-
 func TestIndexMatchCookie(t *testing.T) {
 	t.Parallel()
 	ix := indexFixture(t)

@@ -26,7 +26,7 @@ const gaPage = `<!doctype html><html><head><title>Shop</title>
 <script async src="https://www.googletagmanager.com/gtag/js?id=G-TEST12345"></script>
 <script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}
 gtag('js', new Date()); gtag('config', 'G-TEST12345');</script>
-</head><body><h1>Shop</h1></body></html>`
+</head><body><h1>Shop</h1><a href="/gone">Old offer</a></body></html>`
 
 // targetSite serves gaPage on loopback.
 func targetSite(t *testing.T) *httptest.Server {
@@ -36,6 +36,8 @@ func targetSite(t *testing.T) *httptest.Server {
 			http.NotFound(w, r)
 			return
 		}
+		// A first-party Google Analytics cookie, as a server-side tag would set it.
+		http.SetCookie(w, &http.Cookie{Name: "_ga", Value: "GA1.1.1.1", Path: "/", MaxAge: 3600})
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, gaPage)
 	}))
@@ -184,6 +186,14 @@ func TestScanOverHTTP(t *testing.T) {
 		}
 		if got.PagesScanned < 1 || got.StartedAt == nil || got.FinishedAt == nil {
 			t.Fatalf("scan = %+v, want pages and timestamps", got)
+		}
+		// What the engine computes reaches the API: the cookie on its service, the broken link.
+		if len(ga.Cookies) != 1 || ga.Cookies[0].Name != "_ga" || ga.Cookies[0].Session || len(ga.Cookies[0].SeenAt) == 0 {
+			t.Fatalf("google-analytics cookies = %+v, want _ga with where it was seen", ga.Cookies)
+		}
+		if len(got.PageErrors) != 1 || !strings.HasSuffix(got.PageErrors[0].URL, "/gone") ||
+			got.PageErrors[0].Status == nil || *got.PageErrors[0].Status != 404 {
+			t.Fatalf("pageErrors = %+v, want /gone with 404", got.PageErrors)
 		}
 	})
 }

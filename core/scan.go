@@ -26,7 +26,9 @@ type Scan struct {
 	DetectedServices    []DetectedService    `json:"detectedServices"`
 	UnrecognizedScripts []UnrecognizedScript `json:"unrecognizedScripts"`
 	PagesScanned        int                  `json:"pagesScanned"`
-	ErrorMessage        *string              `json:"errorMessage"`
+	// PageErrors are the pages that could not be read; the scan went on without them.
+	PageErrors   []PageError `json:"pageErrors"`
+	ErrorMessage *string     `json:"errorMessage"`
 	CreatedAt           time.Time            `json:"createdAt"`
 	StartedAt           *time.Time           `json:"startedAt"`
 	FinishedAt          *time.Time           `json:"finishedAt"`
@@ -39,6 +41,30 @@ type DetectedService struct {
 	Category    string   `json:"category"`
 	TrackingIDs []string `json:"trackingIds"`
 	Pages       []string `json:"pages"`
+	// Cookies are the cookies of this service the scan saw being set, with where.
+	Cookies []ObservedCookie `json:"cookies"`
+}
+
+// ObservedCookie is a cookie a scan saw being set.
+type ObservedCookie struct {
+	Name string `json:"name"`
+	// Domain is the cookie's Domain attribute, or the host that set it.
+	Domain string `json:"domain"`
+	// Session is true for a cookie without an expiry: it ends with the browser session.
+	Session bool `json:"session"`
+	// ThirdParty is true when the domain is not the scanned site's.
+	ThirdParty bool `json:"thirdParty"`
+	// SeenAt are the URLs whose responses set it.
+	SeenAt []string `json:"seenAt"`
+}
+
+// PageError is a page a scan could not read.
+type PageError struct {
+	URL string `json:"url"`
+	// Status is the HTTP status answered, null when no answer came.
+	Status *int `json:"status"`
+	// Message says what went wrong, for the site owner.
+	Message string `json:"message"`
 }
 
 // UnrecognizedScript is a third-party script that matched nothing in the library.
@@ -92,6 +118,7 @@ type CrawlResult struct {
 	PagesScanned        int
 	DetectedServices    []DetectedService
 	UnrecognizedScripts []UnrecognizedScript
+	PageErrors          []PageError
 }
 
 // SiteCrawler crawls a site and fingerprints what it loads.
@@ -267,6 +294,7 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 		s.PagesScanned = res.PagesScanned
 		s.DetectedServices = orEmptySlice(res.DetectedServices)
 		s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
+		s.PageErrors = orEmptySlice(res.PageErrors)
 	})
 	return err
 }

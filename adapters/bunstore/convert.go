@@ -83,7 +83,7 @@ func (s *service) core(cookies []cookie) *core.Service {
 func fromScan(s *core.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status,
-		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts,
+		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -92,7 +92,7 @@ func fromScan(s *core.Scan) *scan {
 func (s *scan) core() *core.Scan {
 	return &core.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status,
-		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts,
+		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}

@@ -117,6 +117,7 @@ type scan struct {
 	DetectedServices    []core.DetectedService    `bun:"detected_services,type:jsonb"`
 	UnrecognizedScripts []core.UnrecognizedScript `bun:"unrecognized_scripts,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
+	PageErrors          []core.PageError          `bun:"page_errors,type:jsonb"`
 	ErrorMessage        *string                   `bun:"error_message"`
 	CreatedAt           time.Time                 `bun:"created_at"`
 	StartedAt           *time.Time                `bun:"started_at"`

@@ -438,7 +438,7 @@ func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...strin
 // UpdateScan implements core.ScanStore.
 func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "detected_services", "unrecognized_scripts", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "detected_services", "unrecognized_scripts", "page_errors", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

@@ -36,10 +36,27 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 		DetectedServices:    make([]core.DetectedService, 0, len(res.Services)),
 		UnrecognizedScripts: make([]core.UnrecognizedScript, 0, len(res.Unrecognized)),
 	}
+	cookies := map[string][]core.ObservedCookie{}
+	for _, c := range res.Cookies {
+		if c.Service != "" {
+			cookies[c.Service] = append(cookies[c.Service], core.ObservedCookie{
+				Name: c.Name, Domain: c.Domain, Session: c.Session, ThirdParty: c.ThirdParty, SeenAt: orEmpty(c.URLs),
+			})
+		}
+	}
 	for _, s := range res.Services {
 		out.DetectedServices = append(out.DetectedServices, core.DetectedService{
 			Slug: s.Slug, Name: s.Name, Category: s.Category, TrackingIDs: orEmpty(s.TrackingIDs), Pages: orEmpty(s.Pages),
+			Cookies: orEmptyOf(cookies[s.Slug]),
 		})
+	}
+	out.PageErrors = make([]core.PageError, 0, len(res.Errors))
+	for _, e := range res.Errors {
+		pe := core.PageError{URL: e.URL, Message: e.Message}
+		if e.Status != 0 {
+			pe.Status = &e.Status
+		}
+		out.PageErrors = append(out.PageErrors, pe)
 	}
 	for _, u := range res.Unrecognized {
 		out.UnrecognizedScripts = append(out.UnrecognizedScripts, core.UnrecognizedScript{Src: u.Src, Domain: u.Domain, Pages: orEmpty(u.Pages)})
@@ -66,9 +83,11 @@ func crawlError(ctx context.Context, err error) error {
 	return out
 }
 
-func orEmpty(s []string) []string {
+func orEmpty(s []string) []string { return orEmptyOf(s) }
+
+func orEmptyOf[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -443,6 +443,7 @@ func cloneScan(x core.Scan) *core.Scan {
 	x.URLs = slices.Clone(x.URLs)
 	x.DetectedServices = slices.Clone(x.DetectedServices)
 	x.UnrecognizedScripts = slices.Clone(x.UnrecognizedScripts)
+	x.PageErrors = slices.Clone(x.PageErrors)
 	return &x
 }
 

@@ -363,11 +363,16 @@ func testScans(t *testing.T, s core.Store) {
 	sc.Status, sc.FinishedAt, sc.ErrorMessage, sc.PagesScanned = core.ScanCompleted, &fin, &msg, 4
 	sc.DetectedServices = []core.DetectedService{{Slug: "hotjar", Name: "Hotjar", Category: "statistics", TrackingIDs: []string{"123"}, Pages: []string{"https://shop.example/"}}}
 	sc.UnrecognizedScripts = []core.UnrecognizedScript{{Src: "https://cdn.x/y.js", Domain: "x", Pages: []string{"https://shop.example/"}}}
+	sc.DetectedServices[0].Cookies = []core.ObservedCookie{{Name: "_hjSessionUser_1", Domain: "shop.example", SeenAt: []string{"https://shop.example/"}}}
+	status := 503
+	sc.PageErrors = []core.PageError{{URL: "https://shop.example/down", Status: &status, Message: "answered 503"}}
 	must(t, s.UpdateScan(ctx, sc))
 	got, err := s.Scan(ctx, f.site.ID, sc.ID)
 	must(t, err)
 	if got.Status != core.ScanCompleted || got.PagesScanned != 4 || got.FinishedAt == nil || !got.FinishedAt.Equal(fin) ||
-		len(got.DetectedServices) != 1 || got.DetectedServices[0].TrackingIDs[0] != "123" || len(got.UnrecognizedScripts) != 1 || *got.ErrorMessage != "boom" {
+		len(got.DetectedServices) != 1 || got.DetectedServices[0].TrackingIDs[0] != "123" || len(got.UnrecognizedScripts) != 1 || *got.ErrorMessage != "boom" ||
+		len(got.DetectedServices[0].Cookies) != 1 || got.DetectedServices[0].Cookies[0].Name != "_hjSessionUser_1" ||
+		len(got.PageErrors) != 1 || got.PageErrors[0].Status == nil || *got.PageErrors[0].Status != 503 {
 		t.Fatalf("scan round trip: %+v", got)
 	}
 	pending, err := s.Scan(ctx, f.site.ID, ids[0])

@@ -1,0 +1,1 @@
+ALTER TABLE scans ADD COLUMN page_errors TEXT;

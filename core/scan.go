@@ -29,9 +29,9 @@ type Scan struct {
 	// PageErrors are the pages that could not be read; the scan went on without them.
 	PageErrors   []PageError `json:"pageErrors"`
 	ErrorMessage *string     `json:"errorMessage"`
-	CreatedAt           time.Time            `json:"createdAt"`
-	StartedAt           *time.Time           `json:"startedAt"`
-	FinishedAt          *time.Time           `json:"finishedAt"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	StartedAt    *time.Time  `json:"startedAt"`
+	FinishedAt   *time.Time  `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.

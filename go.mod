@@ -10,6 +10,7 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/google/uuid v1.6.0
+	github.com/gosimple/unidecode v1.0.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
 	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745

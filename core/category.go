@@ -2,12 +2,15 @@ package core
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gosimple/unidecode"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -79,8 +82,8 @@ func (in CategoryInput) validate(create bool) error {
 		if n := utf8.RuneCountInString(*in.Name); n < 1 || n > MaxCategoryName {
 			return Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxCategoryName)
 		}
-		if Slugify(*in.Name) == "" {
-			return Errorf(CodeInvalid, "name: must contain at least one letter or digit")
+		if strings.TrimSpace(*in.Name) == "" {
+			return Errorf(CodeInvalid, "name: must not be blank")
 		}
 	}
 	if in.Description != nil {
@@ -117,11 +120,28 @@ func maxLen(field, v string, max int) error {
 }
 
 // Slugify turns a display name into a URL-safe slug: lower-case ASCII letters and digits
-// separated by single hyphens, accents stripped ("Préférences sociales" → "preferences-sociales").
+// separated by single hyphens. Names in any script are transliterated first ("Préférences
+// sociales" → "preferences-sociales", "Категория" → "kategoriia", "中文类别" →
+// "zhong-wen-lei-bie"); a name with nothing to transliterate (emoji, symbols) gets a short
+// slug derived from its hash ("🍪" → "category-" and 8 hex digits), so that every non-blank
+// name has one.
 func Slugify(name string) string {
+	if s := asciiSlug(unidecode.Unidecode(name)); s != "" {
+		return s
+	}
+	if strings.TrimSpace(name) == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "category-" + hex.EncodeToString(sum[:4])
+}
+
+// asciiSlug keeps the ASCII letters and digits of s, lower-cased, with single hyphens
+// between the runs, at most MaxSlug bytes.
+func asciiSlug(s string) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range norm.NFKD.String(name) {
+	for _, r := range norm.NFKD.String(s) {
 		switch {
 		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			if dash && b.Len() > 0 {
@@ -138,11 +158,11 @@ func Slugify(name string) string {
 			break
 		}
 	}
-	s := b.String()
-	if len(s) > MaxSlug {
-		s = s[:MaxSlug]
+	out := b.String()
+	if len(out) > MaxSlug {
+		out = out[:MaxSlug]
 	}
-	return strings.TrimRight(s, "-")
+	return strings.TrimRight(out, "-")
 }
 
 // Categories lists a site's categories.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,9 +110,15 @@ func wantCode(t *testing.T, err error, code core.Code) {
 }
 
 func TestSlugify(t *testing.T) {
+	// Names without anything to transliterate get a short slug of their own.
+	cookie, cake := core.Slugify("🍪"), core.Slugify("🎂")
+	if !strings.HasPrefix(cookie, "category-") || len(cookie) != len("category-")+8 || cookie == cake {
+		t.Errorf("Slugify(🍪) = %q, Slugify(🎂) = %q: want distinct category-xxxxxxxx slugs", cookie, cake)
+	}
 	for in, want := range map[string]string{
 		"Social Media": "social-media", "Préférences  sociales!": "preferences-sociales", "  A/B testing ": "a-b-testing",
-		"日本語": "", "x--y": "x-y", "Ünïcödé 2": "unicode-2",
+		"日本語": "ri-ben-yu", "x--y": "x-y", "Ünïcödé 2": "unicode-2", "Straße": "strasse",
+		"中文类别": "zhong-wen-lei-bie", "Категория": "kategoriia", "Κατηγορία": "kategoria", "   ": "",
 	} {
 		if got := core.Slugify(in); got != want {
 			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)

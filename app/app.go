@@ -176,9 +176,17 @@ func (a *App) Bootstrap(ctx context.Context) (string, error) {
 func (a *App) Listen() (net.Listener, error) { return listen(a.cfg.Addr) }
 
 // RunServer serves HTTP on ln (bound by Listen) and works scan jobs in-process (cfg.Workers
-// of them) until ctx ends, then shuts down gracefully: it stops accepting requests and jobs
+// of them; on SQLite, jobs a dead process left running first) until ctx ends, then shuts down gracefully: it stops accepting requests and jobs
 // and lets running ones finish within ShutdownTimeout. It closes ln.
 func (a *App) RunServer(ctx context.Context, ln net.Listener) error {
+	// The embedded store has a single node: a job still running belongs to a process that
+	// died, so it is worked again now rather than after the rescue delay.
+	if a.store.Dialect() != "postgres" && a.cfg.Workers > 0 {
+		if _, err := a.queue.ReclaimOrphans(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if err := a.workers.Start(ctx); err != nil {
 		ln.Close()
 		return fmt.Errorf("scan workers: %w", err)

@@ -8,6 +8,7 @@ package riverqueue
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,8 +38,9 @@ type Config struct {
 	// RetryBase is the first retry delay, doubled on each further attempt (default 5 s).
 	RetryBase time.Duration
 	// RescueAfter is how long a job may stay running before it counts as abandoned by a dead
-	// worker and is worked again (default JobTimeout + 5 minutes; at least JobTimeout). River's
-	// rescuer looks for such jobs every 30 seconds.
+	// worker and is worked again (default JobTimeout + 1 minute: an attempt cannot run longer
+	// than JobTimeout, so past that its worker is gone; at least JobTimeout). River's rescuer
+	// looks for such jobs every 30 seconds.
 	RescueAfter time.Duration
 	// SweepInterval is how often scans whose job River gave up on (discarded after a dead
 	// worker's last attempt, or an error that could not be recorded) are marked failed
@@ -69,7 +71,7 @@ func (c *Config) defaults() error {
 		c.RetryBase = 5 * time.Second
 	}
 	if c.RescueAfter <= 0 {
-		c.RescueAfter = c.JobTimeout + 5*time.Minute
+		c.RescueAfter = c.JobTimeout + rescueMargin
 	}
 	if c.RescueAfter < c.JobTimeout {
 		return fmt.Errorf("scan rescue-after %s is shorter than the scan timeout %s: live scans would be worked twice", c.RescueAfter, c.JobTimeout)
@@ -92,6 +94,10 @@ func (c *Config) defaults() error {
 	return nil
 }
 
+// rescueMargin is how long after its timeout a running attempt counts as abandoned: time for
+// a worker that is alive to notice the timeout and record the outcome.
+const rescueMargin = time.Minute
+
 // riverClient is what the queue uses of a river.Client, whatever its transaction type.
 type riverClient interface {
 	Start(ctx context.Context) error
@@ -112,7 +118,9 @@ type Queue struct {
 	// insertTx inserts a job in the store's open database/sql transaction.
 	insertTx func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error
 	migrate  func(ctx context.Context) error
-	close    func()
+	// exec runs River's own queries on the queue's database (reclaiming orphans).
+	exec  riverdriver.Executor
+	close func()
 }
 
 var _ core.ScanQueue = (*Queue)(nil)
@@ -150,6 +158,7 @@ func NewSQLite(db *sql.DB, cfg Config) (*Queue, error) {
 			return err
 		},
 		migrate: func(ctx context.Context) error { return migrate(ctx, driver) },
+		exec:    driver.GetExecutor(),
 	}, nil
 }
 
@@ -190,6 +199,7 @@ func NewPostgres(ctx context.Context, databaseURL string, cfg Config) (*Queue, e
 			})
 		},
 		migrate: func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) },
+		exec:    driver.GetExecutor(),
 	}, nil
 }
 
@@ -234,6 +244,44 @@ func (q *Queue) EnqueueScan(ctx context.Context, tx core.Store, job core.ScanJob
 		return fmt.Errorf("enqueue scan %s: %w", job.ScanID, err)
 	}
 	return nil
+}
+
+// ReclaimOrphans makes every job left running by a process that died workable again at once:
+// available when it has attempts left, discarded otherwise (the sweeper then fails its scan with
+// a sentence). Call it only where this process owns every job of the database, as 'consentd
+// serve' owns the embedded SQLite store's, before its workers start: a job another live
+// process is working would be worked twice. It returns how many jobs it reclaimed.
+func (q *Queue) ReclaimOrphans(ctx context.Context) (int, error) {
+	now := time.Now().UTC()
+	// Every job attempted before now is an orphan: no worker of this process has started.
+	stuck, err := q.exec.JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 10000, StuckHorizon: now.Add(time.Second)})
+	if err != nil || len(stuck) == 0 {
+		return 0, err
+	}
+	p := &riverdriver.JobRescueManyParams{StuckHorizon: now.Add(time.Second)}
+	for _, job := range stuck {
+		msg, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: max(job.Attempt, 0),
+			Error: "the process working this job stopped; reclaimed when consentd started again"})
+		if err != nil {
+			return 0, err
+		}
+		// Available, not retryable: workers fetch it at once, without waiting for the leader's
+		// scheduler.
+		state, finalized := rivertype.JobStateAvailable, (*time.Time)(nil)
+		if job.Attempt >= job.MaxAttempts {
+			state, finalized = rivertype.JobStateDiscarded, &now
+		}
+		p.ID = append(p.ID, job.ID)
+		p.Error = append(p.Error, msg)
+		p.FinalizedAt = append(p.FinalizedAt, finalized)
+		p.ScheduledAt = append(p.ScheduledAt, now)
+		p.State = append(p.State, string(state))
+	}
+	if _, err := q.exec.JobRescueMany(ctx, p); err != nil {
+		return 0, fmt.Errorf("reclaim orphaned jobs: %w", err)
+	}
+	q.cfg.Logger.Info("reclaimed scan jobs left running by a stopped process", slog.Int("jobs", len(stuck)))
+	return len(stuck), nil
 }
 
 // Workers are the scan workers of a process: a River client working scan jobs through the

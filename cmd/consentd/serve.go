@@ -68,6 +68,6 @@ func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.DurationVar(&cfg.ScanTimeout, "scan-timeout", 5*time.Minute, "time limit of one scan attempt")
 	fs.IntVar(&cfg.ScanMaxAttempts, "scan-max-attempts", 3, "attempts of a scan that fails with a temporary error")
 	fs.DurationVar(&cfg.ScanRetryBase, "scan-retry-base", 5*time.Second, "delay before the first retry, doubled on each further one")
-	fs.DurationVar(&cfg.ScanRescueAfter, "scan-rescue-after", 10*time.Minute, "time after which a scan attempt whose worker died is worked again (at least scan-timeout)")
+	fs.DurationVar(&cfg.ScanRescueAfter, "scan-rescue-after", 0, "time after which a scan attempt whose worker died is worked again (at least scan-timeout; default scan-timeout plus 1m)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long running scans may take to finish before they are cancelled")
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+const serveKey = "cd_serve-test-key-0123456789"
+
+// serveProc is a 'consentd serve' process.
+type serveProc struct {
+	cmd  *exec.Cmd
+	done chan error
+	base string
+	mu   sync.Mutex
+	log  strings.Builder
+}
+
+var listeningAddr = regexp.MustCompile(`msg="consentd listening" addr=(\S+)`)
+
+// startServe runs 'consentd serve' on databaseURL on a free loopback port and waits until it
+// listens. It is stopped with SIGTERM when t ends, unless the test killed it.
+func startServe(t *testing.T, databaseURL string, env ...string) *serveProc {
+	t.Helper()
+	p := &serveProc{cmd: exec.Command(cli(t), "serve"), done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), append([]string{
+		"CONSENTD_DATABASE_URL=" + databaseURL, "CONSENTD_ADDR=127.0.0.1:0", "CONSENTD_WORKERS=2",
+		"CONSENTD_SCAN_ALLOW_PRIVATE=true", "CONSENTD_BOOTSTRAP_API_KEY=" + serveKey,
+	}, env...)...)
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.log.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil {
+				ready <- m[1]
+			}
+		}
+		p.done <- p.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(30 * time.Second):
+				p.cmd.Process.Kill()
+			}
+		}
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("serve %d log:\n%s", p.cmd.Process.Pid, p.log.String())
+			p.mu.Unlock()
+		}
+	})
+	select {
+	case addr := <-ready:
+		p.base = "http://" + addr + "/api/v1"
+	case err := <-p.done:
+		t.Fatalf("serve exited: %v\n%s", err, p.log.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve not listening after 30s")
+	}
+	return p
+}
+
+// call sends a request with the test key and decodes the JSON answer into out.
+func (p *serveProc) call(t *testing.T, method, path, body string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+serveKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %d", method, path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeReclaimsDeadScanOnSQLite: a scan running when 'consentd serve' was killed is
+// worked again within seconds of the next start on the embedded store, not after the rescue
+// delay (here the default: scan timeout plus a minute).
+func TestServeReclaimsDeadScanOnSQLite(t *testing.T) {
+	t.Parallel()
+	db := "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
+	tg := newTarget(t, 3*time.Second)
+	p1 := startServe(t, db)
+	var site struct{ ID string }
+	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
+	var s core.Scan
+	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
+	select {
+	case <-tg.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scan did not start")
+	}
+	if err := p1.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p1.done
+	restarted := time.Now()
+	p2 := startServe(t, db)
+	for {
+		var got core.Scan
+		p2.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
+		if got.Status == core.ScanCompleted {
+			t.Logf("scan completed %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
+			break
+		}
+		if got.Status == core.ScanFailed || time.Since(restarted) > 30*time.Second {
+			t.Fatalf("scan %s %v %s after the restart; want completed within seconds", got.Status, got.ErrorMessage, time.Since(restarted))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if h := tg.hits["/slow/"]; h != 2 {
+		t.Fatalf("page fetched %d times, want 2 (the killed attempt and the reclaimed one)", h)
+	}
+}

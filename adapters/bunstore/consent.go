@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"errors"
-
 	"sync"
 	"time"
 
@@ -11,6 +10,21 @@ import (
 
 	"github.com/consentd/consentd/core"
 )
+
+type consentRecord struct {
+	bun.BaseModel       `bun:"table:consent_records"`
+	ID                  string          `bun:"id,pk"`
+	SiteID              string          `bun:"site_id"`
+	VisitorID           string          `bun:"visitor_id"`
+	IPCountry           string          `bun:"ip_country"`
+	Jurisdiction        string          `bun:"jurisdiction"`
+	CategoriesConsented map[string]bool `bun:"categories_consented,type:jsonb"`
+	GPCSignal           bool            `bun:"gpc_signal"`
+	DoNotSell           bool            `bun:"do_not_sell"`
+	ConsentVersion      int             `bun:"consent_version"`
+	Action              string          `bun:"action"`
+	CreatedAt           time.Time       `bun:"created_at"`
+}
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
 // created in one hour, as counted by one writer shard.

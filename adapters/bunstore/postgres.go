@@ -1,0 +1,74 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/consentd/consentd/core"
+)
+
+func openPostgres(dsn string) (*bun.DB, error) {
+	sqldb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(32)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+// migrationLockID is the Postgres advisory lock Migrate holds: "consent".
+const migrationLockID = 0x636f6e73656e74
+
+// lockMigrations takes the migration advisory lock on a connection of its own, waiting for a
+// migration in progress in another process, and returns the function that releases it. The
+// lock belongs to the session: a process killed while holding it releases it with its
+// connection.
+func lockMigrations(ctx context.Context, db *bun.DB) (unlock func(), err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return func() {
+		conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockID) //nolint:errcheck // unlock also happens when the session closes
+		conn.Close()
+	}, nil
+}
+
+// locked makes a single-row read inside a transaction on Postgres lock the row (FOR UPDATE)
+// until commit, so that concurrent read-modify-write updates of one site, banner or category
+// apply one after the other instead of losing each other's changes. SQLite transactions are
+// serialized already (BEGIN IMMEDIATE).
+func (s *Store) locked(q *bun.SelectQuery) *bun.SelectQuery {
+	if s.tx != nil && s.Dialect() == "postgres" {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
+// translatePostgres translates a Postgres error by its SQLSTATE; nil when err is none it knows.
+func translatePostgres(err error, what string) error {
+	var st interface{ SQLState() string }
+	if !errors.As(err, &st) {
+		return nil
+	}
+	switch st.SQLState() {
+	case "23505": // unique_violation
+		return core.Wrap(core.CodeConflict, err, what+" already exists")
+	case "23503": // foreign_key_violation
+		return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
+	case "22P02": // invalid_text_representation: not a uuid
+		return core.Errorf(core.CodeNotFound, "%s not found", what)
+	}
+	return nil
+}

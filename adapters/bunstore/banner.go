@@ -58,12 +58,24 @@ func (b *banner) core() *core.Banner {
 
 // CreateBanner implements core.BannerStore.
 func (s *Store) CreateBanner(ctx context.Context, b *core.Banner) error {
+	if err := newID("banner", b.ID); err != nil {
+		return err
+	}
+	if err := findIDs("site", b.SiteID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "banner refers to a row that does not exist")
+	}
+	if err := storable("banner", b); err != nil {
+		return err
+	}
 	_, err := s.db.NewInsert().Model(fromBanner(b)).Exec(ctx)
 	return translate(err, "banner")
 }
 
 // Banner implements core.BannerStore.
 func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error) {
+	if err := findIDs("banner", siteID); err != nil {
+		return nil, err
+	}
 	var m banner
 	if err := s.locked(s.db.NewSelect().Model(&m).Where("site_id = ?", siteID)).Scan(ctx); err != nil {
 		return nil, translate(err, "banner")
@@ -73,6 +85,12 @@ func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error)
 
 // UpdateBanner implements core.BannerStore.
 func (s *Store) UpdateBanner(ctx context.Context, b *core.Banner) error {
+	if err := findIDs("banner", b.SiteID); err != nil {
+		return err
+	}
+	if err := storable("banner", b); err != nil {
+		return err
+	}
 	res, err := s.db.NewUpdate().Model(fromBanner(b)).ExcludeColumn("id", "site_id", "created_at").
 		Where("site_id = ?", b.SiteID).Exec(ctx)
 	return mustAffect(res, err, "banner")

@@ -43,12 +43,24 @@ func (c *category) core() *core.Category {
 
 // CreateCategory implements core.CategoryStore.
 func (s *Store) CreateCategory(ctx context.Context, c *core.Category) error {
+	if err := newID("category", c.ID); err != nil {
+		return err
+	}
+	if err := findIDs("site", c.SiteID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "category refers to a row that does not exist")
+	}
+	if err := storable("category", c); err != nil {
+		return err
+	}
 	_, err := s.db.NewInsert().Model(fromCategory(c)).Exec(ctx)
 	return translate(err, "category")
 }
 
 // Categories implements core.CategoryStore.
 func (s *Store) Categories(ctx context.Context, siteID string) ([]*core.Category, error) {
+	if !isID(siteID) {
+		return []*core.Category{}, nil
+	}
 	var ms []category
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).Order("sort_order", "created_at", "id").Scan(ctx); err != nil {
 		return nil, translate(err, "category")
@@ -62,6 +74,9 @@ func (s *Store) Categories(ctx context.Context, siteID string) ([]*core.Category
 
 // Category implements core.CategoryStore.
 func (s *Store) Category(ctx context.Context, siteID, id string) (*core.Category, error) {
+	if err := findIDs("category", siteID, id); err != nil {
+		return nil, err
+	}
 	var m category
 	if err := s.locked(s.db.NewSelect().Model(&m).Where("site_id = ? AND id = ?", siteID, id)).Scan(ctx); err != nil {
 		return nil, translate(err, "category")
@@ -71,6 +86,12 @@ func (s *Store) Category(ctx context.Context, siteID, id string) (*core.Category
 
 // CategoryBySlug implements core.CategoryStore.
 func (s *Store) CategoryBySlug(ctx context.Context, siteID, slug string) (*core.Category, error) {
+	if err := findIDs("category", siteID); err != nil {
+		return nil, err
+	}
+	if err := findKey("category", slug); err != nil {
+		return nil, err
+	}
 	var m category
 	if err := s.db.NewSelect().Model(&m).Where("site_id = ? AND slug = ?", siteID, slug).Scan(ctx); err != nil {
 		return nil, translate(err, "category")
@@ -80,6 +101,12 @@ func (s *Store) CategoryBySlug(ctx context.Context, siteID, slug string) (*core.
 
 // UpdateCategory implements core.CategoryStore.
 func (s *Store) UpdateCategory(ctx context.Context, c *core.Category) error {
+	if err := findIDs("category", c.SiteID, c.ID); err != nil {
+		return err
+	}
+	if err := storable("category", c); err != nil {
+		return err
+	}
 	res, err := s.db.NewUpdate().Model(fromCategory(c)).
 		Column("name", "description", "name_translations", "description_translations", "sort_order", "updated_at").
 		Where("site_id = ? AND id = ?", c.SiteID, c.ID).Exec(ctx)
@@ -88,6 +115,9 @@ func (s *Store) UpdateCategory(ctx context.Context, c *core.Category) error {
 
 // DeleteCategory implements core.CategoryStore.
 func (s *Store) DeleteCategory(ctx context.Context, siteID, id string) error {
+	if err := findIDs("category", siteID, id); err != nil {
+		return err
+	}
 	res, err := s.db.NewDelete().Model((*category)(nil)).Where("site_id = ? AND id = ?", siteID, id).Exec(ctx)
 	return mustAffect(res, err, "category")
 }

@@ -27,6 +27,12 @@ type apiKey struct {
 
 // CreateOrganization implements core.OrgStore.
 func (s *Store) CreateOrganization(ctx context.Context, o *core.Organization) error {
+	if err := newID("organization", o.ID); err != nil {
+		return err
+	}
+	if err := storable("organization", o); err != nil {
+		return err
+	}
 	_, err := s.db.NewInsert().Model(&organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt}).Exec(ctx)
 	return translate(err, "organization")
 }
@@ -39,6 +45,9 @@ func (s *Store) CountOrganizations(ctx context.Context) (int, error) {
 
 // Organization implements core.OrgStore.
 func (s *Store) Organization(ctx context.Context, id string) (*core.Organization, error) {
+	if err := findIDs("organization", id); err != nil {
+		return nil, err
+	}
 	var o organization
 	if err := s.db.NewSelect().Model(&o).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, translate(err, "organization")
@@ -48,12 +57,24 @@ func (s *Store) Organization(ctx context.Context, id string) (*core.Organization
 
 // CreateAPIKey implements core.OrgStore.
 func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
+	if err := newID("api key", k.ID); err != nil {
+		return err
+	}
+	if err := findIDs("organization", k.OrganizationID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "api key refers to a row that does not exist")
+	}
+	if err := storable("api key", k); err != nil {
+		return err
+	}
 	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt}).Exec(ctx)
 	return translate(err, "api key")
 }
 
 // APIKeyByHash implements core.OrgStore.
 func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*core.APIKey, error) {
+	if err := findKey("api key", hash); err != nil {
+		return nil, err
+	}
 	var k apiKey
 	if err := s.db.NewSelect().Model(&k).Where("hash = ?", hash).Scan(ctx); err != nil {
 		return nil, translate(err, "api key")

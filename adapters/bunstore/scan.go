@@ -45,12 +45,24 @@ func (s *scan) core() *core.Scan {
 
 // CreateScan implements core.ScanStore.
 func (s *Store) CreateScan(ctx context.Context, x *core.Scan) error {
+	if err := newID("scan", x.ID); err != nil {
+		return err
+	}
+	if err := findIDs("site", x.SiteID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "scan refers to a row that does not exist")
+	}
+	if err := storable("scan", x); err != nil {
+		return err
+	}
 	_, err := s.db.NewInsert().Model(fromScan(x)).Exec(ctx)
 	return translate(err, "scan")
 }
 
 // Scan implements core.ScanStore.
 func (s *Store) Scan(ctx context.Context, siteID, id string) (*core.Scan, error) {
+	if err := findIDs("scan", siteID, id); err != nil {
+		return nil, err
+	}
 	var m scan
 	if err := s.db.NewSelect().Model(&m).Where("site_id = ? AND id = ?", siteID, id).Scan(ctx); err != nil {
 		return nil, translate(err, "scan")
@@ -60,6 +72,9 @@ func (s *Store) Scan(ctx context.Context, siteID, id string) (*core.Scan, error)
 
 // ScanByID implements core.ScanStore.
 func (s *Store) ScanByID(ctx context.Context, id string) (*core.Scan, error) {
+	if err := findIDs("scan", id); err != nil {
+		return nil, err
+	}
 	var m scan
 	if err := s.db.NewSelect().Model(&m).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, translate(err, "scan")
@@ -69,6 +84,9 @@ func (s *Store) ScanByID(ctx context.Context, id string) (*core.Scan, error) {
 
 // Scans implements core.ScanStore.
 func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) {
+	if !isID(siteID) {
+		return []*core.Scan{}, nil
+	}
 	var ms []scan
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).OrderExpr("created_at DESC, id DESC").Scan(ctx); err != nil {
 		return nil, translate(err, "scan")
@@ -82,6 +100,9 @@ func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) 
 
 // LatestScan implements core.ScanStore.
 func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+	if err := findIDs("scan", siteID); err != nil {
+		return nil, err
+	}
 	var m scan
 	err := s.db.NewSelect().Model(&m).Where("site_id = ? AND status IN (?)", siteID, bun.List(statuses)).
 		OrderExpr("created_at DESC, id DESC").Limit(1).Scan(ctx)
@@ -93,6 +114,12 @@ func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...strin
 
 // UpdateScan implements core.ScanStore.
 func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
+	if err := findIDs("scan", x.ID); err != nil {
+		return err
+	}
+	if err := storable("scan", x); err != nil {
+		return err
+	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
 		Column("status", "detected_services", "unrecognized_scripts", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)

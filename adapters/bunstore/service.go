@@ -75,6 +75,20 @@ func (s *service) core(cookies []cookie) *core.Service {
 
 // CreateService implements core.ServiceStore: the service and its cookies in one transaction.
 func (s *Store) CreateService(ctx context.Context, x *core.Service) error {
+	if err := newID("service", x.ID); err != nil {
+		return err
+	}
+	for _, c := range x.Cookies {
+		if err := newID("cookie", c.ID); err != nil {
+			return err
+		}
+	}
+	if err := findIDs("site", x.SiteID, x.CategoryID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "service refers to a row that does not exist")
+	}
+	if err := storable("service", x); err != nil {
+		return err
+	}
 	m, cookies := fromService(x)
 	return s.InTx(ctx, func(tx core.Store) error {
 		db := tx.(*Store).db
@@ -92,6 +106,9 @@ func (s *Store) CreateService(ctx context.Context, x *core.Service) error {
 
 // Services implements core.ServiceStore.
 func (s *Store) Services(ctx context.Context, siteID string) ([]*core.Service, error) {
+	if !isID(siteID) {
+		return []*core.Service{}, nil
+	}
 	var ms []service
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, translate(err, "service")
@@ -101,6 +118,9 @@ func (s *Store) Services(ctx context.Context, siteID string) ([]*core.Service, e
 
 // Service implements core.ServiceStore.
 func (s *Store) Service(ctx context.Context, siteID, id string) (*core.Service, error) {
+	if err := findIDs("service", siteID, id); err != nil {
+		return nil, err
+	}
 	var ms []service
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND id = ?", siteID, id).Scan(ctx); err != nil {
 		return nil, translate(err, "service")
@@ -140,12 +160,18 @@ func (s *Store) withCookies(ctx context.Context, ms []service) ([]*core.Service,
 
 // CountServicesInCategory implements core.ServiceStore.
 func (s *Store) CountServicesInCategory(ctx context.Context, categoryID string) (int, error) {
+	if !isID(categoryID) {
+		return 0, nil
+	}
 	n, err := s.db.NewSelect().Model((*service)(nil)).Where("category_id = ?", categoryID).Count(ctx)
 	return int(n), translate(err, "service")
 }
 
 // DeleteService implements core.ServiceStore; cookies cascade.
 func (s *Store) DeleteService(ctx context.Context, siteID, id string) error {
+	if err := findIDs("service", siteID, id); err != nil {
+		return err
+	}
 	res, err := s.db.NewDelete().Model((*service)(nil)).Where("site_id = ? AND id = ?", siteID, id).Exec(ctx)
 	return mustAffect(res, err, "service")
 }

@@ -26,6 +26,15 @@ func (m *site) core() *core.Site {
 
 // CreateSite implements core.SiteStore.
 func (s *Store) CreateSite(ctx context.Context, x *core.Site) error {
+	if err := newID("site", x.ID); err != nil {
+		return err
+	}
+	if err := findIDs("organization", x.OrganizationID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "site refers to a row that does not exist")
+	}
+	if err := storable("site", x); err != nil {
+		return err
+	}
 	m := &site{ID: x.ID, OrganizationID: x.OrganizationID, Name: x.Name, URL: x.URL, ProjectKey: x.ProjectKey, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
 	_, err := s.db.NewInsert().Model(m).Exec(ctx)
 	return translate(err, "site")
@@ -33,6 +42,9 @@ func (s *Store) CreateSite(ctx context.Context, x *core.Site) error {
 
 // Site implements core.SiteStore.
 func (s *Store) Site(ctx context.Context, orgID, id string) (*core.Site, error) {
+	if err := findIDs("site", orgID, id); err != nil {
+		return nil, err
+	}
 	var m site
 	if err := s.locked(s.db.NewSelect().Model(&m).Where("id = ? AND organization_id = ?", id, orgID)).Scan(ctx); err != nil {
 		return nil, translate(err, "site")
@@ -42,6 +54,9 @@ func (s *Store) Site(ctx context.Context, orgID, id string) (*core.Site, error) 
 
 // SiteByProjectKey implements core.SiteStore.
 func (s *Store) SiteByProjectKey(ctx context.Context, key string) (*core.Site, error) {
+	if err := findKey("site", key); err != nil {
+		return nil, err
+	}
 	var m site
 	if err := s.db.NewSelect().Model(&m).Where("project_key = ?", key).Scan(ctx); err != nil {
 		return nil, translate(err, "site")
@@ -51,6 +66,9 @@ func (s *Store) SiteByProjectKey(ctx context.Context, key string) (*core.Site, e
 
 // Sites implements core.SiteStore.
 func (s *Store) Sites(ctx context.Context, orgID string) ([]*core.Site, error) {
+	if !isID(orgID) {
+		return []*core.Site{}, nil
+	}
 	var ms []site
 	if err := s.db.NewSelect().Model(&ms).Where("organization_id = ?", orgID).Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, translate(err, "site")
@@ -64,6 +82,12 @@ func (s *Store) Sites(ctx context.Context, orgID string) ([]*core.Site, error) {
 
 // UpdateSite implements core.SiteStore.
 func (s *Store) UpdateSite(ctx context.Context, x *core.Site) error {
+	if err := findIDs("site", x.ID); err != nil {
+		return err
+	}
+	if err := storable("site", x); err != nil {
+		return err
+	}
 	res, err := s.db.NewUpdate().Model((*site)(nil)).
 		Set("name = ?", x.Name).Set("url = ?", x.URL).Set("updated_at = ?", x.UpdatedAt).
 		Where("id = ?", x.ID).Exec(ctx)
@@ -72,6 +96,9 @@ func (s *Store) UpdateSite(ctx context.Context, x *core.Site) error {
 
 // DeleteSite implements core.SiteStore. Foreign keys cascade to everything of the site.
 func (s *Store) DeleteSite(ctx context.Context, id string) error {
+	if err := findIDs("site", id); err != nil {
+		return err
+	}
 	return s.InTx(ctx, func(tx core.Store) error {
 		db := tx.(*Store).db
 		// services reference categories without cascade; remove them first.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/uptrace/bun"
@@ -62,13 +63,20 @@ func translatePostgres(err error, what string) error {
 	if !errors.As(err, &st) {
 		return nil
 	}
-	switch st.SQLState() {
-	case "23505": // unique_violation
+	switch code := st.SQLState(); {
+	case code == "23505": // unique_violation
 		return core.Wrap(core.CodeConflict, err, what+" already exists")
-	case "23503": // foreign_key_violation
+	case code == "23503": // foreign_key_violation
 		return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
-	case "22P02": // invalid_text_representation: not a uuid
+	case code == "22P02": // invalid_text_representation: not a uuid
 		return core.Errorf(core.CodeNotFound, "%s not found", what)
+	case strings.HasPrefix(code, "22"), code == "54000":
+		// Class 22, data exception: a value Postgres cannot hold though SQLite and Go can, such
+		// as an integer beyond int32 in an INTEGER column (22003), a date outside timestamptz
+		// (22008, 22007), \u0000 in jsonb (22P05). 54000, program_limit_exceeded: a value too
+		// large for an index. Input validation rejects these first; here they stay the
+		// client's error instead of becoming internal ones.
+		return core.Wrap(core.CodeInvalid, err, what+": a value is out of the range the database can store")
 	}
 	return nil
 }

@@ -30,15 +30,20 @@ var errAlreadyApplied = errors.New("migration applied meanwhile by another proce
 // or not applied at all, and the next Migrate resumes where it stopped. On Postgres it holds an
 // advisory lock meanwhile, so several processes starting at once migrate one after the other;
 // on SQLite the write lock each migration's transaction takes (BEGIN IMMEDIATE) serializes them.
+// On Postgres it works in one session of its own (see postgresMigrationDB).
 func (s *Store) Migrate(ctx context.Context) error {
-	dir := "migrations/sqlite"
+	dir, db := "migrations/sqlite", s.root
+	for _, h := range s.migrationHooks {
+		db = db.WithQueryHook(h)
+	}
 	if s.Dialect() == "postgres" {
 		dir = "migrations/postgres"
-		unlock, err := lockMigrations(ctx, s.root)
+		pg, close, err := s.postgresMigrationDB(ctx)
 		if err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		defer unlock()
+		defer close()
+		db = pg
 	}
 	sub, err := fs.Sub(migrationFiles, dir)
 	if err != nil {
@@ -48,7 +53,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := ms.Discover(sub); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	m := migrate.NewMigrator(s.root, ms,
+	m := migrate.NewMigrator(db, ms,
 		migrate.WithTableName(migrationsTable),
 		// bun marks a migration applied after its transaction commits, in a statement of its
 		// own; recordInTx has recorded it in the transaction already, and the upsert makes
@@ -89,6 +94,9 @@ func migrationTx(db bun.IConn, mig *migrate.Migration) (bun.Tx, error) {
 func skipIfApplied(ctx context.Context, db bun.IConn, mig *migrate.Migration) error {
 	tx, err := migrationTx(db, mig)
 	if err != nil {
+		return err
+	}
+	if err := relockMigrations(ctx, tx); err != nil {
 		return err
 	}
 	n, err := tx.NewSelect().TableExpr(migrationsTable).Where("name = ?", mig.Name).Count(ctx)

@@ -1,9 +1,12 @@
 package bunstore_test
 
 import (
+	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +19,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -48,9 +52,12 @@ func (k *killAt) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Con
 
 func (k *killAt) AfterQuery(context.Context, *bun.QueryEvent) {}
 
+// migratingMarker is the line the child prints as it starts Migrate.
+const migratingMarker = "child: migrating"
+
 // TestMigrateCrashChild is the child of the crash tests: it migrates the database named by
-// BUNSTORE_CRASH_URL and kills itself before query BUNSTORE_CRASH_AT. Without them it does
-// nothing.
+// BUNSTORE_CRASH_URL and kills itself before query BUNSTORE_CRASH_AT (0: never). Without them
+// it does nothing.
 func TestMigrateCrashChild(t *testing.T) {
 	dsn, at := os.Getenv(crashURLEnv), os.Getenv(crashAtEnv)
 	if dsn == "" {
@@ -65,51 +72,149 @@ func TestMigrateCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.DB().AddQueryHook(&killAt{n: n}) //nolint:staticcheck // WithQueryHook returns a copy, and Migrate runs on the store's own DB
+	if n > 0 {
+		bunstore.AddMigrationHook(s, &killAt{n: n})
+	}
+	fmt.Println(migratingMarker)
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 }
 
-// testMigrateCrash kills a first Migrate of a fresh database before each of its queries in
-// turn (the lock, each statement of each migration, each commit, each record of a migration
-// applied) and checks that the next Migrate succeeds and leaves the schema of an uninterrupted
-// migration, with every migration recorded once. It stops when the child migrates to the end
-// before the kill point.
-func testMigrateCrash(t *testing.T, dialect string, fresh func(t *testing.T) string) {
-	ctx := context.Background()
+// crashUntilDone runs kill for i = 0, 1, ... on a fresh database each, in a subtest so that
+// the database is dropped at once, and checks after each that the next Migrate succeeds and
+// leaves the schema of an uninterrupted migration, with every migration recorded once. kill
+// starts a child migrating dsn, kills it at its i-th point and reports whether it was killed
+// (false: it migrated to the end first, and the loop stops) and where. It returns how many
+// kills there were.
+func crashUntilDone(t *testing.T, fresh func(t *testing.T) string, kill func(t *testing.T, dsn string, i int) (killed bool, where string)) int {
 	want := schemaOf(t, migrated(t, fresh(t)))
-	for n := 1; ; n++ {
-		if n > 500 {
-			t.Fatal("the child never finished migrating")
+	for i := 0; i < 500; i++ {
+		done := false
+		ok := t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dsn := fresh(t)
+			killed, where := kill(t, dsn, i)
+			remigrate(t, dsn, want, where)
+			done = !killed
+		})
+		if !ok {
+			t.FailNow()
 		}
-		dsn := fresh(t)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMigrateCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashURLEnv+"="+dsn, crashAtEnv+"="+strconv.Itoa(n))
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled()
-		if err != nil && !killed {
-			t.Fatalf("child migrating until query %d: %v\n%s", n, err, out)
+		if done {
+			return i
 		}
-		s, err := bunstore.Open(ctx, dsn)
+	}
+	t.Fatal("the child never finished migrating")
+	return 0
+}
+
+// crashChild returns the command of a child migrating dsn that kills itself before query n
+// (0: never).
+func crashChild(dsn string, n int) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMigrateCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashURLEnv+"="+dsn, crashAtEnv+"="+strconv.Itoa(n))
+	return cmd
+}
+
+// signaled reports whether a child's error says it was killed by a signal; any other error
+// fails the test.
+func signaled(t *testing.T, err error, out []byte) bool {
+	t.Helper()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled() {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	return false
+}
+
+// testMigrateCrash kills a child's first Migrate of a fresh database before each of its
+// queries in turn: the lock, each statement of each migration, each commit, each record of a
+// migration applied.
+func testMigrateCrash(t *testing.T, dialect string, fresh func(t *testing.T) string) {
+	n := crashUntilDone(t, fresh, func(t *testing.T, dsn string, i int) (bool, string) {
+		out, err := crashChild(dsn, i+1).CombinedOutput()
+		return signaled(t, err, out), fmt.Sprintf("%s, killed before query %d", dialect, i+1)
+	})
+	t.Logf("%s: killed before each of the %d queries of a first Migrate; each time the next Migrate completed the schema", dialect, n)
+}
+
+// testMigrateKillAfterDelay SIGKILLs a child after a growing delay from the start of its
+// Migrate, so that kills also land in the middle of statements and commits.
+func testMigrateKillAfterDelay(t *testing.T, dialect string, fresh func(t *testing.T) string) {
+	var d time.Duration
+	n := crashUntilDone(t, fresh, func(t *testing.T, dsn string, i int) (bool, string) {
+		if i > 0 {
+			d += time.Millisecond + d/8
+		}
+		cmd := crashChild(dsn, 0)
+		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Migrate(ctx); err != nil {
-			s.Close()
-			t.Fatalf("%s: Migrate after a kill before query %d: %v", dialect, n, err)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if got := schemaOf(t, s); !slices.Equal(got, want) {
-			s.Close()
-			t.Fatalf("%s: schema after a kill before query %d differs:\n%s", dialect, n, diff(want, got))
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() && lines.Text() != migratingMarker {
 		}
-		s.Close()
-		if !killed {
-			t.Logf("%s: killed before each of the first %d queries of a first Migrate; each time the next Migrate completed the schema", dialect, n-1)
-			return
+		time.Sleep(d)
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // the child may have exited already
+		io.Copy(io.Discard, stdout)         //nolint:errcheck // drained only so that Wait returns
+		return signaled(t, cmd.Wait(), nil), fmt.Sprintf("%s, killed %v into Migrate", dialect, d)
+	})
+	t.Logf("%s: killed %d times, 0 to %v into a first Migrate; each time the next Migrate completed the schema", dialect, n, d)
+}
+
+// remigrate migrates the database at dsn after a crash and checks its schema against want.
+func remigrate(t *testing.T, dsn string, want []string, after string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("%s: the next Migrate: %v", after, err)
+	}
+	if got := schemaOf(t, s); !slices.Equal(got, want) {
+		t.Fatalf("%s: schema after the next Migrate differs:\n%s", after, diff(want, got))
+	}
+}
+
+func TestSQLiteMigrateKillAfterDelay(t *testing.T) {
+	t.Parallel()
+	testMigrateKillAfterDelay(t, "sqlite", func(t *testing.T) string {
+		return "sqlite://" + filepath.Join(t.TempDir(), "crash.db")
+	})
+}
+
+func TestPostgresMigrateKillAfterDelay(t *testing.T) {
+	pgtest.ServerURL(t)
+	t.Parallel()
+	testMigrateKillAfterDelay(t, "postgres", emptiedSchema(t))
+}
+
+// emptiedSchema returns a function that empties the public schema of one fresh database and
+// returns the database's URL: cheaper than a database per kill on a busy server.
+func emptiedSchema(t *testing.T) func(t *testing.T) string {
+	dsn := pgtest.FreshURL(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return func(t *testing.T) string {
+		for _, q := range []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public"} {
+			if _, err := admin.Exec(q); err != nil {
+				t.Fatal(err)
+			}
 		}
+		return dsn
 	}
 }
 
@@ -123,7 +228,7 @@ func TestSQLiteMigrateCrash(t *testing.T) {
 func TestPostgresMigrateCrash(t *testing.T) {
 	pgtest.ServerURL(t)
 	t.Parallel()
-	testMigrateCrash(t, "postgres", func(t *testing.T) string { return pgtest.FreshURL(t) })
+	testMigrateCrash(t, "postgres", emptiedSchema(t))
 }
 
 // migrated opens and migrates the database at dsn.

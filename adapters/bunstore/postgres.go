@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/consentd/consentd/core"
@@ -27,23 +28,44 @@ func openPostgres(dsn string) (*bun.DB, error) {
 // migrationLockID is the Postgres advisory lock Migrate holds: "consent".
 const migrationLockID = 0x636f6e73656e74
 
-// lockMigrations takes the migration advisory lock on a connection of its own, waiting for a
-// migration in progress in another process, and returns the function that releases it. The
-// lock belongs to the session: a process killed while holding it releases it with its
-// connection.
-func lockMigrations(ctx context.Context, db *bun.DB) (unlock func(), err error) {
-	conn, err := db.Conn(ctx)
+// postgresMigrationDB opens the database Postgres migrations run on: one session, which takes
+// the migration advisory lock (waiting for a migration in progress in another process) and
+// then does all the migration's work. The lock and the work must share the session: when a
+// migrating process is killed, the server ends each of its sessions only once that session's
+// statement in flight has finished; a lock held by a session of its own would be released at
+// once, while another session could still be creating a table, and the next process's
+// CREATE TABLE IF NOT EXISTS would race it (duplicate key in pg_type). close releases the
+// lock and closes the database.
+func (s *Store) postgresMigrationDB(ctx context.Context) (db *bun.DB, close func(), err error) {
+	sqldb, err := sql.Open("pgx", s.url)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("lock: %w", err)
+	sqldb.SetMaxOpenConns(1)
+	sqldb.SetMaxIdleConns(1)
+	db = bun.NewDB(sqldb, pgdialect.New())
+	for _, h := range s.migrationHooks {
+		db = db.WithQueryHook(h)
 	}
-	return func() {
-		conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockID) //nolint:errcheck // unlock also happens when the session closes
-		conn.Close()
+	if _, err := db.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID); err != nil {
+		sqldb.Close()
+		return nil, nil, fmt.Errorf("lock: %w", err)
+	}
+	return db, func() {
+		db.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock_all()") //nolint:errcheck // unlock also happens when the session closes
+		sqldb.Close()
 	}, nil
+}
+
+// relockMigrations takes the migration advisory lock again in a migration's transaction.
+// Advisory locks stack in a session, so this is immediate; but should the pool have replaced
+// a broken connection, the lock taken at the start was lost with it, and this waits for it.
+func relockMigrations(ctx context.Context, tx bun.Tx) error {
+	if tx.Dialect().Name() != dialect.PG {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID)
+	return err
 }
 
 // locked makes a single-row read inside a transaction on Postgres lock the row (FOR UPDATE)

@@ -27,6 +27,12 @@ type Store struct {
 	// ingest group-commits consent records written outside a transaction; nil in stores
 	// handed to InTx functions.
 	ingest *groupCommit
+	// url is the database URL the store was opened with: Postgres migrations open a session
+	// of their own on it.
+	url string
+	// migrationHooks are added to the database Migrate works on (crash tests kill the
+	// process from one).
+	migrationHooks []bun.QueryHook
 }
 
 var _ core.Store = (*Store)(nil)
@@ -98,7 +104,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	if db.Dialect().Name().String() == "pg" {
 		committers, batch = 4, 256
 	}
-	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch)}, nil
+	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch), url: databaseURL}, nil
 }
 
 // Dialect names the database: "sqlite" or "postgres".

@@ -3,7 +3,9 @@
 //
 // One file per entity holds its model (which mirrors its table), the explicit conversion to
 // and from the core type, so that the domain carries no storage tags, and its queries.
-// Dialect specifics live in sqlite.go and postgres.go; migrate.go applies the migrations.
+// Dialect specifics live in sqlite.go and postgres.go; migrate.go applies the migrations;
+// ids.go checks IDs and text before they reach a driver, and errors.go translates what the
+// drivers answer into core errors.
 package bunstore
 
 import (

@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"errors"
-
 	"sync"
 	"time"
 
@@ -11,6 +10,21 @@ import (
 
 	"github.com/consentd/consentd/core"
 )
+
+type consentRecord struct {
+	bun.BaseModel       `bun:"table:consent_records"`
+	ID                  string          `bun:"id,pk"`
+	SiteID              string          `bun:"site_id"`
+	VisitorID           string          `bun:"visitor_id"`
+	IPCountry           string          `bun:"ip_country"`
+	Jurisdiction        string          `bun:"jurisdiction"`
+	CategoriesConsented map[string]bool `bun:"categories_consented,type:jsonb"`
+	GPCSignal           bool            `bun:"gpc_signal"`
+	DoNotSell           bool            `bun:"do_not_sell"`
+	ConsentVersion      int             `bun:"consent_version"`
+	Action              string          `bun:"action"`
+	CreatedAt           time.Time       `bun:"created_at"`
+}
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
 // created in one hour, as counted by one writer shard.
@@ -81,6 +95,15 @@ func translateConsent(err error) error {
 // and each returns only after that transaction has committed (or failed). Inside InTx it is
 // written in the caller's transaction.
 func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) error {
+	if err := newID("consent record", r.ID); err != nil {
+		return err
+	}
+	if err := findIDs("site", r.SiteID); err != nil {
+		return err
+	}
+	if err := storable("consent record", r); err != nil {
+		return err
+	}
 	if s.tx != nil || s.ingest == nil {
 		return s.InTx(ctx, func(tx core.Store) error {
 			return translateConsent(insertConsents(ctx, tx.(*Store).db, 0, []*core.ConsentRecord{r}))
@@ -208,6 +231,9 @@ func (g *groupCommit) commit(shard int, batch []*consentReq) {
 // id DESC) index and reads only offset+limit entries; the total comes from consent_counts
 // (see consentTotal), so neither reads the site's whole history.
 func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
+	if !isID(q.SiteID) {
+		return []*core.ConsentRecord{}, 0, nil
+	}
 	total, err := s.consentTotal(ctx, q)
 	if err != nil {
 		return nil, 0, translate(err, "consent record")
@@ -292,6 +318,9 @@ const exportBatch = 1000
 // along the listing index, each a short query of its own, so an export of any size holds one
 // page in memory and no long-running transaction.
 func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error {
+	if !isID(q.SiteID) {
+		return nil
+	}
 	var after *consentRecord
 	for {
 		var ms []consentRecord

@@ -11,3 +11,9 @@ import (
 func TestStoreContract(t *testing.T) {
 	coretest.StoreContract(t, func(t *testing.T) core.Store { return memstore.New() })
 }
+
+// TestIDSpelling: the fake the other tests trust answers odd ID spellings as SQLite and
+// Postgres do.
+func TestIDSpelling(t *testing.T) {
+	coretest.IDSpellingContract(t, func(t *testing.T) core.Store { return memstore.New() })
+}

@@ -1,1 +1,1 @@
-ALTER TABLE scans ADD COLUMN page_errors JSONB;
+ALTER TABLE scans ADD COLUMN IF NOT EXISTS page_errors JSONB;

@@ -1,4 +1,7 @@
-CREATE TABLE organizations (
+-- Runs in one transaction (.tx.up.sql), recorded in it. IF NOT EXISTS lets it complete a
+-- schema that a process killed during its first start left half created before migrations
+-- were transactional.
+CREATE TABLE IF NOT EXISTS organizations (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
   created_at TIMESTAMP NOT NULL
@@ -6,7 +9,7 @@ CREATE TABLE organizations (
 
 --bun:split
 
-CREATE TABLE api_keys (
+CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL DEFAULT '',
@@ -16,7 +19,7 @@ CREATE TABLE api_keys (
 
 --bun:split
 
-CREATE TABLE sites (
+CREATE TABLE IF NOT EXISTS sites (
   id TEXT PRIMARY KEY,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
@@ -28,11 +31,11 @@ CREATE TABLE sites (
 
 --bun:split
 
-CREATE INDEX sites_organization_id ON sites (organization_id, created_at);
+CREATE INDEX IF NOT EXISTS sites_organization_id ON sites (organization_id, created_at);
 
 --bun:split
 
-CREATE TABLE banners (
+CREATE TABLE IF NOT EXISTS banners (
   id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL UNIQUE REFERENCES sites(id) ON DELETE CASCADE,
   template TEXT NOT NULL,
@@ -56,7 +59,7 @@ CREATE TABLE banners (
 
 --bun:split
 
-CREATE TABLE categories (
+CREATE TABLE IF NOT EXISTS categories (
   id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
   slug TEXT NOT NULL,
@@ -74,7 +77,7 @@ CREATE TABLE categories (
 
 --bun:split
 
-CREATE TABLE services (
+CREATE TABLE IF NOT EXISTS services (
   id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
   category_id TEXT NOT NULL REFERENCES categories(id),
@@ -94,11 +97,11 @@ CREATE TABLE services (
 
 --bun:split
 
-CREATE INDEX services_category_id ON services (category_id);
+CREATE INDEX IF NOT EXISTS services_category_id ON services (category_id);
 
 --bun:split
 
-CREATE TABLE cookies (
+CREATE TABLE IF NOT EXISTS cookies (
   id TEXT PRIMARY KEY,
   service_id TEXT NOT NULL REFERENCES services(id) ON DELETE CASCADE,
   position INTEGER NOT NULL,
@@ -111,11 +114,11 @@ CREATE TABLE cookies (
 
 --bun:split
 
-CREATE INDEX cookies_service_id ON cookies (service_id, position);
+CREATE INDEX IF NOT EXISTS cookies_service_id ON cookies (service_id, position);
 
 --bun:split
 
-CREATE TABLE scans (
+CREATE TABLE IF NOT EXISTS scans (
   id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
   url TEXT NOT NULL,
@@ -132,11 +135,11 @@ CREATE TABLE scans (
 
 --bun:split
 
-CREATE INDEX scans_site_created ON scans (site_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS scans_site_created ON scans (site_id, created_at DESC, id DESC);
 
 --bun:split
 
-CREATE TABLE consent_records (
+CREATE TABLE IF NOT EXISTS consent_records (
   id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
   visitor_id TEXT NOT NULL,
@@ -152,4 +155,4 @@ CREATE TABLE consent_records (
 
 --bun:split
 
-CREATE INDEX consent_records_site_created ON consent_records (site_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS consent_records_site_created ON consent_records (site_id, created_at DESC, id DESC);

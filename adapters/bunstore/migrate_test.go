@@ -1,0 +1,428 @@
+package bunstore_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
+
+	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+)
+
+// Environment of the child process of the crash tests: the database URL to migrate and the
+// number of the query before which the child kills itself.
+const (
+	crashURLEnv = "BUNSTORE_CRASH_URL"
+	crashAtEnv  = "BUNSTORE_CRASH_AT"
+)
+
+// killAt is a query hook that SIGKILLs its own process before the n-th query: the process
+// dies between two statements as it would on a power cut or an OOM kill, with nothing
+// rolled back or closed by Go.
+type killAt struct {
+	n, seen int64
+}
+
+func (k *killAt) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	if atomic.AddInt64(&k.seen, 1) == k.n {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL) //nolint:errcheck // the process is gone if it worked
+		select {}
+	}
+	return ctx
+}
+
+func (k *killAt) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// migratingMarker is the line the child prints as it starts Migrate.
+const migratingMarker = "child: migrating"
+
+// TestMigrateCrashChild is the child of the crash tests: it migrates the database named by
+// BUNSTORE_CRASH_URL and kills itself before query BUNSTORE_CRASH_AT (0: never). Without them
+// it does nothing.
+func TestMigrateCrashChild(t *testing.T) {
+	dsn, at := os.Getenv(crashURLEnv), os.Getenv(crashAtEnv)
+	if dsn == "" {
+		return
+	}
+	n, err := strconv.ParseInt(at, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 0 {
+		bunstore.AddMigrationHook(s, &killAt{n: n})
+	}
+	fmt.Println(migratingMarker)
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
+// crashUntilDone runs kill for i = 0, 1, ... on a fresh database each, in a subtest so that
+// the database is dropped at once, and checks after each that the next Migrate succeeds and
+// leaves the schema of an uninterrupted migration, with every migration recorded once. kill
+// starts a child migrating dsn, kills it at its i-th point and reports whether it was killed
+// (false: it migrated to the end first, and the loop stops) and where. It returns how many
+// kills there were.
+func crashUntilDone(t *testing.T, fresh func(t *testing.T) string, kill func(t *testing.T, dsn string, i int) (killed bool, where string)) int {
+	want := schemaOf(t, migrated(t, fresh(t)))
+	for i := 0; i < 500; i++ {
+		done := false
+		ok := t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dsn := fresh(t)
+			killed, where := kill(t, dsn, i)
+			remigrate(t, dsn, want, where)
+			done = !killed
+		})
+		if !ok {
+			t.FailNow()
+		}
+		if done {
+			return i
+		}
+	}
+	t.Fatal("the child never finished migrating")
+	return 0
+}
+
+// crashChild returns the command of a child migrating dsn that kills itself before query n
+// (0: never).
+func crashChild(dsn string, n int) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMigrateCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashURLEnv+"="+dsn, crashAtEnv+"="+strconv.Itoa(n))
+	return cmd
+}
+
+// signaled reports whether a child's error says it was killed by a signal; any other error
+// fails the test.
+func signaled(t *testing.T, err error, out []byte) bool {
+	t.Helper()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled() {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	return false
+}
+
+// testMigrateCrash kills a child's first Migrate of a fresh database before each of its
+// queries in turn: the lock, each statement of each migration, each commit, each record of a
+// migration applied.
+func testMigrateCrash(t *testing.T, dialect string, fresh func(t *testing.T) string) {
+	n := crashUntilDone(t, fresh, func(t *testing.T, dsn string, i int) (bool, string) {
+		out, err := crashChild(dsn, i+1).CombinedOutput()
+		return signaled(t, err, out), fmt.Sprintf("%s, killed before query %d", dialect, i+1)
+	})
+	t.Logf("%s: killed before each of the %d queries of a first Migrate; each time the next Migrate completed the schema", dialect, n)
+}
+
+// testMigrateKillAfterDelay SIGKILLs a child after a growing delay from the start of its
+// Migrate, so that kills also land in the middle of statements and commits.
+func testMigrateKillAfterDelay(t *testing.T, dialect string, fresh func(t *testing.T) string) {
+	var d time.Duration
+	n := crashUntilDone(t, fresh, func(t *testing.T, dsn string, i int) (bool, string) {
+		if i > 0 {
+			d += time.Millisecond + d/8
+		}
+		cmd := crashChild(dsn, 0)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() && lines.Text() != migratingMarker {
+		}
+		time.Sleep(d)
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // the child may have exited already
+		io.Copy(io.Discard, stdout)         //nolint:errcheck // drained only so that Wait returns
+		return signaled(t, cmd.Wait(), nil), fmt.Sprintf("%s, killed %v into Migrate", dialect, d)
+	})
+	t.Logf("%s: killed %d times, 0 to %v into a first Migrate; each time the next Migrate completed the schema", dialect, n, d)
+}
+
+// remigrate migrates the database at dsn after a crash and checks its schema against want.
+func remigrate(t *testing.T, dsn string, want []string, after string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("%s: the next Migrate: %v", after, err)
+	}
+	if got := schemaOf(t, s); !slices.Equal(got, want) {
+		t.Fatalf("%s: schema after the next Migrate differs:\n%s", after, diff(want, got))
+	}
+}
+
+func TestSQLiteMigrateKillAfterDelay(t *testing.T) {
+	t.Parallel()
+	testMigrateKillAfterDelay(t, "sqlite", func(t *testing.T) string {
+		return "sqlite://" + filepath.Join(t.TempDir(), "crash.db")
+	})
+}
+
+func TestPostgresMigrateKillAfterDelay(t *testing.T) {
+	pgtest.ServerURL(t)
+	t.Parallel()
+	testMigrateKillAfterDelay(t, "postgres", emptiedSchema(t))
+}
+
+// emptiedSchema returns a function that empties the public schema of one fresh database and
+// returns the database's URL: cheaper than a database per kill on a busy server.
+func emptiedSchema(t *testing.T) func(t *testing.T) string {
+	dsn := pgtest.FreshURL(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return func(t *testing.T) string {
+		for _, q := range []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public"} {
+			if _, err := admin.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dsn
+	}
+}
+
+func TestSQLiteMigrateCrash(t *testing.T) {
+	t.Parallel()
+	testMigrateCrash(t, "sqlite", func(t *testing.T) string {
+		return "sqlite://" + filepath.Join(t.TempDir(), "crash.db")
+	})
+}
+
+func TestPostgresMigrateCrash(t *testing.T) {
+	pgtest.ServerURL(t)
+	t.Parallel()
+	testMigrateCrash(t, "postgres", emptiedSchema(t))
+}
+
+// migrated opens and migrates the database at dsn.
+func migrated(t *testing.T, dsn string) *bunstore.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// schemaOf describes the database's tables, columns, indexes and constraints, and the
+// migrations it records, one line each, sorted.
+func schemaOf(t *testing.T, s *bunstore.Store) []string {
+	t.Helper()
+	ctx := context.Background()
+	var queries []string
+	if s.Dialect() == "postgres" {
+		queries = []string{
+			`SELECT table_name || '.' || column_name || ' ' || data_type || ' null=' || is_nullable || ' default=' || coalesce(column_default, '')
+			 FROM information_schema.columns WHERE table_schema = 'public'`,
+			`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'`,
+			`SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace`,
+		}
+	} else {
+		queries = []string{`SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master`}
+	}
+	queries = append(queries, `SELECT 'migration ' || name FROM bun_migrations`)
+	var out []string
+	for _, q := range queries {
+		var rows []string
+		if err := s.DB().NewRaw(q).Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rows...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func diff(want, got []string) string {
+	var b strings.Builder
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			fmt.Fprintf(&b, "+ %s\n", g)
+		}
+	}
+	return b.String()
+}
+
+// migrationDigits is the name bun records for a migration file: its leading digits.
+var migrationDigits = regexp.MustCompile(`^\d+`)
+
+// testRenamedMigrations migrates a database with the migration files under their former
+// names (NAME.up.sql, run statement by statement) and checks that Migrate, with the files now
+// named NAME.tx.up.sql, finds every migration applied: bun records only the digits of a name.
+func testRenamedMigrations(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s, err := bunstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := "migrations/" + s.Dialect()
+	old := fstest.MapFS{}
+	var names []string
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".tx.up.sql") {
+			t.Fatalf("%s/%s: every migration must be NAME.tx.up.sql, to run in a transaction", dir, e.Name())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[strings.Replace(e.Name(), ".tx.up.sql", ".up.sql", 1)] = &fstest.MapFile{Data: b}
+		names = append(names, "migration "+migrationDigits.FindString(e.Name()))
+	}
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(fs.FS(old)); err != nil {
+		t.Fatal(err)
+	}
+	m := migrate.NewMigrator(s.DB(), ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate after the same migrations under their former names: %v", err)
+	}
+	var recorded []string
+	if err := s.DB().NewRaw(`SELECT 'migration ' || name FROM bun_migrations ORDER BY name`).Scan(ctx, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recorded, names) {
+		t.Fatalf("recorded %q, want %q", recorded, names)
+	}
+}
+
+func TestSQLiteRenamedMigrations(t *testing.T) {
+	t.Parallel()
+	testRenamedMigrations(t, "sqlite://"+filepath.Join(t.TempDir(), "renamed.db"))
+}
+
+func TestPostgresRenamedMigrations(t *testing.T) {
+	pgtest.ServerURL(t)
+	t.Parallel()
+	testRenamedMigrations(t, pgtest.FreshURL(t))
+}
+
+// testHalfCreated starts from the schema a crash of the former, non-transactional migrations
+// could leave: the first statements of the first migration applied, nothing recorded.
+// Migrate completes it.
+func testHalfCreated(t *testing.T, fresh func(t *testing.T) string) {
+	ctx := context.Background()
+	want := schemaOf(t, migrated(t, fresh(t)))
+	s, err := bunstore.Open(ctx, fresh(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := os.ReadFile("migrations/" + s.Dialect() + "/20261121000001_init.tx.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range strings.Split(string(b), "--bun:split")[:3] {
+		if _, err := s.DB().ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate of a half-created schema: %v", err)
+	}
+	if got := schemaOf(t, s); !slices.Equal(got, want) {
+		t.Fatalf("schema differs:\n%s", diff(want, got))
+	}
+}
+
+func TestSQLiteHalfCreated(t *testing.T) {
+	t.Parallel()
+	testHalfCreated(t, func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "half.db") })
+}
+
+func TestPostgresHalfCreated(t *testing.T) {
+	pgtest.ServerURL(t)
+	t.Parallel()
+	testHalfCreated(t, func(t *testing.T) string { return pgtest.FreshURL(t) })
+}
+
+// TestSQLiteConcurrentMigrate migrates one new SQLite file from several stores at once, as a
+// server and a worker starting together do: without an advisory lock, a migration that
+// another store applied meanwhile is skipped, and all succeed.
+func TestSQLiteConcurrentMigrate(t *testing.T) {
+	t.Parallel()
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "concurrent.db")
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			s, err := bunstore.Open(ctx, dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			errs <- s.Migrate(ctx)
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	var n int
+	if err := migrated(t, dsn).DB().NewRaw("SELECT count(*) FROM bun_migrations").Scan(ctx, &n); err != nil {
+		t.Fatal(err)
+	}
+	if want := countMigrations(t, "sqlite"); n != want {
+		t.Fatalf("%d migrations recorded, want %d (each exactly once)", n, want)
+	}
+}

@@ -1,0 +1,96 @@
+package bunstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/consentd/consentd/core"
+)
+
+type organization struct {
+	bun.BaseModel `bun:"table:organizations"`
+	ID            string    `bun:"id,pk"`
+	Name          string    `bun:"name"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+type apiKey struct {
+	bun.BaseModel  `bun:"table:api_keys"`
+	ID             string    `bun:"id,pk"`
+	OrganizationID string    `bun:"organization_id"`
+	Name           string    `bun:"name"`
+	Hash           string    `bun:"hash"`
+	CreatedAt      time.Time `bun:"created_at"`
+}
+
+// CreateOrganization implements core.OrgStore.
+func (s *Store) CreateOrganization(ctx context.Context, o *core.Organization) error {
+	if err := newID("organization", o.ID); err != nil {
+		return err
+	}
+	if err := storable("organization", o); err != nil {
+		return err
+	}
+	_, err := s.db.NewInsert().Model(&organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt}).Exec(ctx)
+	return translate(err, "organization")
+}
+
+// CountOrganizations implements core.OrgStore.
+func (s *Store) CountOrganizations(ctx context.Context) (int, error) {
+	n, err := s.db.NewSelect().Model((*organization)(nil)).Count(ctx)
+	return int(n), translate(err, "organization")
+}
+
+// Organization implements core.OrgStore.
+func (s *Store) Organization(ctx context.Context, id string) (*core.Organization, error) {
+	if err := findIDs("organization", id); err != nil {
+		return nil, err
+	}
+	var o organization
+	if err := s.db.NewSelect().Model(&o).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, translate(err, "organization")
+	}
+	return &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}, nil
+}
+
+// Organizations implements core.OrgStore.
+func (s *Store) Organizations(ctx context.Context) ([]*core.Organization, error) {
+	var os []organization
+	if err := s.db.NewSelect().Model(&os).Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, translate(err, "organization")
+	}
+	out := make([]*core.Organization, len(os))
+	for i, o := range os {
+		out[i] = &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}
+	}
+	return out, nil
+}
+
+// CreateAPIKey implements core.OrgStore.
+func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
+	if err := newID("api key", k.ID); err != nil {
+		return err
+	}
+	if err := findIDs("organization", k.OrganizationID); err != nil {
+		return core.Wrap(core.CodeNotFound, err, "api key refers to a row that does not exist")
+	}
+	if err := storable("api key", k); err != nil {
+		return err
+	}
+	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt}).Exec(ctx)
+	return translate(err, "api key")
+}
+
+// APIKeyByHash implements core.OrgStore.
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*core.APIKey, error) {
+	if err := findKey("api key", hash); err != nil {
+		return nil, err
+	}
+	var k apiKey
+	if err := s.db.NewSelect().Model(&k).Where("hash = ?", hash).Scan(ctx); err != nil {
+		return nil, translate(err, "api key")
+	}
+	return &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt.UTC()}, nil
+}

@@ -1,0 +1,104 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/consentd/consentd/core"
+)
+
+func openPostgres(dsn string) (*bun.DB, error) {
+	sqldb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(32)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+// migrationLockID is the Postgres advisory lock Migrate holds: "consent".
+const migrationLockID = 0x636f6e73656e74
+
+// postgresMigrationDB opens the database Postgres migrations run on: one session, which takes
+// the migration advisory lock (waiting for a migration in progress in another process) and
+// then does all the migration's work. The lock and the work must share the session: when a
+// migrating process is killed, the server ends each of its sessions only once that session's
+// statement in flight has finished; a lock held by a session of its own would be released at
+// once, while another session could still be creating a table, and the next process's
+// CREATE TABLE IF NOT EXISTS would race it (duplicate key in pg_type). close releases the
+// lock and closes the database.
+func (s *Store) postgresMigrationDB(ctx context.Context) (db *bun.DB, close func(), err error) {
+	sqldb, err := sql.Open("pgx", s.url)
+	if err != nil {
+		return nil, nil, err
+	}
+	sqldb.SetMaxOpenConns(1)
+	sqldb.SetMaxIdleConns(1)
+	db = bun.NewDB(sqldb, pgdialect.New())
+	for _, h := range s.migrationHooks {
+		db = db.WithQueryHook(h)
+	}
+	if _, err := db.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID); err != nil {
+		sqldb.Close()
+		return nil, nil, fmt.Errorf("lock: %w", err)
+	}
+	return db, func() {
+		db.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock_all()") //nolint:errcheck // unlock also happens when the session closes
+		sqldb.Close()
+	}, nil
+}
+
+// relockMigrations takes the migration advisory lock again in a migration's transaction.
+// Advisory locks stack in a session, so this is immediate; but should the pool have replaced
+// a broken connection, the lock taken at the start was lost with it, and this waits for it.
+func relockMigrations(ctx context.Context, tx bun.Tx) error {
+	if tx.Dialect().Name() != dialect.PG {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockID)
+	return err
+}
+
+// locked makes a single-row read inside a transaction on Postgres lock the row (FOR UPDATE)
+// until commit, so that concurrent read-modify-write updates of one site, banner or category
+// apply one after the other instead of losing each other's changes. SQLite transactions are
+// serialized already (BEGIN IMMEDIATE).
+func (s *Store) locked(q *bun.SelectQuery) *bun.SelectQuery {
+	if s.tx != nil && s.Dialect() == "postgres" {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
+// translatePostgres translates a Postgres error by its SQLSTATE; nil when err is none it knows.
+func translatePostgres(err error, what string) error {
+	var st interface{ SQLState() string }
+	if !errors.As(err, &st) {
+		return nil
+	}
+	switch code := st.SQLState(); {
+	case code == "23505": // unique_violation
+		return core.Wrap(core.CodeConflict, err, what+" already exists")
+	case code == "23503": // foreign_key_violation
+		return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
+	case code == "22P02": // invalid_text_representation: not a uuid
+		return core.Errorf(core.CodeNotFound, "%s not found", what)
+	case strings.HasPrefix(code, "22"), code == "54000":
+		// Class 22, data exception: a value Postgres cannot hold though SQLite and Go can, such
+		// as an integer beyond int32 in an INTEGER column (22003), a date outside timestamptz
+		// (22008, 22007), \u0000 in jsonb (22P05). 54000, program_limit_exceeded: a value too
+		// large for an index. Input validation rejects these first; here they stay the
+		// client's error instead of becoming internal ones.
+		return core.Wrap(core.CodeInvalid, err, what+": a value is out of the range the database can store")
+	}
+	return nil
+}

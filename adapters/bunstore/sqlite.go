@@ -1,0 +1,62 @@
+package bunstore
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+
+	"github.com/consentd/consentd/core"
+)
+
+// openSQLite opens a SQLite file in WAL mode with foreign keys on. Transactions begin
+// IMMEDIATE so that concurrent writers wait for each other (busy_timeout) instead of failing on
+// a lock upgrade; synchronous=FULL makes every commit durable before it is acknowledged.
+func openSQLite(path string) (*bun.DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("sqlite url: empty path (use sqlite://consentd.db)")
+	}
+	// A missing directory is most likely a typo: refuse it rather than create a tree.
+	if dir := filepath.Dir(path); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sqlite url: directory %s does not exist (create it first)", dir)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Set("_txlock", "immediate")
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	sqldb.SetMaxOpenConns(8)
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// translateSQLite translates a SQLite error by its extended result code; nil when err is none
+// it knows.
+func translateSQLite(err error, what string) error {
+	var sc interface{ Code() int }
+	if errors.As(err, &sc) {
+		switch sc.Code() {
+		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
+			return core.Wrap(core.CodeConflict, err, what+" already exists")
+		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
+			return core.Wrap(core.CodeNotFound, err, what+" refers to a row that does not exist")
+		}
+	}
+	if strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return core.Wrap(core.CodeConflict, err, what+" already exists")
+	}
+	return nil
+}

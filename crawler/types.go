@@ -39,8 +39,9 @@ type Options struct {
 	Concurrency int
 	// StorefrontPassword is submitted when a shop answers with a storefront password page.
 	StorefrontPassword string
-	// AllowPrivate allows loopback, private, link-local, multicast and unspecified addresses.
-	// The check applies to every connection, on the address it actually dials, so redirects and
+	// AllowPrivate allows loopback, private, link-local, multicast, unspecified and reserved
+	// addresses, and IPv6 addresses that embed such an IPv4 address (mapped, compatible,
+	// NAT64, 6to4, Teredo, ISATAP). The check applies to every connection, on the address it actually dials, so redirects and
 	// DNS answers that point inside are covered.
 	AllowPrivate bool
 	// IgnoreRobots skips robots.txt, which is honoured by default.

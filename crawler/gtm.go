@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -189,4 +190,17 @@ func walkContainer(x *extractor, key string, v any) {
 			x.inline([]byte(t), false)
 		}
 	}
+}
+
+// readLimited reads at most limit bytes of r and says whether there was more.
+func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if n > limit {
+		return buf.Bytes()[:limit], true, nil
+	}
+	return buf.Bytes(), false, nil
 }

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,7 +88,7 @@ func (s *scan) markInjects() {
 // container fetches one GTM container and fingerprints the tags it configures.
 func (s *scan) container(id, page string) {
 	u := containerURL + url.QueryEscape(id)
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(context.WithValue(s.ctx, pageKey{}, page), http.MethodGet, u, nil)
 	if err != nil {
 		return
 	}

@@ -98,7 +98,7 @@ func (s *scan) result() *Result {
 	sort.Slice(r.Unrecognized, func(i, j int) bool { return r.Unrecognized[i].Src < r.Unrecognized[j].Src })
 	for _, a := range s.cookies {
 		c := a.c
-		c.URLs = sortedKeys(a.urls)
+		c.URLs, c.Pages = sortedKeys(a.urls), sortedKeys(a.pages)
 		r.Cookies = append(r.Cookies, c)
 	}
 	sort.Slice(r.Cookies, func(i, j int) bool {

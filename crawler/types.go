@@ -181,28 +181,42 @@ type UnrecognizedScript struct {
 	Gated bool `json:"gated,omitempty"`
 }
 
-// ObservedCookie is a cookie set by a response.
+// ObservedCookie is a cookie set by a response, one per name and domain.
 type ObservedCookie struct {
 	// Name is the cookie name; Domain its Domain attribute, or the responding host.
 	Name   string `json:"name"`
 	Domain string `json:"domain"`
+	// Path is its Path attribute, or the default path of the URL that set it (RFC 6265);
+	// the shortest when settings differ.
+	Path string `json:"path"`
+	// MaxAge is how long the browser keeps it: its Max-Age, or its Expires date less the
+	// response's Date; the longest when settings differ. Zero for a session cookie or one
+	// being deleted. In JSON, nanoseconds.
+	MaxAge time.Duration `json:"maxAge"`
 	// Service is the slug of the library service whose cookie list names it, or "".
 	Service string `json:"service,omitempty"`
 	// ThirdParty is true when the domain is not on a start URL's registrable domain.
 	ThirdParty bool `json:"thirdParty"`
 	// Session is true for a cookie without Expires or Max-Age.
 	Session bool `json:"session"`
-	// URLs are the response URLs that set it, sorted.
+	// URLs are the response URLs that set it (redirect hops included), sorted.
 	URLs []string `json:"urls"`
+	// Pages are the pages whose fetch set it, sorted: the URL requested before redirects, or
+	// for a tag manager container the page that loads it.
+	Pages []string `json:"pages"`
 }
 
-// PageError is a per-page failure; the scan goes on.
+// PageError is a per-page failure; the scan goes on. Every page that answered an HTTP error,
+// could not be fetched, was cut at MaxBodyBytes or was disallowed by robots.txt has one, as
+// has every tag manager container that could not be fetched.
 type PageError struct {
-	// URL is the URL that failed.
+	// URL is the URL that failed (the page requested, or the container URL).
 	URL string `json:"url"`
-	// Status is the HTTP status when one was received.
+	// Status is the HTTP status when one was received, 0 when none was (network failure,
+	// refused address, robots.txt).
 	Status int `json:"status,omitempty"`
-	// Message says what went wrong.
+	// Message says what went wrong, as a sentence fragment fit for a site owner ("answered
+	// 404 Not Found", "refused to scan ...", "disallowed by robots.txt").
 	Message string `json:"message"`
 }
 

@@ -1,0 +1,42 @@
+package crawler
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+func TestCookieLifetimeAndPath(t *testing.T) {
+	t.Parallel()
+	date := "Tue, 24 Nov 2026 06:00:00 GMT"
+	cases := []struct {
+		line string
+		want time.Duration
+	}{
+		{"a=1; Max-Age=3600", time.Hour},
+		{"a=1; Max-Age=3600; Expires=Wed, 25 Nov 2026 06:00:00 GMT", time.Hour}, // Max-Age wins
+		{"a=1; Expires=Wed, 25 Nov 2026 06:00:00 GMT", 24 * time.Hour},
+		{"a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT", 0}, // deletion
+		{"a=1; Max-Age=0", 0},
+		{"a=1", 0},
+	}
+	for _, c := range cases {
+		ck, err := http.ParseSetCookie(c.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cookieLifetime(ck, date); got != c.want {
+			t.Errorf("%s: lifetime %v, want %v", c.line, got, c.want)
+		}
+	}
+	for raw, want := range map[string]string{
+		"https://a.example": "/", "https://a.example/": "/", "https://a.example/x": "/",
+		"https://a.example/x/y": "/x", "https://a.example/x/y/": "/x/y",
+	} {
+		u, _ := url.Parse(raw)
+		if got := defaultCookiePath(u); got != want {
+			t.Errorf("%s: default path %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -376,7 +376,7 @@ func TestDialerRefusesEmbeddedIPv4(t *testing.T) {
 			resolve: func(context.Context, string) ([]netip.Addr, error) { t.Fatal("resolved a literal"); return nil, nil },
 			connect: func(context.Context, string, string) (net.Conn, error) { dialed++; return nil, syscall.ECONNREFUSED },
 		}
-		_, err := h.dialer(false)(context.Background(), "tcp", addr)
+		_, err := h.dialer(false, nil)(context.Background(), "tcp", addr)
 		if dialed != 0 || err == nil || err.Error() != want {
 			t.Errorf("%s: dialed %d times, err %v, want %q", addr, dialed, err, want)
 		}
@@ -394,7 +394,7 @@ func TestDialerRefusesEmbeddedIPv4(t *testing.T) {
 			return nil, syscall.ECONNREFUSED
 		},
 	}
-	_, err := h.dialer(false)(context.Background(), "tcp", "metadata.example:80")
+	_, err := h.dialer(false, nil)(context.Background(), "tcp", "metadata.example:80")
 	if err == nil || err.Error() != "refused to scan metadata.example (64:ff9b::a9fe:a9fe): link-local"+allow {
 		t.Errorf("resolved NAT64 address: err %v", err)
 	}
@@ -458,7 +458,7 @@ func TestDialerChecksEveryAnswer(t *testing.T) {
 			return nil, syscall.ECONNREFUSED
 		},
 	}
-	_, err := h.dialer(false)(context.Background(), "tcp", "rebind.example:80")
+	_, err := h.dialer(false, nil)(context.Background(), "tcp", "rebind.example:80")
 	if fmt.Sprint(dialed) != "[198.51.100.7:80]" {
 		t.Errorf("dialed %v, want only the public address", dialed)
 	}
@@ -467,7 +467,7 @@ func TestDialerChecksEveryAnswer(t *testing.T) {
 	}
 	dialed = nil
 	h.resolve = func(context.Context, string) ([]netip.Addr, error) { return []netip.Addr{mustAddr(t, "10.0.0.1")}, nil }
-	_, err = h.dialer(false)(context.Background(), "tcp", "rebind.example:80")
+	_, err = h.dialer(false, nil)(context.Background(), "tcp", "rebind.example:80")
 	if len(dialed) != 0 || err == nil || err.Error() != "refused to scan rebind.example (10.0.0.1): private address (set CONSENTD_SCAN_ALLOW_PRIVATE=true to allow)" {
 		t.Errorf("dialed %v, err %v", dialed, err)
 	}

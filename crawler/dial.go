@@ -148,12 +148,14 @@ func defaultHooks(timeout time.Duration) netHooks {
 // dialer resolves the host itself and dials only addresses that pass the check, so the address
 // checked is the address connected to (no second resolution an attacker's DNS could answer
 // differently), for the first request and every redirect alike.
-func (h netHooks) dialer(allowPrivate bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// Connect-to rules are applied first: the check is on where the connection really goes.
+func (h netHooks) dialer(allowPrivate bool, rules []ConnectTo) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
+		host, port = connectTo(rules, host, port)
 		var ips []netip.Addr
 		literal := false
 		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {

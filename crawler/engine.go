@@ -82,7 +82,11 @@ func (e *Engine) Crawl(ctx context.Context, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	s := e.newScan(ctx, cancel, opts, starts)
+	tlsConfig, err := opts.tlsConfig(e.tlsConfig)
+	if err != nil {
+		return nil, err
+	}
+	s := e.newScan(ctx, cancel, opts, starts, tlsConfig)
 
 	seen := map[string]bool{}
 	var level []task
@@ -149,7 +153,7 @@ func startFailure(level []task, results []visitResult) error {
 	return first
 }
 
-func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Options, starts []*url.URL) *scan {
+func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Options, starts []*url.URL, tlsConfig *tls.Config) *scan {
 	s := &scan{
 		e: e, opts: opts, ctx: ctx, cancel: cancel,
 		domains:  map[string]bool{},
@@ -167,8 +171,8 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial on our behalf and bypass the address check
-		DialContext:           hooks.dialer(opts.AllowPrivate),
-		TLSClientConfig:       e.tlsConfig,
+		DialContext:           hooks.dialer(opts.AllowPrivate, opts.ConnectTo),
+		TLSClientConfig:       tlsConfig,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          2 * opts.Concurrency,
 		MaxIdleConnsPerHost:   opts.Concurrency,

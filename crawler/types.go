@@ -48,6 +48,15 @@ type Options struct {
 	IgnoreRobots bool
 	// UserAgent is sent with every request; DefaultUserAgent when empty.
 	UserAgent string
+	// ConnectTo are connect-to rules (see ConnectTo and ParseConnectTo), tried in order, for
+	// page fetches and tag manager containers alike: a scan can be pointed at a local copy of
+	// a site and its vendors without DNS. AllowPrivate is still needed to dial a private or
+	// loopback address.
+	ConnectTo []ConnectTo
+	// RootCAPEM and RootCAFile hold extra root CA certificates (PEM) trusted for TLS next to
+	// the system's, for a test server's certificate; both may be set.
+	RootCAPEM  []byte
+	RootCAFile string
 }
 
 func (o Options) withDefaults() Options {
@@ -89,6 +98,11 @@ func (o Options) validate() ([]*url.URL, error) {
 		}
 		u.Fragment, u.RawFragment = "", ""
 		out = append(out, u)
+	}
+	for _, r := range o.ConnectTo {
+		if err := r.validate(); err != nil {
+			return nil, &Error{Kind: KindInvalidInput, Message: err.Error(), Err: err}
+		}
 	}
 	return out, nil
 }

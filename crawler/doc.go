@@ -15,7 +15,11 @@
 // errors. Pages are decoded by their declared charset, streamed through html.Tokenizer (no
 // tree) and fingerprinted with a library.Index, what repeated script URLs and inline scripts
 // yield being cached for the scan; goquery is used only for the storefront password form. Google Tag Manager containers found on a page are fetched and the tags they configure
-// are fingerprinted.
+// are fingerprinted; so are the page's same-site scripts that turn out, by their content, to be
+// containers served by the site itself. Inline scripts are also read with the white space
+// before a vendor call's parenthesis removed and backquotes as quotes, and a vendor URL built
+// around a variable ('https://' + name + '.disqus.com/embed.js') counts when a library pattern
+// covers any host of its domain.
 //
 // Tests replay the recorded sites of testdata/sites on loopback; docs/crawler.md describes the
 // corpus format, the benchmarks and the figures measured.

@@ -68,6 +68,7 @@ type scan struct {
 	unrec    map[string]*unrecAgg
 	cookies  map[string]*cookieAgg
 	gtmSeen  map[string]bool
+	ownSeen  map[string]bool // same-site scripts fetched
 }
 
 // Crawl scans the start URLs and the same-site pages they link to, breadth first. It returns an
@@ -161,6 +162,7 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 		unrec:    map[string]*unrecAgg{},
 		cookies:  map[string]*cookieAgg{},
 		gtmSeen:  map[string]bool{},
+		ownSeen:  map[string]bool{},
 	}
 	for _, u := range starts {
 		s.domains[s.domainOf(strings.ToLower(u.Hostname()))] = true
@@ -297,6 +299,7 @@ func (s *scan) visit(t task) visitResult {
 	x.run(decodeHTML(body, ct))
 	s.merge(x.rep, false)
 	s.tagManagers(x.rep, t.url)
+	s.ownScripts(x.rep, t.url)
 	return visitResult{ok: true, links: x.rep.links, finalURL: final}
 }
 

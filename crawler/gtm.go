@@ -121,12 +121,17 @@ func (s *scan) container(id, page string) {
 // it mentions many Google URLs whatever the container holds, so it is only read when the
 // configuration cannot be decoded. Evidence points at the container, on the page that loads it.
 func analyzeContainer(ix *library.Index, domainOf func(string) string, container *url.URL, page string, body []byte) *pageReport {
+	resource, ok := containerResource(body)
+	return analyzeResource(ix, domainOf, container, page, body, resource, ok)
+}
+
+// analyzeResource is analyzeContainer once the configuration is decoded (ok) or not.
+func analyzeResource(ix *library.Index, domainOf func(string) string, container *url.URL, page string, body []byte, resource any, ok bool) *pageReport {
 	pu, err := url.Parse(page)
 	if err != nil {
 		pu = container
 	}
 	x := newExtractor(ix, domainOf, pu, page, false)
-	resource, ok := containerResource(body)
 	if ok {
 		walkContainer(x, "", resource)
 	} else {

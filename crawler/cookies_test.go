@@ -40,3 +40,15 @@ func TestCookieLifetimeAndPath(t *testing.T) {
 		}
 	}
 }
+
+func TestCookiesOf(t *testing.T) {
+	t.Parallel()
+	r := &Result{Cookies: []ObservedCookie{{Name: "_ga", Service: "google-analytics"}, {Name: "sid"}, {Name: "_ga_X", Service: "google-analytics"}, {Name: "_fbp", Service: "meta-pixel"}}}
+	got := r.CookiesOf("google-analytics")
+	if len(got) != 2 || got[0].Name != "_ga" || got[1].Name != "_ga_X" {
+		t.Errorf("CookiesOf(google-analytics) = %+v", got)
+	}
+	if got := r.CookiesOf(""); got != nil {
+		t.Errorf("CookiesOf(\"\") = %+v, want none", got)
+	}
+}

@@ -134,3 +134,15 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// CookiesOf returns the observed cookies that the library service slug claims (those whose
+// Service is slug), by name and domain: what a scan lists under that detected service.
+func (r *Result) CookiesOf(slug string) []ObservedCookie {
+	var out []ObservedCookie
+	for _, c := range r.Cookies {
+		if c.Service == slug && slug != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}

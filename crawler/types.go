@@ -216,7 +216,7 @@ type ObservedCookie struct {
 	// URLs are the response URLs that set it (redirect hops included), sorted.
 	URLs []string `json:"urls"`
 	// Pages are the pages whose fetch set it, sorted: the URL requested before redirects, or
-	// for a tag manager container the page that loads it.
+	// for a tag manager container or same-site script the scan fetched, the page loading it.
 	Pages []string `json:"pages"`
 }
 

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -70,26 +68,7 @@ type scan struct {
 	unrec    map[string]*unrecAgg
 	cookies  map[string]*cookieAgg
 	gtmSeen  map[string]bool
-}
-
-type serviceAgg struct {
-	svc        *library.Service
-	ids        map[string]bool
-	pages      map[string]bool
-	evidence   map[Evidence]string // evidence without page → first page in sort order
-	ungated    bool
-	injectTags bool
-}
-
-type unrecAgg struct {
-	domain  string
-	pages   map[string]bool
-	ungated bool
-}
-
-type cookieAgg struct {
-	c    ObservedCookie
-	urls map[string]bool
+	ownSeen  map[string]bool // same-site scripts fetched
 }
 
 // Crawl scans the start URLs and the same-site pages they link to, breadth first. It returns an
@@ -104,7 +83,11 @@ func (e *Engine) Crawl(ctx context.Context, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	s := e.newScan(ctx, cancel, opts, starts)
+	tlsConfig, err := opts.tlsConfig(e.tlsConfig)
+	if err != nil {
+		return nil, err
+	}
+	s := e.newScan(ctx, cancel, opts, starts, tlsConfig)
 
 	seen := map[string]bool{}
 	var level []task
@@ -171,7 +154,7 @@ func startFailure(level []task, results []visitResult) error {
 	return first
 }
 
-func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Options, starts []*url.URL) *scan {
+func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Options, starts []*url.URL, tlsConfig *tls.Config) *scan {
 	s := &scan{
 		e: e, opts: opts, ctx: ctx, cancel: cancel,
 		domains:  map[string]bool{},
@@ -179,6 +162,7 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 		unrec:    map[string]*unrecAgg{},
 		cookies:  map[string]*cookieAgg{},
 		gtmSeen:  map[string]bool{},
+		ownSeen:  map[string]bool{},
 	}
 	for _, u := range starts {
 		s.domains[s.domainOf(strings.ToLower(u.Hostname()))] = true
@@ -189,8 +173,8 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial on our behalf and bypass the address check
-		DialContext:           hooks.dialer(opts.AllowPrivate),
-		TLSClientConfig:       e.tlsConfig,
+		DialContext:           hooks.dialer(opts.AllowPrivate, opts.ConnectTo),
+		TLSClientConfig:       tlsConfig,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          2 * opts.Concurrency,
 		MaxIdleConnsPerHost:   opts.Concurrency,
@@ -223,22 +207,6 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	})
 	s.c = c
 	return s
-}
-
-// cookieRecorder sees every response, redirect hops included, and records its Set-Cookie headers.
-type cookieRecorder struct {
-	rt http.RoundTripper
-	s  *scan
-}
-
-func (r *cookieRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.rt.RoundTrip(req)
-	if err == nil {
-		if lines := resp.Header.Values("Set-Cookie"); len(lines) > 0 {
-			r.s.recordCookies(req.URL, lines)
-		}
-	}
-	return resp, err
 }
 
 func (s *scan) runLevel(level []task) []visitResult {
@@ -331,6 +299,7 @@ func (s *scan) visit(t task) visitResult {
 	x.run(decodeHTML(body, ct))
 	s.merge(x.rep, false)
 	s.tagManagers(x.rep, t.url)
+	s.ownScripts(x.rep, t.url)
 	return visitResult{ok: true, links: x.rep.links, finalURL: final}
 }
 
@@ -340,270 +309,4 @@ func isHTML(contentType string, body []byte) bool {
 	}
 	ct := strings.ToLower(contentType)
 	return strings.Contains(ct, "html")
-}
-
-// statusError records a 4xx/5xx page and says why it stops the scan if it is a start page.
-func (s *scan) statusError(u string, f *fetched) error {
-	status := f.status
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	botWall := status == http.StatusForbidden || status == http.StatusTooManyRequests ||
-		(status == http.StatusServiceUnavailable && f.header.Get("Cf-Mitigated") != "")
-	if botWall {
-		s.pageError(u, status, "answered "+text+": blocked as a bot")
-		return &Error{Kind: KindBotWall, Temporary: status != http.StatusForbidden,
-			Message: fmt.Sprintf("start page %s answered %s: the site blocks automated clients (bot protection)", u, text)}
-	}
-	s.pageError(u, status, "answered "+text)
-	return &Error{Kind: KindHTTPStatus, Temporary: status >= 500,
-		Message: fmt.Sprintf("start page %s answered %s", u, text)}
-}
-
-// startError wraps a transport error of a start page as a scan error.
-func (s *scan) startError(u string, err error, msg string) error {
-	var refused *refusedError
-	if errors.As(err, &refused) {
-		return &Error{Kind: KindRefused, Message: refused.Error(), Err: err}
-	}
-	var se *Error
-	if errors.As(err, &se) {
-		return se
-	}
-	return &Error{Kind: KindFetch, Temporary: isTemporaryNet(err), Message: fmt.Sprintf("start page %s could not be fetched: %s", u, msg), Err: err}
-}
-
-// fetchMessage turns a transport error into a short message without Go's wrapping noise.
-func fetchMessage(err error) string {
-	var refused *refusedError
-	if errors.As(err, &refused) {
-		return refused.Error()
-	}
-	if errors.Is(err, colly.ErrRobotsTxtBlocked) {
-		return "disallowed by robots.txt"
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return err.Error()
-}
-
-func (s *scan) setFatal(err error) {
-	s.mu.Lock()
-	if s.fatal == nil {
-		s.fatal = err
-	}
-	s.mu.Unlock()
-	s.cancel()
-}
-
-func (s *scan) fatalErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.fatal
-}
-
-func (s *scan) pageError(u string, status int, msg string) {
-	s.mu.Lock()
-	s.errs = append(s.errs, PageError{URL: u, Status: status, Message: msg})
-	s.mu.Unlock()
-}
-
-func (s *scan) domainOf(host string) string {
-	if d, ok := s.domCache.Load(host); ok {
-		return d.(string)
-	}
-	d := registrableDomain(host)
-	s.domCache.Store(host, d)
-	return d
-}
-
-// registrableDomain is the public suffix plus one label, or the host itself for IP addresses,
-// single-label hosts and public suffixes.
-func registrableDomain(host string) string {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
-}
-
-func (s *scan) sameSite(u string) bool {
-	host, _, _, ok := splitHostOnly(u)
-	return ok && s.domains[s.domainOf(strings.ToLower(host))]
-}
-
-// normalizeURL drops the fragment and gives an empty path as "/", so links to one page compare
-// equal.
-func normalizeURL(u *url.URL) string {
-	c := *u
-	c.Fragment, c.RawFragment = "", ""
-	if c.Path == "" && c.RawPath == "" {
-		c.Path = "/"
-	}
-	c.Host = strings.ToLower(c.Host)
-	return c.String()
-}
-
-// merge adds a page's findings to the scan; cookies say the hits must not add pages.
-func (s *scan) merge(rep *pageReport, noPages bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, h := range rep.hits {
-		a := s.services[h.svc.Slug]
-		if a == nil {
-			a = &serviceAgg{svc: h.svc, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[Evidence]string{}}
-			s.services[h.svc.Slug] = a
-		}
-		if h.id != "" {
-			a.ids[h.id] = true
-		}
-		if !noPages {
-			a.pages[h.ev.Page] = true
-		}
-		if !h.ev.Gated {
-			a.ungated = true
-		}
-		key := h.ev
-		key.Page = ""
-		if p, ok := a.evidence[key]; !ok || h.ev.Page < p {
-			a.evidence[key] = h.ev.Page
-		}
-	}
-	for _, u := range rep.unrec {
-		a := s.unrec[u.src]
-		if a == nil {
-			a = &unrecAgg{domain: u.domain, pages: map[string]bool{}}
-			s.unrec[u.src] = a
-		}
-		if !u.gated {
-			a.ungated = true
-		}
-		a.pages[u.page] = true
-	}
-}
-
-func (s *scan) recordCookies(reqURL *url.URL, lines []string) {
-	host := strings.ToLower(reqURL.Hostname())
-	page := normalizeURL(reqURL)
-	var rep pageReport
-	s.mu.Lock()
-	for _, line := range lines {
-		c, err := http.ParseSetCookie(line)
-		if err != nil {
-			continue
-		}
-		dom := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
-		if dom == "" {
-			dom = host
-		}
-		key := c.Name + "\x00" + dom
-		a := s.cookies[key]
-		if a == nil {
-			a = &cookieAgg{c: ObservedCookie{Name: c.Name, Domain: dom, Session: c.MaxAge == 0 && c.Expires.IsZero()}, urls: map[string]bool{}}
-			a.c.ThirdParty = !s.domains[s.domainOf(dom)]
-			// A service's cookie counts only on the side it is documented on: a site's own
-			// "uid" cookie is not Criteo's third-party "uid".
-			if m, ok := s.e.ix.MatchCookie(c.Name); ok &&
-				(m.Cookie.Party == "" || (m.Cookie.Party == "third") == a.c.ThirdParty) {
-				a.c.Service = m.Service.Slug
-			}
-			s.cookies[key] = a
-		}
-		a.urls[page] = true
-		if a.c.Service != "" {
-			rep.hits = append(rep.hits, hit{svc: s.e.ix.Service(a.c.Service), ev: Evidence{Kind: EvidenceCookie, Page: page, Snippet: c.Name}})
-		}
-	}
-	s.mu.Unlock()
-	if len(rep.hits) > 0 {
-		s.merge(&rep, true)
-	}
-}
-
-func (s *scan) result() *Result {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := &Result{Pages: s.pages, Services: []DetectedService{}, Unrecognized: []UnrecognizedScript{}, Cookies: []ObservedCookie{}, Errors: s.errs}
-	if r.Pages == nil {
-		r.Pages = []Page{}
-	}
-	if r.Errors == nil {
-		r.Errors = []PageError{}
-	}
-	sort.Slice(r.Pages, func(i, j int) bool { return r.Pages[i].URL < r.Pages[j].URL })
-	sort.Slice(r.Errors, func(i, j int) bool {
-		if r.Errors[i].URL != r.Errors[j].URL {
-			return r.Errors[i].URL < r.Errors[j].URL
-		}
-		return r.Errors[i].Message < r.Errors[j].Message
-	})
-	for slug, a := range s.services {
-		ds := DetectedService{Slug: slug, Name: a.svc.Label, Category: a.svc.Category,
-			TrackingIDs: sortedKeys(a.ids), Pages: sortedKeys(a.pages), Gated: !a.ungated, InjectsTags: a.injectTags}
-		for ev, page := range a.evidence {
-			ev.Page = page
-			ds.Evidence = append(ds.Evidence, ev)
-		}
-		sort.Slice(ds.Evidence, func(i, j int) bool { return evidenceLess(ds.Evidence[i], ds.Evidence[j]) })
-		if len(ds.Evidence) > MaxEvidence {
-			ds.Evidence = ds.Evidence[:MaxEvidence]
-		}
-		r.Services = append(r.Services, ds)
-	}
-	sort.Slice(r.Services, func(i, j int) bool { return r.Services[i].Slug < r.Services[j].Slug })
-	for src, a := range s.unrec {
-		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated})
-	}
-	sort.Slice(r.Unrecognized, func(i, j int) bool { return r.Unrecognized[i].Src < r.Unrecognized[j].Src })
-	for _, a := range s.cookies {
-		c := a.c
-		c.URLs = sortedKeys(a.urls)
-		r.Cookies = append(r.Cookies, c)
-	}
-	sort.Slice(r.Cookies, func(i, j int) bool {
-		if r.Cookies[i].Name != r.Cookies[j].Name {
-			return r.Cookies[i].Name < r.Cookies[j].Name
-		}
-		return r.Cookies[i].Domain < r.Cookies[j].Domain
-	})
-	return r
-}
-
-func evidenceLess(a, b Evidence) bool {
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.URL != b.URL {
-		return a.URL < b.URL
-	}
-	if a.Snippet != b.Snippet {
-		return a.Snippet < b.Snippet
-	}
-	if a.Page != b.Page {
-		return a.Page < b.Page
-	}
-	return !a.Gated && b.Gated
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// readLimited reads at most limit bytes of r and says whether there was more.
-func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if n > limit {
-		return buf.Bytes()[:limit], true, nil
-	}
-	return buf.Bytes(), false, nil
 }

@@ -16,6 +16,15 @@ type pageReport struct {
 	links []string
 	hits  []hit
 	unrec []unrecHit
+	// own are the page's same-site script URLs no library URL pattern claims: a tag manager
+	// container may be served from the site itself, at any path.
+	own []ownScript
+}
+
+// ownScript is a same-site script of a page.
+type ownScript struct {
+	url   string
+	gated bool
 }
 
 // addLink appends a link, starting with room for a page's navigation.
@@ -387,6 +396,9 @@ func (x *extractor) resource(kind, raw string, gated bool) {
 	}
 	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third {
 		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
+	}
+	if f.svc == nil && kind == EvidenceScript && !third {
+		x.rep.own = append(x.rep.own, ownScript{url: abs, gated: gated})
 	}
 }
 

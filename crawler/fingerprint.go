@@ -110,6 +110,28 @@ func scriptFindings(ix *library.Index, text, scheme string) []finding {
 	ix.FindTrackingIDs(text, func(m library.IDMatch) {
 		out = append(out, finding{svc: m.Service, id: strings.Clone(m.ID), kind: EvidenceInlineScript, snippet: snippet(text, m.Start, m.End)})
 	})
+	if norm, gaps, ok := callNamesOf(ix).normalizeCalls(text); ok {
+		// Calls spaced or quoted unusually: what the plain pass missed.
+		found := len(out)
+		ix.FindTrackingIDs(norm, func(m library.IDMatch) {
+			for _, f := range out[:found] {
+				if f.svc == m.Service && f.id == m.ID {
+					return
+				}
+			}
+			// The snippet is cut from the text as written.
+			out = append(out, finding{svc: m.Service, id: m.ID, kind: EvidenceInlineScript,
+				snippet: snippet(text, origOffset(gaps, m.Start), origOffset(gaps, m.End))})
+		})
+	}
+	scanConcatenatedHosts(text, func(lit string, start, end int) {
+		// A vendor URL built around a variable ('https://' + name + '.disqus.com/embed.js')
+		// counts when a library pattern names any host under the literal's domain.
+		m, ok := ix.MatchURL("https://placeholder" + lit)
+		if ok && strings.HasPrefix(m.Pattern, "*.") {
+			out = append(out, finding{svc: m.Service, kind: EvidenceInlineURL, snippet: exprSnippet(text, start, end)})
+		}
+	})
 	scanURLLiterals(text, func(u string, unescaped bool) {
 		m, ok := ix.MatchURL(u)
 		if !ok && !unescaped {

@@ -2,8 +2,10 @@ package crawler
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -86,7 +88,7 @@ func (s *scan) markInjects() {
 // container fetches one GTM container and fingerprints the tags it configures.
 func (s *scan) container(id, page string) {
 	u := containerURL + url.QueryEscape(id)
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(context.WithValue(s.ctx, pageKey{}, page), http.MethodGet, u, nil)
 	if err != nil {
 		return
 	}
@@ -119,12 +121,17 @@ func (s *scan) container(id, page string) {
 // it mentions many Google URLs whatever the container holds, so it is only read when the
 // configuration cannot be decoded. Evidence points at the container, on the page that loads it.
 func analyzeContainer(ix *library.Index, domainOf func(string) string, container *url.URL, page string, body []byte) *pageReport {
+	resource, ok := containerResource(body)
+	return analyzeResource(ix, domainOf, container, page, body, resource, ok)
+}
+
+// analyzeResource is analyzeContainer once the configuration is decoded (ok) or not.
+func analyzeResource(ix *library.Index, domainOf func(string) string, container *url.URL, page string, body []byte, resource any, ok bool) *pageReport {
 	pu, err := url.Parse(page)
 	if err != nil {
 		pu = container
 	}
 	x := newExtractor(ix, domainOf, pu, page, false)
-	resource, ok := containerResource(body)
 	if ok {
 		walkContainer(x, "", resource)
 	} else {
@@ -189,4 +196,17 @@ func walkContainer(x *extractor, key string, v any) {
 			x.inline([]byte(t), false)
 		}
 	}
+}
+
+// readLimited reads at most limit bytes of r and says whether there was more.
+func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if n > limit {
+		return buf.Bytes()[:limit], true, nil
+	}
+	return buf.Bytes(), false, nil
 }

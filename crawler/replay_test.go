@@ -163,3 +163,61 @@ func loadSiteConfig(t testing.TB, dir string) siteConfig {
 	}
 	return cfg
 }
+
+// TestReplayPrecisionRecall scans every recorded site and scores the detections against the
+// hand-written expectations over the whole corpus: services and (service, tracking ID) pairs.
+// Both precision and recall must be 100%; TestRecordedSites says which site falls short.
+func TestReplayPrecisionRecall(t *testing.T) {
+	t.Parallel()
+	ix := catalogIndex(t)
+	var tp, fp, fn int
+	for _, dir := range siteDirs(t) {
+		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want expectation
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		res, err := scanSite(t, dir, ix, nil)
+		if want.Error != "" || err != nil {
+			if (want.Error == "") != (err == nil) {
+				t.Errorf("%s: scan error %v, want one containing %q", filepath.Base(dir), err, want.Error)
+			}
+			continue
+		}
+		wantSet, gotSet := map[string]bool{}, map[string]bool{}
+		for slug, ids := range want.Services {
+			wantSet[slug] = true
+			for _, id := range ids {
+				wantSet[slug+" "+id] = true
+			}
+		}
+		for _, s := range res.Services {
+			gotSet[s.Slug] = true
+			for _, id := range s.TrackingIDs {
+				gotSet[s.Slug+" "+id] = true
+			}
+		}
+		for k := range gotSet {
+			if wantSet[k] {
+				tp++
+			} else {
+				fp++
+				t.Errorf("%s: unexpected %s", filepath.Base(dir), k)
+			}
+		}
+		for k := range wantSet {
+			if !gotSet[k] {
+				fn++
+				t.Errorf("%s: missed %s", filepath.Base(dir), k)
+			}
+		}
+	}
+	precision, recall := float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(tp+fn, 1))
+	t.Logf("corpus: %d detections right, %d wrong, %d missed: precision %.1f%%, recall %.1f%%", tp, fp, fn, 100*precision, 100*recall)
+	if tp == 0 {
+		t.Error("no detections at all")
+	}
+}

@@ -39,14 +39,24 @@ type Options struct {
 	Concurrency int
 	// StorefrontPassword is submitted when a shop answers with a storefront password page.
 	StorefrontPassword string
-	// AllowPrivate allows loopback, private, link-local, multicast and unspecified addresses.
-	// The check applies to every connection, on the address it actually dials, so redirects and
+	// AllowPrivate allows loopback, private, link-local, multicast, unspecified and reserved
+	// addresses, and IPv6 addresses that embed such an IPv4 address (mapped, compatible,
+	// NAT64, 6to4, Teredo, ISATAP). The check applies to every connection, on the address it actually dials, so redirects and
 	// DNS answers that point inside are covered.
 	AllowPrivate bool
 	// IgnoreRobots skips robots.txt, which is honoured by default.
 	IgnoreRobots bool
 	// UserAgent is sent with every request; DefaultUserAgent when empty.
 	UserAgent string
+	// ConnectTo are connect-to rules (see ConnectTo and ParseConnectTo), tried in order, for
+	// page fetches and tag manager containers alike: a scan can be pointed at a local copy of
+	// a site and its vendors without DNS. AllowPrivate is still needed to dial a private or
+	// loopback address.
+	ConnectTo []ConnectTo
+	// RootCAPEM and RootCAFile hold extra root CA certificates (PEM) trusted for TLS next to
+	// the system's, for a test server's certificate; both may be set.
+	RootCAPEM  []byte
+	RootCAFile string
 }
 
 func (o Options) withDefaults() Options {
@@ -88,6 +98,11 @@ func (o Options) validate() ([]*url.URL, error) {
 		}
 		u.Fragment, u.RawFragment = "", ""
 		out = append(out, u)
+	}
+	for _, r := range o.ConnectTo {
+		if err := r.validate(); err != nil {
+			return nil, &Error{Kind: KindInvalidInput, Message: err.Error(), Err: err}
+		}
 	}
 	return out, nil
 }
@@ -180,28 +195,42 @@ type UnrecognizedScript struct {
 	Gated bool `json:"gated,omitempty"`
 }
 
-// ObservedCookie is a cookie set by a response.
+// ObservedCookie is a cookie set by a response, one per name and domain.
 type ObservedCookie struct {
 	// Name is the cookie name; Domain its Domain attribute, or the responding host.
 	Name   string `json:"name"`
 	Domain string `json:"domain"`
+	// Path is its Path attribute, or the default path of the URL that set it (RFC 6265);
+	// the shortest when settings differ.
+	Path string `json:"path"`
+	// MaxAge is how long the browser keeps it: its Max-Age, or its Expires date less the
+	// response's Date; the longest when settings differ. Zero for a session cookie or one
+	// being deleted. In JSON, nanoseconds.
+	MaxAge time.Duration `json:"maxAge"`
 	// Service is the slug of the library service whose cookie list names it, or "".
 	Service string `json:"service,omitempty"`
 	// ThirdParty is true when the domain is not on a start URL's registrable domain.
 	ThirdParty bool `json:"thirdParty"`
 	// Session is true for a cookie without Expires or Max-Age.
 	Session bool `json:"session"`
-	// URLs are the response URLs that set it, sorted.
+	// URLs are the response URLs that set it (redirect hops included), sorted.
 	URLs []string `json:"urls"`
+	// Pages are the pages whose fetch set it, sorted: the URL requested before redirects, or
+	// for a tag manager container or same-site script the scan fetched, the page loading it.
+	Pages []string `json:"pages"`
 }
 
-// PageError is a per-page failure; the scan goes on.
+// PageError is a per-page failure; the scan goes on. Every page that answered an HTTP error,
+// could not be fetched, was cut at MaxBodyBytes or was disallowed by robots.txt has one, as
+// has every tag manager container that could not be fetched.
 type PageError struct {
-	// URL is the URL that failed.
+	// URL is the URL that failed (the page requested, or the container URL).
 	URL string `json:"url"`
-	// Status is the HTTP status when one was received.
+	// Status is the HTTP status when one was received, 0 when none was (network failure,
+	// refused address, robots.txt).
 	Status int `json:"status,omitempty"`
-	// Message says what went wrong.
+	// Message says what went wrong, as a sentence fragment fit for a site owner ("answered
+	// 404 Not Found", "refused to scan ...", "disallowed by robots.txt").
 	Message string `json:"message"`
 }
 

@@ -1,0 +1,76 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// statusError records a 4xx/5xx page and says why it stops the scan if it is a start page.
+func (s *scan) statusError(u string, f *fetched) error {
+	status := f.status
+	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	botWall := status == http.StatusForbidden || status == http.StatusTooManyRequests ||
+		(status == http.StatusServiceUnavailable && f.header.Get("Cf-Mitigated") != "")
+	if botWall {
+		s.pageError(u, status, "answered "+text+": blocked as a bot")
+		return &Error{Kind: KindBotWall, Temporary: status != http.StatusForbidden,
+			Message: fmt.Sprintf("start page %s answered %s: the site blocks automated clients (bot protection)", u, text)}
+	}
+	s.pageError(u, status, "answered "+text)
+	return &Error{Kind: KindHTTPStatus, Temporary: status >= 500,
+		Message: fmt.Sprintf("start page %s answered %s", u, text)}
+}
+
+// startError wraps a transport error of a start page as a scan error.
+func (s *scan) startError(u string, err error, msg string) error {
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return &Error{Kind: KindRefused, Message: refused.Error(), Err: err}
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return se
+	}
+	return &Error{Kind: KindFetch, Temporary: isTemporaryNet(err), Message: fmt.Sprintf("start page %s could not be fetched: %s", u, msg), Err: err}
+}
+
+// fetchMessage turns a transport error into a short message without Go's wrapping noise.
+func fetchMessage(err error) string {
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return refused.Error()
+	}
+	if errors.Is(err, colly.ErrRobotsTxtBlocked) {
+		return "disallowed by robots.txt"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+func (s *scan) setFatal(err error) {
+	s.mu.Lock()
+	if s.fatal == nil {
+		s.fatal = err
+	}
+	s.mu.Unlock()
+	s.cancel()
+}
+
+func (s *scan) fatalErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
+}
+
+func (s *scan) pageError(u string, status int, msg string) {
+	s.mu.Lock()
+	s.errs = append(s.errs, PageError{URL: u, Status: status, Message: msg})
+	s.mu.Unlock()
+}

@@ -1,0 +1,148 @@
+package crawler
+
+import (
+	"sort"
+
+	"github.com/consentd/consentd/library"
+)
+
+// serviceAgg gathers the sightings of one library service over a scan.
+type serviceAgg struct {
+	svc        *library.Service
+	ids        map[string]bool
+	pages      map[string]bool
+	evidence   map[Evidence]string // evidence without page → first page in sort order
+	ungated    bool
+	injectTags bool
+}
+
+// unrecAgg gathers the pages loading one unrecognized script.
+type unrecAgg struct {
+	domain  string
+	pages   map[string]bool
+	ungated bool
+}
+
+// merge adds a page's findings to the scan; cookies say the hits must not add pages.
+func (s *scan) merge(rep *pageReport, noPages bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range rep.hits {
+		a := s.services[h.svc.Slug]
+		if a == nil {
+			a = &serviceAgg{svc: h.svc, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[Evidence]string{}}
+			s.services[h.svc.Slug] = a
+		}
+		if h.id != "" {
+			a.ids[h.id] = true
+		}
+		if !noPages {
+			a.pages[h.ev.Page] = true
+		}
+		if !h.ev.Gated {
+			a.ungated = true
+		}
+		key := h.ev
+		key.Page = ""
+		if p, ok := a.evidence[key]; !ok || h.ev.Page < p {
+			a.evidence[key] = h.ev.Page
+		}
+	}
+	for _, u := range rep.unrec {
+		a := s.unrec[u.src]
+		if a == nil {
+			a = &unrecAgg{domain: u.domain, pages: map[string]bool{}}
+			s.unrec[u.src] = a
+		}
+		if !u.gated {
+			a.ungated = true
+		}
+		a.pages[u.page] = true
+	}
+}
+
+func (s *scan) result() *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &Result{Pages: s.pages, Services: []DetectedService{}, Unrecognized: []UnrecognizedScript{}, Cookies: []ObservedCookie{}, Errors: s.errs}
+	if r.Pages == nil {
+		r.Pages = []Page{}
+	}
+	if r.Errors == nil {
+		r.Errors = []PageError{}
+	}
+	sort.Slice(r.Pages, func(i, j int) bool { return r.Pages[i].URL < r.Pages[j].URL })
+	sort.Slice(r.Errors, func(i, j int) bool {
+		if r.Errors[i].URL != r.Errors[j].URL {
+			return r.Errors[i].URL < r.Errors[j].URL
+		}
+		return r.Errors[i].Message < r.Errors[j].Message
+	})
+	for slug, a := range s.services {
+		ds := DetectedService{Slug: slug, Name: a.svc.Label, Category: a.svc.Category,
+			TrackingIDs: sortedKeys(a.ids), Pages: sortedKeys(a.pages), Gated: !a.ungated, InjectsTags: a.injectTags}
+		for ev, page := range a.evidence {
+			ev.Page = page
+			ds.Evidence = append(ds.Evidence, ev)
+		}
+		sort.Slice(ds.Evidence, func(i, j int) bool { return evidenceLess(ds.Evidence[i], ds.Evidence[j]) })
+		if len(ds.Evidence) > MaxEvidence {
+			ds.Evidence = ds.Evidence[:MaxEvidence]
+		}
+		r.Services = append(r.Services, ds)
+	}
+	sort.Slice(r.Services, func(i, j int) bool { return r.Services[i].Slug < r.Services[j].Slug })
+	for src, a := range s.unrec {
+		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated})
+	}
+	sort.Slice(r.Unrecognized, func(i, j int) bool { return r.Unrecognized[i].Src < r.Unrecognized[j].Src })
+	for _, a := range s.cookies {
+		c := a.c
+		c.URLs, c.Pages = sortedKeys(a.urls), sortedKeys(a.pages)
+		r.Cookies = append(r.Cookies, c)
+	}
+	sort.Slice(r.Cookies, func(i, j int) bool {
+		if r.Cookies[i].Name != r.Cookies[j].Name {
+			return r.Cookies[i].Name < r.Cookies[j].Name
+		}
+		return r.Cookies[i].Domain < r.Cookies[j].Domain
+	})
+	return r
+}
+
+func evidenceLess(a, b Evidence) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.URL != b.URL {
+		return a.URL < b.URL
+	}
+	if a.Snippet != b.Snippet {
+		return a.Snippet < b.Snippet
+	}
+	if a.Page != b.Page {
+		return a.Page < b.Page
+	}
+	return !a.Gated && b.Gated
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CookiesOf returns the observed cookies that the library service slug claims (those whose
+// Service is slug), by name and domain: what a scan lists under that detected service.
+func (r *Result) CookiesOf(slug string) []ObservedCookie {
+	var out []ObservedCookie
+	for _, c := range r.Cookies {
+		if c.Service == slug && slug != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}

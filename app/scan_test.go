@@ -188,7 +188,8 @@ func TestScanOverHTTP(t *testing.T) {
 			t.Fatalf("scan = %+v, want pages and timestamps", got)
 		}
 		// What the engine computes reaches the API: the cookie on its service, the broken link.
-		if len(ga.Cookies) != 1 || ga.Cookies[0].Name != "_ga" || ga.Cookies[0].Session || len(ga.Cookies[0].SeenAt) == 0 {
+		if len(ga.Cookies) != 1 || ga.Cookies[0].Name != "_ga" || ga.Cookies[0].Session || ga.Cookies[0].Duration != "1 hour" ||
+			ga.Cookies[0].MaxAgeSeconds != 3600 || len(ga.Cookies[0].SeenAt) == 0 {
 			t.Fatalf("google-analytics cookies = %+v, want _ga with where it was seen", ga.Cookies)
 		}
 		if len(got.PageErrors) != 1 || !strings.HasSuffix(got.PageErrors[0].URL, "/gone") ||

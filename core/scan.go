@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -50,12 +51,44 @@ type ObservedCookie struct {
 	Name string `json:"name"`
 	// Domain is the cookie's Domain attribute, or the host that set it.
 	Domain string `json:"domain"`
+	Path   string `json:"path"`
 	// Session is true for a cookie without an expiry: it ends with the browser session.
 	Session bool `json:"session"`
+	// Duration is how long the cookie lives as observed, in words ("session", "1 year").
+	Duration string `json:"duration"`
+	// MaxAgeSeconds is the observed lifetime in seconds, 0 for a session cookie.
+	MaxAgeSeconds int64 `json:"maxAgeSeconds"`
 	// ThirdParty is true when the domain is not the scanned site's.
 	ThirdParty bool `json:"thirdParty"`
 	// SeenAt are the URLs whose responses set it.
 	SeenAt []string `json:"seenAt"`
+}
+
+// DescribeDuration puts an observed cookie lifetime in the words the library uses for
+// declared ones: "session" for none, otherwise the largest whole unit ("2 years", "13
+// months", "1 day", "30 minutes").
+func DescribeDuration(d time.Duration) string {
+	if d <= 0 {
+		return "session"
+	}
+	day := 24 * time.Hour
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{365 * day, "year"}, {30 * day, "month"}, {day, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}} {
+		if d >= u.d {
+			n := int64((d + u.d/2) / u.d) // nearest whole unit
+			if n == 1 {
+				return "1 " + u.name
+			}
+			return strconv.FormatInt(n, 10) + " " + u.name + "s"
+		}
+	}
+	n := int64(d / time.Second)
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.FormatInt(n, 10) + " seconds"
 }
 
 // PageError is a page a scan could not read.

@@ -4,6 +4,7 @@ package collycrawler
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
@@ -36,18 +37,17 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 		DetectedServices:    make([]core.DetectedService, 0, len(res.Services)),
 		UnrecognizedScripts: make([]core.UnrecognizedScript, 0, len(res.Unrecognized)),
 	}
-	cookies := map[string][]core.ObservedCookie{}
-	for _, c := range res.Cookies {
-		if c.Service != "" {
-			cookies[c.Service] = append(cookies[c.Service], core.ObservedCookie{
-				Name: c.Name, Domain: c.Domain, Session: c.Session, ThirdParty: c.ThirdParty, SeenAt: orEmpty(c.URLs),
+	for _, s := range res.Services {
+		cookies := []core.ObservedCookie{}
+		for _, c := range res.CookiesOf(s.Slug) {
+			cookies = append(cookies, core.ObservedCookie{
+				Name: c.Name, Domain: c.Domain, Path: c.Path, Session: c.Session, ThirdParty: c.ThirdParty,
+				Duration: core.DescribeDuration(c.MaxAge), MaxAgeSeconds: int64(c.MaxAge / time.Second), SeenAt: orEmpty(c.Pages),
 			})
 		}
-	}
-	for _, s := range res.Services {
 		out.DetectedServices = append(out.DetectedServices, core.DetectedService{
 			Slug: s.Slug, Name: s.Name, Category: s.Category, TrackingIDs: orEmpty(s.TrackingIDs), Pages: orEmpty(s.Pages),
-			Cookies: orEmptyOf(cookies[s.Slug]),
+			Cookies: cookies,
 		})
 	}
 	out.PageErrors = make([]core.PageError, 0, len(res.Errors))
@@ -83,11 +83,9 @@ func crawlError(ctx context.Context, err error) error {
 	return out
 }
 
-func orEmpty(s []string) []string { return orEmptyOf(s) }
-
-func orEmptyOf[T any](s []T) []T {
+func orEmpty(s []string) []string {
 	if s == nil {
-		return []T{}
+		return []string{}
 	}
 	return s
 }

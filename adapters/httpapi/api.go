@@ -115,7 +115,8 @@ func New(cfg Config) http.Handler {
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
 	root = instrument(root)
-	return recoverer(cfg.Logger, root)
+	root = recoverer(cfg.Logger, root)
+	return guardBody(cfg.MaxBodyBytes, root)
 }
 
 // authenticate checks the bearer key of every operation that declares security and puts the
@@ -180,14 +181,14 @@ func op(id, method, path, summary, tag string, status int) huma.Operation {
 	}
 }
 
-// limitBody caps request bodies so that no client can make the server buffer without end.
+// limitBody refuses a declared Content-Length over the limit before anything reads the body;
+// guardBody caps what is actually read and ends the connection of a refused body.
 func limitBody(n int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {
 			writeError(w, http.StatusRequestEntityTooLarge, core.CodeInvalid, "request body too large")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, n)
 		next.ServeHTTP(w, r)
 	})
 }

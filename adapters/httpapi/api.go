@@ -74,7 +74,7 @@ func New(cfg Config) http.Handler {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` and stored only as hashes."},
 	}
 	api := humago.NewWithPrefix(mux, Prefix, hc)
-	api.UseMiddleware(h.authenticate(api), h.requestFacts)
+	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
 
 	h.registerSites(api)
 	h.registerBanner(api)
@@ -111,6 +111,7 @@ func New(cfg Config) http.Handler {
 	})
 
 	var root http.Handler = mux
+	root = cleanPaths(root)
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through

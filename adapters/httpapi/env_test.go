@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -59,12 +60,50 @@ type env struct {
 	queue *recordingQueue
 	keyA  string // organization A
 	keyB  string // organization B
+	logs  *logBuffer
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvOn(t, "sqlite://"+filepath.Join(t.TempDir(), "api.db"))
+}
+
+// newPostgresEnv is newEnv on a fresh Postgres database (skipped without one, see pgtest).
+func newPostgresEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvOn(t, pgtest.FreshURL(t))
+}
+
+// logBuffer collects the handler's log lines (JSON, one a line) for tests that assert on them.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// errors returns the ERROR-level lines logged since the last call, and forgets them.
+func (l *logBuffer) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.b.String(), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			out = append(out, line)
+		}
+	}
+	l.b.Reset()
+	return out
+}
+
+func newEnvOn(t *testing.T, dbURL string) *env {
+	t.Helper()
 	ctx := context.Background()
-	store, err := bunstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "api.db"))
+	store, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +116,11 @@ func newEnv(t *testing.T) *env {
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
 	}
-	h := httpapi.New(httpapi.Config{Manager: m, Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
+	logs := &logBuffer{}
+	h := httpapi.New(httpapi.Config{Manager: m, Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, m: m, queue: q}
+	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}
 	for _, k := range []*string{&e.keyA, &e.keyB} {
 		org, err := m.CreateOrganization(ctx, "org")
 		if err != nil {

@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
+
+	"github.com/consentd/consentd/core"
 )
 
 // guardBody is the outermost layer: it caps the request body with the server's own
@@ -43,3 +46,16 @@ func (w *refusalWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *refusalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// cleanPaths answers a path with an empty, "." or ".." segment with the JSON 404 itself:
+// ServeMux would clean it and redirect with an HTML body, which no client of this API expects.
+func cleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.Contains(p, "//") || strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../") {
+			writeError(w, http.StatusNotFound, core.CodeNotFound, "no such endpoint: "+r.Method+" "+p)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

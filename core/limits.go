@@ -5,13 +5,23 @@ import (
 	"time"
 )
 
-// Limits that the stores impose and the use cases must check before a value reaches them.
-// The limits of the contract (names, descriptions, ...) live beside their concept (MaxSiteName
-// in site.go, MaxSlug in category.go, ...); these are the ones that come from the storage.
+// Limits that had no constant in core, and those the stores impose, which the use cases must
+// check before a value reaches them. The limits of the contract (names, descriptions, ...) live
+// beside their concept (MaxSiteName in site.go, MaxSlug in category.go, ...).
 const (
 	// MaxSortOrder is the largest category sort order: the column is a 32-bit integer on
 	// Postgres.
 	MaxSortOrder = math.MaxInt32
+	// MaxConsentVersion is the largest consentVersion a decision may carry.
+	MaxConsentVersion = 1_000_000
+	// MaxConsentPage is the last page of the consent listing a client may ask for.
+	MaxConsentPage = 1_000_000
+	// MaxSearchQuery is the longest library search text.
+	MaxSearchQuery = 200
+	// MaxProjectKey is the longest projectKey a public request may name.
+	MaxProjectKey = 100
+	// MaxLanguageKey is the longest language key of a translation map (BCP 47 tags fit).
+	MaxLanguageKey = 35
 	// SlugPattern is the one pattern of slugs (service slugs, library slugs): lower-case
 	// letters, digits and hyphens. The HTTP schema's pattern is checked against it.
 	SlugPattern = `^[a-z0-9-]+$`

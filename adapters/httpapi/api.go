@@ -59,13 +59,19 @@ var bearer = []map[string][]string{{"bearer": {}}}
 
 // New returns the HTTP handler of the whole service.
 func New(cfg Config) http.Handler {
+	h, _ := newHandler(cfg)
+	return h
+}
+
+// newHandler is New that also returns the patterns the handler serves.
+func newHandler(cfg Config) (http.Handler, func() []string) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
 	h := &handlers{m: cfg.Manager, log: cfg.Logger, cfg: cfg}
 
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
 	hc.Info.Description = apiDescription
@@ -89,6 +95,7 @@ func New(cfg Config) http.Handler {
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
+		documentRuntime(api)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -117,7 +124,7 @@ func New(cfg Config) http.Handler {
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
 	root = instrument(root)
 	root = recoverer(cfg.Logger, root)
-	return guardBody(cfg.MaxBodyBytes, root)
+	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }
 
 // authenticate checks the bearer key of every operation that declares security and puts the

@@ -42,7 +42,7 @@ var (
 	catalog     *library.Catalog
 )
 
-func loadCatalog(t *testing.T) *library.Catalog {
+func loadCatalog(t testing.TB) *library.Catalog {
 	catalogOnce.Do(func() {
 		var err error
 		catalog, err = library.Load("")
@@ -54,7 +54,7 @@ func loadCatalog(t *testing.T) *library.Catalog {
 }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	m     *core.Manager
 	queue *recordingQueue
@@ -100,7 +100,7 @@ func (l *logBuffer) errors() []string {
 	return out
 }
 
-func newEnvOn(t *testing.T, dbURL string) *env {
+func newEnvOn(t testing.TB, dbURL string) *env {
 	t.Helper()
 	ctx := context.Background()
 	store, err := bunstore.Open(ctx, dbURL)
@@ -141,7 +141,7 @@ type resp struct {
 }
 
 // json decodes the body into a generic value.
-func (r resp) json(t *testing.T) any {
+func (r resp) json(t testing.TB) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(r.body, &v); err != nil {
@@ -150,7 +150,7 @@ func (r resp) json(t *testing.T) any {
 	return v
 }
 
-func (r resp) obj(t *testing.T) map[string]any {
+func (r resp) obj(t testing.TB) map[string]any {
 	t.Helper()
 	m, ok := r.json(t).(map[string]any)
 	if !ok {
@@ -159,7 +159,7 @@ func (r resp) obj(t *testing.T) map[string]any {
 	return m
 }
 
-func (r resp) arr(t *testing.T) []any {
+func (r resp) arr(t testing.TB) []any {
 	t.Helper()
 	a, ok := r.json(t).([]any)
 	if !ok {

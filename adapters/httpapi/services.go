@@ -30,7 +30,7 @@ type cookieIn struct {
 }
 
 type serviceCreateBody struct {
-	Slug                    string       `json:"slug" minLength:"1" maxLength:"100" doc:"Lower-case letters, digits and hyphens (the pattern is core.SlugPattern)."`
+	Slug                    string       `json:"slug" minLength:"1" maxLength:"100" doc:"Lower-case letters, digits and hyphens."`
 	Label                   string       `json:"label" minLength:"1" maxLength:"200"`
 	CategorySlug            string       `json:"categorySlug" minLength:"1" maxLength:"50" doc:"Slug of an existing category of the site."`
 	Description             string       `json:"description,omitempty" maxLength:"1000"`

@@ -21,6 +21,12 @@ func guardBody(n int64, next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, n)
 		}
+		if r.ProtoMajor >= 2 {
+			// HTTP/2 frames every body, so nothing can be smuggled; and Connection: close
+			// would shut down every stream of the connection.
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(&refusalWriter{ResponseWriter: w}, r)
 	})
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sort"
@@ -72,9 +73,6 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	if r == nil || r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
-		return nil
-	}
 	limit := op.MaxBodyBytes
 	if limit <= 0 {
 		limit = 1 << 20
@@ -82,8 +80,17 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	body := r.Body
 	b, err := io.ReadAll(io.LimitReader(body, limit+1))
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(b), body), body}
-	if err != nil || int64(len(b)) > limit || len(bytes.TrimSpace(b)) == 0 {
+	var tooLarge *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooLarge) {
+		// A malformed chunked encoding or a body cut short: the client's fault, which huma
+		// would answer with a 500.
+		return core.Errorf(core.CodeInvalid, "body: could not be read (%v)", err)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
 		return nil
+	}
+	if err != nil || int64(len(b)) > limit || len(bytes.TrimSpace(b)) == 0 {
+		return nil // over the limit: huma answers 413
 	}
 	var schema *huma.Schema
 	if mt := op.RequestBody.Content["application/json"]; mt != nil {

@@ -78,3 +78,42 @@ func TestRefusedBodyClosesConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableBody: a body that cannot be read (malformed chunked encoding, or cut short) is
+// the client's fault: 400, never 500, and no ERROR line.
+func TestUnreadableBody(t *testing.T) {
+	e := newEnv(t)
+	_, pk := e.site()
+	for _, c := range []struct{ name, path, key, framing, body string }{
+		{"bad chunk public", "/api/v1/public/" + pk + "/consent", "", "Transfer-Encoding: chunked", "5\r\n{\"a\":\r\nzz\r\n"},
+		{"bad chunk management", "/api/v1/sites", e.keyA, "Transfer-Encoding: chunked", "5\r\n{\"a\":\r\nzz\r\n"},
+		{"cut short", "/api/v1/sites", e.keyA, "Content-Length: 100", `{"name":"x"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck // a test deadline
+			auth := ""
+			if c.key != "" {
+				auth = "Authorization: Bearer " + c.key + "\r\n"
+			}
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s%s\r\n\r\n%s", c.path, auth, c.framing, c.body)
+			conn.(*net.TCPConn).CloseWrite() //nolint:errcheck // the body ends here
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("response: %v", err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 400 {
+				t.Fatalf("status %d, want 400: %s", res.StatusCode, b)
+			}
+			if errs := e.logs.errors(); len(errs) > 0 {
+				t.Errorf("ERROR logged: %v", errs)
+			}
+		})
+	}
+}

@@ -67,7 +67,9 @@ func checkParams(ctx huma.Context, op *huma.Operation) error {
 }
 
 // checkBody reads the body (within the operation's limit), checks it, and puts it back for
-// huma. A body over the limit, unreadable or not JSON is left for huma to refuse.
+// huma. A body over the limit or not JSON is left for huma to refuse. Whatever the
+// Content-Type says, a body that parses as JSON is checked: huma reads a missing or odd media
+// type (";", "x+json") as JSON too.
 func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	r, _ := humago.Unwrap(ctx)
 	if r == nil || r.Body == nil || r.Body == http.NoBody {
@@ -85,9 +87,6 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 		// A malformed chunked encoding or a body cut short: the client's fault, which huma
 		// would answer with a 500.
 		return core.Errorf(core.CodeInvalid, "body: could not be read (%v)", err)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
-		return nil
 	}
 	if err != nil || int64(len(b)) > limit || len(bytes.TrimSpace(b)) == 0 {
 		return nil // over the limit: huma answers 413

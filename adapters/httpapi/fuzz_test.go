@@ -74,18 +74,14 @@ func fuzzHandlers(f *testing.F, dbURL string) {
 	real := strings.NewReplacer("{id}", id, "{pk}", pk, "{cat}", cat, "{svc}", svc, "{scan}", scan)
 	h := e.srv.Config.Handler
 
+	// One seed per operation; the inputs that made 5xx before issue 12 was fixed are kept in
+	// testdata/fuzz, one file each, named by what they are.
 	for i, o := range fuzzOps {
 		f.Add(uint8(i), "x", "", "", []byte(nil))
 		if o.method != "GET" && o.method != "DELETE" {
 			f.Add(uint8(i), "x", "", "", []byte(`{}`))
 		}
 	}
-	f.Add(uint8(27), "", "", "", []byte(`{"visitorId":"v\u0000","categories":{"statistics":true},"consentVersion":1}`))
-	f.Add(uint8(26|0x80), "%00", "", "", []byte(nil))
-	f.Add(uint8(2|0x80), "%FF", "", "", []byte(nil))
-	f.Add(uint8(9), "", "", "", []byte(`{"sortOrder":4294967296}`))
-	f.Add(uint8(23), "", "from=0000-01-01&to=9999-12-31", "", []byte(nil))
-	f.Add(uint8(24), "", "from=0000-01-01&format=ndjson", "", []byte(nil))
 	f.Add(uint8(3), "", "", "", []byte(`{"NAME":"x","url":"https://a.example/\u0000"}`))
 	f.Add(uint8(6), "", "", "", []byte(`{"textTranslations":{"\u0000":{"headline":"x"}},"colors":{"primary":"#fff"}}`))
 	f.Add(uint8(12), "", "", "", []byte(`{"slug":"a","label":"b","categorySlug":"marketing","cookies":[{"name":"n","duration":"d","descriptionTranslations":{"de":"x"}}]}`))
@@ -93,7 +89,6 @@ func fuzzHandlers(f *testing.F, dbURL string) {
 	f.Add(uint8(17), "", "", "", []byte(`{"url":"http://[::1]:0/","urls":["http://%zz"]}`))
 	f.Add(uint8(25), "", "framework=next", "", []byte(nil))
 	f.Add(uint8(26), "", "", "W/\"x\", *", []byte(nil))
-	f.Add(uint8(3), "", "", ";", []byte(`{"name":"\u0000"}`))
 	f.Add(uint8(27), "", "", "\xff\xfe", []byte(`{"categories":{},"consentVersion":1}`))
 
 	f.Fuzz(func(t *testing.T, op uint8, arg, query, header string, body []byte) {
@@ -112,7 +107,7 @@ func fuzzHandlers(f *testing.F, dbURL string) {
 			return // not a request line net/http would accept
 		}
 		var rd *bytes.Reader
-		if body != nil {
+		if len(body) > 0 {
 			rd = bytes.NewReader(body)
 		}
 		req, err := http.NewRequest(o.method, "http://consentd.test"+target, nil)

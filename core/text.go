@@ -1,20 +1,33 @@
 package core
 
 import (
-	"unicode"
+	"fmt"
 	"unicode/utf8"
 )
 
-// CheckText refuses text that no store can hold or no person meant to send: invalid UTF-8,
-// NUL and the other control characters. Tab, line feed and carriage return are allowed.
-func CheckText(field, s string) error {
-	if !utf8.ValidString(s) {
-		return Errorf(CodeInvalid, "%s: must be valid UTF-8", field)
-	}
-	for _, r := range s {
-		if r != '\t' && r != '\n' && r != '\r' && unicode.IsControl(r) {
-			return Errorf(CodeInvalid, "%s: must not contain control characters", field)
+// CheckText returns a validation error naming field when value is not text that every store
+// can hold and every client can show: invalid UTF-8, NUL, or another C0 control character or
+// DEL. Tab, newline and carriage return are text.
+//
+// Postgres refuses NUL and invalid UTF-8 in text columns outright, so without this check such
+// input reaches the store and fails there as an internal error.
+func CheckText(field, value string) error {
+	for i, r := range value {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(value[i:]); size <= 1 {
+				return Errorf(CodeInvalid, "%s: must be valid UTF-8 (invalid byte at offset %d)", field, i)
+			}
+		}
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
+			return Errorf(CodeInvalid, "%s: must not contain control characters (found %s at offset %d)", field, controlName(r), i)
 		}
 	}
 	return nil
+}
+
+func controlName(r rune) string {
+	if r == 0 {
+		return "NUL"
+	}
+	return fmt.Sprintf("U+%04X", r)
 }

@@ -59,13 +59,19 @@ var bearer = []map[string][]string{{"bearer": {}}}
 
 // New returns the HTTP handler of the whole service.
 func New(cfg Config) http.Handler {
+	h, _ := newHandler(cfg)
+	return h
+}
+
+// newHandler is New that also returns the patterns the handler serves.
+func newHandler(cfg Config) (http.Handler, func() []string) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
 	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
 
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
 	hc.Info.Description = apiDescription
@@ -74,7 +80,7 @@ func New(cfg Config) http.Handler {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` and stored only as hashes."},
 	}
 	api := humago.NewWithPrefix(mux, Prefix, hc)
-	api.UseMiddleware(h.authenticate(api), h.requestFacts)
+	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
 
 	h.registerSites(api)
 	h.registerBanner(api)
@@ -89,6 +95,7 @@ func New(cfg Config) http.Handler {
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
+		documentRuntime(api)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -111,11 +118,13 @@ func New(cfg Config) http.Handler {
 	})
 
 	var root http.Handler = mux
+	root = cleanPaths(root)
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
 	root = instrument(root)
-	return recoverer(cfg.Logger, root)
+	root = recoverer(cfg.Logger, root)
+	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }
 
 // authenticate checks the bearer key of every operation that declares security and puts the
@@ -180,14 +189,14 @@ func op(id, method, path, summary, tag string, status int) huma.Operation {
 	}
 }
 
-// limitBody caps request bodies so that no client can make the server buffer without end.
+// limitBody refuses a declared Content-Length over the limit before anything reads the body;
+// guardBody caps what is actually read and ends the connection of a refused body.
 func limitBody(n int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {
 			writeError(w, http.StatusRequestEntityTooLarge, core.CodeInvalid, "request body too large")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, n)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -65,7 +65,7 @@ func (h *handlers) registerCategories(api huma.API) {
 	type categoryPatchBody struct {
 		Name                    *string      `json:"name,omitempty" nullable:"false" minLength:"1" maxLength:"100"`
 		Description             *string      `json:"description,omitempty" nullable:"false" maxLength:"500"`
-		SortOrder               *int         `json:"sortOrder,omitempty" nullable:"false" minimum:"0"`
+		SortOrder               *int         `json:"sortOrder,omitempty" nullable:"false" minimum:"0" maximum:"2147483647"`
 		NameTranslations        translations `json:"nameTranslations,omitempty"`
 		DescriptionTranslations translations `json:"descriptionTranslations,omitempty"`
 	}
@@ -75,6 +75,11 @@ func (h *handlers) registerCategories(api huma.API) {
 			Body categoryPatchBody
 		}) (*catOutput, error) {
 			b := in.Body
+			if b.SortOrder != nil {
+				if err := core.CheckSortOrder("sortOrder", *b.SortOrder); err != nil {
+					return nil, h.fail(ctx, err)
+				}
+			}
 			c, err := h.m.UpdateCategory(ctx, orgOf(ctx), in.ID, in.CatID, core.CategoryInput{
 				Name: b.Name, Description: b.Description, SortOrder: b.SortOrder,
 				NameTranslations: b.NameTranslations, DescriptionTranslations: b.DescriptionTranslations,

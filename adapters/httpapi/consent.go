@@ -28,6 +28,9 @@ func parseDate(field, s string) (*time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			t = t.UTC()
+			if err := core.CheckTime(field, t); err != nil {
+				return nil, err
+			}
 			return &t, nil
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -41,7 +42,7 @@ var (
 	catalog     *library.Catalog
 )
 
-func loadCatalog(t *testing.T) *library.Catalog {
+func loadCatalog(t testing.TB) *library.Catalog {
 	catalogOnce.Do(func() {
 		var err error
 		catalog, err = library.Load("")
@@ -53,18 +54,56 @@ func loadCatalog(t *testing.T) *library.Catalog {
 }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	m     *core.UseCases
 	queue *recordingQueue
 	keyA  string // organization A
 	keyB  string // organization B
+	logs  *logBuffer
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvOn(t, "sqlite://"+filepath.Join(t.TempDir(), "api.db"))
+}
+
+// newPostgresEnv is newEnv on a fresh Postgres database (skipped without one, see pgtest).
+func newPostgresEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvOn(t, pgtest.FreshURL(t))
+}
+
+// logBuffer collects the handler's log lines (JSON, one a line) for tests that assert on them.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// errors returns the ERROR-level lines logged since the last call, and forgets them.
+func (l *logBuffer) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.b.String(), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			out = append(out, line)
+		}
+	}
+	l.b.Reset()
+	return out
+}
+
+func newEnvOn(t testing.TB, dbURL string) *env {
+	t.Helper()
 	ctx := context.Background()
-	store, err := bunstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "api.db"))
+	store, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +119,11 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
+	logs := &logBuffer{}
+	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, m: m, queue: q}
+	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}
 	for _, k := range []*string{&e.keyA, &e.keyB} {
 		org, err := m.Orgs.CreateOrganization(ctx, "org")
 		if err != nil {
@@ -104,7 +144,7 @@ type resp struct {
 }
 
 // json decodes the body into a generic value.
-func (r resp) json(t *testing.T) any {
+func (r resp) json(t testing.TB) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(r.body, &v); err != nil {
@@ -113,7 +153,7 @@ func (r resp) json(t *testing.T) any {
 	return v
 }
 
-func (r resp) obj(t *testing.T) map[string]any {
+func (r resp) obj(t testing.TB) map[string]any {
 	t.Helper()
 	m, ok := r.json(t).(map[string]any)
 	if !ok {
@@ -122,7 +162,7 @@ func (r resp) obj(t *testing.T) map[string]any {
 	return m
 }
 
-func (r resp) arr(t *testing.T) []any {
+func (r resp) arr(t testing.TB) []any {
 	t.Helper()
 	a, ok := r.json(t).([]any)
 	if !ok {

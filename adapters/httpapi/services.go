@@ -30,7 +30,7 @@ type cookieIn struct {
 }
 
 type serviceCreateBody struct {
-	Slug                    string       `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9-]+$"`
+	Slug                    string       `json:"slug" minLength:"1" maxLength:"100" doc:"Lower-case letters, digits and hyphens."`
 	Label                   string       `json:"label" minLength:"1" maxLength:"200"`
 	CategorySlug            string       `json:"categorySlug" minLength:"1" maxLength:"50" doc:"Slug of an existing category of the site."`
 	Description             string       `json:"description,omitempty" maxLength:"1000"`
@@ -38,6 +38,15 @@ type serviceCreateBody struct {
 	DescriptionTranslations translations `json:"descriptionTranslations,omitempty"`
 	ServiceURL              *string      `json:"serviceUrl,omitempty" nullable:"false" format:"uri" maxLength:"500"`
 	Cookies                 []cookieIn   `json:"cookies,omitempty" maxItems:"500" nullable:"false"`
+}
+
+// TransformSchema takes the slug pattern from core, its one source, rather than from a tag.
+func (serviceCreateBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if slug := s.Properties["slug"]; slug != nil {
+		slug.Pattern = core.SlugPattern
+		slug.PrecomputeMessages()
+	}
+	return s
 }
 
 func (h *handlers) registerServices(api huma.API) {

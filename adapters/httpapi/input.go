@@ -1,0 +1,173 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/consentd/consentd/core"
+)
+
+// checkInput applies core.CheckText to every parameter and to every string (key or value) of
+// a JSON request body before the operation runs, and refuses body keys that match a field of
+// the schema only when case is ignored (Go's JSON decoding, and huma's validation with it,
+// would take {"NAME": …} for "name"). It is generic: no operation lists its fields here, so a
+// new operation is covered by being registered.
+func checkInput(api huma.API) func(huma.Context, func(huma.Context)) {
+	reg := api.OpenAPI().Components.Schemas
+	return func(ctx huma.Context, next func(huma.Context)) {
+		op := ctx.Operation()
+		if err := checkParams(ctx, op); err != nil {
+			writeInputError(api, ctx, err)
+			return
+		}
+		if op.RequestBody != nil {
+			if err := checkBody(ctx, op, reg); err != nil {
+				writeInputError(api, ctx, err)
+				return
+			}
+		}
+		next(ctx)
+	}
+}
+
+func writeInputError(api huma.API, ctx huma.Context, err error) {
+	huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
+}
+
+func checkParams(ctx huma.Context, op *huma.Operation) error {
+	var query map[string][]string
+	for _, p := range op.Parameters {
+		switch p.In {
+		case "path":
+			if err := core.CheckText(p.Name, ctx.Param(p.Name)); err != nil {
+				return err
+			}
+		case "query":
+			if query == nil {
+				u := ctx.URL()
+				query = u.Query()
+			}
+			for _, v := range query[p.Name] {
+				if err := core.CheckText(p.Name, v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkBody reads the body (within the operation's limit), checks it, and puts it back for
+// huma. A body over the limit or not JSON is left for huma to refuse. Whatever the
+// Content-Type says, a body that parses as JSON is checked: huma reads a missing or odd media
+// type (";", "x+json") as JSON too.
+func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
+	r, _ := humago.Unwrap(ctx)
+	if r == nil || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	limit := op.MaxBodyBytes
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	body := r.Body
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(b), body), body}
+	var tooLarge *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooLarge) {
+		// A malformed chunked encoding or a body cut short: the client's fault, which huma
+		// would answer with a 500.
+		return core.Errorf(core.CodeInvalid, "body: could not be read (%v)", err)
+	}
+	if err != nil || int64(len(b)) > limit || len(bytes.TrimSpace(b)) == 0 {
+		return nil // over the limit: huma answers 413
+	}
+	var schema *huma.Schema
+	if mt := op.RequestBody.Content["application/json"]; mt != nil {
+		schema = mt.Schema
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil // malformed: huma says so
+	}
+	return walkJSON("", v, schema, reg)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// walkJSON checks every string of v, naming it by its JSON path (cookies[0].name). schema,
+// when known, is v's schema: keys that only case-fold to one of its properties are unknown.
+func walkJSON(path string, v any, schema *huma.Schema, reg huma.Registry) error {
+	if schema != nil && schema.Ref != "" {
+		schema = reg.SchemaFromRef(schema.Ref)
+	}
+	switch v := v.(type) {
+	case string:
+		return core.CheckText(fieldName(path), v)
+	case []any:
+		var items *huma.Schema
+		if schema != nil {
+			items = schema.Items
+		}
+		for i, x := range v {
+			if err := walkJSON(path+"["+strconv.Itoa(i)+"]", x, items, reg); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the first fault named is the same every time
+		for _, k := range keys {
+			field := k
+			if path != "" {
+				field = path + "." + k
+			}
+			if err := core.CheckText(fieldName(path)+" key", k); err != nil {
+				return err
+			}
+			var sub *huma.Schema
+			if schema != nil {
+				if p, ok := schema.Properties[k]; ok {
+					sub = p
+				} else {
+					for name := range schema.Properties {
+						if strings.EqualFold(name, k) {
+							return core.Errorf(core.CodeInvalid, "%s: unknown field (did you mean %q?)", field, name)
+						}
+					}
+					if ap, ok := schema.AdditionalProperties.(*huma.Schema); ok {
+						sub = ap
+					}
+				}
+			}
+			if err := walkJSON(field, v[k], sub, reg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fieldName(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
+}

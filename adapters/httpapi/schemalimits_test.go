@@ -1,0 +1,189 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+)
+
+// schemaLimits is every limit the served OpenAPI document states, keyed "where keyword", and
+// the core constant it must equal. A limit in the document that is missing here fails the
+// test as surely as one that differs: struct tags hardcode numbers, and this table is what
+// keeps them equal to core.
+var schemaLimits = map[string]any{
+	"SiteCreateBody.name minLength":                               1, // non-empty
+	"SiteCreateBody.name maxLength":                               core.MaxSiteName,
+	"SiteCreateBody.url maxLength":                                core.MaxURL,
+	"SitePatchBody.name minLength":                                1,
+	"SitePatchBody.name maxLength":                                core.MaxSiteName,
+	"SitePatchBody.url maxLength":                                 core.MaxURL,
+	"BannerPatchBody.logoUrl maxLength":                           core.MaxURL,
+	"BannerPatchBody.privacyPolicyUrl maxLength":                  core.MaxURL,
+	"BannerPatchBody.cookiePolicyUrl maxLength":                   core.MaxURL,
+	"BannerPatchBody.cookieExpirationDays minimum":                core.MinCookieExpiration,
+	"BannerPatchBody.cookieExpirationDays maximum":                core.MaxCookieExpiration,
+	"ColorsIn.primary minLength":                                  1,
+	"ColorsIn.background minLength":                               1,
+	"ColorsIn.text minLength":                                     1,
+	"ColorsIn.acceptButton minLength":                             1,
+	"ColorsIn.rejectButton minLength":                             1,
+	"CategoryCreateBody.name minLength":                           1,
+	"CategoryCreateBody.name maxLength":                           core.MaxCategoryName,
+	"CategoryCreateBody.description maxLength":                    core.MaxCategoryDescription,
+	"CategoryCreateBody.nameTranslations.* maxLength":             core.MaxTranslation,
+	"CategoryCreateBody.descriptionTranslations.* maxLength":      core.MaxTranslation,
+	"CategoryPatchBody.name minLength":                            1,
+	"CategoryPatchBody.name maxLength":                            core.MaxCategoryName,
+	"CategoryPatchBody.description maxLength":                     core.MaxCategoryDescription,
+	"CategoryPatchBody.sortOrder minimum":                         0,
+	"CategoryPatchBody.sortOrder maximum":                         core.MaxSortOrder,
+	"CategoryPatchBody.nameTranslations.* maxLength":              core.MaxTranslation,
+	"CategoryPatchBody.descriptionTranslations.* maxLength":       core.MaxTranslation,
+	"ServiceCreateBody.slug minLength":                            1,
+	"ServiceCreateBody.slug maxLength":                            core.MaxSlug,
+	"ServiceCreateBody.slug pattern":                              core.SlugPattern,
+	"ServiceCreateBody.label minLength":                           1,
+	"ServiceCreateBody.label maxLength":                           core.MaxServiceLabel,
+	"ServiceCreateBody.categorySlug minLength":                    1,
+	"ServiceCreateBody.categorySlug maxLength":                    core.MaxCategorySlug,
+	"ServiceCreateBody.description maxLength":                     core.MaxServiceDescription,
+	"ServiceCreateBody.serviceUrl maxLength":                      core.MaxURL,
+	"ServiceCreateBody.cookies maxItems":                          core.MaxServiceCookies,
+	"ServiceCreateBody.labelTranslations.* maxLength":             core.MaxTranslation,
+	"ServiceCreateBody.descriptionTranslations.* maxLength":       core.MaxTranslation,
+	"CookieIn.name minLength":                                     1,
+	"CookieIn.name maxLength":                                     core.MaxCookieName,
+	"CookieIn.duration minLength":                                 1,
+	"CookieIn.duration maxLength":                                 core.MaxCookieDuration,
+	"CookieIn.description maxLength":                              core.MaxCookieDescription,
+	"CookieIn.descriptionTranslations.* maxLength":                core.MaxTranslation,
+	"ServiceImportBody.slug minLength":                            1,
+	"ServiceImportBody.slug maxLength":                            core.MaxSlug,
+	"ServiceImportBody.categorySlug minLength":                    1,
+	"ServiceImportBody.categorySlug maxLength":                    core.MaxCategorySlug,
+	"ScanTriggerBody.url maxLength":                               core.MaxURL,
+	"ScanTriggerBody.urls maxItems":                               core.MaxScanURLs,
+	"ScanTriggerBody.storefrontPassword minLength":                1,
+	"ScanTriggerBody.storefrontPassword maxLength":                core.MaxPasswordSize,
+	"ConsentBody.visitorId minLength":                             1,
+	"ConsentBody.visitorId maxLength":                             core.MaxVisitorID,
+	"ConsentBody.consentVersion minimum":                          1,
+	"ConsentBody.consentVersion maximum":                          core.MaxConsentVersion,
+	"GET /library/services query:q maxLength":                     core.MaxSearchQuery,
+	"GET /public/{projectKey}/config path:projectKey maxLength":   core.MaxProjectKey,
+	"POST /public/{projectKey}/consent path:projectKey maxLength": core.MaxProjectKey,
+	"GET /sites/{id}/consent-records query:page minimum":          1,
+	"GET /sites/{id}/consent-records query:page maximum":          core.MaxConsentPage,
+	"GET /sites/{id}/consent-records query:limit minimum":         1,
+	"GET /sites/{id}/consent-records query:limit maximum":         core.MaxConsentLimit,
+}
+
+var limitKeywords = []string{"maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum",
+	"exclusiveMaximum", "exclusiveMinimum", "maxProperties", "minProperties", "pattern"}
+
+// collectLimits adds every limit keyword of schema (and its properties, map values and items)
+// to out under "where keyword".
+func collectLimits(where string, s map[string]any, out map[string]any) {
+	for _, k := range limitKeywords {
+		if v, ok := s[k]; ok {
+			out[where+" "+k] = v
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for n, p := range props {
+			collectLimits(where+"."+n, p.(map[string]any), out)
+		}
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		collectLimits(where+".*", ap, out)
+	}
+	if it, ok := s["items"].(map[string]any); ok {
+		collectLimits(where+"[]", it, out)
+	}
+}
+
+// TestSchemaLimitsAreCore: every limit of the served OpenAPI document equals its core constant,
+// and every constant of the table is in the document.
+func TestSchemaLimitsAreCore(t *testing.T) {
+	e := newEnv(t)
+	var doc map[string]any
+	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]any{}
+	for name, s := range doc["components"].(map[string]any)["schemas"].(map[string]any) {
+		collectLimits(name, s.(map[string]any), served)
+	}
+	for p, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			op, ok := o.(map[string]any)
+			if !ok {
+				continue
+			}
+			for _, prm := range asSlice(op["parameters"]) {
+				prm := prm.(map[string]any)
+				if s, ok := prm["schema"].(map[string]any); ok {
+					collectLimits(fmt.Sprintf("%s %s %s:%s", upper(method), p, prm["in"], prm["name"]), s, served)
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(served))
+	for k := range served {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		want, ok := schemaLimits[k]
+		if !ok {
+			t.Errorf("%s = %v in the document has no core constant in schemaLimits", k, served[k])
+			continue
+		}
+		if norm(served[k]) != norm(want) {
+			t.Errorf("%s = %v in the document, core says %v", k, served[k], want)
+		}
+	}
+	for k := range schemaLimits {
+		if _, ok := served[k]; !ok {
+			t.Errorf("%s (core %v) is not in the document", k, schemaLimits[k])
+		}
+	}
+	// the pattern the document states is the one enforced
+	id, _ := e.site()
+	r := e.want(e.do("POST", "/api/v1/sites/"+id+"/services", map[string]any{"slug": "Not_A_Slug", "label": "L", "categorySlug": "marketing"}), 400, "validation_error")
+	if !strings.Contains(string(r.body), "slug") {
+		t.Errorf("message does not name slug: %s", r.body)
+	}
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
+
+func init() {
+	// every banner text, overridden or translated, is limited like a translation
+	for _, k := range core.TextKeys {
+		schemaLimits["TextsIn."+k+" maxLength"] = core.MaxTranslation
+	}
+}
+
+// norm makes a JSON number and a Go integer constant compare equal.
+func norm(v any) string {
+	switch n := v.(type) {
+	case float64:
+		return fmt.Sprintf("%.0f", n)
+	case int:
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,53 @@
+package core
+
+import (
+	"math"
+	"time"
+)
+
+// Limits that had no constant in core, and those the stores impose, which the use cases must
+// check before a value reaches them. The limits of the contract (names, descriptions, ...) live
+// beside their concept (MaxSiteName in site.go, MaxSlug in category.go, ...).
+const (
+	// MaxSortOrder is the largest category sort order: the column is a 32-bit integer on
+	// Postgres.
+	MaxSortOrder = math.MaxInt32
+	// MaxConsentVersion is the largest consentVersion a decision may carry.
+	MaxConsentVersion = 1_000_000
+	// MaxConsentPage is the last page of the consent listing a client may ask for.
+	MaxConsentPage = 1_000_000
+	// MaxSearchQuery is the longest library search text.
+	MaxSearchQuery = 200
+	// MaxProjectKey is the longest projectKey a public request may name.
+	MaxProjectKey = 100
+	// MaxLanguageKey is the longest language key of a translation map (BCP 47 tags fit).
+	MaxLanguageKey = 35
+	// SlugPattern is the one pattern of slugs (service slugs, library slugs): lower-case
+	// letters, digits and hyphens. The HTTP schema's pattern is checked against it.
+	SlugPattern = `^[a-z0-9-]+$`
+)
+
+// MinTime and MaxTime bound the instants a date filter may name: years 1 to 9999, which
+// Postgres timestamptz, SQLite's text timestamps and RFC 3339 all hold. Year 0 and earlier
+// fail on Postgres, and five-digit years do not round-trip as text.
+var (
+	MinTime = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, time.December, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+// CheckSortOrder returns a validation error naming field when v is not a sort order the store
+// can hold (0 to MaxSortOrder).
+func CheckSortOrder(field string, v int) error {
+	if v < 0 || v > MaxSortOrder {
+		return Errorf(CodeInvalid, "%s: must be between 0 and %d", field, MaxSortOrder)
+	}
+	return nil
+}
+
+// CheckTime returns a validation error naming field when t is outside MinTime..MaxTime.
+func CheckTime(field string, t time.Time) error {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return Errorf(CodeInvalid, "%s: must be between years %d and %d", field, MinTime.Year(), MaxTime.Year())
+	}
+	return nil
+}

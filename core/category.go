@@ -85,14 +85,19 @@ func (in CategoryInput) validate(create bool) error {
 		if strings.TrimSpace(*in.Name) == "" {
 			return Errorf(CodeInvalid, "name: must not be blank")
 		}
+		if err := CheckText("name", *in.Name); err != nil {
+			return err
+		}
 	}
 	if in.Description != nil {
 		if err := maxLen("description", *in.Description, MaxCategoryDescription); err != nil {
 			return err
 		}
 	}
-	if in.SortOrder != nil && *in.SortOrder < 0 {
-		return Errorf(CodeInvalid, "sortOrder: must be at least 0")
+	if in.SortOrder != nil {
+		if err := CheckSortOrder("sortOrder", *in.SortOrder); err != nil {
+			return err
+		}
 	}
 	if err := validateTranslations("nameTranslations", in.NameTranslations); err != nil {
 		return err
@@ -102,8 +107,11 @@ func (in CategoryInput) validate(create bool) error {
 
 func validateTranslations(field string, m map[string]string) error {
 	for lang, v := range m {
-		if lang == "" || len(lang) > 35 {
-			return Errorf(CodeInvalid, "%s: language key must be 1 to 35 characters", field)
+		if lang == "" || len(lang) > MaxLanguageKey {
+			return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
+		}
+		if err := CheckText(field, lang); err != nil {
+			return err
 		}
 		if err := maxLen(field+"."+lang, v, MaxTranslation); err != nil {
 			return err
@@ -112,7 +120,11 @@ func validateTranslations(field string, m map[string]string) error {
 	return nil
 }
 
+// maxLen checks a free text field: text a store can hold (CheckText), at most max runes.
 func maxLen(field, v string, max int) error {
+	if err := CheckText(field, v); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(v) > max {
 		return Errorf(CodeInvalid, "%s: must be at most %d characters", field, max)
 	}

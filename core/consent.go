@@ -40,6 +40,21 @@ type ConsentQuery struct {
 	Limit    int
 }
 
+// validateDates checks that the date filters name instants every store holds.
+func (q ConsentQuery) validateDates() error {
+	if q.From != nil {
+		if err := CheckTime("from", *q.From); err != nil {
+			return err
+		}
+	}
+	if q.To != nil {
+		if err := CheckTime("to", *q.To); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ConsentStore persists consent records. Records are append-only.
 type ConsentStore interface {
 	// CreateConsentRecord stores a record durably before returning: once it returns nil the
@@ -104,8 +119,8 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	if err != nil {
 		return nil, err
 	}
-	if in.ConsentVersion < 1 {
-		return nil, Errorf(CodeInvalid, "consentVersion: must be at least 1")
+	if in.ConsentVersion < 1 || in.ConsentVersion > MaxConsentVersion {
+		return nil, Errorf(CodeInvalid, "consentVersion: must be 1 to %d", MaxConsentVersion)
 	}
 	if in.Action != nil && !slices.Contains(ConsentActions, *in.Action) {
 		return nil, Errorf(CodeInvalid, "action: must be one of %v", ConsentActions)
@@ -114,6 +129,9 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	if in.VisitorID != nil {
 		if n := len([]rune(*in.VisitorID)); n < 1 || n > MaxVisitorID {
 			return nil, Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
+		}
+		if err := CheckText("visitorId", *in.VisitorID); err != nil {
+			return nil, err
 		}
 		visitor = *in.VisitorID
 	}
@@ -163,11 +181,14 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
 func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
-	if q.Page < 1 {
-		return nil, 0, Errorf(CodeInvalid, "page: must be at least 1")
+	if q.Page < 1 || q.Page > MaxConsentPage {
+		return nil, 0, Errorf(CodeInvalid, "page: must be 1 to %d", MaxConsentPage)
 	}
 	if q.Limit < 1 || q.Limit > MaxConsentLimit {
 		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxConsentLimit)
+	}
+	if err := q.validateDates(); err != nil {
+		return nil, 0, err
 	}
 	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err
@@ -179,6 +200,9 @@ func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQu
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
 func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+	if err := q.validateDates(); err != nil {
+		return err
+	}
 	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}

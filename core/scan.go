@@ -189,8 +189,13 @@ func (in ScanInput) validate() error {
 			return err
 		}
 	}
-	if p := in.StorefrontPassword; p != nil && (len([]rune(*p)) < 1 || len([]rune(*p)) > MaxPasswordSize) {
-		return Errorf(CodeInvalid, "storefrontPassword: must be 1 to %d characters", MaxPasswordSize)
+	if p := in.StorefrontPassword; p != nil {
+		if len([]rune(*p)) < 1 || len([]rune(*p)) > MaxPasswordSize {
+			return Errorf(CodeInvalid, "storefrontPassword: must be 1 to %d characters", MaxPasswordSize)
+		}
+		if err := CheckText("storefrontPassword", *p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"time"
 	"unicode/utf8"
@@ -66,7 +67,7 @@ const (
 	MaxServiceCookies     = 500
 )
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+var slugPattern = regexp.MustCompile(SlugPattern)
 
 // ServiceInput creates a custom service.
 type ServiceInput struct {
@@ -94,6 +95,9 @@ func (in ServiceInput) validate() error {
 	}
 	if n := utf8.RuneCountInString(in.Label); n < 1 || n > MaxServiceLabel {
 		return Errorf(CodeInvalid, "label: must be 1 to %d characters", MaxServiceLabel)
+	}
+	if err := CheckText("label", in.Label); err != nil {
+		return err
 	}
 	if err := validateCategorySlug(in.CategorySlug, true); err != nil {
 		return err
@@ -125,6 +129,11 @@ func (in ServiceInput) validate() error {
 		if utf8.RuneCountInString(c.Description) > MaxCookieDescription {
 			return Errorf(CodeInvalid, "cookies[%d].description: must be at most %d characters", i, MaxCookieDescription)
 		}
+		for field, v := range map[string]string{"name": c.Name, "duration": c.Duration, "description": c.Description} {
+			if err := CheckText(fmt.Sprintf("cookies[%d].%s", i, field), v); err != nil {
+				return err
+			}
+		}
 		if err := validateTranslations("cookies.descriptionTranslations", c.DescriptionTranslations); err != nil {
 			return err
 		}
@@ -136,6 +145,9 @@ func validateCategorySlug(s string, required bool) error {
 	n := utf8.RuneCountInString(s)
 	if (required || s != "") && (n < 1 || n > MaxCategorySlug) {
 		return Errorf(CodeInvalid, "categorySlug: must be 1 to %d characters", MaxCategorySlug)
+	}
+	if err := CheckText("categorySlug", s); err != nil {
+		return err
 	}
 	return nil
 }

@@ -57,6 +57,9 @@ func (in SiteInput) validate(create bool) error {
 		if n := utf8.RuneCountInString(strings.TrimSpace(*in.Name)); n < 1 || n > MaxSiteName {
 			return Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxSiteName)
 		}
+		if err := CheckText("name", *in.Name); err != nil {
+			return err
+		}
 	}
 	if in.URL != nil {
 		if err := validateHTTPURL("url", *in.URL); err != nil {
@@ -67,6 +70,9 @@ func (in SiteInput) validate(create bool) error {
 }
 
 func validateHTTPURL(field, s string) error {
+	if err := CheckText(field, s); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(s) > MaxURL {
 		return Errorf(CodeInvalid, "%s: must be at most %d characters", field, MaxURL)
 	}

@@ -158,7 +158,10 @@ func TestCategories(t *testing.T) {
 	}
 	e.want(e.do("PATCH", base+"/"+cid, map[string]any{"sortOrder": -1}), 400, "validation_error")
 	e.want(e.do("POST", base, map[string]any{"description": "no name"}), 400, "validation_error")
-	e.want(e.do("POST", base, map[string]any{"name": "!!!"}), 400, "validation_error")
+	e.want(e.do("POST", base, map[string]any{"name": " \t "}), 400, "validation_error")
+	if sym := e.want(e.do("POST", base, map[string]any{"name": "!!!"}), 201).obj(t); !strings.HasPrefix(sym["slug"].(string), "category-") {
+		t.Fatalf("a name of symbols gets a generated slug, got %v", sym["slug"])
+	}
 	e.want(e.do("DELETE", base+"/"+e.categoryID(id, "statistics"), nil), 400, "validation_error")
 	// a category with services cannot go
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services", map[string]any{"slug": "x", "label": "X", "categorySlug": "social-media"}), 201)

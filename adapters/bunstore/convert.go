@@ -14,7 +14,8 @@ func fromBanner(b *core.Banner) *banner {
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
-		StorefrontIntegration: b.StorefrontIntegration, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -26,7 +27,8 @@ func (b *banner) core() *core.Banner {
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
-		StorefrontIntegration: b.StorefrontIntegration, CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
 	}
 }
 

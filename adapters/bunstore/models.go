@@ -57,6 +57,10 @@ type banner struct {
 	SiteWideBlocking      bool                         `bun:"site_wide_blocking"`
 	GCMExcludeVendor      bool                         `bun:"gcm_exclude_vendor"`
 	StorefrontIntegration bool                         `bun:"storefront_integration"`
+	ReopenButton          bool                         `bun:"reopen_button"`
+	ReopenPosition        string                       `bun:"reopen_position"`
+	ReopenLabel           *string                      `bun:"reopen_label"`
+	CookieDomain          *string                      `bun:"cookie_domain"`
 	CreatedAt             time.Time                    `bun:"created_at"`
 	UpdatedAt             time.Time                    `bun:"updated_at"`
 }

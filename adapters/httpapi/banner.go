@@ -117,6 +117,10 @@ type bannerPatchBody struct {
 	CookieExpirationDays  *int                `json:"cookieExpirationDays,omitempty" nullable:"false" minimum:"1" maximum:"730"`
 	GCMExcludeVendor      *bool               `json:"gcmExcludeVendor,omitempty" nullable:"false"`
 	StorefrontIntegration *bool               `json:"storefrontIntegration,omitempty" nullable:"false"`
+	ReopenButton          *bool               `json:"reopenButton,omitempty" nullable:"false" doc:"Show a small privacy-settings button after a decision (unless the page has its own [data-consentd-open] element)."`
+	ReopenPosition        *string             `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
+	ReopenLabel           nullable[string]    `json:"reopenLabel,omitempty" maxLength:"60" doc:"Text of the reopen button; null uses the visitor's language's default."`
+	CookieDomain          nullable[string]    `json:"cookieDomain,omitempty" maxLength:"253" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
 }
 
 func (h *handlers) registerBanner(api huma.API) {
@@ -142,7 +146,8 @@ func (h *handlers) registerBanner(api huma.API) {
 				LogoURL: p.LogoURL.core(), PrivacyPolicyURL: p.PrivacyPolicyURL.core(), CookiePolicyURL: p.CookiePolicyURL.core(),
 				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
 				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor,
-				StorefrontIntegration: p.StorefrontIntegration,
+				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
+				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(),
 			}
 			if p.TextTranslations != nil {
 				patch.TextTranslations = map[string]map[string]string{}

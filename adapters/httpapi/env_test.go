@@ -80,7 +80,8 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0})
+	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), CountryHeader: "X-Country", PublicRateLimit: 0,
+		RuntimeScript: []byte("/* runtime */")})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m, queue: q}

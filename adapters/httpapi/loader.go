@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// loaderCache lets browsers use a site's loader for a minute, then use it once more while
+// they revalidate it in the background: a change to the site reaches visitors within a
+// minute or one page view. The runtime inside it is the same code as /public/banner.js.
+const loaderCache = "public, max-age=60, stale-while-revalidate=3600"
+
+// bodyOutput is a response whose body is written as is, with a validator and caching headers.
+type bodyOutput struct {
+	ETag         string `header:"ETag"`
+	CacheControl string `header:"Cache-Control"`
+	Vary         string `header:"Vary"`
+	Body         func(huma.Context)
+}
+
+// rawBody answers body (of contentType) with a strong ETag over it, or 304 when inm matches.
+func rawBody(body []byte, contentType, cacheControl, inm, vary string) *bodyOutput {
+	sum := sha256.Sum256(body)
+	out := &bodyOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: cacheControl, Vary: vary}
+	notModified := etagMatch(inm, out.ETag)
+	out.Body = func(hc huma.Context) {
+		if notModified {
+			hc.SetStatus(http.StatusNotModified)
+			return
+		}
+		hc.SetHeader("Content-Type", contentType)
+		hc.SetHeader("Content-Length", strconv.Itoa(len(body)))
+		hc.SetStatus(http.StatusOK)
+		hc.BodyWriter().Write(body) //nolint:errcheck // the client went away
+	}
+	return out
+}
+
+// varyOn is the Vary header of responses that depend on the visitor's languages and, when a
+// trusted country header is configured, on their country.
+func (h *handlers) varyOn() string {
+	if h.cfg.CountryHeader != "" {
+		return "Accept-Language, " + h.cfg.CountryHeader
+	}
+	return "Accept-Language"
+}
+
+// langQuery names the visitor's language explicitly; it wins over Accept-Language.
+type langQuery struct {
+	Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+	AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+}
+
+func (q langQuery) prefs() []string {
+	var out []string
+	if q.Lang != "" {
+		out = append(out, q.Lang)
+	}
+	return append(out, parseAcceptLanguage(q.AcceptLanguage)...)
+}
+
+func (h *handlers) registerLoader(api huma.API) {
+	if h.cfg.RuntimeScript == nil {
+		return
+	}
+	runtime := h.cfg.RuntimeScript
+	o := publicOp("getLoader", http.MethodGet, "/public/{projectKey}/loader.js", "Banner runtime with the site's configuration", 0)
+	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET /public/{projectKey}/config, in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language."
+	o.Responses = map[string]*huma.Response{
+		"200": {Description: "The loader script.", Content: map[string]*huma.MediaType{
+			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}},
+		}},
+		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
+	}
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		ProjectKeyPath
+		langQuery
+		IfNoneMatch string `header:"If-None-Match"`
+	}) (*bodyOutput, error) {
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), in.prefs()...)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		raw, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		var b bytes.Buffer
+		b.Grow(len(raw) + len(runtime) + 32)
+		b.WriteString("window.__consentdBoot=")
+		b.Write(raw)
+		b.WriteString(";\n")
+		b.Write(runtime)
+		return rawBody(b.Bytes(), "text/javascript; charset=utf-8", loaderCache, in.IfNoneMatch, h.varyOn()), nil
+	})
+}
+
+// parseAcceptLanguage returns the languages of an Accept-Language header, best first, without
+// those refused (q=0) and "*".
+func parseAcceptLanguage(h string) []string {
+	type lq struct {
+		l string
+		q float64
+	}
+	var ls []lq
+	for _, part := range strings.Split(h, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		tag = strings.TrimSpace(tag)
+		if tag == "" || tag == "*" || len(tag) > 35 {
+			continue
+		}
+		q := 1.0
+		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		if q > 0 {
+			ls = append(ls, lq{tag, q})
+		}
+		if len(ls) >= 20 {
+			break
+		}
+	}
+	// stable: equal weights keep the header's order
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && ls[j].q > ls[j-1].q; j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+	out := make([]string, len(ls))
+	for i, x := range ls {
+		out[i] = x.l
+	}
+	return out
+}

@@ -20,10 +20,8 @@ var (
 	CloseButtonBehaviors = []string{"accept_all", "reject_all", "dismiss"}
 	ColorKeys            = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
 	// TextKeys are the contract's banner texts followed by the runtime's other texts, which a
-	// site may override or translate too.
-	TextKeys = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel",
-		"cookiePolicyLabel", "saveLabel", "closeLabel", "preferencesTitle", "preferencesBody", "alwaysOnLabel",
-		"servicesLabel", "cookieLabel", "durationLabel", "purposeLabel", "gpcNotice", "blockedText", "allowLabel"}
+	// site may override or translate too: the keys of the built-in English texts (core/i18n).
+	TextKeys = textKeys()
 	// ReopenPositions are the corners the reopen ("privacy settings") button may sit in.
 	ReopenPositions       = []string{"bottom_left", "bottom_right", "top_left", "top_right"}
 	MinCookieExpiration   = 1

@@ -128,7 +128,7 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 			d.UpdatedAt = latest(d.UpdatedAt, s.UpdatedAt)
 			ds := DeclaredService{
 				Slug: s.Slug, Label: translated(s.LabelTranslations, lang, s.Label),
-				Description: translated(s.DescriptionTranslations, lang, s.Description),
+				Description:      translated(s.DescriptionTranslations, lang, s.Description),
 				PrivacyPolicyURL: s.PrivacyPolicyURL, Cookies: []DeclaredCookie{},
 			}
 			if ds.PrivacyPolicyURL == nil {

@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core/i18n"
 )
 
 // loaderCache lets browsers use a site's loader for a minute, then use it once more while
@@ -64,7 +65,7 @@ func (q langQuery) prefs() []string {
 	if q.Lang != "" {
 		out = append(out, q.Lang)
 	}
-	return append(out, parseAcceptLanguage(q.AcceptLanguage)...)
+	return append(out, i18n.ParseAcceptLanguage(q.AcceptLanguage)...)
 }
 
 func (h *handlers) registerLoader(api huma.API) {
@@ -101,46 +102,4 @@ func (h *handlers) registerLoader(api huma.API) {
 		b.Write(runtime)
 		return rawBody(b.Bytes(), "text/javascript; charset=utf-8", loaderCache, in.IfNoneMatch, h.varyOn()), nil
 	})
-}
-
-// parseAcceptLanguage returns the languages of an Accept-Language header, best first, without
-// those refused (q=0) and "*".
-func parseAcceptLanguage(h string) []string {
-	type lq struct {
-		l string
-		q float64
-	}
-	var ls []lq
-	for _, part := range strings.Split(h, ",") {
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		tag = strings.TrimSpace(tag)
-		if tag == "" || tag == "*" || len(tag) > 35 {
-			continue
-		}
-		q := 1.0
-		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				continue
-			}
-			q = f
-		}
-		if q > 0 {
-			ls = append(ls, lq{tag, q})
-		}
-		if len(ls) >= 20 {
-			break
-		}
-	}
-	// stable: equal weights keep the header's order
-	for i := 1; i < len(ls); i++ {
-		for j := i; j > 0 && ls[j].q > ls[j-1].q; j-- {
-			ls[j], ls[j-1] = ls[j-1], ls[j]
-		}
-	}
-	out := make([]string, len(ls))
-	for i, x := range ls {
-		out[i] = x.l
-	}
-	return out
 }

@@ -89,10 +89,11 @@ func (h *handlers) registerDeclaration(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		langQuery
-		IfNoneMatch string `header:"If-None-Match"`
+		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		d, err := h.m.Declaration(ctx, in.ProjectKey, in.prefs()...)
+		d, err := h.m.Declaration(ctx, in.ProjectKey, langPrefs(in.Lang, in.AcceptLanguage)...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -111,10 +112,11 @@ func (h *handlers) registerDeclaration(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		langQuery
-		IfNoneMatch string `header:"If-None-Match"`
+		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		d, err := h.m.Declaration(ctx, in.ProjectKey, in.prefs()...)
+		d, err := h.m.Declaration(ctx, in.ProjectKey, langPrefs(in.Lang, in.AcceptLanguage)...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -54,18 +54,14 @@ func (h *handlers) varyOn() string {
 	return "Accept-Language"
 }
 
-// langQuery names the visitor's language explicitly; it wins over Accept-Language.
-type langQuery struct {
-	Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
-	AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
-}
-
-func (q langQuery) prefs() []string {
+// langPrefs are the visitor's languages, best first: the runtime's explicit choice (the lang
+// query parameter), then the Accept-Language header's.
+func langPrefs(lang, acceptLanguage string) []string {
 	var out []string
-	if q.Lang != "" {
-		out = append(out, q.Lang)
+	if lang != "" {
+		out = append(out, lang)
 	}
-	return append(out, i18n.ParseAcceptLanguage(q.AcceptLanguage)...)
+	return append(out, i18n.ParseAcceptLanguage(acceptLanguage)...)
 }
 
 func (h *handlers) registerLoader(api huma.API) {
@@ -83,10 +79,11 @@ func (h *handlers) registerLoader(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		langQuery
-		IfNoneMatch string `header:"If-None-Match"`
+		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), in.prefs()...)
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), langPrefs(in.Lang, in.AcceptLanguage)...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -78,3 +78,22 @@ func TestDeclarationEndpoints(t *testing.T) {
 	}
 	e.want(e.raw("GET", "/api/v1/public/pk_nope_nope_nope/cookies", "", ""), 404, "not_found")
 }
+
+func TestPublicLanguage(t *testing.T) {
+	e := newEnv(t)
+	_, pk := e.site()
+	for _, c := range []struct{ q, al, want string }{
+		{"", "", "en"},
+		{"", "de-AT,de;q=0.9,en;q=0.5", "de"},
+		{"?lang=fr-BE", "de", "fr"},
+		{"?lang=xx", "pl;q=0.4, sv", "sv"},
+	} {
+		for _, path := range []string{"/config", "/declaration"} {
+			got := e.want(e.raw("GET", "/api/v1/public/"+pk+path+c.q, "", "", "Accept-Language", c.al), 200).obj(t)
+			if got["lang"] != c.want {
+				t.Errorf("%s%s with Accept-Language %q: lang %v, want %s", path, c.q, c.al, got["lang"], c.want)
+			}
+		}
+	}
+	e.want(e.raw("GET", "/api/v1/public/"+pk+"/declaration?lang="+strings.Repeat("x", 40), "", ""), 400, "validation_error")
+}

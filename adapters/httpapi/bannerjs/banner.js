@@ -69,6 +69,12 @@
   var held = [];        // elements held back by a blocking rule
   var ui = null;        // {host, root} of the banner's Shadow DOM
   var lastFocus = null;
+  // deepFocus is the focused element, inside shadow roots too (the reopen button).
+  function deepFocus() {
+    var a = d.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
   var gpc = navigator.globalPrivacyControl === true;
   var failed = pk ? false : true; // true once the configuration could not be fetched
   var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
@@ -695,7 +701,7 @@
     ]), buttons(true)];
     var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
     var el;
-    lastFocus = d.activeElement;
+    lastFocus = deepFocus();
     if (tpl === 'modal') {
       el = h('dialog', attrs, kids);
       el.addEventListener('cancel', function (e) { e.preventDefault(); });
@@ -733,7 +739,7 @@
     var u = mount();
     if (u.prefs) { u.prefs.focus(); return; }
     var reopenBanner = !!u.banner;
-    if (!u.banner) lastFocus = d.activeElement;
+    if (!u.banner) lastFocus = deepFocus();
     else { u.banner.remove(); u.banner = null; }
     var now = decided ? allowed : (stored && stored.c) || allowed;
     var lockMkt = ccpaGPC();

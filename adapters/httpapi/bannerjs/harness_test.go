@@ -39,7 +39,12 @@ const chromiumPath = "/usr/bin/chromium"
 // Chromium's HSTS preload list), so that the scripts load from the very hosts the service
 // library's blocking patterns name; every other name fails to resolve, so the browser cannot
 // reach anything but loopback.
-var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net"}
+var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net",
+	"www.google-analytics.com", "www.facebook.com"}
+
+// siteHosts are names of the test site itself (two subdomains of one registrable domain),
+// which Chromium resolves to loopback too, for the cross-subdomain consent tests.
+var siteHosts = []string{"a.test.example", "b.test.example"}
 
 var (
 	browserOnce   sync.Once
@@ -79,7 +84,7 @@ func browser(t *testing.T) context.Context {
 			return
 		}
 		rules := ""
-		for _, h := range thirdParties {
+		for _, h := range append(append([]string{}, thirdParties...), siteHosts...) {
 			rules += "MAP " + h + " 127.0.0.1, "
 		}
 		opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -365,6 +370,7 @@ func mgmt(t *testing.T, base, method, path string, body any, want int, out any) 
 
 // record is a consent record as GET /sites/{id}/consent-records returns it.
 type record struct {
+	ID                  string          `json:"id"`
 	VisitorID           string          `json:"visitorId"`
 	IPCountry           string          `json:"ipCountry"`
 	Jurisdiction        string          `json:"jurisdiction"`
@@ -386,6 +392,17 @@ type site struct {
 	mu    sync.Mutex
 	pages map[string]string
 	files map[string]string // test-specific /static/ files, before staticFiles
+	hits  []string          // vendor collection requests (GA collect, Meta pixel) received
+}
+
+// nonce is the CSP nonce of the test pages' inline scripts (vendors' standard snippets).
+const nonce = "cdtestnonce"
+
+// vendorHits returns the vendor collection requests the third-party server received.
+func (s *site) vendorHits() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.hits...)
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9-]{1,40}$`)
@@ -426,6 +443,25 @@ func newSite(t *testing.T, apiOrigin string) *site {
 		_, _ = w.Write([]byte(body))
 	})
 	third := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/g/collect" || r.URL.Path == "/tr" || r.URL.Path == "/tr/" {
+			s.mu.Lock()
+			s.hits = append(s.hits, r.Host+r.URL.Path+"?"+r.URL.RawQuery)
+			s.mu.Unlock()
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Content-Type", "image/gif")
+			_, _ = w.Write(gif)
+			return
+		}
+		if vendor, ok := vendorScripts[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Header().Set("Cache-Control", "no-store")
+			id := r.URL.Query().Get("id")
+			if !safeID.MatchString(id) {
+				id = "vendor"
+			}
+			fmt.Fprintf(w, "(window.__ran = window.__ran || []).push(%q);\n%s", id, vendor)
+			return
+		}
 		if strings.HasSuffix(r.URL.Path, ".html") {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<!doctype html><title>video</title><p>embedded video</p>"))
@@ -468,8 +504,8 @@ func (s *site) csp() string {
 		thirds = append(thirds, s.origin(h))
 	}
 	th := strings.Join(thirds, " ")
-	return "default-src 'none'; script-src 'self' " + s.api + " " + th +
-		"; connect-src 'self' " + s.api + "; style-src 'self'; img-src 'self' data:; frame-src " + th +
+	return "default-src 'none'; script-src 'self' 'nonce-" + nonce + "' " + s.api + " " + th +
+		"; connect-src 'self' " + s.api + " " + th + "; style-src 'self'; img-src 'self' data: " + th + "; frame-src " + th +
 		"; base-uri 'none'; form-action 'none'"
 }
 
@@ -652,4 +688,112 @@ func (e *env) page(name, lang, head, body string) string {
 func (e *env) marked() string {
 	return `<script type="text/plain" data-category="statistics" src="` + e.site.tracker() + `/static/track.js?id=stat"></script>
 <script type="text/plain" data-category="marketing" src="` + e.site.tracker() + `/static/track.js?id=mkt"></script>`
+}
+
+// gif is a 1x1 transparent GIF, the answer of the stand-in collection endpoints.
+var gif = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+// vendorScripts are stand-ins for Google's gtag.js and Meta's fbevents.js, served at the vendors'
+// paths on the vendors' hosts: like the real ones they process the commands the page queued
+// (window.dataLayer, fbq.queue) and later ones, set their first-party cookies and send
+// collection requests (www.google-analytics.com/g/collect, www.facebook.com/tr), which the
+// test server records. window.__vendor counts the commands each processed.
+var vendorScripts = map[string]string{
+	"/gtag/js": `(function () {
+  var port = new URL(document.currentScript.src).port;
+  var v = window.__vendor = window.__vendor || {gtag: 0, fbq: 0};
+  var dl = window.dataLayer = window.dataLayer || [];
+  function run(a) {
+    if (!a || a[0] !== 'config') return;
+    v.gtag++;
+    var id = String(a[1]).replace(/^G-/, '');
+    document.cookie = '_ga=GA1.1.42.1700000000;path=/;max-age=63072000';
+    document.cookie = '_ga_' + id + '=GS1.1.1700000000.1.0;path=/;max-age=63072000';
+    new Image().src = 'https://www.google-analytics.com:' + port + '/g/collect?v=2&tid=' + encodeURIComponent(a[1]);
+  }
+  dl.forEach(run);
+  var push = dl.push;
+  dl.push = function (a) { run(a); return push.apply(dl, arguments); };
+})();
+`,
+	"/en_US/fbevents.js": `(function () {
+  var port = new URL(document.currentScript.src).port;
+  var v = window.__vendor = window.__vendor || {gtag: 0, fbq: 0};
+  var f = window.fbq;
+  if (!f) return;
+  var pixel = '';
+  function run(args) {
+    v.fbq++;
+    if (args[0] === 'init') pixel = args[1];
+    if (args[0] === 'track') {
+      document.cookie = '_fbp=fb.1.1700000000.42;path=/;max-age=7776000';
+      new Image().src = 'https://www.facebook.com:' + port + '/tr?id=' + encodeURIComponent(pixel) + '&ev=' + encodeURIComponent(args[1]);
+    }
+  }
+  f.callMethod = function () { run(arguments); };
+  (f.queue || []).forEach(run);
+  f.queue = [];
+})();
+`,
+}
+
+// unmarkedTags are Google Analytics 4 and the Meta Pixel as their vendors tell site owners to
+// paste them into the HTML, unmarked: gtag.js as a parser-inserted script tag with its inline
+// configuration, and the pixel's inline base code, which inserts fbevents.js. (The inline parts
+// carry the page's CSP nonce.) port is the third-party server's.
+func unmarkedTags(port string) string {
+	return `<script async src="https://www.googletagmanager.com:` + port + `/gtag/js?id=G-UNMARKED"></script>
+<script nonce="` + nonce + `">
+  window.dataLayer = window.dataLayer || [];
+  function gtag(){dataLayer.push(arguments);}
+  gtag('js', new Date());
+  gtag('config', 'G-UNMARKED');
+</script>
+<script nonce="` + nonce + `">
+!function(f,b,e,v,n,t,s){if(f.fbq)return;n=f.fbq=function(){n.callMethod?
+n.callMethod.apply(n,arguments):n.queue.push(arguments)};if(!f._fbq)f._fbq=n;
+n.push=n;n.loaded=!0;n.version='2.0';n.queue=[];t=b.createElement(e);t.async=!0;
+t.src=v;s=b.getElementsByTagName(e)[0];s.parentNode.insertBefore(t,s)}(window,
+document,'script','https://connect.facebook.net:` + port + `/en_US/fbevents.js?id=pixel');
+fbq('init', '1234567890');
+fbq('track', 'PageView');
+</script>`
+}
+
+// axeSource is the vendored axe-core (testdata/axe), read once.
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+// axeCheck runs axe-core's WCAG 2.1 A and AA rules in the tab on the elements the selectors
+// name (their shadow trees included; none: the whole document) and fails the test on any
+// violation.
+func axeCheck(t *testing.T, ctx context.Context, what string, selectors ...string) {
+	t.Helper()
+	axeOnce.Do(func() {
+		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+		if err == nil {
+			axeSource = string(b)
+		}
+	})
+	if axeSource == "" {
+		t.Fatal("testdata/axe/axe.min.js missing")
+	}
+	eval(t, ctx, "if (!window.axe) { "+axeSource+"\n}", nil)
+	sel, _ := json.Marshal(selectors)
+	ctxArg := "document"
+	if len(selectors) > 0 {
+		ctxArg = "{include: " + string(sel) + ".map(function (s) { return [s]; })}"
+	}
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+ctxArg+`, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}, resultTypes: ['violations']})
+  .then(function (r) { return JSON.stringify(r.violations.map(function (v) {
+    return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(function (n) { return n.target.join(' ') + ': ' + n.failureSummary; })};
+  })); })`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", what, err)
+	}
+	if res != "[]" {
+		t.Errorf("axe-core found accessibility violations in %s: %s", what, res)
+	}
 }

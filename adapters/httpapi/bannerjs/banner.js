@@ -884,6 +884,7 @@
       .then(function (dc) {
         els.forEach(function (el) {
           el.textContent = '';
+          el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
           el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
           dc.categories.forEach(function (k) { el.appendChild(declCategory(k, dc.texts)); });
         });
@@ -913,10 +914,17 @@
     }) : [h('p', { text: tt('noServicesLabel') })]));
   }
   // renderChoices shows the visitor's current choice, its date and record ID, with buttons to
-  // change or withdraw it, in every [data-consentd-choice] element.
+  // change or withdraw it, in every [data-consentd-choice] element (in a shadow root styled
+  // like the banner, whatever the page's styles).
   function renderChoices() {
     if (!cfg) return;
-    d.querySelectorAll('[data-consentd-choice]').forEach(function (el) {
+    d.querySelectorAll('[data-consentd-choice]').forEach(function (host) {
+      if (!host.__cd) {
+        host.__cd = shadowHost('consentd-choice');
+        host.textContent = '';
+        host.appendChild(host.__cd.host);
+      }
+      var el = host.__cd.root;
       var c = getConsent(), kids = [];
       if (!c.decided) kids.push(h('p', { text: t('noChoiceYet') }));
       else {
@@ -926,12 +934,12 @@
         if (c.decidedAt) kids.push(h('p', { text: t('consentDateLabel') + ': ' + new Date(c.decidedAt).toLocaleString(cfg.lang) }));
         if (c.recordId) kids.push(h('p', null, [t('consentIdLabel') + ': ', h('code', { 'data-consentd-record': '', text: c.recordId })]));
       }
-      kids.push(h('p', null, [
-        h('button', { type: 'button', 'data-action': 'change', text: t('changeConsentLabel'), onclick: function () { api_.showPreferences(); } }),
-        c.decided ? h('button', { type: 'button', 'class': 'sec', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { api_.rejectAll(); } }) : null
+      kids.push(h('div', { 'class': 'ac' }, [
+        h('button', { type: 'button', 'class': 'pf', 'data-action': 'change', text: t('changeConsentLabel'), onclick: function () { api_.showPreferences(); } }),
+        c.decided ? h('button', { type: 'button', 'class': 'no', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { api_.rejectAll(); } }) : null
       ]));
       el.textContent = '';
-      kids.forEach(function (k) { el.appendChild(k); });
+      el.appendChild(h('div', { 'class': 'cd ch' }, kids));
     });
   }
 

@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 
 // browser returns the shared headless Chromium, starting it on first use. Without Chromium the
 // test is skipped loudly, or fails when CI=true.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -120,7 +120,7 @@ func browser(t *testing.T) context.Context {
 
 // tab opens a tab in a fresh browser context (own cookies, storage and HTTP cache) with the init
 // scripts installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
-func tab(t *testing.T, extra ...string) context.Context {
+func tab(t testing.TB, extra ...string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
@@ -134,6 +134,10 @@ document.addEventListener('securitypolicyviolation', function (e) {
 window.__cd = function (sel) {
   var h = document.querySelector('consentd-ui');
   return h && h.shadowRoot ? h.shadowRoot.querySelector(sel) : null;
+};
+window.__choice = function (scope) {
+  var h = scope && scope.querySelector('consentd-choice');
+  return h && h.shadowRoot;
 };
 window.__active = function () {
   var h = document.querySelector('consentd-ui');
@@ -157,7 +161,7 @@ window.__active = function () {
 // clearHTTPCache empties the tab's HTTP cache. The server lets browsers keep a site's public
 // configuration for a minute (Cache-Control: max-age=60); a test that changes the configuration
 // and reloads at once stands for a visitor who comes back after that minute.
-func clearHTTPCache(t *testing.T, ctx context.Context) {
+func clearHTTPCache(t testing.TB, ctx context.Context) {
 	t.Helper()
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, network.ClearBrowserCache, cdp.Empty{})
@@ -169,7 +173,7 @@ func clearHTTPCache(t *testing.T, ctx context.Context) {
 }
 
 // eval evaluates a JavaScript expression in the tab into out (nil: the value is dropped).
-func eval(t *testing.T, ctx context.Context, expr string, out any) {
+func eval(t testing.TB, ctx context.Context, expr string, out any) {
 	t.Helper()
 	if out == nil {
 		expr = "(function () { " + expr + "; return true; })()"
@@ -191,7 +195,7 @@ func eval(t *testing.T, ctx context.Context, expr string, out any) {
 const patience = 10 * time.Second
 
 // waitFor polls a JavaScript condition until it is true, failing the test after patience.
-func waitFor(t *testing.T, ctx context.Context, cond string) {
+func waitFor(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
 	deadline := time.Now().Add(patience)
 	for {
@@ -212,14 +216,14 @@ func waitFor(t *testing.T, ctx context.Context, cond string) {
 // settle gives the page time to do what it should not do (run a held script, post twice).
 func settle() { time.Sleep(300 * time.Millisecond) }
 
-func navigate(t *testing.T, ctx context.Context, url string) {
+func navigate(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
 }
 
-func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+func run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatal(err)
@@ -227,7 +231,7 @@ func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.
 }
 
 // noViolations fails the test when the page's CSP reported anything.
-func noViolations(t *testing.T, ctx context.Context) {
+func noViolations(t testing.TB, ctx context.Context) {
 	t.Helper()
 	var v []string
 	eval(t, ctx, "window.__violations", &v)
@@ -237,7 +241,7 @@ func noViolations(t *testing.T, ctx context.Context) {
 }
 
 // screenshot saves the viewport as name.png in a folder kept after the run, for a human look.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	shotsOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "consentd-banner-screenshots-")
@@ -278,7 +282,7 @@ type consentd struct {
 }
 
 // theServer returns the shared consentd, starting it on first use.
-func theServer(t *testing.T) *consentd {
+func theServer(t testing.TB) *consentd {
 	t.Helper()
 	serverOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "consentd-bannerjs-test-")
@@ -317,7 +321,7 @@ func (c *consentd) close() {
 // puts the visitor's country in countryHeader, replacing whatever the client sent, as
 // deployments do (product.md: the country comes from a trusted header). An empty country
 // removes the header. The browser itself never sends it.
-func (c *consentd) edge(t *testing.T, country string) string {
+func (c *consentd) edge(t testing.TB, country string) string {
 	t.Helper()
 	h := c.app.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -334,7 +338,7 @@ func (c *consentd) edge(t *testing.T, country string) string {
 
 // mgmt calls the management API at base with the bearer key and decodes the answer into out
 // (nil: dropped), failing the test unless the status is want.
-func mgmt(t *testing.T, base, method, path string, body any, want int, out any) {
+func mgmt(t testing.TB, base, method, path string, body any, want int, out any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -407,7 +411,7 @@ func (s *site) vendorHits() []string {
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9-]{1,40}$`)
 
-func newSite(t *testing.T, apiOrigin string) *site {
+func newSite(t testing.TB, apiOrigin string) *site {
 	s := &site{api: apiOrigin, pages: map[string]string{}, files: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/p/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -599,7 +603,7 @@ type env struct {
 // newEnv creates a site for a visitor from country: the management API configures its banner
 // (brand colors, texts, a German translation, a privacy policy link) and imports Stripe
 // (essential), Google Analytics (statistics) and Meta Pixel (marketing) from the library.
-func newEnv(t *testing.T, country string) *env {
+func newEnv(t testing.TB, country string) *env {
 	t.Helper()
 	srv := theServer(t)
 	e := &env{srv: srv, api: srv.edge(t, country)}
@@ -631,25 +635,25 @@ func newEnv(t *testing.T, country string) *env {
 	return e
 }
 
-func (e *env) post(t *testing.T, path string, body any, want int, out any) {
+func (e *env) post(t testing.TB, path string, body any, want int, out any) {
 	t.Helper()
 	mgmt(t, e.api, "POST", path, body, want, out)
 }
 
 // patchBanner changes the site's banner configuration.
-func (e *env) patchBanner(t *testing.T, patch map[string]any) {
+func (e *env) patchBanner(t testing.TB, patch map[string]any) {
 	t.Helper()
 	mgmt(t, e.api, "PATCH", "/sites/"+e.id+"/banner", patch, 200, nil)
 }
 
 // setBlocking turns site-wide script blocking on or off (which raises consentVersion).
-func (e *env) setBlocking(t *testing.T, on bool) {
+func (e *env) setBlocking(t testing.TB, on bool) {
 	t.Helper()
 	mgmt(t, e.api, "PUT", "/sites/"+e.id+"/script-blocking", map[string]any{"enabled": on}, 200, nil)
 }
 
 // records returns the site's consent records, oldest first.
-func (e *env) records(t *testing.T) []record {
+func (e *env) records(t testing.TB) []record {
 	t.Helper()
 	var pg struct {
 		Records []record `json:"records"`
@@ -664,7 +668,7 @@ func (e *env) records(t *testing.T) []record {
 
 // waitRecords waits until the server holds n consent records for the site and returns them,
 // oldest first.
-func (e *env) waitRecords(t *testing.T, n int) []record {
+func (e *env) waitRecords(t testing.TB, n int) []record {
 	t.Helper()
 	deadline := time.Now().Add(patience)
 	for {
@@ -769,7 +773,7 @@ var (
 // axeCheck runs axe-core's WCAG 2.1 A and AA rules in the tab on the elements the selectors
 // name (their shadow trees included; none: the whole document) and fails the test on any
 // violation.
-func axeCheck(t *testing.T, ctx context.Context, what string, selectors ...string) {
+func axeCheck(t testing.TB, ctx context.Context, what string, selectors ...string) {
 	t.Helper()
 	axeOnce.Do(func() {
 		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))

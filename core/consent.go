@@ -190,7 +190,8 @@ type PublicConfig struct {
 	ProjectKey   string `json:"projectKey"`
 	Jurisdiction string `json:"jurisdiction"`
 	// Lang is the language of Texts and of the categories' and services' names and
-	// descriptions; Languages are all the languages the site's banner speaks.
+	// descriptions; Languages are all the languages the site's banner speaks. Texts leave out
+	// DeclarationTextKeys.
 	Lang      string            `json:"lang"`
 	Languages []string          `json:"languages"`
 	Texts     map[string]string `json:"texts"`
@@ -230,8 +231,12 @@ func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string,
 }
 
 func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
+	texts := v.texts(lang)
+	for _, k := range DeclarationTextKeys {
+		delete(texts, k)
+	}
 	cfg := &PublicConfig{
-		ProjectKey: v.site.ProjectKey, Banner: v.banner, Lang: lang, Languages: v.languages(), Texts: v.texts(lang),
+		ProjectKey: v.site.ProjectKey, Banner: v.banner, Lang: lang, Languages: v.languages(), Texts: texts,
 		BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
 		CookieRules: m.cookieRules(v.cats, v.svcs),
 	}

@@ -77,8 +77,25 @@ func (v *siteView) language(prefs []string) string {
 // defaultLanguage is the language of a visitor who prefers none the site speaks.
 const defaultLanguage = "en"
 
-// texts returns the runtime's texts in lang: the built-in ones, then the banner's
-// textOverrides, then its textTranslations for lang, each winning over the one before.
+// DeclarationTextKeys are the texts only the cookie declaration shows. The runtime's
+// configuration leaves them out, to keep what every page view loads small; the declaration
+// carries them itself.
+var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "providerLabel", "privacyPolicyOfLabel",
+	"sessionDuration", "noServicesLabel", "lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie",
+	"storageLocal", "storageSession"}
+
+// RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
+// all but DeclarationTextKeys.
+func RuntimeTexts(lang string) map[string]string {
+	out := builtinTexts(lang)
+	for _, k := range DeclarationTextKeys {
+		delete(out, k)
+	}
+	return out
+}
+
+// texts returns the texts in lang: the built-in ones, then the banner's textOverrides, then
+// its textTranslations for lang, each winning over the one before.
 func (v *siteView) texts(lang string) map[string]string {
 	out := builtinTexts(lang)
 	maps.Copy(out, v.banner.TextOverrides)

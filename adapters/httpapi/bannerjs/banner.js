@@ -41,7 +41,7 @@
   var GOOGLE = ['googletagmanager.com', 'google-analytics.com', 'analytics.google.com',
     'googleadservices.com', 'doubleclick.net', 'googlesyndication.com'];
 
-  var T0 = now(), busy = 0, shownAt = 0; // timing of our own main-thread work (consentd.timing())
+  var T0 = now(), busy = 0, depth = 1, shownAt = 0; // our own main-thread work (consentd.timing())
   var boot = w.__consentdBoot || null; // the configuration the loader inlined
   w.__consentdBoot = undefined;
   var me = d.currentScript || d.querySelector('script[data-project-key]');
@@ -51,11 +51,11 @@
   // On consentd's own cookie declaration page the runtime shows the visitor's choice there.
   var declPage = !!me && me.getAttribute('data-consentd-page') === 'declaration';
   function now() { return w.performance ? performance.now() : Date.now(); }
-  // timed wraps fn so that its run time counts as our main-thread time.
+  // timed wraps fn so that its run time counts as our main-thread time (once, when nested).
   function timed(fn) {
     return function () {
-      var s = now();
-      try { return fn.apply(this, arguments); } finally { busy += now() - s; }
+      var s = depth++ ? -1 : now();
+      try { return fn.apply(this, arguments); } finally { if (!--depth && s >= 0) busy += now() - s; }
     };
   }
 
@@ -716,9 +716,12 @@
       u.root.appendChild(el);
       u.banner = el;
     }
-    el.focus({ preventScroll: true });
     shownAt = shownAt || now();
     reopenButton();
+    // Focus (which lays the page out at once) waits for the frame that paints the banner.
+    requestAnimationFrame(timed(function () {
+      if (ui && ui.banner === el) el.focus({ preventScroll: true });
+    }));
   });
   function hideBanner() {
     if (!ui || !ui.banner) return;
@@ -1016,5 +1019,6 @@
     } catch (e) { cached = null; }
     fetchConfig(langs()[0] || '', true);
   } else if (w.console) console.warn('consentd: no data-project-key on the script tag');
+  depth = 0;
   busy += now() - T0;
 })();

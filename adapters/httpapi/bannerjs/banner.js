@@ -716,12 +716,13 @@
       u.root.appendChild(el);
       u.banner = el;
     }
-    shownAt = shownAt || now();
+    var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
     reopenButton();
-    // Focus (which lays the page out at once) waits for the frame that paints the banner.
-    requestAnimationFrame(timed(function () {
-      if (ui && ui.banner === el) el.focus({ preventScroll: true });
-    }));
+    // On the first view, focus (which lays the page out at once) waits for the frame that paints
+    // the banner; when the visitor brought the banner back, it moves at once.
+    if (shownAt) focus();
+    else requestAnimationFrame(timed(focus));
+    shownAt = shownAt || now();
   });
   function hideBanner() {
     if (!ui || !ui.banner) return;

@@ -7,20 +7,23 @@
 // minified and gzip-compressed once, and every request is answered from memory with a strong
 // ETag.
 //
-// What a site can use (see banner.js for the details):
+// The same code is served two ways: here, at the immutable /api/v1/public/banner.js?v=<Version>
+// (older setup snippets), and by the HTTP adapter's per-site loader
+// (/api/v1/public/{projectKey}/loader.js), which puts the site's configuration in front of
+// Script() so that blocking is armed before the parser reaches the page's other tags.
+//
+// What a site can use (see banner.js and docs/banner.md for the details):
 //   - markup: <script type="text/plain" data-category="statistics" src="…"> (several categories
 //     separated by spaces must all be allowed; data-type restores a non-classic type such as
 //     module) and <iframe data-src="…" data-category="marketing" data-service="slug">, which
 //     shows a placeholder with an allow button while blocked; [data-consentd-open] elements open
-//     the preferences;
+//     the preferences; <div data-consentd-declaration> is filled with the cookie declaration and
+//     the visitor's choice;
 //   - window.consentd: getConsent(), acceptAll(), rejectAll(), showPreferences(),
-//     blockingRuleFor(url), version; a bubbling `consentd:change` event on document with the
-//     getConsent() value as detail;
-//   - texts: besides the contract's textOverrides keys, textTranslations and textOverrides may
-//     set saveLabel, closeLabel, preferencesTitle, preferencesBody, alwaysOnLabel,
-//     servicesLabel, cookieLabel, durationLabel, purposeLabel, cookiePolicyLabel, gpcNotice,
-//     blockedText ({service}, {category}) and allowLabel ({category}); the management API
-//     accepts all of them, and English defaults apply to those a site leaves unset.
+//     blockingRuleFor(url), heldUnmarked, timing(), version; a bubbling `consentd:change` event
+//     on document with the getConsent() value as detail;
+//   - texts: the configuration carries them in the visitor's language (built-in texts under the
+//     site's textOverrides and textTranslations); the runtime holds none of its own.
 package bannerjs
 
 import (

@@ -235,8 +235,11 @@ func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
 	for _, k := range DeclarationTextKeys {
 		delete(texts, k)
 	}
+	// The texts travel in one language, merged into Texts: the banner's own maps stay home.
+	b := *v.banner
+	b.TextOverrides, b.TextTranslations = map[string]string{}, map[string]map[string]string{}
 	cfg := &PublicConfig{
-		ProjectKey: v.site.ProjectKey, Banner: v.banner, Lang: lang, Languages: v.languages(), Texts: texts,
+		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
 		BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
 		CookieRules: m.cookieRules(v.cats, v.svcs),
 	}

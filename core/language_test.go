@@ -54,6 +54,9 @@ func TestPublicConfigLanguage(t *testing.T) {
 	if cfg.Texts["headline"] != "Unser Titel" || cfg.Texts["body"] != "Our body" || cfg.Texts["acceptLabel"] != de["acceptLabel"] || cfg.Texts["reopenLabel"] != "Cookies" {
 		t.Errorf("site texts must win over built-in ones: %v", cfg.Texts)
 	}
+	if len(cfg.Banner.TextTranslations) != 0 || len(cfg.Banner.TextOverrides) != 0 {
+		t.Errorf("only the chosen language's texts travel: the banner carries %v %v", cfg.Banner.TextOverrides, cfg.Banner.TextTranslations)
+	}
 	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "", "ja-JP"); cfg.Lang != "ja" || cfg.Texts["headline"] != "見出し" {
 		t.Errorf("a site translation adds its language: %q %q", cfg.Lang, cfg.Texts["headline"])
 	}
@@ -61,5 +64,35 @@ func TestPublicConfigLanguage(t *testing.T) {
 	fr, _ := i18n.Texts("fr")
 	if err != nil || d.Lang != "fr" || d.Texts["declarationTitle"] != fr["declarationTitle"] || len(d.Categories) != 3 {
 		t.Errorf("declaration %+v %v", d, err)
+	}
+}
+
+func TestDeclarationFollowsServices(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	d, err := m.Consents.Declaration(ctx, s.ProjectKey)
+	if err != nil || len(d.Categories[1].Services) != 0 {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if _, err := m.Services.ImportService(ctx, org, s.ID, "stats", ""); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = m.Consents.Declaration(ctx, s.ProjectKey)
+	sv := d.Categories[1].Services
+	if len(sv) != 1 || sv[0].Slug != "stats" || len(sv[0].Cookies) != 1 || sv[0].Cookies[0].Name != "_stats" ||
+		sv[0].Cookies[0].Type != "cookie" || sv[0].PrivacyPolicyURL == nil || d.Texts["declarationTitle"] == "" {
+		t.Errorf("after an import the declaration lists %+v", sv)
+	}
+	cfg, _ := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+	if _, ok := cfg.Texts["declarationTitle"]; ok {
+		t.Error("the runtime's configuration carries the declaration-only texts")
+	}
+	var rule bool
+	for _, r := range cfg.CookieRules {
+		rule = rule || (r.Category == "statistics" && r.Name == "_stats" && r.Match == "exact")
+	}
+	if !rule {
+		t.Errorf("cookie rules %+v lack _stats", cfg.CookieRules)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core/i18n"
 )
 
@@ -264,5 +265,30 @@ Object.defineProperty(Navigator.prototype, 'language', {get: function () { retur
 	if want := []string{"Cookies bei Acme", de["acceptLabel"]}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("texts %q, want the site's translation over the built-in ones %q", got, want)
 	}
+	noViolations(t, ctx)
+}
+
+// TestBrowserLegacySnippet: a page still carrying the snippet of before the loader (banner.js on
+// its own, fetching the configuration) keeps working: the banner in the page's language,
+// decisions recorded, marked tags activated.
+func TestBrowserLegacySnippet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	legacy := `<script src="` + e.api + `/api/v1/public/banner.js?v=` + bannerjs.Version() + `" data-project-key="` + e.pk + `"></script>`
+	url := e.site.page("legacy", "de", legacy, "", e.marked())
+	ctx := tab(t)
+	navigate(t, ctx, url)
+	waitFor(t, ctx, bannerShown)
+	var got []string
+	eval(t, ctx, `[window.__cd('h2').textContent, window.__cd('[data-action=accept]').textContent]`, &got)
+	if fmt.Sprint(got) != "[Wir respektieren Ihre Privatsphäre Alle akzeptieren]" {
+		t.Errorf("texts %q, want the site's German translation", got)
+	}
+	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
+	waitFor(t, ctx, `(window.__ran || []).length === 2`)
+	if r := e.waitRecords(t, 1)[0]; r.Action != "accept_all" {
+		t.Errorf("record %+v", r)
+	}
+	waitFor(t, ctx, `window.consentd.getConsent().recordId`)
 	noViolations(t, ctx)
 }

@@ -313,6 +313,7 @@
   }
   new MutationObserver(timed(function (recs) {
     recs.forEach(function (rec) { rec.addedNodes.forEach(inspect); });
+    if (bodyWaiters.length) flushBody();
   })).observe(d.documentElement, { childList: true, subtree: true });
 
   // ---- Activation of allowed elements. ----
@@ -620,9 +621,15 @@
     var l = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
     return l > 0.4 ? '#111111' : '#ffffff';
   }
+  // whenBody runs fn once <body> exists: at once, or as soon as the parser inserts it (so that
+  // the banner is painted with the page's first content), at the latest on DOMContentLoaded.
+  var bodyWaiters = [];
   function whenBody(fn) {
     if (d.body) fn();
-    else d.addEventListener('DOMContentLoaded', timed(fn));
+    else if (bodyWaiters.push(fn) === 1) d.addEventListener('DOMContentLoaded', timed(flushBody));
+  }
+  function flushBody() {
+    if (d.body) bodyWaiters.splice(0).forEach(function (fn) { fn(); });
   }
   function whenReady(fn) {
     if (d.readyState !== 'loading') fn();
@@ -718,10 +725,10 @@
     }
     var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
     reopenButton();
-    // On the first view, focus (which lays the page out at once) waits for the frame that paints
-    // the banner; when the visitor brought the banner back, it moves at once.
+    // On the first view, focus (which lays the page out at once) waits until the frame that
+    // paints the banner is out; when the visitor brought the banner back, it moves at once.
     if (shownAt) focus();
-    else requestAnimationFrame(timed(focus));
+    else requestAnimationFrame(function () { setTimeout(timed(focus)); });
     shownAt = shownAt || now();
   });
   function hideBanner() {

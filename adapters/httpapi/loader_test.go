@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -96,4 +97,19 @@ func TestPublicLanguage(t *testing.T) {
 		}
 	}
 	e.want(e.raw("GET", "/api/v1/public/"+pk+"/declaration?lang="+strings.Repeat("x", 40), "", ""), 400, "validation_error")
+}
+
+func TestLoaderCompressed(t *testing.T) {
+	e := newEnv(t)
+	_, pk := e.site()
+	req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/public/"+pk+"/loader.js", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("loader Content-Encoding %q, want gzip", res.Header.Get("Content-Encoding"))
+	}
 }

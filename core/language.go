@@ -80,7 +80,7 @@ const defaultLanguage = "en"
 // DeclarationTextKeys are the texts only the cookie declaration shows. The runtime's
 // configuration leaves them out, to keep what every page view loads small; the declaration
 // carries them itself.
-var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "providerLabel", "privacyPolicyOfLabel",
+var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
 	"sessionDuration", "noServicesLabel", "lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie",
 	"storageLocal", "storageSession"}
 

@@ -24,8 +24,9 @@
  *
  * The UI lives in a Shadow DOM styled by a constructable stylesheet (no inline style attributes,
  * no eval), so it works under a strict Content-Security-Policy that allows this script's origin
- * in script-src and connect-src. The stylesheet source (banner.css) is inlined into the served
- * file in place of the CSS placeholder by the Go package that serves it (bannerjs.go).
+ * in script-src and connect-src. The stylesheet sources (banner.css, and banner-more.css for what
+ * the first view does not show) are inlined into the served file in place of the CSS placeholders
+ * by the Go package that serves it (bannerjs.go).
  */
 (function () {
   'use strict';
@@ -34,6 +35,7 @@
   if (w.consentd && w.consentd.version) return; // loaded twice: the first copy stays in charge
 
   var CSS = "__CONSENTD_CSS__";
+  var MORE = "__CONSENTD_CSS_MORE__"; // preferences, placeholder, reopen button, choice box
   var VERSION = "__CONSENTD_VERSION__";
   var COOKIE = 'consentd';
   var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
@@ -425,7 +427,7 @@
   // than the page's, while the right one is fetched) applies the stored decision or the defaults
   // and nothing else: no banner, no recording.
   function useConfig(c, quiet) {
-    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: unexpected shape');
+    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: bad shape');
     cfg = c;
     cfg.categories = c.categories.slice().sort(function (a, b) { return (a.sortOrder || 0) - (b.sortOrder || 0); });
     rules = compileRules(c.blockingRules);
@@ -483,9 +485,9 @@
       if (!name || name === COOKIE || !cr.some(function (r) {
         return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
       })) return;
+      // This host's parent domains include the configured cookie domain, when it applies here.
       var parts = location.hostname.split('.'), doms = [''];
       for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
-      if (cookieDomain()) doms.push(';domain=' + cookieDomain());
       doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
     });
     d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
@@ -569,8 +571,8 @@
     }
     return '';
   }
-  function t(key, vars) {
-    var s = (cfg.texts || {})[key] || '';
+  function t(key, vars) { return fill((cfg.texts || {})[key] || '', vars); }
+  function fill(s, vars) {
     return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && vars[k] != null ? vars[k] : m; });
   }
   function catName(k) { return k.name || k.slug; }
@@ -589,17 +591,30 @@
     (kids || []).forEach(function (c) { if (c) el.appendChild(typeof c === 'string' ? d.createTextNode(c) : c); });
     return el;
   }
-  var sheet = null;
-  function shadowHost(tag) {
+  // Constructable stylesheets, parsed on first use: the banner's, then the others' (more).
+  var sheets = {};
+  var adopt = w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype;
+  function sheet(k, text) {
+    if (!sheets[k]) {
+      sheets[k] = new CSSStyleSheet();
+      sheets[k].replaceSync(text);
+    }
+    return sheets[k];
+  }
+  // styleMore adds the styles beyond the banner's to a shadow root.
+  function styleMore(root) {
+    if (root.__more) return;
+    root.__more = 1;
+    if (adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(sheet('m', MORE));
+    else root.appendChild(h('style', { text: MORE }));
+  }
+  function shadowHost(tag, more) {
     var host = createElement.call(d, tag);
     host.style.setProperty('all', 'initial', 'important');
     var root = host.attachShadow({ mode: 'open' });
-    if (!sheet && w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype) {
-      sheet = new CSSStyleSheet();
-      sheet.replaceSync(CSS);
-    }
-    if (sheet) root.adoptedStyleSheets = [sheet];
+    if (adopt) root.adoptedStyleSheets = [sheet('b', CSS)];
     else root.appendChild(h('style', { text: CSS }));
+    if (more) styleMore(root);
     var col = (cfg && cfg.banner.colors) || {};
     [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
       ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
@@ -749,6 +764,7 @@
     if (!cfg) return;
     var u = mount();
     if (u.prefs) { u.prefs.focus(); return; }
+    styleMore(u.root);
     var reopenBanner = !!u.banner;
     if (!u.banner) lastFocus = deepFocus();
     else { u.banner.remove(); u.banner = null; }
@@ -776,12 +792,7 @@
             h('div', { 'class': 'nm', text: s.label || s.slug }),
             s.description ? h('p', { text: s.description }) : null,
             s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') })]) : null,
-            ck.length ? h('table', null, [
-              h('thead', null, [h('tr', null, [h('th', { scope: 'col', text: t('cookieLabel') }), h('th', { scope: 'col', text: t('durationLabel') }), h('th', { scope: 'col', text: t('purposeLabel') })])]),
-              h('tbody', null, ck.map(function (c) {
-                return h('tr', null, [h('td', { text: c.name }), h('td', { text: c.duration || '' }), h('td', { text: c.description || '' })]);
-              }))
-            ]) : null
+            table(['cookieLabel', 'durationLabel', 'purposeLabel'], t, ck.map(function (c) { return [c.name, c.duration, c.description]; }))
           ]);
         }))) : null
       ]);
@@ -842,7 +853,7 @@
       var x = cfg.categories.filter(function (y) { return y.slug === s; })[0];
       return x ? catName(x) : s;
     });
-    var p = shadowHost('consentd-placeholder');
+    var p = shadowHost('consentd-placeholder', 1);
     var wd = getAttr.call(f, 'width'), ht = getAttr.call(f, 'height');
     p.host.style.setProperty('display', 'block', 'important');
     p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
@@ -873,13 +884,22 @@
       !d.querySelector('[data-consentd-open]');
     if (!want) { if (reopen) { reopen.host.remove(); reopen = null; } return; }
     if (reopen) return;
-    reopen = shadowHost('consentd-reopen');
-    var corner = ['bottom_left', 'bottom_right', 'top_left', 'top_right'].indexOf(b.reopenPosition) >= 0 ? b.reopenPosition : 'bottom_left';
+    reopen = shadowHost('consentd-reopen', 1);
+    var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
     reopen.root.appendChild(h('button', {
       type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen', text: t('reopenLabel'),
       'aria-haspopup': 'dialog', onclick: function () { api_.showPreferences(); }
     }));
     d.body.appendChild(reopen.host);
+  }
+
+  // table builds a table of cookies: heads are text keys (said by tx), rows arrays of cells
+  // (strings or elements); none without rows.
+  function table(heads, tx, rows) {
+    return rows.length ? h('table', null, [
+      h('thead', null, [h('tr', null, heads.map(function (k) { return h('th', { scope: 'col', text: tx(k) }); }))]),
+      h('tbody', null, rows.map(function (r) { return h('tr', null, r.map(function (c) { return h('td', null, [c || '']); })); }))
+    ]) : null;
   }
 
   // ---- Cookie declaration: [data-consentd-declaration] gets the list and the visitor's choice,
@@ -904,7 +924,7 @@
       .catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
   }
   function declCategory(k, tx) {
-    var tt = function (key, vars) { return (tx[key] || t(key)).replace(/\{(\w+)\}/g, function (m, v) { return vars && vars[v] != null ? vars[v] : m; }); };
+    var tt = function (key, vars) { return fill(tx[key] || '', vars); };
     var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
     return h('section', { 'class': 'consentd-category' }, [
       h('h3', { text: k.name }),
@@ -914,13 +934,9 @@
         h('h4', { text: s.label }),
         s.description ? h('p', { text: s.description }) : null,
         s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
-        s.cookies.length ? h('table', null, [
-          h('thead', null, [h('tr', null, ['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'].map(function (c) { return h('th', { scope: 'col', text: tt(c) }); }))]),
-          h('tbody', null, s.cookies.map(function (c) {
-            return h('tr', null, [h('td', null, [h('code', { text: c.name })]), h('td', { text: tt(kind[c.type] || 'storageCookie') }),
-              h('td', { text: /^session$/i.test(c.duration) ? tt('sessionDuration') : c.duration }), h('td', { text: c.description })]);
-          }))
-        ]) : null
+        table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
+          return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), /^session$/i.test(c.duration) ? tt('sessionDuration') : c.duration, c.description];
+        }))
       ]);
     }) : [h('p', { text: tt('noServicesLabel') })]));
   }
@@ -931,7 +947,7 @@
     if (!cfg) return;
     d.querySelectorAll('[data-consentd-choice]').forEach(function (host) {
       if (!host.__cd) {
-        host.__cd = shadowHost('consentd-choice');
+        host.__cd = shadowHost('consentd-choice', 1);
         host.textContent = '';
         host.appendChild(host.__cd.host);
       }
@@ -1026,7 +1042,7 @@
       rules = compileRules(cached && cached.blockingRules);
     } catch (e) { cached = null; }
     fetchConfig(langs()[0] || '', true);
-  } else if (w.console) console.warn('consentd: no data-project-key on the script tag');
+  } else if (w.console) console.warn('consentd: no data-project-key');
   depth = 0;
   busy += now() - T0;
 })();

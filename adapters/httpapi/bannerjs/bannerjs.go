@@ -1,8 +1,8 @@
 // Package bannerjs serves the banner runtime: the script a site embeds, first thing in <head>,
 // to show its consent banner and enforce the visitor's choice in the browser.
 //
-// The readable sources (banner.js and banner.css) are embedded. At first use the stylesheet is
-// minified and inlined into the script (the runtime adopts it into its Shadow DOM as a
+// The readable sources (banner.js, banner.css and banner-more.css) are embedded. At first use
+// the stylesheets are minified and inlined into the script (the runtime adopts it into its Shadow DOM as a
 // constructable stylesheet, which strict Content-Security-Policies allow), the script is
 // minified and gzip-compressed once, and every request is answered from memory with a strong
 // ETag.
@@ -44,11 +44,12 @@ import (
 	"github.com/tdewolff/minify/v2/js"
 )
 
-//go:embed banner.js banner.css
+//go:embed banner.js banner.css banner-more.css
 var sources embed.FS
 
 const (
 	cssPlaceholder     = `"__CONSENTD_CSS__"`
+	moreCSSPlaceholder = `"__CONSENTD_CSS_MORE__"`
 	versionPlaceholder = `"__CONSENTD_VERSION__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
@@ -82,13 +83,14 @@ func get() *bundle {
 func build() bundle {
 	jsSrc, err1 := sources.ReadFile("banner.js")
 	cssSrc, err2 := sources.ReadFile("banner.css")
-	if err1 != nil || err2 != nil {
-		// Unreachable: both files are embedded at compile time.
+	moreSrc, err3 := sources.ReadFile("banner-more.css")
+	if err1 != nil || err2 != nil || err3 != nil {
+		// Unreachable: the files are embedded at compile time.
 		jsSrc = []byte("console.error('consentd: banner runtime missing from build')")
 	}
-	out, minified := assemble(jsSrc, cssSrc, true)
+	out, minified := assemble(jsSrc, cssSrc, moreSrc, true)
 	if !minified {
-		out, _ = assemble(jsSrc, cssSrc, false)
+		out, _ = assemble(jsSrc, cssSrc, moreSrc, false)
 	}
 	b := bundle{plain: out, minified: minified}
 	sum := sha256.Sum256(out)
@@ -102,9 +104,9 @@ func build() bundle {
 	return b
 }
 
-// assemble inlines the stylesheet into the script, minifying both when minify is true. It
+// assemble inlines the stylesheets into the script, minifying all when min is true. It
 // reports whether minification succeeded.
-func assemble(jsSrc, cssSrc []byte, min bool) ([]byte, bool) {
+func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
 	if min {
 		m := minify.New()
 		m.AddFunc("text/css", css.Minify)
@@ -113,14 +115,20 @@ func assemble(jsSrc, cssSrc []byte, min bool) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
+		mc, err := m.Bytes("text/css", moreSrc)
+		if err != nil {
+			return nil, false
+		}
 		j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(c)))
+		j = bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(mc)))
 		j, err = m.Bytes("text/javascript", j)
 		if err != nil {
 			return nil, false
 		}
 		return j, true
 	}
-	return bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(cssSrc))), true
+	j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(cssSrc)))
+	return bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(moreSrc))), true
 }
 
 // quote renders s as a JavaScript string literal.

@@ -113,3 +113,22 @@ func TestLoaderCompressed(t *testing.T) {
 		t.Errorf("loader Content-Encoding %q, want gzip", res.Header.Get("Content-Encoding"))
 	}
 }
+
+func TestBannerReopenAndCookieDomainOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	id, _ := e.site()
+	b := e.want(e.do("GET", "/api/v1/sites/"+id+"/banner", nil), 200).obj(t)
+	requireKeys(t, b, "reopenButton", "reopenPosition", "reopenLabel", "cookieDomain")
+	if b["reopenButton"] != true || b["reopenPosition"] != "bottom_left" || b["reopenLabel"] != nil || b["cookieDomain"] != nil {
+		t.Errorf("defaults %v", b)
+	}
+	b = e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"reopenButton": false, "reopenPosition": "top_left",
+		"reopenLabel": "Cookies", "textOverrides": map[string]any{"reopenLabel": "Settings", "declarationTitle": "Cookies used"}}), 200).obj(t)
+	if b["reopenButton"] != false || b["reopenPosition"] != "top_left" || b["reopenLabel"] != "Cookies" {
+		t.Errorf("patched %v", b)
+	}
+	for _, body := range []string{`{"reopenPosition":"center"}`, `{"reopenLabel":""}`, `{"reopenLabel":"` + strings.Repeat("x", 61) + `"}`,
+		`{"cookieDomain":"other.example"}`, `{"cookieDomain":"com"}`, `{"textOverrides":{"reopenLabelX":"x"}}`, `{"reopenButton":"yes"}`} {
+		e.want(e.raw("PATCH", "/api/v1/sites/"+id+"/banner", e.keyA, body), 400, "validation_error")
+	}
+}

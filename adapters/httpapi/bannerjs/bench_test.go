@@ -62,12 +62,14 @@ func BenchmarkBrowserFirstView(b *testing.B) {
 		slices.Sort(s)
 		return s[len(s)/2]
 	}
+	// The medians are the figures; the minima show the same page on a machine that is not busy
+	// with anything else (wall-clock timings grow with the other processes' load).
 	b.ReportMetric(med(toVisible), "ms-loader-to-visible")
 	b.ReportMetric(med(dclToVisible), "ms-DCL-to-visible")
 	b.ReportMetric(med(busy), "ms-main-thread")
 	b.ReportMetric(slices.Max(cls), "layout-shift")
 	b.ReportMetric(0, "ns/op")
-	b.Logf("first view, %d runs (medians): banner visible %.1f ms after the loader started, %.1f ms after DOMContentLoaded (target < 50); "+
-		"%.2f ms of main-thread time in the runtime before first paint (target < 10); layout shift %.4f (max; target 0)",
-		len(cls), med(toVisible), med(dclToVisible), med(busy), slices.Max(cls))
+	b.Logf("first view, %d runs, median (minimum): banner visible %.1f (%.1f) ms after the loader started, %.1f (%.1f) ms after DOMContentLoaded (target < 50; negative: before it); "+
+		"%.2f (%.2f) ms of main-thread time in the runtime before first paint (target < 10); layout shift %.4f (max; target 0)",
+		len(cls), med(toVisible), slices.Min(toVisible), med(dclToVisible), slices.Min(dclToVisible), med(busy), slices.Min(busy), slices.Max(cls))
 }

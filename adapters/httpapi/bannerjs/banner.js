@@ -342,6 +342,7 @@
       var parent = el.parentNode, next = el.nextSibling;
       if (type) setAttr.call(el, 'type', type); else el.removeAttribute('type');
       el.removeAttribute('data-consentd-type');
+      el.async = false; // held scripts run in document order, async ones too
       parent.removeChild(el);
       parent.insertBefore(el, next);
       return;
@@ -356,7 +357,7 @@
     if (type) setAttr.call(s, 'type', type);
     else if (el.hasAttribute('data-type')) setAttr.call(s, 'type', getAttr.call(el, 'data-type'));
     if (el.nonce) s.nonce = el.nonce;
-    if (s.src) s.async = el.hasAttribute('async');
+    if (s.src) s.async = false;
     else s.text = el.text;
     el.parentNode.replaceChild(s, el);
   }

@@ -214,7 +214,7 @@ type PublicCategory struct {
 // for a second per project key and language (see ttlCache).
 func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
 	now := m.clock()
-	v, err := m.siteTexts(ctx, projectKey, now)
+	v, err := m.publicSite(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}

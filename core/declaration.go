@@ -104,7 +104,7 @@ type DeclaredCookie struct {
 // cached like the public configuration.
 func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
 	now := m.clock()
-	st, err := m.siteTexts(ctx, projectKey, now)
+	st, err := m.publicSite(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}

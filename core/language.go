@@ -18,8 +18,9 @@ type siteView struct {
 	svcs   []*Service
 }
 
-// siteTexts returns the view of the site named by projectKey, from the cache when fresh.
-func (m *base) siteTexts(ctx context.Context, projectKey string, now time.Time) (*siteView, error) {
+// publicSite returns what the public endpoints read of the site named by projectKey, from the
+// cache when fresh.
+func (m *base) publicSite(ctx context.Context, projectKey string, now time.Time) (*siteView, error) {
 	if v, ok := m.viewCache.get(projectKey, now); ok {
 		return v, nil
 	}

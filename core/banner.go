@@ -167,8 +167,8 @@ func (p BannerPatch) validate() error {
 		return err
 	}
 	for lang, texts := range p.TextTranslations {
-		if lang == "" || len(lang) > 35 {
-			return Errorf(CodeInvalid, "textTranslations: language key must be 1 to 35 characters")
+		if err := CheckLanguage("textTranslations", lang); err != nil {
+			return err
 		}
 		if err := validateTexts("textTranslations."+lang, texts); err != nil {
 			return err

@@ -99,8 +99,8 @@ func (in CategoryInput) validate(create bool) error {
 
 func validateTranslations(field string, m map[string]string) error {
 	for lang, v := range m {
-		if lang == "" || len(lang) > 35 {
-			return Errorf(CodeInvalid, "%s: language key must be 1 to 35 characters", field)
+		if err := CheckLanguage(field, lang); err != nil {
+			return err
 		}
 		if err := maxLen(field+"."+lang, v, MaxTranslation); err != nil {
 			return err

@@ -75,6 +75,18 @@ func (v *siteView) language(prefs []string) string {
 	return defaultLanguage
 }
 
+// MaxLanguageKey bounds a language key (a BCP 47 tag): of a translation, or asked for by a
+// visitor.
+const MaxLanguageKey = 35
+
+// CheckLanguage refuses a language key that is empty or longer than MaxLanguageKey.
+func CheckLanguage(field, lang string) error {
+	if lang == "" || len(lang) > MaxLanguageKey {
+		return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
+	}
+	return nil
+}
+
 // defaultLanguage is the language of a visitor who prefers none the site speaks.
 const defaultLanguage = "en"
 

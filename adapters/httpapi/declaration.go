@@ -89,11 +89,15 @@ func (h *handlers) registerDeclaration(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
 		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
 		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		d, err := h.m.Declaration(ctx, in.ProjectKey, langPrefs(in.Lang, in.AcceptLanguage)...)
+		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		d, err := h.m.Declaration(ctx, in.ProjectKey, prefs...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -112,11 +116,15 @@ func (h *handlers) registerDeclaration(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
 		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
 		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		d, err := h.m.Declaration(ctx, in.ProjectKey, langPrefs(in.Lang, in.AcceptLanguage)...)
+		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		d, err := h.m.Declaration(ctx, in.ProjectKey, prefs...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

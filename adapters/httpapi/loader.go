@@ -11,6 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/i18n"
 )
 
@@ -55,13 +56,16 @@ func (h *handlers) varyOn() string {
 }
 
 // langPrefs are the visitor's languages, best first: the runtime's explicit choice (the lang
-// query parameter), then the Accept-Language header's.
-func langPrefs(lang, acceptLanguage string) []string {
+// query parameter, which must be a language key), then the Accept-Language header's.
+func langPrefs(lang, acceptLanguage string) ([]string, error) {
 	var out []string
 	if lang != "" {
+		if err := core.CheckLanguage("lang", lang); err != nil {
+			return nil, err
+		}
 		out = append(out, lang)
 	}
-	return append(out, i18n.ParseAcceptLanguage(acceptLanguage)...)
+	return append(out, i18n.ParseAcceptLanguage(acceptLanguage)...), nil
 }
 
 func (h *handlers) registerLoader(api huma.API) {
@@ -79,11 +83,15 @@ func (h *handlers) registerLoader(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Lang           string `query:"lang" maxLength:"35" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
 		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
 		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), langPrefs(in.Lang, in.AcceptLanguage)...)
+		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), prefs...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

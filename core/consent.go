@@ -235,9 +235,11 @@ func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
 	for _, k := range DeclarationTextKeys {
 		delete(texts, k)
 	}
-	// The texts travel in one language, merged into Texts: the banner's own maps stay home.
+	// The texts travel in one language, merged into Texts. The banner carries the site's own
+	// texts for that language as its textOverrides (for runtimes from before Texts, still cached
+	// by browsers) and no other language.
 	b := *v.banner
-	b.TextOverrides, b.TextTranslations = map[string]string{}, map[string]map[string]string{}
+	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
 		BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),

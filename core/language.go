@@ -107,11 +107,20 @@ func RuntimeTexts(lang string) map[string]string {
 	return out
 }
 
-// texts returns the texts in lang: the built-in ones, then the banner's textOverrides, then
-// its textTranslations for lang, each winning over the one before.
+// texts returns the texts in lang: the built-in ones under the site's (siteTexts).
 func (v *siteView) texts(lang string) map[string]string {
 	out := builtinTexts(lang)
-	maps.Copy(out, v.banner.TextOverrides)
+	maps.Copy(out, v.siteTexts(lang))
+	return out
+}
+
+// siteTexts returns the site's own texts in lang: its textOverrides, then its
+// textTranslations for lang, then the reopen button's label, each winning over the one before.
+func (v *siteView) siteTexts(lang string) map[string]string {
+	out := maps.Clone(v.banner.TextOverrides)
+	if out == nil {
+		out = map[string]string{}
+	}
 	for l, tr := range v.banner.TextTranslations {
 		if strings.EqualFold(l, lang) {
 			maps.Copy(out, tr)

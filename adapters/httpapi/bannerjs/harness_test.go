@@ -60,6 +60,9 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if shotsDir != "" {
+		fmt.Printf("banner screenshots: %s\n", shotsDir)
+	}
 	browserCancel()
 	if server != nil {
 		server.close()

@@ -132,3 +132,18 @@ func TestBannerReopenAndCookieDomainOverHTTP(t *testing.T) {
 		e.want(e.raw("PATCH", "/api/v1/sites/"+id+"/banner", e.keyA, body), 400, "validation_error")
 	}
 }
+
+func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
+	e := newEnv(t)
+	_, pk := e.site()
+	html := string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/cookies", "", "", "Accept-Language", "de-DE,de;q=0.9"), 200).body)
+	for _, want := range []string{`<html lang="de">`, "Cookie-Erklärung", "Statistik", `src="loader.js?lang=de"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("German cookie page lacks %s", want)
+		}
+	}
+	html = string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/cookies?lang=fr", "", "", "Accept-Language", "de"), 200).body)
+	if !strings.Contains(html, `<html lang="fr">`) {
+		t.Error("?lang= does not win over Accept-Language")
+	}
+}

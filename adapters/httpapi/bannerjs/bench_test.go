@@ -32,8 +32,12 @@ new MutationObserver(function (recs, mo) {
 // unmarked Google Analytics and Meta Pixel tags, each time as a first-time visitor (a fresh
 // browser context), in headless Chromium against the real server, and reports the medians of:
 //   - ms-loader-to-visible: from the loader's start to the frame that paints the banner;
-//   - ms-DCL-to-visible: from DOMContentLoaded to that frame (target: under 50);
-//   - ms-main-thread: main-thread time spent in the runtime before the first paint (target: under 10);
+//   - ms-DCL-to-visible: from DOMContentLoaded to that frame (target: under 50; negative when
+//     the banner is painted before DOMContentLoaded, as it is mounted once <body> exists);
+//   - ms-main-thread: main-thread CPU time in the runtime (the loader's evaluation and every
+//     call into it: observers, listeners, frames) before the first paint, from Chrome's trace
+//     (target: under 10); ms-main-thread-wall is the same as wall time, measured by the runtime
+//     itself (consentd.timing()), which grows with the machine's other load;
 //   - layout-shift: the cumulative layout shift of the page (target: 0; the banner is fixed).
 //
 // Run: go test ./adapters/httpapi/bannerjs/ -run '^$' -bench BrowserFirstView -benchtime 20x
@@ -41,11 +45,13 @@ func BenchmarkBrowserFirstView(b *testing.B) {
 	e := newEnv(b, "DE")
 	e.setBlocking(b, true)
 	url := e.shop("bench", "en", unmarkedTags(e.site.thirdPort()), `<p>More about our tents, boots and jackets.</p>`)
-	var toVisible, dclToVisible, busy, cls []float64
+	var toVisible, dclToVisible, busy, cpu, cls []float64
 	for b.Loop() {
 		ctx := tab(b, benchProbe)
+		tr := startTrace(b, ctx)
 		navigate(b, ctx, url)
 		waitFor(b, ctx, `window.__probe.visible > 0 && window.__probe.fp > 0`)
+		events := tr.stop(b, ctx)
 		var m struct {
 			Start, Visible, DCL, Busy, CLS float64
 		}
@@ -55,6 +61,9 @@ func BenchmarkBrowserFirstView(b *testing.B) {
 		toVisible = append(toVisible, m.Visible-m.Start)
 		dclToVisible = append(dclToVisible, m.Visible-m.DCL)
 		busy = append(busy, m.Busy)
+		var fp float64
+		eval(b, ctx, `window.__probe.fp`, &fp)
+		cpu = append(cpu, mainThreadCPU(events, "/loader.js", fp))
 		cls = append(cls, m.CLS)
 	}
 	med := func(v []float64) float64 {
@@ -62,14 +71,17 @@ func BenchmarkBrowserFirstView(b *testing.B) {
 		slices.Sort(s)
 		return s[len(s)/2]
 	}
-	// The medians are the figures; the minima show the same page on a machine that is not busy
-	// with anything else (wall-clock timings grow with the other processes' load).
+	// Medians are the figures; minima show the page on a machine less busy with other work.
 	b.ReportMetric(med(toVisible), "ms-loader-to-visible")
 	b.ReportMetric(med(dclToVisible), "ms-DCL-to-visible")
-	b.ReportMetric(med(busy), "ms-main-thread")
+	b.ReportMetric(med(cpu), "ms-main-thread")
+	b.ReportMetric(med(busy), "ms-main-thread-wall")
 	b.ReportMetric(slices.Max(cls), "layout-shift")
 	b.ReportMetric(0, "ns/op")
-	b.Logf("first view, %d runs, median (minimum): banner visible %.1f (%.1f) ms after the loader started, %.1f (%.1f) ms after DOMContentLoaded (target < 50; negative: before it); "+
-		"%.2f (%.2f) ms of main-thread time in the runtime before first paint (target < 10); layout shift %.4f (max; target 0)",
-		len(cls), med(toVisible), slices.Min(toVisible), med(dclToVisible), slices.Min(dclToVisible), med(busy), slices.Min(busy), slices.Max(cls))
+	b.Logf("first view, %d runs, median (minimum):\n"+
+		"  banner visible: %.1f (%.1f) ms after the loader started, %.1f (%.1f) ms after DOMContentLoaded (target: within 50; negative: before it)\n"+
+		"  main-thread time in the runtime before first paint: %.2f (%.2f) ms of CPU by the trace, %.2f (%.2f) ms of wall time by the runtime (target: under 10)\n"+
+		"  layout shift: %.4f (the largest; target 0)",
+		len(cls), med(toVisible), slices.Min(toVisible), med(dclToVisible), slices.Min(dclToVisible),
+		med(cpu), slices.Min(cpu), med(busy), slices.Min(busy), slices.Max(cls))
 }

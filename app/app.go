@@ -120,6 +120,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	a.handler = httpapi.New(httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
+		RuntimeScript: bannerjs.Script(),
 	})
 	if cfg.BootstrapAPIKey != "" {
 		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {

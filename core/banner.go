@@ -2,8 +2,14 @@ package core
 
 import (
 	"context"
+	"net"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // Banner enumerations (interface-spec section 2.2).
@@ -14,10 +20,10 @@ var (
 	CloseButtonBehaviors = []string{"accept_all", "reject_all", "dismiss"}
 	ColorKeys            = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
 	// TextKeys are the contract's banner texts followed by the runtime's other texts, which a
-	// site may override or translate too.
-	TextKeys = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel",
-		"cookiePolicyLabel", "saveLabel", "closeLabel", "preferencesTitle", "preferencesBody", "alwaysOnLabel",
-		"servicesLabel", "cookieLabel", "durationLabel", "purposeLabel", "gpcNotice", "blockedText", "allowLabel"}
+	// site may override or translate too: the keys of the built-in English texts (core/i18n).
+	TextKeys = textKeys()
+	// ReopenPositions are the corners the reopen ("privacy settings") button may sit in.
+	ReopenPositions       = []string{"bottom_left", "bottom_right", "top_left", "top_right"}
 	MinCookieExpiration   = 1
 	MaxCookieExpiration   = 730
 	DefaultCookieLifetime = 365
@@ -42,6 +48,17 @@ type Banner struct {
 	SiteWideBlocking      bool                         `json:"-"`
 	GCMExcludeVendor      bool                         `json:"gcmExcludeVendor"`
 	StorefrontIntegration bool                         `json:"storefrontIntegration"`
+	// ReopenButton shows a small "privacy settings" button after a decision, unless the page
+	// has its own [data-consentd-open] element; it reopens the preferences.
+	ReopenButton bool `json:"reopenButton"`
+	// ReopenPosition is the corner of the reopen button, one of ReopenPositions.
+	ReopenPosition string `json:"reopenPosition"`
+	// ReopenLabel is the reopen button's text; nil uses the visitor's language's reopenLabel.
+	ReopenLabel *string `json:"reopenLabel"`
+	// CookieDomain is the domain of the consent cookie (a parent of the site's host, at most
+	// its registrable domain), so that a decision holds on every subdomain; nil keeps the
+	// cookie on the host that set it.
+	CookieDomain *string `json:"cookieDomain"`
 	// BlockingRules is derived on read from the site's services and the catalog's built-in
 	// rules; it is not stored.
 	BlockingRules *BlockingRules `json:"blockingRules"`
@@ -89,6 +106,8 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
 		ConsentVersion:       1,
+		ReopenButton:         true,
+		ReopenPosition:       "bottom_left",
 		CreatedAt:            now, UpdatedAt: now,
 	}
 }
@@ -117,6 +136,10 @@ type BannerPatch struct {
 	CookieExpirationDays  *int
 	GCMExcludeVendor      *bool
 	StorefrontIntegration *bool
+	ReopenButton          *bool
+	ReopenPosition        *string
+	ReopenLabel           Optional[string]
+	CookieDomain          Optional[string]
 }
 
 func (p BannerPatch) validate() error {
@@ -129,6 +152,7 @@ func (p BannerPatch) validate() error {
 		{"position", p.Position, Positions},
 		{"defaultBehavior", p.DefaultBehavior, DefaultBehaviors},
 		{"closeButtonBehavior", p.CloseButtonBehavior, CloseButtonBehaviors},
+		{"reopenPosition", p.ReopenPosition, ReopenPositions},
 	} {
 		if c.v != nil && !slices.Contains(c.enum, *c.v) {
 			return Errorf(CodeInvalid, "%s: must be one of %v", c.field, c.enum)
@@ -143,8 +167,8 @@ func (p BannerPatch) validate() error {
 		return err
 	}
 	for lang, texts := range p.TextTranslations {
-		if lang == "" || len(lang) > 35 {
-			return Errorf(CodeInvalid, "textTranslations: language key must be 1 to 35 characters")
+		if err := CheckLanguage("textTranslations", lang); err != nil {
+			return err
 		}
 		if err := validateTexts("textTranslations."+lang, texts); err != nil {
 			return err
@@ -163,7 +187,45 @@ func (p BannerPatch) validate() error {
 	if d := p.CookieExpirationDays; d != nil && (*d < MinCookieExpiration || *d > MaxCookieExpiration) {
 		return Errorf(CodeInvalid, "cookieExpirationDays: must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
 	}
+	if l := p.ReopenLabel; l.Set && !l.Null {
+		if n := utf8.RuneCountInString(strings.TrimSpace(l.Value)); n < 1 || n > MaxReopenLabel {
+			return Errorf(CodeInvalid, "reopenLabel: must be 1 to %d characters", MaxReopenLabel)
+		}
+		if err := CheckText("reopenLabel", l.Value); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// MaxReopenLabel bounds the reopen button's label: it is a small button.
+const MaxReopenLabel = 60
+
+// CookieDomainFor checks that domain may carry the consent cookie of a site whose homepage is
+// siteURL: the site's host itself or one of its parents, no higher than its registrable domain
+// (a public suffix such as "co.uk" is refused, as browsers refuse it). A leading dot is
+// allowed; the result is lower-case without it.
+func CookieDomainFor(siteURL, domain string) (string, error) {
+	d := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	u, err := url.Parse(siteURL)
+	host := ""
+	if err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	if d == "" || len(d) > 253 || strings.ContainsAny(d, "/:@ *") {
+		return "", Errorf(CodeInvalid, "cookieDomain: must be a domain name such as .example.com")
+	}
+	if host == "" || net.ParseIP(host) != nil {
+		return "", Errorf(CodeInvalid, "cookieDomain: the site's url %q has no domain name to share a cookie across", siteURL)
+	}
+	if d != host && !strings.HasSuffix(host, "."+d) {
+		return "", Errorf(CodeInvalid, "cookieDomain: %q is not the site's host %q or a parent of it", d, host)
+	}
+	reg, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil || len(d) < len(reg) {
+		return "", Errorf(CodeInvalid, "cookieDomain: %q is a public suffix; use the site's registrable domain %q or a subdomain of it", d, reg)
+	}
+	return d, nil
 }
 
 func validateTexts(field string, texts map[string]string) error {
@@ -224,6 +286,23 @@ func (p BannerPatch) apply(b *Banner) {
 	if p.StorefrontIntegration != nil {
 		b.StorefrontIntegration = *p.StorefrontIntegration
 	}
+	if p.ReopenButton != nil {
+		b.ReopenButton = *p.ReopenButton
+	}
+	set(&b.ReopenPosition, p.ReopenPosition)
+	for _, u := range []struct {
+		dst **string
+		v   Optional[string]
+	}{{&b.ReopenLabel, p.ReopenLabel}, {&b.CookieDomain, p.CookieDomain}} {
+		if u.v.Set {
+			if u.v.Null {
+				*u.dst = nil
+			} else {
+				v := u.v.Value
+				*u.dst = &v
+			}
+		}
+	}
 }
 
 func mergeTexts(dst, src map[string]string) {
@@ -249,12 +328,18 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	site, err := m.store.Site(ctx, orgID, siteID)
+	if err != nil {
 		return nil, err
+	}
+	if c := &p.CookieDomain; c.Set && !c.Null {
+		if c.Value, err = CookieDomainFor(site.URL, c.Value); err != nil {
+			return nil, err
+		}
 	}
 	defer m.forgetSite(siteID)
 	var out *Banner
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err = m.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil {
 			return err

@@ -107,10 +107,7 @@ func (in CategoryInput) validate(create bool) error {
 
 func validateTranslations(field string, m map[string]string) error {
 	for lang, v := range m {
-		if lang == "" || len(lang) > MaxLanguageKey {
-			return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
-		}
-		if err := CheckText(field, lang); err != nil {
+		if err := CheckLanguage(field, lang); err != nil {
 			return err
 		}
 		if err := maxLen(field+"."+lang, v, MaxTranslation); err != nil {

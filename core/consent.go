@@ -209,13 +209,22 @@ func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q Con
 	return m.store.EachConsentRecord(ctx, q, fn)
 }
 
-// PublicConfig is everything the banner runtime needs for a site.
+// PublicConfig is everything the banner runtime needs for a site, in one language.
 type PublicConfig struct {
-	ProjectKey    string           `json:"projectKey"`
-	Jurisdiction  string           `json:"jurisdiction"`
-	Banner        *Banner          `json:"banner"`
+	ProjectKey   string `json:"projectKey"`
+	Jurisdiction string `json:"jurisdiction"`
+	// Lang is the language of Texts and of the categories' and services' names and
+	// descriptions; Languages are all the languages the site's banner speaks. Texts leave out
+	// DeclarationTextKeys.
+	Lang      string            `json:"lang"`
+	Languages []string          `json:"languages"`
+	Texts     map[string]string `json:"texts"`
+	Banner    *Banner           `json:"banner"`
+	// Categories are localized in Lang; their translation maps are left out.
 	Categories    []PublicCategory `json:"categories"`
 	BlockingRules *BlockingRules   `json:"blockingRules"`
+	// CookieRules are the first-party cookies the runtime deletes on withdrawal.
+	CookieRules []CookieRule `json:"cookieRules"`
 }
 
 // PublicCategory is a category with the services in it, as the runtime shows it.
@@ -225,51 +234,63 @@ type PublicCategory struct {
 }
 
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
-// visitor from country. It is cached for a second per project key (see ttlCache).
-func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string) (*PublicConfig, error) {
+// visitor from country who prefers the languages prefs (BCP 47 tags, best first). It is cached
+// for a second per project key and language (see ttlCache).
+func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
 	now := m.clock()
-	base, ok := m.configCache.get(projectKey, now)
+	v, err := m.publicSite(ctx, projectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	lang := v.language(prefs)
+	key := projectKey + "\x00" + lang
+	base, ok := m.configCache.get(key, now)
 	if !ok {
-		var err error
-		if base, err = m.loadPublicConfig(ctx, projectKey); err != nil {
-			return nil, err
-		}
-		m.configCache.put(projectKey, base.Banner.SiteID, base, now)
+		base = m.publicConfig(v, lang)
+		m.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.Jurisdiction = JurisdictionOf(country)
 	return &cfg, nil
 }
 
-func (m *base) loadPublicConfig(ctx context.Context, projectKey string) (*PublicConfig, error) {
-	site, err := m.store.SiteByProjectKey(ctx, projectKey)
-	if err != nil {
-		return nil, err
+func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
+	texts := v.texts(lang)
+	for _, k := range DeclarationTextKeys {
+		delete(texts, k)
 	}
-	b, err := m.store.Banner(ctx, site.ID)
-	if err != nil {
-		return nil, err
-	}
-	cats, err := m.store.Categories(ctx, site.ID)
-	if err != nil {
-		return nil, err
-	}
-	svcs, err := m.store.Services(ctx, site.ID)
-	if err != nil {
-		return nil, err
-	}
+	// The texts travel in one language, merged into Texts. The banner carries the site's own
+	// texts for that language as its textOverrides (for runtimes from before Texts, still cached
+	// by browsers) and no other language.
+	b := *v.banner
+	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
-		ProjectKey: site.ProjectKey, Banner: b,
-		BlockingRules: m.blockingRules(b, cats, svcs), Categories: make([]PublicCategory, 0, len(cats)),
+		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
+		BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
+		CookieRules: m.cookieRules(v.cats, v.svcs),
 	}
-	for _, c := range cats {
-		pc := PublicCategory{Category: c, Services: []*Service{}}
-		for _, s := range svcs {
-			if s.CategoryID == c.ID {
-				pc.Services = append(pc.Services, s)
+	for _, c := range v.cats {
+		lc := *c
+		lc.Name, lc.Description = categoryText(c, lang)
+		lc.NameTranslations, lc.DescriptionTranslations = map[string]string{}, map[string]string{}
+		pc := PublicCategory{Category: &lc, Services: []*Service{}}
+		for _, s := range v.svcs {
+			if s.CategoryID != c.ID {
+				continue
 			}
+			ls := *s
+			ls.Label, ls.Description = translated(s.LabelTranslations, lang, s.Label), translated(s.DescriptionTranslations, lang, s.Description)
+			ls.LabelTranslations, ls.DescriptionTranslations = map[string]string{}, map[string]string{}
+			ls.Cookies = make([]*Cookie, len(s.Cookies))
+			for i, k := range s.Cookies {
+				lk := *k
+				lk.Description = translated(k.DescriptionTranslations, lang, k.Description)
+				lk.DescriptionTranslations = map[string]string{}
+				ls.Cookies[i] = &lk
+			}
+			pc.Services = append(pc.Services, &ls)
 		}
 		cfg.Categories = append(cfg.Categories, pc)
 	}
-	return cfg, nil
+	return cfg
 }

@@ -75,7 +75,9 @@ type base struct {
 	newID    func() string
 
 	consentCache ttlCache[consentView]
+	viewCache    ttlCache[*siteView]
 	configCache  ttlCache[*PublicConfig]
+	declCache    ttlCache[*Declaration]
 }
 
 // Orgs are the use cases of organizations and their API keys.

@@ -20,8 +20,8 @@ const (
 	MaxSearchQuery = 200
 	// MaxProjectKey is the longest projectKey a public request may name.
 	MaxProjectKey = 100
-	// MaxLanguageKey is the longest language key of a translation map (BCP 47 tags fit).
-	MaxLanguageKey = 35
+	// MaxAcceptLanguage is the longest Accept-Language header the public endpoints read.
+	MaxAcceptLanguage = 1000
 	// SlugPattern is the one pattern of slugs (service slugs, library slugs): lower-case
 	// letters, digits and hyphens. The HTTP schema's pattern is checked against it.
 	SlugPattern = `^[a-z0-9-]+$`

@@ -87,5 +87,7 @@ func (m *base) consentSite(ctx context.Context, projectKey string) (*Site, []*Ca
 // services.
 func (m *base) forgetSite(siteID string) {
 	m.consentCache.forget(siteID)
+	m.viewCache.forget(siteID)
 	m.configCache.forget(siteID)
+	m.declCache.forget(siteID)
 }

@@ -28,6 +28,10 @@ type banner struct {
 	SiteWideBlocking      bool                         `bun:"site_wide_blocking"`
 	GCMExcludeVendor      bool                         `bun:"gcm_exclude_vendor"`
 	StorefrontIntegration bool                         `bun:"storefront_integration"`
+	ReopenButton          bool                         `bun:"reopen_button"`
+	ReopenPosition        string                       `bun:"reopen_position"`
+	ReopenLabel           *string                      `bun:"reopen_label"`
+	CookieDomain          *string                      `bun:"cookie_domain"`
 	CreatedAt             time.Time                    `bun:"created_at"`
 	UpdatedAt             time.Time                    `bun:"updated_at"`
 }
@@ -40,7 +44,8 @@ func fromBanner(b *core.Banner) *banner {
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
-		StorefrontIntegration: b.StorefrontIntegration, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -52,7 +57,8 @@ func (b *banner) core() *core.Banner {
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
-		StorefrontIntegration: b.StorefrontIntegration, CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
 	}
 }
 

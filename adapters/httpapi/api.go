@@ -36,6 +36,10 @@ type Config struct {
 	Runtime http.Handler
 	// RuntimeVersion is the runtime's content version, used for the cacheable snippet URL.
 	RuntimeVersion string
+	// RuntimeScript is the runtime's code, which the per-site loader
+	// (/api/v1/public/{projectKey}/loader.js) serves after the site's configuration; nil
+	// serves no loader.
+	RuntimeScript []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
 }
@@ -92,6 +96,8 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerExport(api)
 	h.registerSnippet(api)
 	h.registerPublic(api)
+	h.registerLoader(api)
+	h.registerDeclaration(api)
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))

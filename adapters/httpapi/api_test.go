@@ -464,7 +464,7 @@ func TestSetupSnippet(t *testing.T) {
 		s := e.want(e.do("GET", "/api/v1/sites/"+id+"/setup-snippet"+q, nil), 200).obj(t)
 		requireKeys(t, s, "framework", "code", "instructions")
 		code := s["code"].(string)
-		if !strings.Contains(code, pk) || !strings.Contains(code, e.srv.URL+"/api/v1/public/banner.js") {
+		if !strings.Contains(code, pk) || !strings.Contains(code, e.srv.URL+"/api/v1/public/"+pk+"/loader.js") {
 			t.Fatalf("%s snippet lacks key or src: %s", fw, code)
 		}
 		if fw == "" && s["framework"] != "script" {

@@ -48,30 +48,22 @@ type colorsIn struct {
 	RejectButton *string `json:"rejectButton,omitempty" nullable:"false" minLength:"1"`
 }
 
-// textsIn are the banner texts a PATCH may set; an empty string removes an override.
-type textsIn struct {
-	Headline         *string `json:"headline,omitempty" nullable:"false" maxLength:"2000"`
-	Body             *string `json:"body,omitempty" nullable:"false" maxLength:"2000"`
-	AcceptLabel      *string `json:"acceptLabel,omitempty" nullable:"false" maxLength:"2000"`
-	RejectLabel      *string `json:"rejectLabel,omitempty" nullable:"false" maxLength:"2000"`
-	PreferencesLabel *string `json:"preferencesLabel,omitempty" nullable:"false" maxLength:"2000"`
-	PrivacyLabel     *string `json:"privacyLabel,omitempty" nullable:"false" maxLength:"2000"`
-	// The runtime's other texts, beyond the contract's keys, so that a banner can be
-	// translated whole. {service} and {category} are replaced in blockedText and allowLabel.
-	CookiePolicyLabel *string `json:"cookiePolicyLabel,omitempty" nullable:"false" maxLength:"2000"`
-	SaveLabel         *string `json:"saveLabel,omitempty" nullable:"false" maxLength:"2000"`
-	CloseLabel        *string `json:"closeLabel,omitempty" nullable:"false" maxLength:"2000"`
-	PreferencesTitle  *string `json:"preferencesTitle,omitempty" nullable:"false" maxLength:"2000"`
-	PreferencesBody   *string `json:"preferencesBody,omitempty" nullable:"false" maxLength:"2000"`
-	AlwaysOnLabel     *string `json:"alwaysOnLabel,omitempty" nullable:"false" maxLength:"2000"`
-	ServicesLabel     *string `json:"servicesLabel,omitempty" nullable:"false" maxLength:"2000"`
-	CookieLabel       *string `json:"cookieLabel,omitempty" nullable:"false" maxLength:"2000"`
-	DurationLabel     *string `json:"durationLabel,omitempty" nullable:"false" maxLength:"2000"`
-	PurposeLabel      *string `json:"purposeLabel,omitempty" nullable:"false" maxLength:"2000"`
-	GPCNotice         *string `json:"gpcNotice,omitempty" nullable:"false" maxLength:"2000"`
-	BlockedText       *string `json:"blockedText,omitempty" nullable:"false" maxLength:"2000"`
-	AllowLabel        *string `json:"allowLabel,omitempty" nullable:"false" maxLength:"2000"`
+// textsIn are the banner texts a PATCH may set, keyed as core.TextKeys (the contract's six
+// and the runtime's other texts, taken from the built-in English texts); an empty string
+// removes an override. Core validates the keys and lengths; the schema documents them.
+type textsIn map[string]string
+
+// Schema lists every text key with its limit, and no other.
+func (textsIn) Schema(huma.Registry) *huma.Schema {
+	props := make(map[string]*huma.Schema, len(core.TextKeys))
+	for _, k := range core.TextKeys {
+		props[k] = &huma.Schema{Type: huma.TypeString, MaxLength: &maxText}
+	}
+	return &huma.Schema{Type: huma.TypeObject, Properties: props, AdditionalProperties: false,
+		Description: "Placeholders in braces ({service}, {category}) are replaced by the runtime."}
 }
+
+var maxText = core.MaxTranslation
 
 func toMap(pairs ...any) map[string]string {
 	m := map[string]string{}
@@ -91,32 +83,24 @@ func (c *colorsIn) toMap() map[string]string {
 		"acceptButton", c.AcceptButton, "rejectButton", c.RejectButton)
 }
 
-func (t *textsIn) toMap() map[string]string {
-	if t == nil {
-		return nil
-	}
-	return toMap("headline", t.Headline, "body", t.Body, "acceptLabel", t.AcceptLabel,
-		"rejectLabel", t.RejectLabel, "preferencesLabel", t.PreferencesLabel, "privacyLabel", t.PrivacyLabel,
-		"cookiePolicyLabel", t.CookiePolicyLabel, "saveLabel", t.SaveLabel, "closeLabel", t.CloseLabel,
-		"preferencesTitle", t.PreferencesTitle, "preferencesBody", t.PreferencesBody, "alwaysOnLabel", t.AlwaysOnLabel,
-		"servicesLabel", t.ServicesLabel, "cookieLabel", t.CookieLabel, "durationLabel", t.DurationLabel,
-		"purposeLabel", t.PurposeLabel, "gpcNotice", t.GPCNotice, "blockedText", t.BlockedText, "allowLabel", t.AllowLabel)
-}
-
 type bannerPatchBody struct {
-	Template              *string             `json:"template,omitempty" nullable:"false" enum:"floating,wide_bar,modal"`
-	Position              *string             `json:"position,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
-	Colors                *colorsIn           `json:"colors,omitempty" nullable:"false"`
-	TextOverrides         *textsIn            `json:"textOverrides,omitempty" nullable:"false" doc:"Merged key by key; an empty string removes an override. Besides the contract's six keys, the runtime's other texts (saveLabel, preferencesTitle, ...) may be set, so that a banner can be translated whole."`
-	TextTranslations      map[string]*textsIn `json:"textTranslations,omitempty" nullable:"false" doc:"Language key to texts; merged by language, an empty object removes the language."`
-	LogoURL               nullable[string]    `json:"logoUrl,omitempty" format:"uri" maxLength:"500"`
-	PrivacyPolicyURL      nullable[string]    `json:"privacyPolicyUrl,omitempty" format:"uri" maxLength:"500"`
-	CookiePolicyURL       nullable[string]    `json:"cookiePolicyUrl,omitempty" format:"uri" maxLength:"500"`
-	DefaultBehavior       *string             `json:"defaultBehavior,omitempty" nullable:"false" enum:"opt_in,opt_out,no_banner"`
-	CloseButtonBehavior   *string             `json:"closeButtonBehavior,omitempty" nullable:"false" enum:"accept_all,reject_all,dismiss"`
-	CookieExpirationDays  *int                `json:"cookieExpirationDays,omitempty" nullable:"false" minimum:"1" maximum:"730"`
-	GCMExcludeVendor      *bool               `json:"gcmExcludeVendor,omitempty" nullable:"false"`
-	StorefrontIntegration *bool               `json:"storefrontIntegration,omitempty" nullable:"false"`
+	Template              *string            `json:"template,omitempty" nullable:"false" enum:"floating,wide_bar,modal"`
+	Position              *string            `json:"position,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right,bottom,top,center"`
+	Colors                *colorsIn          `json:"colors,omitempty" nullable:"false"`
+	TextOverrides         textsIn            `json:"textOverrides,omitempty" nullable:"false" doc:"Merged key by key; an empty string removes an override. Besides the contract's six keys, the runtime's other texts (saveLabel, preferencesTitle, ...) may be set, so that a banner can be translated whole."`
+	TextTranslations      map[string]textsIn `json:"textTranslations,omitempty" nullable:"false" doc:"Language key to texts; merged by language, an empty object removes the language."`
+	LogoURL               nullable[string]   `json:"logoUrl,omitempty" format:"uri" maxLength:"500"`
+	PrivacyPolicyURL      nullable[string]   `json:"privacyPolicyUrl,omitempty" format:"uri" maxLength:"500"`
+	CookiePolicyURL       nullable[string]   `json:"cookiePolicyUrl,omitempty" format:"uri" maxLength:"500"`
+	DefaultBehavior       *string            `json:"defaultBehavior,omitempty" nullable:"false" enum:"opt_in,opt_out,no_banner"`
+	CloseButtonBehavior   *string            `json:"closeButtonBehavior,omitempty" nullable:"false" enum:"accept_all,reject_all,dismiss"`
+	CookieExpirationDays  *int               `json:"cookieExpirationDays,omitempty" nullable:"false" minimum:"1" maximum:"730"`
+	GCMExcludeVendor      *bool              `json:"gcmExcludeVendor,omitempty" nullable:"false"`
+	StorefrontIntegration *bool              `json:"storefrontIntegration,omitempty" nullable:"false"`
+	ReopenButton          *bool              `json:"reopenButton,omitempty" nullable:"false" doc:"Show a small privacy-settings button after a decision (unless the page has its own [data-consentd-open] element)."`
+	ReopenPosition        *string            `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
+	ReopenLabel           nullable[string]   `json:"reopenLabel,omitempty" doc:"Text of the reopen button; null uses the visitor's language's default."`
+	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
 }
 
 func (h *handlers) registerBanner(api huma.API) {
@@ -138,19 +122,20 @@ func (h *handlers) registerBanner(api huma.API) {
 		}) (*bannerOutput, error) {
 			p := in.Body
 			patch := core.BannerPatch{
-				Template: p.Template, Position: p.Position, Colors: p.Colors.toMap(), TextOverrides: p.TextOverrides.toMap(),
+				Template: p.Template, Position: p.Position, Colors: p.Colors.toMap(), TextOverrides: p.TextOverrides,
 				LogoURL: p.LogoURL.core(), PrivacyPolicyURL: p.PrivacyPolicyURL.core(), CookiePolicyURL: p.CookiePolicyURL.core(),
 				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
 				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor,
-				StorefrontIntegration: p.StorefrontIntegration,
+				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
+				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(),
 			}
 			if p.TextTranslations != nil {
 				patch.TextTranslations = map[string]map[string]string{}
 				for lang, t := range p.TextTranslations {
-					patch.TextTranslations[lang] = t.toMap()
-					if patch.TextTranslations[lang] == nil {
-						patch.TextTranslations[lang] = map[string]string{}
+					if t == nil {
+						t = textsIn{}
 					}
+					patch.TextTranslations[lang] = t
 				}
 			}
 			b, err := h.m.PatchBanner(ctx, orgOf(ctx), in.ID, patch)

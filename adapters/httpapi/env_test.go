@@ -120,7 +120,8 @@ func newEnvOn(t testing.TB, dbURL string) *env {
 		t.Fatal(err)
 	}
 	logs := &logBuffer{}
-	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0})
+	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0,
+		RuntimeScript: []byte("/* runtime */")})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}

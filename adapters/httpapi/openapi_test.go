@@ -46,6 +46,9 @@ func TestOpenAPI(t *testing.T) {
 		"/sites/{id}/setup-snippet":            {"get"},
 		"/public/{projectKey}/config":          {"get"},
 		"/public/{projectKey}/consent":         {"post"},
+		"/public/{projectKey}/loader.js":       {"get"},
+		"/public/{projectKey}/declaration":     {"get"},
+		"/public/{projectKey}/cookies":         {"get"},
 	}
 	for p, methods := range want {
 		item, ok := paths[p].(map[string]any)

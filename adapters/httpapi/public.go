@@ -33,7 +33,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		Body         func(huma.Context)
 	}
 	o := publicOp("getPublicConfig", http.MethodGet, "/public/{projectKey}/config", "Banner runtime configuration", 0)
-	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, and the visitor's jurisdiction. No API key; cacheable for a minute, with an ETag."
+	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, the cookies to delete on withdrawal, the visitor's jurisdiction, and the texts in the visitor's language (lang, then Accept-Language). No API key; cacheable for a minute, with an ETag."
 	// The body is marshalled once, for the ETag and the wire alike; its schema is declared here.
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The configuration.", Content: map[string]*huma.MediaType{
@@ -43,9 +43,15 @@ func (h *handlers) registerPublic(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		IfNoneMatch string `header:"If-None-Match"`
+		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+		IfNoneMatch    string `header:"If-None-Match"`
 	}) (*configOutput, error) {
-		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx))
+		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), prefs...)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -54,10 +60,7 @@ func (h *handlers) registerPublic(api huma.API) {
 			return nil, h.fail(ctx, err)
 		}
 		sum := sha256.Sum256(raw)
-		out := &configOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60"}
-		if h.cfg.CountryHeader != "" {
-			out.Vary = h.cfg.CountryHeader
-		}
+		out := &configOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60", Vary: h.varyOn()}
 		notModified := etagMatch(in.IfNoneMatch, out.ETag)
 		out.Body = func(hc huma.Context) {
 			if notModified {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -30,9 +31,14 @@ func (h *handlers) registerSnippet(api huma.API) {
 		if base == "" {
 			base, _ = ctx.Value(baseURLKey).(string)
 		}
-		src := base + Prefix + "/public/banner.js"
-		if h.cfg.RuntimeVersion != "" {
-			src += "?v=" + h.cfg.RuntimeVersion
+		// The per-site loader carries the runtime and the site's configuration, so that blocking
+		// is armed before the parser reaches the page's other tags.
+		src := base + Prefix + "/public/" + url.PathEscape(site.ProjectKey) + "/loader.js"
+		if h.cfg.RuntimeScript == nil {
+			src = base + Prefix + "/public/banner.js"
+			if h.cfg.RuntimeVersion != "" {
+				src += "?v=" + h.cfg.RuntimeVersion
+			}
 		}
 		return &struct{ Body snippet }{makeSnippet(in.Framework, src, site.ProjectKey)}, nil
 	})
@@ -44,9 +50,9 @@ func makeSnippet(framework, src, key string) snippet {
 	case "react":
 		return snippet{Framework: framework, Code: fmt.Sprintf(reactSnippet, src, key), Instructions: "Save this as src/consentd.js and make `import \"./consentd\";` the very first import of your entry file (src/main.jsx or src/index.js), so the banner loads before the rest of your app. For the strictest blocking of tags that sit in index.html itself, put this tag first in index.html's <head> instead; the module sees it and does not load the banner twice:\n" + tag + "\nuseConsent() gives components the visitor's current choices; any element with data-consentd-open reopens the preferences."}
 	case "next":
-		return snippet{Framework: framework, Code: fmt.Sprintf(nextSnippet, src, key), Instructions: "App Router: merge this into app/layout.tsx. The Script component with strategy=\"beforeInteractive\" puts the banner first in <head>, before Next.js and any other script runs. Mark third-party tags that need consent with type=\"text/plain\" and data-category=\"statistics\" or \"marketing\"."}
+		return snippet{Framework: framework, Code: fmt.Sprintf(nextSnippet, src, key), Instructions: "App Router: merge this into app/layout.tsx. The Script component with strategy=\"beforeInteractive\" puts the banner loader (the runtime with the site's configuration) first in <head>, before Next.js and any other script runs. Mark third-party tags that need consent with type=\"text/plain\" and data-category=\"statistics\" or \"marketing\"."}
 	default:
-		return snippet{Framework: "script", Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer) so that Google Consent Mode defaults and blocking are in place before other scripts run. Mark tags that need consent like this, and the banner activates them once the visitor agrees:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
+		return snippet{Framework: "script", Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer): it carries the site's blocking rules, so Google Consent Mode defaults and blocking are in place before the browser reaches your other tags, and tags matching a blocking rule are held back from the first page view. Unmarked tags may still be fetched (not run) by the browser's preload scanner; mark them so that they are not even requested:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
 	}
 }
 

@@ -57,7 +57,8 @@ type (
 	}
 	// ConsentUseCases serve the banner and keep consent records.
 	ConsentUseCases interface {
-		PublicConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
+		PublicConfig(ctx context.Context, projectKey, country string, langs ...string) (*core.PublicConfig, error)
+		Declaration(ctx context.Context, projectKey string, langs ...string) (*core.Declaration, error)
 		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
 		ExportConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error

@@ -216,9 +216,15 @@ func testBanner(t *testing.T, s core.Store) {
 	b.Template, b.LogoURL, b.ConsentVersion, b.SiteWideBlocking, b.GCMExcludeVendor = "modal", &logo, 2, true, true
 	b.Colors["text"] = "#111"
 	b.TextTranslations["de"] = map[string]string{"headline": "Datenschutz"}
+	label, dom := "Cookies", "example.com"
+	b.ReopenButton, b.ReopenPosition, b.ReopenLabel, b.CookieDomain = true, "top_right", &label, &dom
 	must(t, s.UpdateBanner(ctx, b))
 	got, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
+	if !got.ReopenButton || got.ReopenPosition != "top_right" || got.ReopenLabel == nil || *got.ReopenLabel != label ||
+		got.CookieDomain == nil || *got.CookieDomain != dom {
+		t.Fatalf("banner reopen settings round trip: %+v", got)
+	}
 	if got.Template != "modal" || got.LogoURL == nil || *got.LogoURL != logo || got.ConsentVersion != 2 ||
 		!got.SiteWideBlocking || !got.GCMExcludeVendor || got.Colors["text"] != "#111" || got.TextTranslations["de"]["headline"] != "Datenschutz" {
 		t.Fatalf("banner round trip: %+v", got)

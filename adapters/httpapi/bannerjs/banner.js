@@ -1,7 +1,10 @@
 /*
  * consentd banner runtime.
  *
- * Loaded synchronously, first thing in <head>:
+ * Loaded synchronously, first thing in <head>, by the per-site loader, which is this script
+ * preceded by the site's configuration (window.__consentdBoot):
+ *   <script src="https://consentd.example/api/v1/public/pk_…/loader.js" data-project-key="pk_…"></script>
+ * or, as older snippets do, on its own (the configuration is then fetched):
  *   <script src="https://consentd.example/api/v1/public/banner.js?v=…" data-project-key="pk_…"></script>
  *
  * In order, it:
@@ -9,8 +12,10 @@
  *     before any other script on the page can run;
  *  2. starts guarding script and iframe insertion, so that with site-wide blocking on an element
  *     whose URL matches a blocking rule is held back until its category is allowed;
- *  3. reads the stored decision (first-party cookie) and the site's configuration (cached copy
- *     first, then a fresh one from /public/{projectKey}/config);
+ *  3. reads the stored decision (first-party cookie) and the site's configuration (inlined by
+ *     the loader; otherwise a cached copy first, then a fresh one from /public/{projectKey}/config),
+ *     so that parser-inserted scripts and iframes matching a blocking rule are switched to
+ *     type="text/plain" / data-src by a MutationObserver before they run;
  *  4. activates marked elements (<script type="text/plain" data-category="…">,
  *     <iframe data-src="…" data-category="…">) whose categories are allowed, and shows the banner
  *     when a decision is needed;
@@ -19,8 +24,9 @@
  *
  * The UI lives in a Shadow DOM styled by a constructable stylesheet (no inline style attributes,
  * no eval), so it works under a strict Content-Security-Policy that allows this script's origin
- * in script-src and connect-src. The stylesheet source (banner.css) is inlined into the served
- * file in place of the CSS placeholder by the Go package that serves it (bannerjs.go).
+ * in script-src and connect-src. The stylesheet sources (banner.css, and banner-more.css for what
+ * the first view does not show) are inlined into the served file in place of the CSS placeholders
+ * by the Go package that serves it (bannerjs.go).
  */
 (function () {
   'use strict';
@@ -29,6 +35,7 @@
   if (w.consentd && w.consentd.version) return; // loaded twice: the first copy stays in charge
 
   var CSS = "__CONSENTD_CSS__";
+  var MORE = "__CONSENTD_CSS_MORE__"; // preferences, placeholder, reopen button, choice box
   var VERSION = "__CONSENTD_VERSION__";
   var COOKIE = 'consentd';
   var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
@@ -36,9 +43,23 @@
   var GOOGLE = ['googletagmanager.com', 'google-analytics.com', 'analytics.google.com',
     'googleadservices.com', 'doubleclick.net', 'googlesyndication.com'];
 
+  var T0 = now(), busy = 0, depth = 1, shownAt = 0; // our own main-thread work (consentd.timing())
+  var boot = w.__consentdBoot || null; // the configuration the loader inlined
+  w.__consentdBoot = undefined;
   var me = d.currentScript || d.querySelector('script[data-project-key]');
-  var pk = me && me.getAttribute('data-project-key');
-  var api = me ? me.src.replace(/[?#].*$/, '').replace(/\/[^/]*$/, '') : '';
+  var pk = boot ? boot.projectKey : me && me.getAttribute('data-project-key');
+  // The API base: .../public from .../public/banner.js or .../public/{projectKey}/loader.js.
+  var api = me ? me.src.replace(/[?#].*$/, '').replace(boot ? /\/[^/]*\/[^/]*$/ : /\/[^/]*$/, '') : '';
+  // On consentd's own cookie declaration page the runtime shows the visitor's choice there.
+  var declPage = !!me && me.getAttribute('data-consentd-page') === 'declaration';
+  function now() { return w.performance ? performance.now() : Date.now(); }
+  // timed wraps fn so that its run time counts as our main-thread time (once, when nested).
+  function timed(fn) {
+    return function () {
+      var s = depth++ ? -1 : now();
+      try { return fn.apply(this, arguments); } finally { if (!--depth && s >= 0) busy += now() - s; }
+    };
+  }
 
   var cfg = null;       // the site's configuration, once fetched
   var cached = null;    // the configuration of the previous page view: its blocking rules apply
@@ -50,8 +71,15 @@
   var held = [];        // elements held back by a blocking rule
   var ui = null;        // {host, root} of the banner's Shadow DOM
   var lastFocus = null;
+  // deepFocus is the focused element, inside shadow roots too (the reopen button).
+  function deepFocus() {
+    var a = d.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
   var gpc = navigator.globalPrivacyControl === true;
   var failed = pk ? false : true; // true once the configuration could not be fetched
+  var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
 
   // ---- 1. Google Consent Mode v2 default, before any tag runs. ----
   w.dataLayer = w.dataLayer || [];
@@ -271,17 +299,24 @@
       var src = getAttr.call(el, 'src');
       var r = src && holdFor(src);
       if (r) {
+        var page = !el.__consentd;
         hold(el, r, src);
-        if (el.tagName === 'IFRAME') placeholder(el);
+        if (el.tagName === 'IFRAME') {
+          // A parser-inserted iframe started loading on insertion: send it nowhere.
+          if (page) { setAttr.call(el, 'src', 'about:blank'); el.removeAttribute('src'); }
+          placeholder(el);
+        }
+        if (page && r !== PENDING) heldUnmarked.push({ url: src, service: r.svc, category: r.cat });
       }
     } else if (el.querySelectorAll) {
       var list = el.querySelectorAll('script,iframe');
       for (var i = 0; i < list.length; i++) inspect(list[i]);
     }
   }
-  new MutationObserver(function (recs) {
+  new MutationObserver(timed(function (recs) {
     recs.forEach(function (rec) { rec.addedNodes.forEach(inspect); });
-  }).observe(d.documentElement, { childList: true, subtree: true });
+    if (bodyWaiters.length) flushBody();
+  })).observe(d.documentElement, { childList: true, subtree: true });
 
   // ---- Activation of allowed elements. ----
   function cats(el) { return (getAttr.call(el, 'data-category') || '').split(/[\s,]+/).filter(Boolean); }
@@ -307,6 +342,7 @@
       var parent = el.parentNode, next = el.nextSibling;
       if (type) setAttr.call(el, 'type', type); else el.removeAttribute('type');
       el.removeAttribute('data-consentd-type');
+      el.async = false; // held scripts run in document order, async ones too
       parent.removeChild(el);
       parent.insertBefore(el, next);
       return;
@@ -321,7 +357,7 @@
     if (type) setAttr.call(s, 'type', type);
     else if (el.hasAttribute('data-type')) setAttr.call(s, 'type', getAttr.call(el, 'data-type'));
     if (el.nonce) s.nonce = el.nonce;
-    if (s.src) s.async = el.hasAttribute('async');
+    if (s.src) s.async = false;
     else s.text = el.text;
     el.parentNode.replaceChild(s, el);
   }
@@ -331,39 +367,54 @@
     activating = true;
     Promise.resolve().then(function () { activating = false; activateAll(); });
   }
-  function activateAll() {
-    held.slice().forEach(function (el) {
-      var r = holdFor(getAttr.call(el, el.tagName === 'IFRAME' ? 'data-src' : 'src'), true);
-      if (!r || isAllowed(el)) activate(el);
-      else if (r !== PENDING) {
-        setAttr.call(el, 'data-category', r.cat);
-        setAttr.call(el, 'data-consentd-service', r.svc || '');
-        if (el.tagName === 'IFRAME') placeholder(el);
+  // activateAll runs, in document order, every held or marked element whose categories are
+  // allowed (a held script that is not in the document yet runs when it is inserted).
+  var activateAll = timed(function () {
+    var list = Array.prototype.slice.call(d.querySelectorAll(MARKED));
+    held.forEach(function (el) { if (list.indexOf(el) < 0) list.push(el); });
+    list.sort(function (a, b) { return a.compareDocumentPosition(b) & 2 ? 1 : -1; });
+    list.forEach(function (el) {
+      if (held.indexOf(el) >= 0) {
+        var r = holdFor(getAttr.call(el, el.tagName === 'IFRAME' ? 'data-src' : 'src'), true);
+        if (!r || isAllowed(el)) activate(el);
+        else if (r !== PENDING) {
+          setAttr.call(el, 'data-category', r.cat);
+          setAttr.call(el, 'data-consentd-service', r.svc || '');
+          if (el.tagName === 'IFRAME') placeholder(el);
+        }
+      } else if (cfg) {
+        if (isAllowed(el)) activate(el);
+        else if (el.tagName === 'IFRAME') placeholder(el);
       }
     });
-    if (!cfg) return;
-    var list = d.querySelectorAll(MARKED);
-    for (var i = 0; i < list.length; i++) {
-      var el = list[i];
-      if (held.indexOf(el) >= 0) continue;
-      if (isAllowed(el)) activate(el);
-      else if (el.tagName === 'IFRAME') placeholder(el);
-    }
-  }
+  });
 
   // ---- Stored decision. ----
-  function readCookie() {
-    var m = d.cookie.match(new RegExp('(?:^|;\\s*)' + COOKIE + '=([^;]*)'));
-    if (!m) return null;
+  // The decision {v: consentVersion, id: visitorId, r: recordId, c: categories, a: action,
+  // t: time, p: 1 while not yet recorded} is kept in a first-party cookie; on the declaration
+  // page it comes in the link's fragment (#consentd=...) from the site's runtime.
+  function parseStored(raw) {
     try {
-      var v = JSON.parse(decodeURIComponent(m[1]));
+      var v = JSON.parse(decodeURIComponent(raw));
       return v && typeof v.c === 'object' && v.c ? v : null;
     } catch (e) { return null; }
   }
+  function readCookie() {
+    var m = declPage ? /#consentd=([^&]*)/.exec(location.hash) : d.cookie.match(new RegExp('(?:^|;\\s*)' + COOKIE + '=([^;]*)'));
+    return m ? parseStored(m[1]) : null;
+  }
+  // cookieDomain is the configured domain of the consent cookie when this page is on it.
+  function cookieDomain() {
+    var dom = cfg && cfg.banner.cookieDomain, h = location.hostname;
+    return dom && (h === dom || h.slice(-dom.length - 1) === '.' + dom) ? dom : '';
+  }
   function writeCookie(v) {
-    var days = (cfg && cfg.banner.cookieExpirationDays) || 365;
-    d.cookie = COOKIE + '=' + encodeURIComponent(JSON.stringify(v)) + ';path=/;max-age=' +
-      Math.round(days * 86400) + ';samesite=lax' + (location.protocol === 'https:' ? ';secure' : '');
+    var enc = encodeURIComponent(JSON.stringify(v));
+    if (declPage) { history.replaceState(null, '', '#consentd=' + enc); return; }
+    var days = (cfg && cfg.banner.cookieExpirationDays) || 365, dom = cookieDomain();
+    if (dom) d.cookie = COOKIE + '=;path=/;max-age=0'; // the host-only copy gives way to the shared one
+    d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
+      (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');
   }
   function current(s) {
     if (!s || !cfg || s.v < cfg.banner.consentVersion) return false;
@@ -373,12 +424,20 @@
 
   // ---- 3. Configuration. ----
   var cacheKey = 'consentd:' + pk;
-  function useConfig(c) {
-    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: unexpected shape');
+  // useConfig makes c the configuration. quiet (the loader's configuration in a language other
+  // than the page's, while the right one is fetched) applies the stored decision or the defaults
+  // and nothing else: no banner, no recording.
+  function useConfig(c, quiet) {
+    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: bad shape');
     cfg = c;
     cfg.categories = c.categories.slice().sort(function (a, b) { return (a.sortOrder || 0) - (b.sortOrder || 0); });
     rules = compileRules(c.blockingRules);
     var b = c.banner;
+    if (quiet) {
+      decided = current(stored);
+      apply(decided ? stored.c : defaults(), false);
+      return;
+    }
     if (current(stored)) {
       decided = true;
       apply(stored.c, false);
@@ -391,11 +450,15 @@
       decide(g, 'gpc');
     } else {
       decided = false;
-      var def = {};
-      cfg.categories.forEach(function (k) { def[k.slug] = k.isRequired || b.defaultBehavior !== 'opt_in'; });
-      apply(def, false);
-      if (b.defaultBehavior !== 'no_banner') whenBody(showBanner);
+      apply(defaults(), false);
+      if (b.defaultBehavior !== 'no_banner' && !declPage) whenBody(showBanner);
     }
+    whenReady(function () { reopenButton(); declarations(); });
+  }
+  function defaults() {
+    var def = {};
+    cfg.categories.forEach(function (k) { def[k.slug] = k.isRequired || cfg.banner.defaultBehavior !== 'opt_in'; });
+    return def;
   }
   // apply makes the categories in c the effective consent.
   function apply(c, isDecision) {
@@ -411,21 +474,22 @@
       d.dispatchEvent(new CustomEvent('consentd:change', { bubbles: true, detail: getConsent() }));
     }
     storefront();
+    if (isDecision) { reopenButton(); renderChoices(); }
   }
-  // revoke deletes the cookies of services in withdrawn categories and re-blocks their iframes.
+  // revoke deletes the first-party cookies of the withdrawn categories' services that the
+  // configuration's cookie rules name (exact names and prefixes), on this host, its parent
+  // domains and the configured cookie domain, and re-blocks their iframes.
   function revoke(slugs) {
-    cfg.categories.forEach(function (k) {
-      if (slugs.indexOf(k.slug) < 0) return;
-      (k.services || []).forEach(function (s) {
-        (s.cookies || []).forEach(function (ck) {
-          var parts = location.hostname.split('.');
-          for (var i = 0; i < parts.length - 1; i++) {
-            var dom = parts.slice(i).join('.');
-            d.cookie = ck.name + '=;path=/;max-age=0;domain=' + dom;
-          }
-          d.cookie = ck.name + '=;path=/;max-age=0';
-        });
-      });
+    var cr = (cfg.cookieRules || []).filter(function (r) { return slugs.indexOf(r.category) >= 0; });
+    d.cookie.split(';').forEach(function (kv) {
+      var name = kv.split('=')[0].trim();
+      if (!name || name === COOKIE || !cr.some(function (r) {
+        return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
+      })) return;
+      // This host's parent domains include the configured cookie domain, when it applies here.
+      var parts = location.hostname.split('.'), doms = [''];
+      for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
+      doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
     });
     d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
       if (cats(f).some(function (s) { return slugs.indexOf(s) >= 0; })) {
@@ -463,7 +527,7 @@
     cfg.categories.forEach(function (k) { full[k.slug] = k.isRequired || c[k.slug] === true; });
     if (ccpaGPC()) full.marketing = false;
     decided = true;
-    stored = { v: cfg.banner.consentVersion, id: stored && stored.id, c: full, a: action, t: Date.now(), p: 1 };
+    stored = { v: cfg.banner.consentVersion, id: stored && stored.id, r: stored && stored.r, c: full, a: action, t: Date.now(), p: 1 };
     writeCookie(stored);
     apply(full, true);
     post(stored);
@@ -481,51 +545,39 @@
     }).then(function (rec) {
       if (stored !== s) return; // a newer decision was taken meanwhile
       s.id = rec.visitorId || s.id;
+      s.r = rec.id || s.r;
       delete s.p;
       writeCookie(s);
+      renderChoices();
     }).catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
   }
 
   // ---- Texts. ----
-  var EN = {
-    headline: 'We value your privacy',
-    body: 'We use cookies and similar technologies to run this site, to measure how it is used and to personalise ads. Choose which categories you allow; you can change your mind at any time.',
-    acceptLabel: 'Accept all', rejectLabel: 'Reject all', preferencesLabel: 'Preferences',
-    privacyLabel: 'Privacy policy', cookiePolicyLabel: 'Cookie policy', saveLabel: 'Save choices',
-    closeLabel: 'Close', preferencesTitle: 'Privacy preferences',
-    preferencesBody: 'Choose which cookies we may use. Required cookies keep the site working and cannot be switched off.',
-    alwaysOnLabel: 'Always active', servicesLabel: 'Services and cookies', cookieLabel: 'Cookie',
-    durationLabel: 'Duration', purposeLabel: 'Purpose',
-    gpcNotice: 'Your browser sent a Global Privacy Control signal: we do not sell or share your personal data, so marketing stays off.',
-    blockedText: '{service} is blocked until you allow {category} cookies.', allowLabel: 'Allow {category}'
-  };
+  // The configuration carries the texts of one language, which the server chose (built-in
+  // texts under the site's overrides and translations); the runtime only says which language:
+  // the page's lang, then the browser's languages, as the server matches them.
   function langs() {
     var out = [];
-    var add = function (l) {
-      if (!l) return;
-      l = String(l).toLowerCase();
-      out.push(l);
-      if (l.indexOf('-') > 0) out.push(l.split('-')[0]);
-    };
-    add(d.documentElement.lang);
-    (navigator.languages || [navigator.language]).forEach(add);
-    return out;
+    if (d.documentElement.lang) out.push(d.documentElement.lang);
+    return out.concat(navigator.languages || [navigator.language]).map(function (l) { return String(l || '').toLowerCase(); });
   }
-  function pick(map) {
-    if (!map) return undefined;
-    var keys = Object.keys(map), ls = langs();
+  // langFor returns the first of the visitor's languages the site speaks (exactly, else by its
+  // primary subtag), or '' when none is.
+  function langFor(speaks) {
+    var ls = langs();
     for (var i = 0; i < ls.length; i++) {
-      for (var j = 0; j < keys.length; j++) if (keys[j].toLowerCase() === ls[i] && map[keys[j]]) return map[keys[j]];
+      if (speaks.indexOf(ls[i]) >= 0) return ls[i];
+      var base = ls[i].split('-')[0];
+      if (speaks.indexOf(base) >= 0) return base;
     }
-    return undefined;
+    return '';
   }
-  function t(key, vars) {
-    var b = cfg.banner, tr = pick(b.textTranslations) || {};
-    var s = tr[key] || (b.textOverrides || {})[key] || EN[key] || '';
+  function t(key, vars) { return fill((cfg.texts || {})[key] || '', vars); }
+  function fill(s, vars) {
     return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && vars[k] != null ? vars[k] : m; });
   }
-  function catName(k) { return pick(k.nameTranslations) || k.name || k.slug; }
-  function catDesc(k) { return pick(k.descriptionTranslations) || k.description || ''; }
+  function catName(k) { return k.name || k.slug; }
+  function catDesc(k) { return k.description || ''; }
 
   // ---- DOM helpers. ----
   function h(tag, attrs, kids) {
@@ -540,17 +592,30 @@
     (kids || []).forEach(function (c) { if (c) el.appendChild(typeof c === 'string' ? d.createTextNode(c) : c); });
     return el;
   }
-  var sheet = null;
-  function shadowHost(tag) {
+  // Constructable stylesheets, parsed on first use: the banner's, then the others' (more).
+  var sheets = {};
+  var adopt = w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype;
+  function sheet(k, text) {
+    if (!sheets[k]) {
+      sheets[k] = new CSSStyleSheet();
+      sheets[k].replaceSync(text);
+    }
+    return sheets[k];
+  }
+  // styleMore adds the styles beyond the banner's to a shadow root.
+  function styleMore(root) {
+    if (root.__more) return;
+    root.__more = 1;
+    if (adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(sheet('m', MORE));
+    else root.appendChild(h('style', { text: MORE }));
+  }
+  function shadowHost(tag, more) {
     var host = createElement.call(d, tag);
     host.style.setProperty('all', 'initial', 'important');
     var root = host.attachShadow({ mode: 'open' });
-    if (!sheet && w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype) {
-      sheet = new CSSStyleSheet();
-      sheet.replaceSync(CSS);
-    }
-    if (sheet) root.adoptedStyleSheets = [sheet];
+    if (adopt) root.adoptedStyleSheets = [sheet('b', CSS)];
     else root.appendChild(h('style', { text: CSS }));
+    if (more) styleMore(root);
     var col = (cfg && cfg.banner.colors) || {};
     [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
       ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
@@ -572,9 +637,19 @@
     var l = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
     return l > 0.4 ? '#111111' : '#ffffff';
   }
+  // whenBody runs fn once <body> exists: at once, or as soon as the parser inserts it (so that
+  // the banner is painted with the page's first content), at the latest on DOMContentLoaded.
+  var bodyWaiters = [];
   function whenBody(fn) {
     if (d.body) fn();
-    else d.addEventListener('DOMContentLoaded', fn);
+    else if (bodyWaiters.push(fn) === 1) d.addEventListener('DOMContentLoaded', timed(flushBody));
+  }
+  function flushBody() {
+    if (d.body) bodyWaiters.splice(0).forEach(function (fn) { fn(); });
+  }
+  function whenReady(fn) {
+    if (d.readyState !== 'loading') fn();
+    else d.addEventListener('DOMContentLoaded', timed(fn));
   }
   function mount() {
     if (ui) return ui;
@@ -603,9 +678,11 @@
     else if (!e.shiftKey && a === f[f.length - 1]) { e.preventDefault(); f[0].focus(); }
   }
   function policyLinks() {
-    var b = cfg.banner, kids = [];
+    var b = cfg.banner, kids = [], cp = b.cookiePolicyUrl;
+    // consentd's own declaration page learns the visitor's choice from the link's fragment.
+    if (cp && cp.indexOf(api + '/') === 0 && stored) cp = cp.replace(/#.*$/, '') + '#consentd=' + encodeURIComponent(JSON.stringify(stored));
     if (b.privacyPolicyUrl) kids.push(h('a', { href: b.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') }));
-    if (b.cookiePolicyUrl) kids.push(h('a', { href: b.cookiePolicyUrl, target: '_blank', rel: 'noopener', text: t('cookiePolicyLabel') }));
+    if (cp) kids.push(h('a', { href: cp, target: '_blank', rel: 'noopener', text: t('cookiePolicyLabel') }));
     return kids.length ? h('p', { 'class': 'lk' }, kids) : null;
   }
   function heading(id, text) {
@@ -624,7 +701,7 @@
   }
 
   // ---- 4. The banner. ----
-  function showBanner() {
+  var showBanner = timed(function () {
     if (!cfg || decided || (ui && (ui.banner || ui.prefs))) return;
     var b = cfg.banner, u = mount();
     var tpl = ['floating', 'wide_bar', 'modal'].indexOf(b.template) >= 0 ? b.template : 'floating';
@@ -647,7 +724,7 @@
     ]), buttons(true)];
     var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
     var el;
-    lastFocus = d.activeElement;
+    lastFocus = deepFocus();
     if (tpl === 'modal') {
       el = h('dialog', attrs, kids);
       el.addEventListener('cancel', function (e) { e.preventDefault(); });
@@ -662,13 +739,20 @@
       u.root.appendChild(el);
       u.banner = el;
     }
-    el.focus({ preventScroll: true });
-  }
+    var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
+    reopenButton();
+    // On the first view, focus (which lays the page out at once) waits until the frame that
+    // paints the banner is out; when the visitor brought the banner back, it moves at once.
+    if (shownAt) focus();
+    else requestAnimationFrame(function () { setTimeout(timed(focus)); });
+    shownAt = shownAt || now();
+  });
   function hideBanner() {
     if (!ui || !ui.banner) return;
     ui.banner.remove();
     ui.banner = null;
     restoreFocus();
+    reopenButton();
   }
   function restoreFocus() {
     if (ui && (ui.banner || ui.prefs)) return;
@@ -681,8 +765,9 @@
     if (!cfg) return;
     var u = mount();
     if (u.prefs) { u.prefs.focus(); return; }
+    styleMore(u.root);
     var reopenBanner = !!u.banner;
-    if (!u.banner) lastFocus = d.activeElement;
+    if (!u.banner) lastFocus = deepFocus();
     else { u.banner.remove(); u.banner = null; }
     var now = decided ? allowed : (stored && stored.c) || allowed;
     var lockMkt = ccpaGPC();
@@ -708,12 +793,7 @@
             h('div', { 'class': 'nm', text: s.label || s.slug }),
             s.description ? h('p', { text: s.description }) : null,
             s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') })]) : null,
-            ck.length ? h('table', null, [
-              h('thead', null, [h('tr', null, [h('th', { scope: 'col', text: t('cookieLabel') }), h('th', { scope: 'col', text: t('durationLabel') }), h('th', { scope: 'col', text: t('purposeLabel') })])]),
-              h('tbody', null, ck.map(function (c) {
-                return h('tr', null, [h('td', { text: c.name }), h('td', { text: c.duration || '' }), h('td', { text: c.description || '' })]);
-              }))
-            ]) : null
+            table(['cookieLabel', 'durationLabel', 'purposeLabel'], t, ck.map(function (c) { return [c.name, c.duration, c.description]; }))
           ]);
         }))) : null
       ]);
@@ -774,7 +854,7 @@
       var x = cfg.categories.filter(function (y) { return y.slug === s; })[0];
       return x ? catName(x) : s;
     });
-    var p = shadowHost('consentd-placeholder');
+    var p = shadowHost('consentd-placeholder', 1);
     var wd = getAttr.call(f, 'width'), ht = getAttr.call(f, 'height');
     p.host.style.setProperty('display', 'block', 'important');
     p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
@@ -797,6 +877,100 @@
     f.__consentdPh = p.host;
   }
 
+  // ---- Reopen button: after a decision, unless the page has its own [data-consentd-open]. ----
+  var reopen = null;
+  function reopenButton() {
+    var b = cfg && cfg.banner;
+    var want = b && b.reopenButton && decided && !declPage && !(ui && ui.banner) && d.body &&
+      !d.querySelector('[data-consentd-open]');
+    if (!want) { if (reopen) { reopen.host.remove(); reopen = null; } return; }
+    if (reopen) return;
+    reopen = shadowHost('consentd-reopen', 1);
+    var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
+    reopen.root.appendChild(h('button', {
+      type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen', text: t('reopenLabel'),
+      'aria-haspopup': 'dialog', onclick: function () { api_.showPreferences(); }
+    }));
+    d.body.appendChild(reopen.host);
+  }
+
+  // table builds a table of cookies: heads are text keys (said by tx), rows arrays of cells
+  // (strings or elements); none without rows.
+  function table(heads, tx, rows) {
+    return rows.length ? h('table', null, [
+      h('thead', null, [h('tr', null, heads.map(function (k) { return h('th', { scope: 'col', text: tx(k) }); }))]),
+      h('tbody', null, rows.map(function (r) { return h('tr', null, r.map(function (c) { return h('td', null, [c || '']); })); }))
+    ]) : null;
+  }
+
+  // ---- Cookie declaration: [data-consentd-declaration] gets the list and the visitor's choice,
+  // [data-consentd-choice] (consentd's own declaration page) the choice only. ----
+  var declFetched = false;
+  function declarations() {
+    renderChoices();
+    var els = d.querySelectorAll('[data-consentd-declaration]');
+    if (!els.length || declFetched) return;
+    declFetched = true;
+    fetch(api + '/' + encodeURIComponent(pk) + '/declaration?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
+      .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); })
+      .then(function (dc) {
+        els.forEach(function (el) {
+          el.textContent = '';
+          el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
+          el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
+          dc.categories.forEach(function (k) { el.appendChild(declCategory(k, dc.texts)); });
+        });
+        renderChoices();
+      })
+      .catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
+  }
+  function declCategory(k, tx) {
+    var tt = function (key, vars) { return fill(tx[key] || '', vars); };
+    var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
+    return h('section', { 'class': 'consentd-category' }, [
+      h('h3', { text: k.name }),
+      k.description ? h('p', { text: k.description }) : null
+    ].concat(k.services.length ? k.services.map(function (s) {
+      return h('div', { 'class': 'consentd-service' }, [
+        h('h4', { text: s.label }),
+        s.description ? h('p', { text: s.description }) : null,
+        s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
+        table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
+          return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), /^session$/i.test(c.duration) ? tt('sessionDuration') : c.duration, c.description];
+        }))
+      ]);
+    }) : [h('p', { text: tt('noServicesLabel') })]));
+  }
+  // renderChoices shows the visitor's current choice, its date and record ID, with buttons to
+  // change or withdraw it, in every [data-consentd-choice] element (in a shadow root styled
+  // like the banner, whatever the page's styles).
+  function renderChoices() {
+    if (!cfg) return;
+    d.querySelectorAll('[data-consentd-choice]').forEach(function (host) {
+      if (!host.__cd) {
+        host.__cd = shadowHost('consentd-choice', 1);
+        host.textContent = '';
+        host.appendChild(host.__cd.host);
+      }
+      var el = host.__cd.root;
+      var c = getConsent(), kids = [];
+      if (!c.decided) kids.push(h('p', { text: t('noChoiceYet') }));
+      else {
+        kids.push(h('ul', null, cfg.categories.map(function (k) {
+          return h('li', null, [h('strong', { text: catName(k) + ': ' }), t(c.categories[k.slug] ? 'allowedLabel' : 'notAllowedLabel')]);
+        })));
+        if (c.decidedAt) kids.push(h('p', { text: t('consentDateLabel') + ': ' + new Date(c.decidedAt).toLocaleString(cfg.lang) }));
+        if (c.recordId) kids.push(h('p', null, [t('consentIdLabel') + ': ', h('code', { 'data-consentd-record': '', text: c.recordId })]));
+      }
+      kids.push(h('div', { 'class': 'ac' }, [
+        h('button', { type: 'button', 'class': 'pf', 'data-action': 'change', text: t('changeConsentLabel'), onclick: function () { api_.showPreferences(); } }),
+        c.decided ? h('button', { type: 'button', 'class': 'no', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { api_.rejectAll(); } }) : null
+      ]));
+      el.textContent = '';
+      el.appendChild(h('div', { 'class': 'cd ch' }, kids));
+    });
+  }
+
   // ---- 5. Page API. ----
   function getConsent() {
     var out = {};
@@ -804,6 +978,8 @@
     return {
       categories: out, decided: decided, action: decided && stored ? stored.a || null : null,
       consentVersion: cfg ? cfg.banner.consentVersion : null, visitorId: (stored && stored.id) || null,
+      recordId: (decided && stored && stored.r) || null,
+      decidedAt: decided && stored && stored.t ? new Date(stored.t).toISOString() : null,
       gpc: gpc, doNotSell: doNotSell(), ready: !!cfg
     };
   }
@@ -821,7 +997,13 @@
     blockingRuleFor: function (url) {
       var r = ruleFor(url);
       return r ? { service: r.svc, category: r.cat } : null;
-    }
+    },
+    // heldUnmarked lists the page's own unmarked tags held back by a blocking rule: the browser
+    // may have fetched them already (preload scanner); mark them to stop that too.
+    heldUnmarked: heldUnmarked,
+    // timing: when the runtime started, when the banner was shown (performance.now() ms) and
+    // the main-thread time spent in the runtime so far.
+    timing: function () { return { start: T0, shown: shownAt, busy: busy }; }
   };
   w.consentd = api_;
   d.addEventListener('click', function (e) {
@@ -831,23 +1013,37 @@
     api_.showPreferences();
   });
 
-  // ---- 3. Configuration: the cached copy at once, then a fresh one. ----
-  if (pk) {
-    try {
-      cached = JSON.parse(localStorage.getItem(cacheKey));
-      rules = compileRules(cached && cached.blockingRules);
-    } catch (e) { cached = null; }
-    fetch(api + '/' + encodeURIComponent(pk) + '/config', { credentials: 'omit' })
+  // ---- 3. Configuration: the loader's at once; else a cached copy at once, then a fresh one. ----
+  function fetchConfig(lang, keep, fallback) {
+    fetch(api + '/' + encodeURIComponent(pk) + '/config' + (lang ? '?lang=' + encodeURIComponent(lang) : ''), { credentials: 'omit' })
       .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.text(); })
       .then(function (t) {
-        try { localStorage.setItem(cacheKey, t); } catch (e) { /* storage unavailable */ }
+        if (keep) try { localStorage.setItem(cacheKey, t); } catch (e) { /* storage unavailable */ }
         useConfig(JSON.parse(t));
       })
       .catch(function (e) {
         if (w.console) console.warn('consentd:', e.message);
+        if (fallback) { useConfig(fallback); return; }
         failed = true;
         activateAll(); // release what was held pending the configuration
       });
-  } else if (w.console) console.warn('consentd: no data-project-key on the script tag');
-
+  }
+  if (boot) {
+    var want = langFor(boot.languages || []);
+    if (!want || want === boot.lang) useConfig(boot);
+    else {
+      // The page speaks another language than the browser asked the loader for: enforce now,
+      // talk once that language's texts are here.
+      useConfig(boot, true);
+      fetchConfig(want, false, boot);
+    }
+  } else if (pk) {
+    try {
+      cached = JSON.parse(localStorage.getItem(cacheKey));
+      rules = compileRules(cached && cached.blockingRules);
+    } catch (e) { cached = null; }
+    fetchConfig(langs()[0] || '', true);
+  } else if (w.console) console.warn('consentd: no data-project-key');
+  depth = 0;
+  busy += now() - T0;
 })();

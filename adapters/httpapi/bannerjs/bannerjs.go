@@ -1,26 +1,29 @@
 // Package bannerjs serves the banner runtime: the script a site embeds, first thing in <head>,
 // to show its consent banner and enforce the visitor's choice in the browser.
 //
-// The readable sources (banner.js and banner.css) are embedded. At first use the stylesheet is
-// minified and inlined into the script (the runtime adopts it into its Shadow DOM as a
+// The readable sources (banner.js, banner.css and banner-more.css) are embedded. At first use
+// the stylesheets are minified and inlined into the script (the runtime adopts it into its Shadow DOM as a
 // constructable stylesheet, which strict Content-Security-Policies allow), the script is
 // minified and gzip-compressed once, and every request is answered from memory with a strong
 // ETag.
 //
-// What a site can use (see banner.js for the details):
+// The same code is served two ways: here, at the immutable /api/v1/public/banner.js?v=<Version>
+// (older setup snippets), and by the HTTP adapter's per-site loader
+// (/api/v1/public/{projectKey}/loader.js), which puts the site's configuration in front of
+// Script() so that blocking is armed before the parser reaches the page's other tags.
+//
+// What a site can use (see banner.js and docs/banner.md for the details):
 //   - markup: <script type="text/plain" data-category="statistics" src="…"> (several categories
 //     separated by spaces must all be allowed; data-type restores a non-classic type such as
 //     module) and <iframe data-src="…" data-category="marketing" data-service="slug">, which
 //     shows a placeholder with an allow button while blocked; [data-consentd-open] elements open
-//     the preferences;
+//     the preferences; <div data-consentd-declaration> is filled with the cookie declaration and
+//     the visitor's choice;
 //   - window.consentd: getConsent(), acceptAll(), rejectAll(), showPreferences(),
-//     blockingRuleFor(url), version; a bubbling `consentd:change` event on document with the
-//     getConsent() value as detail;
-//   - texts: besides the contract's textOverrides keys, textTranslations and textOverrides may
-//     set saveLabel, closeLabel, preferencesTitle, preferencesBody, alwaysOnLabel,
-//     servicesLabel, cookieLabel, durationLabel, purposeLabel, cookiePolicyLabel, gpcNotice,
-//     blockedText ({service}, {category}) and allowLabel ({category}); the management API
-//     accepts all of them, and English defaults apply to those a site leaves unset.
+//     blockingRuleFor(url), heldUnmarked, timing(), version; a bubbling `consentd:change` event
+//     on document with the getConsent() value as detail;
+//   - texts: the configuration carries them in the visitor's language (built-in texts under the
+//     site's textOverrides and textTranslations); the runtime holds none of its own.
 package bannerjs
 
 import (
@@ -41,11 +44,12 @@ import (
 	"github.com/tdewolff/minify/v2/js"
 )
 
-//go:embed banner.js banner.css
+//go:embed banner.js banner.css banner-more.css
 var sources embed.FS
 
 const (
 	cssPlaceholder     = `"__CONSENTD_CSS__"`
+	moreCSSPlaceholder = `"__CONSENTD_CSS_MORE__"`
 	versionPlaceholder = `"__CONSENTD_VERSION__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
@@ -79,13 +83,14 @@ func get() *bundle {
 func build() bundle {
 	jsSrc, err1 := sources.ReadFile("banner.js")
 	cssSrc, err2 := sources.ReadFile("banner.css")
-	if err1 != nil || err2 != nil {
-		// Unreachable: both files are embedded at compile time.
+	moreSrc, err3 := sources.ReadFile("banner-more.css")
+	if err1 != nil || err2 != nil || err3 != nil {
+		// Unreachable: the files are embedded at compile time.
 		jsSrc = []byte("console.error('consentd: banner runtime missing from build')")
 	}
-	out, minified := assemble(jsSrc, cssSrc, true)
+	out, minified := assemble(jsSrc, cssSrc, moreSrc, true)
 	if !minified {
-		out, _ = assemble(jsSrc, cssSrc, false)
+		out, _ = assemble(jsSrc, cssSrc, moreSrc, false)
 	}
 	b := bundle{plain: out, minified: minified}
 	sum := sha256.Sum256(out)
@@ -99,9 +104,9 @@ func build() bundle {
 	return b
 }
 
-// assemble inlines the stylesheet into the script, minifying both when minify is true. It
+// assemble inlines the stylesheets into the script, minifying all when min is true. It
 // reports whether minification succeeded.
-func assemble(jsSrc, cssSrc []byte, min bool) ([]byte, bool) {
+func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
 	if min {
 		m := minify.New()
 		m.AddFunc("text/css", css.Minify)
@@ -110,14 +115,20 @@ func assemble(jsSrc, cssSrc []byte, min bool) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
+		mc, err := m.Bytes("text/css", moreSrc)
+		if err != nil {
+			return nil, false
+		}
 		j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(c)))
+		j = bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(mc)))
 		j, err = m.Bytes("text/javascript", j)
 		if err != nil {
 			return nil, false
 		}
 		return j, true
 	}
-	return bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(cssSrc))), true
+	j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(cssSrc)))
+	return bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(moreSrc))), true
 }
 
 // quote renders s as a JavaScript string literal.

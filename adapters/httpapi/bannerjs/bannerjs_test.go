@@ -3,11 +3,15 @@ package bannerjs
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/i18n"
 )
 
 // maxGzipped is the size budget of the served runtime (script and styles, gzipped).
@@ -193,5 +197,25 @@ func BenchmarkHandler(b *testing.B) {
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// TestSizeBudgetWithLanguage: the runtime and its styles with the texts of one language (the
+// configuration carries only the visitor's), for every built-in language, stay within budget.
+func TestSizeBudgetWithLanguage(t *testing.T) {
+	largest, lang := 0, ""
+	for _, l := range i18n.Languages() {
+		js, err := json.Marshal(map[string]any{"texts": core.RuntimeTexts(l)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(compress(append(append(Script(), "window.__consentdBoot="...), js...)))
+		if n > largest {
+			largest, lang = n, l
+		}
+	}
+	t.Logf("runtime, styles and the texts of one language: at most %d bytes gzipped (%s), budget %d", largest, lang, maxGzipped)
+	if largest > maxGzipped {
+		t.Fatalf("runtime, styles and %s texts are %d bytes gzipped, budget %d", lang, largest, maxGzipped)
 	}
 }

@@ -39,7 +39,12 @@ const chromiumPath = "/usr/bin/chromium"
 // Chromium's HSTS preload list), so that the scripts load from the very hosts the service
 // library's blocking patterns name; every other name fails to resolve, so the browser cannot
 // reach anything but loopback.
-var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net"}
+var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net",
+	"www.google-analytics.com", "www.facebook.com"}
+
+// siteHosts are names of the test site itself (two subdomains of one registrable domain),
+// which Chromium resolves to loopback too, for the cross-subdomain consent tests.
+var siteHosts = []string{"a.test.example", "b.test.example"}
 
 var (
 	browserOnce   sync.Once
@@ -55,6 +60,9 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if shotsDir != "" {
+		fmt.Printf("banner screenshots: %s\n", shotsDir)
+	}
 	browserCancel()
 	if server != nil {
 		server.close()
@@ -64,7 +72,7 @@ func TestMain(m *testing.M) {
 
 // browser returns the shared headless Chromium, starting it on first use. Without Chromium the
 // test is skipped loudly, or fails when CI=true.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -79,7 +87,7 @@ func browser(t *testing.T) context.Context {
 			return
 		}
 		rules := ""
-		for _, h := range thirdParties {
+		for _, h := range append(append([]string{}, thirdParties...), siteHosts...) {
 			rules += "MAP " + h + " 127.0.0.1, "
 		}
 		opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -115,7 +123,7 @@ func browser(t *testing.T) context.Context {
 
 // tab opens a tab in a fresh browser context (own cookies, storage and HTTP cache) with the init
 // scripts installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
-func tab(t *testing.T, extra ...string) context.Context {
+func tab(t testing.TB, extra ...string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
@@ -129,6 +137,10 @@ document.addEventListener('securitypolicyviolation', function (e) {
 window.__cd = function (sel) {
   var h = document.querySelector('consentd-ui');
   return h && h.shadowRoot ? h.shadowRoot.querySelector(sel) : null;
+};
+window.__choice = function (scope) {
+  var h = scope && scope.querySelector('consentd-choice');
+  return h && h.shadowRoot;
 };
 window.__active = function () {
   var h = document.querySelector('consentd-ui');
@@ -152,7 +164,7 @@ window.__active = function () {
 // clearHTTPCache empties the tab's HTTP cache. The server lets browsers keep a site's public
 // configuration for a minute (Cache-Control: max-age=60); a test that changes the configuration
 // and reloads at once stands for a visitor who comes back after that minute.
-func clearHTTPCache(t *testing.T, ctx context.Context) {
+func clearHTTPCache(t testing.TB, ctx context.Context) {
 	t.Helper()
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, network.ClearBrowserCache, cdp.Empty{})
@@ -164,7 +176,7 @@ func clearHTTPCache(t *testing.T, ctx context.Context) {
 }
 
 // eval evaluates a JavaScript expression in the tab into out (nil: the value is dropped).
-func eval(t *testing.T, ctx context.Context, expr string, out any) {
+func eval(t testing.TB, ctx context.Context, expr string, out any) {
 	t.Helper()
 	if out == nil {
 		expr = "(function () { " + expr + "; return true; })()"
@@ -186,7 +198,7 @@ func eval(t *testing.T, ctx context.Context, expr string, out any) {
 const patience = 10 * time.Second
 
 // waitFor polls a JavaScript condition until it is true, failing the test after patience.
-func waitFor(t *testing.T, ctx context.Context, cond string) {
+func waitFor(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
 	deadline := time.Now().Add(patience)
 	for {
@@ -207,14 +219,14 @@ func waitFor(t *testing.T, ctx context.Context, cond string) {
 // settle gives the page time to do what it should not do (run a held script, post twice).
 func settle() { time.Sleep(300 * time.Millisecond) }
 
-func navigate(t *testing.T, ctx context.Context, url string) {
+func navigate(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
 }
 
-func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+func run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatal(err)
@@ -222,7 +234,7 @@ func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.
 }
 
 // noViolations fails the test when the page's CSP reported anything.
-func noViolations(t *testing.T, ctx context.Context) {
+func noViolations(t testing.TB, ctx context.Context) {
 	t.Helper()
 	var v []string
 	eval(t, ctx, "window.__violations", &v)
@@ -232,7 +244,7 @@ func noViolations(t *testing.T, ctx context.Context) {
 }
 
 // screenshot saves the viewport as name.png in a folder kept after the run, for a human look.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	shotsOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "consentd-banner-screenshots-")
@@ -273,7 +285,7 @@ type consentd struct {
 }
 
 // theServer returns the shared consentd, starting it on first use.
-func theServer(t *testing.T) *consentd {
+func theServer(t testing.TB) *consentd {
 	t.Helper()
 	serverOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "consentd-bannerjs-test-")
@@ -312,7 +324,7 @@ func (c *consentd) close() {
 // puts the visitor's country in countryHeader, replacing whatever the client sent, as
 // deployments do (product.md: the country comes from a trusted header). An empty country
 // removes the header. The browser itself never sends it.
-func (c *consentd) edge(t *testing.T, country string) string {
+func (c *consentd) edge(t testing.TB, country string) string {
 	t.Helper()
 	h := c.app.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -329,7 +341,7 @@ func (c *consentd) edge(t *testing.T, country string) string {
 
 // mgmt calls the management API at base with the bearer key and decodes the answer into out
 // (nil: dropped), failing the test unless the status is want.
-func mgmt(t *testing.T, base, method, path string, body any, want int, out any) {
+func mgmt(t testing.TB, base, method, path string, body any, want int, out any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -365,6 +377,7 @@ func mgmt(t *testing.T, base, method, path string, body any, want int, out any) 
 
 // record is a consent record as GET /sites/{id}/consent-records returns it.
 type record struct {
+	ID                  string          `json:"id"`
 	VisitorID           string          `json:"visitorId"`
 	IPCountry           string          `json:"ipCountry"`
 	Jurisdiction        string          `json:"jurisdiction"`
@@ -386,11 +399,22 @@ type site struct {
 	mu    sync.Mutex
 	pages map[string]string
 	files map[string]string // test-specific /static/ files, before staticFiles
+	hits  []string          // vendor collection requests (GA collect, Meta pixel) received
+}
+
+// nonce is the CSP nonce of the test pages' inline scripts (vendors' standard snippets).
+const nonce = "cdtestnonce"
+
+// vendorHits returns the vendor collection requests the third-party server received.
+func (s *site) vendorHits() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.hits...)
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9-]{1,40}$`)
 
-func newSite(t *testing.T, apiOrigin string) *site {
+func newSite(t testing.TB, apiOrigin string) *site {
 	s := &site{api: apiOrigin, pages: map[string]string{}, files: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/p/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -426,6 +450,25 @@ func newSite(t *testing.T, apiOrigin string) *site {
 		_, _ = w.Write([]byte(body))
 	})
 	third := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/g/collect" || r.URL.Path == "/tr" || r.URL.Path == "/tr/" {
+			s.mu.Lock()
+			s.hits = append(s.hits, r.Host+r.URL.Path+"?"+r.URL.RawQuery)
+			s.mu.Unlock()
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Content-Type", "image/gif")
+			_, _ = w.Write(gif)
+			return
+		}
+		if vendor, ok := vendorScripts[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Header().Set("Cache-Control", "no-store")
+			id := r.URL.Query().Get("id")
+			if !safeID.MatchString(id) {
+				id = "vendor"
+			}
+			fmt.Fprintf(w, "(window.__ran = window.__ran || []).push(%q);\n%s", id, vendor)
+			return
+		}
 		if strings.HasSuffix(r.URL.Path, ".html") {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<!doctype html><title>video</title><p>embedded video</p>"))
@@ -468,8 +511,8 @@ func (s *site) csp() string {
 		thirds = append(thirds, s.origin(h))
 	}
 	th := strings.Join(thirds, " ")
-	return "default-src 'none'; script-src 'self' " + s.api + " " + th +
-		"; connect-src 'self' " + s.api + "; style-src 'self'; img-src 'self' data:; frame-src " + th +
+	return "default-src 'none'; script-src 'self' 'nonce-" + nonce + "' " + s.api + " " + th +
+		"; connect-src 'self' " + s.api + " " + th + "; style-src 'self'; img-src 'self' data: " + th + "; frame-src " + th +
 		"; base-uri 'none'; form-action 'none'"
 }
 
@@ -563,7 +606,7 @@ type env struct {
 // newEnv creates a site for a visitor from country: the management API configures its banner
 // (brand colors, texts, a German translation, a privacy policy link) and imports Stripe
 // (essential), Google Analytics (statistics) and Meta Pixel (marketing) from the library.
-func newEnv(t *testing.T, country string) *env {
+func newEnv(t testing.TB, country string) *env {
 	t.Helper()
 	srv := theServer(t)
 	e := &env{srv: srv, api: srv.edge(t, country)}
@@ -595,25 +638,25 @@ func newEnv(t *testing.T, country string) *env {
 	return e
 }
 
-func (e *env) post(t *testing.T, path string, body any, want int, out any) {
+func (e *env) post(t testing.TB, path string, body any, want int, out any) {
 	t.Helper()
 	mgmt(t, e.api, "POST", path, body, want, out)
 }
 
 // patchBanner changes the site's banner configuration.
-func (e *env) patchBanner(t *testing.T, patch map[string]any) {
+func (e *env) patchBanner(t testing.TB, patch map[string]any) {
 	t.Helper()
 	mgmt(t, e.api, "PATCH", "/sites/"+e.id+"/banner", patch, 200, nil)
 }
 
 // setBlocking turns site-wide script blocking on or off (which raises consentVersion).
-func (e *env) setBlocking(t *testing.T, on bool) {
+func (e *env) setBlocking(t testing.TB, on bool) {
 	t.Helper()
 	mgmt(t, e.api, "PUT", "/sites/"+e.id+"/script-blocking", map[string]any{"enabled": on}, 200, nil)
 }
 
 // records returns the site's consent records, oldest first.
-func (e *env) records(t *testing.T) []record {
+func (e *env) records(t testing.TB) []record {
 	t.Helper()
 	var pg struct {
 		Records []record `json:"records"`
@@ -628,7 +671,7 @@ func (e *env) records(t *testing.T) []record {
 
 // waitRecords waits until the server holds n consent records for the site and returns them,
 // oldest first.
-func (e *env) waitRecords(t *testing.T, n int) []record {
+func (e *env) waitRecords(t testing.TB, n int) []record {
 	t.Helper()
 	deadline := time.Now().Add(patience)
 	for {
@@ -652,4 +695,112 @@ func (e *env) page(name, lang, head, body string) string {
 func (e *env) marked() string {
 	return `<script type="text/plain" data-category="statistics" src="` + e.site.tracker() + `/static/track.js?id=stat"></script>
 <script type="text/plain" data-category="marketing" src="` + e.site.tracker() + `/static/track.js?id=mkt"></script>`
+}
+
+// gif is a 1x1 transparent GIF, the answer of the stand-in collection endpoints.
+var gif = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+// vendorScripts are stand-ins for Google's gtag.js and Meta's fbevents.js, served at the vendors'
+// paths on the vendors' hosts: like the real ones they process the commands the page queued
+// (window.dataLayer, fbq.queue) and later ones, set their first-party cookies and send
+// collection requests (www.google-analytics.com/g/collect, www.facebook.com/tr), which the
+// test server records. window.__vendor counts the commands each processed.
+var vendorScripts = map[string]string{
+	"/gtag/js": `(function () {
+  var port = new URL(document.currentScript.src).port;
+  var v = window.__vendor = window.__vendor || {gtag: 0, fbq: 0};
+  var dl = window.dataLayer = window.dataLayer || [];
+  function run(a) {
+    if (!a || a[0] !== 'config') return;
+    v.gtag++;
+    var id = String(a[1]).replace(/^G-/, '');
+    document.cookie = '_ga=GA1.1.42.1700000000;path=/;max-age=63072000';
+    document.cookie = '_ga_' + id + '=GS1.1.1700000000.1.0;path=/;max-age=63072000';
+    new Image().src = 'https://www.google-analytics.com:' + port + '/g/collect?v=2&tid=' + encodeURIComponent(a[1]);
+  }
+  dl.forEach(run);
+  var push = dl.push;
+  dl.push = function (a) { run(a); return push.apply(dl, arguments); };
+})();
+`,
+	"/en_US/fbevents.js": `(function () {
+  var port = new URL(document.currentScript.src).port;
+  var v = window.__vendor = window.__vendor || {gtag: 0, fbq: 0};
+  var f = window.fbq;
+  if (!f) return;
+  var pixel = '';
+  function run(args) {
+    v.fbq++;
+    if (args[0] === 'init') pixel = args[1];
+    if (args[0] === 'track') {
+      document.cookie = '_fbp=fb.1.1700000000.42;path=/;max-age=7776000';
+      new Image().src = 'https://www.facebook.com:' + port + '/tr?id=' + encodeURIComponent(pixel) + '&ev=' + encodeURIComponent(args[1]);
+    }
+  }
+  f.callMethod = function () { run(arguments); };
+  (f.queue || []).forEach(run);
+  f.queue = [];
+})();
+`,
+}
+
+// unmarkedTags are Google Analytics 4 and the Meta Pixel as their vendors tell site owners to
+// paste them into the HTML, unmarked: gtag.js as a parser-inserted script tag with its inline
+// configuration, and the pixel's inline base code, which inserts fbevents.js. (The inline parts
+// carry the page's CSP nonce.) port is the third-party server's.
+func unmarkedTags(port string) string {
+	return `<script async src="https://www.googletagmanager.com:` + port + `/gtag/js?id=G-UNMARKED"></script>
+<script nonce="` + nonce + `">
+  window.dataLayer = window.dataLayer || [];
+  function gtag(){dataLayer.push(arguments);}
+  gtag('js', new Date());
+  gtag('config', 'G-UNMARKED');
+</script>
+<script nonce="` + nonce + `">
+!function(f,b,e,v,n,t,s){if(f.fbq)return;n=f.fbq=function(){n.callMethod?
+n.callMethod.apply(n,arguments):n.queue.push(arguments)};if(!f._fbq)f._fbq=n;
+n.push=n;n.loaded=!0;n.version='2.0';n.queue=[];t=b.createElement(e);t.async=!0;
+t.src=v;s=b.getElementsByTagName(e)[0];s.parentNode.insertBefore(t,s)}(window,
+document,'script','https://connect.facebook.net:` + port + `/en_US/fbevents.js?id=pixel');
+fbq('init', '1234567890');
+fbq('track', 'PageView');
+</script>`
+}
+
+// axeSource is the vendored axe-core (testdata/axe), read once.
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+// axeCheck runs axe-core's WCAG 2.1 A and AA rules in the tab on the elements the selectors
+// name (their shadow trees included; none: the whole document) and fails the test on any
+// violation.
+func axeCheck(t testing.TB, ctx context.Context, what string, selectors ...string) {
+	t.Helper()
+	axeOnce.Do(func() {
+		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+		if err == nil {
+			axeSource = string(b)
+		}
+	})
+	if axeSource == "" {
+		t.Fatal("testdata/axe/axe.min.js missing")
+	}
+	eval(t, ctx, "if (!window.axe) { "+axeSource+"\n}", nil)
+	sel, _ := json.Marshal(selectors)
+	ctxArg := "document"
+	if len(selectors) > 0 {
+		ctxArg = "{include: " + string(sel) + ".map(function (s) { return [s]; })}"
+	}
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+ctxArg+`, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}, resultTypes: ['violations']})
+  .then(function (r) { return JSON.stringify(r.violations.map(function (v) {
+    return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(function (n) { return n.target.join(' ') + ': ' + n.failureSummary; })};
+  })); })`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", what, err)
+	}
+	if res != "[]" {
+		t.Errorf("axe-core found accessibility violations in %s: %s", what, res)
+	}
 }

@@ -65,11 +65,19 @@ func TestServedByServer(t *testing.T) {
 		t.Fatalf("script snippet without a plain, synchronous script tag: %s", sn.Code)
 	}
 	src, key := m[1], m[2]
-	if want := base + "/api/v1/public/banner.js?v=" + bannerjs.Version(); src != want {
-		t.Fatalf("snippet src %s, want %s (the versioned URL of this build)", src, want)
+	if want := base + "/api/v1/public/" + site.ProjectKey + "/loader.js"; src != want {
+		t.Fatalf("snippet src %s, want %s (the site's loader)", src, want)
 	}
 	if key != site.ProjectKey {
 		t.Fatalf("snippet project key %s, want %s", key, site.ProjectKey)
+	}
+	// The loader is the site's configuration followed by the very runtime banner.js serves.
+	res, loader := get(t, src, nil)
+	if res.StatusCode != 200 || !bytes.HasPrefix(loader, []byte("window.__consentdBoot={")) || !bytes.HasSuffix(loader, bannerjs.Script()) {
+		t.Fatalf("GET %s: %d, %.80s", src, res.StatusCode, loader)
+	}
+	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age=60") || !strings.Contains(cc, "stale-while-revalidate") {
+		t.Errorf("loader Cache-Control %q", cc)
 	}
 	for _, fw := range []string{"react", "next"} {
 		mgmt(t, base, "GET", "/sites/"+site.ID+"/setup-snippet?framework="+fw, nil, 200, &sn)
@@ -78,6 +86,8 @@ func TestServedByServer(t *testing.T) {
 		}
 	}
 
+	// The runtime alone stays at its immutable, versioned URL for older snippets.
+	src = base + "/api/v1/public/banner.js?v=" + bannerjs.Version()
 	res, body := get(t, src, map[string]string{"Accept-Encoding": "gzip"})
 	if res.StatusCode != 200 {
 		t.Fatalf("GET %s: %d", src, res.StatusCode)

@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/i18n"
+)
+
+// loaderCache lets browsers use a site's loader for a minute, then use it once more while
+// they revalidate it in the background: a change to the site reaches visitors within a
+// minute or one page view. The runtime inside it is the same code as /public/banner.js.
+const loaderCache = "public, max-age=60, stale-while-revalidate=3600"
+
+// bodyOutput is a response whose body is written as is, with a validator and caching headers.
+type bodyOutput struct {
+	ETag         string `header:"ETag"`
+	CacheControl string `header:"Cache-Control"`
+	Vary         string `header:"Vary"`
+	Body         func(huma.Context)
+}
+
+// rawBody answers body (of contentType) with a strong ETag over it, or 304 when inm matches.
+func rawBody(body []byte, contentType, cacheControl, inm, vary string) *bodyOutput {
+	sum := sha256.Sum256(body)
+	out := &bodyOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: cacheControl, Vary: vary}
+	notModified := etagMatch(inm, out.ETag)
+	out.Body = func(hc huma.Context) {
+		if notModified {
+			hc.SetStatus(http.StatusNotModified)
+			return
+		}
+		hc.SetHeader("Content-Type", contentType)
+		hc.SetHeader("Content-Length", strconv.Itoa(len(body)))
+		hc.SetStatus(http.StatusOK)
+		hc.BodyWriter().Write(body) //nolint:errcheck // the client went away
+	}
+	return out
+}
+
+// varyOn is the Vary header of responses that depend on the visitor's languages and, when a
+// trusted country header is configured, on their country.
+func (h *handlers) varyOn() string {
+	if h.cfg.CountryHeader != "" {
+		return "Accept-Language, " + h.cfg.CountryHeader
+	}
+	return "Accept-Language"
+}
+
+// langPrefs are the visitor's languages, best first: the runtime's explicit choice (the lang
+// query parameter, which must be a language key), then the Accept-Language header's.
+func langPrefs(lang, acceptLanguage string) ([]string, error) {
+	var out []string
+	if lang != "" {
+		if err := core.CheckLanguage("lang", lang); err != nil {
+			return nil, err
+		}
+		out = append(out, lang)
+	}
+	return append(out, i18n.ParseAcceptLanguage(acceptLanguage)...), nil
+}
+
+func (h *handlers) registerLoader(api huma.API) {
+	if h.cfg.RuntimeScript == nil {
+		return
+	}
+	runtime := h.cfg.RuntimeScript
+	o := publicOp("getLoader", http.MethodGet, "/public/{projectKey}/loader.js", "Banner runtime with the site's configuration", 0)
+	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET /public/{projectKey}/config, in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language."
+	o.Responses = map[string]*huma.Response{
+		"200": {Description: "The loader script.", Content: map[string]*huma.MediaType{
+			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}},
+		}},
+		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
+	}
+	huma.Register(api, o, func(ctx context.Context, in *struct {
+		ProjectKeyPath
+		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+		IfNoneMatch    string `header:"If-None-Match"`
+	}) (*bodyOutput, error) {
+		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), prefs...)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		raw, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		var b bytes.Buffer
+		b.Grow(len(raw) + len(runtime) + 32)
+		b.WriteString("window.__consentdBoot=")
+		b.Write(raw)
+		b.WriteString(";\n")
+		b.Write(runtime)
+		return rawBody(b.Bytes(), "text/javascript; charset=utf-8", loaderCache, in.IfNoneMatch, h.varyOn()), nil
+	})
+}

@@ -1,0 +1,180 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/library"
+)
+
+// CookieRule names first-party cookies that the banner runtime deletes when a visitor withdraws
+// Category: the documented names (Match "exact") and name prefixes (Match "prefix", e.g. "_ga_"
+// for Google Analytics' _ga_<container-id>) of the category's services.
+type CookieRule struct {
+	Category string `json:"category"`
+	Name     string `json:"name"`
+	Match    string `json:"match"`
+}
+
+// cookieRules derives the rules of a site's optional categories from its services: the
+// library's first-party cookie names with their match kinds for services from the library,
+// and the site's own cookie list (a name ending in "*" is a prefix).
+func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
+	byID := make(map[string]*Category, len(cats))
+	for _, c := range cats {
+		byID[c.ID] = c
+	}
+	out := []CookieRule{}
+	add := func(r CookieRule) {
+		if r.Name != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	for _, s := range svcs {
+		c := byID[s.CategoryID]
+		if c == nil || c.IsRequired {
+			continue
+		}
+		if lib, ok := m.catalog.Service(s.Slug); ok {
+			for _, k := range lib.Cookies {
+				if k.Party == "third" || (k.Storage != "" && k.Storage != "cookie") || k.Match == library.MatchRegex {
+					continue
+				}
+				add(CookieRule{Category: c.Slug, Name: k.Name, Match: k.Match})
+			}
+		}
+		for _, k := range s.Cookies {
+			if p, ok := strings.CutSuffix(k.Name, "*"); ok {
+				add(CookieRule{Category: c.Slug, Name: p, Match: library.MatchPrefix})
+			} else if !strings.ContainsAny(k.Name, " ;=,") {
+				add(CookieRule{Category: c.Slug, Name: k.Name, Match: library.MatchExact})
+			}
+		}
+	}
+	return out
+}
+
+// Declaration is a site's cookie declaration in one language: every category with its
+// services, their privacy policies and each cookie with its duration and purpose. It is
+// computed from the site's current configuration, so it follows every change of services.
+type Declaration struct {
+	ProjectKey string `json:"projectKey"`
+	SiteName   string `json:"siteName"`
+	SiteURL    string `json:"siteUrl"`
+	// Lang is the language of the texts, names and descriptions.
+	Lang string `json:"lang"`
+	// Texts are the runtime's texts in Lang, with the site's overrides and translations.
+	Texts map[string]string `json:"texts"`
+	// UpdatedAt is the latest change to the banner, categories or services.
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	Categories []DeclaredCategory `json:"categories"`
+}
+
+// DeclaredCategory is a category of a Declaration.
+type DeclaredCategory struct {
+	Slug        string            `json:"slug"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	IsRequired  bool              `json:"isRequired"`
+	Services    []DeclaredService `json:"services"`
+}
+
+// DeclaredService is a service of a DeclaredCategory.
+type DeclaredService struct {
+	Slug             string           `json:"slug"`
+	Label            string           `json:"label"`
+	Description      string           `json:"description"`
+	PrivacyPolicyURL *string          `json:"privacyPolicyUrl"`
+	Cookies          []DeclaredCookie `json:"cookies"`
+}
+
+// DeclaredCookie is a cookie (or storage key) of a DeclaredService. Type is "cookie",
+// "localStorage" or "sessionStorage".
+type DeclaredCookie struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Duration    string `json:"duration"`
+	Description string `json:"description"`
+}
+
+// Declaration returns the cookie declaration of the site named by projectKey in the first of
+// the visitor's preferred languages (BCP 47 tags, best first) that the site speaks. It is
+// cached like the public configuration.
+func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
+	now := m.clock()
+	st, err := m.publicSite(ctx, projectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	lang := st.language(prefs)
+	key := projectKey + "\x00" + lang
+	if d, ok := m.declCache.get(key, now); ok {
+		return d, nil
+	}
+	d := &Declaration{
+		ProjectKey: projectKey, SiteName: st.site.Name, SiteURL: st.site.URL, Lang: lang,
+		Texts: st.texts(lang), UpdatedAt: st.banner.UpdatedAt, Categories: []DeclaredCategory{},
+	}
+	for _, c := range st.cats {
+		d.UpdatedAt = latest(d.UpdatedAt, c.UpdatedAt)
+		name, desc := categoryText(c, lang)
+		dc := DeclaredCategory{Slug: c.Slug, Name: name, Description: desc, IsRequired: c.IsRequired, Services: []DeclaredService{}}
+		for _, s := range st.svcs {
+			if s.CategoryID != c.ID {
+				continue
+			}
+			d.UpdatedAt = latest(d.UpdatedAt, s.UpdatedAt)
+			ds := DeclaredService{
+				Slug: s.Slug, Label: translated(s.LabelTranslations, lang, s.Label),
+				Description:      translated(s.DescriptionTranslations, lang, s.Description),
+				PrivacyPolicyURL: s.PrivacyPolicyURL, Cookies: []DeclaredCookie{},
+			}
+			if ds.PrivacyPolicyURL == nil {
+				ds.PrivacyPolicyURL = s.ServiceURL
+			}
+			lib, _ := m.catalog.Service(s.Slug)
+			for _, k := range s.Cookies {
+				ds.Cookies = append(ds.Cookies, DeclaredCookie{
+					Name: k.Name, Type: storageOf(lib, k.Name), Duration: k.Duration,
+					Description: translated(k.DescriptionTranslations, lang, k.Description),
+				})
+			}
+			dc.Services = append(dc.Services, ds)
+		}
+		d.Categories = append(d.Categories, dc)
+	}
+	m.declCache.put(key, st.site.ID, d, st.at)
+	return d, nil
+}
+
+// storageOf is where a cookie of a library service is kept, by the library's word.
+func storageOf(lib *library.Service, name string) string {
+	if lib != nil {
+		for _, k := range lib.Cookies {
+			if k.Name == name {
+				switch k.Storage {
+				case "localStorage", "sessionStorage":
+					return k.Storage
+				}
+			}
+		}
+	}
+	return "cookie"
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// translated returns the translation of a text for lang, or the text itself.
+func translated(tr map[string]string, lang, s string) string {
+	if v := tr[lang]; v != "" {
+		return v
+	}
+	return s
+}

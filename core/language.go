@@ -1,0 +1,159 @@
+package core
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// siteView is what the public endpoints read of a site: the site, its banner, categories and
+// services, loaded together and cached for publicCacheTTL. Shared: callers must not modify it.
+type siteView struct {
+	at     time.Time // when it was loaded: what is derived from it expires with it
+	site   *Site
+	banner *Banner
+	cats   []*Category
+	svcs   []*Service
+}
+
+// publicSite returns what the public endpoints read of the site named by projectKey, from the
+// cache when fresh.
+func (m *base) publicSite(ctx context.Context, projectKey string, now time.Time) (*siteView, error) {
+	if v, ok := m.viewCache.get(projectKey, now); ok {
+		return v, nil
+	}
+	site, err := m.store.SiteByProjectKey(ctx, projectKey)
+	if err != nil {
+		return nil, err
+	}
+	v := &siteView{at: now, site: site}
+	if v.banner, err = m.store.Banner(ctx, site.ID); err != nil {
+		return nil, err
+	}
+	if v.cats, err = m.store.Categories(ctx, site.ID); err != nil {
+		return nil, err
+	}
+	if v.svcs, err = m.store.Services(ctx, site.ID); err != nil {
+		return nil, err
+	}
+	m.viewCache.put(projectKey, site.ID, v, now)
+	return v, nil
+}
+
+// languages are the languages the site's banner speaks: the built-in ones and those of its
+// textTranslations, sorted.
+func (v *siteView) languages() []string {
+	set := map[string]bool{}
+	for _, l := range builtinLanguages() {
+		set[l] = true
+	}
+	for l := range v.banner.TextTranslations {
+		set[strings.ToLower(l)] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// language picks the language for a visitor's preferences (BCP 47 tags, best first): the first
+// preference the site speaks exactly, else by its primary subtag ("de-AT" finds "de"), else
+// English. The banner runtime does the same with the page's lang and the browser's languages.
+func (v *siteView) language(prefs []string) string {
+	langs := v.languages()
+	for _, p := range prefs {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if p == "" {
+			continue
+		}
+		if slices.Contains(langs, p) {
+			return p
+		}
+		if base, _, ok := strings.Cut(p, "-"); ok && slices.Contains(langs, base) {
+			return base
+		}
+	}
+	return defaultLanguage
+}
+
+// MaxLanguageKey bounds a language key (a BCP 47 tag): of a translation, or asked for by a
+// visitor.
+const MaxLanguageKey = 35
+
+// CheckLanguage refuses a language key that is empty or longer than MaxLanguageKey.
+func CheckLanguage(field, lang string) error {
+	if lang == "" || len(lang) > MaxLanguageKey {
+		return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
+	}
+	return CheckText(field, lang)
+}
+
+// defaultLanguage is the language of a visitor who prefers none the site speaks.
+const defaultLanguage = "en"
+
+// DeclarationTextKeys are the texts only the cookie declaration shows. The runtime's
+// configuration leaves them out, to keep what every page view loads small; the declaration
+// carries them itself.
+var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
+	"sessionDuration", "noServicesLabel", "lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie",
+	"storageLocal", "storageSession"}
+
+// RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
+// all but DeclarationTextKeys.
+func RuntimeTexts(lang string) map[string]string {
+	out := builtinTexts(lang)
+	for _, k := range DeclarationTextKeys {
+		delete(out, k)
+	}
+	return out
+}
+
+// texts returns the texts in lang: the built-in ones under the site's (siteTexts).
+func (v *siteView) texts(lang string) map[string]string {
+	out := builtinTexts(lang)
+	maps.Copy(out, v.siteTexts(lang))
+	return out
+}
+
+// siteTexts returns the site's own texts in lang: its textOverrides, then its
+// textTranslations for lang, then the reopen button's label, each winning over the one before.
+func (v *siteView) siteTexts(lang string) map[string]string {
+	out := maps.Clone(v.banner.TextOverrides)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for l, tr := range v.banner.TextTranslations {
+		if strings.EqualFold(l, lang) {
+			maps.Copy(out, tr)
+		}
+	}
+	if v.banner.ReopenLabel != nil {
+		out["reopenLabel"] = *v.banner.ReopenLabel
+	}
+	return out
+}
+
+// categoryText returns a category's name and description in lang: the site's translation,
+// else for a default category whose text the site left as created, the built-in translation,
+// else the site's text.
+func categoryText(c *Category, lang string) (name, desc string) {
+	name, desc = translated(c.NameTranslations, lang, c.Name), translated(c.DescriptionTranslations, lang, c.Description)
+	if !c.IsDefault {
+		return name, desc
+	}
+	for _, d := range defaultCategories {
+		if d.Slug != c.Slug {
+			continue
+		}
+		bn, bd, ok := builtinCategory(lang, c.Slug)
+		if !ok {
+			break
+		}
+		if c.NameTranslations[lang] == "" && c.Name == d.Name {
+			name = bn
+		}
+		if c.DescriptionTranslations[lang] == "" && c.Description == d.Description {
+			desc = bd
+		}
+	}
+	return name, desc
+}

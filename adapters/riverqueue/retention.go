@@ -62,7 +62,9 @@ type retentionWorker struct {
 	log *slog.Logger
 }
 
-func (w *retentionWorker) Timeout(*river.Job[ConsentRetentionArgs]) time.Duration { return 30 * time.Minute }
+func (w *retentionWorker) Timeout(*river.Job[ConsentRetentionArgs]) time.Duration {
+	return 30 * time.Minute
+}
 
 // Work removes expired records; a failure is returned (River records it) and the next run
 // takes up where this one stopped, since each step removes whole batches in one transaction.

@@ -33,7 +33,7 @@ func (s *Store) batchLinks(ctx context.Context, siteID string, ms []consentRecor
 		return out, nil
 	}
 	var bs []consentBatch
-	if err := s.db.NewSelect().Model(&bs).Where("site_id = ?", siteID).Where("seq IN (?)", bun.In(seqs)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&bs).Where("site_id = ?", siteID).Where("seq IN (?)", bun.List(seqs)).Scan(ctx); err != nil {
 		return nil, translate(err, "consent batch")
 	}
 	for _, b := range bs {

@@ -85,11 +85,12 @@ func (s *Store) EraseConsentVisitor(ctx context.Context, siteID, visitorID strin
 // bucket column: buckets are summed in the database, so that a year by week returns 53 rows.
 func (s *Store) statsBucket(interval string) string {
 	if s.Dialect() == "postgres" {
+		// date_bin is arithmetic on the instant: UTC days, and weeks from a Monday.
 		switch interval {
 		case core.StatsDay:
-			return "date_trunc('day', bucket, 'UTC')"
+			return "date_bin('1 day', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')"
 		case core.StatsWeek:
-			return "date_trunc('week', bucket, 'UTC')" // ISO weeks start on Monday
+			return "date_bin('7 days', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')" // a Monday
 		}
 		return "bucket"
 	}

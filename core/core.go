@@ -78,6 +78,9 @@ type base struct {
 	viewCache    ttlCache[*siteView]
 	configCache  ttlCache[*PublicConfig]
 	declCache    ttlCache[*Declaration]
+	// snapshotCache keeps the snapshot of each project key, language and runtime version,
+	// so that a consent POST stores and hashes what was shown once per second, not per post.
+	snapshotCache ttlCache[*ConsentSnapshot]
 }
 
 // Orgs are the use cases of organizations and their API keys.

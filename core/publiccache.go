@@ -90,4 +90,5 @@ func (m *base) forgetSite(siteID string) {
 	m.viewCache.forget(siteID)
 	m.configCache.forget(siteID)
 	m.declCache.forget(siteID)
+	m.snapshotCache.forget(siteID)
 }

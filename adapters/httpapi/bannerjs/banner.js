@@ -533,7 +533,9 @@
     post(stored);
   }
   function post(s) {
-    var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell() };
+    // language, runtime and page go into the record's snapshot of what was shown
+    var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(),
+      language: cfg.lang || '', runtimeVersion: VERSION, pageUrl: location.origin + location.pathname };
     if (s.id) body.visitorId = s.id;
     if (gpc) body.gpc = true;
     fetch(api + '/' + encodeURIComponent(pk) + '/consent', {

@@ -32,7 +32,10 @@ type Config struct {
 	ScanAllowPrivate bool
 	CountryHeader    string
 	PublicRateLimit  float64
-	LibraryDir       string
+	// TrustedProxies are CIDRs (or addresses) of reverse proxies whose X-Forwarded-For and
+	// Forwarded headers name the client, for the public rate limit only.
+	TrustedProxies []string
+	LibraryDir     string
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration
@@ -120,6 +123,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	a.handler = httpapi.New(httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
+		TrustedProxies: trustedProxies(cfg.TrustedProxies),
 	})
 	if cfg.BootstrapAPIKey != "" {
 		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {

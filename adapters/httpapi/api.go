@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type Config struct {
 	RuntimeVersion string
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
+	// client, for the public rate limit (and the access log's masked address) only.
+	TrustedProxies []netip.Prefix
 }
 
 type handlers struct {
@@ -123,7 +127,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
-	root = instrument(root)
+	root = instrument(cfg.Logger, cfg.TrustedProxies, root)
+	root = traced(root)
+	root = securityHeaders(root)
 	root = recoverer(cfg.Logger, root)
 	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }

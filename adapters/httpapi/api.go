@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/consentd/consentd/adapters/httpapi/apidocs"
 	"github.com/consentd/consentd/core"
 )
 
@@ -78,6 +79,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
+	hc.DocsPath = ""     // huma's page loads its renderer from a CDN; apidocs serves one embedded
 	hc.Info.Description = apiDescription
 	hc.Servers = []*huma.Server{{URL: Prefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -102,6 +104,8 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
 		documentRuntime(api)
 	}
+	mux.Handle("GET "+Prefix+"/docs", apidocs.Page(Prefix+"/openapi.json", Prefix+"/docs/redoc.standalone.js"))
+	mux.Handle("GET "+Prefix+"/docs/redoc.standalone.js", apidocs.Script())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`)) //nolint:errcheck // the client went away

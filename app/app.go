@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/httpapi"
@@ -62,6 +63,8 @@ type App struct {
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
+	// collectors are the scrape-time gauges registered for /metrics.
+	collectors []prometheus.Collector
 }
 
 // The store's transactions are what the queue joins when it inserts a scan job.
@@ -120,6 +123,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.registerCollectors()
 	a.handler = httpapi.New(httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
@@ -160,6 +164,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Close releases the database.
 func (a *App) Close() error {
+	a.unregisterCollectors()
 	if a.queue != nil {
 		a.queue.Close()
 	}

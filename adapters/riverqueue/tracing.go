@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -78,6 +79,7 @@ func (t *tracing) Work(ctx context.Context, job *rivertype.JobRow, doInner func(
 			attrs = append(attrs, AttrScanID.String(args.ScanID), AttrSiteID.String(args.SiteID))
 		}
 	}
+	observeStart(job, time.Now())
 	// The attempt is a child of the enqueuing request's span: one trace from the API call
 	// through the job to the crawled pages, however long the job waited.
 	ctx, span := t.tracer.Start(jobContext(ctx, job), "river.work "+job.Kind,

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/realclientip/realclientip-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/realclientip/realclientip-go"
 	"golang.org/x/time/rate"
 
 	"github.com/consentd/consentd/core"

@@ -128,3 +128,32 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatalf("restored database: %s %s %v", out, stderr, err)
 	}
 }
+
+// TestEverySettingIsKnown: every flag of every command is in settings, so that a variable set
+// for one command (say in a shared environment file) is not refused as a misspelling by another.
+func TestEverySettingIsKnown(t *testing.T) {
+	known := map[string]bool{}
+	for _, s := range settings {
+		known[envName(s)] = true
+	}
+	for _, cmd := range [][]string{
+		{"serve"}, {"worker"}, {"migrate"}, {"org", "create"}, {"org", "list"}, {"apikey", "create"}, {"apikey", "list"},
+		{"apikey", "revoke"}, {"apikey", "rotate"}, {"site", "create"}, {"scan"}, {"library", "lint"},
+		{"library", "import-ocd"}, {"backup"}, {"version"},
+	} {
+		_, stderr, _ := runCLI(t, nil, append(cmd, "--help")...)
+		if !strings.Contains(stderr, "Usage of consentd") {
+			t.Errorf("%v --help: %s", cmd, stderr)
+		}
+		for _, line := range strings.Split(stderr, "\n") {
+			_, rest, ok := strings.Cut(line, "(env ")
+			if !ok {
+				continue
+			}
+			name := strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ')' || r == ' ' })[0]
+			if !known[name] {
+				t.Errorf("%v: %s is missing from settings", cmd, name)
+			}
+		}
+	}
+}

@@ -23,6 +23,7 @@ func TestMisconfiguration(t *testing.T) {
 		{"non-numeric workers", []string{"CONSENTD_WORKERS=abc"}, []string{"CONSENTD_WORKERS", "integer"}},
 		{"misspelled variable", []string{"CONSENTD_WORKER=2"}, []string{"CONSENTD_WORKER is not a setting", "CONSENTD_WORKERS"}},
 		{"bad proxies", []string{"CONSENTD_TRUSTED_PROXIES=10.0.0.0/99"}, []string{"CONSENTD_TRUSTED_PROXIES"}},
+		{"bad OTLP protocol", []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=carrier-pigeon"}, []string{"OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_"}},
 		{"several at once", []string{"CONSENTD_WORKERS=x", "CONSENTD_SCAN_TIMEOUT=soon"}, []string{"CONSENTD_WORKERS", "CONSENTD_SCAN_TIMEOUT", "duration"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -51,8 +51,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Telemetry says which signals to export over OTLP (TelemetryFromEnv); zero exports none.
 	Telemetry Telemetry
-	Logger          *slog.Logger
-	Now             func() time.Time
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // App is a built consentd: store, catalog, queue, use cases, scan workers and HTTP handler.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/consentd/consentd/adapters/httpapi/apidocs"
 	"github.com/consentd/consentd/core"
 )
 
@@ -42,6 +44,9 @@ type Config struct {
 	RuntimeScript []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
+	// client, for the public rate limit (and the access log's masked address) only.
+	TrustedProxies []netip.Prefix
 }
 
 type handlers struct {
@@ -73,19 +78,24 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
+	if cfg.UseCases.ConsentUseCases != nil {
+		cfg.UseCases.ConsentUseCases = countedConsents{cfg.UseCases.ConsentUseCases}
+	}
 	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
 
 	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
+	hc.DocsPath = ""     // huma's page loads its renderer from a CDN; apidocs serves one embedded
 	hc.Info.Description = apiDescription
 	hc.Servers = []*huma.Server{{URL: Prefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` and stored only as hashes."},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` or `POST /api-keys`, rotated and revoked under `/api-keys`, and stored only as hashes."},
 	}
 	api := humago.NewWithPrefix(mux, Prefix, hc)
 	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
 
+	h.registerAPIKeys(api)
 	h.registerSites(api)
 	h.registerBanner(api)
 	h.registerCategories(api)
@@ -104,6 +114,8 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
 		documentRuntime(api)
 	}
+	mux.Handle("GET "+Prefix+"/docs", apidocs.Page(Prefix+"/openapi.json", Prefix+"/docs/redoc.standalone.js"))
+	mux.Handle("GET "+Prefix+"/docs/redoc.standalone.js", apidocs.Script())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`)) //nolint:errcheck // the client went away
@@ -129,7 +141,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
-	root = instrument(root)
+	root = instrument(cfg.Logger, cfg.TrustedProxies, root)
+	root = traced(root)
+	root = securityHeaders(root)
 	root = recoverer(cfg.Logger, root)
 	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }
@@ -234,6 +248,10 @@ Errors always have the body ` + "`{\"error\": {\"code\", \"message\"}}`" + `. Va
 malformed JSON and unknown body fields are 400 with code ` + "`validation_error`" + ` and a message
 naming the field (never 422). Codes: validation_error, unauthorized, not_found, conflict,
 rate_limited, internal.
+
+API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last use (to the minute) and,
+once rotated, when it stops working; the key itself is only in the answer that creates it.
+Rotation keeps the old key valid for a grace period (default one day); revocation is immediate.
 
 Public endpoints (` + "`/public/...`" + `) need no key: the banner runtime names the site by its
 projectKey. They allow any origin (CORS) and are rate limited per client address (429).

@@ -20,6 +20,7 @@ func serve(ctx context.Context, args []string) error {
 		fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 		fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 		fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
+		fs.Var(listFlag{&cfg.TrustedProxies}, "trusted-proxies", "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit only")
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
 		// Bind first: a taken port must fail before a key is created. The key is then shown

@@ -29,6 +29,9 @@ type siteConfig struct {
 	IgnoreRobots bool              `json:"ignoreRobots"` // scan option
 	Gate         *gateConfig       `json:"gate"`         // storefront password gate
 	DNS          map[string]string `json:"dns"`          // host → address the fake resolver answers
+	// Consentd is the host that serves consentd's banner runtime (the real one, built from
+	// adapters/httpapi/bannerjs) at /api/v1/public/banner.js; its configuration is recorded.
+	Consentd string `json:"consentd"`
 }
 
 type gateConfig struct {

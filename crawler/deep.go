@@ -201,6 +201,9 @@ const scrollScript = `(function () {
 
 func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit, error) {
 	s := d.s
+	if s.e.beforeVisit != nil {
+		s.e.beforeVisit(page, br)
+	}
 	proxy, err := newPageProxy(d.tr, br, d.budget)
 	if err != nil {
 		return nil, err

@@ -292,3 +292,10 @@ func siteHandler(dir string, cfg siteConfig) http.Handler {
 		rp.ServeHTTP(w, r)
 	})
 }
+
+// testBrowserPath is the Chromium tests use, after the same skip-or-fail rule as testBrowsers.
+func testBrowserPath(t testing.TB) string {
+	t.Helper()
+	testBrowsers(t)
+	return chromiumPath
+}

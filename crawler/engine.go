@@ -26,6 +26,8 @@ type Engine struct {
 	// replay server; the production path resolves and dials for real.
 	hooks     *netHooks
 	tlsConfig *tls.Config
+	// beforeVisit, set by tests only, runs before the browser loads a page (to crash it).
+	beforeVisit func(page string, br *browser)
 }
 
 // New returns an engine matching against ix.

@@ -19,6 +19,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
 
@@ -30,7 +31,16 @@ type Config struct {
 	PublicURL        string
 	BootstrapAPIKey  string
 	ScanAllowPrivate bool
-	CountryHeader    string
+	// ScanMode is the mode of scans triggered without one: static, deep or auto (default).
+	ScanMode string
+	// ScanConnectTo are connect-to rules and ScanCACert an extra root CA file for every scan
+	// (tests, intranets); ChromiumPath the deep scans' browser and ScanBrowsers the size of
+	// the process's browser pool (docs/crawler.md).
+	ScanConnectTo []string
+	ScanCACert    string
+	ChromiumPath  string
+	ScanBrowsers  int
+	CountryHeader string
 	PublicRateLimit  float64
 	LibraryDir       string
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
@@ -59,6 +69,7 @@ type App struct {
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
+	browsers *crawler.Browsers
 }
 
 // The store's transactions are what the queue joins when it inserts a scan job.
@@ -84,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service library: %w", err)
 	}
-	crawler, err := newCrawler(catalog, cfg)
+	scanner, browsers, err := newCrawler(catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog}
+	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, browsers: browsers}
 	if err := store.Migrate(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -106,8 +117,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.useCases, err = core.New(core.Deps{
-		Store: store, Queue: a.queue, Crawler: crawler, Catalog: catalog, AllSites: store,
-		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store,
+		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
 	})
 	if err != nil {
 		a.Close()
@@ -154,8 +165,11 @@ func (a *App) Dialect() string { return a.store.Dialect() }
 // Handler is the HTTP handler of the whole service.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Close releases the database.
+// Close stops the browsers and releases the database.
 func (a *App) Close() error {
+	if a.browsers != nil {
+		a.browsers.Close()
+	}
 	if a.queue != nil {
 		a.queue.Close()
 	}

@@ -28,6 +28,7 @@ func (c Config) Validate() error {
 	if c.PublicRateLimit < 0 {
 		errs = append(errs, fmt.Errorf("public-rate-limit (CONSENTD_PUBLIC_RATE_LIMIT) %g: must be 0 (off) or more", c.PublicRateLimit))
 	}
+	errs = append(errs, validateScanSettings(c)...)
 	return errors.Join(errs...)
 }
 

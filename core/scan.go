@@ -19,16 +19,16 @@ const (
 
 // Scan is one crawl of a site looking for trackers.
 type Scan struct {
-	ID                  string               `json:"id"`
-	SiteID              string               `json:"siteId"`
-	URL                 string               `json:"url"`
-	URLs                []string             `json:"urls"`
-	Status              string               `json:"status"`
+	ID     string   `json:"id"`
+	SiteID string   `json:"siteId"`
+	URL    string   `json:"url"`
+	URLs   []string `json:"urls"`
+	Status string   `json:"status"`
 	// Mode is the mode asked for: static, deep or auto.
 	Mode string `json:"mode" enum:"static,deep,auto"`
 	// ModeUsed is the engine that ran: static or deep (auto picks deep when the worker has a
 	// browser); null until the scan completed.
-	ModeUsed *string `json:"modeUsed" enum:"static,deep"`
+	ModeUsed            *string              `json:"modeUsed" enum:"static,deep"`
 	DetectedServices    []DetectedService    `json:"detectedServices"`
 	UnrecognizedScripts []UnrecognizedScript `json:"unrecognizedScripts"`
 	PagesScanned        int                  `json:"pagesScanned"`
@@ -41,9 +41,9 @@ type Scan struct {
 	// consented (a deep scan gives no consent), with what it did; empty for a static scan.
 	PreConsent   []PreConsentFinding `json:"preConsent"`
 	ErrorMessage *string             `json:"errorMessage"`
-	CreatedAt    time.Time   `json:"createdAt"`
-	StartedAt    *time.Time  `json:"startedAt"`
-	FinishedAt   *time.Time  `json:"finishedAt"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	StartedAt    *time.Time          `json:"startedAt"`
+	FinishedAt   *time.Time          `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.
@@ -175,12 +175,12 @@ type ScanStore interface {
 
 // ScanJob is the work of one scan, as handed to a queue.
 type ScanJob struct {
-	ScanID             string   `json:"scanId"`
-	SiteID             string   `json:"siteId"`
-	URLs               []string `json:"urls"`
+	ScanID string   `json:"scanId"`
+	SiteID string   `json:"siteId"`
+	URLs   []string `json:"urls"`
 	// Mode is static, deep or auto; jobs queued before modes existed have none and run static.
-	Mode               string   `json:"mode,omitempty"`
-	StorefrontPassword string   `json:"storefrontPassword,omitempty"`
+	Mode               string `json:"mode,omitempty"`
+	StorefrontPassword string `json:"storefrontPassword,omitempty"`
 }
 
 // ScanQueue schedules scan jobs for a worker, which calls Scans.RunScan.

@@ -295,11 +295,15 @@ func (d *deepScan) browserErr(br *browser, pctx context.Context, err error) erro
 	return err
 }
 
-// injectCookies gives the browser context the cookies the static pass was given for the page
-// (a storefront's password cookie), so the browser sees the unlocked shop.
+// injectCookies gives the browser context, when the static pass unlocked a storefront, the
+// cookies the static pass holds for the page (the storefront's password cookie among them), so
+// the browser sees the unlocked shop. Those cookies are the scan's doing and not reported.
 func (d *deepScan) injectCookies(ctx context.Context, id cdp.BrowserContextID, page string, v *visit) error {
+	d.s.unlockMu.Lock()
+	unlocked := d.s.unlocked
+	d.s.unlockMu.Unlock()
 	u, err := url.Parse(page)
-	if err != nil || d.jar == nil {
+	if err != nil || d.jar == nil || !unlocked {
 		return nil
 	}
 	var params []*network.CookieParam

@@ -183,3 +183,34 @@ func TestDeepBudget(t *testing.T) {
 		t.Fatalf("every tag loaded within a budget of 1500 bytes: %+v", res.Cookies)
 	}
 }
+
+// TestDeepStorefront: a password-protected storefront is unlocked by the static pass, and the
+// browser sees the shop behind the gate, not the password page.
+func TestDeepStorefront(t *testing.T) {
+	b := testBrowsers(t)
+	static, err := scanSite(t, "../testdata/sites/shop-password", catalogIndex(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := deepScanSite(t, "../testdata/sites/shop-password", catalogIndex(t), b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, r := range res.Requests {
+		if r.Type == "Document" {
+			docs = append(docs, r.URL)
+			if strings.HasSuffix(r.URL, "/password") {
+				t.Errorf("the browser was sent to the password page: %+v", r)
+			}
+		}
+	}
+	if len(docs) == 0 || len(res.Services) < len(static.Services) {
+		t.Fatalf("documents %v, services %d (static %d)", docs, len(res.Services), len(static.Services))
+	}
+	for _, c := range res.Cookies {
+		if c.Name == "storefront_digest" {
+			t.Errorf("the scan's own storefront cookie is reported: %+v", c)
+		}
+	}
+}

@@ -52,6 +52,21 @@ func storeFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.StringVar(&cfg.LibraryDir, "library-dir", "", "directory of extra or overriding library entries (env CONSENTD_LIBRARY_DIR)")
 }
 
+// listFlag is a repeatable flag; one value may also hold several, separated by commas (as
+// environment variables give them).
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
 func logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

@@ -36,13 +36,13 @@ type Config struct {
 	// ScanConnectTo are connect-to rules and ScanCACert an extra root CA file for every scan
 	// (tests, intranets); ChromiumPath the deep scans' browser and ScanBrowsers the size of
 	// the process's browser pool (docs/crawler.md).
-	ScanConnectTo []string
-	ScanCACert    string
-	ChromiumPath  string
-	ScanBrowsers  int
-	CountryHeader string
-	PublicRateLimit  float64
-	LibraryDir       string
+	ScanConnectTo   []string
+	ScanCACert      string
+	ChromiumPath    string
+	ScanBrowsers    int
+	CountryHeader   string
+	PublicRateLimit float64
+	LibraryDir      string
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration

@@ -1,26 +1,19 @@
 package app
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
 // chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
@@ -34,34 +27,6 @@ func needChromium(t *testing.T) {
 		}
 		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
 	}
-}
-
-// testCA makes a root CA and a server certificate it signs for hosts, and writes the CA to a
-// PEM file: what an operator gives CONSENTD_SCAN_CA_CERT.
-func testCA(t *testing.T, hosts ...string) (tls.Certificate, string) {
-	t.Helper()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "consentd test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: hosts[0]}, DNSNames: hosts,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, file
 }
 
 // vendorSite serves a shop and the vendor hosts its pixel uses, all over TLS with a
@@ -106,7 +71,7 @@ new Image().src = 'https://www.facebook.com/tr?id=' + fbq.queue[0][1] + '&ev=Pag
 func TestDeepScanOverHTTP(t *testing.T) {
 	needChromium(t)
 	dialects(t, func(t *testing.T, dialect string) {
-		cert, caFile := testCA(t, "www.deepshop.example", "connect.facebook.net", "www.facebook.com")
+		cert, caFile := crawlertest.CA(t, "www.deepshop.example", "connect.facebook.net", "www.facebook.com")
 		vendors := vendorSite(t, cert)
 		r := serve(t, dialect, func(c *Config) {
 			c.ScanConnectTo = []string{"::127.0.0.1:" + vendors.Listener.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):]}

@@ -47,7 +47,8 @@ type ScanSettings struct {
 // ScanOptions turns settings into the engine's options, with core's scan limits.
 func ScanOptions(s ScanSettings) (crawler.Options, error) {
 	opts := crawler.Options{AllowPrivate: s.AllowPrivate, RootCAFile: s.CACert,
-		MaxBrowserBytes: core.ScanByteBudget, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PageTimeout: core.DeepPageTimeout}
+		MaxBrowserBytes: core.ScanByteBudget, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PageTimeout: core.DeepPageTimeout,
+		PagesAtOnce: core.DeepPagesAtOnce}
 	for _, r := range s.ConnectTo {
 		rule, err := crawler.ParseConnectTo(r)
 		if err != nil {

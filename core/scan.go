@@ -251,6 +251,9 @@ const (
 	DeepQuietMax = 5 * time.Second
 	// MaxPreConsentItems bounds the requests, cookies and storage keys listed per finding.
 	MaxPreConsentItems = 20
+	// DeepPagesAtOnce is how many pages a deep scan's browser loads at once, each in a
+	// browser context of its own.
+	DeepPagesAtOnce = 3
 	// DefaultBrowsers is the size of a worker's browser pool unless configured.
 	DefaultBrowsers = 1
 )

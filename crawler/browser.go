@@ -228,6 +228,10 @@ func (b *Browsers) launch(ctx context.Context) (*browser, error) {
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("dns-prefetch-disable", true),
 		chromedp.Flag("mute-audio", true),
+		// One renderer per page, not one more per cross-site frame: a scan reads what pages
+		// load and store, and each page already has a browser context of its own.
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter"),
 		chromedp.Flag("proxy-server", "http://"+ln.Addr().String()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),

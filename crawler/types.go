@@ -23,7 +23,7 @@ const (
 	DefaultQuietFor = 400 * time.Millisecond
 	DefaultQuietMax = 5 * time.Second
 	// DefaultPagesAtOnce is how many pages a deep scan's browser loads at once.
-	DefaultPagesAtOnce = 2
+	DefaultPagesAtOnce = 3
 )
 
 // Modes of a Result: which engine produced it.

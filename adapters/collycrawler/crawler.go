@@ -26,7 +26,7 @@ var _ core.SiteCrawler = (*Crawler)(nil)
 // The deep scans' limits are core's.
 func New(engine *crawler.Engine, opts crawler.Options, browsers *crawler.Browsers) *Crawler {
 	opts.MaxBrowserBytes = core.ScanByteBudget
-	opts.QuietFor, opts.QuietMax = core.DeepQuietFor, core.DeepQuietMax
+	opts.QuietFor, opts.QuietMax, opts.PagesAtOnce = core.DeepQuietFor, core.DeepQuietMax, core.DeepPagesAtOnce
 	if opts.PageTimeout == 0 {
 		opts.PageTimeout = core.DeepPageTimeout
 	}

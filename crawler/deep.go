@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -219,12 +218,6 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
 
-	t0 := time.Now()
-	mark := func(what string) {
-		if os.Getenv("DEEPDBG") != "" {
-			fmt.Fprintf(os.Stderr, "%s %s %v\n", page, what, time.Since(t0).Round(time.Millisecond))
-		}
-	}
 	v := &visit{page: page, types: map[string]requestInfo{}, injected: map[string]bool{}}
 	var mu sync.Mutex
 	if err := chromedp.Listen(pctx, func(ev any) {
@@ -252,7 +245,6 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	if err := d.injectCookies(pctx, bctxID, page, v); err != nil {
 		return nil, d.browserErr(br, pctx, err)
 	}
-	mark("ready")
 	navCtx, navCancel := context.WithTimeout(pctx, s.opts.PageTimeout*3/4)
 	navErr := chromedp.Do(navCtx, chromedp.Navigate(page))
 	navCancel()
@@ -263,9 +255,7 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 		// The page may still have run: what it did is recorded below.
 		s.pageError(page, 0, "the browser reported a failed load: "+navErr.Error())
 	}
-	mark("loaded")
 	waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
-	mark("quiet")
 	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript)); err == nil {
 		waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
 	}
@@ -279,7 +269,6 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 		return nil, d.browserErr(br, pctx, err)
 	}
 	v.cookies, v.at = res.Cookies, time.Now()
-	mark("collected")
 	mu.Lock()
 	v.records = proxy.recorded()
 	mu.Unlock()

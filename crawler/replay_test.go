@@ -16,10 +16,9 @@ import (
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
-// siteConfig, gateConfig and replay are crawlertest's, shared with the command's tests.
+// siteConfig and replay are crawlertest's, shared with the command's tests.
 type (
 	siteConfig = crawlertest.SiteConfig
-	gateConfig = crawlertest.GateConfig
 	replay     = crawlertest.Replay
 )
 

@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -143,6 +144,19 @@ func TestAutoFallsBackToStatic(t *testing.T) {
 		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
 		if s.Mode != core.ScanAuto || got.Status != core.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanStatic {
 			t.Fatalf("auto scan: mode %q, %s, used %v: %v", s.Mode, got.Status, got.ModeUsed, deref(got.ErrorMessage))
+		}
+		// A mode that does not exist is the client's error, with the modes that do.
+		req, _ := http.NewRequest("POST", r.base+"/sites/"+site.ID+"/scan", strings.NewReader(`{"mode":"browser"}`))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "deep") {
+			t.Fatalf("mode browser: %d %s", resp.StatusCode, body)
 		}
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "deep"}, &s)
 		got = r.waitScan(t, site.ID, s.ID, 30*time.Second)

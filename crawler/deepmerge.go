@@ -197,7 +197,8 @@ func (s *scan) mergeVisit(v *visit) {
 		keys []string
 	}{{StorageLocal, v.storage.Local}, {StorageSession, v.storage.Session}} {
 		for _, name := range kk.keys {
-			if consentdStorage(name) {
+			// consentd's own keys are no finding; a key holding NUL cannot be stored as text.
+			if consentdStorage(name) || strings.IndexByte(name, 0) >= 0 {
 				continue
 			}
 			var svc *library.Service

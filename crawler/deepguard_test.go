@@ -214,3 +214,36 @@ func TestDeepStorefront(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepBrowserHang: a browser that stops answering (SIGSTOP) is given up at the page
+// timeout, replaced, and the page loaded on the new one.
+func TestDeepBrowserHang(t *testing.T) {
+	b := NewBrowsers(BrowserOptions{Path: testBrowserPath(t), Size: 1})
+	defer b.Close()
+	dir := "../testdata/deep/script-cookies"
+	cfg := loadSiteConfig(t, dir)
+	tb := newTestbed(t, siteHandler(dir, cfg))
+	e := New(catalogIndex(t))
+	tb.install(e, nil)
+	var stopped atomic.Int64
+	e.beforeVisit = func(_ string, br *browser) {
+		if stopped.CompareAndSwap(0, int64(br.pid)) {
+			_ = syscall.Kill(br.pid, syscall.SIGSTOP)
+		}
+	}
+	start := time.Now()
+	res, err := e.DeepCrawl(context.Background(), Options{StartURLs: cfg.Start, Timeout: 60 * time.Second, PagesAtOnce: 1,
+		PageTimeout: 3 * time.Second}, b)
+	if err != nil {
+		t.Fatalf("a hung browser failed the scan: %v", err)
+	}
+	if stopped.Load() == 0 || len(res.Cookies) == 0 {
+		t.Fatalf("stopped %d, cookies %+v", stopped.Load(), res.Cookies)
+	}
+	for _, pid := range b.pids() {
+		if pid == int(stopped.Load()) {
+			t.Fatal("the hung browser is still in the pool")
+		}
+	}
+	t.Logf("recovered in %v", time.Since(start).Round(time.Millisecond))
+}

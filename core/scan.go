@@ -28,7 +28,7 @@ type Scan struct {
 	Mode string `json:"mode" enum:"static,deep,auto"`
 	// ModeUsed is the engine that ran: static or deep (auto picks deep when the worker has a
 	// browser); null until the scan completed.
-	ModeUsed            *string              `json:"modeUsed" enum:"static,deep"`
+	ModeUsed            *string              `json:"modeUsed" doc:"The mode that ran, static or deep; null until the scan completed (no enum: null must validate)."`
 	DetectedServices    []DetectedService    `json:"detectedServices"`
 	UnrecognizedScripts []UnrecognizedScript `json:"unrecognizedScripts"`
 	PagesScanned        int                  `json:"pagesScanned"`

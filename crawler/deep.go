@@ -190,11 +190,16 @@ const storageScript = `(function () {
   return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage)};
 })()`
 
-// scrollScript scrolls to the bottom in steps, so that lazy loads start.
-const scrollScript = `(function () {
+// scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms
+// after each so that the page renders there and lazy loads (IntersectionObserver, loading=lazy)
+// start: synchronous scrollTo calls in a row would only render the last position.
+const scrollScript = `(async function () {
   var h = Math.max(document.body ? document.body.scrollHeight : 0, document.documentElement.scrollHeight);
-  for (var y = 0; y <= h; y += 800) window.scrollTo(0, y);
-  window.scrollTo(0, h);
+  var step = Math.max(window.innerHeight || 800, Math.ceil(h / 10));
+  for (var y = step; y < h + step; y += step) {
+    window.scrollTo(0, Math.min(y, h));
+    await new Promise(function (r) { setTimeout(r, 40); });
+  }
   return true;
 })()`
 
@@ -256,7 +261,7 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 		s.pageError(page, 0, "the browser reported a failed load: "+navErr.Error())
 	}
 	waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
-	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript)); err == nil {
+	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err == nil {
 		waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
 	}
 	st, err := chromedp.Run(pctx, chromedp.Evaluate[pageStorage](storageScript))

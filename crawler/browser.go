@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -165,6 +167,17 @@ type browser struct {
 }
 
 func (br *browser) alive() bool { return br.ctx.Err() == nil }
+
+// responsiveWithin bounds the check that a browser still answers.
+const responsiveWithin = 5 * time.Second
+
+// responsive reports whether the browser answers a browser-level command in time.
+func (br *browser) responsive() bool {
+	ctx, cancel := context.WithTimeout(br.ctx, responsiveWithin)
+	defer cancel()
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
+	return err == nil
+}
 
 func (br *browser) stop() {
 	br.cancel()

@@ -280,11 +280,18 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	return v, nil
 }
 
-// browserErr classifies a failed browser command: a dead browser or one that let the page's
-// time run out is broken; anything else is the page's failure.
+// browserErr classifies a failed browser command: a dead browser, or one that no longer
+// answers when the page's time ran out, is broken; a browser that still answers had a page
+// that did not finish in time (an endless script), which is the page's failure.
 func (d *deepScan) browserErr(br *browser, pctx context.Context, err error) error {
-	if !br.alive() || errors.Is(pctx.Err(), context.DeadlineExceeded) {
+	if !br.alive() {
 		return fmt.Errorf("%w: %v", errBrowserBroken, err)
+	}
+	if errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		if !br.responsive() {
+			return fmt.Errorf("%w: %v", errBrowserBroken, err)
+		}
+		return fmt.Errorf("the page did not finish within %v", d.s.opts.PageTimeout)
 	}
 	return err
 }

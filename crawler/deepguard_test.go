@@ -233,7 +233,7 @@ func TestDeepBrowserHang(t *testing.T) {
 	}
 	start := time.Now()
 	res, err := e.DeepCrawl(context.Background(), Options{StartURLs: cfg.Start, Timeout: 60 * time.Second, PagesAtOnce: 1,
-		PageTimeout: 3 * time.Second}, b)
+		PageTimeout: 8 * time.Second}, b)
 	if err != nil {
 		t.Fatalf("a hung browser failed the scan: %v", err)
 	}
@@ -246,4 +246,35 @@ func TestDeepBrowserHang(t *testing.T) {
 		}
 	}
 	t.Logf("recovered in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestDeepEndlessScript: a page whose script never yields fails alone, with a page error; the
+// browser still answers, so it is kept and the scan completes.
+func TestDeepEndlessScript(t *testing.T) {
+	b := testBrowsers(t)
+	tb := newTestbed(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body><a href="/busy">busy</a><script>document.cookie='ok=1; max-age=600'</script></body></html>`)
+		case "/busy":
+			fmt.Fprint(w, `<html><body><script>setTimeout(function () { for (;;) {} }, 0)</script></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	e := New(catalogIndex(t))
+	tb.install(e, nil)
+	res, err := e.DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.busy.example/"}, Timeout: 60 * time.Second,
+		PageTimeout: 4 * time.Second}, b)
+	if err != nil {
+		t.Fatalf("an endless script failed the scan: %v", err)
+	}
+	var busy bool
+	for _, e := range res.Errors {
+		busy = busy || strings.HasSuffix(e.URL, "/busy") && strings.Contains(e.Message, "did not finish")
+	}
+	if !busy || len(res.Cookies) != 1 {
+		t.Fatalf("errors %+v, cookies %+v", res.Errors, res.Cookies)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
 
@@ -31,8 +32,17 @@ type Config struct {
 	PublicURL        string
 	BootstrapAPIKey  string
 	ScanAllowPrivate bool
-	CountryHeader    string
-	PublicRateLimit  float64
+	// ScanMode is the mode of scans triggered without one: static, deep or auto (default).
+	ScanMode string
+	// ScanConnectTo are connect-to rules and ScanCACert an extra root CA file for every scan
+	// (tests, intranets); ChromiumPath the deep scans' browser and ScanBrowsers the size of
+	// the process's browser pool (docs/crawler.md).
+	ScanConnectTo   []string
+	ScanCACert      string
+	ChromiumPath    string
+	ScanBrowsers    int
+	CountryHeader   string
+	PublicRateLimit float64
 	// TrustedProxies are CIDRs (or addresses) of reverse proxies whose X-Forwarded-For and
 	// Forwarded headers name the client, for the public rate limit only.
 	TrustedProxies []string
@@ -65,6 +75,7 @@ type App struct {
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
+	browsers *crawler.Browsers
 	// collectors are the scrape-time gauges registered for /metrics.
 	collectors []prometheus.Collector
 	// stopTelemetry flushes and stops the exporters.
@@ -94,22 +105,29 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service library: %w", err)
 	}
-	crawler, err := newCrawler(catalog, cfg)
+	scanner, browsers, err := newCrawler(catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
 	// Exporters are built before the store is opened, so that a bad OTEL_ setting stops the
 	// process before anything is created; they connect lazily.
 	stopTelemetry, err := StartTelemetry(ctx, cfg.Telemetry)
+	closeBrowsers := func() {
+		if browsers != nil {
+			browsers.Close()
+		}
+	}
 	if err != nil {
+		closeBrowsers()
 		return nil, err
 	}
 	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
+		closeBrowsers()
 		stopTelemetry(ctx) //nolint:errcheck // nothing was exported yet
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, stopTelemetry: stopTelemetry}
+	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, browsers: browsers, stopTelemetry: stopTelemetry}
 	if err := store.Migrate(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -123,8 +141,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.useCases, err = core.New(core.Deps{
-		Store: store, Queue: a.queue, Crawler: crawler, Catalog: catalog, AllSites: store,
-		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store,
+		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
 	})
 	if err != nil {
 		a.Close()
@@ -174,9 +192,12 @@ func (a *App) Dialect() string { return a.store.Dialect() }
 // Handler is the HTTP handler of the whole service.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Close flushes the telemetry exporters and releases the database.
+// Close stops the browsers, flushes the telemetry exporters and releases the database.
 func (a *App) Close() error {
 	a.unregisterCollectors()
+	if a.browsers != nil {
+		a.browsers.Close()
+	}
 	if a.queue != nil {
 		a.queue.Close()
 	}

@@ -34,6 +34,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("trusted-proxies (CONSENTD_TRUSTED_PROXIES) %q: expected CIDRs or IP addresses separated by commas, e.g. 10.0.0.0/8,192.0.2.1", p))
 		}
 	}
+	errs = append(errs, validateScanSettings(c)...)
 	return errors.Join(errs...)
 }
 

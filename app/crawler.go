@@ -1,7 +1,11 @@
 package app
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/consentd/consentd/adapters/collycrawler"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
@@ -26,10 +30,82 @@ func LoadEngine(libraryDir string) (*crawler.Engine, error) {
 	return NewEngine(catalog)
 }
 
-func newCrawler(catalog *library.Catalog, cfg Config) (*collycrawler.Crawler, error) {
+// ScanSettings are the settings every scan of a process applies, for the workers and
+// 'consentd scan' alike.
+type ScanSettings struct {
+	AllowPrivate bool
+	// ConnectTo are connect-to rules (HOST:PORT:CONNECT_HOST:CONNECT_PORT); CACert a PEM file
+	// of extra root certificates. Both apply to static and deep scans.
+	ConnectTo []string
+	CACert    string
+	// ChromiumPath is the browser of deep scans (empty: looked up on the PATH); Browsers the
+	// size of the process's browser pool (0: core.DefaultBrowsers).
+	ChromiumPath string
+	Browsers     int
+}
+
+// ScanOptions turns settings into the engine's options, with core's scan limits.
+func ScanOptions(s ScanSettings) (crawler.Options, error) {
+	opts := crawler.Options{AllowPrivate: s.AllowPrivate, RootCAFile: s.CACert,
+		MaxBrowserBytes: core.ScanByteBudget, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PageTimeout: core.DeepPageTimeout,
+		PagesAtOnce: core.DeepPagesAtOnce}
+	for _, r := range s.ConnectTo {
+		rule, err := crawler.ParseConnectTo(r)
+		if err != nil {
+			return opts, err
+		}
+		opts.ConnectTo = append(opts.ConnectTo, rule)
+	}
+	return opts, nil
+}
+
+// NewBrowsers builds a process's browser pool for deep scans; no browser starts before a deep
+// scan needs one.
+func NewBrowsers(s ScanSettings) *crawler.Browsers {
+	n := s.Browsers
+	if n <= 0 {
+		n = core.DefaultBrowsers
+	}
+	return crawler.NewBrowsers(crawler.BrowserOptions{Path: s.ChromiumPath, Size: n})
+}
+
+func (c Config) scanSettings() ScanSettings {
+	return ScanSettings{AllowPrivate: c.ScanAllowPrivate, ConnectTo: c.ScanConnectTo, CACert: c.ScanCACert,
+		ChromiumPath: c.ChromiumPath, Browsers: c.ScanBrowsers}
+}
+
+// validateScanSettings reports connect-to rules that do not parse and a CA file that cannot be
+// read, naming the setting.
+func validateScanSettings(c Config) []error {
+	var errs []error
+	for _, r := range c.ScanConnectTo {
+		if _, err := crawler.ParseConnectTo(r); err != nil {
+			errs = append(errs, fmt.Errorf("scan-connect-to (CONSENTD_SCAN_CONNECT_TO): %w", err))
+		}
+	}
+	if c.ScanCACert != "" {
+		if _, err := os.ReadFile(c.ScanCACert); err != nil {
+			errs = append(errs, fmt.Errorf("scan-ca-cert (CONSENTD_SCAN_CA_CERT) %q: %w", c.ScanCACert, err))
+		}
+	}
+	if c.ScanMode != "" && !core.ValidScanMode(c.ScanMode) {
+		errs = append(errs, fmt.Errorf("scan-mode (CONSENTD_SCAN_MODE) %q: must be static, deep or auto", c.ScanMode))
+	}
+	if c.ScanBrowsers < 0 {
+		errs = append(errs, fmt.Errorf("scan-browsers (CONSENTD_SCAN_BROWSERS) %d: must be 1 or more (0: %d)", c.ScanBrowsers, core.DefaultBrowsers))
+	}
+	return errs
+}
+
+func newCrawler(catalog *library.Catalog, cfg Config) (*collycrawler.Crawler, *crawler.Browsers, error) {
 	engine, err := NewEngine(catalog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return collycrawler.New(engine, crawler.Options{AllowPrivate: cfg.ScanAllowPrivate}), nil
+	opts, err := ScanOptions(cfg.scanSettings())
+	if err != nil {
+		return nil, nil, err
+	}
+	browsers := NewBrowsers(cfg.scanSettings())
+	return collycrawler.New(engine, opts, browsers), browsers, nil
 }

@@ -163,7 +163,8 @@ func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
 // and the real crawler, against a loopback site with Google Analytics.
 func TestScanOverHTTP(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
-		r := serve(t, dialect, nil)
+		// The static engine's path (TestDeepScanOverHTTP covers the browser's).
+		r := serve(t, dialect, func(c *Config) { c.ScanMode = core.ScanStatic })
 		target := targetSite(t)
 		site := r.createSite(t, target.URL+"/")
 		var s core.Scan

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -20,6 +21,9 @@ type Deps struct {
 	// Logger receives what a site owner must not see: the causes behind a failed scan's
 	// user-facing message, with the scan's ID. Nil discards.
 	Logger *slog.Logger
+	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
+	// (the default when empty).
+	ScanMode string
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -51,8 +55,14 @@ func New(deps Deps) (*UseCases, error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
+	if deps.ScanMode == "" {
+		deps.ScanMode = ScanAuto
+	}
+	if !ValidScanMode(deps.ScanMode) {
+		return nil, fmt.Errorf("core: scan mode %q is not one of static, deep, auto", deps.ScanMode)
+	}
 	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
-		log: deps.Logger, clock: deps.Now, newID: deps.NewID}
+		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode}
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
@@ -73,6 +83,7 @@ type base struct {
 	log      *slog.Logger
 	clock    func() time.Time
 	newID    func() string
+	scanMode string
 
 	consentCache ttlCache[consentView]
 	viewCache    ttlCache[*siteView]

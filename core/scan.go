@@ -19,20 +19,31 @@ const (
 
 // Scan is one crawl of a site looking for trackers.
 type Scan struct {
-	ID                  string               `json:"id"`
-	SiteID              string               `json:"siteId"`
-	URL                 string               `json:"url"`
-	URLs                []string             `json:"urls"`
-	Status              string               `json:"status"`
+	ID     string   `json:"id"`
+	SiteID string   `json:"siteId"`
+	URL    string   `json:"url"`
+	URLs   []string `json:"urls"`
+	Status string   `json:"status"`
+	// Mode is the mode asked for: static, deep or auto.
+	Mode string `json:"mode" enum:"static,deep,auto"`
+	// ModeUsed is the engine that ran: static or deep (auto picks deep when the worker has a
+	// browser); null until the scan completed.
+	ModeUsed            *string              `json:"modeUsed" doc:"The mode that ran, static or deep; null until the scan completed (no enum: null must validate)."`
 	DetectedServices    []DetectedService    `json:"detectedServices"`
 	UnrecognizedScripts []UnrecognizedScript `json:"unrecognizedScripts"`
 	PagesScanned        int                  `json:"pagesScanned"`
 	// PageErrors are the pages that could not be read; the scan went on without them.
-	PageErrors   []PageError `json:"pageErrors"`
-	ErrorMessage *string     `json:"errorMessage"`
-	CreatedAt    time.Time   `json:"createdAt"`
-	StartedAt    *time.Time  `json:"startedAt"`
-	FinishedAt   *time.Time  `json:"finishedAt"`
+	PageErrors []PageError `json:"pageErrors"`
+	// UnrecognizedCookies are the cookies and storage keys the browser held at the end of a
+	// deep scan that no service claims, for review; empty for a static scan.
+	UnrecognizedCookies []UnrecognizedCookie `json:"unrecognizedCookies"`
+	// PreConsent lists each service that loaded or stored something before the visitor
+	// consented (a deep scan gives no consent), with what it did; empty for a static scan.
+	PreConsent   []PreConsentFinding `json:"preConsent"`
+	ErrorMessage *string             `json:"errorMessage"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	StartedAt    *time.Time          `json:"startedAt"`
+	FinishedAt   *time.Time          `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.
@@ -60,8 +71,46 @@ type ObservedCookie struct {
 	MaxAgeSeconds int64 `json:"maxAgeSeconds"`
 	// ThirdParty is true when the domain is not the scanned site's.
 	ThirdParty bool `json:"thirdParty"`
-	// SeenAt are the URLs whose responses set it.
+	// SeenAt are the pages whose visit set it.
 	SeenAt []string `json:"seenAt"`
+	// HTTPOnly, Secure and SameSite are the attributes the browser holds (deep scans; false
+	// and "" for a static scan).
+	HTTPOnly bool   `json:"httpOnly"`
+	Secure   bool   `json:"secure"`
+	SameSite string `json:"sameSite"`
+}
+
+// Kinds of what a site stores in the browser.
+const (
+	StorageCookie  = "cookie"
+	StorageLocal   = "localStorage"
+	StorageSession = "sessionStorage"
+)
+
+// UnrecognizedCookie is a cookie or storage key no service claims.
+type UnrecognizedCookie struct {
+	// Kind is cookie, localStorage or sessionStorage.
+	Kind string `json:"kind" enum:"cookie,localStorage,sessionStorage"`
+	Name string `json:"name"`
+	// Domain is the cookie's domain, or the origin's host for a storage key.
+	Domain        string   `json:"domain"`
+	Duration      string   `json:"duration"`
+	MaxAgeSeconds int64    `json:"maxAgeSeconds"`
+	ThirdParty    bool     `json:"thirdParty"`
+	SeenAt        []string `json:"seenAt"`
+}
+
+// PreConsentFinding is a service that acted before consent: what it loaded and stored.
+type PreConsentFinding struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Requests are the URLs it loaded (at most MaxPreConsentItems), Cookies the cookies and
+	// Storage the storage keys it left.
+	Requests []string `json:"requests"`
+	Cookies  []string `json:"cookies"`
+	Storage  []string `json:"storage"`
+	Pages    []string `json:"pages"`
 }
 
 // DescribeDuration puts an observed cookie lifetime in the words the library uses for
@@ -126,10 +175,12 @@ type ScanStore interface {
 
 // ScanJob is the work of one scan, as handed to a queue.
 type ScanJob struct {
-	ScanID             string   `json:"scanId"`
-	SiteID             string   `json:"siteId"`
-	URLs               []string `json:"urls"`
-	StorefrontPassword string   `json:"storefrontPassword,omitempty"`
+	ScanID string   `json:"scanId"`
+	SiteID string   `json:"siteId"`
+	URLs   []string `json:"urls"`
+	// Mode is static, deep or auto; jobs queued before modes existed have none and run static.
+	Mode               string `json:"mode,omitempty"`
+	StorefrontPassword string `json:"storefrontPassword,omitempty"`
 }
 
 // ScanQueue schedules scan jobs for a worker, which calls Scans.RunScan.
@@ -144,15 +195,35 @@ type ScanQueue interface {
 type CrawlRequest struct {
 	URLs               []string
 	StorefrontPassword string
+	// Mode is ScanStatic, ScanDeep or ScanAuto.
+	Mode string
 }
 
 // CrawlResult is what the crawler saw.
 type CrawlResult struct {
+	// ModeUsed is ScanStatic or ScanDeep.
+	ModeUsed            string
 	PagesScanned        int
 	DetectedServices    []DetectedService
 	UnrecognizedScripts []UnrecognizedScript
+	UnrecognizedCookies []UnrecognizedCookie
+	PreConsent          []PreConsentFinding
 	PageErrors          []PageError
 }
+
+// Scan modes: static reads the HTML (and tag manager containers), deep loads every page in a
+// headless browser too, auto is deep when the worker has a browser and static otherwise.
+const (
+	ScanStatic = "static"
+	ScanDeep   = "deep"
+	ScanAuto   = "auto"
+)
+
+// ScanModes are the modes a scan may ask for, in the order the API lists them.
+var ScanModes = []string{ScanStatic, ScanDeep, ScanAuto}
+
+// ValidScanMode reports whether mode is one of ScanModes.
+func ValidScanMode(mode string) bool { return slices.Contains(ScanModes, mode) }
 
 // SiteCrawler crawls a site and fingerprints what it loads.
 type SiteCrawler interface {
@@ -168,11 +239,32 @@ const (
 	MaxPasswordSize = 100
 )
 
+// Limits of scans, applied by every crawler adapter.
+const (
+	// ScanByteBudget bounds the bytes one deep scan's browser may download.
+	ScanByteBudget = 256 << 20
+	// DeepPageTimeout bounds one page in the browser: load, network quiet, scrolling.
+	DeepPageTimeout = 20 * time.Second
+	// DeepQuietFor is how long the network must be idle for a page to count as loaded; waits
+	// for quiet are bounded by DeepQuietMax.
+	DeepQuietFor = 400 * time.Millisecond
+	DeepQuietMax = 5 * time.Second
+	// MaxPreConsentItems bounds the requests, cookies and storage keys listed per finding.
+	MaxPreConsentItems = 20
+	// DeepPagesAtOnce is how many pages a deep scan's browser loads at once, each in a
+	// browser context of its own.
+	DeepPagesAtOnce = 3
+	// DefaultBrowsers is the size of a worker's browser pool unless configured.
+	DefaultBrowsers = 1
+)
+
 // ScanInput triggers a scan. With neither URL nor URLs, the site's URL is scanned.
 type ScanInput struct {
 	URL                *string
 	URLs               []string
 	StorefrontPassword *string
+	// Mode is static, deep or auto; the deployment's default when nil.
+	Mode *string
 }
 
 func (in ScanInput) validate() error {
@@ -196,6 +288,9 @@ func (in ScanInput) validate() error {
 		if err := CheckText("storefrontPassword", *p); err != nil {
 			return err
 		}
+	}
+	if in.Mode != nil && !ValidScanMode(*in.Mode) {
+		return Errorf(CodeInvalid, "mode: must be one of static, deep, auto")
 	}
 	return nil
 }
@@ -248,8 +343,12 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 	if len(urls) > MaxScanURLs {
 		return nil, Errorf(CodeInvalid, "urls: at most %d URLs with url included", MaxScanURLs)
 	}
-	s := &Scan{ID: m.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, CreatedAt: m.now()}
-	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls}
+	mode := m.scanMode
+	if in.Mode != nil {
+		mode = *in.Mode
+	}
+	s := &Scan{ID: m.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, Mode: mode, CreatedAt: m.now()}
+	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls, Mode: mode}
 	if in.StorefrontPassword != nil {
 		job.StorefrontPassword = *in.StorefrontPassword
 	}
@@ -333,6 +432,13 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 		s.DetectedServices = orEmptySlice(res.DetectedServices)
 		s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
 		s.PageErrors = orEmptySlice(res.PageErrors)
+		s.UnrecognizedCookies = orEmptySlice(res.UnrecognizedCookies)
+		s.PreConsent = orEmptySlice(res.PreConsent)
+		used := res.ModeUsed
+		if used == "" {
+			used = ScanStatic
+		}
+		s.ModeUsed = &used
 	})
 	return err
 }
@@ -388,6 +494,7 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 			return nil, err
 		}
 		svc, rules := m.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
+		m.addObservedCookies(svc, d.Cookies)
 		if err := m.store.CreateService(ctx, svc); err != nil {
 			if IsConflict(err) { // configured concurrently by another request
 				continue
@@ -494,7 +601,11 @@ func (m *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (str
 	if m.crawler == nil {
 		return ScanRunning, errors.New("core: scans need a crawler")
 	}
-	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword})
+	mode := job.Mode
+	if mode == "" {
+		mode = ScanStatic
+	}
+	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode})
 	if err != nil {
 		if IsTemporary(err) && !lastAttempt {
 			return ScanRunning, err

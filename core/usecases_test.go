@@ -493,3 +493,48 @@ func TestDescribeDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepScanResults: the mode asked for is kept on the scan and the job, the mode that ran
+// is stored with what the browser saw, and configure completes library services with the
+// cookies observed: a duration where the library states none, and cookies it does not list.
+func TestDeepScanResults(t *testing.T) {
+	m, q, c := newManager(t)
+	org, s := mustSite(t, m)
+	_, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{Mode: ptr("browser")})
+	wantCode(t, err, core.CodeInvalid)
+	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+	if err != nil || sc.Mode != core.ScanAuto || q.jobs[0].Mode != core.ScanAuto {
+		t.Fatalf("default mode: scan %q job %q, %v", sc.Mode, q.jobs[0].Mode, err)
+	}
+	sc, err = m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{Mode: ptr(core.ScanDeep)})
+	if err != nil || sc.Mode != core.ScanDeep || q.jobs[1].Mode != core.ScanDeep || sc.ModeUsed != nil {
+		t.Fatalf("deep mode: %+v %v", sc, err)
+	}
+	c.res = &core.CrawlResult{ModeUsed: core.ScanDeep, PagesScanned: 1, DetectedServices: []core.DetectedService{
+		{Slug: "stats", Name: "Stats", Category: "statistics", Cookies: []core.ObservedCookie{
+			{Name: "_stats", Duration: "2 years", MaxAgeSeconds: 63072000},
+			{Name: "_stats_session", Duration: "session", Session: true},
+		}},
+	}, UnrecognizedCookies: []core.UnrecognizedCookie{{Kind: core.StorageCookie, Name: "cart", Duration: "1 day"}},
+		PreConsent: []core.PreConsentFinding{{Slug: "stats", Name: "Stats", Category: "statistics", Cookies: []string{"_stats"}}}}
+	if st, err := m.Scans.RunScan(ctx, q.jobs[1], false); err != nil || st != core.ScanCompleted {
+		t.Fatal(st, err)
+	}
+	got, err := m.Scans.Scan(ctx, org, s.ID, sc.ID)
+	if err != nil || got.ModeUsed == nil || *got.ModeUsed != core.ScanDeep || len(got.PreConsent) != 1 || len(got.UnrecognizedCookies) != 1 {
+		t.Fatalf("stored deep scan: %+v %v", got, err)
+	}
+	res, err := m.Scans.ConfigureScan(ctx, org, s.ID, sc.ID)
+	if err != nil || len(res.Services) != 1 {
+		t.Fatalf("configure: %+v %v", res, err)
+	}
+	cookies := map[string]string{}
+	for _, ck := range res.Services[0].Cookies {
+		cookies[ck.Name] = ck.Duration
+	}
+	// _stats is in the library with "1 year": the library's words stay; _stats_session is
+	// added with its observed duration.
+	if want := map[string]string{"_stats": "1 year", "_stats_session": "session"}; fmt.Sprint(cookies) != fmt.Sprint(want) {
+		t.Fatalf("configured cookies %v, want %v", cookies, want)
+	}
+}

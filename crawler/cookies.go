@@ -114,7 +114,7 @@ func (s *scan) recordCookies(req *http.Request, date string, lines []string) {
 		}
 		a.urls[respURL] = true
 		a.pages[page] = true
-		if a.c.Service != "" {
+		if a.c.Service != "" && !s.deep {
 			rep.hits = append(rep.hits, hit{svc: s.e.ix.Service(a.c.Service), ev: Evidence{Kind: EvidenceCookie, Page: respURL, Snippet: c.Name}})
 		}
 	}

@@ -83,7 +83,7 @@ func siteDirs(t testing.TB) []string {
 
 func scanSite(t testing.TB, dir string, ix *library.Index, mutate func(*Options)) (*Result, error) {
 	cfg := loadSiteConfig(t, dir)
-	tb := newTestbed(t, &replay{dir: dir, gate: cfg.Gate})
+	tb := newTestbed(t, &replay{Dir: dir, Gate: cfg.Gate})
 	e := New(ix)
 	tb.install(e, cfg.DNS)
 	opts := Options{StartURLs: cfg.Start, MaxPages: cfg.MaxPages, MaxDepth: cfg.MaxDepth, MaxBodyBytes: cfg.MaxBodyBytes,

@@ -26,6 +26,8 @@ type Engine struct {
 	// replay server; the production path resolves and dials for real.
 	hooks     *netHooks
 	tlsConfig *tls.Config
+	// beforeVisit, set by tests only, runs before the browser loads a page (to crash it).
+	beforeVisit func(page string, br *browser)
 }
 
 // New returns an engine matching against ix.
@@ -69,6 +71,17 @@ type scan struct {
 	cookies  map[string]*cookieAgg
 	gtmSeen  map[string]bool
 	ownSeen  map[string]bool // same-site scripts fetched
+
+	// deep is set for the static pass of a deep scan; htmlPages are the pages it read as HTML,
+	// which the browser then loads.
+	deep      bool
+	htmlPages []string
+	tlsConfig *tls.Config
+	hooks     netHooks
+	// Deep pass findings, by name and domain (cookies) or kind, origin and key (storage).
+	storage    map[string]*storageAgg
+	preConsent map[string]*preConsentAgg
+	requests   []Request
 }
 
 // Crawl scans the start URLs and the same-site pages they link to, breadth first. It returns an
@@ -76,18 +89,34 @@ type scan struct {
 // target was refused as a private address, a storefront password was missing or wrong, or the
 // start page is behind a bot wall. Failures of single pages are in Result.Errors.
 func (e *Engine) Crawl(ctx context.Context, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	s, err := e.crawl(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	r := s.result()
+	r.Mode = ModeStatic
+	return r, nil
+}
+
+// crawl is the static pass: Crawl's work, leaving the scan's state for a deep pass to build on.
+// With deep, cookies set by responses are not findings of their own: the browser says which it
+// really holds at the end.
+func (e *Engine) crawl(ctx context.Context, opts Options, deep bool) (*scan, error) {
 	starts, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	opts = opts.withDefaults()
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tlsConfig, err := opts.tlsConfig(e.tlsConfig)
 	if err != nil {
 		return nil, err
 	}
 	s := e.newScan(ctx, cancel, opts, starts, tlsConfig)
+	s.deep = deep
 
 	seen := map[string]bool{}
 	var level []task
@@ -134,7 +163,7 @@ func (e *Engine) Crawl(ctx context.Context, opts Options) (*Result, error) {
 		}
 		level = next
 	}
-	return s.result(), nil
+	return s, nil
 }
 
 // startFailure returns the scan error when no start page could be scanned.
@@ -171,6 +200,7 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	if e.hooks != nil {
 		hooks = *e.hooks
 	}
+	s.hooks, s.tlsConfig = hooks, tlsConfig
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial on our behalf and bypass the address check
 		DialContext:           hooks.dialer(opts.AllowPrivate, opts.ConnectTo),
@@ -303,6 +333,9 @@ func (s *scan) visit(t task) (r visitResult) {
 	if !isHTML(ct, body) {
 		return visitResult{ok: true, finalURL: final}
 	}
+	s.mu.Lock()
+	s.htmlPages = append(s.htmlPages, t.url)
+	s.mu.Unlock()
 	x := newExtractor(s.e.ix, s.domainOf, f.final, t.url, t.depth < s.opts.MaxDepth)
 	x.fp = s.fp
 	x.run(decodeHTML(body, ct))

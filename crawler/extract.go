@@ -394,7 +394,7 @@ func (x *extractor) resource(kind, raw string, gated bool) {
 	for _, id := range f.ids {
 		x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
-	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third {
+	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third && !consentdRuntime(abs) {
 		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
 	}
 	if f.svc == nil && kind == EvidenceScript && !third {

@@ -19,6 +19,17 @@ const (
 
 	// MaxStartURLs is the most start URLs one scan accepts.
 	MaxStartURLs = 10
+
+	DefaultQuietFor = 400 * time.Millisecond
+	DefaultQuietMax = 5 * time.Second
+	// DefaultPagesAtOnce is how many pages a deep scan's browser loads at once.
+	DefaultPagesAtOnce = 3
+)
+
+// Modes of a Result: which engine produced it.
+const (
+	ModeStatic = "static"
+	ModeDeep   = "deep"
 )
 
 // Options are the inputs of one scan.
@@ -57,6 +68,16 @@ type Options struct {
 	// the system's, for a test server's certificate; both may be set.
 	RootCAPEM  []byte
 	RootCAFile string
+
+	// Deep scans (DeepCrawl) only. MaxBrowserBytes bounds what the browser may download in the
+	// whole scan (0: no bound); QuietFor is how long the network must be idle for a page to
+	// count as loaded, each wait bounded by QuietMax (zero: DefaultQuietFor, DefaultQuietMax).
+	// PageTimeout bounds each page in the browser.
+	MaxBrowserBytes    int64
+	QuietFor, QuietMax time.Duration
+	// PagesAtOnce is the number of pages the scan's browser loads at once, each in a
+	// browser context of its own (zero: DefaultPagesAtOnce).
+	PagesAtOnce int
 }
 
 func (o Options) withDefaults() Options {
@@ -82,6 +103,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
+	}
+	if o.QuietFor <= 0 {
+		o.QuietFor = DefaultQuietFor
+	}
+	if o.PagesAtOnce <= 0 {
+		o.PagesAtOnce = DefaultPagesAtOnce
+	}
+	if o.QuietMax <= 0 {
+		o.QuietMax = DefaultQuietMax
 	}
 	return o
 }
@@ -109,15 +139,26 @@ func (o Options) validate() ([]*url.URL, error) {
 
 // Result is what a scan saw. Every list is sorted so that equal scans give equal JSON.
 type Result struct {
+	// Mode is ModeStatic (Crawl) or ModeDeep (DeepCrawl).
+	Mode string `json:"mode"`
 	// Pages are the pages fetched, by URL.
 	Pages []Page `json:"pages"`
 	// Services are the library services detected, by slug.
 	Services []DetectedService `json:"services"`
 	// Unrecognized are third-party scripts no library pattern matched, by src.
 	Unrecognized []UnrecognizedScript `json:"unrecognized"`
-	// Cookies are the cookies set by Set-Cookie headers of every response, redirect hops
-	// included, by name and domain.
+	// Cookies are, for a static scan, the cookies set by Set-Cookie headers of every response,
+	// redirect hops included; for a deep scan, the cookies the browser held at the end of each
+	// page. By name and domain.
 	Cookies []ObservedCookie `json:"cookies"`
+	// Storage are the localStorage and sessionStorage keys the browser held at the end of each
+	// page (deep scans), by kind, host and name.
+	Storage []StorageKey `json:"storage,omitempty"`
+	// PreConsent are the services that loaded or stored something in the browser, which gave
+	// no consent (deep scans), by slug.
+	PreConsent []PreConsent `json:"preConsent,omitempty"`
+	// Requests are the browser's requests (deep scans), by page and URL; at most MaxRequests.
+	Requests []Request `json:"requests,omitempty"`
 	// Errors are per-page failures, by URL.
 	Errors []PageError `json:"errors"`
 }
@@ -146,6 +187,9 @@ const (
 	EvidenceLink         = "link"  // <link> preloads, stylesheets, preconnects
 	EvidenceCookie       = "cookie"
 	EvidenceTagManager   = "tag-manager" // configured in a fetched tag manager container
+	EvidenceRequest      = "request"     // a request the browser made (deep scans)
+	EvidenceScriptBody   = "script-body" // a tracking ID in a script the browser loaded
+	EvidenceStorage      = "storage"     // a localStorage or sessionStorage key
 )
 
 // Evidence is one sighting of a service.
@@ -213,11 +257,75 @@ type ObservedCookie struct {
 	ThirdParty bool `json:"thirdParty"`
 	// Session is true for a cookie without Expires or Max-Age.
 	Session bool `json:"session"`
-	// URLs are the response URLs that set it (redirect hops included), sorted.
+	// URLs are the response URLs that set it (redirect hops included), sorted; none for a
+	// cookie a browser held (deep scans), which cannot say who wrote it.
 	URLs []string `json:"urls"`
+	// HTTPOnly, Secure and SameSite are the browser's attributes (deep scans).
+	HTTPOnly bool   `json:"httpOnly,omitempty"`
+	Secure   bool   `json:"secure,omitempty"`
+	SameSite string `json:"sameSite,omitempty"`
 	// Pages are the pages whose fetch set it, sorted: the URL requested before redirects, or
 	// for a tag manager container or same-site script the scan fetched, the page loading it.
 	Pages []string `json:"pages"`
+}
+
+// Kinds of storage keys.
+const (
+	StorageLocal   = "localStorage"
+	StorageSession = "sessionStorage"
+)
+
+// StorageKey is a localStorage or sessionStorage key a page left in the browser.
+type StorageKey struct {
+	// Kind is StorageLocal or StorageSession.
+	Kind string `json:"kind"`
+	// Name is the key; Host the host of the page's origin.
+	Name string `json:"name"`
+	Host string `json:"host"`
+	// Service is the slug of the library service whose cookie list names the key, or "".
+	Service string `json:"service,omitempty"`
+	// Pages are the pages after which the browser held it, sorted.
+	Pages []string `json:"pages"`
+}
+
+// PreConsent is a service that acted in the browser before any consent: what it loaded
+// (requests that got an answer) and what it left (cookies, storage keys). Each list is sorted
+// and holds at most MaxPreConsentItems.
+type PreConsent struct {
+	Slug     string   `json:"slug"`
+	Name     string   `json:"name"`
+	Category string   `json:"category"`
+	Requests []string `json:"requests"`
+	Cookies  []string `json:"cookies"`
+	Storage  []string `json:"storage"`
+	Pages    []string `json:"pages"`
+}
+
+// MaxPreConsentItems bounds each list of a PreConsent; MaxRequests the requests of a Result.
+const (
+	MaxPreConsentItems = 20
+	MaxRequests        = 5000
+)
+
+// Request is one request the browser made.
+type Request struct {
+	// Page is the page being loaded; URL the request.
+	Page string `json:"page"`
+	URL  string `json:"url"`
+	// Type is the browser's resource type (Document, Script, Image, XHR, Fetch, Ping, ...),
+	// when the browser said.
+	Type string `json:"type,omitempty"`
+	// Initiator is the script (or document) that started the request, when the browser said.
+	Initiator string `json:"initiator,omitempty"`
+	// ThirdParty is true when the host is not on a start URL's registrable domain.
+	ThirdParty bool `json:"thirdParty"`
+	// Status is the upstream answer, 0 when none came; Bytes the body bytes passed on.
+	Status int   `json:"status,omitempty"`
+	Bytes  int64 `json:"bytes,omitempty"`
+	// Service is the slug of the library service the URL belongs to, or "".
+	Service string `json:"service,omitempty"`
+	// Error says why the proxy gave the browser no answer (a refused address, the budget).
+	Error string `json:"error,omitempty"`
 }
 
 // PageError is a per-page failure; the scan goes on. Every page that answered an HTTP error,
@@ -242,6 +350,8 @@ const (
 	KindBotWall      = "bot_wall"
 	KindHTTPStatus   = "http_status"
 	KindFetch        = "fetch"
+	KindNoBrowser    = "no_browser"
+	KindBrowser      = "browser"
 )
 
 // Error is a failure of the whole scan. Its message is fit for a scan's errorMessage.

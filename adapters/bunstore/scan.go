@@ -16,9 +16,13 @@ type scan struct {
 	URL                 string                    `bun:"url"`
 	URLs                []string                  `bun:"urls,type:jsonb"`
 	Status              string                    `bun:"status"`
+	Mode                string                    `bun:"mode"`
+	ModeUsed            *string                   `bun:"mode_used"`
 	DetectedServices    []core.DetectedService    `bun:"detected_services,type:jsonb"`
 	UnrecognizedScripts []core.UnrecognizedScript `bun:"unrecognized_scripts,type:jsonb"`
 	PageErrors          []core.PageError          `bun:"page_errors,type:jsonb"`
+	UnrecognizedCookies []core.UnrecognizedCookie `bun:"unrecognized_cookies,type:jsonb"`
+	PreConsent          []core.PreConsentFinding  `bun:"pre_consent,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
 	ErrorMessage        *string                   `bun:"error_message"`
 	CreatedAt           time.Time                 `bun:"created_at"`
@@ -28,8 +32,9 @@ type scan struct {
 
 func fromScan(s *core.Scan) *scan {
 	return &scan{
-		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status,
+		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -37,8 +42,9 @@ func fromScan(s *core.Scan) *scan {
 
 func (s *scan) core() *core.Scan {
 	return &core.Scan{
-		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status,
+		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}
@@ -123,7 +129,7 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		return err
 	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "detected_services", "unrecognized_scripts", "page_errors", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

@@ -18,6 +18,7 @@ type scanTriggerBody struct {
 	URL                *string  `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500" doc:"URL to scan; the site's url by default."`
 	URLs               []string `json:"urls,omitempty" maxItems:"10" nullable:"false" doc:"Further URLs to start from (absolute http(s) URLs)."`
 	StorefrontPassword *string  `json:"storefrontPassword,omitempty" nullable:"false" minLength:"1" maxLength:"100" doc:"Password of a storefront's password page, submitted when the shop answers with one."`
+	Mode               *string  `json:"mode,omitempty" nullable:"false" enum:"static,deep,auto" doc:"static reads the HTML; deep also loads every page in a headless browser that gives no consent, listing the cookies and storage keys it really holds and what loaded before consent (preConsent); auto (the server's default unless CONSENTD_SCAN_MODE says otherwise) is deep when the worker has a browser. The Scan's modeUsed says which ran."`
 }
 
 func (h *handlers) registerScans(api huma.API) {
@@ -31,7 +32,7 @@ func (h *handlers) registerScans(api huma.API) {
 	}) (*scanOutput, error) {
 		var si core.ScanInput
 		if b := in.Body; b != nil {
-			si = core.ScanInput{URL: b.URL, URLs: b.URLs, StorefrontPassword: b.StorefrontPassword}
+			si = core.ScanInput{URL: b.URL, URLs: b.URLs, StorefrontPassword: b.StorefrontPassword, Mode: b.Mode}
 		}
 		s, err := h.m.TriggerScan(ctx, orgOf(ctx), in.ID, si)
 		if err != nil {

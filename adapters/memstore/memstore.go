@@ -526,6 +526,12 @@ func cloneScan(x core.Scan) *core.Scan {
 	x.DetectedServices = slices.Clone(x.DetectedServices)
 	x.UnrecognizedScripts = slices.Clone(x.UnrecognizedScripts)
 	x.PageErrors = slices.Clone(x.PageErrors)
+	x.UnrecognizedCookies = slices.Clone(x.UnrecognizedCookies)
+	x.PreConsent = slices.Clone(x.PreConsent)
+	if x.ModeUsed != nil {
+		m := *x.ModeUsed
+		x.ModeUsed = &m
+	}
 	return &x
 }
 

@@ -44,7 +44,8 @@ var settings = []string{
 	"addr", "database-url", "library-dir", "workers", "public-url", "bootstrap-api-key", "scan-allow-private",
 	"country-header", "public-rate-limit", "trusted-proxies", "log-level", "log-format", "rescan-interval",
 	"scan-timeout", "scan-max-attempts", "scan-retry-base", "scan-rescue-after", "shutdown-timeout",
-	"max-pages", "allow-private", "password", "org", "name", "url", "out", "to", "grace",
+	"max-pages", "allow-private", "password", "org", "name", "url", "out", "to", "grace", "site",
+	"scan-mode", "scan-browsers", "scan-connect-to", "scan-ca-cert", "chromium-path", "mode", "connect-to", "ca-cert",
 }
 
 // parse parses args, flags and positional arguments in any order, then sets every flag not
@@ -172,6 +173,21 @@ func storeFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.StringVar(&cfg.LibraryDir, "library-dir", "", "directory of extra or overriding library entries")
 	fs.StringVar(&logOptions.Level, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&logOptions.Format, "log-format", "auto", "json, text, or auto: text on a terminal, JSON otherwise")
+}
+
+// repeatFlag is a repeatable flag; one value may also hold several, separated by commas (as
+// environment variables give them).
+type repeatFlag []string
+
+func (l *repeatFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *repeatFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
 }
 
 func logger() (*slog.Logger, error) {

@@ -6,36 +6,78 @@ import (
 	"os"
 
 	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
 
 func scan(ctx context.Context, args []string) error {
-	var opts crawler.Options
-	var libDir string
+	var set app.ScanSettings
+	var maxPages int
+	var password, libDir string
+	var mode, envMode, caCert, envCACert string
+	var connectTo, envConnectTo repeatFlag
 	fs := newFlags("scan")
-	fs.IntVar(&opts.MaxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
-	fs.BoolVar(&opts.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
-	fs.BoolVar(&opts.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
-	fs.StringVar(&opts.StorefrontPassword, "password", "", "storefront password, submitted when the shop shows its password page")
+	fs.IntVar(&maxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
+	fs.BoolVar(&set.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
+	fs.BoolVar(&set.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
+	fs.StringVar(&password, "password", "", "storefront password, submitted when the shop shows its password page")
 	fs.StringVar(&libDir, "library-dir", "", "directory of extra or overriding library entries")
+	fs.StringVar(&mode, "mode", "", "static, deep (headless Chromium) or auto: deep when a browser is installed (default: CONSENTD_SCAN_MODE, else auto)")
+	fs.StringVar(&envMode, "scan-mode", core.ScanAuto, "same as --mode (env CONSENTD_SCAN_MODE)")
+	fs.Var(&connectTo, "connect-to", "HOST:PORT:CONNECT_HOST:CONNECT_PORT, curl's meaning (empty HOST or PORT: any); repeatable")
+	fs.Var(&envConnectTo, "scan-connect-to", "same as --connect-to, comma-separated (env CONSENTD_SCAN_CONNECT_TO)")
+	fs.StringVar(&caCert, "ca-cert", "", "PEM file of an extra trusted root certificate")
+	fs.StringVar(&envCACert, "scan-ca-cert", "", "same as --ca-cert (env CONSENTD_SCAN_CA_CERT)")
+	fs.StringVar(&set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH; default: chromium on the PATH)")
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	opts.StartURLs = urls
-	if len(opts.StartURLs) == 0 {
-		return fmt.Errorf("usage: consentd scan [--max-pages N] [--scan-allow-private] [--password P] URL [URL...]")
+	if len(urls) == 0 {
+		return fmt.Errorf("usage: consentd scan [--mode static|deep|auto] [--max-pages N] [--scan-allow-private] [--password P] [--connect-to RULE]... [--ca-cert FILE] URL [URL...]")
 	}
+	// The command line wins over the environment.
+	set.ConnectTo, set.CACert = first(connectTo, envConnectTo), firstString(caCert, envCACert)
+	mode = firstString(mode, envMode)
+	if !core.ValidScanMode(mode) {
+		return fmt.Errorf("--mode %q: must be static, deep or auto", mode)
+	}
+	opts, err := app.ScanOptions(set)
+	if err != nil {
+		return err
+	}
+	opts.StartURLs, opts.MaxPages, opts.StorefrontPassword = urls, maxPages, password
 	engine, err := app.LoadEngine(libDir)
 	if err != nil {
 		return err
 	}
-	res, err := engine.Crawl(ctx, opts)
+	var res *crawler.Result
+	browsers := app.NewBrowsers(set)
+	defer browsers.Close()
+	if mode == core.ScanDeep || (mode == core.ScanAuto && browsers.Available() == nil) {
+		res, err = engine.DeepCrawl(ctx, opts, browsers)
+	} else {
+		res, err = engine.Crawl(ctx, opts)
+	}
 	if err != nil {
 		return err
 	}
 	return printJSON(res)
+}
+
+func first(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+func firstString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func libraryLint(args []string) error {

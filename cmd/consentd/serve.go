@@ -71,4 +71,9 @@ func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
 	fs.DurationVar(&cfg.ScanRetryBase, "scan-retry-base", 5*time.Second, "delay before the first retry, doubled on each further one")
 	fs.DurationVar(&cfg.ScanRescueAfter, "scan-rescue-after", 0, "time after which a scan attempt whose worker died is worked again (at least scan-timeout; default scan-timeout plus 1m)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long running scans may take to finish before they are cancelled")
+	fs.StringVar(&cfg.ScanMode, "scan-mode", "auto", "mode of scans triggered without one: static, deep (headless Chromium) or auto (deep when a browser is installed)")
+	fs.IntVar(&cfg.ScanBrowsers, "scan-browsers", 1, "headless browsers this process runs at most for deep scans")
+	fs.StringVar(&cfg.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (default: chromium on the PATH)")
+	fs.Var((*repeatFlag)(&cfg.ScanConnectTo), "scan-connect-to", "connect-to rules HOST:PORT:CONNECT_HOST:CONNECT_PORT for every scan, comma-separated or repeated (tests, intranets)")
+	fs.StringVar(&cfg.ScanCACert, "scan-ca-cert", "", "PEM file of an extra root certificate every scan trusts (tests, intranets)")
 }

@@ -75,7 +75,8 @@ type deployment struct {
 func newDeployment(t *testing.T) *deployment {
 	t.Helper()
 	url := pgtest.FreshURL(t)
-	a, err := app.New(context.Background(), app.Config{DatabaseURL: url, Workers: 0, Logger: slog.New(slog.DiscardHandler)})
+	// Static scans: the tests count page fetches, and a deep scan fetches each page twice.
+	a, err := app.New(context.Background(), app.Config{DatabaseURL: url, Workers: 0, Logger: slog.New(slog.DiscardHandler), ScanMode: core.ScanStatic})
 	if err != nil {
 		t.Fatal(err)
 	}

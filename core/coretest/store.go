@@ -353,7 +353,7 @@ func testScans(t *testing.T, s core.Store) {
 	base := now()
 	var ids []string
 	for i, st := range []string{core.ScanFailed, core.ScanCompleted, core.ScanPending} {
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, Mode: core.ScanModes[i], CreatedAt: base.Add(time.Duration(i) * time.Second)}
 		must(t, s.CreateScan(ctx, sc))
 		ids = append(ids, sc.ID)
 	}
@@ -379,6 +379,12 @@ func testScans(t *testing.T, s core.Store) {
 	sc.DetectedServices[0].Cookies = []core.ObservedCookie{{Name: "_hjSessionUser_1", Domain: "shop.example", SeenAt: []string{"https://shop.example/"}}}
 	status := 503
 	sc.PageErrors = []core.PageError{{URL: "https://shop.example/down", Status: &status, Message: "answered 503"}}
+	deep := core.ScanDeep
+	sc.ModeUsed = &deep
+	sc.DetectedServices[0].Cookies[0].SameSite, sc.DetectedServices[0].Cookies[0].Secure = "Lax", true
+	sc.UnrecognizedCookies = []core.UnrecognizedCookie{{Kind: core.StorageLocal, Name: "cart-v2", Domain: "shop.example", Duration: "session", SeenAt: []string{"https://shop.example/"}}}
+	sc.PreConsent = []core.PreConsentFinding{{Slug: "hotjar", Name: "Hotjar", Category: "statistics", Requests: []string{"https://static.hotjar.com/c/hotjar-1.js"},
+		Cookies: []string{"_hjSessionUser_1"}, Storage: []string{}, Pages: []string{"https://shop.example/"}}}
 	must(t, s.UpdateScan(ctx, sc))
 	got, err := s.Scan(ctx, f.site.ID, sc.ID)
 	must(t, err)
@@ -388,10 +394,19 @@ func testScans(t *testing.T, s core.Store) {
 		len(got.PageErrors) != 1 || got.PageErrors[0].Status == nil || *got.PageErrors[0].Status != 503 {
 		t.Fatalf("scan round trip: %+v", got)
 	}
+	if got.Mode != core.ScanAuto || got.ModeUsed == nil || *got.ModeUsed != core.ScanDeep ||
+		got.DetectedServices[0].Cookies[0].SameSite != "Lax" || !got.DetectedServices[0].Cookies[0].Secure ||
+		len(got.UnrecognizedCookies) != 1 || got.UnrecognizedCookies[0].Kind != core.StorageLocal || got.UnrecognizedCookies[0].Name != "cart-v2" ||
+		len(got.PreConsent) != 1 || got.PreConsent[0].Cookies[0] != "_hjSessionUser_1" || got.PreConsent[0].Requests[0] != "https://static.hotjar.com/c/hotjar-1.js" {
+		t.Fatalf("deep scan fields round trip: mode %q used %v, unrecognized %+v, pre-consent %+v", got.Mode, got.ModeUsed, got.UnrecognizedCookies, got.PreConsent)
+	}
 	pending, err := s.Scan(ctx, f.site.ID, ids[0])
 	must(t, err)
-	if pending.DetectedServices != nil {
-		t.Fatal("a scan without results must have nil detectedServices")
+	if pending.DetectedServices != nil || pending.PreConsent != nil || pending.UnrecognizedCookies != nil || pending.ModeUsed != nil {
+		t.Fatal("a scan without results must have nil detectedServices, preConsent, unrecognizedCookies and modeUsed")
+	}
+	if pending.Mode != core.ScanStatic {
+		t.Fatalf("mode %q, want %q", pending.Mode, core.ScanStatic)
 	}
 	other := seed(t, s)
 	_, err = s.Scan(ctx, other.site.ID, sc.ID)

@@ -1,0 +1,277 @@
+package crawler
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// BrowserOptions configure a pool of headless Chromium processes.
+type BrowserOptions struct {
+	// Path is the Chromium (or Chrome) executable; empty looks for chromium,
+	// chromium-browser, google-chrome and google-chrome-stable on the PATH.
+	Path string
+	// Size is the number of browsers at most, each working one scan at a time (at least 1).
+	Size int
+	// UserAgent is the browsers' User-Agent; DefaultUserAgent when empty.
+	UserAgent string
+}
+
+// Browsers is a pool of headless Chromium processes, started on first use and replaced when
+// they crash or hang. It is safe for concurrent use.
+type Browsers struct {
+	opts BrowserOptions
+	sem  chan struct{}
+
+	mu     sync.Mutex
+	idle   []*browser
+	all    map[*browser]bool
+	closed bool
+}
+
+// NewBrowsers returns a pool; no browser starts before a deep scan needs one.
+func NewBrowsers(opts BrowserOptions) *Browsers {
+	if opts.Size < 1 {
+		opts.Size = 1
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = DefaultUserAgent
+	}
+	return &Browsers{opts: opts, sem: make(chan struct{}, opts.Size), all: map[*browser]bool{}}
+}
+
+// executable finds the browser, or returns the scan error saying how to install one.
+func (b *Browsers) executable() (string, error) {
+	if b.opts.Path != "" {
+		if fi, err := os.Stat(b.opts.Path); err == nil && !fi.IsDir() {
+			return b.opts.Path, nil
+		}
+		return "", &Error{Kind: KindNoBrowser, Message: fmt.Sprintf("a deep scan needs Chromium, and %s does not exist: "+
+			"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable", b.opts.Path)}
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", &Error{Kind: KindNoBrowser, Message: "a deep scan needs Chromium, and none was found: " +
+		"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
+}
+
+// Available returns nil when the pool can start a browser, else the *Error (KindNoBrowser) a
+// deep scan would fail with.
+func (b *Browsers) Available() error {
+	_, err := b.executable()
+	return err
+}
+
+// Close stops every browser; scans still running fail.
+func (b *Browsers) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	all := make([]*browser, 0, len(b.all))
+	for br := range b.all {
+		all = append(all, br)
+	}
+	b.all, b.idle = map[*browser]bool{}, nil
+	b.mu.Unlock()
+	for _, br := range all {
+		br.stop()
+	}
+	return nil
+}
+
+// acquire waits for a free slot and returns an idle browser or starts one.
+func (b *Browsers) acquire(ctx context.Context) (*browser, error) {
+	select {
+	case b.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		<-b.sem
+		return nil, &Error{Kind: KindBrowser, Temporary: true, Message: "the scan's browser was shut down"}
+	}
+	for len(b.idle) > 0 {
+		br := b.idle[len(b.idle)-1]
+		b.idle = b.idle[:len(b.idle)-1]
+		if br.alive() {
+			b.mu.Unlock()
+			return br, nil
+		}
+		delete(b.all, br)
+		go br.stop()
+	}
+	b.mu.Unlock()
+	br, err := b.launch(ctx)
+	if err != nil {
+		<-b.sem
+		return nil, err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		br.stop()
+		<-b.sem
+		return nil, &Error{Kind: KindBrowser, Temporary: true, Message: "the scan's browser was shut down"}
+	}
+	b.all[br] = true
+	b.mu.Unlock()
+	return br, nil
+}
+
+// release gives a browser back; a broken one (crashed, hung) is stopped and replaced on the
+// next acquire.
+func (b *Browsers) release(br *browser, broken bool) {
+	b.mu.Lock()
+	if broken || b.closed || !br.alive() {
+		delete(b.all, br)
+		b.mu.Unlock()
+		br.stop()
+	} else {
+		b.idle = append(b.idle, br)
+		b.mu.Unlock()
+	}
+	<-b.sem
+}
+
+// browser is one Chromium process. Its key signs the certificates the scan proxies present for
+// HTTPS hosts; the browser is started trusting that key's SPKI, and nothing else extra.
+type browser struct {
+	ctx    context.Context // the chromedp browser context
+	cancel func()
+	dir    string
+	key    *ecdsa.PrivateKey
+	certs  sync.Map // host → *tls.Certificate
+	deny   *http.Server
+	pid    int
+}
+
+func (br *browser) alive() bool { return br.ctx.Err() == nil }
+
+// responsiveWithin bounds the check that a browser still answers.
+const responsiveWithin = 5 * time.Second
+
+// responsive reports whether the browser answers a browser-level command in time.
+func (br *browser) responsive() bool {
+	ctx, cancel := context.WithTimeout(br.ctx, responsiveWithin)
+	defer cancel()
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
+	return err == nil
+}
+
+func (br *browser) stop() {
+	br.cancel()
+	_ = br.deny.Close()
+	_ = os.RemoveAll(br.dir)
+}
+
+// launchTimeout bounds a browser's start.
+const launchTimeout = 30 * time.Second
+
+// launch starts Chromium so that nothing it does reaches the network by itself: its own proxy
+// (for the default context, its background services) refuses every request, each scan page's
+// browser context gets a proxy of its own (see pageProxy), loopback is not exempted from
+// proxying, and host names never resolve inside the browser.
+func (b *Browsers) launch(ctx context.Context) (*browser, error) {
+	path, err := b.executable()
+	if err != nil {
+		return nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(der)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	deny := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "consentd: the browser has no network outside a scan's proxy", http.StatusForbidden)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = deny.Serve(ln) }()
+	dir, err := os.MkdirTemp("", "consentd-chromium-")
+	if err != nil {
+		_ = deny.Close()
+		return nil, err
+	}
+	// A scan's browser contexts are off the record, where Chromium blocks third-party cookies by
+	// default; a visitor's default Chrome keeps them, and so must the scan (cookie_controls_mode
+	// 0: allow), to list what a site's vendors store.
+	if err := os.MkdirAll(filepath.Join(dir, "Default"), 0o700); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(`{"profile":{"cookie_controls_mode":0}}`), 0o600)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(dir),
+		chromedp.UserAgent(b.opts.UserAgent),
+		chromedp.WindowSize(1280, 800),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("dns-prefetch-disable", true),
+		chromedp.Flag("mute-audio", true),
+		// One renderer per page, not one more per cross-site frame: a scan reads what pages
+		// load and store, and each page already has a browser context of its own.
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter"),
+		chromedp.Flag("proxy-server", "http://"+ln.Addr().String()),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("ignore-certificate-errors-spki-list", base64.StdEncoding.EncodeToString(sum[:])),
+	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	br := &browser{ctx: bctx, cancel: func() { bcancel(); acancel() }, dir: dir, key: key, deny: deny}
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }()
+	timer := time.NewTimer(launchTimeout)
+	defer timer.Stop()
+	select {
+	case err = <-started:
+	case <-timer.C:
+		err = errors.New("no answer within " + launchTimeout.String())
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		br.stop()
+		return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err,
+			Message: fmt.Sprintf("the browser %s could not be started: %v", path, err)}
+	}
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		br.pid = c.Browser.Process().Pid
+	}
+	return br, nil
+}

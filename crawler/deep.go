@@ -1,0 +1,334 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/storage"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// DeepCrawl is Crawl followed by a browser pass: the static pass discovers the pages (limits,
+// robots.txt and the storefront password as in Crawl) and reads their HTML, tag manager
+// containers and same-site scripts; then each HTML page is loaded in a fresh browser context of
+// one of the pool's browsers, with no consent given, and what the browser requested and held at
+// the end is matched against the library. Services the static pass found stay (a tag held back
+// by markup never runs, yet the owner must configure it); cookies are the browser's only.
+//
+// A browser that crashes or hangs is replaced and the page tried once more; when it fails
+// again the scan fails with a temporary *Error (KindBrowser). With no browser installed it
+// fails at once with KindNoBrowser.
+func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers) (*Result, error) {
+	if browsers == nil {
+		return nil, &Error{Kind: KindNoBrowser, Message: "a deep scan needs Chromium, and this process has no browser pool: " +
+			"install Chromium (apt-get install chromium) or set CONSENTD_CHROMIUM_PATH"}
+	}
+	if err := browsers.Available(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	s, err := e.crawl(ctx, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar}
+	defer d.tr.CloseIdleConnections()
+	s.storage, s.preConsent = map[string]*storageAgg{}, map[string]*preConsentAgg{}
+	// The browser replaces what Set-Cookie headers said: only what it holds at the end counts.
+	s.cookies = map[string]*cookieAgg{}
+	pages := append([]string(nil), s.htmlPages...)
+	sort.Strings(pages)
+	br, err := browsers.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.browsers, d.br = browsers, br
+	defer func() {
+		if d.br != nil {
+			browsers.release(d.br, !d.br.alive())
+		}
+	}()
+	// The pages share the scan's browser, PagesAtOnce at a time, each in a context of its own.
+	sem := make(chan struct{}, max(opts.PagesAtOnce, 1))
+	var wg sync.WaitGroup
+	var failMu sync.Mutex
+	var fail error
+	for _, page := range pages {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				s.pageError(page, 0, "not loaded in the browser: the scan's time limit was reached")
+				return
+			}
+			if err := d.page(ctx, page); err != nil {
+				failMu.Lock()
+				if fail == nil {
+					fail = err
+				}
+				failMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if fail != nil {
+		return nil, fail
+	}
+	if d.budget.hit.Load() {
+		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
+	}
+	r := s.result()
+	r.Mode = ModeDeep
+	s.deepResult(r)
+	return r, nil
+}
+
+// deepScan is the browser pass of one scan.
+type deepScan struct {
+	s        *scan
+	browsers *Browsers
+	mu       sync.Mutex
+	br       *browser // nil after a broken one was given back
+	budget   *deepBudget
+	tr       *http.Transport
+	jar      http.CookieJar
+}
+
+// errBrowserBroken marks a page that failed because its browser crashed or hung.
+var errBrowserBroken = errors.New("browser crashed or hung")
+
+// page loads one page, on a fresh browser when the first one breaks.
+func (d *deepScan) page(ctx context.Context, page string) error {
+	var last error
+	for attempt := 0; attempt < 2; attempt++ {
+		br, err := d.browser(ctx)
+		if err != nil {
+			return err
+		}
+		v, err := d.visit(ctx, br, page)
+		if err == nil {
+			d.s.mergeVisit(v)
+			return nil
+		}
+		if ctx.Err() != nil {
+			d.s.pageError(page, 0, "not loaded in the browser: the scan's time limit was reached")
+			return nil
+		}
+		if !errors.Is(err, errBrowserBroken) && br.alive() {
+			d.s.pageError(page, 0, "not loaded in the browser: "+err.Error())
+			return nil
+		}
+		d.replace(ctx, br)
+		last = err
+	}
+	return &Error{Kind: KindBrowser, Temporary: true, Err: last,
+		Message: fmt.Sprintf("the browser crashed or stopped answering twice while loading %s; the scan will be retried", page)}
+}
+
+// browser is the scan's current browser.
+func (d *deepScan) browser(ctx context.Context) (*browser, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.br == nil {
+		br, err := d.browsers.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.br = br
+	}
+	return d.br, nil
+}
+
+// replace gives back a broken browser; the next page starts a new one. Pages running on the
+// same broken browser replace it once.
+func (d *deepScan) replace(_ context.Context, broken *browser) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.br == broken {
+		d.browsers.release(broken, true)
+		d.br = nil
+	}
+}
+
+// visit is what one page left: the proxy's records, the browser's account of them, cookies
+// and storage keys.
+type visit struct {
+	page     string
+	records  []proxied
+	types    map[string]requestInfo
+	cookies  []*network.Cookie
+	injected map[string]bool // name and domain of cookies the scan put in the browser
+	storage  pageStorage
+	at       time.Time
+}
+
+type requestInfo struct{ typ, initiator string }
+
+type pageStorage struct {
+	Host    string   `json:"host"`
+	Local   []string `json:"local"`
+	Session []string `json:"session"`
+}
+
+// storageScript lists the page's storage keys; it runs in the top frame.
+const storageScript = `(function () {
+  function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
+  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage)};
+})()`
+
+// scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms
+// after each so that the page renders there and lazy loads (IntersectionObserver, loading=lazy)
+// start: synchronous scrollTo calls in a row would only render the last position.
+const scrollScript = `(async function () {
+  var h = Math.max(document.body ? document.body.scrollHeight : 0, document.documentElement.scrollHeight);
+  var step = Math.max(window.innerHeight || 800, Math.ceil(h / 10));
+  for (var y = step; y < h + step; y += step) {
+    window.scrollTo(0, Math.min(y, h));
+    await new Promise(function (r) { setTimeout(r, 40); });
+  }
+  return true;
+})()`
+
+func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit, error) {
+	s := d.s
+	if s.e.beforeVisit != nil {
+		s.e.beforeVisit(page, br)
+	}
+	proxy, err := newPageProxy(d.tr, br, d.budget)
+	if err != nil {
+		return nil, err
+	}
+	defer proxy.close()
+	cctx, cancel := chromedp.NewContext(br.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		p.ProxyServer = proxy.addr()
+		p.ProxyBypassList = "<-loopback>"
+	}))
+	defer cancel()
+	pctx, pcancel := context.WithTimeout(cctx, s.opts.PageTimeout)
+	defer pcancel()
+	stop := context.AfterFunc(ctx, pcancel)
+	defer stop()
+
+	v := &visit{page: page, types: map[string]requestInfo{}, injected: map[string]bool{}}
+	var mu sync.Mutex
+	if err := chromedp.Listen(pctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil {
+			info := requestInfo{typ: string(e.Type)}
+			if in := e.Initiator; in != nil {
+				info.initiator = in.URL
+				if in.Stack != nil && len(in.Stack.CallFrames) > 0 {
+					info.initiator = in.Stack.CallFrames[0].URL
+				}
+			}
+			mu.Lock()
+			if _, ok := v.types[e.Request.URL]; !ok {
+				v.types[e.Request.URL] = info
+			}
+			mu.Unlock()
+		}
+	}); err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
+	if _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
+	bctxID := chromedp.FromContext(cctx).BrowserContextID
+	if err := d.injectCookies(pctx, bctxID, page, v); err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
+	navCtx, navCancel := context.WithTimeout(pctx, s.opts.PageTimeout*3/4)
+	navErr := chromedp.Do(navCtx, chromedp.Navigate(page))
+	navCancel()
+	if navErr != nil && pctx.Err() == nil && !errors.Is(navErr, context.DeadlineExceeded) {
+		if !br.alive() {
+			return nil, errBrowserBroken
+		}
+		// The page may still have run: what it did is recorded below.
+		s.pageError(page, 0, "the browser reported a failed load: "+navErr.Error())
+	}
+	waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
+	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err == nil {
+		waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
+	}
+	st, err := chromedp.Run(pctx, chromedp.Evaluate[pageStorage](storageScript))
+	if err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
+	v.storage = st
+	res, err := chromedp.CallBrowser(pctx, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: bctxID})
+	if err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
+	v.cookies, v.at = res.Cookies, time.Now()
+	mu.Lock()
+	v.records = proxy.recorded()
+	mu.Unlock()
+	return v, nil
+}
+
+// browserErr classifies a failed browser command: a dead browser, or one that no longer
+// answers when the page's time ran out, is broken; a browser that still answers had a page
+// that did not finish in time (an endless script), which is the page's failure.
+func (d *deepScan) browserErr(br *browser, pctx context.Context, err error) error {
+	if !br.alive() {
+		return fmt.Errorf("%w: %v", errBrowserBroken, err)
+	}
+	if errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		if !br.responsive() {
+			return fmt.Errorf("%w: %v", errBrowserBroken, err)
+		}
+		return fmt.Errorf("the page did not finish within %v", d.s.opts.PageTimeout)
+	}
+	return err
+}
+
+// injectCookies gives the browser context, when the static pass unlocked a storefront, the
+// cookies the static pass holds for the page (the storefront's password cookie among them), so
+// the browser sees the unlocked shop. Those cookies are the scan's doing and not reported.
+func (d *deepScan) injectCookies(ctx context.Context, id cdp.BrowserContextID, page string, v *visit) error {
+	d.s.unlockMu.Lock()
+	unlocked := d.s.unlocked
+	d.s.unlockMu.Unlock()
+	u, err := url.Parse(page)
+	if err != nil || d.jar == nil || !unlocked {
+		return nil
+	}
+	var params []*network.CookieParam
+	for _, c := range d.jar.Cookies(u) {
+		params = append(params, &network.CookieParam{Name: c.Name, Value: c.Value, URL: page, Path: "/"})
+		v.injected[c.Name+"\x00"+strings.ToLower(u.Hostname())] = true
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	_, err = chromedp.CallBrowser(ctx, storage.SetCookies, storage.SetCookiesParams{Cookies: params, BrowserContextID: id})
+	return err
+}
+
+// waitQuiet waits until the page's network has been idle for quietFor, at most quietMax.
+func waitQuiet(ctx context.Context, p *pageProxy, quietFor, quietMax time.Duration) {
+	deadline := time.Now().Add(quietMax)
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for !p.quiet(quietFor) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/crawler/crawlertest"
+	"github.com/consentd/consentd/library"
+)
+
+// chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
+const chromiumPath = "/usr/bin/chromium"
+
+var (
+	poolOnce sync.Once
+	pool     *Browsers
+)
+
+// testBrowsers is the test binary's browser pool. Without Chromium the test is skipped loudly,
+// or fails when CI=true.
+func testBrowsers(t testing.TB) *Browsers {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
+	}
+	poolOnce.Do(func() { pool = NewBrowsers(BrowserOptions{Path: chromiumPath, Size: 1}) })
+	return pool
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pool != nil {
+		pool.Close()
+	}
+	os.Exit(code)
+}
+
+func deepSiteDirs(t testing.TB) []string {
+	return crawlertest.DeepSiteDirs(t, filepath.Join("..", "testdata", "deep"))
+}
+
+// deepScanSite scans a recorded site in the browser, every host routed to the replay servers
+// as in scanSite.
+func deepScanSite(t testing.TB, dir string, ix *library.Index, b *Browsers, mutate func(*Options)) (*Result, error) {
+	cfg := loadSiteConfig(t, dir)
+	tb := newTestbed(t, siteHandler(dir, cfg))
+	e := New(ix)
+	tb.install(e, cfg.DNS)
+	opts := Options{StartURLs: cfg.Start, MaxPages: cfg.MaxPages, MaxDepth: cfg.MaxDepth, MaxBodyBytes: cfg.MaxBodyBytes,
+		StorefrontPassword: cfg.Password, IgnoreRobots: cfg.IgnoreRobots, Concurrency: 4, Timeout: 60 * time.Second}
+	if mutate != nil {
+		mutate(&opts)
+	}
+	return e.DeepCrawl(context.Background(), opts, b)
+}
+
+// facts are a result's items for scoring against an expected file.
+func facts(t testing.TB, r *Result, site string) map[string]bool {
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := crawlertest.Facts(t, data, site)
+	return f
+}
+
+// TestDeepRecordedSites scans each recorded deep site in the browser and requires 100%
+// precision and recall against its expected file: services, tracking IDs, cookies with their
+// durations, storage keys, unrecognized ones, pre-consent findings. The static engine's
+// figures on the same expectations are logged beside them.
+func TestDeepRecordedSites(t *testing.T) {
+	b := testBrowsers(t)
+	ix := catalogIndex(t)
+	for _, dir := range deepSiteDirs(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want := crawlertest.LoadDeepExpectation(t, dir)
+			site := crawlertest.SiteHost(loadSiteConfig(t, dir))
+			start := time.Now()
+			res, err := deepScanSite(t, dir, ix, b, nil)
+			if err != nil {
+				t.Fatalf("deep scan: %v", err)
+			}
+			took := time.Since(start)
+			wf := crawlertest.ExpectedFacts(want)
+			tp, fp, fn := crawlertest.Score(facts(t, res, site), wf)
+			static, err := scanSite(t, dir, ix, nil)
+			if err != nil {
+				t.Fatalf("static scan: %v", err)
+			}
+			stp, sfp, sfn := crawlertest.Score(facts(t, static, site), wf)
+			t.Logf("deep:   %s (%d pages in %v)", crawlertest.Figures(tp, len(fp), len(fn)), len(res.Pages), took.Round(time.Millisecond))
+			t.Logf("static: %s (missed %d of %d facts)", crawlertest.Figures(stp, len(sfp), len(sfn)), len(sfn), len(wf))
+			for _, f := range fp {
+				t.Errorf("unexpected (precision): %s", f)
+			}
+			for _, f := range fn {
+				t.Errorf("missed (recall): %s", f)
+			}
+			if want.Pages != 0 && len(res.Pages) != want.Pages {
+				t.Errorf("%d pages, want %d", len(res.Pages), want.Pages)
+			}
+			var errURLs []string
+			for _, e := range res.Errors {
+				errURLs = append(errURLs, e.URL)
+			}
+			if fmt.Sprint(errURLs) != fmt.Sprint(sorted(want.PageErrors)) {
+				t.Errorf("page errors %+v, want errors for %v", res.Errors, want.PageErrors)
+			}
+			if res.Mode != ModeDeep {
+				t.Errorf("mode %q", res.Mode)
+			}
+			if t.Failed() {
+				out, _ := json.MarshalIndent(res, "", "  ")
+				t.Logf("result:\n%s", out)
+			}
+		})
+	}
+}
+
+// siteHandler serves a recorded site, with consentd's banner runtime where it has one.
+func siteHandler(dir string, cfg siteConfig) http.Handler { return crawlertest.Handler(dir, cfg) }
+
+// testBrowserPath is the Chromium tests use, after the same skip-or-fail rule as testBrowsers.
+func testBrowserPath(t testing.TB) string {
+	t.Helper()
+	testBrowsers(t)
+	return chromiumPath
+}

@@ -1,0 +1,295 @@
+package crawler
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/library"
+)
+
+// storageAgg gathers the pages after which one storage key was held.
+type storageAgg struct {
+	k     StorageKey
+	pages map[string]bool
+}
+
+// preConsentAgg gathers what one service did in the browser before consent.
+type preConsentAgg struct {
+	svc                               *library.Service
+	requests, cookies, storage, pages map[string]bool
+}
+
+func (s *scan) preConsentOf(svc *library.Service) *preConsentAgg {
+	a := s.preConsent[svc.Slug]
+	if a == nil {
+		a = &preConsentAgg{svc: svc, requests: map[string]bool{}, cookies: map[string]bool{}, storage: map[string]bool{}, pages: map[string]bool{}}
+		s.preConsent[svc.Slug] = a
+	}
+	return a
+}
+
+// consentdOwn reports whether a URL is consentd's own public endpoint (the banner runtime, its
+// configuration, consent records): the consent tool under test is not a finding.
+func consentdOwn(u *url.URL) bool {
+	p := u.Path
+	i := strings.Index(p, "/api/v1/public/")
+	if i < 0 {
+		return false
+	}
+	rest := p[i+len("/api/v1/public/"):]
+	return rest == "banner.js" || strings.HasSuffix(rest, "/config") || strings.HasSuffix(rest, "/consent")
+}
+
+// consentdRuntime reports whether an absolute script URL is consentd's banner runtime, which
+// is no unrecognized script on the sites that embed it.
+func consentdRuntime(abs string) bool {
+	if i := strings.IndexAny(abs, "?#"); i >= 0 {
+		abs = abs[:i]
+	}
+	return strings.HasSuffix(abs, "/api/v1/public/banner.js")
+}
+
+// consentdStorage reports whether a cookie or storage key is consentd's own: the visitor's
+// decision (cookie "consentd") and the runtime's cached configuration ("consentd:<key>").
+func consentdStorage(name string) bool {
+	return name == "consentd" || strings.HasPrefix(name, "consentd:")
+}
+
+// mergeVisit matches what the browser did on one page against the library and adds it to the
+// scan: requests (URL patterns and IDs), script bodies (IDs of the vendor the script belongs
+// to; tag manager containers and loaders served by the site itself, read as the static pass
+// reads inline code), cookies and storage keys (the library's cookie names, else the vendor
+// whose requests came from the cookie's domain), and everything a service did as pre-consent.
+func (s *scan) mergeVisit(v *visit) {
+	pageURL, err := url.Parse(v.page)
+	if err != nil {
+		return
+	}
+	ix := s.e.ix
+	x := newExtractor(ix, s.domainOf, pageURL, v.page, false)
+	x.fp = s.fp
+	var containers []*pageReport
+	// vendorOf maps the registrable domain of matched requests to their service, when one.
+	vendorOf := map[string]*library.Service{}
+	ambiguous := map[string]bool{}
+	type did struct {
+		svc  *library.Service
+		what string
+		kind int // 0 request, 1 cookie, 2 storage
+	}
+	var acts []did
+	var reqs []Request
+	for _, r := range v.records {
+		u, err := url.Parse(r.url)
+		if err != nil {
+			continue
+		}
+		info := v.types[r.url]
+		host := strings.ToLower(u.Hostname())
+		third, dom := x.thirdParty(host)
+		req := Request{Page: v.page, URL: r.url, Type: info.typ, Initiator: info.initiator, ThirdParty: third,
+			Status: r.status, Bytes: r.bytes, Error: r.err}
+		if r.refused {
+			s.pageError(r.url, 0, r.err+" (requested by the browser on "+v.page+")")
+		}
+		if consentdOwn(u) {
+			reqs = append(reqs, req)
+			continue
+		}
+		loaded := r.status > 0
+		f := s.fp.url(ix, r.url)
+		if f.svc != nil {
+			req.Service = f.svc.Slug
+			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.url}})
+			if loaded {
+				acts = append(acts, did{f.svc, r.url, 0})
+			}
+			if third {
+				if o, ok := vendorOf[dom]; ok && o != f.svc {
+					ambiguous[dom] = true
+				}
+				vendorOf[dom] = f.svc
+			}
+		}
+		for _, id := range f.ids {
+			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.url}})
+			if loaded && id.svc != f.svc {
+				acts = append(acts, did{id.svc, r.url, 0})
+			}
+		}
+		isScript := info.typ == "Script" || r.dest == "script"
+		switch {
+		case len(r.body) > 0 && r.status == 200 && f.svc != nil:
+			// A vendor's own script: the IDs of that vendor written in it.
+			body := string(r.body)
+			ix.FindTrackingIDs(body, func(m library.IDMatch) {
+				if m.Service == f.svc {
+					x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
+						ev: Evidence{Kind: EvidenceScriptBody, Page: v.page, URL: r.url, Snippet: snippet(body, m.Start, m.End)}})
+				}
+			})
+		case len(r.body) > 0 && r.status == 200 && !third:
+			// The site's own script: a self-served container, or loader code.
+			if resource, ok := containerResource(r.body); ok && isContainerResource(resource) {
+				crep := analyzeResource(ix, s.domainOf, u, v.page, r.body, resource, true)
+				if svc := ix.Service(TagManagerSlug); svc != nil {
+					ev := Evidence{Kind: EvidenceTagManager, Page: v.page, URL: r.url, Snippet: "tag manager container served by the site"}
+					crep.hits = append(crep.hits, hit{svc: svc, ev: ev})
+					for _, id := range containerIDs(ix, r.body) {
+						crep.hits = append(crep.hits, hit{svc: svc, id: id, ev: ev})
+					}
+				}
+				containers = append(containers, crep)
+			} else {
+				x.inline(r.body, false)
+			}
+		case isScript && third && f.svc == nil && len(f.ids) == 0 && loaded:
+			x.rep.unrec = append(x.rep.unrec, unrecHit{src: r.url, domain: dom, page: v.page})
+		}
+		reqs = append(reqs, req)
+	}
+	// Script text read above can name vendors (loaders, containers) whose code never ran:
+	// those are detections, not pre-consent actions.
+	for _, c := range v.cookies {
+		dom := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
+		if v.injected[c.Name+"\x00"+dom] || consentdStorage(c.Name) {
+			continue
+		}
+		third := !s.domains[s.domainOf(dom)]
+		var svc *library.Service
+		if m, ok := ix.MatchCookie(c.Name); ok && (m.Cookie.Party == "" || (m.Cookie.Party == "third") == third) {
+			svc = m.Service
+		} else if d := s.domainOf(dom); third && !ambiguous[d] {
+			svc = vendorOf[d]
+		}
+		var life time.Duration
+		if !c.Session && c.Expires > 0 {
+			// Measured from the end of the page, seconds after the cookie was written: lifetimes
+			// of an hour or more are given to the minute, so a year stays a year.
+			life = max(time.Unix(int64(c.Expires), 0).Sub(v.at).Round(time.Second), 0)
+			if life >= time.Hour {
+				life = life.Round(time.Minute)
+			}
+		}
+		s.mu.Lock()
+		key := c.Name + "\x00" + dom
+		a := s.cookies[key]
+		if a == nil {
+			a = &cookieAgg{c: ObservedCookie{Name: c.Name, Domain: dom, Path: c.Path, Session: c.Session, ThirdParty: third,
+				HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite)}, urls: map[string]bool{}, pages: map[string]bool{}}
+			s.cookies[key] = a
+		}
+		a.c.MaxAge = max(a.c.MaxAge, life)
+		a.pages[v.page] = true
+		if svc != nil && a.c.Service == "" {
+			a.c.Service = svc.Slug
+		}
+		s.mu.Unlock()
+		if svc != nil {
+			x.rep.addHit(hit{svc: svc, ev: Evidence{Kind: EvidenceCookie, Page: v.page, Snippet: c.Name}})
+			acts = append(acts, did{svc, c.Name, 1})
+		}
+	}
+	for _, kk := range []struct {
+		kind string
+		keys []string
+	}{{StorageLocal, v.storage.Local}, {StorageSession, v.storage.Session}} {
+		for _, name := range kk.keys {
+			// consentd's own keys are no finding; a key holding NUL cannot be stored as text.
+			if consentdStorage(name) || strings.IndexByte(name, 0) >= 0 {
+				continue
+			}
+			var svc *library.Service
+			if m, ok := ix.MatchCookie(name); ok {
+				svc = m.Service
+			}
+			s.mu.Lock()
+			key := kk.kind + "\x00" + v.storage.Host + "\x00" + name
+			a := s.storage[key]
+			if a == nil {
+				a = &storageAgg{k: StorageKey{Kind: kk.kind, Name: name, Host: v.storage.Host}, pages: map[string]bool{}}
+				s.storage[key] = a
+			}
+			a.pages[v.page] = true
+			if svc != nil {
+				a.k.Service = svc.Slug
+			}
+			s.mu.Unlock()
+			if svc != nil {
+				x.rep.addHit(hit{svc: svc, ev: Evidence{Kind: EvidenceStorage, Page: v.page, Snippet: name}})
+				acts = append(acts, did{svc, name, 2})
+			}
+		}
+	}
+	s.merge(x.rep, false)
+	for _, c := range containers {
+		s.merge(c, false)
+	}
+	if len(containers) > 0 {
+		s.markInjects()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range acts {
+		p := s.preConsentOf(a.svc)
+		p.pages[v.page] = true
+		switch a.kind {
+		case 0:
+			p.requests[a.what] = true
+		case 1:
+			p.cookies[a.what] = true
+		case 2:
+			p.storage[a.what] = true
+		}
+	}
+	for _, r := range reqs {
+		if len(s.requests) < MaxRequests {
+			s.requests = append(s.requests, r)
+		}
+	}
+}
+
+// deepResult adds the browser pass's own lists to a result.
+func (s *scan) deepResult(r *Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.Storage = make([]StorageKey, 0, len(s.storage))
+	for _, a := range s.storage {
+		k := a.k
+		k.Pages = sortedKeys(a.pages)
+		r.Storage = append(r.Storage, k)
+	}
+	sort.Slice(r.Storage, func(i, j int) bool {
+		a, b := r.Storage[i], r.Storage[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Host != b.Host {
+			return a.Host < b.Host
+		}
+		return a.Name < b.Name
+	})
+	r.PreConsent = make([]PreConsent, 0, len(s.preConsent))
+	for slug, a := range s.preConsent {
+		r.PreConsent = append(r.PreConsent, PreConsent{Slug: slug, Name: a.svc.Label, Category: a.svc.Category,
+			Requests: capped(a.requests), Cookies: capped(a.cookies), Storage: capped(a.storage), Pages: sortedKeys(a.pages)})
+	}
+	sort.Slice(r.PreConsent, func(i, j int) bool { return r.PreConsent[i].Slug < r.PreConsent[j].Slug })
+	r.Requests = append([]Request{}, s.requests...)
+	sort.SliceStable(r.Requests, func(i, j int) bool {
+		if r.Requests[i].Page != r.Requests[j].Page {
+			return r.Requests[i].Page < r.Requests[j].Page
+		}
+		return r.Requests[i].URL < r.Requests[j].URL
+	})
+}
+
+func capped(m map[string]bool) []string {
+	out := sortedKeys(m)
+	if len(out) > MaxPreConsentItems {
+		out = out[:MaxPreConsentItems]
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package crawler
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The browser's only way out is a pageProxy: an HTTP proxy on loopback, one per page, that
+// the page's browser context is created with. It forwards each request through the scan's
+// transport, whose dialer applies the address guard (after DNS, for every redirect hop the
+// browser follows, since each hop is a new request) and the connect-to rules, and whose TLS
+// configuration trusts the system roots plus the scan's extra CA. HTTPS is terminated at the
+// proxy (CONNECT, then TLS with a certificate signed by the browser's own key, which that
+// browser alone was started trusting), so every request is seen, counted and recorded.
+
+// maxScriptBody bounds the script text kept per response for fingerprinting.
+const maxScriptBody = 2 << 20
+
+// deepBudget is the byte budget of one deep scan, shared by its pages' proxies.
+type deepBudget struct {
+	limit int64 // 0: none
+	used  atomic.Int64
+	hit   atomic.Bool
+}
+
+func (b *deepBudget) exceeded() bool { return b.limit > 0 && b.used.Load() >= b.limit }
+
+// proxied is one request the proxy handled.
+type proxied struct {
+	url     string
+	status  int
+	bytes   int64
+	ctype   string
+	dest    string // Sec-Fetch-Dest
+	body    []byte // script text, when it is a script of at most maxScriptBody
+	err     string
+	refused bool
+}
+
+// pageProxy serves one page's browser context.
+type pageProxy struct {
+	ln     net.Listener
+	srv    *http.Server
+	inner  *http.Server
+	conns  chan net.Conn
+	tr     *http.Transport
+	br     *browser
+	budget *deepBudget
+
+	inflight atomic.Int64
+	last     atomic.Int64 // unix nanoseconds of the last activity
+
+	mu      sync.Mutex
+	records []proxied
+	closed  bool
+	done    chan struct{}
+}
+
+func newPageProxy(tr *http.Transport, br *browser, budget *deepBudget) (*pageProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &pageProxy{ln: ln, tr: tr, br: br, budget: budget, conns: make(chan net.Conn), done: make(chan struct{})}
+	p.touch()
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	p.inner = &http.Server{Handler: http.HandlerFunc(p.serveTLS), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(ln) }()
+	go func() { _ = p.inner.Serve(&chanListener{p: p}) }()
+	return p, nil
+}
+
+// addr is the proxy's address for the browser context.
+func (p *pageProxy) addr() string { return "http://" + p.ln.Addr().String() }
+
+func (p *pageProxy) close() {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.done)
+	}
+	p.mu.Unlock()
+	_ = p.srv.Close()
+	_ = p.inner.Close()
+}
+
+func (p *pageProxy) touch() { p.last.Store(time.Now().UnixNano()) }
+
+// quiet reports whether no request is in flight and none ended within d.
+func (p *pageProxy) quiet(d time.Duration) bool {
+	return p.inflight.Load() == 0 && time.Since(time.Unix(0, p.last.Load())) >= d
+}
+
+func (p *pageProxy) recorded() []proxied {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]proxied(nil), p.records...)
+}
+
+func (p *pageProxy) record(r proxied) {
+	p.mu.Lock()
+	if len(p.records) < MaxRequests {
+		p.records = append(p.records, r)
+	}
+	p.mu.Unlock()
+}
+
+// ServeHTTP handles the browser's proxy requests: CONNECT for HTTPS, absolute-form for HTTP.
+func (p *pageProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() || r.URL.Scheme != "http" {
+		http.Error(w, "consentd proxy: absolute http URL expected", http.StatusBadRequest)
+		return
+	}
+	p.forward(w, r, r.URL.String())
+}
+
+// connect terminates the browser's TLS with a certificate for the requested host and hands the
+// connection to the inner server, which sees the requests inside.
+func (p *pageProxy) connect(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "consentd proxy: cannot take over the connection", http.StatusInternalServerError)
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		conn.Close()
+		return
+	}
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = host
+	}
+	tconn := tls.Server(conn, &tls.Config{
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			n := hello.ServerName
+			if n == "" {
+				n = name
+			}
+			return p.br.certificate(n)
+		},
+	})
+	select {
+	case p.conns <- tconn:
+	case <-p.done:
+		conn.Close()
+	}
+}
+
+// serveTLS handles a request that arrived inside a CONNECT tunnel.
+func (p *pageProxy) serveTLS(w http.ResponseWriter, r *http.Request) {
+	p.forward(w, r, "https://"+r.Host+r.URL.RequestURI())
+}
+
+// hopHeaders are not forwarded (RFC 9110, 7.6.1), nor are the proxy's own.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target string) {
+	p.inflight.Add(1)
+	defer func() { p.touch(); p.inflight.Add(-1) }()
+	p.touch()
+	rec := proxied{url: target, dest: r.Header.Get("Sec-Fetch-Dest")}
+	if p.budget.exceeded() {
+		p.budget.hit.Store(true)
+		rec.err = fmt.Sprintf("not loaded: the scan's download budget of %d bytes was used up", p.budget.limit)
+		p.record(rec)
+		http.Error(w, "consentd: scan budget used up", http.StatusServiceUnavailable)
+		return
+	}
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		rec.err = "not loaded: WebSocket connections are not proxied"
+		p.record(rec)
+		http.Error(w, "consentd: websockets are not proxied", http.StatusNotImplemented)
+		return
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
+	if err != nil {
+		rec.err = "not loaded: " + err.Error()
+		p.record(rec)
+		http.Error(w, "consentd: bad request", http.StatusBadRequest)
+		return
+	}
+	out.ContentLength = r.ContentLength
+	for k, vs := range r.Header {
+		out.Header[k] = vs
+	}
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	// The transport asks for gzip itself and decompresses, so script bodies can be read.
+	out.Header.Del("Accept-Encoding")
+	resp, err := p.tr.RoundTrip(out)
+	if err != nil {
+		var refused *refusedError
+		rec.refused = errors.As(err, &refused)
+		rec.err = fetchMessage(err)
+		p.record(rec)
+		http.Error(w, "consentd: "+rec.err, http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	rec.status, rec.ctype = resp.StatusCode, resp.Header.Get("Content-Type")
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	for _, h := range hopHeaders {
+		w.Header().Del(h)
+	}
+	if resp.Uncompressed {
+		w.Header().Del("Content-Length")
+		w.Header().Del("Content-Encoding")
+	}
+	w.WriteHeader(resp.StatusCode)
+	keep := isScriptResponse(rec.dest, rec.ctype)
+	var kept []byte
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			rec.bytes += int64(n)
+			p.budget.used.Add(int64(n))
+			p.touch()
+			if keep && len(kept)+n <= maxScriptBody {
+				kept = append(kept, buf[:n]...)
+			} else if keep {
+				keep, kept = false, nil
+			}
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				break
+			}
+			if p.budget.exceeded() {
+				p.budget.hit.Store(true)
+				rec.err = fmt.Sprintf("cut: the scan's download budget of %d bytes was used up", p.budget.limit)
+				keep, kept = false, nil
+				break
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	if keep {
+		rec.body = kept
+	}
+	p.record(rec)
+}
+
+// isScriptResponse reports whether a response is script text worth fingerprinting.
+func isScriptResponse(dest, ctype string) bool {
+	if dest == "script" {
+		return true
+	}
+	ct := strings.ToLower(ctype)
+	return strings.Contains(ct, "javascript") || strings.Contains(ct, "ecmascript")
+}
+
+// chanListener hands the proxy's TLS connections to its inner server.
+type chanListener struct{ p *pageProxy }
+
+func (l *chanListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.p.conns:
+		return c, nil
+	case <-l.p.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *chanListener) Close() error   { return nil }
+func (l *chanListener) Addr() net.Addr { return l.p.ln.Addr() }
+
+// certificate returns the browser's certificate for host: self-signed with the browser's key,
+// whose SPKI the browser was started trusting (--ignore-certificate-errors-spki-list).
+func (br *browser) certificate(host string) (*tls.Certificate, error) {
+	if c, ok := br.certs.Load(host); ok {
+		return c.(*tls.Certificate), nil
+	}
+	serial, err := randSerial()
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: host, Organization: []string{"consentd scan proxy"}},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	} else {
+		tmpl.DNSNames = []string{host}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &br.key.PublicKey, br.key)
+	if err != nil {
+		return nil, err
+	}
+	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: br.key}
+	actual, _ := br.certs.LoadOrStore(host, c)
+	return actual.(*tls.Certificate), nil
+}
+
+func randSerial() (*big.Int, error) {
+	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+}
+
+// scanTransport is the deep scan's upstream transport: the static engine's guarded dialer and
+// TLS configuration, no proxy of its own.
+func (s *scan) scanTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           s.hooks.dialer(s.opts.AllowPrivate, s.opts.ConnectTo),
+		TLSClientConfig:       s.tlsConfig,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       30 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: s.opts.PageTimeout,
+	}
+}

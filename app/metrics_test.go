@@ -18,7 +18,7 @@ func TestMetricsFamilies(t *testing.T) {
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")
 	var s core.Scan
-	r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
+	r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]any{"mode": "static"}, &s)
 	if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != core.ScanCompleted {
 		t.Fatalf("scan %s", got.Status)
 	}

@@ -29,7 +29,7 @@ func scan(ctx context.Context, args []string) error {
 	fs.Var(&envConnectTo, "scan-connect-to", "same as --connect-to, comma-separated (env CONSENTD_SCAN_CONNECT_TO)")
 	fs.StringVar(&caCert, "ca-cert", "", "PEM file of an extra trusted root certificate")
 	fs.StringVar(&envCACert, "scan-ca-cert", "", "same as --ca-cert (env CONSENTD_SCAN_CA_CERT)")
-	fs.StringVar(&set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH; default: chromium on the PATH)")
+	fs.StringVar(&set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH, default: chromium on the PATH)")
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err

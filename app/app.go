@@ -33,6 +33,8 @@ type Config struct {
 	CountryHeader    string
 	PublicRateLimit  float64
 	LibraryDir       string
+	// Console serves the web console at "/" (docs/console.md).
+	Console bool
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration
@@ -121,6 +123,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
 	})
+	if a.handler, err = withConsole(cfg, a.useCases, a.handler); err != nil {
+		a.Close()
+		return nil, err
+	}
 	if cfg.BootstrapAPIKey != "" {
 		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
 			a.Close()

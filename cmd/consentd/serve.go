@@ -20,6 +20,7 @@ func serve(ctx context.Context, args []string) error {
 		fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 		fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 		fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
+		fs.BoolVar(&cfg.Console, "console", true, "serve the web console at / (sign in with an API key)")
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
 		// Bind first: a taken port must fail before a key is created. The key is then shown
@@ -35,7 +36,8 @@ func serve(ctx context.Context, args []string) error {
 		}
 		if key != "" {
 			fmt.Fprintf(os.Stderr, "\nFirst start: created organization \"default\" and this API key (shown only once):\n\n  %s\n\n"+
-				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n\n", key, key, app.BaseURL(ln.Addr().String()))
+				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n"+
+				"or sign in to the console with it at %s/\n\n", key, key, app.BaseURL(ln.Addr().String()), app.BaseURL(ln.Addr().String()))
 		}
 		return a.RunServer(ctx, ln)
 	})

@@ -16,14 +16,24 @@ type Organization struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// APIKey is a bearer credential of an organization. Only a hash of the key is stored.
+// APIKey is a bearer credential of an organization. Only a hash of the key is stored, with
+// its first characters (Prefix) so that an operator can tell keys apart.
 type APIKey struct {
 	ID             string    `json:"id"`
 	OrganizationID string    `json:"organizationId"`
 	Name           string    `json:"name"`
+	Prefix         string    `json:"prefix"`
 	Hash           string    `json:"-"`
 	CreatedAt      time.Time `json:"createdAt"`
+	// LastUsedAt is when the key last authenticated a request, to the minute
+	// (APIKeyTouchInterval); nil when never.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	// ExpiresAt is when a rotated key stops working; nil for a key that does not expire.
+	ExpiresAt *time.Time `json:"expiresAt"`
 }
+
+// Valid reports whether the key still authenticates at now.
+func (k *APIKey) Valid(now time.Time) bool { return k.ExpiresAt == nil || now.Before(*k.ExpiresAt) }
 
 // OrgStore persists organizations and API keys.
 type OrgStore interface {
@@ -39,6 +49,41 @@ type OrgStore interface {
 	Organization(ctx context.Context, id string) (*Organization, error)
 	// Organizations lists every organization, oldest first.
 	Organizations(ctx context.Context) ([]*Organization, error)
+	// APIKeys lists an organization's keys, oldest first (none for an unknown organization).
+	APIKeys(ctx context.Context, orgID string) ([]*APIKey, error)
+	// APIKey finds a key of the organization; not_found when there is none.
+	APIKey(ctx context.Context, orgID, id string) (*APIKey, error)
+	// DeleteAPIKey deletes a key of the organization; not_found when there is none.
+	DeleteAPIKey(ctx context.Context, orgID, id string) error
+	// ExpireAPIKey sets when a key of the organization stops working; not_found when there
+	// is none.
+	ExpireAPIKey(ctx context.Context, orgID, id string, at time.Time) error
+	// TouchAPIKey records that a key was used at at; not_found when there is none.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}
+
+// API key rules.
+const (
+	// MaxAPIKeyName is the longest label of a key.
+	MaxAPIKeyName = 100
+	// MinAPIKeyLength is the shortest key an operator may choose (the bootstrap key).
+	MinAPIKeyLength = 16
+	// APIKeyTouchInterval is how stale a key's lastUsedAt may be: a key authenticating many
+	// requests is written at most once per interval.
+	APIKeyTouchInterval = time.Minute
+	// DefaultRotateGrace is how long a rotated key keeps working when no grace is given.
+	DefaultRotateGrace = 24 * time.Hour
+	// MaxRotateGrace is the longest grace period of a rotated key.
+	MaxRotateGrace = 30 * 24 * time.Hour
+)
+
+// apiKeyPrefix is the part of a key shown in listings: "cd_" and 8 of a generated key's 52
+// random characters (40 bits, not enough to guess the rest), 4 characters of a chosen one.
+func apiKeyPrefix(key string) string {
+	if strings.HasPrefix(key, APIKeyPrefix) && len(key) >= 40 {
+		return key[:len(APIKeyPrefix)+8]
+	}
+	return key[:min(4, len(key)/4)]
 }
 
 // HashAPIKey returns the stored form of an API key. Keys carry 260 bits of randomness, so a
@@ -126,15 +171,19 @@ func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID, name, key stri
 	if _, err := tx.Organization(ctx, orgID); err != nil {
 		return nil, "", err
 	}
+	name = strings.TrimSpace(name)
+	if len([]rune(name)) > MaxAPIKeyName {
+		return nil, "", Errorf(CodeInvalid, "name: must be at most %d characters", MaxAPIKeyName)
+	}
 	if err := CheckText("name", name); err != nil {
 		return nil, "", err
 	}
 	if key == "" {
 		key = NewAPIKey()
-	} else if len(key) < 16 {
-		return nil, "", Errorf(CodeInvalid, "api key: must be at least 16 characters")
+	} else if len(key) < MinAPIKeyLength {
+		return nil, "", Errorf(CodeInvalid, "api key: must be at least %d characters", MinAPIKeyLength)
 	}
-	k := &APIKey{ID: m.newID(), OrganizationID: orgID, Name: name, Hash: HashAPIKey(key), CreatedAt: m.now()}
+	k := &APIKey{ID: m.newID(), OrganizationID: orgID, Name: name, Prefix: apiKeyPrefix(key), Hash: HashAPIKey(key), CreatedAt: m.now()}
 	if err := tx.CreateAPIKey(ctx, k); err != nil {
 		return nil, "", err
 	}
@@ -180,5 +229,58 @@ func (m *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	now := m.now()
+	if !k.Valid(now) {
+		return "", Errorf(CodeUnauthorized, "API key expired: it was rotated, use its successor")
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= APIKeyTouchInterval {
+		// A failed write must not refuse a valid key: the next request tries again.
+		if err := m.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			m.log.WarnContext(ctx, "could not record an API key's last use", "key_id", k.ID, "error", err)
+		}
+	}
 	return k.OrganizationID, nil
+}
+
+// APIKeys lists the organization's keys, oldest first, without their secrets.
+func (m *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
+	return m.store.APIKeys(ctx, orgID)
+}
+
+// RevokeAPIKey deletes a key of the organization: it is refused from the next request on.
+func (m *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
+	return m.store.DeleteAPIKey(ctx, orgID, id)
+}
+
+// RotateAPIKey replaces a key of the organization: it creates a key with the same name and lets
+// the old one work for grace more (DefaultRotateGrace when nil; 0 ends it at once), never
+// longer than it already would. It returns the new key (shown once) and the old one.
+func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (newKey *APIKey, plain string, old *APIKey, err error) {
+	g := DefaultRotateGrace
+	if grace != nil {
+		g = *grace
+	}
+	if g < 0 || g > MaxRotateGrace {
+		return nil, "", nil, Errorf(CodeInvalid, "graceSeconds: must be 0 to %d", int(MaxRotateGrace/time.Second))
+	}
+	err = m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if old, err = tx.APIKey(ctx, orgID, id); err != nil {
+			return err
+		}
+		until := m.now().Add(g)
+		if old.ExpiresAt != nil && old.ExpiresAt.Before(until) {
+			until = *old.ExpiresAt
+		}
+		if err := tx.ExpireAPIKey(ctx, orgID, id, until); err != nil {
+			return err
+		}
+		old.ExpiresAt = &until
+		newKey, plain, err = m.createAPIKey(ctx, tx, orgID, old.Name, "")
+		return err
+	})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return newKey, plain, old, nil
 }

@@ -18,11 +18,27 @@ type organization struct {
 
 type apiKey struct {
 	bun.BaseModel  `bun:"table:api_keys"`
-	ID             string    `bun:"id,pk"`
-	OrganizationID string    `bun:"organization_id"`
-	Name           string    `bun:"name"`
-	Hash           string    `bun:"hash"`
-	CreatedAt      time.Time `bun:"created_at"`
+	ID             string     `bun:"id,pk"`
+	OrganizationID string     `bun:"organization_id"`
+	Name           string     `bun:"name"`
+	Prefix         string     `bun:"prefix"`
+	Hash           string     `bun:"hash"`
+	CreatedAt      time.Time  `bun:"created_at"`
+	LastUsedAt     *time.Time `bun:"last_used_at"`
+	ExpiresAt      *time.Time `bun:"expires_at"`
+}
+
+func (k *apiKey) core() *core.APIKey {
+	return &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix, Hash: k.Hash,
+		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), ExpiresAt: utcPtr(k.ExpiresAt)}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // CreateOrganization implements core.OrgStore.
@@ -79,7 +95,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
 	if err := storable("api key", k); err != nil {
 		return err
 	}
-	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt}).Exec(ctx)
+	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix,
+		Hash: k.Hash, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}).Exec(ctx)
 	return translate(err, "api key")
 }
 
@@ -92,5 +109,61 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*core.APIKey, er
 	if err := s.db.NewSelect().Model(&k).Where("hash = ?", hash).Scan(ctx); err != nil {
 		return nil, translate(err, "api key")
 	}
-	return &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Hash: k.Hash, CreatedAt: k.CreatedAt.UTC()}, nil
+	return k.core(), nil
+}
+
+// APIKeys implements core.OrgStore.
+func (s *Store) APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error) {
+	out := []*core.APIKey{}
+	if !isID(orgID) {
+		return out, nil
+	}
+	var ks []apiKey
+	if err := s.db.NewSelect().Model(&ks).Where("organization_id = ?", orgID).Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, translate(err, "api key")
+	}
+	for i := range ks {
+		out = append(out, ks[i].core())
+	}
+	return out, nil
+}
+
+// APIKey implements core.OrgStore.
+func (s *Store) APIKey(ctx context.Context, orgID, id string) (*core.APIKey, error) {
+	if err := findIDs("api key", orgID, id); err != nil {
+		return nil, err
+	}
+	var k apiKey
+	if err := s.db.NewSelect().Model(&k).Where("id = ? AND organization_id = ?", id, orgID).Scan(ctx); err != nil {
+		return nil, translate(err, "api key")
+	}
+	return k.core(), nil
+}
+
+// DeleteAPIKey implements core.OrgStore.
+func (s *Store) DeleteAPIKey(ctx context.Context, orgID, id string) error {
+	if err := findIDs("api key", orgID, id); err != nil {
+		return err
+	}
+	res, err := s.db.NewDelete().Model((*apiKey)(nil)).Where("id = ? AND organization_id = ?", id, orgID).Exec(ctx)
+	return mustAffect(res, err, "api key")
+}
+
+// ExpireAPIKey implements core.OrgStore.
+func (s *Store) ExpireAPIKey(ctx context.Context, orgID, id string, at time.Time) error {
+	if err := findIDs("api key", orgID, id); err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model((*apiKey)(nil)).Set("expires_at = ?", at).
+		Where("id = ? AND organization_id = ?", id, orgID).Exec(ctx)
+	return mustAffect(res, err, "api key")
+}
+
+// TouchAPIKey implements core.OrgStore.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	if err := findIDs("api key", id); err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model((*apiKey)(nil)).Set("last_used_at = ?", at).Where("id = ?", id).Exec(ctx)
+	return mustAffect(res, err, "api key")
 }

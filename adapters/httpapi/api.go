@@ -82,6 +82,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	api := humago.NewWithPrefix(mux, Prefix, hc)
 	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
 
+	h.registerAPIKeys(api)
 	h.registerSites(api)
 	h.registerBanner(api)
 	h.registerCategories(api)

@@ -166,7 +166,7 @@ func TestHostileText(t *testing.T) {
 				}
 				schema := rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
 				leaves := stringLeaves(doc, schema, 0)
-				if len(leaves) == 0 && method != "PUT" && !strings.HasSuffix(p, "/configure") {
+				if len(leaves) == 0 && method != "PUT" && !strings.HasSuffix(p, "/configure") && !strings.HasSuffix(p, "/rotate") {
 					t.Errorf("no string field found in the body of %s %s", method, p)
 				}
 				for _, l := range leaves {

@@ -16,6 +16,9 @@ import (
 // keeps them equal to core.
 var schemaLimits = map[string]any{
 	"SiteCreateBody.name minLength":                               1, // non-empty
+	"ApiKeyCreateBody.name maxLength":                             core.MaxAPIKeyName,
+	"ApiKeyRotateBody.graceSeconds minimum":                       0,
+	"ApiKeyRotateBody.graceSeconds maximum":                       int(core.MaxRotateGrace.Seconds()),
 	"SiteCreateBody.name maxLength":                               core.MaxSiteName,
 	"SiteCreateBody.url maxLength":                                core.MaxURL,
 	"SitePatchBody.name minLength":                                1,

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -13,6 +14,13 @@ type (
 	// AuthUseCases authenticate API keys.
 	AuthUseCases interface {
 		Authenticate(ctx context.Context, key string) (string, error)
+	}
+	// APIKeyUseCases manage the caller's organization's API keys.
+	APIKeyUseCases interface {
+		APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error)
+		CreateAPIKey(ctx context.Context, orgID, name, key string) (*core.APIKey, string, error)
+		RevokeAPIKey(ctx context.Context, orgID, id string) error
+		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*core.APIKey, string, *core.APIKey, error)
 	}
 	// SiteUseCases manage sites.
 	SiteUseCases interface {
@@ -71,6 +79,7 @@ type (
 // UseCases are the use cases behind the handlers.
 type UseCases struct {
 	AuthUseCases
+	APIKeyUseCases
 	SiteUseCases
 	BannerUseCases
 	CategoryUseCases
@@ -84,7 +93,7 @@ type UseCases struct {
 // FromCore picks the handlers' use cases out of core's.
 func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
-		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
+		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, HealthUseCases: uc.Health,
 	}

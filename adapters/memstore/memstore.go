@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
@@ -145,6 +146,79 @@ func (s *Store) APIKeyByHash(_ context.Context, hash string) (*core.APIKey, erro
 		return nil, notFound("api key")
 	}
 	return &k, nil
+}
+
+// APIKeys implements core.OrgStore.
+func (s *Store) APIKeys(_ context.Context, orgID string) ([]*core.APIKey, error) {
+	defer s.lock()()
+	out := []*core.APIKey{}
+	for _, k := range s.d.keys {
+		if k.OrganizationID == orgID {
+			out = append(out, &k)
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.APIKey) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// keyByID returns the hash under which a key is kept; "" when none matches.
+func (s *Store) keyByID(orgID, id string) string {
+	for h, k := range s.d.keys {
+		if k.ID == id && (orgID == "" || k.OrganizationID == orgID) {
+			return h
+		}
+	}
+	return ""
+}
+
+// APIKey implements core.OrgStore.
+func (s *Store) APIKey(_ context.Context, orgID, id string) (*core.APIKey, error) {
+	defer s.lock()()
+	h := s.keyByID(orgID, id)
+	if h == "" || orgID == "" {
+		return nil, notFound("api key")
+	}
+	k := s.d.keys[h]
+	return &k, nil
+}
+
+// DeleteAPIKey implements core.OrgStore.
+func (s *Store) DeleteAPIKey(_ context.Context, orgID, id string) error {
+	defer s.lock()()
+	h := s.keyByID(orgID, id)
+	if h == "" || orgID == "" {
+		return notFound("api key")
+	}
+	delete(s.d.keys, h)
+	return nil
+}
+
+// ExpireAPIKey implements core.OrgStore.
+func (s *Store) ExpireAPIKey(_ context.Context, orgID, id string, at time.Time) error {
+	defer s.lock()()
+	h := s.keyByID(orgID, id)
+	if h == "" || orgID == "" {
+		return notFound("api key")
+	}
+	k := s.d.keys[h]
+	k.ExpiresAt = &at
+	s.d.keys[h] = k
+	return nil
+}
+
+// TouchAPIKey implements core.OrgStore.
+func (s *Store) TouchAPIKey(_ context.Context, id string, at time.Time) error {
+	defer s.lock()()
+	h := s.keyByID("", id)
+	if h == "" {
+		return notFound("api key")
+	}
+	k := s.d.keys[h]
+	k.LastUsedAt = &at
+	s.d.keys[h] = k
+	return nil
 }
 
 // CreateSite implements core.SiteStore.

@@ -23,6 +23,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		fn   func(t *testing.T, s core.Store)
 	}{
 		{"Organizations", testOrganizations},
+		{"APIKeys", testAPIKeys},
 		{"Sites", testSites},
 		{"SiteDeleteCascades", testSiteDeleteCascades},
 		{"Banner", testBanner},

@@ -1,0 +1,63 @@
+package coretest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+// testAPIKeys: keys are listed per organization with their prefix and times, found, expired,
+// touched and deleted only within their organization.
+func testAPIKeys(t *testing.T, s core.Store) {
+	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+	must(t, s.CreateOrganization(ctx, a))
+	must(t, s.CreateOrganization(ctx, b))
+	k1 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "ci", Prefix: "cd_abcdefgh", Hash: core.HashAPIKey("k1-k1-k1-k1-k1-k1"), CreatedAt: now()}
+	k2 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "deploy", Prefix: "cd_ijklmnop", Hash: core.HashAPIKey("k2-k2-k2-k2-k2-k2"), CreatedAt: now().Add(time.Second)}
+	kb := &core.APIKey{ID: id(), OrganizationID: b.ID, Name: "other", Hash: core.HashAPIKey("kb-kb-kb-kb-kb-kb"), CreatedAt: now()}
+	for _, k := range []*core.APIKey{k2, k1, kb} {
+		must(t, s.CreateAPIKey(ctx, k))
+	}
+	list, err := s.APIKeys(ctx, a.ID)
+	must(t, err)
+	if len(list) != 2 || list[0].ID != k1.ID || list[1].ID != k2.ID {
+		t.Fatalf("APIKeys(a): %+v, want k1 then k2", list)
+	}
+	if list[0].Prefix != "cd_abcdefgh" || list[0].Name != "ci" || !list[0].CreatedAt.Equal(k1.CreatedAt) ||
+		list[0].LastUsedAt != nil || list[0].ExpiresAt != nil {
+		t.Fatalf("APIKeys(a)[0] round trip: %+v", list[0])
+	}
+	if list, err := s.APIKeys(ctx, id()); err != nil || len(list) != 0 {
+		t.Fatalf("APIKeys(unknown org): %v %v", list, err)
+	}
+
+	_, err = s.APIKey(ctx, b.ID, k1.ID)
+	wantCode(t, err, core.CodeNotFound)
+	wantCode(t, s.DeleteAPIKey(ctx, b.ID, k1.ID), core.CodeNotFound)
+	wantCode(t, s.ExpireAPIKey(ctx, b.ID, k1.ID, now()), core.CodeNotFound)
+	wantCode(t, s.TouchAPIKey(ctx, id(), now()), core.CodeNotFound)
+
+	used, until := now().Add(time.Minute), now().Add(time.Hour)
+	must(t, s.TouchAPIKey(ctx, k1.ID, used))
+	must(t, s.ExpireAPIKey(ctx, a.ID, k1.ID, until))
+	got, err := s.APIKey(ctx, a.ID, k1.ID)
+	must(t, err)
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(used) || got.ExpiresAt == nil || !got.ExpiresAt.Equal(until) {
+		t.Fatalf("after touch and expire: %+v", got)
+	}
+	byHash, err := s.APIKeyByHash(ctx, k1.Hash)
+	must(t, err)
+	if byHash.ExpiresAt == nil || !byHash.ExpiresAt.Equal(until) || byHash.LastUsedAt == nil {
+		t.Fatalf("APIKeyByHash after touch and expire: %+v", byHash)
+	}
+
+	must(t, s.DeleteAPIKey(ctx, a.ID, k1.ID))
+	_, err = s.APIKeyByHash(ctx, k1.Hash)
+	wantCode(t, err, core.CodeNotFound)
+	wantCode(t, s.DeleteAPIKey(ctx, a.ID, k1.ID), core.CodeNotFound)
+	if list, _ := s.APIKeys(ctx, a.ID); len(list) != 1 || list[0].ID != k2.ID {
+		t.Fatalf("after delete: %+v", list)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/consentd/consentd/core"
 )
 
 // signInPage shows the sign-in form with a fresh pre-session token (against login CSRF).
@@ -62,7 +64,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	if old, _ := r.Cookie(sessionCookie); old != nil {
 		h.sessions.end(old.Value) // a new session ID at every sign-in (no fixation)
 	}
-	id, _ := h.sessions.create(org)
+	id, _ := h.sessions.create(org, h.keyOf(r, org, key))
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: "", Path: "/sign-in", MaxAge: -1,
@@ -86,6 +88,43 @@ func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/sign-in?signed-out=1", http.StatusSeeOther)
+}
+
+// keyOf finds the ID of the organization's key key ("" without the keys use cases).
+func (h *handler) keyOf(r *http.Request, org, key string) string {
+	if h.m.KeyUseCases == nil {
+		return ""
+	}
+	keys, err := h.m.APIKeys(r.Context(), org)
+	if err != nil {
+		return ""
+	}
+	hash := core.HashAPIKey(key)
+	for _, k := range keys {
+		if k.Hash == hash {
+			return k.ID
+		}
+	}
+	return ""
+}
+
+// keyValid reports whether the session's API key still works: a revoked key, or a rotated
+// one past its grace period, ends the sessions opened with it.
+func (h *handler) keyValid(r *http.Request, s *session) bool {
+	keyID := h.sessions.key(s)
+	if keyID == "" || h.m.KeyUseCases == nil {
+		return true
+	}
+	keys, err := h.m.APIKeys(r.Context(), s.orgID)
+	if err != nil {
+		return true // a store hiccup is reported by the page itself
+	}
+	for _, k := range keys {
+		if k.ID == keyID {
+			return k.Valid(h.cfg.Now())
+		}
+	}
+	return false
 }
 
 // safeNext keeps a post-sign-in redirect on this console.

@@ -140,6 +140,13 @@ func (h *handler) routes() {
 	a("GET /sites/{id}/scans/{scan}", h.scanPage)
 	a("POST /sites/{id}/scans/{scan}/configure", h.configureScan)
 
+	if h.m.KeyUseCases != nil {
+		a("GET /keys", h.keysPage)
+		a("POST /keys", h.createKey)
+		a("POST /keys/{kid}/rotate", h.rotateKey)
+		a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
+		a("POST /keys/{kid}/revoke", h.revokeKey)
+	}
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
 
@@ -194,6 +201,10 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 		var s *session
 		if c != nil {
 			s = h.sessions.get(c.Value)
+		}
+		if s != nil && !h.keyValid(r, s) {
+			h.sessions.end(c.Value)
+			s = nil
 		}
 		if s == nil {
 			if r.Method != http.MethodGet {

@@ -1,4 +1,4 @@
 package console
 
 // features reports the optional pages of this build.
-func (h *handler) features() features { return features{} }
+func (h *handler) features() features { return features{Keys: h.m.KeyUseCases != nil} }

@@ -54,7 +54,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error"}
+	"scans", "scan", "consents", "error", "keys"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")

@@ -22,7 +22,10 @@ const (
 // session is a signed-in person: the organization their API key belongs to, the CSRF token of
 // their forms, and when the session ends.
 type session struct {
-	orgID   string
+	orgID string
+	// keyID is the API key the person signed in with: revoking it, or its expiry after a
+	// rotation, ends the session ("" when keys cannot be listed).
+	keyID   string
 	csrf    string
 	created time.Time
 	seen    time.Time
@@ -56,10 +59,10 @@ func hashToken(t string) string {
 }
 
 // create starts a session for orgID and returns the cookie value.
-func (s *sessions) create(orgID string) (string, *session) {
+func (s *sessions) create(orgID, keyID string) (string, *session) {
 	id := randomToken()
 	now := s.now()
-	ss := &session{orgID: orgID, csrf: randomToken(), created: now, seen: now}
+	ss := &session{orgID: orgID, keyID: keyID, csrf: randomToken(), created: now, seen: now}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep(now)
@@ -121,6 +124,20 @@ func (s *sessions) setFlash(ss *session, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ss.flash = msg
+}
+
+// key returns the session's API key ID; setKey moves the session to another key (its
+// successor after a rotation).
+func (s *sessions) key(ss *session) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ss.keyID
+}
+
+func (s *sessions) setKey(ss *session, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss.keyID = id
 }
 
 // tokenEqual compares two tokens in constant time; an empty token never matches.

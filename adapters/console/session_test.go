@@ -313,3 +313,46 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestKeys: a key created in the console is shown once and signs in; rotating the session's
+// own key keeps the session; revoking a key ends the sessions opened with it.
+func TestKeys(t *testing.T) {
+	w := newUnitWorld(t)
+	c, tok := w.session(t)
+	res, html := post(t, c, w.srv.URL+"/keys", url.Values{"csrf": {tok}, "name": {"deploy"}})
+	m := regexp.MustCompile(`id="secret"[^>]*>(cd_[^<]+)<`).FindStringSubmatch(html)
+	if res.StatusCode != http.StatusCreated || m == nil {
+		t.Fatalf("create: %d %.400s", res.StatusCode, html)
+	}
+	c2 := w.client(t)
+	if res, _ := w.signIn(t, c2, m[1]); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in with the new key: %d", res.StatusCode)
+	}
+	_, html = get(t, c2, w.srv.URL+"/keys")
+	tok2 := token(t, html)
+	id := regexp.MustCompile(`/keys/([0-9a-f-]{36})/revoke" aria-label="Revoke the key deploy"`).FindStringSubmatch(html)
+	if id == nil {
+		t.Fatalf("no revoke link for the key: %.2000s", html)
+	}
+	if res, _ := post(t, c2, w.srv.URL+"/keys/"+id[1]+"/rotate", url.Values{"csrf": {tok2}, "grace": {"0"}}); res.StatusCode != http.StatusCreated {
+		t.Fatalf("rotate: %d", res.StatusCode)
+	}
+	if res, _ := get(t, c2, w.srv.URL+"/sites"); res.StatusCode != http.StatusOK {
+		t.Fatalf("after rotating the session's own key: %d", res.StatusCode)
+	}
+	_, html = get(t, c, w.srv.URL+"/keys")
+	all := regexp.MustCompile(`/keys/([0-9a-f-]{36})/revoke" aria-label="Revoke the key deploy"`).FindAllStringSubmatch(html, -1)
+	if len(all) != 2 {
+		t.Fatalf("%d keys named deploy listed, want the rotated one and its successor", len(all))
+	}
+	id = all[1] // the successor, newest, listed last
+	if res, _ := post(t, c, w.srv.URL+"/keys/"+id[1]+"/revoke", url.Values{"csrf": {tok}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	if res, _ := get(t, c2, w.srv.URL+"/sites"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("session of a revoked key: %d, want a redirect to sign in", res.StatusCode)
+	}
+	if res, _ := get(t, c, w.srv.URL+"/sites"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the other session: %d", res.StatusCode)
+	}
+}

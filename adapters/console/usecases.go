@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"time"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -56,6 +57,13 @@ type (
 		ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*core.ImportResult, error)
 		Trackers(ctx context.Context, orgID, siteID string) (*core.Trackers, error)
 	}
+	// KeyUseCases manage the organization's API keys.
+	KeyUseCases interface {
+		APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error)
+		CreateAPIKey(ctx context.Context, orgID, name, key string) (*core.APIKey, string, error)
+		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*core.APIKey, string, *core.APIKey, error)
+		RevokeAPIKey(ctx context.Context, orgID, id string) error
+	}
 	// ConsentUseCases read consent records and the public configuration the preview starts from.
 	ConsentUseCases interface {
 		PublicConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
@@ -74,6 +82,8 @@ type UseCases struct {
 	LibraryUseCases
 	ScanUseCases
 	ConsentUseCases
+	// KeyUseCases is optional: without it the console has no API keys page.
+	KeyUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -81,6 +91,6 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, KeyUseCases: uc.Orgs,
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -283,8 +285,28 @@ func (h *handler) message(r *http.Request, err error) (int, string) {
 	return http.StatusInternalServerError, "Something went wrong on the server; the error was logged. Try again in a moment."
 }
 
-// sentence makes a use case's message read as a sentence.
+// fieldWords name the use cases' fields as the forms do.
+var fieldWords = map[string]string{
+	"url": "The address", "urls": "The addresses", "name": "The name", "label": "The name", "slug": "The identifier",
+	"categorySlug": "The category", "serviceUrl": "The website of the service", "description": "The description",
+	"privacyPolicyUrl": "The privacy policy link", "cookiePolicyUrl": "The cookie policy link", "logoUrl": "The logo link",
+	"cookieExpirationDays": "The number of days", "storefrontPassword": "The storefront password", "from": "The start date",
+	"to": "The end date", "template": "The template", "position": "The position",
+}
+
+var cookieField = regexp.MustCompile(`^cookies\[(\d+)\]\.(\w+)$`)
+
+// sentence makes a use case's message ("url: must be …") read as a sentence in the form's
+// words ("The address must be …").
 func sentence(s string) string {
+	if field, rest, ok := strings.Cut(s, ": "); ok && !strings.Contains(field, " ") {
+		if w, ok := fieldWords[field]; ok {
+			s = w + " " + rest
+		} else if m := cookieField.FindStringSubmatch(field); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			s = "Cookie " + strconv.Itoa(n+1) + ": its " + human(m[2]) + " " + rest
+		}
+	}
 	if s == "" {
 		return s
 	}

@@ -29,6 +29,24 @@ type ConsentRecord struct {
 	ConsentVersion      int             `json:"consentVersion"`
 	Action              string          `json:"action"`
 	CreatedAt           time.Time       `json:"createdAt"`
+	// PageURL is the page the decision was made on: origin and path, never the query.
+	PageURL string `json:"pageUrl"`
+	// UserAgent is a coarse family derived from the User-Agent header ("Chrome desktop").
+	UserAgent string `json:"userAgent"`
+	// SnapshotHash names what the visitor was shown (GET /sites/{id}/consent-snapshots/{hash}).
+	SnapshotHash string `json:"snapshotHash"`
+	// VisitorSalt and VisitorHash represent the visitor in the chain: erasure removes
+	// VisitorID and VisitorSalt and keeps the hash, so the chain still verifies.
+	VisitorSalt string `json:"visitorSalt"`
+	VisitorHash string `json:"visitorHash"`
+	// RecordHash is the SHA-256 of the record's canonical form (see proof.go).
+	RecordHash string `json:"recordHash"`
+	// BatchSeq and BatchIndex place the record in its site's chain; BatchHash and
+	// PrevBatchHash are its batch's link (filled in exports and the consent POST's answer).
+	BatchSeq      int64  `json:"batchSeq"`
+	BatchIndex    int    `json:"batchIndex"`
+	BatchHash     string `json:"batchHash,omitempty"`
+	PrevBatchHash string `json:"prevBatchHash,omitempty"`
 }
 
 // ConsentQuery selects a page of a site's consent records, newest first. From and To are
@@ -38,6 +56,17 @@ type ConsentQuery struct {
 	From, To *time.Time
 	Page     int
 	Limit    int
+	// VisitorID keeps only the visitor's records ("" for all).
+	VisitorID string
+	// After, when set, starts the page after this record in listing order (a decoded
+	// cursor); Page is then 1.
+	After *ConsentKey
+}
+
+// ConsentKey is a record's place in listing order.
+type ConsentKey struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // validateDates checks that the date filters name instants every store holds.
@@ -55,6 +84,21 @@ func (q ConsentQuery) validateDates() error {
 	return nil
 }
 
+// validateVisitor checks the visitor filter as a visitor ID is checked when recorded.
+func (q ConsentQuery) validateVisitor() error {
+	if q.VisitorID == "" {
+		return nil
+	}
+	return checkVisitorID(q.VisitorID)
+}
+
+func checkVisitorID(v string) error {
+	if n := len([]rune(v)); n < 1 || n > MaxVisitorID {
+		return Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
+	}
+	return CheckText("visitorId", v)
+}
+
 // ConsentStore persists consent records. Records are append-only.
 type ConsentStore interface {
 	// CreateConsentRecord stores a record durably before returning: once it returns nil the
@@ -67,6 +111,23 @@ type ConsentStore interface {
 	// are ignored), newest first, in the order of ConsentRecords, holding only a bounded number
 	// of records in memory. It stops at fn's first error and returns it.
 	EachConsentRecord(ctx context.Context, q ConsentQuery, fn func(*ConsentRecord) error) error
+	// SaveConsentSnapshot stores a snapshot unless the site has one with its hash. A site
+	// that does not exist is not_found.
+	SaveConsentSnapshot(ctx context.Context, s *ConsentSnapshot) error
+	// ConsentSnapshot finds a snapshot of the site by hash; not_found when there is none.
+	ConsentSnapshot(ctx context.Context, siteID, hash string) (*ConsentSnapshot, error)
+	// EraseConsentVisitor removes the visitor ID and its salt from every record of the site
+	// naming visitorID, and returns how many it changed.
+	EraseConsentVisitor(ctx context.Context, siteID, visitorID string) (int, error)
+	// ConsentHourStats returns the site's aggregates per UTC hour with from <= hour < to, in
+	// hour order; hours without records are left out. The aggregates count every record ever
+	// committed, including those retention removed since.
+	ConsentHourStats(ctx context.Context, siteID string, from, to time.Time) ([]ConsentHourStat, error)
+	// RemoveConsentBatches removes, oldest first, the site's whole batches whose newest record
+	// is older than before, at most limit batches, records included, and makes the last
+	// removed batch the chain's anchor. It returns the number of records removed.
+	RemoveConsentBatches(ctx context.Context, siteID string, before time.Time, limit int) (int, error)
+	ConsentChainStore
 }
 
 // Limits of consent listing and recording.
@@ -87,6 +148,14 @@ type ConsentInput struct {
 	GPC bool
 	// Country is the visitor's ISO 3166-1 alpha-2 country, "" when unknown.
 	Country string
+	// Language is the language of the texts the runtime showed ("" for the defaults).
+	Language string
+	// RuntimeVersion is the banner runtime's version ("" when it did not say).
+	RuntimeVersion string
+	// PageURL is the page the decision was made on; only its origin and path are kept.
+	PageURL string
+	// UserAgent is the request's User-Agent header; only a coarse family is kept.
+	UserAgent string
 }
 
 // gdprCountries are the EU and EEA member states plus the United Kingdom and Switzerland.
@@ -127,14 +196,12 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	}
 	visitor := m.newID()
 	if in.VisitorID != nil {
-		if n := len([]rune(*in.VisitorID)); n < 1 || n > MaxVisitorID {
-			return nil, Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
-		}
-		if err := CheckText("visitorId", *in.VisitorID); err != nil {
+		if err := checkVisitorID(*in.VisitorID); err != nil {
 			return nil, err
 		}
 		visitor = *in.VisitorID
 	}
+	in.Country = countryCode(in.Country)
 	jur := JurisdictionOf(in.Country)
 	// Under CCPA a Global Privacy Control signal is an opt-out of sale and sharing: marketing
 	// is off and doNotSell on, whatever the client sent, as the runtime does in the browser.
@@ -158,10 +225,19 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 			return nil, Errorf(CodeInvalid, "categories.%s: unknown category", slug)
 		}
 	}
+	page, err := PageURL(in.PageURL)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := m.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
+	if err != nil {
+		return nil, err
+	}
 	r := &ConsentRecord{
 		ID: m.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || gpcOptOut,
 		ConsentVersion: in.ConsentVersion, CreatedAt: m.now(),
+		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 	}
 	switch {
 	case in.Action != nil:
@@ -173,6 +249,7 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	default:
 		r.Action = "custom"
 	}
+	SealConsentRecord(r)
 	if err := m.store.CreateConsentRecord(ctx, r); err != nil {
 		return nil, err
 	}
@@ -190,6 +267,12 @@ func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQu
 	if err := q.validateDates(); err != nil {
 		return nil, 0, err
 	}
+	if err := q.validateVisitor(); err != nil {
+		return nil, 0, err
+	}
+	if q.After != nil && q.Page != 1 {
+		return nil, 0, Errorf(CodeInvalid, "page: must be 1 (or absent) with a cursor")
+	}
 	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
@@ -203,6 +286,10 @@ func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q Con
 	if err := q.validateDates(); err != nil {
 		return err
 	}
+	if err := q.validateVisitor(); err != nil {
+		return err
+	}
+	q.After = nil
 	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}

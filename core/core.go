@@ -76,6 +76,9 @@ type base struct {
 
 	consentCache ttlCache[consentView]
 	configCache  ttlCache[*PublicConfig]
+	// snapshotCache keeps the snapshot of each project key, language and runtime version,
+	// so that a consent POST stores and hashes what was shown once per second, not per post.
+	snapshotCache ttlCache[*ConsentSnapshot]
 }
 
 // Orgs are the use cases of organizations and their API keys.

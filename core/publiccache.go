@@ -88,4 +88,5 @@ func (m *base) consentSite(ctx context.Context, projectKey string) (*Site, []*Ca
 func (m *base) forgetSite(siteID string) {
 	m.consentCache.forget(siteID)
 	m.configCache.forget(siteID)
+	m.snapshotCache.forget(siteID)
 }

@@ -10,13 +10,16 @@ import (
 
 // Site is a website on which the banner is deployed.
 type Site struct {
-	ID             string    `json:"id"`
-	OrganizationID string    `json:"organizationId"`
-	Name           string    `json:"name"`
-	URL            string    `json:"url"`
-	ProjectKey     string    `json:"projectKey"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	ID             string `json:"id"`
+	OrganizationID string `json:"organizationId"`
+	Name           string `json:"name"`
+	URL            string `json:"url"`
+	ProjectKey     string `json:"projectKey"`
+	// ConsentRetentionDays, when set, removes consent records older than that many days
+	// (whole chain batches at a time); nil keeps them forever.
+	ConsentRetentionDays *int      `json:"consentRetentionDays"`
+	CreatedAt            time.Time `json:"createdAt"`
+	UpdatedAt            time.Time `json:"updatedAt"`
 }
 
 // SiteStore persists sites.
@@ -30,7 +33,7 @@ type SiteStore interface {
 	SiteByProjectKey(ctx context.Context, projectKey string) (*Site, error)
 	// Sites lists the organization's sites, oldest first.
 	Sites(ctx context.Context, orgID string) ([]*Site, error)
-	// UpdateSite stores the site's name, URL and updatedAt; not_found when it does not exist.
+	// UpdateSite stores the site's name, URL, consent retention and updatedAt; not_found when it does not exist.
 	UpdateSite(ctx context.Context, s *Site) error
 	// DeleteSite removes the site and everything that belongs to it; not_found when it does
 	// not exist.
@@ -47,6 +50,9 @@ const (
 type SiteInput struct {
 	Name *string
 	URL  *string
+	// ConsentRetentionDays sets (1 to MaxConsentRetentionDays) or, when Null, turns off the
+	// removal of old consent records.
+	ConsentRetentionDays Optional[int]
 }
 
 func (in SiteInput) validate(create bool) error {
@@ -65,6 +71,9 @@ func (in SiteInput) validate(create bool) error {
 		if err := validateHTTPURL("url", *in.URL); err != nil {
 			return err
 		}
+	}
+	if r := in.ConsentRetentionDays; r.Set && !r.Null && (r.Value < 1 || r.Value > MaxConsentRetentionDays) {
+		return Errorf(CodeInvalid, "consentRetentionDays: must be 1 to %d, or null for no removal", MaxConsentRetentionDays)
 	}
 	return nil
 }
@@ -92,6 +101,9 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 	s := &Site{
 		ID: m.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
 		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now,
+	}
+	if r := in.ConsentRetentionDays; r.Set && !r.Null {
+		s.ConsentRetentionDays = &r.Value
 	}
 	err := m.store.InTx(ctx, func(tx Store) error {
 		// The organization must exist: the API's caller is authenticated as one, but the
@@ -147,6 +159,12 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		}
 		if in.URL != nil {
 			s.URL = *in.URL
+		}
+		if r := in.ConsentRetentionDays; r.Set {
+			s.ConsentRetentionDays = nil
+			if !r.Null {
+				s.ConsentRetentionDays = &r.Value
+			}
 		}
 		s.UpdatedAt = m.now()
 		return tx.UpdateSite(ctx, s)

@@ -3,6 +3,9 @@ package bunstore
 import (
 	"context"
 	"errors"
+	"hash/maphash"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +27,15 @@ type consentRecord struct {
 	ConsentVersion      int             `bun:"consent_version"`
 	Action              string          `bun:"action"`
 	CreatedAt           time.Time       `bun:"created_at"`
+	PageURL             string          `bun:"page_url"`
+	UserAgent           string          `bun:"user_agent"`
+	SnapshotHash        string          `bun:"snapshot_hash"`
+	VisitorSalt         string          `bun:"visitor_salt"`
+	VisitorHash         string          `bun:"visitor_hash"`
+	RecordHash          string          `bun:"record_hash"`
+	// BatchSeq is NULL only for a row written around the store (verification reports it).
+	BatchSeq   *int64 `bun:"batch_seq"`
+	BatchIndex int    `bun:"batch_index"`
 }
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
@@ -33,50 +45,211 @@ type consentCount struct {
 	SiteID        string    `bun:"site_id,pk"`
 	Bucket        time.Time `bun:"bucket,pk"`
 	Shard         int       `bun:"shard,pk"`
-	N             int64     `bun:"n"`
+	// N counts the records stored (retention subtracts); the rest count decisions for the
+	// statistics, which retention leaves alone.
+	N         int64 `bun:"n"`
+	Decisions int64 `bun:"decisions"`
+	AcceptAll int64 `bun:"accept_all"`
+	RejectAll int64 `bun:"reject_all"`
+	Custom    int64 `bun:"custom"`
+	GPC       int64 `bun:"gpc"`
+	GDPR      int64 `bun:"gdpr"`
+	CCPA      int64 `bun:"ccpa"`
+	JurNone   int64 `bun:"jur_none"`
+	GPCSignal int64 `bun:"gpc_signal"`
+}
+
+// add counts r in c.
+func (c *consentCount) add(r *core.ConsentRecord) {
+	c.N++
+	c.Decisions++
+	switch r.Action {
+	case "accept_all":
+		c.AcceptAll++
+	case "reject_all":
+		c.RejectAll++
+	case "custom":
+		c.Custom++
+	case "gpc":
+		c.GPC++
+	}
+	switch r.Jurisdiction {
+	case core.JurisdictionGDPR:
+		c.GDPR++
+	case core.JurisdictionCCPA:
+		c.CCPA++
+	default:
+		c.JurNone++
+	}
+	if r.GPCSignal {
+		c.GPCSignal++
+	}
+}
+
+// consentCategoryCount is one category's decisions in one hour bucket of one shard.
+type consentCategoryCount struct {
+	bun.BaseModel `bun:"table:consent_category_counts,alias:consent_category_counts"`
+	SiteID        string    `bun:"site_id,pk"`
+	Bucket        time.Time `bun:"bucket,pk"`
+	Shard         int       `bun:"shard,pk"`
+	Category      string    `bun:"category,pk"`
+	Decisions     int64     `bun:"decisions"`
+	Granted       int64     `bun:"granted"`
+}
+
+// consentBatch is one link of a site's chain.
+type consentBatch struct {
+	bun.BaseModel `bun:"table:consent_batches,alias:consent_batches"`
+	SiteID        string    `bun:"site_id,pk"`
+	Seq           int64     `bun:"seq,pk"`
+	Hash          string    `bun:"hash"`
+	PrevHash      string    `bun:"prev_hash"`
+	Records       int       `bun:"records"`
+	NewestAt      time.Time `bun:"newest_at"`
+}
+
+// consentChain is the head and anchor of a site's chain.
+type consentChain struct {
+	bun.BaseModel `bun:"table:consent_chains,alias:consent_chains"`
+	SiteID        string `bun:"site_id,pk"`
+	HeadSeq       int64  `bun:"head_seq"`
+	HeadHash      string `bun:"head_hash"`
+	AnchorSeq     int64  `bun:"anchor_seq"`
+	AnchorHash    string `bun:"anchor_hash"`
 }
 
 // bucketOf is the hour bucket a record created at t is counted in.
 func bucketOf(t time.Time) time.Time { return t.UTC().Truncate(time.Hour) }
 
 func fromConsent(r *core.ConsentRecord) consentRecord {
+	seq := r.BatchSeq
 	return consentRecord{
 		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
 		CategoriesConsented: orMap(r.CategoriesConsented), GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
 		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
+		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
+		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
 	}
 }
 
 func (m *consentRecord) core() *core.ConsentRecord {
+	seq := int64(-1) // a row written around the store
+	if m.BatchSeq != nil {
+		seq = *m.BatchSeq
+	}
 	return &core.ConsentRecord{
 		ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
 		CategoriesConsented: orMap(m.CategoriesConsented), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
+		PageURL: m.PageURL, UserAgent: m.UserAgent, SnapshotHash: m.SnapshotHash, VisitorSalt: m.VisitorSalt,
+		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,
 	}
 }
 
-// insertConsents writes records and adds them to their hour buckets of shard, in db (a
-// transaction). Counting in the same transaction keeps every total exact.
+// insertConsents writes records, chains them and counts them, in db (a transaction). Each
+// site's records in rs form one batch of its chain, in the order of rs: the site's chain head
+// is locked (an upsert, so that a site's first batch needs no second statement), the batch
+// hash computed on it, and the head moved on, so that concurrent transactions, in this
+// process or another, extend a site's chain one after the other. Counting in the same
+// transaction keeps every total and statistic exact.
 func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord) error {
+	bySite := map[string][]*core.ConsentRecord{}
+	for _, r := range rs {
+		bySite[r.SiteID] = append(bySite[r.SiteID], r)
+	}
+	heads := make([]consentChain, 0, len(bySite))
+	for site := range bySite {
+		heads = append(heads, consentChain{SiteID: site, HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash})
+	}
+	// One order for every transaction, so that two of them never wait on each other's heads.
+	slices.SortFunc(heads, func(a, b consentChain) int { return strings.Compare(a.SiteID, b.SiteID) })
+	if _, err := db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
+		Set("head_seq = consent_chains.head_seq").Returning("site_id, head_seq, head_hash").Exec(ctx); err != nil {
+		return err
+	}
+	batches := make([]consentBatch, 0, len(heads))
+	for i := range heads {
+		h := &heads[i]
+		recs := bySite[h.SiteID]
+		hash := core.ChainConsentBatch(h.HeadSeq, h.HeadHash, recs)
+		newest := recs[0].CreatedAt
+		for _, r := range recs {
+			if r.CreatedAt.After(newest) {
+				newest = r.CreatedAt
+			}
+		}
+		h.HeadSeq, h.HeadHash = h.HeadSeq+1, hash
+		batches = append(batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
+			Records: len(recs), NewestAt: newest})
+	}
+	if _, err := db.NewInsert().Model(&batches).Exec(ctx); err != nil {
+		return err
+	}
 	ms := make([]consentRecord, len(rs))
 	type key struct {
 		site   string
 		bucket time.Time
 	}
-	counts := map[key]int64{}
+	counts := map[key]*consentCount{}
+	type catKey struct {
+		key
+		cat string
+	}
+	cats := map[catKey]*consentCategoryCount{}
 	for i, r := range rs {
 		ms[i] = fromConsent(r)
-		counts[key{r.SiteID, bucketOf(r.CreatedAt)}]++
+		k := key{r.SiteID, bucketOf(r.CreatedAt)}
+		c := counts[k]
+		if c == nil {
+			c = &consentCount{SiteID: k.site, Bucket: k.bucket, Shard: shard}
+			counts[k] = c
+		}
+		c.add(r)
+		for slug, v := range r.CategoriesConsented {
+			ck := catKey{k, slug}
+			cc := cats[ck]
+			if cc == nil {
+				cc = &consentCategoryCount{SiteID: k.site, Bucket: k.bucket, Shard: shard, Category: slug}
+				cats[ck] = cc
+			}
+			cc.Decisions++
+			if v {
+				cc.Granted++
+			}
+		}
 	}
 	if _, err := db.NewInsert().Model(&ms).Exec(ctx); err != nil {
 		return err
 	}
 	cs := make([]consentCount, 0, len(counts))
-	for k, n := range counts {
-		cs = append(cs, consentCount{SiteID: k.site, Bucket: k.bucket, Shard: shard, N: n})
+	for _, c := range counts {
+		cs = append(cs, *c)
 	}
-	_, err := db.NewInsert().Model(&cs).
-		On("CONFLICT (site_id, bucket, shard) DO UPDATE").Set("n = consent_counts.n + EXCLUDED.n").Exec(ctx)
+	_, err := db.NewInsert().Model(&cs).On("CONFLICT (site_id, bucket, shard) DO UPDATE").
+		Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
+		Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
+		Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
+		Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
+		Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
+		Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
+		Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal").Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cats) > 0 {
+		ccs := make([]consentCategoryCount, 0, len(cats))
+		for _, c := range cats {
+			ccs = append(ccs, *c)
+		}
+		_, err = db.NewInsert().Model(&ccs).On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
+			Set("decisions = consent_category_counts.decisions + EXCLUDED.decisions").
+			Set("granted = consent_category_counts.granted + EXCLUDED.granted").Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	_, err = db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
+		Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash").Exec(ctx)
 	return err
 }
 
@@ -119,8 +292,12 @@ func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) 
 // company. Each committer counts into its own shard of consent_counts, so committers never
 // wait on each other's counter rows.
 type groupCommit struct {
-	db       *bun.DB
-	reqs     chan *consentReq
+	db *bun.DB
+	// reqs has one channel per committer; a site's records always go to the same one, so
+	// that in one process a site's chain is extended by one committer, whose batches grow
+	// under load instead of waiting on another committer's lock of the site's chain head.
+	reqs     []chan *consentReq
+	seed     maphash.Seed
 	quit     chan struct{}
 	stop     sync.Once
 	wg       sync.WaitGroup
@@ -138,10 +315,12 @@ var errClosed = errors.New("store closed")
 
 // newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
 func newGroupCommit(db *bun.DB, committers, maxBatch int) *groupCommit {
-	g := &groupCommit{db: db, reqs: make(chan *consentReq), quit: make(chan struct{}), maxBatch: maxBatch}
+	g := &groupCommit{db: db, quit: make(chan struct{}), maxBatch: maxBatch, seed: maphash.MakeSeed()}
 	for i := range committers {
+		ch := make(chan *consentReq)
+		g.reqs = append(g.reqs, ch)
 		g.wg.Add(1)
-		go g.run(i + 1) // shard 0 is for writes inside InTx and for migrated counts
+		go g.run(i+1, ch) // shard 0 is for writes inside InTx, migrated counts and retention
 	}
 	return g
 }
@@ -149,7 +328,7 @@ func newGroupCommit(db *bun.DB, committers, maxBatch int) *groupCommit {
 func (g *groupCommit) submit(ctx context.Context, r *core.ConsentRecord) error {
 	req := &consentReq{ctx: ctx, r: r, done: make(chan error, 1)}
 	select {
-	case g.reqs <- req:
+	case g.reqs[maphash.String(g.seed, r.SiteID)%uint64(len(g.reqs))] <- req:
 	case <-g.quit:
 		return errClosed
 	case <-ctx.Done():
@@ -166,13 +345,13 @@ func (g *groupCommit) close() {
 	g.wg.Wait()
 }
 
-func (g *groupCommit) run(shard int) {
+func (g *groupCommit) run(shard int, reqs chan *consentReq) {
 	defer g.wg.Done()
 	batch := make([]*consentReq, 0, g.maxBatch)
 	for {
 		batch = batch[:0]
 		select {
-		case req := <-g.reqs:
+		case req := <-reqs:
 			batch = append(batch, req)
 		case <-g.quit:
 			return
@@ -180,7 +359,7 @@ func (g *groupCommit) run(shard int) {
 	drain:
 		for len(batch) < g.maxBatch {
 			select {
-			case req := <-g.reqs:
+			case req := <-reqs:
 				batch = append(batch, req)
 			default:
 				break drain
@@ -239,7 +418,11 @@ func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*cor
 		return nil, 0, translate(err, "consent record")
 	}
 	var ms []consentRecord
-	err = consentFilter(s.db.NewSelect().Model(&ms), q).OrderExpr("created_at DESC, id DESC").
+	sq := consentFilter(s.db.NewSelect().Model(&ms), q)
+	if q.After != nil {
+		sq = sq.Where("(created_at, id) < (?, ?)", q.After.CreatedAt.UTC(), q.After.ID)
+	}
+	err = sq.OrderExpr("created_at DESC, id DESC").
 		Limit(int64(q.Limit)).Offset(int64(q.Page-1) * int64(q.Limit)).Scan(ctx)
 	if err != nil {
 		return nil, 0, translate(err, "consent record")
@@ -253,6 +436,9 @@ func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*cor
 
 func consentFilter(sq *bun.SelectQuery, q core.ConsentQuery) *bun.SelectQuery {
 	sq = sq.Where("site_id = ?", q.SiteID)
+	if q.VisitorID != "" {
+		sq = sq.Where("visitor_id = ?", q.VisitorID)
+	}
 	if q.From != nil {
 		sq = sq.Where("created_at > ?", q.From.UTC())
 	}
@@ -267,6 +453,11 @@ func consentFilter(sq *bun.SelectQuery, q core.ConsentQuery) *bun.SelectQuery {
 // hours at either edge are counted through the index. The cost is one bucket row per hour of
 // history plus at most two hours of records, whatever the site's size.
 func (s *Store) consentTotal(ctx context.Context, q core.ConsentQuery) (int64, error) {
+	if q.VisitorID != "" {
+		// A visitor's records are few and found through (site_id, visitor_id): count them.
+		n, err := consentFilter(s.db.NewSelect().Model((*consentRecord)(nil)), q).Count(ctx)
+		return int64(n), err
+	}
 	// Buckets [lo, hi) are wholly inside; lo and hi are nil when the range is open.
 	var lo, hi *time.Time
 	if q.From != nil {
@@ -331,8 +522,16 @@ func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn f
 		if err := sq.OrderExpr("created_at DESC, id DESC").Limit(exportBatch).Scan(ctx); err != nil {
 			return translate(err, "consent record")
 		}
+		links, err := s.batchLinks(ctx, q.SiteID, ms)
+		if err != nil {
+			return err
+		}
 		for i := range ms {
-			if err := fn(ms[i].core()); err != nil {
+			r := ms[i].core()
+			if b, ok := links[r.BatchSeq]; ok {
+				r.BatchHash, r.PrevBatchHash = b.Hash, b.PrevHash
+			}
+			if err := fn(r); err != nil {
 				return err
 			}
 		}

@@ -91,6 +91,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerScans(api)
 	h.registerConsent(api)
 	h.registerExport(api)
+	h.registerProof(api)
 	h.registerSnippet(api)
 	h.registerPublic(api)
 

@@ -43,24 +43,38 @@ func (h *handlers) registerConsent(api huma.API) {
 		Total   int                   `json:"total"`
 		Page    int                   `json:"page"`
 		Limit   int                   `json:"limit"`
+		// NextCursor continues the listing after this page.
+		NextCursor string `json:"nextCursor,omitempty" doc:"Pass as cursor to get the next page; absent on the last page."`
 	}
 	o := op("listConsentRecords", http.MethodGet, "/sites/{id}/consent-records", "List consent records", "Consent", 0)
-	o.Description = "Newest first. from and to are exclusive bounds on createdAt (ISO 8601 date or date-time)."
+	o.Description = "Newest first. from and to are exclusive bounds on createdAt (ISO 8601 date or date-time). total counts every record matching the filters (not only those after the cursor)."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		SiteIDPath
-		Page  int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
-		Limit int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
-		From  string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
-		To    string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		Page      int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
+		Limit     int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
+		From      string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
+		To        string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		VisitorID string `query:"visitorId" maxLength:"100" doc:"Only this visitor's records (a visitor's access request)."`
+		Cursor    string `query:"cursor" maxLength:"200" doc:"Opaque: the nextCursor of the previous page. Deep pages cost the same as the first; page must then be 1."`
 	}) (*struct{ Body consentPage }, error) {
 		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		recs, total, err := h.m.ConsentRecords(ctx, orgOf(ctx), core.ConsentQuery{SiteID: in.ID, From: from, To: to, Page: in.Page, Limit: in.Limit})
+		q := core.ConsentQuery{SiteID: in.ID, From: from, To: to, Page: in.Page, Limit: in.Limit, VisitorID: in.VisitorID}
+		if in.Cursor != "" {
+			if q.After, err = core.DecodeConsentCursor(in.Cursor); err != nil {
+				return nil, h.fail(ctx, err)
+			}
+		}
+		recs, total, err := h.m.ConsentRecords(ctx, orgOf(ctx), q)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body consentPage }{consentPage{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}}, nil
+		page := consentPage{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}
+		if len(recs) == in.Limit {
+			page.NextCursor = core.EncodeConsentCursor(recs[len(recs)-1])
+		}
+		return &struct{ Body consentPage }{page}, nil
 	})
 }

@@ -18,7 +18,9 @@ import (
 
 // exportColumns are the CSV header; NDJSON lines carry the listing's JSON fields.
 var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
-	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt"}
+	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt",
+	"pageUrl", "userAgent", "snapshotHash", "visitorSalt", "visitorHash", "recordHash",
+	"batchSeq", "batchIndex", "batchHash", "prevBatchHash"}
 
 func (h *handlers) registerExport(api huma.API) {
 	o := op("exportConsentRecords", http.MethodGet, "/sites/{id}/consent-records/export", "Export consent records", "Consent", 0)
@@ -28,7 +30,8 @@ func (h *handlers) registerExport(api huma.API) {
 		"and written as it is read, so its size is not bounded by memory. A CSV cell that a spreadsheet would read as " +
 		"a formula (starting with =, +, -, @, tab or carriage return) is prefixed with a single quote. If the store " +
 		"fails after the first bytes were sent, the connection is aborted so that a truncated file is never taken " +
-		"for a complete one."
+		"for a complete one. Every record carries its chain fields (recordHash, batchSeq, batchIndex, batchHash, " +
+		"prevBatchHash, visitorHash): docs/consent-records.md specifies how a third party recomputes the chain from a full export."
 	o.Responses = map[string]*huma.Response{"200": {
 		Description: "The records, streamed.",
 		Content: map[string]*huma.MediaType{
@@ -43,9 +46,10 @@ func (h *handlers) registerExport(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		SiteIDPath
-		Format string `query:"format" enum:"csv,ndjson" default:"csv" doc:"csv or ndjson."`
-		From   string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
-		To     string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		Format    string `query:"format" enum:"csv,ndjson" default:"csv" doc:"csv or ndjson."`
+		From      string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
+		To        string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		VisitorID string `query:"visitorId" maxLength:"100" doc:"Only this visitor's records (a visitor's access request)."`
 	}) (*exportOutput, error) {
 		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
@@ -56,7 +60,7 @@ func (h *handlers) registerExport(api huma.API) {
 		if _, err := h.m.Site(ctx, org, in.ID); err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		q := core.ConsentQuery{SiteID: in.ID, From: from, To: to}
+		q := core.ConsentQuery{SiteID: in.ID, From: from, To: to, VisitorID: in.VisitorID}
 		out := &exportOutput{
 			ContentType:        "text/csv; charset=utf-8",
 			ContentDisposition: `attachment; filename="consent-records-` + in.ID + `.` + in.Format + `"`,
@@ -130,6 +134,8 @@ func csvRow(r *core.ConsentRecord) []string {
 		r.ID, r.SiteID, csvSafe(r.VisitorID), csvSafe(r.IPCountry), r.Jurisdiction, string(cats),
 		strconv.FormatBool(r.GPCSignal), strconv.FormatBool(r.DoNotSell), strconv.Itoa(r.ConsentVersion),
 		r.Action, r.CreatedAt.UTC().Format(time.RFC3339Nano),
+		csvSafe(r.PageURL), r.UserAgent, r.SnapshotHash, r.VisitorSalt, r.VisitorHash, r.RecordHash,
+		strconv.FormatInt(r.BatchSeq, 10), strconv.Itoa(r.BatchIndex), r.BatchHash, r.PrevBatchHash,
 	}
 }
 

@@ -78,18 +78,23 @@ func (h *handlers) registerPublic(api huma.API) {
 		DoNotSell      bool            `json:"doNotSell,omitempty"`
 		Action         *string         `json:"action,omitempty" nullable:"false" enum:"accept_all,reject_all,custom,gpc" doc:"Derived from the categories when absent."`
 		GPC            bool            `json:"gpc,omitempty" doc:"The page saw navigator.globalPrivacyControl; ORed with the Sec-GPC header."`
+		Language       string          `json:"language,omitempty" maxLength:"35" doc:"Language of the texts the banner showed (a textTranslations key); empty for the default texts. Part of the record's snapshot."`
+		RuntimeVersion string          `json:"runtimeVersion,omitempty" maxLength:"32" doc:"Version of the banner runtime that showed the banner. Part of the record's snapshot."`
+		PageURL        string          `json:"pageUrl,omitempty" maxLength:"500" doc:"The page the decision was made on; only its origin and path are stored."`
 	}
 	o = publicOp("recordConsent", http.MethodPost, "/public/{projectKey}/consent", "Record a consent decision", http.StatusCreated)
-	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. An unknown category slug is a 400."
+	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the record: its id and recordHash are the visitor's receipt, and snapshotHash names what was shown (the site's configuration in the language and runtime version named). The IP address is never stored, only the country. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. An unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Body consentBody
+		UserAgent string `header:"User-Agent" doc:"Only a coarse browser family and device class are stored."`
+		Body      consentBody
 	}) (*struct{ Body *core.ConsentRecord }, error) {
 		gpc, _ := ctx.Value(gpcKey).(bool)
 		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
 			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: countryOf(ctx),
+			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
 		})
 		if err != nil {
 			return nil, h.fail(ctx, err)

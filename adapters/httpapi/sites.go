@@ -76,13 +76,16 @@ func (h *handlers) registerSites(api huma.API) {
 	type sitePatchBody struct {
 		Name *string `json:"name,omitempty" nullable:"false" minLength:"1" maxLength:"200"`
 		URL  *string `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500"`
+		// ConsentRetentionDays: see docs/consent-records.md, "Retention".
+		ConsentRetentionDays nullable[int] `json:"consentRetentionDays,omitempty" doc:"Remove consent records older than this many days (1 to 3650), whole chain batches at a time, in a periodic job; null keeps them forever (the default)."`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {
 			SiteIDPath
 			Body sitePatchBody
 		}) (*siteOutput, error) {
-			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL})
+			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL,
+				ConsentRetentionDays: in.Body.ConsentRetentionDays.core()})
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}

@@ -69,6 +69,10 @@ type (
 		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
 		ExportConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error
+		ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*core.ConsentSnapshot, error)
+		VerifyConsentChain(ctx context.Context, orgID, siteID string) (*core.ChainReport, error)
+		ConsentStats(ctx context.Context, orgID string, q core.ConsentStatsQuery) (*core.ConsentStats, error)
+		EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error)
 	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {

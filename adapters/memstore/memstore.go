@@ -35,6 +35,8 @@ type data struct {
 	svcs     map[string]core.Service
 	scans    map[string]core.Scan
 	consents []core.ConsentRecord
+	// proof holds the chains, snapshots and statistics of consent records (proof.go).
+	proof proofData
 }
 
 // New returns an empty store.
@@ -58,7 +60,7 @@ func (d *data) clone() *data {
 	return &data{
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
-		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents),
+		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(),
 	}
 }
 
@@ -280,6 +282,11 @@ func (s *Store) UpdateSite(_ context.Context, x *core.Site) error {
 		return notFound("site")
 	}
 	old.Name, old.URL, old.UpdatedAt = x.Name, x.URL, x.UpdatedAt
+	old.ConsentRetentionDays = nil
+	if x.ConsentRetentionDays != nil {
+		d := *x.ConsentRetentionDays
+		old.ConsentRetentionDays = &d
+	}
 	s.d.sites[x.ID] = old
 	return nil
 }
@@ -296,6 +303,7 @@ func (s *Store) DeleteSite(_ context.Context, id string) error {
 	maps.DeleteFunc(s.d.svcs, func(_ string, c core.Service) bool { return c.SiteID == id })
 	maps.DeleteFunc(s.d.scans, func(_ string, c core.Scan) bool { return c.SiteID == id })
 	s.d.consents = slices.DeleteFunc(s.d.consents, func(r core.ConsentRecord) bool { return r.SiteID == id })
+	s.d.proof.deleteSite(id)
 	return nil
 }
 
@@ -605,6 +613,7 @@ func (s *Store) CreateConsentRecord(_ context.Context, r *core.ConsentRecord) er
 	if _, ok := s.d.sites[r.SiteID]; !ok {
 		return notFound("site")
 	}
+	s.d.proof.chain(r)
 	c := *r
 	c.CategoriesConsented = maps.Clone(r.CategoriesConsented)
 	s.d.consents = append(s.d.consents, c)
@@ -616,7 +625,8 @@ func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.
 	defer s.lock()()
 	var all []*core.ConsentRecord
 	for _, r := range s.d.consents {
-		if r.SiteID != q.SiteID || (q.From != nil && !r.CreatedAt.After(*q.From)) || (q.To != nil && !r.CreatedAt.Before(*q.To)) {
+		if r.SiteID != q.SiteID || (q.From != nil && !r.CreatedAt.After(*q.From)) || (q.To != nil && !r.CreatedAt.Before(*q.To)) ||
+			(q.VisitorID != "" && r.VisitorID != q.VisitorID) {
 			continue
 		}
 		c := r
@@ -626,9 +636,19 @@ func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.
 	slices.SortFunc(all, func(a, b *core.ConsentRecord) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})
+	total := len(all)
+	if q.After != nil {
+		i, _ := slices.BinarySearchFunc(all, q.After, func(r *core.ConsentRecord, k *core.ConsentKey) int {
+			return cmp.Or(k.CreatedAt.Compare(r.CreatedAt), cmp.Compare(k.ID, r.ID))
+		})
+		for i < len(all) && all[i].CreatedAt.Equal(q.After.CreatedAt) && all[i].ID == q.After.ID {
+			i++
+		}
+		all = all[i:]
+	}
 	start := min(len(all), (q.Page-1)*q.Limit)
 	end := min(len(all), start+q.Limit)
-	return slices.Clip(all[start:end]), len(all), nil
+	return slices.Clip(all[start:end]), total, nil
 }
 
 // EachConsentRecord implements core.ConsentStore.
@@ -639,6 +659,7 @@ func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn f
 		return err
 	}
 	for _, r := range all {
+		s.d.proof.link(r)
 		if err := fn(r); err != nil {
 			return err
 		}

@@ -1,0 +1,273 @@
+package bunstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/consentd/consentd/core"
+)
+
+// consentSnapshot is a stored snapshot of what visitors were shown.
+type consentSnapshot struct {
+	bun.BaseModel `bun:"table:consent_snapshots,alias:consent_snapshots"`
+	SiteID        string    `bun:"site_id,pk"`
+	Hash          string    `bun:"hash,pk"`
+	Content       string    `bun:"content"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// batchLinks returns the batches the records name, by seq.
+func (s *Store) batchLinks(ctx context.Context, siteID string, ms []consentRecord) (map[int64]consentBatch, error) {
+	seqs := make([]int64, 0, 8)
+	seen := map[int64]bool{}
+	for _, m := range ms {
+		if m.BatchSeq != nil && *m.BatchSeq > 0 && !seen[*m.BatchSeq] {
+			seen[*m.BatchSeq] = true
+			seqs = append(seqs, *m.BatchSeq)
+		}
+	}
+	out := make(map[int64]consentBatch, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	var bs []consentBatch
+	if err := s.db.NewSelect().Model(&bs).Where("site_id = ?", siteID).Where("seq IN (?)", bun.In(seqs)).Scan(ctx); err != nil {
+		return nil, translate(err, "consent batch")
+	}
+	for _, b := range bs {
+		out[b.Seq] = b
+	}
+	return out, nil
+}
+
+// SaveConsentSnapshot implements core.ConsentStore.
+func (s *Store) SaveConsentSnapshot(ctx context.Context, x *core.ConsentSnapshot) error {
+	if err := findIDs("site", x.SiteID); err != nil {
+		return err
+	}
+	if err := storable("consent snapshot", x); err != nil {
+		return err
+	}
+	m := &consentSnapshot{SiteID: x.SiteID, Hash: x.Hash, Content: string(x.Content), CreatedAt: x.CreatedAt}
+	_, err := s.db.NewInsert().Model(m).On("CONFLICT (site_id, hash) DO NOTHING").Exec(ctx)
+	return translateConsent(err)
+}
+
+// ConsentSnapshot implements core.ConsentStore.
+func (s *Store) ConsentSnapshot(ctx context.Context, siteID, hash string) (*core.ConsentSnapshot, error) {
+	if err := findIDs("snapshot", siteID); err != nil {
+		return nil, err
+	}
+	var m consentSnapshot
+	if err := s.db.NewSelect().Model(&m).Where("site_id = ? AND hash = ?", siteID, hash).Scan(ctx); err != nil {
+		return nil, translate(err, "snapshot")
+	}
+	return &core.ConsentSnapshot{SiteID: m.SiteID, Hash: m.Hash, Content: []byte(m.Content), CreatedAt: m.CreatedAt.UTC()}, nil
+}
+
+// EraseConsentVisitor implements core.ConsentStore.
+func (s *Store) EraseConsentVisitor(ctx context.Context, siteID, visitorID string) (int, error) {
+	if !isID(siteID) {
+		return 0, nil
+	}
+	res, err := s.db.NewUpdate().Model((*consentRecord)(nil)).Set("visitor_id = ''").Set("visitor_salt = ''").
+		Where("site_id = ? AND visitor_id = ?", siteID, visitorID).Exec(ctx)
+	if err != nil {
+		return 0, translate(err, "consent record")
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// ConsentHourStats implements core.ConsentStore: the hour counters of every shard, summed.
+func (s *Store) ConsentHourStats(ctx context.Context, siteID string, from, to time.Time) ([]core.ConsentHourStat, error) {
+	if !isID(siteID) {
+		return nil, nil
+	}
+	var rows []consentCount
+	err := s.db.NewSelect().Model((*consentCount)(nil)).
+		ColumnExpr("bucket, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(accept_all) AS BIGINT) AS accept_all").
+		ColumnExpr("CAST(SUM(reject_all) AS BIGINT) AS reject_all, CAST(SUM(custom) AS BIGINT) AS custom, CAST(SUM(gpc) AS BIGINT) AS gpc").
+		ColumnExpr("CAST(SUM(gdpr) AS BIGINT) AS gdpr, CAST(SUM(ccpa) AS BIGINT) AS ccpa, CAST(SUM(jur_none) AS BIGINT) AS jur_none").
+		ColumnExpr("CAST(SUM(gpc_signal) AS BIGINT) AS gpc_signal").
+		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
+		Group("bucket").Having("SUM(decisions) > 0").Order("bucket").Scan(ctx, &rows)
+	if err != nil {
+		return nil, translate(err, "consent stats")
+	}
+	var cats []consentCategoryCount
+	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).
+		ColumnExpr("bucket, category, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(granted) AS BIGINT) AS granted").
+		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
+		Group("bucket", "category").Order("bucket").Scan(ctx, &cats)
+	if err != nil {
+		return nil, translate(err, "consent stats")
+	}
+	out := make([]core.ConsentHourStat, len(rows))
+	at := make(map[time.Time]int, len(rows))
+	for i, c := range rows {
+		h := c.Bucket.UTC()
+		at[h] = i
+		out[i] = core.ConsentHourStat{Hour: h, Total: c.Decisions, GPCSignal: c.GPCSignal,
+			Actions:       map[string]int64{"accept_all": c.AcceptAll, "reject_all": c.RejectAll, "custom": c.Custom, "gpc": c.GPC},
+			Jurisdictions: map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurNone},
+			Categories:    map[string]core.CategoryTally{}}
+	}
+	for _, c := range cats {
+		if i, ok := at[c.Bucket.UTC()]; ok {
+			out[i].Categories[c.Category] = core.CategoryTally{Decisions: c.Decisions, Granted: c.Granted}
+		}
+	}
+	return out, nil
+}
+
+// ConsentChain implements core.ConsentChainStore.
+func (s *Store) ConsentChain(ctx context.Context, siteID string) (core.ConsentChain, error) {
+	if err := findIDs("site", siteID); err != nil {
+		return core.ConsentChain{}, err
+	}
+	var m consentChain
+	err := s.db.NewSelect().Model(&m).Where("site_id = ?", siteID).Scan(ctx)
+	if err == nil {
+		return core.ConsentChain{HeadSeq: m.HeadSeq, HeadHash: m.HeadHash, AnchorSeq: m.AnchorSeq, AnchorHash: m.AnchorHash}, nil
+	}
+	if err = translate(err, "site"); !core.IsNotFound(err) {
+		return core.ConsentChain{}, err
+	}
+	n, err := s.db.NewSelect().Model((*site)(nil)).Where("id = ?", siteID).Count(ctx)
+	if err != nil {
+		return core.ConsentChain{}, translate(err, "site")
+	}
+	if n == 0 {
+		return core.ConsentChain{}, core.Errorf(core.CodeNotFound, "site not found")
+	}
+	return core.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}, nil
+}
+
+// ConsentBatches implements core.ConsentChainStore.
+func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*core.ConsentBatch, error) {
+	var ms []consentBatch
+	err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND seq > ? AND seq <= ?", siteID, afterSeq, maxSeq).
+		Order("seq").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "consent batch")
+	}
+	out := make([]*core.ConsentBatch, len(ms))
+	for i, m := range ms {
+		out[i] = &core.ConsentBatch{SiteID: m.SiteID, Seq: m.Seq, Hash: m.Hash, PrevHash: m.PrevHash, Records: m.Records, NewestAt: m.NewestAt.UTC()}
+	}
+	return out, nil
+}
+
+// ConsentRecordsInBatches implements core.ConsentChainStore.
+func (s *Store) ConsentRecordsInBatches(ctx context.Context, siteID string, afterSeq, toSeq int64) ([]*core.ConsentRecord, error) {
+	var ms []consentRecord
+	err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND batch_seq > ? AND batch_seq <= ?", siteID, afterSeq, toSeq).
+		Order("batch_seq", "batch_index", "id").Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "consent record")
+	}
+	out := make([]*core.ConsentRecord, len(ms))
+	for i := range ms {
+		out[i] = ms[i].core()
+	}
+	return out, nil
+}
+
+// StrayConsentRecords implements core.ConsentChainStore.
+func (s *Store) StrayConsentRecords(ctx context.Context, siteID string, limit int) ([]*core.ConsentRecord, int, error) {
+	var ms []consentRecord
+	err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).
+		Where("batch_seq IS NULL OR (batch_seq <> 0 AND NOT EXISTS (SELECT 1 FROM consent_batches b WHERE b.site_id = consent_record.site_id AND b.seq = consent_record.batch_seq))").
+		Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, 0, translate(err, "consent record")
+	}
+	legacy, err := s.db.NewSelect().Model((*consentRecord)(nil)).Where("site_id = ? AND batch_seq = 0", siteID).Count(ctx)
+	if err != nil {
+		return nil, 0, translate(err, "consent record")
+	}
+	out := make([]*core.ConsentRecord, len(ms))
+	for i := range ms {
+		out[i] = ms[i].core()
+	}
+	return out, int(legacy), nil
+}
+
+// RemoveConsentBatches implements core.ConsentStore, in one transaction: the oldest batches
+// whose newest record is before the cutoff (stopping at the first that is not), their
+// records, and legacy records older than the cutoff go; the last batch removed becomes the
+// anchor; the listing's counters lose what was removed (shard 0), the statistics keep it.
+func (s *Store) RemoveConsentBatches(ctx context.Context, siteID string, before time.Time, limit int) (int, error) {
+	if !isID(siteID) {
+		return 0, nil
+	}
+	removed := 0
+	err := s.InTx(ctx, func(tx core.Store) error {
+		db := tx.(*Store).db
+		var chain consentChain
+		if err := db.NewSelect().Model(&chain).Where("site_id = ?", siteID).Scan(ctx); err != nil {
+			if core.IsNotFound(translate(err, "chain")) {
+				chain = consentChain{SiteID: siteID, AnchorHash: core.GenesisHash, HeadHash: core.GenesisHash}
+			} else {
+				return translate(err, "chain")
+			}
+		}
+		var bs []consentBatch
+		if err := db.NewSelect().Model(&bs).Where("site_id = ? AND seq > ?", siteID, chain.AnchorSeq).
+			Order("seq").Limit(int64(limit)).Scan(ctx); err != nil {
+			return translate(err, "consent batch")
+		}
+		last := -1
+		for i, b := range bs {
+			if !b.NewestAt.Before(before) {
+				break
+			}
+			last = i
+		}
+		var gone []time.Time
+		where := "site_id = ? AND batch_seq = 0 AND created_at < ?"
+		args := []any{siteID, before.UTC()}
+		if last >= 0 {
+			where = "site_id = ? AND ((batch_seq = 0 AND created_at < ?) OR (batch_seq > ? AND batch_seq <= ?))"
+			args = append(args, chain.AnchorSeq, bs[last].Seq)
+		}
+		if err := db.NewSelect().Model((*consentRecord)(nil)).Column("created_at").Where(where, args...).Scan(ctx, &gone); err != nil {
+			return translate(err, "consent record")
+		}
+		if len(gone) == 0 && last < 0 {
+			return nil
+		}
+		if _, err := db.NewDelete().Model((*consentRecord)(nil)).Where(where, args...).Exec(ctx); err != nil {
+			return translate(err, "consent record")
+		}
+		if last >= 0 {
+			if _, err := db.NewDelete().Model((*consentBatch)(nil)).Where("site_id = ? AND seq <= ?", siteID, bs[last].Seq).Exec(ctx); err != nil {
+				return translate(err, "consent batch")
+			}
+			if _, err := db.NewUpdate().Model((*consentChain)(nil)).Set("anchor_seq = ?", bs[last].Seq).Set("anchor_hash = ?", bs[last].Hash).
+				Where("site_id = ?", siteID).Exec(ctx); err != nil {
+				return translate(err, "chain")
+			}
+		}
+		counts := map[time.Time]int64{}
+		for _, t := range gone {
+			counts[bucketOf(t)]--
+		}
+		cs := make([]consentCount, 0, len(counts))
+		for b, n := range counts {
+			cs = append(cs, consentCount{SiteID: siteID, Bucket: b, Shard: 0, N: n})
+		}
+		if len(cs) > 0 {
+			if _, err := db.NewInsert().Model(&cs).On("CONFLICT (site_id, bucket, shard) DO UPDATE").
+				Set("n = consent_counts.n + EXCLUDED.n").Exec(ctx); err != nil {
+				return translate(err, "consent counts")
+			}
+		}
+		removed = len(gone)
+		return nil
+	})
+	return removed, err
+}

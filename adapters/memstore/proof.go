@@ -1,0 +1,237 @@
+package memstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+// proofData is the memory store's side of proof of consent: every record is a batch of its
+// own (there is no group commit here), which the chain allows.
+type proofData struct {
+	chains    map[string]core.ConsentChain
+	batches   map[string][]core.ConsentBatch // by site, in seq order
+	snapshots map[[2]string]core.ConsentSnapshot
+	hours     map[string]map[time.Time]core.ConsentHourStat // by site, by UTC hour
+}
+
+func (p proofData) clone() proofData {
+	c := proofData{chains: maps.Clone(p.chains), batches: map[string][]core.ConsentBatch{},
+		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]core.ConsentHourStat{}}
+	for k, v := range p.batches {
+		c.batches[k] = slices.Clone(v)
+	}
+	for k, v := range p.hours {
+		m := map[time.Time]core.ConsentHourStat{}
+		for h, st := range v {
+			m[h] = cloneStat(st)
+		}
+		c.hours[k] = m
+	}
+	return c
+}
+
+func cloneStat(st core.ConsentHourStat) core.ConsentHourStat {
+	st.Actions, st.Jurisdictions, st.Categories = maps.Clone(st.Actions), maps.Clone(st.Jurisdictions), maps.Clone(st.Categories)
+	return st
+}
+
+func (p *proofData) init() {
+	if p.chains == nil {
+		*p = proofData{chains: map[string]core.ConsentChain{}, batches: map[string][]core.ConsentBatch{},
+			snapshots: map[[2]string]core.ConsentSnapshot{}, hours: map[string]map[time.Time]core.ConsentHourStat{}}
+	}
+}
+
+func (p *proofData) deleteSite(id string) {
+	p.init()
+	delete(p.chains, id)
+	delete(p.batches, id)
+	delete(p.hours, id)
+	maps.DeleteFunc(p.snapshots, func(k [2]string, _ core.ConsentSnapshot) bool { return k[0] == id })
+}
+
+func (p *proofData) chainOf(site string) core.ConsentChain {
+	p.init()
+	c, ok := p.chains[site]
+	if !ok {
+		c = core.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}
+	}
+	return c
+}
+
+// chain makes r a batch of its own at the head of its site's chain and counts it.
+func (p *proofData) chain(r *core.ConsentRecord) {
+	c := p.chainOf(r.SiteID)
+	h := core.ChainConsentBatch(c.HeadSeq, c.HeadHash, []*core.ConsentRecord{r})
+	c.HeadSeq, c.HeadHash = c.HeadSeq+1, h
+	p.chains[r.SiteID] = c
+	p.batches[r.SiteID] = append(p.batches[r.SiteID], core.ConsentBatch{SiteID: r.SiteID, Seq: c.HeadSeq, Hash: h,
+		PrevHash: r.PrevBatchHash, Records: 1, NewestAt: r.CreatedAt})
+	if p.hours[r.SiteID] == nil {
+		p.hours[r.SiteID] = map[time.Time]core.ConsentHourStat{}
+	}
+	hour := r.CreatedAt.UTC().Truncate(time.Hour)
+	st := cloneStat(p.hours[r.SiteID][hour])
+	st.Hour = hour
+	st.Add(r)
+	p.hours[r.SiteID][hour] = st
+}
+
+// link fills a record's batch hashes, as exports carry them.
+func (p *proofData) link(r *core.ConsentRecord) {
+	p.init()
+	for _, b := range p.batches[r.SiteID] {
+		if b.Seq == r.BatchSeq {
+			r.BatchHash, r.PrevBatchHash = b.Hash, b.PrevHash
+		}
+	}
+}
+
+// SaveConsentSnapshot implements core.ConsentStore.
+func (s *Store) SaveConsentSnapshot(_ context.Context, x *core.ConsentSnapshot) error {
+	defer s.lock()()
+	if _, ok := s.d.sites[x.SiteID]; !ok {
+		return notFound("site")
+	}
+	s.d.proof.init()
+	k := [2]string{x.SiteID, x.Hash}
+	if _, ok := s.d.proof.snapshots[k]; !ok {
+		c := *x
+		c.Content = slices.Clone(x.Content)
+		s.d.proof.snapshots[k] = c
+	}
+	return nil
+}
+
+// ConsentSnapshot implements core.ConsentStore.
+func (s *Store) ConsentSnapshot(_ context.Context, siteID, hash string) (*core.ConsentSnapshot, error) {
+	defer s.lock()()
+	s.d.proof.init()
+	x, ok := s.d.proof.snapshots[[2]string{siteID, hash}]
+	if !ok {
+		return nil, notFound("snapshot")
+	}
+	x.Content = slices.Clone(x.Content)
+	return &x, nil
+}
+
+// EraseConsentVisitor implements core.ConsentStore.
+func (s *Store) EraseConsentVisitor(_ context.Context, siteID, visitorID string) (int, error) {
+	defer s.lock()()
+	n := 0
+	for i := range s.d.consents {
+		if r := &s.d.consents[i]; r.SiteID == siteID && r.VisitorID == visitorID {
+			r.VisitorID, r.VisitorSalt = "", ""
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ConsentHourStats implements core.ConsentStore.
+func (s *Store) ConsentHourStats(_ context.Context, siteID string, from, to time.Time) ([]core.ConsentHourStat, error) {
+	defer s.lock()()
+	s.d.proof.init()
+	var out []core.ConsentHourStat
+	for h, st := range s.d.proof.hours[siteID] {
+		if !h.Before(from) && h.Before(to) {
+			out = append(out, cloneStat(st))
+		}
+	}
+	slices.SortFunc(out, func(a, b core.ConsentHourStat) int { return a.Hour.Compare(b.Hour) })
+	return out, nil
+}
+
+// RemoveConsentBatches implements core.ConsentStore.
+func (s *Store) RemoveConsentBatches(_ context.Context, siteID string, before time.Time, limit int) (int, error) {
+	defer s.lock()()
+	p := &s.d.proof
+	p.init()
+	bs := p.batches[siteID]
+	k := 0
+	for k < len(bs) && k < limit && bs[k].NewestAt.Before(before) {
+		k++
+	}
+	if k == 0 {
+		return 0, nil
+	}
+	last := bs[k-1]
+	n := len(s.d.consents)
+	s.d.consents = slices.DeleteFunc(s.d.consents, func(r core.ConsentRecord) bool {
+		return r.SiteID == siteID && ((r.BatchSeq >= 1 && r.BatchSeq <= last.Seq) || (r.BatchSeq == core.LegacyBatchSeq && r.CreatedAt.Before(before)))
+	})
+	p.batches[siteID] = slices.Clone(bs[k:])
+	c := p.chains[siteID]
+	c.AnchorSeq, c.AnchorHash = last.Seq, last.Hash
+	p.chains[siteID] = c
+	return n - len(s.d.consents), nil
+}
+
+// ConsentChain implements core.ConsentChainStore.
+func (s *Store) ConsentChain(_ context.Context, siteID string) (core.ConsentChain, error) {
+	defer s.lock()()
+	if _, ok := s.d.sites[siteID]; !ok {
+		return core.ConsentChain{}, notFound("site")
+	}
+	return s.d.proof.chainOf(siteID), nil
+}
+
+// ConsentBatches implements core.ConsentChainStore.
+func (s *Store) ConsentBatches(_ context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*core.ConsentBatch, error) {
+	defer s.lock()()
+	s.d.proof.init()
+	var out []*core.ConsentBatch
+	for _, b := range s.d.proof.batches[siteID] {
+		if b.Seq > afterSeq && b.Seq <= maxSeq && len(out) < limit {
+			out = append(out, &b)
+		}
+	}
+	return out, nil
+}
+
+// ConsentRecordsInBatches implements core.ConsentChainStore.
+func (s *Store) ConsentRecordsInBatches(_ context.Context, siteID string, afterSeq, toSeq int64) ([]*core.ConsentRecord, error) {
+	defer s.lock()()
+	var out []*core.ConsentRecord
+	for _, r := range s.d.consents {
+		if r.SiteID == siteID && r.BatchSeq > afterSeq && r.BatchSeq <= toSeq {
+			c := r
+			c.CategoriesConsented = maps.Clone(r.CategoriesConsented)
+			out = append(out, &c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.ConsentRecord) int {
+		if a.BatchSeq != b.BatchSeq {
+			return int(a.BatchSeq - b.BatchSeq)
+		}
+		return a.BatchIndex - b.BatchIndex
+	})
+	return out, nil
+}
+
+// StrayConsentRecords implements core.ConsentChainStore.
+func (s *Store) StrayConsentRecords(_ context.Context, siteID string, limit int) ([]*core.ConsentRecord, int, error) {
+	defer s.lock()()
+	s.d.proof.init()
+	seqs := map[int64]bool{}
+	for _, b := range s.d.proof.batches[siteID] {
+		seqs[b.Seq] = true
+	}
+	var out []*core.ConsentRecord
+	legacy := 0
+	for _, r := range s.d.consents {
+		switch {
+		case r.SiteID != siteID:
+		case r.BatchSeq == core.LegacyBatchSeq:
+			legacy++
+		case !seqs[r.BatchSeq] && len(out) < limit:
+			c := r
+			out = append(out, &c)
+		}
+	}
+	return out, legacy, nil
+}

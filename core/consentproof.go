@@ -1,0 +1,275 @@
+package core
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// PageURL keeps the origin and path of the page a decision was made on: the query and the
+// fragment often carry identifiers (session tokens, e-mail addresses) and are dropped, as are
+// user information and default ports. "" stays "". Anything but an absolute http(s) URL of at
+// most MaxURL characters is a validation error.
+func PageURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	if err := CheckText("pageUrl", raw); err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(raw) > MaxURL {
+		return "", Errorf(CodeInvalid, "pageUrl: must be at most %d characters", MaxURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", Errorf(CodeInvalid, "pageUrl: must be an absolute http(s) URL")
+	}
+	host := strings.ToLower(u.Host) // without user information
+	if u.Scheme == "http" {
+		host = strings.TrimSuffix(host, ":80")
+	} else {
+		host = strings.TrimSuffix(host, ":443")
+	}
+	out := (&url.URL{Scheme: u.Scheme, Host: host, Path: u.Path, RawPath: u.RawPath}).String()
+	if out == u.Scheme+"://"+host {
+		out += "/"
+	}
+	if utf8.RuneCountInString(out) > MaxURL {
+		return "", Errorf(CodeInvalid, "pageUrl: must be at most %d characters", MaxURL)
+	}
+	return out, nil
+}
+
+// UserAgentFamily reduces a User-Agent header to a browser family and a device class
+// ("Chrome desktop", "Safari mobile", "other desktop"): coarse enough to identify no one,
+// enough to see that a decision came from a browser like the visitor's.
+func UserAgentFamily(ua string) string {
+	device := "desktop"
+	if strings.Contains(ua, "Mobi") || strings.Contains(ua, "Android") || strings.Contains(ua, "iPhone") || strings.Contains(ua, "iPad") {
+		device = "mobile"
+	}
+	family := "other"
+	switch {
+	case ua == "":
+		return ""
+	case strings.Contains(ua, "Edg/") || strings.Contains(ua, "EdgA/") || strings.Contains(ua, "EdgiOS/"):
+		family = "Edge"
+	case strings.Contains(ua, "OPR/") || strings.Contains(ua, "Opera"):
+		family = "Opera"
+	case strings.Contains(ua, "Firefox/") || strings.Contains(ua, "FxiOS/"):
+		family = "Firefox"
+	case strings.Contains(ua, "SamsungBrowser/"):
+		family = "Samsung Internet"
+	case strings.Contains(ua, "Chrome/") || strings.Contains(ua, "CriOS/") || strings.Contains(ua, "Chromium/"):
+		family = "Chrome"
+	case strings.Contains(ua, "Safari/") && strings.Contains(ua, "Version/"):
+		family = "Safari"
+	}
+	return family + " " + device
+}
+
+// countryCode keeps a country only when it is two ASCII capital letters.
+func countryCode(c string) string {
+	if len(c) == 2 && c[0] >= 'A' && c[0] <= 'Z' && c[1] >= 'A' && c[1] <= 'Z' {
+		return c
+	}
+	return ""
+}
+
+var runtimeVersionPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]*$`)
+
+// ConsentSnapshot is what a visitor was shown, content-addressed: Hash is the hex SHA-256 of
+// Content, the exact bytes stored and served.
+type ConsentSnapshot struct {
+	SiteID    string          `json:"siteId"`
+	Hash      string          `json:"hash"`
+	Content   json.RawMessage `json:"content"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// snapshotContent is the document a snapshot hashes: the banner as the runtime showed it, its
+// texts resolved for the language, the categories and services listed, and the runtime's
+// version. Fields are in a fixed order and maps marshal with sorted keys, so one configuration
+// always gives the same bytes.
+type snapshotContent struct {
+	Format         string            `json:"format"`
+	RuntimeVersion string            `json:"runtimeVersion"`
+	Language       string            `json:"language"`
+	ConsentVersion int               `json:"consentVersion"`
+	Template       string            `json:"template"`
+	Position       string            `json:"position"`
+	Colors         map[string]string `json:"colors"`
+	Texts          map[string]string `json:"texts"`
+	LogoURL        *string           `json:"logoUrl"`
+	PrivacyURL     *string           `json:"privacyPolicyUrl"`
+	CookiePolicy   *string           `json:"cookiePolicyUrl"`
+	Default        string            `json:"defaultBehavior"`
+	Close          string            `json:"closeButtonBehavior"`
+	Categories     []snapshotCat     `json:"categories"`
+}
+
+type snapshotCat struct {
+	Slug        string        `json:"slug"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Required    bool          `json:"isRequired"`
+	Services    []snapshotSvc `json:"services"`
+}
+
+type snapshotSvc struct {
+	Slug        string           `json:"slug"`
+	Label       string           `json:"label"`
+	Description string           `json:"description"`
+	Cookies     []snapshotCookie `json:"cookies"`
+}
+
+type snapshotCookie struct {
+	Name        string `json:"name"`
+	Duration    string `json:"duration"`
+	Description string `json:"description"`
+}
+
+func translated(def string, tr map[string]string, lang string) string {
+	if v, ok := tr[lang]; ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// buildSnapshot renders what the runtime shows for cfg in lang.
+func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
+	b := cfg.Banner
+	texts := map[string]string{}
+	for k, v := range b.TextOverrides {
+		texts[k] = v
+	}
+	for k, v := range b.TextTranslations[lang] {
+		texts[k] = v
+	}
+	c := snapshotContent{
+		Format: "consentd-snapshot-v1", RuntimeVersion: runtime, Language: lang, ConsentVersion: b.ConsentVersion,
+		Template: b.Template, Position: b.Position, Colors: b.Colors, Texts: texts, LogoURL: b.LogoURL,
+		PrivacyURL: b.PrivacyPolicyURL, CookiePolicy: b.CookiePolicyURL, Default: b.DefaultBehavior,
+		Close: b.CloseButtonBehavior, Categories: []snapshotCat{},
+	}
+	for _, pc := range cfg.Categories {
+		sc := snapshotCat{Slug: pc.Slug, Name: translated(pc.Name, pc.NameTranslations, lang),
+			Description: translated(pc.Description, pc.DescriptionTranslations, lang), Required: pc.IsRequired,
+			Services: []snapshotSvc{}}
+		for _, s := range pc.Services {
+			ss := snapshotSvc{Slug: s.Slug, Label: translated(s.Label, s.LabelTranslations, lang),
+				Description: translated(s.Description, s.DescriptionTranslations, lang), Cookies: []snapshotCookie{}}
+			for _, ck := range s.Cookies {
+				ss.Cookies = append(ss.Cookies, snapshotCookie{Name: ck.Name, Duration: ck.Duration,
+					Description: translated(ck.Description, ck.DescriptionTranslations, lang)})
+			}
+			sc.Services = append(sc.Services, ss)
+		}
+		c.Categories = append(c.Categories, sc)
+	}
+	return json.Marshal(c)
+}
+
+// snapshotFor returns the snapshot of what the runtime showed for the site named by
+// projectKey in lang, stored once per content and cached like the public configuration.
+func (m *Consents) snapshotFor(ctx context.Context, projectKey, lang, runtime string) (*ConsentSnapshot, error) {
+	if utf8.RuneCountInString(lang) > MaxLanguageKey {
+		return nil, Errorf(CodeInvalid, "language: must be at most %d characters", MaxLanguageKey)
+	}
+	if err := CheckText("language", lang); err != nil {
+		return nil, err
+	}
+	if runtime != "" && (len(runtime) > MaxRuntimeVersion || !runtimeVersionPattern.MatchString(runtime)) {
+		return nil, Errorf(CodeInvalid, "runtimeVersion: must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
+	}
+	key := projectKey + "\x00" + lang + "\x00" + runtime
+	now := m.clock()
+	if s, ok := m.snapshotCache.get(key, now); ok {
+		return s, nil
+	}
+	cfg, err := m.PublicConfig(ctx, projectKey, "")
+	if err != nil {
+		return nil, err
+	}
+	content, err := buildSnapshot(cfg, lang, runtime)
+	if err != nil {
+		return nil, Wrap(CodeInternal, err, "snapshot")
+	}
+	s := &ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: sha256Hex(string(content)), Content: content, CreatedAt: m.now()}
+	if err := m.store.SaveConsentSnapshot(ctx, s); err != nil {
+		return nil, err
+	}
+	m.snapshotCache.put(key, s.SiteID, s, now)
+	return s, nil
+}
+
+// ConsentSnapshot returns a snapshot of a site by its hash.
+func (m *Consents) ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*ConsentSnapshot, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	if len(hash) != HashHexLength || strings.Trim(hash, "0123456789abcdef") != "" {
+		return nil, Errorf(CodeNotFound, "snapshot not found")
+	}
+	return m.store.ConsentSnapshot(ctx, siteID, hash)
+}
+
+// EncodeConsentCursor returns the opaque listing cursor that resumes after r.
+func EncodeConsentCursor(r *ConsentRecord) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(r.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + r.ID))
+}
+
+// DecodeConsentCursor reads a cursor made by EncodeConsentCursor; anything else is a
+// validation error.
+func DecodeConsentCursor(c string) (*ConsentKey, error) {
+	bad := Errorf(CodeInvalid, "cursor: not a cursor of this listing")
+	if len(c) > MaxConsentCursor {
+		return nil, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	ts, id, ok := strings.Cut(string(raw), "|")
+	if !ok || id == "" || CheckText("cursor", id) != nil {
+		return nil, bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil || CheckTime("cursor", t) != nil {
+		return nil, bad
+	}
+	return &ConsentKey{CreatedAt: t.UTC(), ID: id}, nil
+}
+
+// VerifyConsentChain recomputes the chain of a site of the organization (see
+// VerifyConsentChain the function).
+func (m *Consents) VerifyConsentChain(ctx context.Context, orgID, siteID string) (*ChainReport, error) {
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return VerifyConsentChain(ctx, m.store, siteID)
+}
+
+// VerifyAnyConsentChain verifies a site's chain by the site's ID alone, for the operator's
+// command line, which acts across organizations.
+func (m *Consents) VerifyAnyConsentChain(ctx context.Context, siteID string) (*ChainReport, error) {
+	return VerifyConsentChain(ctx, m.store, siteID)
+}
+
+// EraseVisitor removes a visitor's ID from their records of the site (a visitor's erasure
+// request). The decisions stay, with the visitor's hash, which without the removed salt
+// links to no one; the chain still verifies. It returns how many records were changed.
+func (m *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error) {
+	if err := checkVisitorID(visitorID); err != nil {
+		return 0, err
+	}
+	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+		return 0, err
+	}
+	return m.store.EraseConsentVisitor(ctx, siteID, visitorID)
+}

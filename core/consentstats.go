@@ -1,0 +1,259 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Statistics intervals; buckets are always in UTC.
+const (
+	StatsHour = "hour"
+	StatsDay  = "day"
+	StatsWeek = "week"
+)
+
+// Limits of the statistics: how far a request may reach, so that its cost is bounded by the
+// number of hour aggregates it sums.
+const (
+	MaxConsentStatsSpan     = 366 * 24 * time.Hour
+	MaxConsentStatsHourSpan = 31 * 24 * time.Hour
+	DefaultConsentStatsSpan = 30 * 24 * time.Hour
+)
+
+// ConsentHourStat is what the stores aggregate per site and UTC hour, in the transaction that
+// inserts the records.
+type ConsentHourStat struct {
+	Hour          time.Time
+	Total         int64
+	Actions       map[string]int64
+	Jurisdictions map[string]int64
+	GPCSignal     int64
+	// Categories holds, per category slug, how many decisions named it and how many granted it.
+	Categories map[string]CategoryTally
+}
+
+// CategoryTally counts the decisions on one category.
+type CategoryTally struct {
+	Decisions int64 `json:"decisions"`
+	Granted   int64 `json:"granted"`
+}
+
+// Add counts r in the hour's aggregates (the stores and their fakes share it).
+func (h *ConsentHourStat) Add(r *ConsentRecord) {
+	if h.Actions == nil {
+		h.Actions, h.Jurisdictions, h.Categories = map[string]int64{}, map[string]int64{}, map[string]CategoryTally{}
+	}
+	h.Total++
+	h.Actions[r.Action]++
+	h.Jurisdictions[r.Jurisdiction]++
+	if r.GPCSignal {
+		h.GPCSignal++
+	}
+	for slug, v := range r.CategoriesConsented {
+		t := h.Categories[slug]
+		t.Decisions++
+		if v {
+			t.Granted++
+		}
+		h.Categories[slug] = t
+	}
+}
+
+// ConsentStatsQuery asks for a site's statistics between From and To by Interval.
+type ConsentStatsQuery struct {
+	SiteID   string
+	From, To *time.Time
+	Interval string
+}
+
+// ConsentStats are a site's decisions per bucket. Buckets are UTC hours, UTC days or weeks
+// starting on Monday 00:00 UTC; From is rounded down and To up to whole buckets, and every
+// bucket in between is listed, empty ones included.
+type ConsentStats struct {
+	SiteID   string              `json:"siteId"`
+	Interval string              `json:"interval"`
+	TimeZone string              `json:"timeZone" doc:"Always UTC: buckets are UTC hours, days and weeks (from Monday)."`
+	From     time.Time           `json:"from"`
+	To       time.Time           `json:"to"`
+	Buckets  []*ConsentStatsItem `json:"buckets"`
+}
+
+// ConsentStatsItem is one bucket of ConsentStats.
+type ConsentStatsItem struct {
+	Start         time.Time                `json:"start"`
+	Total         int64                    `json:"total"`
+	Actions       map[string]int64         `json:"actions" doc:"Decisions by action: accept_all, reject_all, custom, gpc."`
+	Jurisdictions map[string]int64         `json:"jurisdictions" doc:"Decisions by jurisdiction: gdpr, ccpa, none."`
+	GPCSignal     int64                    `json:"gpcSignal" doc:"Decisions that carried a Global Privacy Control signal."`
+	GPCShare      float64                  `json:"gpcShare" doc:"gpcSignal / total (0 when total is 0)."`
+	Categories    map[string]*CategoryRate `json:"categories" doc:"Per category slug: decisions naming it, grants, and the opt-in rate."`
+}
+
+// CategoryRate is one category's opt-in rate in a bucket.
+type CategoryRate struct {
+	CategoryTally
+	OptInRate float64 `json:"optInRate"`
+}
+
+// StatsBucketStart is the start of the UTC bucket of interval holding t.
+func StatsBucketStart(t time.Time, interval string) time.Time {
+	t = t.UTC()
+	switch interval {
+	case StatsHour:
+		return t.Truncate(time.Hour)
+	case StatsDay:
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	default:
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+	}
+}
+
+func statsNext(t time.Time, interval string) time.Time {
+	switch interval {
+	case StatsHour:
+		return t.Add(time.Hour)
+	case StatsDay:
+		return t.AddDate(0, 0, 1)
+	default:
+		return t.AddDate(0, 0, 7)
+	}
+}
+
+// ConsentStats returns a site's statistics, summed from the hour aggregates the store keeps
+// with the inserts: the cost depends on the hours in the range, not on the records.
+func (m *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
+	if q.Interval == "" {
+		q.Interval = StatsDay
+	}
+	if !slices.Contains([]string{StatsHour, StatsDay, StatsWeek}, q.Interval) {
+		return nil, Errorf(CodeInvalid, "interval: must be hour, day or week")
+	}
+	to := m.now()
+	if q.To != nil {
+		to = *q.To
+	}
+	from := to.Add(-DefaultConsentStatsSpan)
+	if q.From != nil {
+		from = *q.From
+	}
+	if err := CheckTime("from", from); err != nil {
+		return nil, err
+	}
+	if err := CheckTime("to", to); err != nil {
+		return nil, err
+	}
+	if !from.Before(to) {
+		return nil, Errorf(CodeInvalid, "from: must be before to")
+	}
+	span := MaxConsentStatsSpan
+	if q.Interval == StatsHour {
+		span = MaxConsentStatsHourSpan
+	}
+	if to.Sub(from) > span {
+		return nil, Errorf(CodeInvalid, "to: at most %d days after from with interval %s", int(span.Hours()/24), q.Interval)
+	}
+	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
+		return nil, err
+	}
+	start := StatsBucketStart(from, q.Interval)
+	end := StatsBucketStart(to, q.Interval)
+	if end.Before(to) {
+		end = statsNext(end, q.Interval)
+	}
+	if end.After(MaxTime) || start.Before(MinTime) {
+		return nil, Errorf(CodeInvalid, "from, to: must be between years %d and %d", MinTime.Year(), MaxTime.Year())
+	}
+	hours, err := m.store.ConsentHourStats(ctx, q.SiteID, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := &ConsentStats{SiteID: q.SiteID, Interval: q.Interval, TimeZone: "UTC", From: start, To: end, Buckets: []*ConsentStatsItem{}}
+	for b := start; b.Before(end); b = statsNext(b, q.Interval) {
+		out.Buckets = append(out.Buckets, &ConsentStatsItem{Start: b, Actions: map[string]int64{}, Jurisdictions: map[string]int64{},
+			Categories: map[string]*CategoryRate{}})
+	}
+	i := 0
+	for _, h := range hours {
+		for i+1 < len(out.Buckets) && !h.Hour.Before(out.Buckets[i+1].Start) {
+			i++
+		}
+		b := out.Buckets[i]
+		b.Total += h.Total
+		b.GPCSignal += h.GPCSignal
+		for k, v := range h.Actions {
+			b.Actions[k] += v
+		}
+		for k, v := range h.Jurisdictions {
+			b.Jurisdictions[k] += v
+		}
+		for k, v := range h.Categories {
+			c := b.Categories[k]
+			if c == nil {
+				c = &CategoryRate{}
+				b.Categories[k] = c
+			}
+			c.Decisions += v.Decisions
+			c.Granted += v.Granted
+		}
+	}
+	for _, b := range out.Buckets {
+		if b.Total > 0 {
+			b.GPCShare = float64(b.GPCSignal) / float64(b.Total)
+		}
+		for _, c := range b.Categories {
+			if c.Decisions > 0 {
+				c.OptInRate = float64(c.Granted) / float64(c.Decisions)
+			}
+		}
+	}
+	return out, nil
+}
+
+// retentionBatches is how many batches one store call removes, so that a long backlog is
+// removed in bounded transactions.
+const retentionBatches = 500
+
+// ApplyConsentRetention removes, for every site with a consentRetentionDays, the whole chain
+// batches whose records are all older than that, and returns how many records it removed.
+// It needs Deps.AllSites. One site's failure does not stop the others; the errors are
+// returned together.
+func (m *Consents) ApplyConsentRetention(ctx context.Context) (int, error) {
+	if m.allSites == nil {
+		return 0, Errorf(CodeInternal, "consent retention needs a site lister")
+	}
+	now := m.now()
+	removed, after := 0, ""
+	var errs []error
+	for {
+		sites, err := m.allSites.AllSites(ctx, after, 500)
+		if err != nil {
+			return removed, err
+		}
+		for _, s := range sites {
+			if s.ConsentRetentionDays == nil {
+				continue
+			}
+			before := now.AddDate(0, 0, -*s.ConsentRetentionDays)
+			for {
+				n, err := m.store.RemoveConsentBatches(ctx, s.ID, before, retentionBatches)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("site %s: %w", s.ID, err))
+					break
+				}
+				removed += n
+				if n == 0 {
+					break
+				}
+			}
+		}
+		if len(sites) < 500 {
+			break
+		}
+		after = sites[len(sites)-1].ID
+	}
+	return removed, errors.Join(errs...)
+}

@@ -1,0 +1,282 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The chain of consent records (docs/consent-records.md, "Tamper evidence", is the normative
+// text; a third party must be able to check an export from it alone).
+//
+// Every record has a canonical form, one line of tab-separated fields; its recordHash is the
+// hex SHA-256 of that line. The records a site gets in one committed batch of the group commit
+// form one link of the site's chain: its hash is the hex SHA-256 of the previous batch's hash
+// followed by each record's hash, in batch order, each followed by a newline. The first batch
+// of a site follows GenesisHash.
+
+// ConsentCanonicalVersion is the first field of every canonical record line.
+const ConsentCanonicalVersion = "consentd-record-v1"
+
+// HashHexLength is the length of every hash consentd shows: hex SHA-256.
+const HashHexLength = 64
+
+// GenesisHash is the previous hash of a site's first batch.
+var GenesisHash = strings.Repeat("0", 64)
+
+// Limits of the proof fields (checked in RecordConsent and on the listing's filters).
+const (
+	// MaxRuntimeVersion is the longest runtimeVersion a consent POST may name.
+	MaxRuntimeVersion = 32
+	// MaxConsentRetentionDays is the longest consentRetentionDays a site may set (ten years).
+	MaxConsentRetentionDays = 3650
+	// MaxConsentCursor is the longest listing cursor a client may send.
+	MaxConsentCursor = 200
+	// verifyBatchPage is how many batches VerifyConsentChain reads per store call.
+	verifyBatchPage = 100
+)
+
+// LegacyBatchSeq is the batch sequence of records stored before the chain existed: they are
+// listed and exported but not covered by it.
+const LegacyBatchSeq = 0
+
+// ConsentCanonical returns the canonical line of a record (without a newline). Every field is
+// free of tabs and newlines by construction: IDs are UUIDs, the visitor is represented by its
+// hash, the page URL is percent-encoded, the rest are enumerations, numbers and slugs.
+func ConsentCanonical(r *ConsentRecord) string {
+	slugs := make([]string, 0, len(r.CategoriesConsented))
+	for s := range r.CategoriesConsented {
+		slugs = append(slugs, s)
+	}
+	slices.Sort(slugs)
+	var cats strings.Builder
+	for i, s := range slugs {
+		if i > 0 {
+			cats.WriteByte(',')
+		}
+		cats.WriteString(s)
+		if r.CategoriesConsented[s] {
+			cats.WriteString("=1")
+		} else {
+			cats.WriteString("=0")
+		}
+	}
+	return strings.Join([]string{
+		ConsentCanonicalVersion, r.ID, r.SiteID, CanonicalTime(r.CreatedAt), r.VisitorHash, r.IPCountry,
+		r.Jurisdiction, r.Action, cats.String(), strconv.FormatBool(r.GPCSignal), strconv.FormatBool(r.DoNotSell),
+		strconv.Itoa(r.ConsentVersion), r.PageURL, r.UserAgent, r.SnapshotHash,
+	}, "\t")
+}
+
+// CanonicalTime is the form of createdAt in the canonical line: UTC, microseconds, always six
+// digits ("2026-03-01T10:00:00.000000Z").
+func CanonicalTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
+
+// ConsentRecordHash is the hex SHA-256 of the record's canonical line.
+func ConsentRecordHash(r *ConsentRecord) string { return sha256Hex(ConsentCanonical(r)) }
+
+// VisitorHash is the hash of a visitor ID that the chain covers: the hex SHA-256 of the
+// record's salt, a colon and the visitor ID. The salt is random per record, so that once
+// erasure has removed the ID and the salt, the hash no longer links to anyone.
+func VisitorHash(salt, visitorID string) string { return sha256Hex(salt + ":" + visitorID) }
+
+// ConsentBatchHash chains a batch's records to the previous batch's hash.
+func ConsentBatchHash(prev string, recordHashes []string) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write([]byte{'\n'})
+	for _, rh := range recordHashes {
+		h.Write([]byte(rh))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// SealConsentRecord gives a new record its visitor salt and hash and its record hash. Stores
+// take sealed records and add the batch fields when they commit them.
+func SealConsentRecord(r *ConsentRecord) {
+	if r.VisitorSalt == "" {
+		r.VisitorSalt = rand.Text()
+	}
+	r.VisitorHash = VisitorHash(r.VisitorSalt, r.VisitorID)
+	r.RecordHash = ConsentRecordHash(r)
+}
+
+// ChainConsentBatch assigns the batch fields of recs, a site's records committed together,
+// after the chain head (headSeq, headHash), and returns the new head's hash.
+func ChainConsentBatch(headSeq int64, headHash string, recs []*ConsentRecord) string {
+	hashes := make([]string, len(recs))
+	for i, r := range recs {
+		hashes[i] = r.RecordHash
+	}
+	h := ConsentBatchHash(headHash, hashes)
+	for i, r := range recs {
+		r.BatchSeq, r.BatchIndex, r.BatchHash, r.PrevBatchHash = headSeq+1, i, h, headHash
+	}
+	return h
+}
+
+// ConsentBatch is one link of a site's chain: the records the site got in one commit.
+type ConsentBatch struct {
+	SiteID   string `json:"siteId"`
+	Seq      int64  `json:"seq"`
+	Hash     string `json:"hash"`
+	PrevHash string `json:"prevHash"`
+	Records  int    `json:"records"`
+	// NewestAt is the createdAt of the batch's newest record; retention removes a batch once
+	// it is older than the site's retention.
+	NewestAt time.Time `json:"newestAt"`
+}
+
+// ConsentChain is the state of a site's chain: its head (the last batch committed) and its
+// anchor (the last batch removed by retention, whose hash the oldest kept batch follows).
+// A site without records has head 0 and GenesisHash.
+type ConsentChain struct {
+	HeadSeq    int64  `json:"headSeq"`
+	HeadHash   string `json:"headHash"`
+	AnchorSeq  int64  `json:"anchorSeq"`
+	AnchorHash string `json:"anchorHash"`
+}
+
+// ConsentChainStore reads the chain for verification.
+type ConsentChainStore interface {
+	// ConsentChain returns the site's chain state; a site without records has a zero head
+	// at GenesisHash.
+	ConsentChain(ctx context.Context, siteID string) (ConsentChain, error)
+	// ConsentBatches returns up to limit batches of the site with seq > afterSeq and
+	// seq <= maxSeq, in sequence order.
+	ConsentBatches(ctx context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*ConsentBatch, error)
+	// ConsentRecordsInBatches returns the site's records whose batch seq is in (afterSeq,
+	// toSeq], ordered by batch seq, then batch index, then id.
+	ConsentRecordsInBatches(ctx context.Context, siteID string, afterSeq, toSeq int64) ([]*ConsentRecord, error)
+	// StrayConsentRecords returns up to limit records of the site that name no stored batch
+	// (legacy records, LegacyBatchSeq, excepted), and the number of legacy records.
+	StrayConsentRecords(ctx context.Context, siteID string, limit int) ([]*ConsentRecord, int, error)
+}
+
+// ChainReport is the outcome of verifying a site's chain.
+type ChainReport struct {
+	OK bool `json:"ok"`
+	// Batches and Records are how many were checked before the first break (all when OK).
+	Batches int64        `json:"batches"`
+	Records int64        `json:"records"`
+	Chain   ConsentChain `json:"chain"`
+	// LegacyRecords were stored before the chain existed and are not covered by it.
+	LegacyRecords int `json:"legacyRecords"`
+	// Break is the first place where the stored log differs from what was committed.
+	Break *ChainBreak `json:"break,omitempty"`
+}
+
+// ChainBreak names the first break of a chain.
+type ChainBreak struct {
+	BatchSeq int64  `json:"batchSeq"`
+	RecordID string `json:"recordId,omitempty"`
+	// Index is the record's position in its batch, -1 when the break is the batch's own.
+	Index   int    `json:"index"`
+	Problem string `json:"problem"`
+}
+
+// VerifyConsentChain recomputes the site's chain from the stored records and reports the first
+// break: a record whose fields no longer hash to its recordHash, a batch whose records are
+// missing, extra or out of order, a batch whose hash or link differs, a missing batch, a head
+// that is not the last batch, or a record that names no batch. It reads a bounded number of
+// batches at a time.
+func VerifyConsentChain(ctx context.Context, st ConsentChainStore, siteID string) (*ChainReport, error) {
+	chain, err := st.ConsentChain(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ChainReport{Chain: chain}
+	fail := func(seq int64, r *ConsentRecord, index int, format string, args ...any) (*ChainReport, error) {
+		b := &ChainBreak{BatchSeq: seq, Index: index, Problem: fmt.Sprintf(format, args...)}
+		if r != nil {
+			b.RecordID = r.ID
+		}
+		rep.Break = b
+		return rep, nil
+	}
+	prevSeq, prevHash := chain.AnchorSeq, chain.AnchorHash
+	for {
+		batches, err := st.ConsentBatches(ctx, siteID, prevSeq, chain.HeadSeq, verifyBatchPage)
+		if err != nil {
+			return nil, err
+		}
+		if len(batches) == 0 {
+			break
+		}
+		last := batches[len(batches)-1].Seq
+		recs, err := st.ConsentRecordsInBatches(ctx, siteID, prevSeq, last)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range batches {
+			if b.Seq != prevSeq+1 {
+				return fail(prevSeq+1, nil, -1, "batch %d is missing (the next stored batch is %d)", prevSeq+1, b.Seq)
+			}
+			if b.PrevHash != prevHash {
+				return fail(b.Seq, nil, -1, "batch %d follows %s, but batch %d's hash is %s", b.Seq, b.PrevHash, prevSeq, prevHash)
+			}
+			var mine []*ConsentRecord
+			for len(recs) > 0 && recs[0].BatchSeq < b.Seq {
+				// Records naming a batch seq that has no batch row within this page.
+				return fail(recs[0].BatchSeq, recs[0], recs[0].BatchIndex, "record %s names batch %d, which is not stored", recs[0].ID, recs[0].BatchSeq)
+			}
+			for len(recs) > 0 && recs[0].BatchSeq == b.Seq {
+				mine, recs = append(mine, recs[0]), recs[1:]
+			}
+			hashes := make([]string, 0, len(mine))
+			for i, r := range mine {
+				if r.BatchIndex != i {
+					if r.BatchIndex > i {
+						return fail(b.Seq, nil, i, "record %d of batch %d is missing (found index %d next, record %s)", i, b.Seq, r.BatchIndex, r.ID)
+					}
+					return fail(b.Seq, r, r.BatchIndex, "record %s repeats index %d of batch %d (an inserted record)", r.ID, r.BatchIndex, b.Seq)
+				}
+				if got := ConsentRecordHash(r); got != r.RecordHash {
+					return fail(b.Seq, r, i, "record %s: its fields hash to %s, but its recordHash is %s (a field was changed)", r.ID, got, r.RecordHash)
+				}
+				if r.VisitorID != "" && VisitorHash(r.VisitorSalt, r.VisitorID) != r.VisitorHash {
+					return fail(b.Seq, r, i, "record %s: visitorId does not match its visitorHash", r.ID)
+				}
+				hashes = append(hashes, r.RecordHash)
+			}
+			if len(mine) != b.Records {
+				return fail(b.Seq, nil, len(mine), "batch %d holds %d records, %d were committed", b.Seq, len(mine), b.Records)
+			}
+			if got := ConsentBatchHash(prevHash, hashes); got != b.Hash {
+				return fail(b.Seq, nil, -1, "batch %d: its records and link hash to %s, but its stored hash is %s", b.Seq, got, b.Hash)
+			}
+			rep.Batches++
+			rep.Records += int64(len(mine))
+			prevSeq, prevHash = b.Seq, b.Hash
+		}
+		if len(recs) > 0 {
+			return fail(recs[0].BatchSeq, recs[0], recs[0].BatchIndex, "record %s names batch %d, which is not stored", recs[0].ID, recs[0].BatchSeq)
+		}
+	}
+	if prevSeq != chain.HeadSeq || prevHash != chain.HeadHash {
+		return fail(prevSeq+1, nil, -1, "the chain ends at batch %d (%s), but its head is batch %d (%s): batches were removed", prevSeq, prevHash, chain.HeadSeq, chain.HeadHash)
+	}
+	stray, legacy, err := st.StrayConsentRecords(ctx, siteID, 1)
+	if err != nil {
+		return nil, err
+	}
+	rep.LegacyRecords = legacy
+	if len(stray) > 0 {
+		r := stray[0]
+		return fail(r.BatchSeq, r, r.BatchIndex, "record %s names batch %d, which is not part of the chain (an inserted record)", r.ID, r.BatchSeq)
+	}
+	rep.OK = true
+	return rep, nil
+}

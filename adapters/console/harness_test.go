@@ -212,6 +212,8 @@ func pageURL(t *testing.T, ctx context.Context) string {
 }
 
 // screenshot saves the page (whole length) as name.png in a folder kept after the run.
+// Chromium draws out-of-process frames (the banner preview's sandboxed frame) only in the
+// viewport: a page with a frame is photographed as the viewport shows it.
 func screenshot(t *testing.T, ctx context.Context, name string) string {
 	t.Helper()
 	shotsOnce.Do(func() {
@@ -223,7 +225,13 @@ func screenshot(t *testing.T, ctx context.Context, name string) string {
 	if shotsDir == "" {
 		t.Fatal("no screenshot folder")
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	var frames bool
+	eval(t, ctx, "document.querySelectorAll('iframe').length > 0", &frames)
+	shot := chromedp.FullScreenshot(100)
+	if frames {
+		shot = chromedp.CaptureScreenshot()
+	}
+	buf, err := chromedp.Run(ctx, shot)
 	if err != nil {
 		t.Fatal(err)
 	}

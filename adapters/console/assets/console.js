@@ -44,8 +44,9 @@
         if (form.requestSubmit) form.requestSubmit(button); else button.click();
       }, 250);
     };
-    form.addEventListener('input', refresh);
-    form.addEventListener('change', refresh);
+    var mine = function (e) { if (e.target && e.target.form === form) refresh(); };
+    document.addEventListener('input', mine);
+    document.addEventListener('change', mine);
     window.addEventListener('message', function (e) {
       if (e.source !== frame.contentWindow || !e.data || e.data.type !== 'consentd-preview') return;
       var d = e.data;

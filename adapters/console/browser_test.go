@@ -149,11 +149,40 @@ func TestConsoleJourney(t *testing.T) {
 	postConsent(t, base, projectKey, "visitor-journey-1", map[string]bool{"statistics": true, "marketing": false}, "DE")
 	postConsent(t, base, projectKey, "visitor-journey-2", map[string]bool{"statistics": true, "marketing": true}, "US")
 	navigate(t, ctx, site+"/consents")
-	mustContain(t, ctx, "2 records", "visitor-journey-1", "visitor-journey-2", "gdpr", "ccpa")
+	mustContain(t, ctx, "2 records", "visitor-journey-1", "visitor-journey-2", "gdpr", "ccpa",
+		"Statistics", "Opt-in rate per category", "Decisions by jurisdiction", "Decisions over time")
+	var rates string
+	eval(t, ctx, "document.querySelector('#optin-d').textContent", &rates)
+	if !strings.Contains(rates, "Essential 100 %") || !strings.Contains(rates, "Statistics 100 %") || !strings.Contains(rates, "Marketing 50 %") {
+		t.Fatalf("opt-in chart: %q", rates)
+	}
+	var columns int
+	eval(t, ctx, "[].filter.call(document.querySelectorAll('svg[aria-labelledby^=act-h] g'), function (g) { return g.querySelector('rect'); }).length", &columns)
+	if columns != 1 {
+		t.Fatalf("%d days with decisions in the actions chart, want 1", columns)
+	}
 	checkPage(t, ctx, base, "12-consent-records")
+	submit(t, ctx, "document.querySelector('form input[name=verify]').form.querySelector('button').click()")
+	mustContain(t, ctx, "The chain holds.", "2 records in")
+	fill(t, ctx, map[string]string{"#visitor": "visitor-journey-1"})
+	submit(t, ctx, "document.querySelector('form.filters button').click()")
+	mustContain(t, ctx, "1 record", "visitor-journey-1")
+	if strings.Contains(text(t, ctx), "visitor-journey-2") {
+		t.Fatal("the visitor filter kept another visitor")
+	}
+	fill(t, ctx, map[string]string{"#erase-visitor": "visitor-journey-1"})
+	submit(t, ctx, "document.querySelector('form[action$=\"/consents/erase\"] button').click()")
+	mustContain(t, ctx, "Erase the visitor “visitor-journey-1”?")
+	submit(t, ctx, "document.querySelector('main form button.danger').click()")
+	mustContain(t, ctx, "erased: 1 record no longer name them", "2 records", "visitor-journey-2")
+	if strings.Contains(text(t, ctx), "visitor-journey-1</") || strings.Count(text(t, ctx), "visitor-journey-1") > 1 {
+		t.Fatalf("the erased visitor is still listed:\n%s", text(t, ctx))
+	}
+	submit(t, ctx, "document.querySelector('form input[name=verify]').form.querySelector('button').click()")
+	mustContain(t, ctx, "The chain holds.")
 	var csv string
 	eval(t, ctx, "fetch(document.querySelector('a[href*=\"format=csv\"]').href).then(function (r) { return r.text().then(function (b) { return r.status + ' ' + r.headers.get('content-type') + '\\n' + b; }); })", &csv)
-	if !strings.HasPrefix(csv, "200 text/csv") || !strings.Contains(csv, "id,siteId,visitorId") || !strings.Contains(csv, "visitor-journey-1") || strings.Count(csv, "\n") != 4 {
+	if !strings.HasPrefix(csv, "200 text/csv") || !strings.Contains(csv, "id,siteId,visitorId") || !strings.Contains(csv, "visitor-journey-2") || !strings.Contains(csv, "recordHash") || strings.Count(csv, "\n") != 4 {
 		t.Fatalf("CSV export:\n%s", csv)
 	}
 

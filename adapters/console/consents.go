@@ -21,6 +21,7 @@ type recordsView struct {
 	Pages      int
 	Limit      int
 	From, To   string
+	Visitor    string
 	Query      string // the filters, for links
 	Prev, Next string
 	Categories []string
@@ -47,7 +48,7 @@ func parseDay(field, v string) (*time.Time, error) {
 // consentQuery reads the filters of the records page and its exports. "to" names a day
 // included in full.
 func consentQuery(r *http.Request, site string) (core.ConsentQuery, error) {
-	q := core.ConsentQuery{SiteID: site}
+	q := core.ConsentQuery{SiteID: site, VisitorID: strings.TrimSpace(r.URL.Query().Get("visitor"))}
 	var err error
 	if q.From, err = parseDay("from", r.URL.Query().Get("from")); err != nil {
 		return q, err
@@ -73,8 +74,8 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	p := page{Title: "Consent records · " + s.Name, Section: "sites", Tab: "consents", Site: s}
 	qs := r.URL.Query()
-	v := recordsView{From: qs.Get("from"), To: qs.Get("to"), Limit: recordsPerPage, Page: 1}
-	v.Query = url.Values{"from": {v.From}, "to": {v.To}}.Encode()
+	v := recordsView{From: qs.Get("from"), To: qs.Get("to"), Visitor: strings.TrimSpace(qs.Get("visitor")), Limit: recordsPerPage, Page: 1}
+	v.Query = url.Values{"from": {v.From}, "to": {v.To}, "visitor": {v.Visitor}}.Encode()
 	if n, err := strconv.Atoi(qs.Get("page")); err == nil && n > 0 {
 		v.Page = n
 	}
@@ -99,6 +100,14 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 		for _, c := range cats {
 			v.Categories = append(v.Categories, c.Slug)
 		}
+	}
+	if h.m.ProofUseCases != nil && err == nil {
+		x, err := h.proofView(r, rq, s.ID, q, v.Categories)
+		if err != nil {
+			status, p.Error = h.message(r, err)
+			p.Form = "filters"
+		}
+		v.Extra = x
 	}
 	p.Data = v
 	h.render(w, r, rq, status, "consents", p)
@@ -133,12 +142,13 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	} else {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		cw := csv.NewWriter(bw)
-		_ = cw.Write(exportColumns)
+		cols, row := exportColumns, csvRow
+		if h.cfg.CSVColumns != nil && h.cfg.CSVRow != nil {
+			cols, row = h.cfg.CSVColumns, h.cfg.CSVRow
+		}
+		_ = cw.Write(cols)
 		write = func(c *core.ConsentRecord) error {
-			cats, _ := json.Marshal(c.CategoriesConsented)
-			if err := cw.Write([]string{c.ID, c.SiteID, csvSafe(c.VisitorID), csvSafe(c.IPCountry), c.Jurisdiction, string(cats),
-				strconv.FormatBool(c.GPCSignal), strconv.FormatBool(c.DoNotSell), strconv.Itoa(c.ConsentVersion),
-				c.Action, c.CreatedAt.UTC().Format(time.RFC3339Nano)}); err != nil {
+			if err := cw.Write(row(c)); err != nil {
 				return err
 			}
 			cw.Flush()
@@ -154,6 +164,13 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	if err := bw.Flush(); err != nil {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+func csvRow(c *core.ConsentRecord) []string {
+	cats, _ := json.Marshal(c.CategoriesConsented)
+	return []string{c.ID, c.SiteID, csvSafe(c.VisitorID), csvSafe(c.IPCountry), c.Jurisdiction, string(cats),
+		strconv.FormatBool(c.GPCSignal), strconv.FormatBool(c.DoNotSell), strconv.Itoa(c.ConsentVersion),
+		c.Action, c.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
 
 // csvSafe defuses spreadsheet formula injection in client-supplied text.

@@ -34,6 +34,9 @@ type Config struct {
 	RuntimeVersion string
 	// Snippet renders a setup snippet (the API's own); nil shows the plain script tag.
 	Snippet func(framework, src, projectKey string) (code, instructions string)
+	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
+	CSVColumns []string
+	CSVRow     func(*core.ConsentRecord) []string
 	// SessionTTL bounds a session's life (default 12 h); IdleTimeout ends it after that long
 	// without a request (default 1 h).
 	SessionTTL  time.Duration
@@ -151,6 +154,10 @@ func (h *handler) routes() {
 	}
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
+	if h.m.ProofUseCases != nil {
+		a("GET /sites/{id}/consents/erase", h.confirmErase)
+		a("POST /sites/{id}/consents/erase", h.erase)
+	}
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.errorPage(w, r, nil, http.StatusNotFound, "Page not found", "There is no page at this address. Go back to your sites.")

@@ -240,3 +240,5 @@ func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = w.Write(b)
 }
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }

@@ -57,6 +57,12 @@ type (
 		ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*core.ImportResult, error)
 		Trackers(ctx context.Context, orgID, siteID string) (*core.Trackers, error)
 	}
+	// ProofUseCases verify, count and erase consent records.
+	ProofUseCases interface {
+		VerifyConsentChain(ctx context.Context, orgID, siteID string) (*core.ChainReport, error)
+		ConsentStats(ctx context.Context, orgID string, q core.ConsentStatsQuery) (*core.ConsentStats, error)
+		EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error)
+	}
 	// KeyUseCases manage the organization's API keys.
 	KeyUseCases interface {
 		APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error)
@@ -82,6 +88,9 @@ type UseCases struct {
 	LibraryUseCases
 	ScanUseCases
 	ConsentUseCases
+	// ProofUseCases is optional: without it the records page has no statistics,
+	// verification or erasure.
+	ProofUseCases
 	// KeyUseCases is optional: without it the console has no API keys page.
 	KeyUseCases
 }
@@ -91,6 +100,6 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, KeyUseCases: uc.Orgs,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
 	}
 }

@@ -68,13 +68,18 @@ type series struct {
 }
 
 type tick struct {
-	X, Y  int
-	Label string
+	X, Y   int
+	Label  string
+	Anchor string
 }
+
+// actionNames are the consent actions in words.
+var actionNames = map[string]string{"accept_all": "Accept all", "reject_all": "Reject all", "custom": "Custom choice", "gpc": "GPC signal"}
 
 const (
 	chartW     = 720
-	labelW     = 150
+	barChartW  = 440
+	labelW     = 110
 	barH       = 22
 	barGap     = 12
 	stackH     = 220
@@ -157,8 +162,8 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q core.Co
 
 // horizontal lays out bars whose Proportion is in [0, 1].
 func horizontal(bars []bar) barChart {
-	c := barChart{Width: chartW, Height: len(bars)*(barH+barGap) + barGap}
-	span := chartW - labelW - 70
+	c := barChart{Width: barChartW, Height: len(bars)*(barH+barGap) + barGap}
+	span := barChartW - labelW - 60
 	for i, b := range bars {
 		b.Y = barGap + i*(barH+barGap)
 		b.TextY = b.Y + barH/2 + 4
@@ -174,7 +179,7 @@ func horizontal(bars []bar) barChart {
 func stacked(st *core.ConsentStats) stackChart {
 	c := stackChart{Width: chartW, Height: stackH + stackBelow, Interval: st.Interval}
 	for i, a := range core.ConsentActions {
-		c.Series = append(c.Series, series{Name: human(a), Class: fmt.Sprintf("fill-%d", i%4)})
+		c.Series = append(c.Series, series{Name: actionNames[a], Class: fmt.Sprintf("fill-%d", i%4)})
 	}
 	for _, b := range st.Buckets {
 		c.Max = max(c.Max, b.Total)
@@ -199,7 +204,7 @@ func stacked(st *core.ConsentStats) stackChart {
 			hgt := max(int(math.Round(float64(v)/float64(top)*float64(stackH-10))), 1)
 			y -= hgt
 			col.Segments = append(col.Segments, segment{Y: y, H: hgt, Class: fmt.Sprintf("fill-%d", k%4)})
-			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ReplaceAll(a, "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(actionNames[a])))
 		}
 		col.Title = b.Start.Format("2 Jan 2006") + ": " + plural(int(b.Total), "decision", "decisions")
 		if len(parts) > 0 {
@@ -207,8 +212,14 @@ func stacked(st *core.ConsentStats) stackChart {
 		}
 		c.Columns = append(c.Columns, col)
 	}
-	for _, i := range slices.Compact([]int{0, n / 2, n - 1}) {
-		c.Ticks = append(c.Ticks, tick{X: c.Columns[i].X + w/2, Y: stackH + 18, Label: c.Columns[i].Label})
+	for k, i := range slices.Compact([]int{0, n / 2, n - 1}) {
+		anchor := "middle"
+		if k == 0 {
+			anchor = "start"
+		} else if i == n-1 {
+			anchor = "end"
+		}
+		c.Ticks = append(c.Ticks, tick{X: c.Columns[i].X + w/2, Y: stackH + 18, Label: c.Columns[i].Label, Anchor: anchor})
 	}
 	c.Max = top
 	return c

@@ -102,6 +102,12 @@ func (h *handler) funcs() template.FuncMap {
 		"join":   strings.Join,
 		"plural": plural,
 		"human":  human,
+		"action": func(a string) string {
+			if n, ok := actionNames[a]; ok {
+				return n
+			}
+			return human(a)
+		},
 		"add":    func(a, b int) int { return a + b },
 		"pct": func(n, d int) int {
 			if d == 0 {

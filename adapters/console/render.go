@@ -108,7 +108,7 @@ func (h *handler) funcs() template.FuncMap {
 			}
 			return human(a)
 		},
-		"add":    func(a, b int) int { return a + b },
+		"add": func(a, b int) int { return a + b },
 		"pct": func(n, d int) int {
 			if d == 0 {
 				return 0

@@ -68,7 +68,9 @@ func TestConsoleJourney(t *testing.T) {
 	if cfg := publicConfig(t, base, projectKey); cfg.Banner.Template != "floating" {
 		t.Fatalf("the draft reached the public configuration before saving: %+v", cfg.Banner)
 	}
+	run(t, ctx, chromedp.EmulateViewport(1280, 1080))
 	checkPage(t, ctx, base, "04-banner-editor")
+	run(t, ctx, chromedp.EmulateViewport(1280, 900))
 	submit(t, ctx, "document.querySelector('#save-banner').click()")
 	mustContain(t, ctx, "Banner saved")
 	deadline := time.Now().Add(patience)

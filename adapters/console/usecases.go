@@ -70,9 +70,13 @@ type (
 		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*core.APIKey, string, *core.APIKey, error)
 		RevokeAPIKey(ctx context.Context, orgID, id string) error
 	}
-	// ConsentUseCases read consent records and the public configuration the preview starts from.
+	// PreviewUseCases give the banner preview the site's public configuration, which the
+	// draft is applied to.
+	PreviewUseCases interface {
+		PreviewConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
+	}
+	// ConsentUseCases read consent records.
 	ConsentUseCases interface {
-		PublicConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
 		ExportConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error
 	}
@@ -88,6 +92,7 @@ type UseCases struct {
 	LibraryUseCases
 	ScanUseCases
 	ConsentUseCases
+	PreviewUseCases
 	// ProofUseCases is optional: without it the records page has no statistics,
 	// verification or erasure.
 	ProofUseCases
@@ -100,6 +105,14 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, PreviewUseCases: previewConfig{uc.Consents}, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
 	}
+}
+
+// previewConfig is the public configuration as the runtime gets it, through a plain call, so
+// that the console does not depend on the exact signature of Consents.PublicConfig.
+type previewConfig struct{ c *core.Consents }
+
+func (p previewConfig) PreviewConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error) {
+	return p.c.PublicConfig(ctx, projectKey, country)
 }

@@ -197,10 +197,9 @@ const previewCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img
 
 // request is what a signed-in request carries.
 type request struct {
-	s     *session
-	id    string // the session cookie's value
-	org   string
-	flash string
+	s   *session
+	id  string // the session cookie's value
+	org string
 }
 
 // authed wraps a page that needs a session; a POST also needs the session's CSRF token.
@@ -309,6 +308,9 @@ func sentence(s string) string {
 	if field, rest, ok := strings.Cut(s, ": "); ok && !strings.Contains(field, " ") {
 		if w, ok := fieldWords[field]; ok {
 			s = w + " " + rest
+			if strings.HasPrefix(rest, "category ") { // "categorySlug: category "x" not found"
+				s = rest
+			}
 		} else if m := cookieField.FindStringSubmatch(field); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			s = "Cookie " + strconv.Itoa(n+1) + ": its " + human(m[2]) + " " + rest

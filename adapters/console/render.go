@@ -165,9 +165,6 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 	t := h.pages[name]
 	var buf bytes.Buffer
 	tpl := "layout.html"
-	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") != "" && t.Lookup("fragment") != nil {
-		tpl = "fragment"
-	}
 	if name == "preview" {
 		tpl = "preview.html"
 	}

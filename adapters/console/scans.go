@@ -33,10 +33,7 @@ func (h *handler) showScans(w http.ResponseWriter, r *http.Request, rq *request,
 
 // triggerScan starts a scan of the URLs entered, one per line (none: the site's homepage).
 func (h *handler) triggerScan(w http.ResponseWriter, r *http.Request, rq *request) {
-	var in core.ScanInput
-	for _, l := range strings.FieldsFunc(r.PostFormValue("urls"), func(c rune) bool { return c == '\n' || c == '\r' || c == ' ' || c == ',' }) {
-		in.URLs = append(in.URLs, l)
-	}
+	in := core.ScanInput{URLs: strings.FieldsFunc(r.PostFormValue("urls"), func(c rune) bool { return c == '\n' || c == '\r' || c == ' ' || c == ',' })}
 	if len(in.URLs) == 1 {
 		u := in.URLs[0]
 		in.URL, in.URLs = &u, nil

@@ -4,9 +4,9 @@ import "testing"
 
 func TestWords(t *testing.T) {
 	for in, want := range map[string]string{
-		"url: must be an absolute http(s) URL":                  "The address must be an absolute http(s) URL.",
-		"cookies[2].duration: must be 1 to 100 characters":      "Cookie 3: its Duration must be 1 to 100 characters.",
-		"service \"x\" already exists on this site":             "Service \"x\" already exists on this site.",
+		"url: must be an absolute http(s) URL":                   "The address must be an absolute http(s) URL.",
+		"cookies[2].duration: must be 1 to 100 characters":       "Cookie 3: its Duration must be 1 to 100 characters.",
+		"service \"x\" already exists on this site":              "Service \"x\" already exists on this site.",
 		"categorySlug: category \"nope\" not found on this site": "Category \"nope\" not found on this site.",
 		"": "",
 	} {

@@ -214,6 +214,19 @@ func TestConsoleJourney(t *testing.T) {
 		t.Errorf("the banner editor scrolls sideways on a phone")
 	}
 	screenshot(t, ctx, "16-phone-banner-editor")
+	for i, path := range []string{"/sites", "/sites/" + siteID, "/sites/" + siteID + "/services", "/sites/" + siteID + "/scans", "/sites/" + siteID + "/consents", "/keys"} {
+		navigate(t, ctx, base+path)
+		eval(t, ctx, "document.documentElement.scrollWidth > window.innerWidth + 1", &overflow)
+		if overflow {
+			t.Errorf("%s scrolls sideways on a phone", path)
+		}
+		switch i {
+		case 1:
+			screenshot(t, ctx, "17-phone-site-overview")
+		case 4:
+			screenshot(t, ctx, "18-phone-consent-records")
+		}
+	}
 	run(t, ctx, chromedp.EmulateViewport(1280, 900))
 
 	// Sign out: the session is gone, the pages ask to sign in again.

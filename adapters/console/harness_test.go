@@ -314,6 +314,17 @@ func checkPage(t *testing.T, ctx context.Context, base, name string) {
 	if len(broken) > 0 {
 		t.Fatalf("%s did not load completely: %q", name, broken)
 	}
+	// Keyboard: the skip link comes first, nothing jumps the focus order.
+	var keyboard string
+	eval(t, ctx, `(function () {
+  var first = document.querySelector('a[href], button, input, select, textarea, [tabindex]');
+  if (!first || first.className !== 'skip' || first.getAttribute('href') !== '#main') return 'the skip link is not first';
+  if (document.querySelector('[tabindex]:not([tabindex="0"]):not([tabindex="-1"])')) return 'a positive tabindex';
+  return '';
+})()`, &keyboard)
+	if keyboard != "" {
+		t.Fatalf("%s: %s", name, keyboard)
+	}
 	var v []string
 	eval(t, ctx, "window.__violations", &v)
 	if len(v) > 0 {

@@ -43,7 +43,10 @@ type unitWorld struct {
 	uc    *core.UseCases
 }
 
-func newUnitWorld(t *testing.T) *unitWorld {
+func newUnitWorld(t *testing.T) *unitWorld { t.Helper(); return newUnitWorldAt(t, "") }
+
+// newUnitWorldAt is newUnitWorld with the console's public URL.
+func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 	t.Helper()
 	cat, err := library.Load("")
 	if err != nil {
@@ -57,7 +60,7 @@ func newUnitWorld(t *testing.T) *unitWorld {
 	if _, err := uc.Orgs.Bootstrap(context.Background(), unitKey); err != nil {
 		t.Fatal(err)
 	}
-	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now})
+	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +216,16 @@ func TestSessionEnds(t *testing.T) {
 			ck = k
 		}
 	}
-	if ck == nil || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.MaxAge <= 0 {
-		t.Fatalf("session cookie: %+v", ck)
+	if ck == nil || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.MaxAge <= 0 || ck.Secure {
+		t.Fatalf("session cookie over HTTP: %+v", ck)
+	}
+	// Behind HTTPS (the public URL says so) the cookie is Secure too.
+	ws := newUnitWorldAt(t, "https://consent.example")
+	res, _ = ws.signIn(t, ws.client(t), unitKey)
+	for _, k := range res.Cookies() {
+		if k.Name == "consentd_session" && (!k.Secure || !k.HttpOnly) {
+			t.Fatalf("session cookie over HTTPS: %+v", k)
+		}
 	}
 
 	refused := func(name string, c *http.Client, tok string) {

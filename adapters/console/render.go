@@ -99,7 +99,17 @@ func (h *handler) funcs() template.FuncMap {
 			}
 			return *s
 		},
-		"join":   strings.Join,
+		"join": strings.Join,
+		"paths": func(urls []string) string {
+			out := make([]string, len(urls))
+			for i, u := range urls {
+				if p, err := url.Parse(u); err == nil && p.Path != "" {
+					u = p.Path
+				}
+				out[i] = u
+			}
+			return strings.Join(out, " ")
+		},
 		"plural": plural,
 		"human":  human,
 		"action": func(a string) string {

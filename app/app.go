@@ -115,6 +115,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.queue.SetConsentRetention(a.useCases.Consents, 0)
 	if a.workers, err = a.queue.Workers(a.useCases.Scans); err != nil {
 		a.Close()
 		return nil, err

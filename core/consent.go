@@ -119,10 +119,12 @@ type ConsentStore interface {
 	// EraseConsentVisitor removes the visitor ID and its salt from every record of the site
 	// naming visitorID, and returns how many it changed.
 	EraseConsentVisitor(ctx context.Context, siteID, visitorID string) (int, error)
-	// ConsentHourStats returns the site's aggregates per UTC hour with from <= hour < to, in
-	// hour order; hours without records are left out. The aggregates count every record ever
-	// committed, including those retention removed since.
-	ConsentHourStats(ctx context.Context, siteID string, from, to time.Time) ([]ConsentHourStat, error)
+	// ConsentStatBuckets returns the site's aggregates per bucket of interval (StatsHour,
+	// StatsDay or StatsWeek, see StatsBucketStart) for the buckets with from <= start < to,
+	// from the hour aggregates kept with the inserts, in bucket order; buckets without
+	// records are left out. The aggregates count every record ever committed, including those
+	// retention removed since.
+	ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]ConsentBucketStat, error)
 	// RemoveConsentBatches removes, oldest first, the site's whole batches whose newest record
 	// is older than before, at most limit batches, records included, and makes the last
 	// removed batch the chain's anchor. It returns the number of records removed.

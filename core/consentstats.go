@@ -23,10 +23,10 @@ const (
 	DefaultConsentStatsSpan = 30 * 24 * time.Hour
 )
 
-// ConsentHourStat is what the stores aggregate per site and UTC hour, in the transaction that
-// inserts the records.
-type ConsentHourStat struct {
-	Hour          time.Time
+// ConsentBucketStat is what the stores aggregate per site and bucket: they keep it per UTC
+// hour, in the transaction that inserts the records, and sum hours into days and weeks.
+type ConsentBucketStat struct {
+	Start         time.Time
 	Total         int64
 	Actions       map[string]int64
 	Jurisdictions map[string]int64
@@ -42,7 +42,7 @@ type CategoryTally struct {
 }
 
 // Add counts r in the hour's aggregates (the stores and their fakes share it).
-func (h *ConsentHourStat) Add(r *ConsentRecord) {
+func (h *ConsentBucketStat) Add(r *ConsentRecord) {
 	if h.Actions == nil {
 		h.Actions, h.Jurisdictions, h.Categories = map[string]int64{}, map[string]int64{}, map[string]CategoryTally{}
 	}
@@ -167,7 +167,7 @@ func (m *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStat
 	if end.After(MaxTime) || start.Before(MinTime) {
 		return nil, Errorf(CodeInvalid, "from, to: must be between years %d and %d", MinTime.Year(), MaxTime.Year())
 	}
-	hours, err := m.store.ConsentHourStats(ctx, q.SiteID, start, end)
+	hours, err := m.store.ConsentStatBuckets(ctx, q.SiteID, start, end, q.Interval)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (m *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStat
 	}
 	i := 0
 	for _, h := range hours {
-		for i+1 < len(out.Buckets) && !h.Hour.Before(out.Buckets[i+1].Start) {
+		for i+1 < len(out.Buckets) && !h.Start.Before(out.Buckets[i+1].Start) {
 			i++
 		}
 		b := out.Buckets[i]

@@ -182,9 +182,6 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 		batches = append(batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
 			Records: len(recs), NewestAt: newest})
 	}
-	if _, err := db.NewInsert().Model(&batches).Exec(ctx); err != nil {
-		return err
-	}
 	ms := make([]consentRecord, len(rs))
 	type key struct {
 		site   string
@@ -218,38 +215,57 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 			}
 		}
 	}
-	if _, err := db.NewInsert().Model(&ms).Exec(ctx); err != nil {
-		return err
-	}
 	cs := make([]consentCount, 0, len(counts))
 	for _, c := range counts {
 		cs = append(cs, *c)
 	}
-	_, err := db.NewInsert().Model(&cs).On("CONFLICT (site_id, bucket, shard) DO UPDATE").
-		Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
-		Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
-		Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
-		Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
-		Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
-		Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
-		Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal").Exec(ctx)
-	if err != nil {
-		return err
+	writes := []*bun.InsertQuery{
+		db.NewInsert().Model(&batches),
+		db.NewInsert().Model(&ms),
+		db.NewInsert().Model(&cs).On("CONFLICT (site_id, bucket, shard) DO UPDATE").
+			Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
+			Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
+			Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
+			Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
+			Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
+			Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
+			Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal"),
+		db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
+			Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash"),
 	}
 	if len(cats) > 0 {
 		ccs := make([]consentCategoryCount, 0, len(cats))
 		for _, c := range cats {
 			ccs = append(ccs, *c)
 		}
-		_, err = db.NewInsert().Model(&ccs).On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
+		writes = append(writes, db.NewInsert().Model(&ccs).On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
 			Set("decisions = consent_category_counts.decisions + EXCLUDED.decisions").
-			Set("granted = consent_category_counts.granted + EXCLUDED.granted").Exec(ctx)
-		if err != nil {
+			Set("granted = consent_category_counts.granted + EXCLUDED.granted"))
+	}
+	return execTogether(ctx, db, writes...)
+}
+
+// execTogether sends the statements in one round trip: bun renders each with its values
+// inlined, and a statement without arguments goes by the simple query protocol on Postgres
+// (and through sqlite3_exec semantics on SQLite), which both take several statements at once.
+// A consent batch thus costs four round trips (begin, head lock, writes, commit) however many
+// tables it touches; under CPU contention each round trip costs a scheduling delay.
+func execTogether(ctx context.Context, db bun.IDB, qs ...*bun.InsertQuery) error {
+	var sql []byte
+	for i, q := range qs {
+		if i > 0 {
+			sql = append(sql, ";\n"...)
+		}
+		var err error
+		if sql, err = q.AppendQuery(q.DB().QueryGen(), sql); err != nil {
 			return err
 		}
 	}
-	_, err = db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
-		Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash").Exec(ctx)
+	if tx, ok := db.(bun.Tx); ok {
+		_, err := tx.Tx.ExecContext(ctx, string(sql))
+		return err
+	}
+	_, err := db.ExecContext(ctx, string(sql))
 	return err
 }
 

@@ -33,7 +33,7 @@ func (s *Store) batchLinks(ctx context.Context, siteID string, ms []consentRecor
 		return out, nil
 	}
 	var bs []consentBatch
-	if err := s.db.NewSelect().Model(&bs).Where("site_id = ?", siteID).Where("seq IN (?)", bun.In(seqs)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&bs).Where("site_id = ?", siteID).Where("seq IN (?)", bun.List(seqs)).Scan(ctx); err != nil {
 		return nil, translate(err, "consent batch")
 	}
 	for _, b := range bs {
@@ -81,36 +81,61 @@ func (s *Store) EraseConsentVisitor(ctx context.Context, siteID, visitorID strin
 	return int(n), err
 }
 
-// ConsentHourStats implements core.ConsentStore: the hour counters of every shard, summed.
-func (s *Store) ConsentHourStats(ctx context.Context, siteID string, from, to time.Time) ([]core.ConsentHourStat, error) {
+// statsBucket is the SQL expression of the start of the bucket of interval holding the hour
+// bucket column: buckets are summed in the database, so that a year by week returns 53 rows.
+func (s *Store) statsBucket(interval string) string {
+	if s.Dialect() == "postgres" {
+		// date_bin is arithmetic on the instant: UTC days, and weeks from a Monday.
+		switch interval {
+		case core.StatsDay:
+			return "date_bin('1 day', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')"
+		case core.StatsWeek:
+			return "date_bin('7 days', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')" // a Monday
+		}
+		return "bucket"
+	}
+	// SQLite: bucket is text, '2006-01-02 15:00:00+00:00'; strftime('%w') is 0 on Sunday.
+	switch interval {
+	case core.StatsDay:
+		return "(substr(bucket, 1, 10) || ' 00:00:00+00:00')"
+	case core.StatsWeek:
+		return "(date(substr(bucket, 1, 10), '-' || ((CAST(strftime('%w', substr(bucket, 1, 10)) AS INTEGER) + 6) % 7) || ' days') || ' 00:00:00+00:00')"
+	}
+	return "bucket"
+}
+
+// ConsentStatBuckets implements core.ConsentStore: the hour counters of every shard, summed
+// per bucket of interval in the database.
+func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]core.ConsentBucketStat, error) {
 	if !isID(siteID) {
 		return nil, nil
 	}
+	b := s.statsBucket(interval)
 	var rows []consentCount
 	err := s.db.NewSelect().Model((*consentCount)(nil)).
-		ColumnExpr("bucket, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(accept_all) AS BIGINT) AS accept_all").
+		ColumnExpr(b+" AS bucket, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(accept_all) AS BIGINT) AS accept_all").
 		ColumnExpr("CAST(SUM(reject_all) AS BIGINT) AS reject_all, CAST(SUM(custom) AS BIGINT) AS custom, CAST(SUM(gpc) AS BIGINT) AS gpc").
 		ColumnExpr("CAST(SUM(gdpr) AS BIGINT) AS gdpr, CAST(SUM(ccpa) AS BIGINT) AS ccpa, CAST(SUM(jur_none) AS BIGINT) AS jur_none").
 		ColumnExpr("CAST(SUM(gpc_signal) AS BIGINT) AS gpc_signal").
 		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
-		Group("bucket").Having("SUM(decisions) > 0").Order("bucket").Scan(ctx, &rows)
+		GroupExpr("1").Having("SUM(decisions) > 0").OrderExpr("1").Scan(ctx, &rows)
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
 	var cats []consentCategoryCount
 	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).
-		ColumnExpr("bucket, category, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(granted) AS BIGINT) AS granted").
+		ColumnExpr(b+" AS bucket, category, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(granted) AS BIGINT) AS granted").
 		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
-		Group("bucket", "category").Order("bucket").Scan(ctx, &cats)
+		GroupExpr("1, 2").Scan(ctx, &cats)
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
-	out := make([]core.ConsentHourStat, len(rows))
+	out := make([]core.ConsentBucketStat, len(rows))
 	at := make(map[time.Time]int, len(rows))
 	for i, c := range rows {
 		h := c.Bucket.UTC()
 		at[h] = i
-		out[i] = core.ConsentHourStat{Hour: h, Total: c.Decisions, GPCSignal: c.GPCSignal,
+		out[i] = core.ConsentBucketStat{Start: h, Total: c.Decisions, GPCSignal: c.GPCSignal,
 			Actions:       map[string]int64{"accept_all": c.AcceptAll, "reject_all": c.RejectAll, "custom": c.Custom, "gpc": c.GPC},
 			Jurisdictions: map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurNone},
 			Categories:    map[string]core.CategoryTally{}}

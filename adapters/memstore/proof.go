@@ -15,17 +15,17 @@ type proofData struct {
 	chains    map[string]core.ConsentChain
 	batches   map[string][]core.ConsentBatch // by site, in seq order
 	snapshots map[[2]string]core.ConsentSnapshot
-	hours     map[string]map[time.Time]core.ConsentHourStat // by site, by UTC hour
+	hours     map[string]map[time.Time]core.ConsentBucketStat // by site, by UTC hour
 }
 
 func (p proofData) clone() proofData {
 	c := proofData{chains: maps.Clone(p.chains), batches: map[string][]core.ConsentBatch{},
-		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]core.ConsentHourStat{}}
+		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]core.ConsentBucketStat{}}
 	for k, v := range p.batches {
 		c.batches[k] = slices.Clone(v)
 	}
 	for k, v := range p.hours {
-		m := map[time.Time]core.ConsentHourStat{}
+		m := map[time.Time]core.ConsentBucketStat{}
 		for h, st := range v {
 			m[h] = cloneStat(st)
 		}
@@ -34,7 +34,7 @@ func (p proofData) clone() proofData {
 	return c
 }
 
-func cloneStat(st core.ConsentHourStat) core.ConsentHourStat {
+func cloneStat(st core.ConsentBucketStat) core.ConsentBucketStat {
 	st.Actions, st.Jurisdictions, st.Categories = maps.Clone(st.Actions), maps.Clone(st.Jurisdictions), maps.Clone(st.Categories)
 	return st
 }
@@ -42,7 +42,7 @@ func cloneStat(st core.ConsentHourStat) core.ConsentHourStat {
 func (p *proofData) init() {
 	if p.chains == nil {
 		*p = proofData{chains: map[string]core.ConsentChain{}, batches: map[string][]core.ConsentBatch{},
-			snapshots: map[[2]string]core.ConsentSnapshot{}, hours: map[string]map[time.Time]core.ConsentHourStat{}}
+			snapshots: map[[2]string]core.ConsentSnapshot{}, hours: map[string]map[time.Time]core.ConsentBucketStat{}}
 	}
 }
 
@@ -72,11 +72,11 @@ func (p *proofData) chain(r *core.ConsentRecord) {
 	p.batches[r.SiteID] = append(p.batches[r.SiteID], core.ConsentBatch{SiteID: r.SiteID, Seq: c.HeadSeq, Hash: h,
 		PrevHash: r.PrevBatchHash, Records: 1, NewestAt: r.CreatedAt})
 	if p.hours[r.SiteID] == nil {
-		p.hours[r.SiteID] = map[time.Time]core.ConsentHourStat{}
+		p.hours[r.SiteID] = map[time.Time]core.ConsentBucketStat{}
 	}
 	hour := r.CreatedAt.UTC().Truncate(time.Hour)
 	st := cloneStat(p.hours[r.SiteID][hour])
-	st.Hour = hour
+	st.Start = hour
 	st.Add(r)
 	p.hours[r.SiteID][hour] = st
 }
@@ -132,17 +132,40 @@ func (s *Store) EraseConsentVisitor(_ context.Context, siteID, visitorID string)
 	return n, nil
 }
 
-// ConsentHourStats implements core.ConsentStore.
-func (s *Store) ConsentHourStats(_ context.Context, siteID string, from, to time.Time) ([]core.ConsentHourStat, error) {
+// ConsentBucketStats implements core.ConsentStore.
+func (s *Store) ConsentStatBuckets(_ context.Context, siteID string, from, to time.Time, interval string) ([]core.ConsentBucketStat, error) {
 	defer s.lock()()
 	s.d.proof.init()
-	var out []core.ConsentHourStat
+	byStart := map[time.Time]*core.ConsentBucketStat{}
 	for h, st := range s.d.proof.hours[siteID] {
-		if !h.Before(from) && h.Before(to) {
-			out = append(out, cloneStat(st))
+		b := core.StatsBucketStart(h, interval)
+		if b.Before(from) || !b.Before(to) {
+			continue
+		}
+		sum := byStart[b]
+		if sum == nil {
+			sum = &core.ConsentBucketStat{Start: b, Actions: map[string]int64{}, Jurisdictions: map[string]int64{}, Categories: map[string]core.CategoryTally{}}
+			byStart[b] = sum
+		}
+		sum.Total += st.Total
+		sum.GPCSignal += st.GPCSignal
+		for k, v := range st.Actions {
+			sum.Actions[k] += v
+		}
+		for k, v := range st.Jurisdictions {
+			sum.Jurisdictions[k] += v
+		}
+		for k, v := range st.Categories {
+			c := sum.Categories[k]
+			c.Decisions, c.Granted = c.Decisions+v.Decisions, c.Granted+v.Granted
+			sum.Categories[k] = c
 		}
 	}
-	slices.SortFunc(out, func(a, b core.ConsentHourStat) int { return a.Hour.Compare(b.Hour) })
+	out := make([]core.ConsentBucketStat, 0, len(byStart))
+	for _, b := range byStart {
+		out = append(out, *b)
+	}
+	slices.SortFunc(out, func(a, b core.ConsentBucketStat) int { return a.Start.Compare(b.Start) })
 	return out, nil
 }
 

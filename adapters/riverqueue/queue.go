@@ -121,6 +121,9 @@ type Queue struct {
 	// exec runs River's own queries on the queue's database (reclaiming orphans).
 	exec  riverdriver.Executor
 	close func()
+	// retention, when set (SetConsentRetention), removes old consent records periodically.
+	retention      ConsentRetention
+	retentionEvery time.Duration
 }
 
 var _ core.ScanQueue = (*Queue)(nil)

@@ -81,6 +81,9 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, enabled: cfg.RescanInterval > 0, log: cfg.Logger}); err != nil {
 		return nil, err
 	}
+	if err := q.addRetention(workers); err != nil {
+		return nil, err
+	}
 	rc.Workers = workers
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
@@ -96,6 +99,7 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 				func() (river.JobArgs, *river.InsertOpts) { return RescanArgs{}, nil },
 				&river.PeriodicJobOpts{ID: KindRescan}))
 		}
+		rc.PeriodicJobs = append(rc.PeriodicJobs, q.retentionJobs()...)
 	}
 	return rc, nil
 }

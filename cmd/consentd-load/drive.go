@@ -76,7 +76,11 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 			)
 			for ctx.Err() == nil && rctx.Err() == nil && sent.Add(1) <= int64(l.Max) {
 				body := map[string]any{"visitorId": fmt.Sprintf("load-%d-%d", w, rng.Int64()), "consentVersion": 1,
-					"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0}}
+					"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0},
+					// What the runtime sends for proof of consent: a snapshot per language and
+					// runtime version, the page without its query.
+					"language": []string{"", "de", "fr"}[rng.IntN(3)], "runtimeVersion": "1.4.0",
+					"pageUrl": fmt.Sprintf("https://shop.example/p/%d?session=%d", rng.IntN(50), rng.Int64())}
 				t0 := time.Now()
 				id, err := postConsent(rctx, client, t, body)
 				if err != nil {
@@ -132,6 +136,7 @@ func postConsent(ctx context.Context, c *http.Client, t target, body any) (strin
 		return "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36")
 	res, err := c.Do(req)
 	if err != nil {
 		return "", err

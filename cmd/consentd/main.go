@@ -23,6 +23,7 @@ Usage:
   consentd apikey create --org ORG [--name LABEL]
   consentd site create --org ORG --name NAME --url URL
                                         (ORG: an organization's ID or name)
+  consentd records verify --site ID     recompute a site's consent log chain; exit 1 on a break
   consentd scan URL [URL...]            one-off scan, no database; prints JSON
   consentd library lint DIR             validate a directory of library entries
   consentd library import-ocd FILE.csv --out DIR
@@ -47,7 +48,7 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("missing command")
 	}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "org" || cmd == "apikey" || cmd == "site" || cmd == "library") && len(rest) > 0 {
+	if (cmd == "org" || cmd == "apikey" || cmd == "site" || cmd == "library" || cmd == "records") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string) error {
 		return apikeyCreate(ctx, rest)
 	case "site create":
 		return siteCreate(ctx, rest)
+	case "records verify":
+		return recordsVerify(ctx, rest)
 	case "scan":
 		return scan(ctx, rest)
 	case "library lint":

@@ -91,25 +91,25 @@ func testConsentChain(t *testing.T, s core.Store) {
 	wantCode(t, err, core.CodeNotFound)
 }
 
-// testConsentHourStats: the hour aggregates equal a brute-force count over random records.
-func testConsentHourStats(t *testing.T, s core.Store) {
+// testConsentBucketStats: the hour aggregates equal a brute-force count over random records.
+func testConsentStatBuckets(t *testing.T, s core.Store) {
 	f, other := seed(t, s), seed(t, s)
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2026, 2, 27, 20, 0, 0, 0, time.UTC)
-	want := map[time.Time]*core.ConsentHourStat{}
+	want := map[time.Time]*core.ConsentBucketStat{}
 	for range 300 {
 		at := base.Add(time.Duration(rng.Int64N(int64(60 * time.Hour))))
 		r := randomConsent(rng, f.site.ID, at, "v")
 		must(t, s.CreateConsentRecord(ctx, r))
 		h := r.CreatedAt.Truncate(time.Hour)
 		if want[h] == nil {
-			want[h] = &core.ConsentHourStat{Hour: h}
+			want[h] = &core.ConsentBucketStat{Start: h}
 		}
 		want[h].Add(r)
 	}
 	must(t, s.CreateConsentRecord(ctx, randomConsent(rng, other.site.ID, base.Add(time.Hour), "o")))
 	from, to := base.Add(5*time.Hour), base.Add(50*time.Hour)
-	got, err := s.ConsentHourStats(ctx, f.site.ID, from, to)
+	got, err := s.ConsentStatBuckets(ctx, f.site.ID, from, to, core.StatsHour)
 	must(t, err)
 	n := 0
 	for h, w := range want {
@@ -117,7 +117,7 @@ func testConsentHourStats(t *testing.T, s core.Store) {
 			continue
 		}
 		n++
-		i := slices.IndexFunc(got, func(g core.ConsentHourStat) bool { return g.Hour.Equal(h) })
+		i := slices.IndexFunc(got, func(g core.ConsentBucketStat) bool { return g.Start.Equal(h) })
 		if i < 0 {
 			t.Fatalf("hour %v missing", h)
 		}
@@ -141,7 +141,7 @@ func testConsentHourStats(t *testing.T, s core.Store) {
 			}
 		}
 	}
-	if len(got) != n || !slices.IsSortedFunc(got, func(a, b core.ConsentHourStat) int { return a.Hour.Compare(b.Hour) }) {
+	if len(got) != n || !slices.IsSortedFunc(got, func(a, b core.ConsentBucketStat) int { return a.Start.Compare(b.Start) }) {
 		t.Fatalf("%d hours, want %d in order", len(got), n)
 	}
 }
@@ -197,7 +197,7 @@ func testConsentRetention(t *testing.T, s core.Store) {
 	for i := range 5 {
 		must(t, s.CreateConsentRecord(ctx, randomConsent(rng, f.site.ID, recent.Add(time.Duration(i)*time.Minute), "v")))
 	}
-	statsBefore, err := s.ConsentHourStats(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour))
+	statsBefore, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), core.StatsHour)
 	must(t, err)
 	n, err := s.RemoveConsentBatches(ctx, f.site.ID, recent.Add(-24*time.Hour), 1000)
 	must(t, err)
@@ -216,7 +216,7 @@ func testConsentRetention(t *testing.T, s core.Store) {
 	if total != 5 || ranged != 5 {
 		t.Fatalf("totals after retention: %d and %d, want 5", total, ranged)
 	}
-	statsAfter, err := s.ConsentHourStats(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour))
+	statsAfter, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), core.StatsHour)
 	must(t, err)
 	if len(statsAfter) != len(statsBefore) {
 		t.Fatal("retention changed the statistics")

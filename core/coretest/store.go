@@ -37,7 +37,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ConsentConcurrentWritersAndExport", testConsentConcurrentAndExport},
 		{"ConsentMissingSite", testConsentMissingSite},
 		{"ConsentChain", testConsentChain},
-		{"ConsentHourStats", testConsentHourStats},
+		{"ConsentStatBuckets", testConsentStatBuckets},
 		{"ConsentErasure", testConsentErasure},
 		{"ConsentRetention", testConsentRetention},
 		{"ConsentCursorAndVisitor", testConsentCursorAndVisitor},

@@ -1,0 +1,106 @@
+package riverqueue
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+	"github.com/consentd/consentd/core"
+)
+
+// TestConsentRetentionJob: the periodic job removes the records a site's retention has
+// expired, and only those; the chain verifies from its new anchor.
+func TestConsentRetentionJob(t *testing.T) {
+	dialects(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		url := "sqlite://" + filepath.Join(t.TempDir(), "r.db")
+		if dialect == "postgres" {
+			url = pgtest.FreshURL(t)
+		}
+		store, err := bunstore.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		if err := store.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Workers: 1, PollInterval: 50 * time.Millisecond}
+		var q *Queue
+		if dialect == "postgres" {
+			q, err = NewPostgres(ctx, url, cfg)
+		} else {
+			q, err = NewSQLite(store.DB().DB, cfg)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(q.Close)
+		if err := q.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		clock := time.Now().AddDate(0, 0, -90)
+		now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+		m, err := core.New(core.Deps{Store: store, Queue: q, Catalog: noCatalog{}, AllSites: store, Now: now,
+			NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		org, err := m.Orgs.CreateOrganization(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Keeps all"), URL: ptr("https://a.example/")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/"),
+			ConsentRetentionDays: core.Optional[int]{Set: true, Value: 30}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		post := func(s *core.Site, n int) {
+			for range n {
+				if _, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		post(site, 7) // 90 days ago
+		post(keep, 3)
+		mu.Lock()
+		clock = time.Now()
+		mu.Unlock()
+		post(site, 4)
+		q.SetConsentRetention(m.Consents, 100*time.Millisecond)
+		startWorkers(t, q, m.Scans)
+		total := func(s *core.Site) int {
+			_, n, err := m.Consents.ConsentRecords(ctx, org.ID, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for total(site) != 4 {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 20 s the site still has %d records, want 4", total(site))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if total(keep) != 3 {
+			t.Fatal("retention removed records of a site without retention")
+		}
+		rep, err := m.Consents.VerifyConsentChain(ctx, org.ID, site.ID)
+		if err != nil || !rep.OK || rep.Records != 4 || rep.Chain.AnchorSeq != 7 {
+			t.Fatalf("chain after retention: %+v %v", rep, err)
+		}
+	})
+}

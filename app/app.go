@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/httpapi"
@@ -32,7 +33,10 @@ type Config struct {
 	ScanAllowPrivate bool
 	CountryHeader    string
 	PublicRateLimit  float64
-	LibraryDir       string
+	// TrustedProxies are CIDRs (or addresses) of reverse proxies whose X-Forwarded-For and
+	// Forwarded headers name the client, for the public rate limit only.
+	TrustedProxies []string
+	LibraryDir     string
 	// Console serves the web console at "/" (docs/console.md).
 	Console bool
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
@@ -61,6 +65,8 @@ type App struct {
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
+	// collectors are the scrape-time gauges registered for /metrics.
+	collectors []prometheus.Collector
 }
 
 // The store's transactions are what the queue joins when it inserts a scan job.
@@ -120,9 +126,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.registerCollectors()
 	a.handler = httpapi.New(httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
+		TrustedProxies: trustedProxies(cfg.TrustedProxies),
 	})
 	if a.handler, err = withConsole(cfg, a.useCases, a.handler); err != nil {
 		a.Close()
@@ -163,6 +171,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Close releases the database.
 func (a *App) Close() error {
+	a.unregisterCollectors()
 	if a.queue != nil {
 		a.queue.Close()
 	}

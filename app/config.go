@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,7 +29,39 @@ func (c Config) Validate() error {
 	if c.PublicRateLimit < 0 {
 		errs = append(errs, fmt.Errorf("public-rate-limit (CONSENTD_PUBLIC_RATE_LIMIT) %g: must be 0 (off) or more", c.PublicRateLimit))
 	}
+	for _, p := range c.TrustedProxies {
+		if _, err := parsePrefix(p); err != nil {
+			errs = append(errs, fmt.Errorf("trusted-proxies (CONSENTD_TRUSTED_PROXIES) %q: expected CIDRs or IP addresses separated by commas, e.g. 10.0.0.0/8,192.0.2.1", p))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// parsePrefix reads a CIDR or a single address (as its /32 or /128).
+func parsePrefix(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return p, err
+	}
+	if p.Addr().Is4In6() {
+		return netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96), nil
+	}
+	return p.Masked(), nil
+}
+
+// trustedProxies parses validated CIDRs.
+func trustedProxies(ss []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range ss {
+		if p, err := parsePrefix(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // validateAddr checks a listen address: host:port with a port from 0 to 65535.

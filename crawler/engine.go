@@ -257,7 +257,16 @@ func (s *scan) fetch(method, u string, form url.Values) (*fetched, error) {
 	return f, nil
 }
 
-func (s *scan) visit(t task) visitResult {
+func (s *scan) visit(t task) (r visitResult) {
+	span := startPage(s.ctx, t)
+	var f *fetched
+	defer func() {
+		if f != nil {
+			endPage(span, r, f.status, int64(len(f.body)))
+		} else {
+			endPage(span, r, 0, 0)
+		}
+	}()
 	f, err := s.fetch(http.MethodGet, t.url, nil)
 	if err == nil && s.isPasswordPage(f) {
 		if err := s.unlock(f); err != nil {

@@ -32,6 +32,7 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 	if err != nil {
 		return nil, crawlError(ctx, err)
 	}
+	observe(res)
 	out := &core.CrawlResult{
 		PagesScanned:        len(res.Pages),
 		DetectedServices:    make([]core.DetectedService, 0, len(res.Services)),

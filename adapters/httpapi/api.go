@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/consentd/consentd/adapters/httpapi/apidocs"
 	"github.com/consentd/consentd/core"
 )
 
@@ -38,6 +40,9 @@ type Config struct {
 	RuntimeVersion string
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
+	// client, for the public rate limit (and the access log's masked address) only.
+	TrustedProxies []netip.Prefix
 }
 
 type handlers struct {
@@ -69,11 +74,15 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
+	if cfg.UseCases.ConsentUseCases != nil {
+		cfg.UseCases.ConsentUseCases = countedConsents{cfg.UseCases.ConsentUseCases}
+	}
 	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
 
 	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
+	hc.DocsPath = ""     // huma's page loads its renderer from a CDN; apidocs serves one embedded
 	hc.Info.Description = apiDescription
 	hc.Servers = []*huma.Server{{URL: Prefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -99,6 +108,8 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
 		documentRuntime(api)
 	}
+	mux.Handle("GET "+Prefix+"/docs", apidocs.Page(Prefix+"/openapi.json", Prefix+"/docs/redoc.standalone.js"))
+	mux.Handle("GET "+Prefix+"/docs/redoc.standalone.js", apidocs.Script())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`)) //nolint:errcheck // the client went away
@@ -124,7 +135,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
 	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
-	root = instrument(root)
+	root = instrument(cfg.Logger, cfg.TrustedProxies, root)
+	root = traced(root)
+	root = securityHeaders(root)
 	root = recoverer(cfg.Logger, root)
 	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }

@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/realclientip/realclientip-go"
 	"golang.org/x/time/rate"
 
 	"github.com/consentd/consentd/core"
@@ -50,8 +54,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // instrument counts requests and measures latency per route pattern (never per raw path, so
-// that IDs do not explode the label space).
-func instrument(next http.Handler) http.Handler {
+// that IDs do not explode the label space), and writes one access-log line per request, with
+// the client's address masked (maskAddr) and the trace and span IDs of the request's span.
+func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) http.Handler {
+	client := clientIP(proxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -63,8 +69,76 @@ func instrument(next http.Handler) http.Handler {
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
+		d := time.Since(start)
 		requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
-		latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		latency.WithLabelValues(route).Observe(d.Seconds())
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
+			return // probes and scrapes are counted, not logged
+		}
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", sw.status), slog.Duration("duration", d), slog.String("client", maskAddr(client(r))))
+	})
+}
+
+// clientIP returns how to find a request's client: its peer's address, or, when the peer is
+// a trusted proxy, the address the proxy names in Forwarded or X-Forwarded-For (the rightmost
+// one not itself trusted, since anything left of it may be forged by the client).
+func clientIP(trusted []netip.Prefix) func(*http.Request) string {
+	if len(trusted) == 0 {
+		return peerAddr
+	}
+	nets := make([]net.IPNet, len(trusted))
+	for i, p := range trusted {
+		p = p.Masked()
+		nets[i] = net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+	}
+	forwarded := realclientip.NewChainStrategy(
+		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("Forwarded", nets)),
+		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)),
+	)
+	return func(r *http.Request) string {
+		peer := peerAddr(r)
+		a, err := netip.ParseAddr(peer)
+		if err != nil || !slices.ContainsFunc(trusted, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) }) {
+			return peer
+		}
+		if ip := forwarded.ClientIP(r.Header, r.RemoteAddr); ip != "" {
+			return ip
+		}
+		return peer
+	}
+}
+
+// maskAddr shortens a client address for the log: the /24 of an IPv4 address, the /48 of an
+// IPv6 one, so that a log line does not identify a visitor.
+func maskAddr(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return "unknown"
+	}
+	a = a.Unmap()
+	bits := 48
+	if a.Is4() {
+		bits = 24
+	}
+	p, _ := a.Prefix(bits)
+	return p.String()
+}
+
+// securityHeaders sets on every response what browsers need to keep the API's answers inert:
+// no MIME sniffing, no framing of the management API or the docs, no referrer leaving the
+// origin. CORS is the public endpoints' business only (public); the management API sends no
+// Access-Control-Allow-Origin, so browsers refuse cross-origin reads of it.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+			h.Set("X-Frame-Options", "DENY")
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -72,6 +146,7 @@ func instrument(next http.Handler) http.Handler {
 // limits them per client address.
 func (h *handlers) public(next http.Handler) http.Handler {
 	lim := newLimiter(h.cfg.PublicRateLimit)
+	clientAddr := clientIP(h.cfg.TrustedProxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
 			next.ServeHTTP(w, r)
@@ -96,7 +171,8 @@ func (h *handlers) public(next http.Handler) http.Handler {
 	})
 }
 
-func clientAddr(r *http.Request) string {
+// peerAddr is the address of the request's peer: the client, or the proxy in front of it.
+func peerAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -157,7 +157,7 @@ func NewSQLite(db *sql.DB, cfg Config) (*Queue, error) {
 	return &Queue{
 		cfg: cfg, inserter: inserter, newClient: newClient, close: func() {},
 		insertTx: func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
-			_, err := inserter.InsertTx(ctx, tx, args, nil)
+			_, err := inserter.InsertTx(ctx, tx, args, insertOpts(ctx))
 			return err
 		},
 		migrate: func(ctx context.Context) error { return migrate(ctx, driver) },
@@ -197,7 +197,7 @@ func NewPostgres(ctx context.Context, databaseURL string, cfg Config) (*Queue, e
 		newClient: func(rc *river.Config) (riverClient, error) { return river.NewClient(driver, rc) },
 		insertTx: func(ctx context.Context, tx *sql.Tx, args river.JobArgs) error {
 			return insertOnConn(ctx, tx, func(ctx context.Context, t pgx.Tx) error {
-				_, err := inserter.InsertTx(ctx, t, args, nil)
+				_, err := inserter.InsertTx(ctx, t, args, insertOpts(ctx))
 				return err
 			})
 		},

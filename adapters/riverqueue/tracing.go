@@ -4,13 +4,47 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
+
+// traceContext carries the W3C trace context (traceparent, tracestate) of the request that
+// enqueued a job in the job's metadata, so that the job's spans join the request's trace.
+var traceContext = propagation.TraceContext{}
+
+// jobMetadata is what a job's metadata holds for us.
+type jobMetadata struct {
+	Trace propagation.MapCarrier `json:"otel,omitempty"`
+}
+
+// insertOpts are the options of a job inserted within ctx: its trace context, if any.
+func insertOpts(ctx context.Context) *river.InsertOpts {
+	carrier := propagation.MapCarrier{}
+	traceContext.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return nil
+	}
+	md, err := json.Marshal(jobMetadata{Trace: carrier})
+	if err != nil {
+		return nil
+	}
+	return &river.InsertOpts{Metadata: md}
+}
+
+// jobContext returns ctx with the remote span context of the request that enqueued job.
+func jobContext(ctx context.Context, job *rivertype.JobRow) context.Context {
+	var md jobMetadata
+	if len(job.Metadata) == 0 || json.Unmarshal(job.Metadata, &md) != nil || len(md.Trace) == 0 {
+		return ctx
+	}
+	return traceContext.Extract(ctx, md.Trace)
+}
 
 // Span attributes of a job attempt.
 const (
@@ -45,7 +79,10 @@ func (t *tracing) Work(ctx context.Context, job *rivertype.JobRow, doInner func(
 			attrs = append(attrs, AttrScanID.String(args.ScanID), AttrSiteID.String(args.SiteID))
 		}
 	}
-	ctx, span := t.tracer.Start(ctx, "river.work "+job.Kind,
+	observeStart(job, time.Now())
+	// The attempt is a child of the enqueuing request's span: one trace from the API call
+	// through the job to the crawled pages, however long the job waited.
+	ctx, span := t.tracer.Start(jobContext(ctx, job), "river.work "+job.Kind,
 		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
 	defer func() {
 		if v := recover(); v != nil {

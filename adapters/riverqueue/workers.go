@@ -115,7 +115,9 @@ func (w *scanWorker) Timeout(*river.Job[ScanArgs]) time.Duration { return w.time
 // Work runs the scan. On the last attempt a temporary failure ends the scan failed instead of
 // being retried.
 func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
+	start := time.Now()
 	status, err := w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
+	observeScan(job.JobRow, status, time.Since(start))
 	if span := trace.SpanFromContext(ctx); span.IsRecording() && status != "" {
 		span.SetAttributes(attribute.String("consentd.scan.status", status))
 	}

@@ -21,6 +21,10 @@ Usage:
   consentd org create --name NAME       create an organization
   consentd org list                     list organizations
   consentd apikey create --org ORG [--name LABEL]
+  consentd apikey list --org ORG         list keys (name, prefix, created, last used, expiry)
+  consentd apikey revoke --org ORG ID    revoke a key at once
+  consentd apikey rotate --org ORG ID [--grace 24h]
+                                        new key; the old one works for the grace period
   consentd site create --org ORG --name NAME --url URL
                                         (ORG: an organization's ID or name)
   consentd records verify --site ID     recompute a site's consent log chain; exit 1 on a break
@@ -28,6 +32,8 @@ Usage:
   consentd library lint DIR             validate a directory of library entries
   consentd library import-ocd FILE.csv --out DIR
                                         convert Open Cookie Database CSV to library entries
+  consentd backup --to FILE             online copy of the SQLite database (VACUUM INTO)
+  consentd version                      version, commit and Go version
 
 Every flag also reads CONSENTD_<FLAG> from the environment (dashes as underscores);
 'consentd COMMAND --help' lists a command's flags.
@@ -74,6 +80,16 @@ func run(ctx context.Context, args []string) error {
 		return libraryLint(rest)
 	case "library import-ocd":
 		return libraryImportOCD(rest)
+	case "version", "--version":
+		return versionCmd(rest)
+	case "apikey list":
+		return apikeyList(ctx, rest)
+	case "apikey revoke":
+		return apikeyRevoke(ctx, rest)
+	case "apikey rotate":
+		return apikeyRotate(ctx, rest)
+	case "backup":
+		return backup(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -21,10 +21,16 @@ func serve(ctx context.Context, args []string) error {
 		fs.BoolVar(&cfg.ScanAllowPrivate, "scan-allow-private", false, "let the scanner reach loopback, private and link-local addresses")
 		fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 		fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
+		fs.Var(listFlag{&cfg.TrustedProxies}, "trusted-proxies", "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit only")
 		fs.BoolVar(&cfg.Console, "console", true, "serve the web console at / (sign in with an API key)")
 		console = &cfg.Console
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
+		stop, err := startTelemetry(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
 		// Bind first: a taken port must fail before a key is created. The key is then shown
 		// at once, before anything else can fail, since only its hash is stored.
 		ln, err := a.Listen()
@@ -67,7 +73,26 @@ func worker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
+	stop, err := startTelemetry(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return a.RunWorker(ctx)
+}
+
+// startTelemetry exports traces and metrics as the standard OTEL_* variables say; the
+// returned function flushes what is left.
+func startTelemetry(ctx context.Context) (func(), error) {
+	shutdown, err := app.StartTelemetry(ctx, app.TelemetryFromEnv(os.Getenv, buildVersion().Version))
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		shutdown(sctx) //nolint:errcheck // the collector may be gone at exit; nothing left to do
+	}, nil
 }
 
 // scanFlags tune scan jobs, in serve and worker alike (docs/scan-jobs.md).

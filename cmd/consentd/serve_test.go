@@ -29,7 +29,7 @@ type serveProc struct {
 	log  strings.Builder
 }
 
-var listeningAddr = regexp.MustCompile(`msg="consentd listening" addr=(\S+)`)
+var listeningAddr = regexp.MustCompile(`"msg":"consentd listening","addr":"([^"]+)"`)
 
 // startServe runs 'consentd serve' on databaseURL on a free loopback port and waits until it
 // listens. It is stopped with SIGTERM when t ends, unless the test killed it.

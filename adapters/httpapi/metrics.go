@@ -1,0 +1,25 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/consentd/consentd/core"
+)
+
+var consentRecords = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "consentd_consent_records_total", Help: "Consent decisions recorded, by jurisdiction and action.",
+}, []string{"jurisdiction", "action"})
+
+// countedConsents counts the consent records the public endpoint stores.
+type countedConsents struct{ ConsentUseCases }
+
+func (c countedConsents) RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error) {
+	rec, err := c.ConsentUseCases.RecordConsent(ctx, projectKey, in)
+	if err == nil {
+		consentRecords.WithLabelValues(rec.Jurisdiction, rec.Action).Inc()
+	}
+	return rec, err
+}

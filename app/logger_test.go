@@ -1,0 +1,86 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestLogScrubbing: API keys, storefront passwords, visitor IDs, database passwords and client
+// addresses never reach the log in full, whatever attribute or message carries them; the
+// service's own requests log through the same logger.
+func TestLogScrubbing(t *testing.T) {
+	const (
+		key      = "cd_abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqr"
+		password = "hunter2-storefront-secret"
+		visitor  = "visitor-7f3a9c2e-1234-4a5b-8c9d-0123456789ab"
+		dbPass   = "s3cret-db-pass"
+		client   = "203.0.113.77"
+	)
+	var buf bytes.Buffer
+	log, err := NewLogger(&buf, LogOptions{Format: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("attrs", slog.String("key", key), slog.String("storefront_password", password),
+		slog.String("visitor_id", visitor), slog.String("client_addr", client), slog.String("remote_addr", client+":5555"))
+	log.Error("in text", slog.Any("error", errors.New("auth failed for Bearer "+key)),
+		slog.String("url", "postgres://consentd:"+dbPass+"@db.internal/consentd"))
+	log.With(slog.String("password", password)).Warn("via With")
+	log.Info("grouped", slog.Group("req", slog.String("visitorId", visitor)))
+
+	// A real request through the service, with the key in its header and a client address.
+	a := serve(t, "sqlite", func(c *Config) { c.Logger = log; c.BootstrapAPIKey = key })
+	req, _ := http.NewRequest("GET", a.base+"/sites", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("X-Forwarded-For", client)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = client + ":1234"
+	log.InfoContext(context.Background(), "peer", slog.String("client", r.RemoteAddr))
+
+	out := buf.String()
+	if !strings.Contains(out, `"msg":"request"`) {
+		t.Fatalf("no access-log line:\n%s", out)
+	}
+	for name, secret := range map[string]string{"API key": key, "storefront password": password, "visitor ID": visitor,
+		"database password": dbPass, "client address": client} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s in the log:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "cd_abcd") {
+		t.Errorf("a key's prefix should stay, to tell keys apart:\n%s", out)
+	}
+}
+
+func TestLogLevelAndFormat(t *testing.T) {
+	var buf bytes.Buffer
+	log, err := NewLogger(&buf, LogOptions{Level: "warn", Terminal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("hidden")
+	log.Warn("shown")
+	if out := buf.String(); strings.Contains(out, "hidden") || !strings.Contains(out, "level=WARN msg=shown") {
+		t.Fatalf("text at warn: %q", out)
+	}
+	buf.Reset()
+	log, _ = NewLogger(&buf, LogOptions{Level: "debug"})
+	log.Debug("d")
+	if !strings.HasPrefix(buf.String(), `{"time":`) {
+		t.Fatalf("off a terminal the log is JSON: %q", buf.String())
+	}
+	if _, err := NewLogger(&buf, LogOptions{Level: "loud"}); err == nil || !strings.Contains(err.Error(), "CONSENTD_LOG_LEVEL") {
+		t.Fatalf("unknown level: %v", err)
+	}
+}

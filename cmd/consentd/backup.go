@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/consentd/consentd/app"
+)
+
+func backup(ctx context.Context, args []string) error {
+	var to string
+	return withApp(ctx, "backup", args, func(fs *flag.FlagSet, _ *app.Config) {
+		fs.StringVar(&to, "to", "", "file to write the copy to (must not exist)")
+	}, func(a *app.App) error {
+		if to == "" {
+			return fmt.Errorf("usage: consentd backup --to FILE")
+		}
+		if err := a.Backup(ctx, to); err != nil {
+			return err
+		}
+		fmt.Printf("backup written to %s\n", to)
+		return nil
+	})
+}

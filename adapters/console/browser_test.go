@@ -120,6 +120,14 @@ func TestConsoleJourney(t *testing.T) {
 	if strings.Join(order, ",") != "Essential,Statistics,Personalisation,Marketing" {
 		t.Fatalf("categories after moving up: %q", order)
 	}
+	fill(t, ctx, map[string]string{"#cat-personalisation input[name=\"lang.0\"]": "de", "#cat-personalisation input[name=\"tname.0\"]": "Personalisierung"})
+	submit(t, ctx, "document.querySelector('#cat-personalisation form[action*=\"/categories/\"]:not(.move) button[type=submit]').click()")
+	mustContain(t, ctx, "Category “Personalisation” saved")
+	var de string
+	eval(t, ctx, "document.querySelector('#cat-personalisation input[name=\"tname.0\"]').value + '/' + document.querySelector('#cat-personalisation input[name=\"lang.0\"]').value", &de)
+	if de != "Personalisierung/de" {
+		t.Fatalf("category translation after saving: %q", de)
+	}
 	checkPage(t, ctx, base, "06-categories-services")
 	submit(t, ctx, "document.querySelector('#cat-personalisation a[href$=\"/delete\"]').click()")
 	checkPage(t, ctx, base, "08-confirm-delete")

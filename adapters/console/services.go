@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,9 +18,11 @@ type catalogPage struct {
 
 type group struct {
 	Category *core.Category
-	Services []*core.Service
-	First    bool
-	Last     bool
+	// Languages are the category's translated languages, sorted.
+	Languages []string
+	Services  []*core.Service
+	First     bool
+	Last      bool
 }
 
 func (h *handler) servicesPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -44,6 +47,15 @@ func (h *handler) showServices(w http.ResponseWriter, r *http.Request, rq *reque
 	d := catalogPage{Services: len(svcs)}
 	for i, c := range cats {
 		g := group{Category: c, First: i == 0, Last: i == len(cats)-1}
+		for l := range c.NameTranslations {
+			g.Languages = append(g.Languages, l)
+		}
+		for l := range c.DescriptionTranslations {
+			if c.NameTranslations[l] == "" {
+				g.Languages = append(g.Languages, l)
+			}
+		}
+		slices.Sort(g.Languages)
 		for _, sv := range svcs {
 			if sv.CategoryID == c.ID {
 				g.Services = append(g.Services, sv)
@@ -66,9 +78,38 @@ func (h *handler) createCategory(w http.ResponseWriter, r *http.Request, rq *req
 	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/services#cat-"+c.Slug, "Category “"+c.Name+"” added. Visitors will be asked again about it.")
 }
 
+// categoryTranslations reads the category editor's translation rows: lang.N with name.N and
+// description.N; a row without a language, or with neither text, is dropped.
+func categoryTranslations(r *http.Request) (names, descs map[string]string, err error) {
+	names, descs = map[string]string{}, map[string]string{}
+	for i := range len(r.PostForm["lang"]) {
+		n := strconv.Itoa(i)
+		l := strings.TrimSpace(r.PostFormValue("lang." + n))
+		name, desc := strings.TrimSpace(r.PostFormValue("tname."+n)), strings.TrimSpace(r.PostFormValue("tdesc."+n))
+		if l == "" || (name == "" && desc == "") {
+			continue
+		}
+		if !langPattern.MatchString(l) {
+			return nil, nil, core.Errorf(core.CodeInvalid, "translations: %q is not a language code (de, fr, pt-BR…)", l)
+		}
+		if name != "" {
+			names[l] = name
+		}
+		if desc != "" {
+			descs[l] = desc
+		}
+	}
+	return names, descs, nil
+}
+
 func (h *handler) updateCategory(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("description"))
-	c, err := h.m.UpdateCategory(r.Context(), rq.org, r.PathValue("id"), r.PathValue("cid"), core.CategoryInput{Name: &name, Description: &desc})
+	names, descs, err := categoryTranslations(r)
+	var c *core.Category
+	if err == nil {
+		c, err = h.m.UpdateCategory(r.Context(), rq.org, r.PathValue("id"), r.PathValue("cid"),
+			core.CategoryInput{Name: &name, Description: &desc, NameTranslations: names, DescriptionTranslations: descs})
+	}
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showServices(w, r, rq, status, page{Form: "cat-" + r.PathValue("cid"), Error: msg, Values: r.PostForm})

@@ -99,7 +99,8 @@ func TestConsoleJourney(t *testing.T) {
 	submit(t, ctx, "[].find.call(document.querySelectorAll('.services a'), function (a) { return a.textContent === 'Stripe'; }).click()")
 	var cookies int
 	eval(t, ctx, "[].filter.call(document.querySelectorAll('input[name$=\".name\"]'), function (i) { return i.value; }).length", &cookies)
-	fill(t, ctx, map[string]string{"input[name=\"cookie.0.duration\"]": "2 years", "input[name=\"cookie." + itoa(cookies) + ".name\"]": "__stripe_test", "input[name=\"cookie." + itoa(cookies) + ".duration\"]": "session"})
+	fill(t, ctx, map[string]string{"input[name=\"cookie.0.duration\"]": "2 years", "input[name=\"cookie." + itoa(cookies) + ".name\"]": "__stripe_test", "input[name=\"cookie." + itoa(cookies) + ".duration\"]": "session",
+		"input[name=\"lang.0\"]": "de", "input[name=\"tname.0\"]": "Stripe Zahlungen"})
 	checkPage(t, ctx, base, "07-service-editor")
 	submit(t, ctx, "document.querySelector('main form button[type=submit]').click()")
 	mustContain(t, ctx, "saved with "+itoa(cookies+1)+" cookies")
@@ -107,6 +108,11 @@ func TestConsoleJourney(t *testing.T) {
 	eval(t, ctx, "document.querySelector('input[name=\"cookie.0.duration\"]').value", &dur)
 	if dur != "2 years" {
 		t.Fatalf("cookie lifetime after saving: %q", dur)
+	}
+	var tr string
+	eval(t, ctx, "document.querySelector('input[name=\"lang.0\"]').value + '/' + document.querySelector('input[name=\"tname.0\"]').value", &tr)
+	if tr != "de/Stripe Zahlungen" {
+		t.Fatalf("service translation after saving: %q", tr)
 	}
 
 	// Categories: add one, move it up, delete it after confirming.

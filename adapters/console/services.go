@@ -78,9 +78,9 @@ func (h *handler) createCategory(w http.ResponseWriter, r *http.Request, rq *req
 	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/services#cat-"+c.Slug, "Category “"+c.Name+"” added. Visitors will be asked again about it.")
 }
 
-// categoryTranslations reads the category editor's translation rows: lang.N with name.N and
+// translationRows reads an editor's translation rows: lang.N with name.N and
 // description.N; a row without a language, or with neither text, is dropped.
-func categoryTranslations(r *http.Request) (names, descs map[string]string, err error) {
+func translationRows(r *http.Request) (names, descs map[string]string, err error) {
 	names, descs = map[string]string{}, map[string]string{}
 	for i := range len(r.PostForm["lang"]) {
 		n := strconv.Itoa(i)
@@ -104,7 +104,7 @@ func categoryTranslations(r *http.Request) (names, descs map[string]string, err 
 
 func (h *handler) updateCategory(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("description"))
-	names, descs, err := categoryTranslations(r)
+	names, descs, err := translationRows(r)
 	var c *core.Category
 	if err == nil {
 		c, err = h.m.UpdateCategory(r.Context(), rq.org, r.PathValue("id"), r.PathValue("cid"),
@@ -256,7 +256,9 @@ func (h *handler) importService(w http.ResponseWriter, r *http.Request, rq *requ
 
 // serviceForm is the service editor's data.
 type serviceForm struct {
-	Service    *core.Service
+	Service *core.Service
+	// Languages are the languages of the service's label and description translations.
+	Languages  []string
 	Categories []*core.Category
 	Category   string
 	Cookies    []core.CookieInput
@@ -317,8 +319,18 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 	if in != nil {
 		sv := *d.Service
 		sv.Slug, sv.Label, sv.Description, sv.ServiceURL = in.Slug, in.Label, in.Description, in.ServiceURL
+		sv.LabelTranslations, sv.DescriptionTranslations = in.LabelTranslations, in.DescriptionTranslations
 		d.Service, d.Category, d.Cookies = &sv, in.CategorySlug, in.Cookies
 	}
+	for l := range d.Service.LabelTranslations {
+		d.Languages = append(d.Languages, l)
+	}
+	for l := range d.Service.DescriptionTranslations {
+		if d.Service.LabelTranslations[l] == "" {
+			d.Languages = append(d.Languages, l)
+		}
+	}
+	slices.Sort(d.Languages)
 	for range blankCookies {
 		d.Cookies = append(d.Cookies, core.CookieInput{})
 	}
@@ -332,7 +344,7 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 
 // parseService reads the service editor: cookies are rows cookie.N.name, .duration,
 // .description and .remove; a row without a name is ignored.
-func parseService(r *http.Request) core.ServiceInput {
+func parseService(r *http.Request) (core.ServiceInput, error) {
 	in := core.ServiceInput{
 		Slug: strings.TrimSpace(r.PostFormValue("slug")), Label: strings.TrimSpace(r.PostFormValue("label")),
 		CategorySlug: r.PostFormValue("categorySlug"), Description: strings.TrimSpace(r.PostFormValue("description")),
@@ -350,12 +362,17 @@ func parseService(r *http.Request) core.ServiceInput {
 		in.Cookies = append(in.Cookies, core.CookieInput{Name: name, Duration: strings.TrimSpace(r.PostFormValue(k + "duration")),
 			Description: strings.TrimSpace(r.PostFormValue(k + "description"))})
 	}
-	return in
+	var err error
+	in.LabelTranslations, in.DescriptionTranslations, err = translationRows(r)
+	return in, err
 }
 
 func (h *handler) createService(w http.ResponseWriter, r *http.Request, rq *request) {
-	in := parseService(r)
-	sv, err := h.m.CreateService(r.Context(), rq.org, r.PathValue("id"), in)
+	in, err := parseService(r)
+	var sv *core.Service
+	if err == nil {
+		sv, err = h.m.CreateService(r.Context(), rq.org, r.PathValue("id"), in)
+	}
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showService(w, r, rq, status, page{Form: "service", Error: msg}, &in)
@@ -365,8 +382,14 @@ func (h *handler) createService(w http.ResponseWriter, r *http.Request, rq *requ
 }
 
 func (h *handler) updateService(w http.ResponseWriter, r *http.Request, rq *request) {
-	in := parseService(r)
-	sv, err := h.m.UpdateService(r.Context(), rq.org, r.PathValue("id"), r.PathValue("sid"), in)
+	in, err := parseService(r)
+	var sv *core.Service
+	if err == nil {
+		err = h.keepCookieTranslations(r, rq, &in)
+	}
+	if err == nil {
+		sv, err = h.m.UpdateService(r.Context(), rq.org, r.PathValue("id"), r.PathValue("sid"), in)
+	}
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showService(w, r, rq, status, page{Form: "service", Error: msg}, &in)
@@ -405,4 +428,26 @@ func (h *handler) deleteService(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	h.redirect(w, r, rq, "/sites/"+site+"/services", "Service deleted.")
+}
+
+// keepCookieTranslations carries the stored description translations of the service's
+// cookies over to the cookies of the same name in, since the editor does not show them.
+func (h *handler) keepCookieTranslations(r *http.Request, rq *request, in *core.ServiceInput) error {
+	svcs, err := h.m.Services(r.Context(), rq.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	for _, sv := range svcs {
+		if sv.ID != r.PathValue("sid") {
+			continue
+		}
+		tr := map[string]map[string]string{}
+		for _, c := range sv.Cookies {
+			tr[c.Name] = c.DescriptionTranslations
+		}
+		for i := range in.Cookies {
+			in.Cookies[i].DescriptionTranslations = tr[in.Cookies[i].Name]
+		}
+	}
+	return nil
 }

@@ -147,7 +147,18 @@ func TestConsoleJourney(t *testing.T) {
 	fill(t, ctx, map[string]string{"#urls": blog})
 	submit(t, ctx, "document.querySelector('form[action$=\"/scans\"] button').click()")
 	waitFor(t, ctx, "/\\/scans\\/[0-9a-f-]{36}$/.test(location.pathname)")
+	var first string
+	eval(t, ctx, "window.__samePage = true; document.querySelector('.scan-status .badge').textContent", &first)
 	waitForWithin(t, ctx, "document.querySelector('.scan-status .badge-completed, .scan-status .badge-failed')", 2*time.Minute)
+	if first != "Completed" {
+		// The page followed the scan by itself (htmx polling), without a reload.
+		var same bool
+		eval(t, ctx, "window.__samePage === true", &same)
+		if !same {
+			t.Fatal("the scan page reloaded instead of updating itself")
+		}
+		t.Logf("scan followed live from %q", first)
+	}
 	mustContain(t, ctx, "Status: Completed", "Google Analytics", "G-BLOG123456", "Meta Pixel", "731204958812345",
 		"cdn.commentlyhq.net/embed/v2/embed.js", "Pages that could not be read", "drafts/unpublished")
 	checkPage(t, ctx, base, "10-scan-results")

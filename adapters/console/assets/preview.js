@@ -7,6 +7,22 @@
   'use strict';
   var el = document.getElementById('consentd-draft');
   var draft = el ? el.textContent : '{}';
+  // A runtime that takes its texts already resolved by the server (cfg.texts, for one
+  // language) gets the draft's texts laid over them: the page language's translation over the
+  // overrides over what the server chose.
+  try {
+    var c = JSON.parse(draft);
+    if (c && c.banner) {
+      c.texts = c.texts || {};
+      var lang = (document.documentElement.lang || '').toLowerCase();
+      var tr = c.banner.textTranslations || {};
+      var mine = tr[lang] || tr[lang.split('-')[0]] || {};
+      [c.banner.textOverrides || {}, mine].forEach(function (o) {
+        Object.keys(o).forEach(function (k) { if (o[k]) c.texts[k] = o[k]; });
+      });
+      draft = JSON.stringify(c);
+    }
+  } catch (e) { /* the draft is passed as it is */ }
   var jar = {};
   try {
     Object.defineProperty(document, 'cookie', {

@@ -51,8 +51,10 @@ type Config struct {
 	RescanInterval time.Duration
 	// ShutdownTimeout bounds a graceful stop (default 30 s).
 	ShutdownTimeout time.Duration
-	Logger          *slog.Logger
-	Now             func() time.Time
+	// Telemetry says which signals to export over OTLP (TelemetryFromEnv); zero exports none.
+	Telemetry Telemetry
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // App is a built consentd: store, catalog, queue, use cases, scan workers and HTTP handler.
@@ -67,6 +69,8 @@ type App struct {
 	handler  http.Handler
 	// collectors are the scrape-time gauges registered for /metrics.
 	collectors []prometheus.Collector
+	// stopTelemetry flushes and stops the exporters.
+	stopTelemetry func(context.Context) error
 }
 
 // The store's transactions are what the queue joins when it inserts a scan job.
@@ -96,11 +100,18 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
+	// Exporters are built before the store is opened, so that a bad OTEL_ setting stops the
+	// process before anything is created; they connect lazily.
+	stopTelemetry, err := StartTelemetry(ctx, cfg.Telemetry)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog}
+	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		stopTelemetry(ctx) //nolint:errcheck // nothing was exported yet
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, stopTelemetry: stopTelemetry}
 	if err := store.Migrate(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -169,13 +180,20 @@ func (a *App) Dialect() string { return a.store.Dialect() }
 // Handler is the HTTP handler of the whole service.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Close releases the database.
+// Close flushes the telemetry exporters and releases the database.
 func (a *App) Close() error {
 	a.unregisterCollectors()
 	if a.queue != nil {
 		a.queue.Close()
 	}
-	return a.store.Close()
+	var terr error
+	if a.stopTelemetry != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		terr = a.stopTelemetry(ctx)
+		cancel()
+		a.stopTelemetry = nil
+	}
+	return errors.Join(a.store.Close(), terr)
 }
 
 // Bootstrap makes sure an empty database gets organization "default" and an API key; it

@@ -102,7 +102,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	instrument(db)
+	db = instrument(db)
 	committers, batch := 1, 512 // SQLite has one writer at a time
 	if db.Dialect().Name().String() == "pg" {
 		committers, batch = 4, 256

@@ -20,9 +20,9 @@ var storeErrors = promauto.NewCounterVec(prometheus.CounterOpts{
 // globally registered providers, which cost next to nothing while none is installed. Queries
 // are recorded unformatted, with placeholders, so that no value (a visitor ID, a key hash)
 // reaches a trace. It also counts failed queries for /metrics.
-func instrument(db *bun.DB) {
-	db.AddQueryHook(bunotel.NewQueryHook(bunotel.WithDBName("consentd"), bunotel.WithFormattedQueries(false)))
-	db.AddQueryHook(errorCounter{})
+func instrument(db *bun.DB) *bun.DB {
+	return db.WithQueryHook(bunotel.NewQueryHook(bunotel.WithDBName("consentd"), bunotel.WithFormattedQueries(false))).
+		WithQueryHook(errorCounter{})
 }
 
 // errorCounter counts failed queries.

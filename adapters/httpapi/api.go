@@ -86,7 +86,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	hc.Info.Description = apiDescription
 	hc.Servers = []*huma.Server{{URL: Prefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` and stored only as hashes."},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` or `POST /api-keys`, rotated and revoked under `/api-keys`, and stored only as hashes."},
 	}
 	api := humago.NewWithPrefix(mux, Prefix, hc)
 	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
@@ -242,6 +242,10 @@ Errors always have the body ` + "`{\"error\": {\"code\", \"message\"}}`" + `. Va
 malformed JSON and unknown body fields are 400 with code ` + "`validation_error`" + ` and a message
 naming the field (never 422). Codes: validation_error, unauthorized, not_found, conflict,
 rate_limited, internal.
+
+API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last use (to the minute) and,
+once rotated, when it stops working; the key itself is only in the answer that creates it.
+Rotation keeps the old key valid for a grace period (default one day); revocation is immediate.
 
 Public endpoints (` + "`/public/...`" + `) need no key: the banner runtime names the site by its
 projectKey. They allow any origin (CORS) and are rate limited per client address (429).

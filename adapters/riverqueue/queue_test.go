@@ -399,7 +399,7 @@ func scanSpans(t *testing.T, scanID string, n int) []sdktrace.ReadOnlySpan {
 func attrs(sp sdktrace.ReadOnlySpan) map[attribute.Key]string {
 	m := map[attribute.Key]string{}
 	for _, kv := range sp.Attributes() {
-		m[kv.Key] = kv.Value.Emit()
+		m[kv.Key] = kv.Value.String()
 	}
 	return m
 }

@@ -190,6 +190,8 @@ func open(ctx context.Context, cfg app.Config) (*app.App, error) {
 		}
 		cfg.Logger = l
 	}
+	// Traces and metrics go where the standard OTEL_ variables say, for every command.
+	cfg.Telemetry = app.TelemetryFromEnv(os.Getenv, buildVersion().Version)
 	return app.New(ctx, cfg)
 }
 

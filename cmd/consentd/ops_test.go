@@ -23,6 +23,7 @@ func TestMisconfiguration(t *testing.T) {
 		{"non-numeric workers", []string{"CONSENTD_WORKERS=abc"}, []string{"CONSENTD_WORKERS", "integer"}},
 		{"misspelled variable", []string{"CONSENTD_WORKER=2"}, []string{"CONSENTD_WORKER is not a setting", "CONSENTD_WORKERS"}},
 		{"bad proxies", []string{"CONSENTD_TRUSTED_PROXIES=10.0.0.0/99"}, []string{"CONSENTD_TRUSTED_PROXIES"}},
+		{"bad OTLP protocol", []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=carrier-pigeon"}, []string{"OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_"}},
 		{"several at once", []string{"CONSENTD_WORKERS=x", "CONSENTD_SCAN_TIMEOUT=soon"}, []string{"CONSENTD_WORKERS", "CONSENTD_SCAN_TIMEOUT", "duration"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,5 +127,34 @@ func TestBackupRestore(t *testing.T) {
 	out, stderr, err := runCLI(t, []string{"CONSENTD_DATABASE_URL=sqlite://" + restored}, "org", "list")
 	if err != nil || !strings.Contains(out, `"Backed up"`) {
 		t.Fatalf("restored database: %s %s %v", out, stderr, err)
+	}
+}
+
+// TestEverySettingIsKnown: every flag of every command is in settings, so that a variable set
+// for one command (say in a shared environment file) is not refused as a misspelling by another.
+func TestEverySettingIsKnown(t *testing.T) {
+	known := map[string]bool{}
+	for _, s := range settings {
+		known[envName(s)] = true
+	}
+	for _, cmd := range [][]string{
+		{"serve"}, {"worker"}, {"migrate"}, {"org", "create"}, {"org", "list"}, {"apikey", "create"}, {"apikey", "list"},
+		{"apikey", "revoke"}, {"apikey", "rotate"}, {"site", "create"}, {"scan"}, {"library", "lint"},
+		{"library", "import-ocd"}, {"backup"}, {"version"},
+	} {
+		_, stderr, _ := runCLI(t, nil, append(cmd, "--help")...)
+		if !strings.Contains(stderr, "Usage of consentd") {
+			t.Errorf("%v --help: %s", cmd, stderr)
+		}
+		for _, line := range strings.Split(stderr, "\n") {
+			_, rest, ok := strings.Cut(line, "(env ")
+			if !ok {
+				continue
+			}
+			name := strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ')' || r == ' ' })[0]
+			if !known[name] {
+				t.Errorf("%v: %s is missing from settings", cmd, name)
+			}
+		}
 	}
 }

@@ -26,11 +26,6 @@ func serve(ctx context.Context, args []string) error {
 		console = &cfg.Console
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
-		stop, err := startTelemetry(ctx)
-		if err != nil {
-			return err
-		}
-		defer stop()
 		// Bind first: a taken port must fail before a key is created. The key is then shown
 		// at once, before anything else can fail, since only its hash is stored.
 		ln, err := a.Listen()
@@ -73,26 +68,7 @@ func worker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
-	stop, err := startTelemetry(ctx)
-	if err != nil {
-		return err
-	}
-	defer stop()
 	return a.RunWorker(ctx)
-}
-
-// startTelemetry exports traces and metrics as the standard OTEL_* variables say; the
-// returned function flushes what is left.
-func startTelemetry(ctx context.Context) (func(), error) {
-	shutdown, err := app.StartTelemetry(ctx, app.TelemetryFromEnv(os.Getenv, buildVersion().Version))
-	if err != nil {
-		return nil, err
-	}
-	return func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		shutdown(sctx) //nolint:errcheck // the collector may be gone at exit; nothing left to do
-	}, nil
 }
 
 // scanFlags tune scan jobs, in serve and worker alike (docs/scan-jobs.md).

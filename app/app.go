@@ -47,6 +47,8 @@ type Config struct {
 	// Forwarded headers name the client, for the public rate limit only.
 	TrustedProxies []string
 	LibraryDir     string
+	// Console serves the web console at "/" (docs/console.md).
+	Console bool
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration
@@ -159,6 +161,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
 		RuntimeScript: bannerjs.Script(), TrustedProxies: trustedProxies(cfg.TrustedProxies),
 	})
+	if a.handler, err = withConsole(cfg, a.useCases, a.handler); err != nil {
+		a.Close()
+		return nil, err
+	}
 	if cfg.BootstrapAPIKey != "" {
 		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
 			a.Close()

@@ -42,7 +42,7 @@ func envName(flag string) string {
 // reported as misspelled.
 var settings = []string{
 	"addr", "database-url", "library-dir", "workers", "public-url", "bootstrap-api-key", "scan-allow-private",
-	"country-header", "public-rate-limit", "trusted-proxies", "log-level", "log-format", "rescan-interval",
+	"country-header", "public-rate-limit", "trusted-proxies", "log-level", "log-format", "console", "rescan-interval",
 	"scan-timeout", "scan-max-attempts", "scan-retry-base", "scan-rescue-after", "shutdown-timeout",
 	"max-pages", "allow-private", "password", "org", "name", "url", "out", "to", "grace", "site",
 	"scan-mode", "scan-browsers", "scan-connect-to", "scan-ca-cert", "chromium-path", "mode", "connect-to", "ca-cert",

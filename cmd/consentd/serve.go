@@ -12,6 +12,7 @@ import (
 )
 
 func serve(ctx context.Context, args []string) error {
+	var console *bool
 	return withApp(ctx, "serve", args, func(fs *flag.FlagSet, cfg *app.Config) {
 		fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 		fs.IntVar(&cfg.Workers, "workers", 4, "scan jobs worked in-process (0: none, leave them to 'consentd worker')")
@@ -21,6 +22,8 @@ func serve(ctx context.Context, args []string) error {
 		fs.StringVar(&cfg.CountryHeader, "country-header", "", "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)")
 		fs.Float64Var(&cfg.PublicRateLimit, "public-rate-limit", 20, "public-endpoint requests per second per client address (0: off)")
 		fs.Var(listFlag{&cfg.TrustedProxies}, "trusted-proxies", "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit only")
+		fs.BoolVar(&cfg.Console, "console", true, "serve the web console at / (sign in with an API key)")
+		console = &cfg.Console
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
 		// Bind first: a taken port must fail before a key is created. The key is then shown
@@ -35,8 +38,13 @@ func serve(ctx context.Context, args []string) error {
 			return err
 		}
 		if key != "" {
+			base := app.BaseURL(ln.Addr().String())
 			fmt.Fprintf(os.Stderr, "\nFirst start: created organization \"default\" and this API key (shown only once):\n\n  %s\n\n"+
-				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n\n", key, key, app.BaseURL(ln.Addr().String()))
+				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n", key, key, base)
+			if *console {
+				fmt.Fprintf(os.Stderr, "or sign in to the console with it at %s/\n", base)
+			}
+			fmt.Fprintln(os.Stderr)
 		}
 		return a.RunServer(ctx, ln)
 	})

@@ -1,0 +1,67 @@
+// consentd console: progressive enhancement only; every page works without it.
+(function () {
+  'use strict';
+
+  // Copy buttons: <button data-copy="ID"> copies the text of element ID.
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-copy]');
+    if (!b) return;
+    var src = document.getElementById(b.getAttribute('data-copy'));
+    var status = document.getElementById(b.getAttribute('aria-describedby') || '');
+    if (!src) return;
+    var text = src.textContent;
+    var done = function (ok) {
+      if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Copying failed: select the snippet and copy it yourself.';
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+    } else {
+      var r = document.createRange();
+      r.selectNodeContents(src);
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(r);
+      var ok = false;
+      try { ok = document.execCommand('copy'); } catch (err) { ok = false; }
+      done(ok);
+    }
+  });
+
+  // Banner editor: the preview follows the draft. The form is submitted into the sandboxed
+  // preview frame (the "Update the preview" button's formaction and formtarget).
+  function editor() {
+    var form = document.querySelector('form[data-preview-form]');
+    var button = document.getElementById('preview-button');
+    var frame = document.getElementById('preview');
+    var status = document.getElementById('preview-status');
+    if (!form || !button || !frame) return;
+    var timer = null;
+    var refresh = function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        if (status) status.textContent = 'Updating the preview…';
+        frame.removeAttribute('data-template');
+        if (form.requestSubmit) form.requestSubmit(button); else button.click();
+      }, 250);
+    };
+    var mine = function (e) { if (e.target && e.target.form === form) refresh(); };
+    document.addEventListener('input', mine);
+    document.addEventListener('change', mine);
+    window.addEventListener('message', function (e) {
+      if (e.source !== frame.contentWindow || !e.data || e.data.type !== 'consentd-preview') return;
+      var d = e.data;
+      frame.setAttribute('data-template', d.template || '');
+      frame.setAttribute('data-position', d.position || '');
+      frame.setAttribute('data-background', d.background || '');
+      frame.setAttribute('data-accept-background', d.acceptBackground || '');
+      frame.setAttribute('data-headline', d.headline || '');
+      if (status) {
+        status.textContent = d.shown
+          ? 'Preview updated: ' + (d.template || '').replace('_', ' ') + ' banner, ' + (d.position || '').replace('_', ' ') + ', “' + (d.headline || '') + '”.'
+          : 'Preview updated: with these settings the banner is not shown (' + (d.reason || 'no banner') + ').';
+      }
+    });
+    refresh();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', editor); else editor();
+})();

@@ -1,0 +1,137 @@
+package console
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/consentd/consentd/core"
+)
+
+// signInPage shows the sign-in form with a fresh pre-session token (against login CSRF).
+func (h *handler) signInPage(w http.ResponseWriter, r *http.Request) {
+	if c, _ := r.Cookie(sessionCookie); c != nil && h.sessions.get(c.Value) != nil {
+		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+		return
+	}
+	h.showSignIn(w, r, http.StatusOK, "")
+}
+
+func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	tok := randomToken()
+	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: tok, Path: "/sign-in", MaxAge: 3600,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	next := r.URL.Query().Get("next")
+	if r.Method == http.MethodPost {
+		next = r.PostFormValue("next")
+	}
+	h.render(w, r, nil, status, "signin", page{Title: "Sign in", CSRF: tok, Form: "signin", Error: msg,
+		Values: url.Values{"next": {safeNext(next)}}})
+}
+
+// signIn exchanges an API key for a session.
+func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
+	addr := clientAddr(r)
+	if wait := h.limiter.retryAfter(addr); wait > 0 {
+		mins := int(math.Ceil(wait.Minutes()))
+		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
+		h.showSignIn(w, r, http.StatusTooManyRequests,
+			fmt.Sprintf("Too many failed sign-ins from your address. Wait %s and try again.", plural(mins, "minute", "minutes")))
+		return
+	}
+	c, _ := r.Cookie(preSessionToken)
+	if c == nil || !tokenEqual(r.PostFormValue("csrf"), c.Value) {
+		h.showSignIn(w, r, http.StatusForbidden, "The sign-in form had expired. It has been reloaded: enter your key again.")
+		return
+	}
+	key := strings.TrimSpace(r.PostFormValue("key"))
+	if key == "" {
+		h.showSignIn(w, r, http.StatusBadRequest, "Enter an API key.")
+		return
+	}
+	org, err := h.m.Authenticate(r.Context(), key)
+	if err != nil {
+		status, msg := h.message(r, err)
+		if status == http.StatusUnauthorized {
+			h.limiter.failed(addr)
+			msg = "This API key is not valid. Check that you pasted all of it; keys are created with 'consentd apikey create'."
+		}
+		h.showSignIn(w, r, status, msg)
+		return
+	}
+	if old, _ := r.Cookie(sessionCookie); old != nil {
+		h.sessions.end(old.Value) // a new session ID at every sign-in (no fixation)
+	}
+	id, _ := h.sessions.create(org, h.keyOf(r, org, key))
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: "", Path: "/sign-in", MaxAge: -1,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
+}
+
+// signOut ends the session (with its CSRF token: a cross-site page cannot sign a person out).
+func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
+	c, _ := r.Cookie(sessionCookie)
+	if c != nil {
+		if s := h.sessions.get(c.Value); s != nil {
+			if !h.checkCSRF(r, s.csrf) {
+				h.errorPage(w, r, &request{s: s, id: c.Value, org: s.orgID}, http.StatusForbidden, "Request refused",
+					"This form was not sent from this console page. Reload the page and try again.")
+				return
+			}
+			h.sessions.end(c.Value)
+		}
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/sign-in?signed-out=1", http.StatusSeeOther)
+}
+
+// keyOf finds the ID of the organization's key key ("" without the keys use cases).
+func (h *handler) keyOf(r *http.Request, org, key string) string {
+	if h.m.KeyUseCases == nil {
+		return ""
+	}
+	keys, err := h.m.APIKeys(r.Context(), org)
+	if err != nil {
+		return ""
+	}
+	hash := core.HashAPIKey(key)
+	for _, k := range keys {
+		if k.Hash == hash {
+			return k.ID
+		}
+	}
+	return ""
+}
+
+// keyValid reports whether the session's API key still works: a revoked key, or a rotated
+// one past its grace period, ends the sessions opened with it.
+func (h *handler) keyValid(r *http.Request, s *session) bool {
+	keyID := h.sessions.key(s)
+	if keyID == "" || h.m.KeyUseCases == nil {
+		return true
+	}
+	keys, err := h.m.APIKeys(r.Context(), s.orgID)
+	if err != nil {
+		return true // a store hiccup is reported by the page itself
+	}
+	for _, k := range keys {
+		if k.ID == keyID {
+			return k.Valid(h.cfg.Now())
+		}
+	}
+	return false
+}
+
+// safeNext keeps a post-sign-in redirect on this console.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
+		strings.ContainsAny(next, "\r\n") {
+		return "/sites"
+	}
+	return next
+}

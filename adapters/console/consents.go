@@ -1,0 +1,182 @@
+package console
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+// recordsView is the consent records page's data.
+type recordsView struct {
+	Records    []*core.ConsentRecord
+	Total      int
+	Page       int
+	Pages      int
+	Limit      int
+	From, To   string
+	Visitor    string
+	Query      string // the filters, for links
+	Prev, Next string
+	Categories []string
+	Extra      any // what the proof-of-consent features add
+}
+
+const recordsPerPage = 25
+
+// parseDay reads a date filter: YYYY-MM-DD (the day's start, UTC) or an RFC 3339 instant.
+func parseDay(field, v string) (*time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return &t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return &t, nil
+	}
+	return nil, core.Errorf(core.CodeInvalid, "%s: enter a date as YYYY-MM-DD", field)
+}
+
+// consentQuery reads the filters of the records page and its exports. "to" names a day
+// included in full.
+func consentQuery(r *http.Request, site string) (core.ConsentQuery, error) {
+	q := core.ConsentQuery{SiteID: site, VisitorID: strings.TrimSpace(r.URL.Query().Get("visitor"))}
+	var err error
+	if q.From, err = parseDay("from", r.URL.Query().Get("from")); err != nil {
+		return q, err
+	}
+	if q.To, err = parseDay("to", r.URL.Query().Get("to")); err != nil {
+		return q, err
+	}
+	if q.To != nil && len(strings.TrimSpace(r.URL.Query().Get("to"))) == 10 {
+		t := q.To.AddDate(0, 0, 1)
+		q.To = &t
+	}
+	if q.From != nil && len(strings.TrimSpace(r.URL.Query().Get("from"))) == 10 {
+		t := q.From.Add(-time.Nanosecond * 1000) // "from" is exclusive: the day's first microsecond counts
+		q.From = &t
+	}
+	return q, nil
+}
+
+func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	s := h.siteOf(w, r, rq)
+	if s == nil {
+		return
+	}
+	p := page{Title: "Consent records · " + s.Name, Section: "sites", Tab: "consents", Site: s}
+	qs := r.URL.Query()
+	v := recordsView{From: qs.Get("from"), To: qs.Get("to"), Visitor: strings.TrimSpace(qs.Get("visitor")), Limit: recordsPerPage, Page: 1}
+	v.Query = url.Values{"from": {v.From}, "to": {v.To}, "visitor": {v.Visitor}}.Encode()
+	if n, err := strconv.Atoi(qs.Get("page")); err == nil && n > 0 {
+		v.Page = n
+	}
+	q, err := consentQuery(r, s.ID)
+	status := http.StatusOK
+	if err == nil {
+		q.Page, q.Limit = v.Page, v.Limit
+		v.Records, v.Total, err = h.m.ConsentRecords(r.Context(), rq.org, q)
+	}
+	if err != nil {
+		status, p.Error = h.message(r, err)
+		p.Form = "filters"
+	}
+	v.Pages = (v.Total + v.Limit - 1) / v.Limit
+	if v.Page > 1 {
+		v.Prev = strconv.Itoa(v.Page - 1)
+	}
+	if v.Page < v.Pages {
+		v.Next = strconv.Itoa(v.Page + 1)
+	}
+	if cats, err := h.m.Categories(r.Context(), rq.org, s.ID); err == nil {
+		for _, c := range cats {
+			v.Categories = append(v.Categories, c.Slug)
+		}
+	}
+	if h.m.ProofUseCases != nil && err == nil {
+		x, err := h.proofView(r, rq, s.ID, q, v.Categories)
+		if err != nil {
+			status, p.Error = h.message(r, err)
+			p.Form = "filters"
+		}
+		v.Extra = x
+	}
+	p.Data = v
+	h.render(w, r, rq, status, "consents", p)
+}
+
+var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
+	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt"}
+
+// exportConsents streams the filtered records as CSV or NDJSON, in the API's format.
+func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *request) {
+	s := h.siteOf(w, r, rq)
+	if s == nil {
+		return
+	}
+	q, err := consentQuery(r, s.ID)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format != "ndjson" {
+		format = "csv"
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="consent-records-`+s.ID+`.`+format+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	bw := bufio.NewWriterSize(w, 32<<10)
+	var write func(*core.ConsentRecord) error
+	if format == "ndjson" {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		enc := json.NewEncoder(bw)
+		write = func(c *core.ConsentRecord) error { return enc.Encode(c) }
+	} else {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		cw := csv.NewWriter(bw)
+		cols, row := exportColumns, csvRow
+		if h.cfg.CSVColumns != nil && h.cfg.CSVRow != nil {
+			cols, row = h.cfg.CSVColumns, h.cfg.CSVRow
+		}
+		_ = cw.Write(cols)
+		write = func(c *core.ConsentRecord) error {
+			if err := cw.Write(row(c)); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
+		}
+	}
+	if err := h.m.ExportConsentRecords(r.Context(), rq.org, q, write); err != nil {
+		if r.Context().Err() == nil {
+			h.log.ErrorContext(r.Context(), "console export failed", "err", err)
+		}
+		panic(http.ErrAbortHandler) // a cut connection, never a short file that looks whole
+	}
+	if err := bw.Flush(); err != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func csvRow(c *core.ConsentRecord) []string {
+	cats, _ := json.Marshal(c.CategoriesConsented)
+	return []string{c.ID, c.SiteID, csvSafe(c.VisitorID), csvSafe(c.IPCountry), c.Jurisdiction, string(cats),
+		strconv.FormatBool(c.GPCSignal), strconv.FormatBool(c.DoNotSell), strconv.Itoa(c.ConsentVersion),
+		c.Action, c.CreatedAt.UTC().Format(time.RFC3339Nano)}
+}
+
+// csvSafe defuses spreadsheet formula injection in client-supplied text.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

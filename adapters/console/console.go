@@ -1,0 +1,341 @@
+package console
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+//go:embed assets templates
+var files embed.FS
+
+// Config is what the console is built from.
+type Config struct {
+	UseCases UseCases
+	Logger   *slog.Logger
+	// Now is the clock (sessions and the sign-in limit).
+	Now func() time.Time
+	// PublicURL is the external base URL of the service for setup snippets ("": the
+	// request's own).
+	PublicURL string
+	// RuntimeVersion is appended to the runtime's URL in setup snippets.
+	RuntimeVersion string
+	// Snippet renders a setup snippet (the API's own); nil shows the plain script tag.
+	Snippet func(framework, src, projectKey string) (code, instructions string)
+	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
+	CSVColumns []string
+	CSVRow     func(*core.ConsentRecord) []string
+	// SessionTTL bounds a session's life (default 12 h); IdleTimeout ends it after that long
+	// without a request (default 1 h).
+	SessionTTL  time.Duration
+	IdleTimeout time.Duration
+	// SignInFailures failed sign-ins from one address within SignInWindow (default 5 in 15
+	// min) make it wait.
+	SignInFailures int
+	SignInWindow   time.Duration
+}
+
+// handler is the console.
+type handler struct {
+	cfg      Config
+	m        UseCases
+	log      *slog.Logger
+	sessions *sessions
+	limiter  *signInLimiter
+	pages    map[string]*template.Template
+	assets   fs.FS
+	version  string
+	mux      *http.ServeMux
+}
+
+// New builds the console's HTTP handler, to be mounted at "/".
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 12 * time.Hour
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = time.Hour
+	}
+	if cfg.SignInFailures <= 0 {
+		cfg.SignInFailures = 5
+	}
+	if cfg.SignInWindow <= 0 {
+		cfg.SignInWindow = 15 * time.Minute
+	}
+	assets, err := fs.Sub(files, "assets")
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{
+		cfg: cfg, m: cfg.UseCases, log: cfg.Logger, assets: assets,
+		sessions: newSessions(cfg.SessionTTL, cfg.IdleTimeout, cfg.Now),
+		limiter:  newSignInLimiter(cfg.SignInFailures, cfg.SignInWindow, cfg.Now),
+	}
+	if h.version, err = assetVersion(assets); err != nil {
+		return nil, err
+	}
+	if h.pages, err = parsePages(h.funcs()); err != nil {
+		return nil, err
+	}
+	h.routes()
+	return h, nil
+}
+
+func (h *handler) routes() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sites", http.StatusSeeOther) })
+	mux.HandleFunc("GET /assets/{name...}", h.serveAsset)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/assets/favicon.svg", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("GET /sign-in", h.signInPage)
+	mux.HandleFunc("POST /sign-in", h.signIn)
+	mux.HandleFunc("POST /sign-out", h.signOut)
+
+	a := func(pattern string, fn func(http.ResponseWriter, *http.Request, *request)) {
+		mux.Handle(pattern, h.authed(fn))
+	}
+	a("GET /sites", h.sitesPage)
+	a("POST /sites", h.createSite)
+	a("GET /sites/{id}", h.sitePage)
+	a("POST /sites/{id}", h.renameSite)
+	a("GET /sites/{id}/delete", h.confirmDeleteSite)
+	a("POST /sites/{id}/delete", h.deleteSite)
+	a("POST /sites/{id}/blocking", h.setBlocking)
+
+	a("GET /sites/{id}/banner", h.bannerPage)
+	a("POST /sites/{id}/banner", h.saveBanner)
+	a("POST /sites/{id}/banner/preview", h.bannerPreview)
+
+	a("GET /sites/{id}/services", h.servicesPage)
+	a("POST /sites/{id}/categories", h.createCategory)
+	a("POST /sites/{id}/categories/{cid}", h.updateCategory)
+	a("POST /sites/{id}/categories/{cid}/move", h.moveCategory)
+	a("GET /sites/{id}/categories/{cid}/delete", h.confirmDeleteCategory)
+	a("POST /sites/{id}/categories/{cid}/delete", h.deleteCategory)
+	a("GET /sites/{id}/library", h.libraryPage)
+	a("POST /sites/{id}/library/import", h.importService)
+	a("GET /sites/{id}/services/new", h.newServicePage)
+	a("POST /sites/{id}/services/new", h.createService)
+	a("GET /sites/{id}/services/{sid}", h.servicePage)
+	a("POST /sites/{id}/services/{sid}", h.updateService)
+	a("GET /sites/{id}/services/{sid}/delete", h.confirmDeleteService)
+	a("POST /sites/{id}/services/{sid}/delete", h.deleteService)
+
+	a("GET /sites/{id}/scans", h.scansPage)
+	a("POST /sites/{id}/scans", h.triggerScan)
+	a("GET /sites/{id}/scans/{scan}", h.scanPage)
+	a("POST /sites/{id}/scans/{scan}/configure", h.configureScan)
+
+	if h.m.KeyUseCases != nil {
+		a("GET /keys", h.keysPage)
+		a("POST /keys", h.createKey)
+		a("POST /keys/{kid}/rotate", h.rotateKey)
+		a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
+		a("POST /keys/{kid}/revoke", h.revokeKey)
+	}
+	a("GET /sites/{id}/consents", h.consentsPage)
+	a("GET /sites/{id}/consents/export", h.exportConsents)
+	if h.m.ProofUseCases != nil {
+		a("GET /sites/{id}/consents/erase", h.confirmErase)
+		a("POST /sites/{id}/consents/erase", h.erase)
+	}
+
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.errorPage(w, r, nil, http.StatusNotFound, "Page not found", "There is no page at this address. Go back to your sites.")
+	})
+	h.mux = mux
+}
+
+// ServeHTTP answers every console request with the security headers of its kind of response.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+	hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()")
+	if strings.HasSuffix(r.URL.Path, "/banner/preview") {
+		hd.Set("Content-Security-Policy", previewCSP)
+		hd.Set("X-Frame-Options", "SAMEORIGIN")
+	} else {
+		hd.Set("Content-Security-Policy", pageCSP)
+		hd.Set("X-Frame-Options", "DENY")
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// pageCSP lets a console page load only the console's own scripts, styles and images: no inline
+// script or style, no eval, no request to another origin, framed by nobody.
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// previewCSP is the banner preview's: the runtime and the preview's own script, framed only by
+// the console (and sandboxed there).
+const previewCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"form-action 'none'; frame-ancestors 'self'; base-uri 'none'"
+
+// request is what a signed-in request carries.
+type request struct {
+	s   *session
+	id  string // the session cookie's value
+	org string
+}
+
+// authed wraps a page that needs a session; a POST also needs the session's CSRF token.
+func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Cookie(sessionCookie)
+		var s *session
+		if c != nil {
+			s = h.sessions.get(c.Value)
+		}
+		if s != nil && !h.keyValid(r, s) {
+			h.sessions.end(c.Value)
+			s = nil
+		}
+		if s == nil {
+			if r.Method != http.MethodGet {
+				h.errorPage(w, r, nil, http.StatusUnauthorized, "Signed out", "Your session has ended. Sign in again and repeat what you were doing.")
+				return
+			}
+			next := r.URL.Path
+			if r.URL.RawQuery != "" {
+				next += "?" + r.URL.RawQuery
+			}
+			if r.Header.Get("HX-Request") == "true" {
+				w.Header().Set("HX-Redirect", "/sign-in?next="+url.QueryEscape(next))
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			http.Redirect(w, r, "/sign-in?next="+url.QueryEscape(next), http.StatusSeeOther)
+			return
+		}
+		rq := &request{s: s, id: c.Value, org: s.orgID}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if !h.checkCSRF(r, s.csrf) {
+				h.errorPage(w, r, rq, http.StatusForbidden, "Request refused",
+					"This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.")
+				return
+			}
+		}
+		fn(w, r, rq)
+	})
+}
+
+// checkCSRF accepts a state change only with the session's synchronizer token (form field
+// "csrf" or header X-CSRF-Token) and, when the browser says where it comes from, from this
+// origin.
+func (h *handler) checkCSRF(r *http.Request, want string) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return false
+	}
+	got := r.Header.Get("X-CSRF-Token")
+	if got == "" {
+		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			return false
+		}
+		got = r.PostFormValue("csrf")
+	}
+	return tokenEqual(got, want)
+}
+
+// secure reports whether the console is reached over HTTPS (its cookies are then Secure).
+func (h *handler) secure(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https://")
+}
+
+// fail shows err in words: the use case's message for what the person can fix, a generic
+// sentence (and a log line with the cause) for the rest.
+func (h *handler) message(r *http.Request, err error) (int, string) {
+	switch core.ErrorCode(err) {
+	case core.CodeInvalid:
+		return http.StatusBadRequest, sentence(core.ErrorMessage(err))
+	case core.CodeNotFound:
+		return http.StatusNotFound, sentence(core.ErrorMessage(err))
+	case core.CodeConflict:
+		return http.StatusConflict, sentence(core.ErrorMessage(err))
+	case core.CodeUnauthorized:
+		return http.StatusUnauthorized, sentence(core.ErrorMessage(err))
+	}
+	if errors.Is(err, context.Canceled) {
+		return http.StatusServiceUnavailable, "The request was cancelled."
+	}
+	h.log.ErrorContext(r.Context(), "console request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+	return http.StatusInternalServerError, "Something went wrong on the server; the error was logged. Try again in a moment."
+}
+
+// fieldWords name the use cases' fields as the forms do.
+var fieldWords = map[string]string{
+	"url": "The address", "urls": "The addresses", "name": "The name", "label": "The name", "slug": "The identifier",
+	"categorySlug": "The category", "serviceUrl": "The website of the service", "description": "The description",
+	"privacyPolicyUrl": "The privacy policy link", "cookiePolicyUrl": "The cookie policy link", "logoUrl": "The logo link",
+	"cookieExpirationDays": "The number of days", "storefrontPassword": "The storefront password", "from": "The start date",
+	"to": "The end date", "template": "The template", "position": "The position",
+}
+
+var cookieField = regexp.MustCompile(`^cookies\[(\d+)\]\.(\w+)$`)
+
+// sentence makes a use case's message ("url: must be …") read as a sentence in the form's
+// words ("The address must be …").
+func sentence(s string) string {
+	if field, rest, ok := strings.Cut(s, ": "); ok && !strings.Contains(field, " ") {
+		if w, ok := fieldWords[field]; ok {
+			s = w + " " + rest
+			if strings.HasPrefix(rest, "category ") { // "categorySlug: category "x" not found"
+				s = rest
+			}
+		} else if m := cookieField.FindStringSubmatch(field); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			s = "Cookie " + strconv.Itoa(n+1) + ": its " + human(m[2]) + " " + rest
+		}
+	}
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+func (h *handler) redirect(w http.ResponseWriter, r *http.Request, rq *request, to, flash string) {
+	if flash != "" && rq != nil {
+		h.sessions.setFlash(rq.s, flash)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,272 @@
+package console
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+// proofData is what proof of consent adds to the records page: the chain's verification
+// (when asked), and the statistics of the filtered period as charts.
+type proofData struct {
+	Report   *core.ChainReport
+	Verified bool
+	Stats    *core.ConsentStats
+	Total    int64
+	OptIn    barChart
+	Actions  stackChart
+	Regimes  barChart
+}
+
+// barChart is a horizontal bar chart drawn as SVG by the template.
+type barChart struct {
+	Width, Height int
+	Bars          []bar
+}
+
+type bar struct {
+	Label      string
+	Value      string
+	Y, W       int
+	TextY      int
+	ValueX     int
+	Class      string
+	Title      string
+	Proportion float64
+}
+
+// stackChart is a stacked column chart (decisions per bucket and action).
+type stackChart struct {
+	Width, Height int
+	Columns       []column
+	Series        []series
+	Ticks         []tick
+	Max           int64
+	Interval      string
+}
+
+type column struct {
+	Label    string
+	X, W     int
+	Segments []segment
+	Title    string
+}
+
+type segment struct {
+	Y, H  int
+	Class string
+}
+
+type series struct {
+	Name  string
+	Class string
+}
+
+type tick struct {
+	X, Y   int
+	Label  string
+	Anchor string
+}
+
+// actionNames are the consent actions in words.
+var actionNames = map[string]string{"accept_all": "Accept all", "reject_all": "Reject all", "custom": "Custom choice", "gpc": "GPC signal"}
+
+const (
+	chartW     = 720
+	barChartW  = 440
+	labelW     = 110
+	barH       = 22
+	barGap     = 12
+	stackH     = 220
+	stackLeft  = 44
+	stackBelow = 28
+)
+
+// proofView verifies the chain when asked (?verify=1) and computes the period's statistics.
+func (h *handler) proofView(r *http.Request, rq *request, site string, q core.ConsentQuery, cats []string) (*proofData, error) {
+	ctx := r.Context()
+	d := &proofData{}
+	if r.URL.Query().Get("verify") == "1" {
+		rep, err := h.m.VerifyConsentChain(ctx, rq.org, site)
+		if err != nil {
+			return d, err
+		}
+		d.Report, d.Verified = rep, true
+	}
+	sq := core.ConsentStatsQuery{SiteID: site, Interval: core.StatsDay}
+	to := h.cfg.Now().UTC()
+	if q.To != nil {
+		to = *q.To
+	}
+	from := to.AddDate(0, 0, -30)
+	if q.From != nil {
+		from = q.From.Add(time.Microsecond)
+	}
+	if to.Sub(from) > 92*24*time.Hour {
+		sq.Interval = core.StatsWeek
+	}
+	if to.Sub(from) > core.MaxConsentStatsSpan {
+		from = to.Add(-core.MaxConsentStatsSpan)
+	}
+	sq.From, sq.To = &from, &to
+	st, err := h.m.ConsentStats(ctx, rq.org, sq)
+	if err != nil {
+		return d, err
+	}
+	d.Stats = st
+	granted, decided := map[string]int64{}, map[string]int64{}
+	regimes := map[string]int64{}
+	for _, b := range st.Buckets {
+		d.Total += b.Total
+		for slug, c := range b.Categories {
+			granted[slug] += c.Granted
+			decided[slug] += c.Decisions
+		}
+		for j, n := range b.Jurisdictions {
+			regimes[j] += n
+		}
+	}
+	// Opt-in rate per category, in the site's order (required ones are always 100 %).
+	var rates []bar
+	for _, slug := range cats {
+		if decided[slug] == 0 {
+			continue
+		}
+		p := float64(granted[slug]) / float64(decided[slug])
+		rates = append(rates, bar{Label: human(slug), Proportion: p, Value: fmt.Sprintf("%.0f %%", p*100),
+			Title: fmt.Sprintf("%s: %d of %d decisions allowed it", human(slug), granted[slug], decided[slug])})
+	}
+	d.OptIn = horizontal(rates)
+	var regs []bar
+	var regMax int64
+	for _, j := range []string{core.JurisdictionGDPR, core.JurisdictionCCPA, core.JurisdictionNone} {
+		regMax = max(regMax, regimes[j])
+	}
+	for _, j := range []string{core.JurisdictionGDPR, core.JurisdictionCCPA, core.JurisdictionNone} {
+		if regimes[j] == 0 {
+			continue
+		}
+		name := map[string]string{"gdpr": "GDPR", "ccpa": "CCPA", "none": "Neither"}[j]
+		regs = append(regs, bar{Label: name, Proportion: float64(regimes[j]) / float64(regMax), Value: fmt.Sprint(regimes[j]),
+			Title: fmt.Sprintf("%s: %s", name, plural(int(regimes[j]), "decision", "decisions"))})
+	}
+	d.Regimes = horizontal(regs)
+	d.Actions = stacked(st)
+	return d, nil
+}
+
+// horizontal lays out bars whose Proportion is in [0, 1].
+func horizontal(bars []bar) barChart {
+	c := barChart{Width: barChartW, Height: len(bars)*(barH+barGap) + barGap}
+	span := barChartW - labelW - 60
+	for i, b := range bars {
+		b.Y = barGap + i*(barH+barGap)
+		b.TextY = b.Y + barH/2 + 4
+		b.W = max(int(math.Round(b.Proportion*float64(span))), 2)
+		b.ValueX = labelW + b.W + 8
+		b.Class = fmt.Sprintf("fill-%d", i%4)
+		c.Bars = append(c.Bars, b)
+	}
+	return c
+}
+
+// stacked lays out the decisions per bucket, stacked by action.
+func stacked(st *core.ConsentStats) stackChart {
+	c := stackChart{Width: chartW, Height: stackH + stackBelow, Interval: st.Interval}
+	for i, a := range core.ConsentActions {
+		c.Series = append(c.Series, series{Name: actionNames[a], Class: fmt.Sprintf("fill-%d", i%4)})
+	}
+	for _, b := range st.Buckets {
+		c.Max = max(c.Max, b.Total)
+	}
+	n := len(st.Buckets)
+	if n == 0 {
+		return c
+	}
+	top := niceMax(c.Max)
+	plotW := chartW - stackLeft - 8
+	slot := float64(plotW) / float64(n)
+	w := max(int(slot*0.7), 1)
+	for i, b := range st.Buckets {
+		col := column{Label: b.Start.Format("2 Jan"), X: stackLeft + int(float64(i)*slot+(slot-float64(w))/2), W: w}
+		var parts []string
+		y := stackH
+		for k, a := range core.ConsentActions {
+			v := b.Actions[a]
+			if v == 0 {
+				continue
+			}
+			hgt := max(int(math.Round(float64(v)/float64(top)*float64(stackH-10))), 1)
+			y -= hgt
+			col.Segments = append(col.Segments, segment{Y: y, H: hgt, Class: fmt.Sprintf("fill-%d", k%4)})
+			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(actionNames[a])))
+		}
+		col.Title = b.Start.Format("2 Jan 2006") + ": " + plural(int(b.Total), "decision", "decisions")
+		if len(parts) > 0 {
+			col.Title += " (" + strings.Join(parts, ", ") + ")"
+		}
+		c.Columns = append(c.Columns, col)
+	}
+	for k, i := range slices.Compact([]int{0, n / 2, n - 1}) {
+		anchor := "middle"
+		if k == 0 {
+			anchor = "start"
+		} else if i == n-1 {
+			anchor = "end"
+		}
+		c.Ticks = append(c.Ticks, tick{X: c.Columns[i].X + w/2, Y: stackH + 18, Label: c.Columns[i].Label, Anchor: anchor})
+	}
+	c.Max = top
+	return c
+}
+
+// niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.
+func niceMax(v int64) int64 {
+	if v <= 1 {
+		return 1
+	}
+	p := int64(1)
+	for p*10 < v {
+		p *= 10
+	}
+	for _, m := range []int64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func (h *handler) confirmErase(w http.ResponseWriter, r *http.Request, rq *request) {
+	s := h.siteOf(w, r, rq)
+	if s == nil {
+		return
+	}
+	visitor := strings.TrimSpace(r.URL.Query().Get("visitor"))
+	if visitor == "" {
+		h.redirect(w, r, rq, "/sites/"+s.ID+"/consents", "Enter the visitor ID to erase (the visitor finds it in the banner's preferences, or you find it in the records).")
+		return
+	}
+	h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Erase a visitor", Section: "sites", Tab: "consents", Site: s, Data: confirmation{
+		Question: "Erase the visitor “" + visitor + "”?",
+		Detail: "Their ID is removed from every record of this site. The decisions stay as proof, linked to no one (the chain still verifies). " +
+			"This answers an erasure request and cannot be undone.",
+		Action: "/sites/" + s.ID + "/consents/erase?visitor=" + urlQueryEscape(visitor), Button: "Erase the visitor", Cancel: "/sites/" + s.ID + "/consents?visitor=" + urlQueryEscape(visitor),
+	}})
+}
+
+func (h *handler) erase(w http.ResponseWriter, r *http.Request, rq *request) {
+	site := r.PathValue("id")
+	visitor := strings.TrimSpace(r.URL.Query().Get("visitor"))
+	n, err := h.m.EraseVisitor(r.Context(), rq.org, site, visitor)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	h.redirect(w, r, rq, "/sites/"+site+"/consents", "Visitor “"+visitor+"” erased: "+plural(n, "record", "records")+" no longer name them.")
+}

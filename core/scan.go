@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"strconv"
 	"time"
@@ -383,77 +382,6 @@ func (m *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, 
 	return m.store.Scan(ctx, siteID, scanID)
 }
 
-// transition moves a scan from pending or running to another state, reading and writing
-// it in one transaction (the read locks the row on Postgres; SQLite transactions are
-// serialized). Only pending and running scans may move: a scan that already completed or
-// failed is refused with conflict, so a late worker, the sweeper and a rescued job cannot
-// overwrite each other's result; the first transition wins.
-func (m *Scans) transition(ctx context.Context, scanID string, apply func(s *Scan)) (*Scan, error) {
-	var s *Scan
-	err := m.store.InTx(ctx, func(tx Store) error {
-		var err error
-		if s, err = tx.ScanByID(ctx, scanID); err != nil {
-			return err
-		}
-		if s.Status != ScanPending && s.Status != ScanRunning {
-			return Errorf(CodeConflict, "scan %s already %s", scanID, s.Status)
-		}
-		apply(s)
-		return tx.UpdateScan(ctx, s)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// StartScan moves a pending scan to running; a running one (its worker died and the job was
-// rescued) stays running. A finished scan is refused with conflict, so that a redelivered job
-// does nothing.
-func (m *Scans) StartScan(ctx context.Context, scanID string) (*Scan, error) {
-	return m.transition(ctx, scanID, func(s *Scan) {
-		if s.Status == ScanPending {
-			now := m.now()
-			s.Status, s.StartedAt = ScanRunning, &now
-		}
-	})
-}
-
-// CompleteScan stores a crawl's result on a pending or running scan; conflict when the scan
-// already finished.
-func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
-	_, err := m.transition(ctx, scanID, func(s *Scan) {
-		now := m.now()
-		if s.StartedAt == nil {
-			s.StartedAt = &now
-		}
-		s.Status, s.FinishedAt, s.ErrorMessage = ScanCompleted, &now, nil
-		s.PagesScanned = res.PagesScanned
-		s.DetectedServices = orEmptySlice(res.DetectedServices)
-		s.UnrecognizedScripts = orEmptySlice(res.UnrecognizedScripts)
-		s.PageErrors = orEmptySlice(res.PageErrors)
-		s.UnrecognizedCookies = orEmptySlice(res.UnrecognizedCookies)
-		s.PreConsent = orEmptySlice(res.PreConsent)
-		used := res.ModeUsed
-		if used == "" {
-			used = ScanStatic
-		}
-		s.ModeUsed = &used
-	})
-	return err
-}
-
-// FailScan ends a pending or running scan as failed; conflict when it already finished.
-// reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
-// error, a panic value or queue internals.
-func (m *Scans) FailScan(ctx context.Context, scanID, reason string) error {
-	_, err := m.transition(ctx, scanID, func(s *Scan) {
-		now := m.now()
-		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-	})
-	return err
-}
-
 func orEmptySlice[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -546,99 +474,4 @@ func (m *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, 
 		out.Trackers = append(out.Trackers, Tracker{Slug: d.Slug, Label: d.Name, Category: d.Category, TrackingIDs: orEmptySlice(d.TrackingIDs)})
 	}
 	return out, nil
-}
-
-// CrawlError is a crawl failure the site owner can act on; Message is the sentence shown as
-// the scan's errorMessage ("the site answered 503 on every page"). Crawler adapters return
-// it, marked Temporary when worth retrying; any other error fails the scan with
-// ScanInternalFailure and goes to the log.
-type CrawlError struct {
-	Message string
-	Err     error
-}
-
-// Error implements error.
-func (e *CrawlError) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-// Unwrap returns the cause.
-func (e *CrawlError) Unwrap() error { return e.Err }
-
-// Messages of scans that ended for reasons of our own, shown as errorMessage.
-const (
-	ScanInternalFailure = "the scan stopped because of an internal error; the operator's log has the details under this scan's ID"
-	ScanAbandoned       = "the scan was abandoned: the worker running it stopped before it could finish, on every attempt"
-	ScanCancelled       = "the scan was cancelled before it could finish"
-)
-
-// scanFailureMessage returns the sentence a site owner sees for a crawl error.
-func scanFailureMessage(err error) (string, bool) {
-	var ce *CrawlError
-	if errors.As(err, &ce) && ce.Message != "" {
-		return ce.Message, true
-	}
-	return ScanInternalFailure, false
-}
-
-// RunScan works a scan job: it marks the scan running, crawls, and stores the result. A
-// temporary crawl failure is returned as it is, leaving the scan running, so that the queue
-// retries the job; on the last attempt, or for a permanent failure, the scan ends failed with
-// a sentence for the site owner (the cause goes to the log with the scan ID). A job whose
-// scan already finished or was deleted does nothing. It returns the scan's status after the
-// attempt ("" when the scan is gone).
-func (m *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (string, error) {
-	_, err := m.StartScan(ctx, job.ScanID)
-	switch {
-	case IsNotFound(err), IsConflict(err): // deleted meanwhile, or finished: a redelivered job
-		return "", nil
-	case err != nil:
-		return "", err
-	}
-	if m.crawler == nil {
-		return ScanRunning, errors.New("core: scans need a crawler")
-	}
-	mode := job.Mode
-	if mode == "" {
-		mode = ScanStatic
-	}
-	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode})
-	if err != nil {
-		if IsTemporary(err) && !lastAttempt {
-			return ScanRunning, err
-		}
-		msg, known := scanFailureMessage(err)
-		if !known {
-			m.log.Error("scan failed", slog.String("scan", job.ScanID), slog.Any("error", err))
-		}
-		return m.finish(ctx, job.ScanID, m.FailScan(context.WithoutCancel(ctx), job.ScanID, msg), ScanFailed)
-	}
-	return m.finish(ctx, job.ScanID, m.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
-}
-
-// finish turns the outcome of a final transition into RunScan's answer: refused means another
-// party (the sweeper, a rescued copy of the job) finished the scan first, which is no error.
-func (m *Scans) finish(ctx context.Context, scanID string, err error, status string) (string, error) {
-	if err == nil {
-		return status, nil
-	}
-	if IsConflict(err) || IsNotFound(err) {
-		m.log.Info("scan finished elsewhere first", slog.String("scan", scanID), slog.Any("error", err))
-		return "", nil
-	}
-	return ScanRunning, err
-}
-
-// FailUnfinished ends a scan failed with reason when it is still pending or running, for
-// queues that give up on a job (its last attempt errored, panicked or was abandoned). A
-// finished or deleted scan is left as it is, without error.
-func (m *Scans) FailUnfinished(ctx context.Context, scanID, reason string) error {
-	err := m.FailScan(ctx, scanID, reason)
-	if IsConflict(err) || IsNotFound(err) {
-		return nil
-	}
-	return err
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library"
 )
@@ -128,7 +129,9 @@ func TestDeepRecordedSites(t *testing.T) {
 }
 
 // siteHandler serves a recorded site, with consentd's banner runtime where it has one.
-func siteHandler(dir string, cfg siteConfig) http.Handler { return crawlertest.Handler(dir, cfg) }
+func siteHandler(dir string, cfg siteConfig) http.Handler {
+	return crawlertest.Handler(dir, cfg, bannerjs.Handler())
+}
 
 // testBrowserPath is the Chromium tests use, after the same skip-or-fail rule as testBrowsers.
 func testBrowserPath(t testing.TB) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -21,7 +22,7 @@ const chromiumPath = "/usr/bin/chromium"
 func serveSite(t *testing.T, dir string) (rule, caFile string) {
 	cfg := crawlertest.LoadSite(t, dir)
 	cert, caFile := crawlertest.CA(t, crawlertest.Hosts(t, dir)...)
-	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg))
+	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg, bannerjs.Handler()))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)

@@ -20,8 +20,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 )
 
 // DeepExpectation is testdata/deep/<name>/expected.json, written by hand: what a deep scan must
@@ -225,14 +223,13 @@ func SiteHost(cfg SiteConfig) string {
 	return strings.SplitN(h, "/", 2)[0]
 }
 
-// Handler serves a recorded site, and consentd's real banner runtime on the site's consentd
-// host.
-func Handler(dir string, cfg SiteConfig) http.Handler {
+// Handler serves a recorded site, and runtime (consentd's real banner runtime, which the
+// caller passes in: the crawler does not depend on the adapters) on the site's consentd host.
+func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
 	rp := &Replay{Dir: dir, Gate: cfg.Gate}
-	if cfg.Consentd == "" {
+	if cfg.Consentd == "" || runtime == nil {
 		return rp
 	}
-	runtime := bannerjs.Handler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.Host)
 		if err != nil {

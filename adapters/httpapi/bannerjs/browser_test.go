@@ -448,6 +448,9 @@ func TestBrowserPageAPIAndStorefront(t *testing.T) {
 	waitFor(t, ctx, `window.__cd('dialog[data-preferences]')`)
 	eval(t, ctx, `window.consentd.acceptAll()`, nil)
 	waitFor(t, ctx, `!window.__cd('dialog[data-preferences]') && document.querySelector('iframe').getAttribute('src')`)
+	// The two decisions are posted one after the other: wait for the first to be recorded, so
+	// that the server's order is the visitor's.
+	e.waitRecords(t, 1)
 	eval(t, ctx, `window.consentd.rejectAll()`, nil)
 	recs := e.waitRecords(t, 2)
 	if recs[0].Action != "accept_all" || recs[1].Action != "reject_all" {

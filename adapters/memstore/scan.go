@@ -1,0 +1,101 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/consentd/consentd/core"
+)
+
+func cloneScan(x core.Scan) *core.Scan {
+	x.URLs = slices.Clone(x.URLs)
+	x.DetectedServices = slices.Clone(x.DetectedServices)
+	x.UnrecognizedScripts = slices.Clone(x.UnrecognizedScripts)
+	x.PageErrors = slices.Clone(x.PageErrors)
+	x.UnrecognizedCookies = slices.Clone(x.UnrecognizedCookies)
+	x.PreConsent = slices.Clone(x.PreConsent)
+	if x.ModeUsed != nil {
+		m := *x.ModeUsed
+		x.ModeUsed = &m
+	}
+	return &x
+}
+
+// CreateScan implements core.ScanStore.
+func (s *Store) CreateScan(_ context.Context, x *core.Scan) error {
+	defer s.lock()()
+	if _, ok := s.d.sites[x.SiteID]; !ok {
+		return notFound("site")
+	}
+	if _, ok := s.d.scans[x.ID]; ok {
+		return conflict("scan")
+	}
+	s.d.scans[x.ID] = *cloneScan(*x)
+	return nil
+}
+
+// Scan implements core.ScanStore.
+func (s *Store) Scan(_ context.Context, siteID, id string) (*core.Scan, error) {
+	defer s.lock()()
+	x, ok := s.d.scans[id]
+	if !ok || x.SiteID != siteID {
+		return nil, notFound("scan")
+	}
+	return cloneScan(x), nil
+}
+
+// ScanByID implements core.ScanStore.
+func (s *Store) ScanByID(_ context.Context, id string) (*core.Scan, error) {
+	defer s.lock()()
+	x, ok := s.d.scans[id]
+	if !ok {
+		return nil, notFound("scan")
+	}
+	return cloneScan(x), nil
+}
+
+func newestFirst(a, b *core.Scan) int {
+	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+}
+
+// Scans implements core.ScanStore.
+func (s *Store) Scans(_ context.Context, siteID string) ([]*core.Scan, error) {
+	defer s.lock()()
+	out := []*core.Scan{}
+	for _, x := range s.d.scans {
+		if x.SiteID == siteID {
+			out = append(out, cloneScan(x))
+		}
+	}
+	slices.SortFunc(out, newestFirst)
+	return out, nil
+}
+
+// LatestScan implements core.ScanStore.
+func (s *Store) LatestScan(_ context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+	defer s.lock()()
+	var best *core.Scan
+	for _, x := range s.d.scans {
+		if x.SiteID == siteID && slices.Contains(statuses, x.Status) && (best == nil || newestFirst(&x, best) < 0) {
+			best = cloneScan(x)
+		}
+	}
+	if best == nil {
+		return nil, notFound("scan")
+	}
+	return best, nil
+}
+
+// UpdateScan implements core.ScanStore.
+func (s *Store) UpdateScan(_ context.Context, x *core.Scan) error {
+	defer s.lock()()
+	old, ok := s.d.scans[x.ID]
+	if !ok {
+		return notFound("scan")
+	}
+	n := cloneScan(*x)
+	n.SiteID, n.URL, n.URLs, n.CreatedAt = old.SiteID, old.URL, old.URLs, old.CreatedAt
+	s.d.scans[x.ID] = *n
+	return nil
+}

@@ -186,19 +186,30 @@ func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, max
 	return out, nil
 }
 
-// ConsentRecordsInBatches implements core.ConsentChainStore.
-func (s *Store) ConsentRecordsInBatches(ctx context.Context, siteID string, afterSeq, toSeq int64) ([]*core.ConsentRecord, error) {
-	var ms []consentRecord
-	err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND batch_seq > ? AND batch_seq <= ?", siteID, afterSeq, toSeq).
-		Order("batch_seq", "batch_index", "id").Scan(ctx)
+// EachChainRecord implements core.ConsentChainStore with one query that the database sorts:
+// there is no index on (batch_seq, batch_index), because verification is rare and every
+// index slows every insert. Rows are scanned one at a time.
+func (s *Store) EachChainRecord(ctx context.Context, siteID string, afterSeq, toSeq int64, fn func(*core.ConsentRecord) error) error {
+	if !isID(siteID) {
+		return nil
+	}
+	rows, err := s.db.NewSelect().Model((*consentRecord)(nil)).
+		Where("site_id = ? AND batch_seq > ? AND batch_seq <= ?", siteID, afterSeq, toSeq).
+		Order("batch_seq", "batch_index", "id").Rows(ctx)
 	if err != nil {
-		return nil, translate(err, "consent record")
+		return translate(err, "consent record")
 	}
-	out := make([]*core.ConsentRecord, len(ms))
-	for i := range ms {
-		out[i] = ms[i].core()
+	defer rows.Close()
+	for rows.Next() {
+		var m consentRecord
+		if err := s.root.ScanRow(ctx, rows, &m); err != nil {
+			return translate(err, "consent record")
+		}
+		if err := fn(m.core()); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return translate(rows.Err(), "consent record")
 }
 
 // StrayConsentRecords implements core.ConsentChainStore.
@@ -253,10 +264,12 @@ func (s *Store) RemoveConsentBatches(ctx context.Context, siteID string, before 
 			last = i
 		}
 		var gone []time.Time
-		where := "site_id = ? AND batch_seq = 0 AND created_at < ?"
+		// Every record of a removed batch is no newer than the batch's newest record, which is
+		// before the cutoff: the created_at bound lets the listing index find them.
+		where := "site_id = ? AND created_at < ? AND batch_seq = 0"
 		args := []any{siteID, before.UTC()}
 		if last >= 0 {
-			where = "site_id = ? AND ((batch_seq = 0 AND created_at < ?) OR (batch_seq > ? AND batch_seq <= ?))"
+			where = "site_id = ? AND created_at < ? AND (batch_seq = 0 OR (batch_seq > ? AND batch_seq <= ?))"
 			args = append(args, chain.AnchorSeq, bs[last].Seq)
 		}
 		if err := db.NewSelect().Model((*consentRecord)(nil)).Column("created_at").Where(where, args...).Scan(ctx, &gone); err != nil {

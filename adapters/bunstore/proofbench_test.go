@@ -43,7 +43,7 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	}
 	start := time.Now()
 	exec("ALTER TABLE consent_records DROP CONSTRAINT consent_records_pkey")
-	for _, ix := range []string{"consent_records_site_created", "consent_records_batch", "consent_records_visitor"} {
+	for _, ix := range []string{"consent_records_site_created", "consent_records_visitor"} {
 		exec("DROP INDEX " + ix)
 	}
 	step := seedSpan.Microseconds() / int64(n)
@@ -62,7 +62,6 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	}
 	exec("ALTER TABLE consent_records ADD PRIMARY KEY (id)")
 	exec("CREATE INDEX consent_records_site_created ON consent_records (site_id, created_at DESC, id DESC)")
-	exec("CREATE INDEX consent_records_batch ON consent_records (site_id, batch_seq, batch_index)")
 	exec("CREATE INDEX consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC)")
 	// One pass over the records for both aggregate tables: the hour counters with the three
 	// categories' grants beside them, then unpivoted into consent_category_counts.

@@ -22,10 +22,6 @@ UPDATE consent_records SET batch_seq = 0 WHERE batch_seq IS NULL;
 
 --bun:split
 
-CREATE INDEX IF NOT EXISTS consent_records_batch ON consent_records (site_id, batch_seq, batch_index);
-
---bun:split
-
 CREATE INDEX IF NOT EXISTS consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC);
 
 --bun:split

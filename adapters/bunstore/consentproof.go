@@ -111,8 +111,13 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 		return nil, nil
 	}
 	b := s.statsBucket(interval)
+	counts, cats := "consent_counts", "consent_category_counts"
+	if interval != core.StatsHour {
+		// Days and weeks start on a UTC day: sum the day rollups, not 24 hours each.
+		counts, cats = dailyCounts, dailyCategoryCounts
+	}
 	var rows []consentCount
-	err := s.db.NewSelect().Model((*consentCount)(nil)).
+	err := s.db.NewSelect().Model((*consentCount)(nil)).ModelTableExpr(counts).
 		ColumnExpr(b+" AS bucket, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(accept_all) AS BIGINT) AS accept_all").
 		ColumnExpr("CAST(SUM(reject_all) AS BIGINT) AS reject_all, CAST(SUM(custom) AS BIGINT) AS custom, CAST(SUM(gpc) AS BIGINT) AS gpc").
 		ColumnExpr("CAST(SUM(gdpr) AS BIGINT) AS gdpr, CAST(SUM(ccpa) AS BIGINT) AS ccpa, CAST(SUM(jur_none) AS BIGINT) AS jur_none").
@@ -122,11 +127,11 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
-	var cats []consentCategoryCount
-	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).
+	var catRows []consentCategoryCount
+	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).ModelTableExpr(cats).
 		ColumnExpr(b+" AS bucket, category, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(granted) AS BIGINT) AS granted").
 		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
-		GroupExpr("1, 2").Scan(ctx, &cats)
+		GroupExpr("1, 2").Scan(ctx, &catRows)
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
@@ -140,7 +145,7 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 			Jurisdictions: map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurNone},
 			Categories:    map[string]core.CategoryTally{}}
 	}
-	for _, c := range cats {
+	for _, c := range catRows {
 		if i, ok := at[c.Bucket.UTC()]; ok {
 			out[i].Categories[c.Category] = core.CategoryTally{Decisions: c.Decisions, Granted: c.Granted}
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ const (
 	MaxConsentCursor = 200
 	// verifyBatchPage is how many batches VerifyConsentChain reads per store call.
 	verifyBatchPage = 100
+	// maxBatchRecords bounds the records of one batch that verification collects: no store
+	// commits more at once (bunstore's largest group is 512).
+	maxBatchRecords = 1024
 )
 
 // LegacyBatchSeq is the batch sequence of records stored before the chain existed: they are
@@ -157,9 +161,11 @@ type ConsentChainStore interface {
 	// ConsentBatches returns up to limit batches of the site with seq > afterSeq and
 	// seq <= maxSeq, in sequence order.
 	ConsentBatches(ctx context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*ConsentBatch, error)
-	// ConsentRecordsInBatches returns the site's records whose batch seq is in (afterSeq,
-	// toSeq], ordered by batch seq, then batch index, then id.
-	ConsentRecordsInBatches(ctx context.Context, siteID string, afterSeq, toSeq int64) ([]*ConsentRecord, error)
+	// EachChainRecord calls fn with every record of the site whose batch seq is in (afterSeq,
+	// toSeq], ordered by batch seq, then batch index, then id, holding a bounded number in
+	// memory; it stops at fn's first error and returns it. It may sort in the database:
+	// verification is rare, and an index for it would slow every insert.
+	EachChainRecord(ctx context.Context, siteID string, afterSeq, toSeq int64, fn func(*ConsentRecord) error) error
 	// StrayConsentRecords returns up to limit records of the site that name no stored batch
 	// (legacy records, LegacyBatchSeq, excepted), and the number of legacy records.
 	StrayConsentRecords(ctx context.Context, siteID string, limit int) ([]*ConsentRecord, int, error)
@@ -207,63 +213,117 @@ func VerifyConsentChain(ctx context.Context, st ConsentChainStore, siteID string
 		return rep, nil
 	}
 	prevSeq, prevHash := chain.AnchorSeq, chain.AnchorHash
-	for {
-		batches, err := st.ConsentBatches(ctx, siteID, prevSeq, chain.HeadSeq, verifyBatchPage)
-		if err != nil {
-			return nil, err
+	// Batches are read a page at a time as the record stream reaches them.
+	var (
+		pending  []*ConsentBatch
+		fetched  = chain.AnchorSeq
+		exhaust  bool
+		cur      *ConsentBatch
+		mine     []*ConsentRecord
+		broken   = errors.New("chain broken")
+		brokenAt *ChainReport
+	)
+	next := func() (*ConsentBatch, error) {
+		if len(pending) == 0 && !exhaust {
+			var err error
+			if pending, err = st.ConsentBatches(ctx, siteID, fetched, chain.HeadSeq, verifyBatchPage); err != nil {
+				return nil, err
+			}
+			if len(pending) == 0 {
+				exhaust = true
+			} else {
+				fetched = pending[len(pending)-1].Seq
+			}
 		}
-		if len(batches) == 0 {
-			break
+		if len(pending) == 0 {
+			return nil, nil
 		}
-		last := batches[len(batches)-1].Seq
-		recs, err := st.ConsentRecordsInBatches(ctx, siteID, prevSeq, last)
-		if err != nil {
-			return nil, err
+		b := pending[0]
+		pending = pending[1:]
+		return b, nil
+	}
+	stop := func(seq int64, r *ConsentRecord, index int, format string, args ...any) error {
+		brokenAt, _ = fail(seq, r, index, format, args...)
+		return broken
+	}
+	// finish checks the current batch with the records collected for it and moves the link on.
+	finish := func() error {
+		b := cur
+		if b.Seq != prevSeq+1 {
+			return stop(prevSeq+1, nil, -1, "batch %d is missing (the next stored batch is %d)", prevSeq+1, b.Seq)
 		}
-		for _, b := range batches {
-			if b.Seq != prevSeq+1 {
-				return fail(prevSeq+1, nil, -1, "batch %d is missing (the next stored batch is %d)", prevSeq+1, b.Seq)
-			}
-			if b.PrevHash != prevHash {
-				return fail(b.Seq, nil, -1, "batch %d follows %s, but batch %d's hash is %s", b.Seq, b.PrevHash, prevSeq, prevHash)
-			}
-			var mine []*ConsentRecord
-			for len(recs) > 0 && recs[0].BatchSeq < b.Seq {
-				// Records naming a batch seq that has no batch row within this page.
-				return fail(recs[0].BatchSeq, recs[0], recs[0].BatchIndex, "record %s names batch %d, which is not stored", recs[0].ID, recs[0].BatchSeq)
-			}
-			for len(recs) > 0 && recs[0].BatchSeq == b.Seq {
-				mine, recs = append(mine, recs[0]), recs[1:]
-			}
-			hashes := make([]string, 0, len(mine))
-			for i, r := range mine {
-				if r.BatchIndex != i {
-					if r.BatchIndex > i {
-						return fail(b.Seq, nil, i, "record %d of batch %d is missing (found index %d next, record %s)", i, b.Seq, r.BatchIndex, r.ID)
-					}
-					return fail(b.Seq, r, r.BatchIndex, "record %s repeats index %d of batch %d (an inserted record)", r.ID, r.BatchIndex, b.Seq)
+		if b.PrevHash != prevHash {
+			return stop(b.Seq, nil, -1, "batch %d follows %s, but batch %d's hash is %s", b.Seq, b.PrevHash, prevSeq, prevHash)
+		}
+		hashes := make([]string, 0, len(mine))
+		for i, r := range mine {
+			if r.BatchIndex != i {
+				if r.BatchIndex > i {
+					return stop(b.Seq, nil, i, "record %d of batch %d is missing (found index %d next, record %s)", i, b.Seq, r.BatchIndex, r.ID)
 				}
-				if got := ConsentRecordHash(r); got != r.RecordHash {
-					return fail(b.Seq, r, i, "record %s: its fields hash to %s, but its recordHash is %s (a field was changed)", r.ID, got, r.RecordHash)
-				}
-				if r.VisitorID != "" && VisitorHash(r.VisitorSalt, r.VisitorID) != r.VisitorHash {
-					return fail(b.Seq, r, i, "record %s: visitorId does not match its visitorHash", r.ID)
-				}
-				hashes = append(hashes, r.RecordHash)
+				return stop(b.Seq, r, r.BatchIndex, "record %s repeats index %d of batch %d (an inserted record)", r.ID, r.BatchIndex, b.Seq)
 			}
-			if len(mine) != b.Records {
-				return fail(b.Seq, nil, len(mine), "batch %d holds %d records, %d were committed", b.Seq, len(mine), b.Records)
+			if got := ConsentRecordHash(r); got != r.RecordHash {
+				return stop(b.Seq, r, i, "record %s: its fields hash to %s, but its recordHash is %s (a field was changed)", r.ID, got, r.RecordHash)
 			}
-			if got := ConsentBatchHash(prevHash, hashes); got != b.Hash {
-				return fail(b.Seq, nil, -1, "batch %d: its records and link hash to %s, but its stored hash is %s", b.Seq, got, b.Hash)
+			if r.VisitorID != "" && VisitorHash(r.VisitorSalt, r.VisitorID) != r.VisitorHash {
+				return stop(b.Seq, r, i, "record %s: visitorId does not match its visitorHash", r.ID)
 			}
-			rep.Batches++
-			rep.Records += int64(len(mine))
-			prevSeq, prevHash = b.Seq, b.Hash
+			hashes = append(hashes, r.RecordHash)
 		}
-		if len(recs) > 0 {
-			return fail(recs[0].BatchSeq, recs[0], recs[0].BatchIndex, "record %s names batch %d, which is not stored", recs[0].ID, recs[0].BatchSeq)
+		if len(mine) != b.Records {
+			return stop(b.Seq, nil, len(mine), "batch %d holds %d records, %d were committed", b.Seq, len(mine), b.Records)
 		}
+		if got := ConsentBatchHash(prevHash, hashes); got != b.Hash {
+			return stop(b.Seq, nil, -1, "batch %d: its records and link hash to %s, but its stored hash is %s", b.Seq, got, b.Hash)
+		}
+		rep.Batches++
+		rep.Records += int64(len(mine))
+		prevSeq, prevHash = b.Seq, b.Hash
+		cur, mine = nil, mine[:0]
+		return nil
+	}
+	// advance finishes batches until the current one is the first with seq >= upTo (nil when
+	// there is none left).
+	advance := func(upTo int64) error {
+		for {
+			if cur == nil {
+				var err error
+				if cur, err = next(); err != nil || cur == nil {
+					return err
+				}
+			}
+			if cur.Seq >= upTo {
+				return nil
+			}
+			if err := finish(); err != nil {
+				return err
+			}
+		}
+	}
+	err = st.EachChainRecord(ctx, siteID, chain.AnchorSeq, chain.HeadSeq, func(r *ConsentRecord) error {
+		if cur == nil || r.BatchSeq != cur.Seq {
+			if err := advance(r.BatchSeq); err != nil {
+				return err
+			}
+			if cur == nil || cur.Seq != r.BatchSeq {
+				return stop(r.BatchSeq, r, r.BatchIndex, "record %s names batch %d, which is not stored", r.ID, r.BatchSeq)
+			}
+		}
+		if len(mine) > 10*maxBatchRecords {
+			return stop(r.BatchSeq, r, r.BatchIndex, "batch %d holds more records than any commit writes", r.BatchSeq)
+		}
+		mine = append(mine, r)
+		return nil
+	})
+	if err == nil {
+		err = advance(chain.HeadSeq + 1)
+	}
+	if errors.Is(err, broken) {
+		return brokenAt, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	if prevSeq != chain.HeadSeq || prevHash != chain.HeadHash {
 		return fail(prevSeq+1, nil, -1, "the chain ends at batch %d (%s), but its head is batch %d (%s): batches were removed", prevSeq, prevHash, chain.HeadSeq, chain.HeadHash)

@@ -216,20 +216,26 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 		}
 	}
 	cs := make([]consentCount, 0, len(counts))
-	for _, c := range counts {
+	days := map[key]*consentCount{}
+	for k, c := range counts {
 		cs = append(cs, *c)
+		dk := key{k.site, dayOf(k.bucket)}
+		d := days[dk]
+		if d == nil {
+			d = &consentCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard}
+			days[dk] = d
+		}
+		d.merge(c)
+	}
+	ds := make([]consentCount, 0, len(days))
+	for _, d := range days {
+		ds = append(ds, *d)
 	}
 	writes := []*bun.InsertQuery{
 		db.NewInsert().Model(&batches),
 		db.NewInsert().Model(&ms),
-		db.NewInsert().Model(&cs).On("CONFLICT (site_id, bucket, shard) DO UPDATE").
-			Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
-			Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
-			Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
-			Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
-			Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
-			Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
-			Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal"),
+		upsertCounts(db.NewInsert().Model(&cs)),
+		upsertCounts(db.NewInsert().Model(&ds).ModelTableExpr(dailyCounts)),
 		db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
 			Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash"),
 	}
@@ -238,11 +244,68 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 		for _, c := range cats {
 			ccs = append(ccs, *c)
 		}
-		writes = append(writes, db.NewInsert().Model(&ccs).On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
-			Set("decisions = consent_category_counts.decisions + EXCLUDED.decisions").
-			Set("granted = consent_category_counts.granted + EXCLUDED.granted"))
+		dcats := map[catKey]*consentCategoryCount{}
+		for k, c := range cats {
+			dk := catKey{key{k.site, dayOf(k.bucket)}, k.cat}
+			d := dcats[dk]
+			if d == nil {
+				d = &consentCategoryCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard, Category: dk.cat}
+				dcats[dk] = d
+			}
+			d.Decisions += c.Decisions
+			d.Granted += c.Granted
+		}
+		dccs := make([]consentCategoryCount, 0, len(dcats))
+		for _, d := range dcats {
+			dccs = append(dccs, *d)
+		}
+		writes = append(writes, upsertCategoryCounts(db.NewInsert().Model(&ccs)),
+			upsertCategoryCounts(db.NewInsert().Model(&dccs).ModelTableExpr(dailyCategoryCounts)))
 	}
 	return execTogether(ctx, db, writes...)
+}
+
+// The day rollups of the hour counters, same shapes: statistics by day or week read a day row
+// instead of 24 hour rows. Aliased as the hour tables so that one upsert serves both.
+const (
+	dailyCounts         = "consent_daily_counts AS consent_counts"
+	dailyCategoryCounts = "consent_daily_category_counts AS consent_category_counts"
+)
+
+// dayOf is the UTC day holding the hour bucket b.
+func dayOf(b time.Time) time.Time {
+	return time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// merge adds o's counts to c.
+func (c *consentCount) merge(o *consentCount) {
+	c.N += o.N
+	c.Decisions += o.Decisions
+	c.AcceptAll += o.AcceptAll
+	c.RejectAll += o.RejectAll
+	c.Custom += o.Custom
+	c.GPC += o.GPC
+	c.GDPR += o.GDPR
+	c.CCPA += o.CCPA
+	c.JurNone += o.JurNone
+	c.GPCSignal += o.GPCSignal
+}
+
+func upsertCounts(q *bun.InsertQuery) *bun.InsertQuery {
+	return q.On("CONFLICT (site_id, bucket, shard) DO UPDATE").
+		Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
+		Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
+		Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
+		Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
+		Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
+		Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
+		Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal")
+}
+
+func upsertCategoryCounts(q *bun.InsertQuery) *bun.InsertQuery {
+	return q.On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
+		Set("decisions = consent_category_counts.decisions + EXCLUDED.decisions").
+		Set("granted = consent_category_counts.granted + EXCLUDED.granted")
 }
 
 // execTogether sends the statements in one round trip: bun renders each with its values

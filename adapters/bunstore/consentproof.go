@@ -111,8 +111,13 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 		return nil, nil
 	}
 	b := s.statsBucket(interval)
+	counts, cats := "consent_counts", "consent_category_counts"
+	if interval != core.StatsHour {
+		// Days and weeks start on a UTC day: sum the day rollups, not 24 hours each.
+		counts, cats = dailyCounts, dailyCategoryCounts
+	}
 	var rows []consentCount
-	err := s.db.NewSelect().Model((*consentCount)(nil)).
+	err := s.db.NewSelect().Model((*consentCount)(nil)).ModelTableExpr(counts).
 		ColumnExpr(b+" AS bucket, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(accept_all) AS BIGINT) AS accept_all").
 		ColumnExpr("CAST(SUM(reject_all) AS BIGINT) AS reject_all, CAST(SUM(custom) AS BIGINT) AS custom, CAST(SUM(gpc) AS BIGINT) AS gpc").
 		ColumnExpr("CAST(SUM(gdpr) AS BIGINT) AS gdpr, CAST(SUM(ccpa) AS BIGINT) AS ccpa, CAST(SUM(jur_none) AS BIGINT) AS jur_none").
@@ -122,11 +127,11 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
-	var cats []consentCategoryCount
-	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).
+	var catRows []consentCategoryCount
+	err = s.db.NewSelect().Model((*consentCategoryCount)(nil)).ModelTableExpr(cats).
 		ColumnExpr(b+" AS bucket, category, CAST(SUM(decisions) AS BIGINT) AS decisions, CAST(SUM(granted) AS BIGINT) AS granted").
 		Where("site_id = ? AND bucket >= ? AND bucket < ?", siteID, from.UTC(), to.UTC()).
-		GroupExpr("1, 2").Scan(ctx, &cats)
+		GroupExpr("1, 2").Scan(ctx, &catRows)
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
@@ -140,7 +145,7 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 			Jurisdictions: map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurNone},
 			Categories:    map[string]core.CategoryTally{}}
 	}
-	for _, c := range cats {
+	for _, c := range catRows {
 		if i, ok := at[c.Bucket.UTC()]; ok {
 			out[i].Categories[c.Category] = core.CategoryTally{Decisions: c.Decisions, Granted: c.Granted}
 		}
@@ -186,19 +191,30 @@ func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, max
 	return out, nil
 }
 
-// ConsentRecordsInBatches implements core.ConsentChainStore.
-func (s *Store) ConsentRecordsInBatches(ctx context.Context, siteID string, afterSeq, toSeq int64) ([]*core.ConsentRecord, error) {
-	var ms []consentRecord
-	err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND batch_seq > ? AND batch_seq <= ?", siteID, afterSeq, toSeq).
-		Order("batch_seq", "batch_index", "id").Scan(ctx)
+// EachChainRecord implements core.ConsentChainStore with one query that the database sorts:
+// there is no index on (batch_seq, batch_index), because verification is rare and every
+// index slows every insert. Rows are scanned one at a time.
+func (s *Store) EachChainRecord(ctx context.Context, siteID string, afterSeq, toSeq int64, fn func(*core.ConsentRecord) error) error {
+	if !isID(siteID) {
+		return nil
+	}
+	rows, err := s.db.NewSelect().Model((*consentRecord)(nil)).
+		Where("site_id = ? AND batch_seq > ? AND batch_seq <= ?", siteID, afterSeq, toSeq).
+		Order("batch_seq", "batch_index", "id").Rows(ctx)
 	if err != nil {
-		return nil, translate(err, "consent record")
+		return translate(err, "consent record")
 	}
-	out := make([]*core.ConsentRecord, len(ms))
-	for i := range ms {
-		out[i] = ms[i].core()
+	defer rows.Close()
+	for rows.Next() {
+		var m consentRecord
+		if err := s.root.ScanRow(ctx, rows, &m); err != nil {
+			return translate(err, "consent record")
+		}
+		if err := fn(m.core()); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return translate(rows.Err(), "consent record")
 }
 
 // StrayConsentRecords implements core.ConsentChainStore.
@@ -253,10 +269,12 @@ func (s *Store) RemoveConsentBatches(ctx context.Context, siteID string, before 
 			last = i
 		}
 		var gone []time.Time
-		where := "site_id = ? AND batch_seq = 0 AND created_at < ?"
+		// Every record of a removed batch is no newer than the batch's newest record, which is
+		// before the cutoff: the created_at bound lets the listing index find them.
+		where := "site_id = ? AND created_at < ? AND batch_seq = 0"
 		args := []any{siteID, before.UTC()}
 		if last >= 0 {
-			where = "site_id = ? AND ((batch_seq = 0 AND created_at < ?) OR (batch_seq > ? AND batch_seq <= ?))"
+			where = "site_id = ? AND created_at < ? AND (batch_seq = 0 OR (batch_seq > ? AND batch_seq <= ?))"
 			args = append(args, chain.AnchorSeq, bs[last].Seq)
 		}
 		if err := db.NewSelect().Model((*consentRecord)(nil)).Column("created_at").Where(where, args...).Scan(ctx, &gone); err != nil {

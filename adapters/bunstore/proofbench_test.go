@@ -43,7 +43,7 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	}
 	start := time.Now()
 	exec("ALTER TABLE consent_records DROP CONSTRAINT consent_records_pkey")
-	for _, ix := range []string{"consent_records_site_created", "consent_records_batch", "consent_records_visitor"} {
+	for _, ix := range []string{"consent_records_site_created", "consent_records_visitor"} {
 		exec("DROP INDEX " + ix)
 	}
 	step := seedSpan.Microseconds() / int64(n)
@@ -62,7 +62,6 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	}
 	exec("ALTER TABLE consent_records ADD PRIMARY KEY (id)")
 	exec("CREATE INDEX consent_records_site_created ON consent_records (site_id, created_at DESC, id DESC)")
-	exec("CREATE INDEX consent_records_batch ON consent_records (site_id, batch_seq, batch_index)")
 	exec("CREATE INDEX consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC)")
 	// One pass over the records for both aggregate tables: the hour counters with the three
 	// categories' grants beside them, then unpivoted into consent_category_counts.
@@ -81,7 +80,13 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	exec(`INSERT INTO consent_category_counts (site_id, bucket, shard, category, decisions, granted)
 		SELECT ?, bucket, 1, c.category, n, c.granted FROM seed_hours,
 		LATERAL (VALUES ('essential', essential), ('statistics', statistics), ('marketing', marketing)) AS c(category, granted)`, site)
-	for _, t := range []string{"consent_records", "consent_counts", "consent_category_counts"} {
+	exec(`INSERT INTO consent_daily_counts (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
+		SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, sum(n), sum(decisions), sum(accept_all), sum(reject_all), sum(custom),
+		sum(gpc), sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal) FROM consent_counts WHERE site_id = ? GROUP BY 1, 2, 3`, site)
+	exec(`INSERT INTO consent_daily_category_counts (site_id, bucket, shard, category, decisions, granted)
+		SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, category, sum(decisions), sum(granted)
+		FROM consent_category_counts WHERE site_id = ? GROUP BY 1, 2, 3, 4`, site)
+	for _, t := range []string{"consent_records", "consent_counts", "consent_category_counts", "consent_daily_counts", "consent_daily_category_counts"} {
 		exec("VACUUM ANALYZE " + t)
 	}
 	b.Logf("seeded %d records in %v", n, time.Since(start).Round(time.Second))

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -216,9 +217,9 @@ func (s *Store) ConsentBatches(_ context.Context, siteID string, afterSeq, maxSe
 	return out, nil
 }
 
-// ConsentRecordsInBatches implements core.ConsentChainStore.
-func (s *Store) ConsentRecordsInBatches(_ context.Context, siteID string, afterSeq, toSeq int64) ([]*core.ConsentRecord, error) {
-	defer s.lock()()
+// EachChainRecord implements core.ConsentChainStore.
+func (s *Store) EachChainRecord(_ context.Context, siteID string, afterSeq, toSeq int64, fn func(*core.ConsentRecord) error) error {
+	unlock := s.lock()
 	var out []*core.ConsentRecord
 	for _, r := range s.d.consents {
 		if r.SiteID == siteID && r.BatchSeq > afterSeq && r.BatchSeq <= toSeq {
@@ -227,13 +228,16 @@ func (s *Store) ConsentRecordsInBatches(_ context.Context, siteID string, afterS
 			out = append(out, &c)
 		}
 	}
+	unlock()
 	slices.SortFunc(out, func(a, b *core.ConsentRecord) int {
-		if a.BatchSeq != b.BatchSeq {
-			return int(a.BatchSeq - b.BatchSeq)
-		}
-		return a.BatchIndex - b.BatchIndex
+		return cmp.Or(cmp.Compare(a.BatchSeq, b.BatchSeq), cmp.Compare(a.BatchIndex, b.BatchIndex), cmp.Compare(a.ID, b.ID))
 	})
-	return out, nil
+	for _, r := range out {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // StrayConsentRecords implements core.ConsentChainStore.

@@ -22,10 +22,6 @@ UPDATE consent_records SET batch_seq = 0 WHERE batch_seq IS NULL;
 
 --bun:split
 
-CREATE INDEX IF NOT EXISTS consent_records_batch ON consent_records (site_id, batch_seq, batch_index);
-
---bun:split
-
 CREATE INDEX IF NOT EXISTS consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC);
 
 --bun:split
@@ -109,3 +105,36 @@ INSERT INTO consent_category_counts (site_id, bucket, shard, category, decisions
 SELECT r.site_id, date_trunc('hour', r.created_at, 'UTC'), 0, c.key, count(*), count(*) FILTER (WHERE c.value = 'true'::jsonb)
 FROM consent_records r, jsonb_each(r.categories_consented) c GROUP BY 1, 2, 4
 ON CONFLICT DO NOTHING;
+
+--bun:split
+
+-- Day rollups of the hour counters, kept in the same transactions: statistics by day or week
+-- read one row per day instead of 24.
+CREATE TABLE IF NOT EXISTS consent_daily_counts (LIKE consent_counts INCLUDING DEFAULTS);
+
+--bun:split
+
+ALTER TABLE consent_daily_counts ADD PRIMARY KEY (site_id, bucket, shard),
+  ADD FOREIGN KEY (site_id) REFERENCES sites(id) ON DELETE CASCADE;
+
+--bun:split
+
+CREATE TABLE IF NOT EXISTS consent_daily_category_counts (LIKE consent_category_counts INCLUDING DEFAULTS);
+
+--bun:split
+
+ALTER TABLE consent_daily_category_counts ADD PRIMARY KEY (site_id, bucket, shard, category),
+  ADD FOREIGN KEY (site_id) REFERENCES sites(id) ON DELETE CASCADE;
+
+--bun:split
+
+INSERT INTO consent_daily_counts (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
+SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, sum(n), sum(decisions), sum(accept_all), sum(reject_all), sum(custom),
+  sum(gpc), sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal)
+FROM consent_counts WHERE true GROUP BY 1, 2, 3;
+
+--bun:split
+
+INSERT INTO consent_daily_category_counts (site_id, bucket, shard, category, decisions, granted)
+SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, category, sum(decisions), sum(granted)
+FROM consent_category_counts WHERE true GROUP BY 1, 2, 3, 4;

@@ -41,10 +41,6 @@ UPDATE consent_records SET batch_seq = 0 WHERE batch_seq IS NULL;
 
 --bun:split
 
-CREATE INDEX IF NOT EXISTS consent_records_batch ON consent_records (site_id, batch_seq, batch_index);
-
---bun:split
-
 CREATE INDEX IF NOT EXISTS consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC);
 
 --bun:split
@@ -144,3 +140,48 @@ INSERT INTO consent_category_counts (site_id, bucket, shard, category, decisions
 SELECT r.site_id, strftime('%Y-%m-%d %H:00:00', r.created_at) || '+00:00', 0, c.key, count(*), sum(c.value = 1)
 FROM consent_records r, json_each(r.categories_consented) c WHERE true GROUP BY 1, 2, 4
 ON CONFLICT DO NOTHING;
+
+--bun:split
+
+-- Day rollups of the hour counters (see the Postgres migration); bucket is the day's start.
+CREATE TABLE IF NOT EXISTS consent_daily_counts (
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  bucket TIMESTAMP NOT NULL,
+  shard INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  decisions INTEGER NOT NULL DEFAULT 0,
+  accept_all INTEGER NOT NULL DEFAULT 0,
+  reject_all INTEGER NOT NULL DEFAULT 0,
+  custom INTEGER NOT NULL DEFAULT 0,
+  gpc INTEGER NOT NULL DEFAULT 0,
+  gdpr INTEGER NOT NULL DEFAULT 0,
+  ccpa INTEGER NOT NULL DEFAULT 0,
+  jur_none INTEGER NOT NULL DEFAULT 0,
+  gpc_signal INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (site_id, bucket, shard)
+) WITHOUT ROWID;
+
+--bun:split
+
+CREATE TABLE IF NOT EXISTS consent_daily_category_counts (
+  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+  bucket TIMESTAMP NOT NULL,
+  shard INTEGER NOT NULL,
+  category TEXT NOT NULL,
+  decisions INTEGER NOT NULL,
+  granted INTEGER NOT NULL,
+  PRIMARY KEY (site_id, bucket, shard, category)
+) WITHOUT ROWID;
+
+--bun:split
+
+INSERT INTO consent_daily_counts (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
+SELECT site_id, substr(bucket, 1, 10) || ' 00:00:00+00:00', shard, sum(n), sum(decisions), sum(accept_all), sum(reject_all),
+  sum(custom), sum(gpc), sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal)
+FROM consent_counts WHERE true GROUP BY 1, 2, 3;
+
+--bun:split
+
+INSERT INTO consent_daily_category_counts (site_id, bucket, shard, category, decisions, granted)
+SELECT site_id, substr(bucket, 1, 10) || ' 00:00:00+00:00', shard, category, sum(decisions), sum(granted)
+FROM consent_category_counts WHERE true GROUP BY 1, 2, 3, 4;

@@ -66,9 +66,13 @@ func isJSSpace(c byte) bool {
 
 // normalizeCalls returns text with the white space between a call name and its "(" removed and
 // backquotes turned into single quotes, so that `fbq ( "init", ...)` and fbq(`init`, ...) read
-// as the patterns expect; ok is false when there is nothing to change. gaps are the [from, to)
-// ranges of text removed, for origOffset.
+// as the patterns expect; ok is false when there is nothing to change. Backquotes are turned
+// only in scripts where one follows a known call closely: minified code is full of template
+// literals, and re-reading every such script would cost the static pass what it gains. gaps
+// are the [from, to) ranges of text removed, for origOffset.
 func (names callNames) normalizeCalls(text string) (out string, gaps []int, ok bool) {
+	hasBackquote := strings.IndexByte(text, '`') >= 0
+	backquote := false
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '(')
 		if j < 0 {
@@ -76,10 +80,14 @@ func (names callNames) normalizeCalls(text string) (out string, gaps []int, ok b
 		}
 		p := i + j
 		i = p + 1
-		if p == 0 || !isJSSpace(text[p-1]) {
+		if p == 0 {
 			continue
 		}
-		ws := p - 1
+		spaced := isJSSpace(text[p-1])
+		if !spaced && (!hasBackquote || backquote || !isIdentByte(text[p-1])) {
+			continue
+		}
+		ws := p
 		for ws > 0 && isJSSpace(text[ws-1]) {
 			ws--
 		}
@@ -87,11 +95,16 @@ func (names callNames) normalizeCalls(text string) (out string, gaps []int, ok b
 		for start > 0 && isIdentByte(text[start-1]) {
 			start--
 		}
-		if start < ws && names[text[start:ws]] {
+		if start == ws || !names[text[start:ws]] {
+			continue
+		}
+		if spaced {
 			gaps = append(gaps, ws, p)
 		}
+		if hasBackquote && !backquote {
+			backquote = strings.IndexByte(text[p:min(p+callWindow, len(text))], '`') >= 0
+		}
 	}
-	backquote := strings.IndexByte(text, '`') >= 0
 	if len(gaps) == 0 && !backquote {
 		return "", nil, false
 	}
@@ -109,6 +122,9 @@ func (names callNames) normalizeCalls(text string) (out string, gaps []int, ok b
 	}
 	return out, gaps, true
 }
+
+// callWindow is how far after a known call's "(" a backquote counts as quoting its arguments.
+const callWindow = 64
 
 // origOffset maps an offset of normalizeCalls' output back to its input.
 func origOffset(gaps []int, off int) int {

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"compress/gzip"
 	"context"
 	"log/slog"
 	"net/http"
@@ -140,7 +141,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	root = cleanPaths(root)
 	root = h.public(root)
 	root = limitBody(cfg.MaxBodyBytes, root)
-	root = gzhttp.GzipHandler(root) // JSON compresses ~4x; banner.js arrives precompressed and passes through
+	root = compress(root)
 	root = instrument(cfg.Logger, cfg.TrustedProxies, root)
 	root = traced(root)
 	root = securityHeaders(root)
@@ -262,3 +263,14 @@ language (an empty object removes a language). A custom category's slug comes fr
 made unique with a numeric suffix; it never changes. In request bodies, null on an optional field
 that is not nullable counts as absent. A category that still has services cannot be
 deleted (400). Services already on the site are skipped by configure, which is idempotent.`
+
+// compress gzips responses at the fastest level: JSON still shrinks about fourfold, for a
+// fraction of the default level's CPU on the listing and export paths, which share the cores
+// with consent ingest. banner.js arrives precompressed and passes through.
+func compress(h http.Handler) http.Handler {
+	gz, err := gzhttp.NewWrapper(gzhttp.CompressionLevel(gzip.BestSpeed))
+	if err != nil { // only for an invalid option
+		return gzhttp.GzipHandler(h)
+	}
+	return gz(h)
+}

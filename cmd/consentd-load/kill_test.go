@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
@@ -75,6 +76,12 @@ func killDuringIngest(t *testing.T, bin, dbURL string) {
 	}
 
 	ctx := context.Background()
+	// Postgres finishes a killed client's running statement before it notices the client is
+	// gone: a batch in flight may still commit. Wait until the dead server's sessions have
+	// ended, so that the records read and the total read next see the same committed state.
+	if strings.HasPrefix(dbURL, "postgres") {
+		waitSessionsGone(t, dbURL)
+	}
 	s, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -143,4 +150,28 @@ func createSite(t *testing.T, base, key string) (id, projectKey string) {
 		t.Fatalf("create site: %d %s", res.StatusCode, raw)
 	}
 	return s.ID, s.ProjectKey
+}
+
+// waitSessionsGone waits until no session but its own is connected to the database at dbURL.
+func waitSessionsGone(t *testing.T, dbURL string) {
+	t.Helper()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the killed server still open after 30 s", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -55,17 +55,24 @@ func (h *handlers) varyOn() string {
 	return "Accept-Language"
 }
 
-// langPrefs are the visitor's languages, best first: the runtime's explicit choice (the lang
+// LanguageParams are the visitor's language preferences, as every public endpoint that
+// speaks the visitor's language reads them.
+type LanguageParams struct {
+	Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
+	AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
+}
+
+// prefs are the visitor's languages, best first: the runtime's explicit choice (the lang
 // query parameter, which must be a language key), then the Accept-Language header's.
-func langPrefs(lang, acceptLanguage string) ([]string, error) {
+func (p LanguageParams) prefs() ([]string, error) {
 	var out []string
-	if lang != "" {
-		if err := core.CheckLanguage("lang", lang); err != nil {
+	if p.Lang != "" {
+		if err := core.CheckLanguage("lang", p.Lang); err != nil {
 			return nil, err
 		}
-		out = append(out, lang)
+		out = append(out, p.Lang)
 	}
-	return append(out, i18n.ParseAcceptLanguage(acceptLanguage)...), nil
+	return append(out, i18n.ParseAcceptLanguage(p.AcceptLanguage)...), nil
 }
 
 func (h *handlers) registerLoader(api huma.API) {
@@ -83,11 +90,10 @@ func (h *handlers) registerLoader(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
-		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
-		IfNoneMatch    string `header:"If-None-Match"`
+		LanguageParams
+		IfNoneMatch string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		prefs, err := in.prefs()
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -43,11 +43,10 @@ func (h *handlers) registerPublic(api huma.API) {
 	}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
-		Lang           string `query:"lang" doc:"The visitor's language (BCP 47), chosen by the runtime from the page's lang and the browser's languages; wins over Accept-Language."`
-		AcceptLanguage string `header:"Accept-Language" maxLength:"1000"`
-		IfNoneMatch    string `header:"If-None-Match"`
+		LanguageParams
+		IfNoneMatch string `header:"If-None-Match"`
 	}) (*configOutput, error) {
-		prefs, err := langPrefs(in.Lang, in.AcceptLanguage)
+		prefs, err := in.prefs()
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -24,7 +24,7 @@ func (m *base) addObservedCookies(svc *Service, observed []ObservedCookie) {
 		}
 		dur := o.Duration
 		if dur == "" || len([]rune(dur)) > MaxCookieDurationSize {
-			dur = DescribeDuration(0)
+			dur = library.DescribeDuration(0)
 		}
 		entry := -1
 		if lib != nil {

@@ -481,19 +481,6 @@ func TestPublicConfigCache(t *testing.T) {
 	}
 }
 
-func TestDescribeDuration(t *testing.T) {
-	day := 24 * time.Hour
-	for d, want := range map[time.Duration]string{
-		0: "session", -time.Second: "session", time.Second: "1 second", 45 * time.Second: "45 seconds",
-		30 * time.Minute: "30 minutes", time.Hour: "1 hour", day: "1 day", 30 * day: "1 month",
-		395 * day: "1 year", 2 * 365 * day: "2 years", 400 * 24 * time.Hour * 2: "2 years",
-	} {
-		if got := core.DescribeDuration(d); got != want {
-			t.Errorf("DescribeDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // TestDeepScanResults: the mode asked for is kept on the scan and the job, the mode that ran
 // is stored with what the browser saw, and configure completes library services with the
 // cookies observed: a duration where the library states none, and cookies it does not list.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/library"
 )
 
 // Crawler implements core.SiteCrawler with the crawler engine: static scans with Crawl, deep
@@ -74,7 +75,7 @@ func Result(res *crawler.Result) *core.CrawlResult {
 		for _, c := range res.CookiesOf(s.Slug) {
 			cookies = append(cookies, core.ObservedCookie{
 				Name: c.Name, Domain: c.Domain, Path: c.Path, Session: c.Session, ThirdParty: c.ThirdParty,
-				Duration: core.DescribeDuration(c.MaxAge), MaxAgeSeconds: int64(c.MaxAge / time.Second), SeenAt: orEmpty(c.Pages),
+				Duration: library.DescribeDuration(c.MaxAge), MaxAgeSeconds: int64(c.MaxAge / time.Second), SeenAt: orEmpty(c.Pages),
 				HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite,
 			})
 		}
@@ -91,7 +92,7 @@ func Result(res *crawler.Result) *core.CrawlResult {
 				continue
 			}
 			out.UnrecognizedCookies = append(out.UnrecognizedCookies, core.UnrecognizedCookie{
-				Kind: core.StorageCookie, Name: c.Name, Domain: c.Domain, Duration: core.DescribeDuration(c.MaxAge),
+				Kind: core.StorageCookie, Name: c.Name, Domain: c.Domain, Duration: library.DescribeDuration(c.MaxAge),
 				MaxAgeSeconds: int64(c.MaxAge / time.Second), ThirdParty: c.ThirdParty, SeenAt: orEmpty(c.Pages),
 			})
 		}
@@ -104,7 +105,7 @@ func Result(res *crawler.Result) *core.CrawlResult {
 				kind = core.StorageSession
 			}
 			out.UnrecognizedCookies = append(out.UnrecognizedCookies, core.UnrecognizedCookie{
-				Kind: kind, Name: k.Name, Domain: k.Host, Duration: core.DescribeDuration(0), SeenAt: orEmpty(k.Pages),
+				Kind: kind, Name: k.Name, Domain: k.Host, Duration: library.DescribeDuration(0), SeenAt: orEmpty(k.Pages),
 			})
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/library"
 )
 
 // DeepExpectation is testdata/deep/<name>/expected.json, written by hand: what a deep scan must
@@ -117,7 +119,7 @@ func Facts(t testing.TB, resultJSON []byte, site string) (map[string]bool, int) 
 		if c.Domain != site {
 			key += "@" + c.Domain
 		}
-		out["cookie "+key+" = "+strings.TrimSpace(c.Service+" "+DurationWords(c.MaxAge))] = true
+		out["cookie "+key+" = "+strings.TrimSpace(c.Service+" "+library.DescribeDuration(c.MaxAge))] = true
 	}
 	for _, k := range r.Storage {
 		out["storage "+k.Kind+":"+k.Name+" = "+k.Service] = true
@@ -193,28 +195,6 @@ func Figures(tp, fp, fn int) string {
 		prec = fmt.Sprintf("%5.1f%%", 100*float64(tp)/float64(tp+fp))
 	}
 	return fmt.Sprintf("precision %s recall %5.1f%%", prec, 100*float64(tp)/float64(max(tp+fn, 1)))
-}
-
-// DurationWords is core.DescribeDuration's wording, which the crawler's tests cannot import:
-// the expected files say what a site owner reads.
-func DurationWords(d time.Duration) string {
-	if d <= 0 {
-		return "session"
-	}
-	day := 24 * time.Hour
-	for _, u := range []struct {
-		d    time.Duration
-		name string
-	}{{365 * day, "year"}, {30 * day, "month"}, {day, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}} {
-		if d >= u.d {
-			n := int64((d + u.d/2) / u.d)
-			if n == 1 {
-				return "1 " + u.name
-			}
-			return fmt.Sprintf("%d %ss", n, u.name)
-		}
-	}
-	return fmt.Sprintf("%d seconds", int64(d/time.Second))
 }
 
 // SiteHost is the host of a site's first start URL.

@@ -58,7 +58,7 @@ func New(deps Deps) (*UseCases, error) {
 	if deps.ScanMode == "" {
 		deps.ScanMode = ScanAuto
 	}
-	if !ValidScanMode(deps.ScanMode) {
+	if !ValidScanMode(deps.ScanMode) || deps.ScanMode == ScanVerify {
 		return nil, fmt.Errorf("core: scan mode %q is not one of static, deep, auto", deps.ScanMode)
 	}
 	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,

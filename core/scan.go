@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -22,8 +23,8 @@ type Scan struct {
 	URL    string   `json:"url"`
 	URLs   []string `json:"urls"`
 	Status string   `json:"status"`
-	// Mode is the mode asked for: static, deep or auto.
-	Mode string `json:"mode" enum:"static,deep,auto"`
+	// Mode is the mode asked for: static, deep, auto or verify.
+	Mode string `json:"mode" enum:"static,deep,auto,verify"`
 	// ModeUsed is the engine that ran: static or deep (auto picks deep when the worker has a
 	// browser); null until the scan completed.
 	ModeUsed            *string              `json:"modeUsed" doc:"The mode that ran, static or deep; null until the scan completed (no enum: null must validate)."`
@@ -37,11 +38,14 @@ type Scan struct {
 	UnrecognizedCookies []UnrecognizedCookie `json:"unrecognizedCookies"`
 	// PreConsent lists each service that loaded or stored something before the visitor
 	// consented (a deep scan gives no consent), with what it did; empty for a static scan.
-	PreConsent   []PreConsentFinding `json:"preConsent"`
-	ErrorMessage *string             `json:"errorMessage"`
-	CreatedAt    time.Time           `json:"createdAt"`
-	StartedAt    *time.Time          `json:"startedAt"`
-	FinishedAt   *time.Time          `json:"finishedAt"`
+	PreConsent []PreConsentFinding `json:"preConsent"`
+	// Verification is what a verification scan (mode verify) saw per consent state; null for
+	// the other modes and until the scan completed.
+	Verification *Verification `json:"verification"`
+	ErrorMessage *string       `json:"errorMessage"`
+	CreatedAt    time.Time     `json:"createdAt"`
+	StartedAt    *time.Time    `json:"startedAt"`
+	FinishedAt   *time.Time    `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.
@@ -166,8 +170,11 @@ type ScanQueue interface {
 type CrawlRequest struct {
 	URLs               []string
 	StorefrontPassword string
-	// Mode is ScanStatic, ScanDeep or ScanAuto.
+	// Mode is ScanStatic, ScanDeep, ScanAuto or ScanVerify.
 	Mode string
+	// ProjectKey is, for a verification scan, the site's project key: the runtime the pages
+	// are expected to load.
+	ProjectKey string
 }
 
 // CrawlResult is what the crawler saw.
@@ -180,6 +187,8 @@ type CrawlResult struct {
 	UnrecognizedCookies []UnrecognizedCookie
 	PreConsent          []PreConsentFinding
 	PageErrors          []PageError
+	// Verification is set by a verification scan (ModeUsed ScanVerify) only.
+	Verification *Verification
 }
 
 // Scan modes: static reads the HTML (and tag manager containers), deep loads every page in a
@@ -191,7 +200,7 @@ const (
 )
 
 // ScanModes are the modes a scan may ask for, in the order the API lists them.
-var ScanModes = []string{ScanStatic, ScanDeep, ScanAuto}
+var ScanModes = []string{ScanStatic, ScanDeep, ScanAuto, ScanVerify}
 
 // ValidScanMode reports whether mode is one of ScanModes.
 func ValidScanMode(mode string) bool { return slices.Contains(ScanModes, mode) }
@@ -261,7 +270,7 @@ func (in ScanInput) validate() error {
 		}
 	}
 	if in.Mode != nil && !ValidScanMode(*in.Mode) {
-		return Errorf(CodeInvalid, "mode: must be one of static, deep, auto")
+		return Errorf(CodeInvalid, "mode: must be one of %s", strings.Join(ScanModes, ", "))
 	}
 	return nil
 }

@@ -57,6 +57,7 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 		s.PageErrors = orEmptySlice(res.PageErrors)
 		s.UnrecognizedCookies = orEmptySlice(res.UnrecognizedCookies)
 		s.PreConsent = orEmptySlice(res.PreConsent)
+		s.Verification = res.Verification
 		used := res.ModeUsed
 		if used == "" {
 			used = ScanStatic

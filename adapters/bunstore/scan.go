@@ -23,6 +23,7 @@ type scan struct {
 	PageErrors          []core.PageError          `bun:"page_errors,type:jsonb"`
 	UnrecognizedCookies []core.UnrecognizedCookie `bun:"unrecognized_cookies,type:jsonb"`
 	PreConsent          []core.PreConsentFinding  `bun:"pre_consent,type:jsonb"`
+	Verification        *core.Verification        `bun:"verification,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
 	ErrorMessage        *string                   `bun:"error_message"`
 	CreatedAt           time.Time                 `bun:"created_at"`
@@ -34,7 +35,7 @@ func fromScan(s *core.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -44,7 +45,7 @@ func (s *scan) core() *core.Scan {
 	return &core.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}

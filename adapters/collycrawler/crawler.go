@@ -39,6 +39,9 @@ func New(engine *crawler.Engine, opts crawler.Options, browsers *crawler.Browser
 func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
 	opts := c.opts
 	opts.StartURLs, opts.StorefrontPassword = req.URLs, req.StorefrontPassword
+	if req.Mode == core.ScanVerify {
+		return nil, &core.CrawlError{Message: "verification scans are not available in this build yet"}
+	}
 	deep := req.Mode == core.ScanDeep
 	if req.Mode == core.ScanAuto || req.Mode == "" {
 		deep = c.browsers != nil && c.browsers.Available() == nil

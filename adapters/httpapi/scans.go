@@ -18,7 +18,7 @@ type scanTriggerBody struct {
 	URL                *string  `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500" doc:"URL to scan; the site's url by default."`
 	URLs               []string `json:"urls,omitempty" maxItems:"10" nullable:"false" doc:"Further URLs to start from (absolute http(s) URLs)."`
 	StorefrontPassword *string  `json:"storefrontPassword,omitempty" nullable:"false" minLength:"1" maxLength:"100" doc:"Password of a storefront's password page, submitted when the shop answers with one."`
-	Mode               *string  `json:"mode,omitempty" nullable:"false" enum:"static,deep,auto" doc:"static reads the HTML; deep also loads every page in a headless browser that gives no consent, listing the cookies and storage keys it really holds and what loaded before consent (preConsent); auto (the server's default unless CONSENTD_SCAN_MODE says otherwise) is deep when the worker has a browser. The Scan's modeUsed says which ran."`
+	Mode               *string  `json:"mode,omitempty" nullable:"false" enum:"static,deep,auto,verify" doc:"static reads the HTML; deep also loads every page in a headless browser that gives no consent, listing the cookies and storage keys it really holds and what loaded before consent (preConsent); auto (the server's default unless CONSENTD_SCAN_MODE says otherwise) is deep when the worker has a browser; verify loads every page once per consent state with the banner driven (the Scan's verification, read by GET /sites/{id}/compliance). The Scan's modeUsed says which ran."`
 }
 
 func (h *handlers) registerScans(api huma.API) {

@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/consentd/consentd/core"
@@ -15,6 +16,13 @@ func cloneScan(x core.Scan) *core.Scan {
 	x.PageErrors = slices.Clone(x.PageErrors)
 	x.UnrecognizedCookies = slices.Clone(x.UnrecognizedCookies)
 	x.PreConsent = slices.Clone(x.PreConsent)
+	if x.Verification != nil {
+		// A deep copy through JSON: the verification is nested lists only.
+		var v core.Verification
+		b, _ := json.Marshal(x.Verification)
+		_ = json.Unmarshal(b, &v)
+		x.Verification = &v
+	}
 	if x.ModeUsed != nil {
 		m := *x.ModeUsed
 		x.ModeUsed = &m

@@ -1,0 +1,2 @@
+-- Verification scans (issue 16): what the browser saw per consent state, as JSON.
+ALTER TABLE scans ADD COLUMN verification TEXT;

@@ -1,0 +1,86 @@
+package core
+
+import "time"
+
+// Severities of a compliance finding, from the most to the least serious.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityNotice  = "notice"
+)
+
+// Severities lists the severities, most serious first.
+var Severities = []string{SeverityError, SeverityWarning, SeverityNotice}
+
+// Finding is one broken rule, with its evidence.
+type Finding struct {
+	// RuleID is stable across releases ("banner.reject-first-layer"); its texts are in
+	// compliance_rules.json.
+	RuleID string `json:"ruleId"`
+	// Family groups rules for the summary: banner, consent, declaration, enforcement.
+	Family   string `json:"family"`
+	Severity string `json:"severity" enum:"error,warning,notice"`
+	// Title names the rule; Source is the regulation or guidance it comes from; Fix says in
+	// one sentence what to change.
+	Title  string `json:"title"`
+	Source string `json:"source"`
+	Fix    string `json:"fix"`
+	// Detail says what was found, for this finding.
+	Detail   string   `json:"detail"`
+	Evidence Evidence `json:"evidence"`
+}
+
+// Evidence is what a finding rests on: a configuration field, or what the browser did in a
+// state of a verification scan. Fields that do not apply are null.
+type Evidence struct {
+	// Field is the configuration field ("banner.defaultBehavior", "categories[statistics].isDefault",
+	// "services[hotjar].cookies[_hjid].duration") and Value its value.
+	Field *string `json:"field"`
+	Value *string `json:"value"`
+	// ScanID is the verification scan; State, Page, Request, Cookie and Service what it saw.
+	ScanID  *string `json:"scanId"`
+	State   *string `json:"state"`
+	Page    *string `json:"page"`
+	Request *string `json:"request"`
+	// Cookie is a cookie or storage key, "name (domain)".
+	Cookie   *string `json:"cookie"`
+	Service  *string `json:"service"`
+	Category *string `json:"category"`
+}
+
+// FamilySummary counts a rule family's findings.
+type FamilySummary struct {
+	Family string `json:"family"`
+	// Rules is the number of the family's rules that were checked; Passed those without a
+	// finding.
+	Rules    int `json:"rules"`
+	Passed   int `json:"passed"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notices  int `json:"notices"`
+}
+
+// ComplianceReport is the answer to "am I compliant, and how do you know?".
+type ComplianceReport struct {
+	SiteID string `json:"siteId"`
+	// GeneratedAt is when the report was computed.
+	GeneratedAt time.Time `json:"generatedAt"`
+	// VerificationScanID is the latest completed verification scan whose findings are in the
+	// report, with its finish time; null when the site has none (configuration rules only).
+	VerificationScanID *string    `json:"verificationScanId"`
+	VerifiedAt         *time.Time `json:"verifiedAt"`
+	// Compliant is true when no finding is an error.
+	Compliant bool `json:"compliant"`
+	// Findings are sorted by severity, then rule ID, then evidence.
+	Findings []Finding       `json:"findings"`
+	Summary  []FamilySummary `json:"summary"`
+}
+
+// ComplianceInput is the site configuration the configuration rules read: the banner, the
+// categories and the services (with their cookies). The management API builds it from the
+// store; `consentd verify` from the public configuration the runtime fetched.
+type ComplianceInput struct {
+	Banner     *Banner
+	Categories []*Category
+	Services   []*Service
+}

@@ -1,0 +1,109 @@
+package core
+
+// A verification scan (mode verify) loads a site's pages in a headless browser once per
+// consent state, with consentd's banner driven by clicking its buttons, and records what each
+// state let through. The crawler records and attributes; which state allows what, and what is
+// a finding, is decided here (compliance.go), so that rules apply to stored scans as they are
+// today.
+
+// Consent states a verification scan visits. A category state is "category:" followed by the
+// category slug: only that category (and the required ones) accepted.
+const (
+	// StateNoDecision is the first visit: no decision stored yet.
+	StateNoDecision = "no_decision"
+	// StateRejectAll is every page loaded again after clicking "reject all" on the first layer.
+	StateRejectAll = "reject_all"
+	// StateAcceptAll is every page loaded again after clicking "accept all".
+	StateAcceptAll = "accept_all"
+	// StateWithdrawn follows accept_all: consent withdrawn through the runtime (rejectAll),
+	// the cookies of the denied categories deleted, then every page loaded again. A cookie of a
+	// denied category present afterwards came back.
+	StateWithdrawn = "withdrawn"
+	// StateCategoryPrefix starts a per-category state ("category:statistics").
+	StateCategoryPrefix = "category:"
+)
+
+// Banner kinds a verification scan can find on a site.
+const (
+	// BannerConsentd: consentd's runtime ran (window.consentd); every state was visited.
+	BannerConsentd = "consentd"
+	// BannerNone: no consentd runtime; only the no_decision state was visited (another
+	// vendor's banner is not driven).
+	BannerNone = "none"
+)
+
+// ScanVerify is the scan mode of a verification scan. It needs a browser.
+const ScanVerify = "verify"
+
+// Verification is what a verification scan saw, per consent state.
+type Verification struct {
+	// Banner is BannerConsentd or BannerNone.
+	Banner string `json:"banner" enum:"consentd,none"`
+	// ProjectKey is the project key of the consentd runtime the pages loaded; null without one.
+	ProjectKey *string `json:"projectKey"`
+	// ConsentModeDefault is true when Google Consent Mode's default command ('consent',
+	// 'default') was in window.dataLayer before any Google tag request, on every page.
+	ConsentModeDefault bool `json:"consentModeDefault"`
+	// States are the states visited, in the order visited.
+	States []VerifiedState `json:"states"`
+}
+
+// VerifiedState is what the browser did in one consent state, over every page. Requests,
+// cookies and storage are those of library services (attributed by the library's patterns and
+// cookie names) and, with an empty Service, third-party ones no service claims.
+type VerifiedState struct {
+	// State is one of the State constants, or StateCategoryPrefix + slug.
+	State string   `json:"state"`
+	Pages []string `json:"pages"`
+	// Requests are the requests the browser made while the state's pages loaded (not those of
+	// the visit that set the state up), at most MaxVerifiedItems.
+	Requests []VerifiedRequest `json:"requests"`
+	// Cookies and Storage are what the browser held after the state's pages loaded (for a
+	// state after a decision: what was set or set again after the decision).
+	Cookies []VerifiedStorage `json:"cookies"`
+	Storage []VerifiedStorage `json:"storage"`
+	// HeldUnmarked are the page's own unmarked tags the runtime held back by a blocking rule
+	// (consentd.heldUnmarked), with whether the browser had requested their URL anyway.
+	HeldUnmarked []HeldTag `json:"heldUnmarked"`
+}
+
+// VerifiedRequest is one request of a state.
+type VerifiedRequest struct {
+	URL  string `json:"url"`
+	Page string `json:"page"`
+	// Service is the library slug of the service the URL belongs to; "" when none does.
+	Service string `json:"service"`
+	// Category is the service's library category; "" when no service claims the URL.
+	Category string `json:"category"`
+	// Type is the browser's resource type (Script, Image, XHR, Fetch, Document, ...).
+	Type string `json:"type"`
+	// ThirdParty is true when the URL's registrable domain is not the page's.
+	ThirdParty bool `json:"thirdParty"`
+}
+
+// VerifiedStorage is a cookie or storage key a state left.
+type VerifiedStorage struct {
+	// Kind is StorageCookie, StorageLocal or StorageSession.
+	Kind   string `json:"kind" enum:"cookie,localStorage,sessionStorage"`
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	Page   string `json:"page"`
+	// Service and Category as for VerifiedRequest.
+	Service    string `json:"service"`
+	Category   string `json:"category"`
+	ThirdParty bool   `json:"thirdParty"`
+}
+
+// HeldTag is an unmarked page tag the runtime held back.
+type HeldTag struct {
+	URL      string `json:"url"`
+	Page     string `json:"page"`
+	Service  string `json:"service"`
+	Category string `json:"category"`
+	// Requested is true when the browser requested URL in this state anyway (its preload
+	// scanner fetches a parser-inserted script's URL before any script can stop it).
+	Requested bool `json:"requested"`
+}
+
+// MaxVerifiedItems bounds the requests, cookies and storage keys kept per state.
+const MaxVerifiedItems = 500

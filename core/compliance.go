@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Severities of a compliance finding, from the most to the least serious.
 const (
@@ -83,4 +86,30 @@ type ComplianceInput struct {
 	Banner     *Banner
 	Categories []*Category
 	Services   []*Service
+}
+
+// ComplianceInputFromPublicConfig is the configuration a runtime fetched, as rule input: what
+// `consentd verify` checks when it has no store.
+func ComplianceInputFromPublicConfig(cfg *PublicConfig) *ComplianceInput {
+	in := &ComplianceInput{Banner: cfg.Banner}
+	for _, pc := range cfg.Categories {
+		if pc.Category == nil {
+			continue
+		}
+		in.Categories = append(in.Categories, pc.Category)
+		in.Services = append(in.Services, pc.Services...)
+	}
+	return in
+}
+
+// Reaches reports whether a finding is at severity or more serious: the exit status of
+// `consentd verify --fail-on`. An unknown severity is reached by nothing.
+func (r *ComplianceReport) Reaches(severity string) bool {
+	limit := slices.Index(Severities, severity)
+	for _, f := range r.Findings {
+		if i := slices.Index(Severities, f.Severity); i >= 0 && limit >= 0 && i <= limit {
+			return true
+		}
+	}
+	return false
 }

@@ -29,11 +29,7 @@ import (
 // again the scan fails with a temporary *Error (KindBrowser). With no browser installed it
 // fails at once with KindNoBrowser.
 func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers) (*Result, error) {
-	if browsers == nil {
-		return nil, &Error{Kind: KindNoBrowser, Message: "a deep scan needs Chromium, and this process has no browser pool: " +
-			"install Chromium (apt-get install chromium) or set CONSENTD_CHROMIUM_PATH"}
-	}
-	if err := browsers.Available(); err != nil {
+	if err := needBrowser(browsers); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()

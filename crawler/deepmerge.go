@@ -158,12 +158,7 @@ func (s *scan) mergeVisit(v *visit) {
 			continue
 		}
 		third := !s.domains[s.domainOf(dom)]
-		var svc *library.Service
-		if m, ok := ix.MatchCookie(c.Name); ok && (m.Cookie.Party == "" || (m.Cookie.Party == "third") == third) {
-			svc = m.Service
-		} else if d := s.domainOf(dom); third && !ambiguous[d] {
-			svc = vendorOf[d]
-		}
+		svc := s.cookieOwner(c.Name, dom, third, vendorOf, ambiguous)
 		var life time.Duration
 		if !c.Session && c.Expires > 0 {
 			// Measured from the end of the page, seconds after the cookie was written: lifetimes
@@ -249,6 +244,19 @@ func (s *scan) mergeVisit(v *visit) {
 			s.requests = append(s.requests, r)
 		}
 	}
+}
+
+// cookieOwner is the service a cookie belongs to: the library's service of that cookie name
+// (when its party fits), else the vendor whose requests came from the cookie's third-party
+// domain (vendorOf, unless ambiguous); nil when none.
+func (s *scan) cookieOwner(name, dom string, third bool, vendorOf map[string]*library.Service, ambiguous map[string]bool) *library.Service {
+	if m, ok := s.e.ix.MatchCookie(name); ok && (m.Cookie.Party == "" || (m.Cookie.Party == "third") == third) {
+		return m.Service
+	}
+	if d := s.domainOf(dom); third && !ambiguous[d] {
+		return vendorOf[d]
+	}
+	return nil
 }
 
 // deepResult adds the browser pass's own lists to a result.

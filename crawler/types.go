@@ -139,7 +139,7 @@ func (o Options) validate() ([]*url.URL, error) {
 
 // Result is what a scan saw. Every list is sorted so that equal scans give equal JSON.
 type Result struct {
-	// Mode is ModeStatic (Crawl) or ModeDeep (DeepCrawl).
+	// Mode is ModeStatic (Crawl), ModeDeep (DeepCrawl) or ModeVerify (Verify).
 	Mode string `json:"mode"`
 	// Pages are the pages fetched, by URL.
 	Pages []Page `json:"pages"`
@@ -161,6 +161,8 @@ type Result struct {
 	Requests []Request `json:"requests,omitempty"`
 	// Errors are per-page failures, by URL.
 	Errors []PageError `json:"errors"`
+	// Verification is what a verification scan (Verify) saw per consent state.
+	Verification *Verification `json:"verification,omitempty"`
 }
 
 // Page is one fetched page.

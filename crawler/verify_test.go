@@ -1,0 +1,182 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/library"
+)
+
+// verifySite runs a verification of a recorded site under testdata/verify, every host routed
+// to the replay servers as in deepScanSite.
+func verifySite(t testing.TB, name string, ix *library.Index, b *Browsers, vo VerifyOptions) (*Result, error) {
+	dir := filepath.Join("..", "testdata", "verify", name)
+	cfg := loadSiteConfig(t, dir)
+	tb := newTestbed(t, siteHandler(dir, cfg))
+	e := New(ix)
+	tb.install(e, cfg.DNS)
+	opts := Options{StartURLs: cfg.Start, MaxPages: cfg.MaxPages, Concurrency: 4, Timeout: 90 * time.Second}
+	return e.Verify(context.Background(), opts, b, vo)
+}
+
+// stateOf returns the named state of a verification, failing the test without it.
+func stateOf(t *testing.T, v *Verification, name string) VerifiedState {
+	t.Helper()
+	for _, s := range v.States {
+		if s.State == name {
+			return s
+		}
+	}
+	t.Fatalf("no state %s among %d", name, len(v.States))
+	return VerifiedState{}
+}
+
+// services are the slugs of a state's requests, cookies and storage ("cookie _ga google-analytics").
+func items(s VerifiedState) []string {
+	var out []string
+	for _, r := range s.Requests {
+		out = append(out, "request "+r.Service+" "+r.Category)
+	}
+	for _, c := range s.Cookies {
+		out = append(out, "cookie "+c.Name+" "+c.Service+" "+c.Category)
+	}
+	for _, c := range s.Storage {
+		out = append(out, "storage "+c.Name+" "+c.Service)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func has(list []string, item string) bool { return slices.Contains(list, item) }
+
+func dump(t *testing.T, v any) {
+	out, _ := json.MarshalIndent(v, "", "  ")
+	t.Logf("%s", out)
+}
+
+// TestVerifyClean: on a correctly set up site, the runtime holds every tracker until accept:
+// nothing non-essential before a decision or after reject, both trackers after accept, and
+// after withdrawal nothing comes back.
+func TestVerifyClean(t *testing.T) {
+	b := testBrowsers(t)
+	res, err := verifySite(t, "clean", catalogIndex(t), b, VerifyOptions{Categories: []string{"statistics"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verification
+	if res.Mode != ModeVerify || v == nil || v.Banner != BannerConsentd {
+		t.Fatalf("mode %s, verification %+v", res.Mode, v)
+	}
+	defer func() {
+		if t.Failed() {
+			dump(t, v)
+		}
+	}()
+	if v.ProjectKey != "pk_verifyclean7q2m4x8r6t0w3y5z" || v.APIBase != "https://consent.verified-shop.example/api/v1/public" {
+		t.Errorf("runtime %q at %q", v.ProjectKey, v.APIBase)
+	}
+	if !v.ConsentModeDefault || !v.RejectOnFirstLayer || !v.ReopenButton {
+		t.Errorf("consent mode default %v, reject on first layer %v, reopen button %v: want all true", v.ConsentModeDefault, v.RejectOnFirstLayer, v.ReopenButton)
+	}
+	var names []string
+	for _, s := range v.States {
+		names = append(names, s.State)
+		if len(s.Pages) != 10 {
+			t.Errorf("%s: %d pages, want 10", s.State, len(s.Pages))
+		}
+	}
+	if want := []string{StateNoDecision, StateRejectAll, StateAcceptAll, StateWithdrawn, "category:statistics"}; !slices.Equal(names, want) {
+		t.Fatalf("states %v, want %v", names, want)
+	}
+	for _, name := range []string{StateNoDecision, StateRejectAll, StateWithdrawn} {
+		if got := items(stateOf(t, v, name)); len(got) != 0 {
+			t.Errorf("%s: %v, want nothing", name, got)
+		}
+	}
+	acc := items(stateOf(t, v, StateAcceptAll))
+	for _, want := range []string{"request google-analytics statistics", "request meta-pixel marketing",
+		"cookie _ga google-analytics statistics", "cookie _fbp meta-pixel marketing", "cookie fr meta-pixel marketing"} {
+		if !has(acc, want) {
+			t.Errorf("accept_all lacks %q: %v", want, acc)
+		}
+	}
+	stats := items(stateOf(t, v, "category:statistics"))
+	if !has(stats, "cookie _ga google-analytics statistics") || strings.Contains(strings.Join(stats, ","), "meta-pixel") {
+		t.Errorf("category:statistics %v: want analytics and no pixel", stats)
+	}
+	// The no_decision state is a deep scan too: the marked analytics tag is a detected service
+	// (the pixel's marked first-party snippet is never fetched before a decision), and nothing
+	// acted before consent.
+	var slugs []string
+	for _, s := range res.Services {
+		slugs = append(slugs, s.Slug)
+	}
+	if !slices.Contains(slugs, "google-analytics") || len(res.PreConsent) != 0 {
+		t.Errorf("services %v, pre-consent %+v", slugs, res.PreConsent)
+	}
+}
+
+// TestVerifyFaulty: the unmarked tag above the loader loads before any decision; the unmarked
+// pixel image's cookie comes back after withdrawal; the opt_out banner lets the marked
+// trackers run before a decision.
+func TestVerifyFaulty(t *testing.T) {
+	b := testBrowsers(t)
+	res, err := verifySite(t, "faulty", catalogIndex(t), b, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verification
+	defer func() {
+		if t.Failed() {
+			dump(t, v)
+		}
+	}()
+	if v.Banner != BannerConsentd || len(v.States) != 4 {
+		t.Fatalf("banner %s, %d states", v.Banner, len(v.States))
+	}
+	nd := items(stateOf(t, v, StateNoDecision))
+	for _, want := range []string{"request hotjar statistics", "request google-analytics statistics", "cookie _ga google-analytics statistics"} {
+		if !has(nd, want) {
+			t.Errorf("no_decision lacks %q: %v", want, nd)
+		}
+	}
+	rej := items(stateOf(t, v, StateRejectAll))
+	if !has(rej, "request hotjar statistics") || has(rej, "cookie _ga google-analytics statistics") {
+		t.Errorf("reject_all %v: want the unmarked heatmap loaded, and no analytics cookie", rej)
+	}
+	wd := stateOf(t, v, StateWithdrawn)
+	var back []string
+	for _, c := range wd.Cookies {
+		back = append(back, c.Name+"@"+c.Domain+" "+c.Service)
+	}
+	if !slices.Contains(back, "fr@facebook.com meta-pixel") || slices.Contains(back, "_ga@www.faulty-shop.example google-analytics") {
+		t.Errorf("withdrawn cookies %v: want fr back (the unmarked pixel image), _ga not", back)
+	}
+}
+
+// TestVerifyOtherVendor: another vendor's banner is not driven: only no_decision, where its
+// analytics already loaded and stored.
+func TestVerifyOtherVendor(t *testing.T) {
+	b := testBrowsers(t)
+	res, err := verifySite(t, "other-vendor", catalogIndex(t), b, VerifyOptions{Categories: []string{"statistics"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verification
+	if v.Banner != BannerNone || len(v.States) != 1 || v.States[0].State != StateNoDecision || v.ProjectKey != "" {
+		dump(t, v)
+		t.Fatalf("banner %s, states %d", v.Banner, len(v.States))
+	}
+	nd := items(v.States[0])
+	if !has(nd, "request google-analytics statistics") || !has(nd, "cookie _ga google-analytics statistics") {
+		t.Errorf("no_decision %v", nd)
+	}
+	if v.ConsentModeDefault {
+		t.Error("consent mode default reported on a site without one")
+	}
+}

@@ -1,0 +1,334 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/storage"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// stateCtx is one browser context of a verification: its proxy (every request of its pages),
+// and its control tab, where the banner is driven.
+type stateCtx struct {
+	proxy  *pageProxy
+	ctx    context.Context // the control tab; its cancel disposes of the browser context
+	cancel context.CancelFunc
+	id     cdp.BrowserContextID
+}
+
+// initScript runs before any script of every document: it notes when Google Consent Mode's
+// default command first reaches window.dataLayer (performance.now() ms; -1 never), however
+// the page creates the array.
+const initScript = `(function () {
+  if (window.__consentdVerify) return;
+  var st = window.__consentdVerify = { cmd: -1 };
+  function seen(a) { try { if (st.cmd < 0 && a && a[0] === 'consent' && a[1] === 'default') st.cmd = performance.now(); } catch (e) {} }
+  function patch(arr) {
+    if (!arr || typeof arr.push !== 'function' || arr.__cdv) return;
+    try { for (var i = 0; i < arr.length; i++) seen(arr[i]); Object.defineProperty(arr, '__cdv', { value: 1 }); } catch (e) {}
+    var push = arr.push;
+    arr.push = function () { for (var i = 0; i < arguments.length; i++) seen(arguments[i]); return push.apply(this, arguments); };
+  }
+  var dl;
+  try {
+    Object.defineProperty(window, 'dataLayer', { configurable: true, enumerable: true,
+      get: function () { return dl; }, set: function (v) { dl = v; patch(v); } });
+  } catch (e) {}
+})();`
+
+// observeScript reads, at the end of a page: its storage keys, whether consentd's runtime
+// ran and what it held back unmarked, the runtime's project key and API base, and the times
+// of the Consent Mode default and of the first Google tag request.
+const observeScript = `(function () {
+  function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
+  var c = window.consentd, st = window.__consentdVerify || { cmd: -1 };
+  var me = document.querySelector('script[data-project-key]');
+  var base = me ? (me.src || '').replace(/[?#].*$/, '') : '';
+  base = /\/loader\.js$/.test(base) ? base.replace(/\/[^\/]*\/[^\/]*$/, '') : base.replace(/\/[^\/]*$/, '');
+  var google = -1;
+  try {
+    performance.getEntriesByType('resource').forEach(function (e) {
+      if (/^https?:\/\/([^\/]*\.)?(googletagmanager\.com|google-analytics\.com|googleadservices\.com|doubleclick\.net)\//.test(e.name) &&
+        (google < 0 || e.startTime < google)) google = e.startTime;
+    });
+  } catch (e) {}
+  var held = [];
+  try {
+    (c && c.heldUnmarked || []).forEach(function (h) {
+      held.push({ url: new URL(String(h.url), location.href).href, service: String(h.service || ''), category: String(h.category || '') });
+    });
+  } catch (e) {}
+  return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
+    consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
+    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google };
+})()`
+
+// pageInfo is what observeScript returns.
+type pageInfo struct {
+	Host           string    `json:"host"`
+	Local          []string  `json:"local"`
+	Session        []string  `json:"session"`
+	Consentd       bool      `json:"consentd"`
+	Held           []heldTag `json:"held"`
+	ProjectKey     string    `json:"projectKey"`
+	APIBase        string    `json:"apiBase"`
+	ConsentDefault float64   `json:"consentDefault"`
+	GoogleRequest  float64   `json:"googleRequest"`
+}
+
+type heldTag struct {
+	URL      string `json:"url"`
+	Service  string `json:"service"`
+	Category string `json:"category"`
+}
+
+// open starts a state's browser context with a proxy of its own.
+func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
+	proxy, err := newPageProxy(v.d.tr, v.br, v.d.budget)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := chromedp.NewContext(v.br.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		p.ProxyServer = proxy.addr()
+		p.ProxyBypassList = "<-loopback>"
+	}))
+	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel}
+	if err := v.prepareTab(ctx, cctx, nil); err != nil {
+		sc.close()
+		return nil, err
+	}
+	sc.id = chromedp.FromContext(cctx).BrowserContextID
+	return sc, nil
+}
+
+func (sc *stateCtx) close() {
+	sc.cancel()
+	sc.proxy.close()
+}
+
+// prepareTab enables the network domain (recording the tab's requests into obs when given)
+// and installs initScript.
+func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pageObs) error {
+	if obs != nil {
+		if err := chromedp.Listen(tab, func(ev any) {
+			if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil {
+				obs.mu.Lock()
+				if !obs.seen[e.Request.URL] {
+					obs.seen[e.Request.URL] = true
+					obs.reqs = append(obs.reqs, tabRequest{url: e.Request.URL, typ: string(e.Type)})
+				}
+				obs.mu.Unlock()
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
+		return err
+	}
+	_, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: initScript})
+	return err
+}
+
+// navigate loads url in the control tab; a load that fails or times out is no error (the
+// page may have run), a dead browser is.
+func (sc *stateCtx) navigate(ctx context.Context, url string, timeout time.Duration) error {
+	nctx, cancel := context.WithTimeout(sc.ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	err := chromedp.Do(nctx, chromedp.Navigate(url))
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && chromedp.FromContext(sc.ctx) != nil && sc.ctx.Err() != nil {
+		return err
+	}
+	return nil
+}
+
+func (sc *stateCtx) eval(ctx context.Context, js string) error {
+	ectx, cancel := context.WithTimeout(sc.ctx, 5*time.Second)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	_, err := chromedp.Run(ectx, chromedp.Evaluate[any](js))
+	return err
+}
+
+// Where a button is looked for: the banner's first layer, the preferences dialog, the reopen
+// button's host.
+const (
+	layerBanner = "banner"
+	layerPrefs  = "prefs"
+	layerReopen = "reopen"
+)
+
+// Outcomes of clickScript.
+const (
+	clickDone    = "clicked"
+	clickMissing = "missing" // the layer is shown without that button
+	clickAbsent  = "absent"  // the layer is not shown (yet)
+)
+
+// clickScript clicks the button with data-action in a layer of consentd's open Shadow DOM.
+const clickScript = `(function (layer, action) {
+  var host = document.querySelector(layer === 'reopen' ? 'consentd-reopen' : 'consentd-ui');
+  var root = host && host.shadowRoot;
+  if (!root) return 'absent';
+  var btns = Array.prototype.filter.call(root.querySelectorAll('button[data-action]'), function (b) {
+    var inPrefs = !!b.closest('[data-preferences]');
+    return layer === 'prefs' ? inPrefs : !inPrefs;
+  });
+  if (!btns.length) return 'absent';
+  for (var i = 0; i < btns.length; i++) {
+    if (btns[i].getAttribute('data-action') === action) { btns[i].click(); return 'clicked'; }
+  }
+  return 'missing';
+})(%q, %q)`
+
+// click clicks action in layer, waiting up to wait for the layer to be shown.
+func (sc *stateCtx) click(ctx context.Context, layer, action string, wait time.Duration) (string, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		cctx, cancel := context.WithTimeout(sc.ctx, 5*time.Second)
+		stop := context.AfterFunc(ctx, cancel)
+		res, err := chromedp.Run(cctx, chromedp.Evaluate[string](fmt.Sprintf(clickScript, layer, action)))
+		stop()
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return "", err
+		}
+		if res != clickAbsent || time.Now().After(deadline) {
+			return res, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// mustClick clicks a button that must be there.
+func (sc *stateCtx) mustClick(ctx context.Context, layer, action string) error {
+	res, err := sc.click(ctx, layer, action, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	if res != clickDone {
+		return fmt.Errorf("consentd's %s has no %q button (%s)", layer, action, res)
+	}
+	return nil
+}
+
+// rejectElsewhere rejects when the first layer has no reject button: in the preferences when
+// the first layer opens them, else through the runtime.
+func (sc *stateCtx) rejectElsewhere(ctx context.Context) error {
+	if res, err := sc.click(ctx, layerBanner, "preferences", 0); err != nil {
+		return err
+	} else if res == clickDone {
+		if res, err := sc.click(ctx, layerPrefs, "reject", 2*time.Second); err != nil || res == clickDone {
+			return err
+		}
+	}
+	return sc.eval(ctx, "window.consentd && window.consentd.rejectAll()")
+}
+
+// chooseCategory switches one category on (and every other optional one off) in the open
+// preferences dialog, and saves.
+func (sc *stateCtx) chooseCategory(ctx context.Context, slug string, wait time.Duration) error {
+	js := fmt.Sprintf(`(function (slug) {
+  var host = document.querySelector('consentd-ui'), root = host && host.shadowRoot;
+  var dlg = root && root.querySelector('[data-preferences]');
+  if (!dlg) return 'absent';
+  var found = false;
+  dlg.querySelectorAll('input[data-category]').forEach(function (i) {
+    if (i.disabled) return;
+    var want = i.getAttribute('data-category') === slug;
+    found = found || want;
+    if (i.checked !== want) i.click();
+  });
+  return found ? 'clicked' : 'missing';
+})(%q)`, slug)
+	deadline := time.Now().Add(wait)
+	for {
+		cctx, cancel := context.WithTimeout(sc.ctx, 5*time.Second)
+		res, err := chromedp.Run(cctx, chromedp.Evaluate[string](js))
+		cancel()
+		if err != nil {
+			return err
+		}
+		if res == clickMissing {
+			return fmt.Errorf("the preferences have no switch for the category %q", slug)
+		}
+		if res == clickDone {
+			return sc.mustClick(ctx, layerPrefs, "save")
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return errors.New("the preferences dialog did not open")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// What a clearing after a decision deletes.
+type clearMode int
+
+const (
+	keepAll      clearMode = iota // nothing (accept_all)
+	keepConsentd                  // every cookie but consentd's own decision
+	deniedOnly                    // the cookies of services of non-essential categories
+)
+
+// clearStorage deletes every storage key of the open page's origin but consentd's own.
+func (sc *stateCtx) clearStorage(ctx context.Context) error {
+	return sc.eval(ctx, `(function () {
+  [window.localStorage, window.sessionStorage].forEach(function (s) {
+    try { for (var i = s.length - 1; i >= 0; i--) { var k = s.key(i); if (k !== 'consentd' && k.indexOf('consentd:') !== 0) s.removeItem(k); } } catch (e) {}
+  });
+})()`)
+}
+
+// clearCookies deletes cookies as mode says and returns what the browser context still holds
+// ("name\x00domain" → value and expiry): the baseline against which what is set again
+// afterwards is told apart.
+func (sc *stateCtx) clearCookies(s *scan, mode clearMode) (map[string]string, error) {
+	res, err := chromedp.CallBrowser(sc.ctx, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: sc.id})
+	if err != nil {
+		return nil, err
+	}
+	base := map[string]string{}
+	for _, c := range res.Cookies {
+		dom := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
+		del := c.Name != "consentd"
+		if del && mode == deniedOnly {
+			svc := s.cookieOwner(c.Name, dom, !s.domains[s.domainOf(dom)], nil, nil)
+			del = svc != nil && !isEssential(svc.Category)
+		}
+		if !del {
+			base[c.Name+"\x00"+dom] = cookieState(c)
+			continue
+		}
+		if _, err := chromedp.Call(sc.ctx, network.DeleteCookies, network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}); err != nil {
+			return nil, err
+		}
+	}
+	return base, nil
+}
+
+func cookieState(c *network.Cookie) string { return fmt.Sprintf("%s\x00%.0f", c.Value, c.Expires) }
+
+// isEssential reports whether a library category is strictly necessary.
+func isEssential(category string) bool { return category == "" || category == "essential" }

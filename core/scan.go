@@ -156,6 +156,9 @@ type ScanJob struct {
 	// Mode is static, deep or auto; jobs queued before modes existed have none and run static.
 	Mode               string `json:"mode,omitempty"`
 	StorefrontPassword string `json:"storefrontPassword,omitempty"`
+	// ProjectKey is, for a verification scan, the site's project key when the scan was
+	// triggered; jobs queued before verification scans have none.
+	ProjectKey string `json:"projectKey,omitempty"`
 }
 
 // ScanQueue schedules scan jobs for a worker, which calls Scans.RunScan.
@@ -243,7 +246,7 @@ type ScanInput struct {
 	URL                *string
 	URLs               []string
 	StorefrontPassword *string
-	// Mode is static, deep or auto; the deployment's default when nil.
+	// Mode is static, deep, auto or verify; the deployment's default when nil.
 	Mode *string
 }
 
@@ -329,6 +332,9 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 	}
 	s := &Scan{ID: m.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, Mode: mode, CreatedAt: m.now()}
 	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls, Mode: mode}
+	if mode == ScanVerify {
+		job.ProjectKey = site.ProjectKey
+	}
 	if in.StorefrontPassword != nil {
 		job.StorefrontPassword = *in.StorefrontPassword
 	}

@@ -135,7 +135,7 @@ func (m *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (str
 	if mode == "" {
 		mode = ScanStatic
 	}
-	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode})
+	res, err := m.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode, ProjectKey: job.ProjectKey})
 	if err != nil {
 		if IsTemporary(err) && !lastAttempt {
 			return ScanRunning, err

@@ -44,6 +44,12 @@ type Verification struct {
 	// ConsentModeDefault is true when Google Consent Mode's default command ('consent',
 	// 'default') was in window.dataLayer before any Google tag request, on every page.
 	ConsentModeDefault bool `json:"consentModeDefault"`
+	// RejectOnFirstLayer is true when the banner's first layer had a reject button (the
+	// reject_all state clicked it); false without one, or without consentd's banner.
+	RejectOnFirstLayer bool `json:"rejectOnFirstLayer"`
+	// ReopenButton is true when, after a decision, the page showed the runtime's reopen button,
+	// the lasting way to withdraw that the withdrawn state used (else consentd.rejectAll()).
+	ReopenButton bool `json:"reopenButton"`
 	// States are the states visited, in the order visited.
 	States []VerifiedState `json:"states"`
 }

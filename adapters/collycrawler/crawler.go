@@ -12,7 +12,7 @@ import (
 )
 
 // Crawler implements core.SiteCrawler with the crawler engine: static scans with Crawl, deep
-// scans with DeepCrawl on the browser pool.
+// scans with DeepCrawl and verification scans with Verify on the browser pool.
 type Crawler struct {
 	engine   *crawler.Engine
 	opts     crawler.Options
@@ -40,7 +40,12 @@ func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.Crawl
 	opts := c.opts
 	opts.StartURLs, opts.StorefrontPassword = req.URLs, req.StorefrontPassword
 	if req.Mode == core.ScanVerify {
-		return nil, &core.CrawlError{Message: "verification scans are not available in this build yet"}
+		res, err := c.engine.Verify(ctx, opts, c.browsers, crawler.VerifyOptions{ProjectKey: req.ProjectKey, MaxItems: core.MaxVerifiedItems})
+		if err != nil {
+			return nil, crawlError(ctx, err)
+		}
+		observe(res)
+		return Result(res), nil
 	}
 	deep := req.Mode == core.ScanDeep
 	if req.Mode == core.ScanAuto || req.Mode == "" {
@@ -70,8 +75,12 @@ func Result(res *crawler.Result) *core.CrawlResult {
 		UnrecognizedCookies: []core.UnrecognizedCookie{},
 		PreConsent:          make([]core.PreConsentFinding, 0, len(res.PreConsent)),
 	}
-	if res.Mode == crawler.ModeDeep {
+	switch res.Mode {
+	case crawler.ModeDeep:
 		out.ModeUsed = core.ScanDeep
+	case crawler.ModeVerify:
+		out.ModeUsed = core.ScanVerify
+		out.Verification = Verification(res.Verification)
 	}
 	for _, s := range res.Services {
 		cookies := []core.ObservedCookie{}
@@ -87,9 +96,9 @@ func Result(res *crawler.Result) *core.CrawlResult {
 			Cookies: cookies,
 		})
 	}
-	// A static scan's unclaimed Set-Cookie headers are not "held by the browser"; only a deep
-	// scan lists unrecognized cookies.
-	if res.Mode == crawler.ModeDeep {
+	// A static scan's unclaimed Set-Cookie headers are not "held by the browser"; only the
+	// browser's scans list unrecognized cookies.
+	if res.Mode == crawler.ModeDeep || res.Mode == crawler.ModeVerify {
 		for _, c := range res.Cookies {
 			if c.Service != "" {
 				continue

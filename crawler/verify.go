@@ -3,10 +3,13 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // ModeVerify is the Result.Mode of a verification scan (Verify).
@@ -61,6 +64,36 @@ type Verification struct {
 	// (the lasting way to withdraw used for the withdrawn state).
 	ReopenButton bool            `json:"reopenButton"`
 	States       []VerifiedState `json:"states"`
+	// PublicConfig is the runtime's public configuration ({APIBase}/{ProjectKey}/config),
+	// fetched through the scan's transport, or PublicConfigError why it could not be; neither
+	// is part of the JSON (`consentd verify` reads them).
+	PublicConfig      []byte `json:"-"`
+	PublicConfigError string `json:"-"`
+}
+
+// maxPublicConfig bounds the public configuration read.
+const maxPublicConfig = 4 << 20
+
+// fetchPublicConfig reads the runtime's public configuration, in English.
+func fetchPublicConfig(ctx context.Context, tr http.RoundTripper, apiBase, projectKey string) ([]byte, string) {
+	u := strings.TrimSuffix(apiBase, "/") + "/" + url.PathEscape(projectKey) + "/config?lang=en"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err.Error()
+	}
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return nil, fmt.Sprintf("%s could not be fetched: %v", u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPublicConfig))
+	if err != nil {
+		return nil, fmt.Sprintf("%s could not be read: %v", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Sprintf("%s answered %s", u, resp.Status)
+	}
+	return body, ""
 }
 
 // VerifiedState is what the browser did in one consent state, over every page: requests,
@@ -175,6 +208,9 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 	}
 	if d.budget.hit.Load() {
 		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
+	}
+	if ver.Banner == BannerConsentd && ver.ProjectKey != "" && ver.APIBase != "" {
+		ver.PublicConfig, ver.PublicConfigError = fetchPublicConfig(ctx, d.tr, ver.APIBase, ver.ProjectKey)
 	}
 	r := s.result()
 	r.Mode = ModeVerify

@@ -80,6 +80,9 @@ func TestVerifyClean(t *testing.T) {
 	if v.ProjectKey != "pk_verifyclean7q2m4x8r6t0w3y5z" || v.APIBase != "https://consent.verified-shop.example/api/v1/public" {
 		t.Errorf("runtime %q at %q", v.ProjectKey, v.APIBase)
 	}
+	if !strings.Contains(string(v.PublicConfig), `"projectKey": "pk_verifyclean7q2m4x8r6t0w3y5z"`) || v.PublicConfigError != "" {
+		t.Errorf("public configuration %.80q, error %q", v.PublicConfig, v.PublicConfigError)
+	}
 	if !v.ConsentModeDefault || !v.RejectOnFirstLayer || !v.ReopenButton {
 		t.Errorf("consent mode default %v, reject on first layer %v, reopen button %v: want all true", v.ConsentModeDefault, v.RejectOnFirstLayer, v.ReopenButton)
 	}

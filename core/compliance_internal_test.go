@@ -63,3 +63,16 @@ func TestComplianceRuleFile(t *testing.T) {
 		t.Fatal("families")
 	}
 }
+
+// TestComplianceRulesDocumented: docs/compliance.md lists every rule.
+func TestComplianceRulesDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "compliance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range complianceRules {
+		if !strings.Contains(string(b), "| `"+id+"` |") {
+			t.Errorf("docs/compliance.md has no row for rule %s", id)
+		}
+	}
+}

@@ -183,10 +183,11 @@ func (e *evaluation) declarationRules(in *ComplianceInput) {
 // pushes Consent Mode's default (everything denied) before any tag, and with site-wide blocking
 // holds Google's tags until consent; gcmExcludeVendor lets Google's tags load at once and
 // relies on Consent Mode alone, which works only when nothing loads Google's tags before the
-// runtime. A verification scan that saw the default in place settles it.
+// runtime. A verification scan settles it either way (consentModeVerified), so this notice is
+// only given without one.
 func (e *evaluation) consentModeConfig(in *ComplianceInput, v *Verification) {
 	e.check("consent.gcm-default")
-	if !in.Banner.GCMExcludeVendor || (v != nil && v.ConsentModeDefault) {
+	if !in.Banner.GCMExcludeVendor || v != nil {
 		return
 	}
 	var google []string

@@ -451,3 +451,20 @@ func TestComplianceReportUseCase(t *testing.T) {
 		t.Fatalf("after-reject finding from the scan: %+v", f)
 	}
 }
+
+// With a verification scan, Consent Mode is judged on what the browser saw, not on the notice.
+func TestConsentModeSettledByVerification(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	in.Banner.GCMExcludeVendor = true
+	v := cleanVerification()
+	r := core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	if len(withRule(r, "consent.gcm-default")) != 0 {
+		t.Fatalf("defaults seen in place, yet %+v", withRule(r, "consent.gcm-default"))
+	}
+	v.ConsentModeDefault = false
+	r = core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	if got := withRule(r, "consent.gcm-default"); len(got) != 1 || got[0].Severity != core.SeverityError {
+		t.Fatalf("defaults missing: %+v", got)
+	}
+}

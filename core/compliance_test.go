@@ -468,3 +468,42 @@ func TestConsentModeSettledByVerification(t *testing.T) {
 		t.Fatalf("defaults missing: %+v", got)
 	}
 }
+
+// `consentd verify` judges the public configuration the runtime fetched, as JSON: it must give
+// the same configuration findings as the management API's report.
+func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newManager(t)
+	orgID, site := mustSite(t, m)
+	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", "statistics"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{DefaultBehavior: ptr("opt_out"), CookieExpirationDays: ptr(500)}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := m.Compliance.Report(ctx, orgID, site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := m.Consents.PublicConfig(ctx, site.ProjectKey, "DE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(cfg)
+	var fetched core.PublicConfig
+	if err := json.Unmarshal(b, &fetched); err != nil {
+		t.Fatal(err)
+	}
+	lib, _ := library.FromServices([]*library.Service{svc("ads", "marketing", false, "ads.example/a.js")})
+	got := core.EvaluateCompliance(core.ComplianceInputFromPublicConfig(&fetched), nil, "", lib, reportTime)
+	ids := func(r *core.ComplianceReport) string {
+		var s []string
+		for _, f := range r.Findings {
+			s = append(s, f.RuleID+" "+f.Detail)
+		}
+		return strings.Join(s, "\n")
+	}
+	if ids(got) != ids(rep) || got.SiteID != site.ID || len(withRule(got, "consent.gpc")) != 1 {
+		t.Fatalf("from the public configuration:\n%s\nfrom the store:\n%s", ids(got), ids(rep))
+	}
+}

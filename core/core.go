@@ -41,6 +41,7 @@ type UseCases struct {
 	Library    *Library
 	Scans      *Scans
 	Consents   *Consents
+	Compliance *Compliance
 	Health     *Health
 }
 
@@ -66,7 +67,7 @@ func New(deps Deps) (*UseCases, error) {
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Health: &Health{b},
+		Compliance: &Compliance{b}, Health: &Health{b},
 	}, nil
 }
 

@@ -144,6 +144,9 @@ type ScanStore interface {
 	// LatestScan returns the site's most recent scan whose status is one of statuses;
 	// not_found when there is none.
 	LatestScan(ctx context.Context, siteID string, statuses ...string) (*Scan, error)
+	// LatestScanOfMode is LatestScan among the site's scans of mode (the mode asked for, as
+	// Scan.Mode); not_found when there is none.
+	LatestScanOfMode(ctx context.Context, siteID, mode string, statuses ...string) (*Scan, error)
 	// UpdateScan stores status, results, error and timestamps; not_found when it does not exist.
 	UpdateScan(ctx context.Context, s *Scan) error
 }

@@ -109,12 +109,25 @@ func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) 
 
 // LatestScan implements core.ScanStore.
 func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+	return s.latestScan(ctx, siteID, "", statuses)
+}
+
+// LatestScanOfMode implements core.ScanStore.
+func (s *Store) LatestScanOfMode(ctx context.Context, siteID, mode string, statuses ...string) (*core.Scan, error) {
+	return s.latestScan(ctx, siteID, mode, statuses)
+}
+
+// latestScan is the site's most recent scan with one of statuses, and of mode unless mode is "".
+func (s *Store) latestScan(ctx context.Context, siteID, mode string, statuses []string) (*core.Scan, error) {
 	if err := findIDs("scan", siteID); err != nil {
 		return nil, err
 	}
 	var m scan
-	err := s.db.NewSelect().Model(&m).Where("site_id = ? AND status IN (?)", siteID, bun.List(statuses)).
-		OrderExpr("created_at DESC, id DESC").Limit(1).Scan(ctx)
+	q := s.db.NewSelect().Model(&m).Where("site_id = ? AND status IN (?)", siteID, bun.List(statuses))
+	if mode != "" {
+		q = q.Where("mode = ?", mode)
+	}
+	err := q.OrderExpr("created_at DESC, id DESC").Limit(1).Scan(ctx)
 	if err != nil {
 		return nil, translate(err, "scan")
 	}
@@ -130,7 +143,7 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		return err
 	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "verification", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

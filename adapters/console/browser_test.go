@@ -53,6 +53,16 @@ func TestConsoleJourney(t *testing.T) {
 	eval(t, ctx, "document.querySelector('#snippet').innerText.match(/data-project-key=\"([^\"]+)\"/)[1]", &projectKey)
 	eval(t, ctx, "document.querySelector('[data-copy]').click()", nil)
 	waitFor(t, ctx, "document.querySelector('#copy-status').textContent.length > 0")
+	// The compliance summary of a new site: the default banner has no privacy-policy link (an
+	// error, with its fix) and keeps a choice a year (a notice); no verification scan yet.
+	var compliance string
+	eval(t, ctx, "document.querySelector('#compliance').innerText", &compliance)
+	for _, want := range []string{"Not compliant", "1 error to fix", "1 error · 0 warnings · 1 notice", "The banner links to a privacy policy",
+		"Fix: Set banner.privacyPolicyUrl to the site's privacy policy.", "Checked against the configuration only: no verification scan yet."} {
+		if !strings.Contains(compliance, want) {
+			t.Fatalf("compliance summary lacks %q:\n%s", want, compliance)
+		}
+	}
 	checkPage(t, ctx, base, "03-site-overview")
 	site := base + "/sites/" + siteID
 
@@ -169,7 +179,7 @@ func TestConsoleJourney(t *testing.T) {
 	navigate(t, ctx, site)
 	mustContain(t, ctx, "Trackers found by the latest completed scan", "G-BLOG123456", "Site-wide blocking is off")
 	submit(t, ctx, "document.querySelector('form[action$=\"/blocking\"] button').click()")
-	mustContain(t, ctx, "Site-wide blocking is on")
+	mustContain(t, ctx, "Site-wide blocking is on", "Not compliant", "The banner links to a privacy policy")
 	checkPage(t, ctx, base, "11-site-overview-configured")
 
 	// A visitor's decision, posted through the public endpoint, shows in the records.

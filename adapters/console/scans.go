@@ -41,6 +41,9 @@ func (h *handler) triggerScan(w http.ResponseWriter, r *http.Request, rq *reques
 	if pw := r.PostFormValue("storefrontPassword"); pw != "" {
 		in.StorefrontPassword = &pw
 	}
+	if mode := r.PostFormValue("mode"); mode != "" {
+		in.Mode = &mode // core refuses a mode it does not know
+	}
 	sc, err := h.m.TriggerScan(r.Context(), rq.org, r.PathValue("id"), in)
 	if err != nil {
 		status, msg := h.message(r, err)

@@ -60,6 +60,44 @@ type overview struct {
 	Categories   int
 	Services     int
 	Latest       *core.Scan
+	// Compliance is the compliance summary; nil without the use case.
+	Compliance *complianceSummary
+}
+
+// complianceSummary is what the overview shows of the compliance report: the verdict, the
+// findings by severity, and each broken error rule once with its fix.
+type complianceSummary struct {
+	Report                    *core.ComplianceReport
+	Errors, Warnings, Notices int
+	Broken                    []brokenRule
+}
+
+// brokenRule is an error rule with the number of its findings.
+type brokenRule struct {
+	Title, Fix string
+	Count      int
+}
+
+func summarize(r *core.ComplianceReport) *complianceSummary {
+	c := &complianceSummary{Report: r}
+	seen := map[string]int{}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case core.SeverityError:
+			c.Errors++
+			if i, ok := seen[f.RuleID]; ok {
+				c.Broken[i].Count++
+				continue
+			}
+			seen[f.RuleID] = len(c.Broken)
+			c.Broken = append(c.Broken, brokenRule{Title: f.Title, Fix: f.Fix, Count: 1})
+		case core.SeverityWarning:
+			c.Warnings++
+		default:
+			c.Notices++
+		}
+	}
+	return c
 }
 
 func (h *handler) sitePage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -101,6 +139,14 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 	}
 	if len(scans) > 0 {
 		o.Latest = scans[0]
+	}
+	if h.m.ComplianceUseCases != nil {
+		rep, err := h.m.Report(ctx, rq.org, s.ID)
+		if err != nil {
+			h.fail(w, r, rq, err)
+			return
+		}
+		o.Compliance = summarize(rep)
 	}
 	p.Title, p.Section, p.Tab, p.Site, p.Data = s.Name, "sites", "overview", s, o
 	h.render(w, r, rq, status, "site", p)

@@ -75,6 +75,10 @@ type (
 	PreviewUseCases interface {
 		PreviewConfig(ctx context.Context, projectKey, country string) (*core.PublicConfig, error)
 	}
+	// ComplianceUseCases report whether a site's banner is set up and obeyed as the rules ask.
+	ComplianceUseCases interface {
+		Report(ctx context.Context, orgID, siteID string) (*core.ComplianceReport, error)
+	}
 	// ConsentUseCases read consent records.
 	ConsentUseCases interface {
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
@@ -98,6 +102,8 @@ type UseCases struct {
 	ProofUseCases
 	// KeyUseCases is optional: without it the console has no API keys page.
 	KeyUseCases
+	// ComplianceUseCases is optional: without it the site overview has no compliance summary.
+	ComplianceUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -106,6 +112,7 @@ func FromCore(uc *core.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, PreviewUseCases: previewConfig{uc.Consents}, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
+		ComplianceUseCases: uc.Compliance,
 	}
 }
 

@@ -103,6 +103,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerServices(api)
 	h.registerLibrary(api)
 	h.registerScans(api)
+	h.registerCompliance(api)
 	h.registerConsent(api)
 	h.registerExport(api)
 	h.registerProof(api)

@@ -75,6 +75,10 @@ type (
 		ConsentStats(ctx context.Context, orgID string, q core.ConsentStatsQuery) (*core.ConsentStats, error)
 		EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error)
 	}
+	// ComplianceUseCases report whether a site's banner is set up and obeyed as the rules ask.
+	ComplianceUseCases interface {
+		Report(ctx context.Context, orgID, siteID string) (*core.ComplianceReport, error)
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -92,6 +96,7 @@ type UseCases struct {
 	LibraryUseCases
 	ScanUseCases
 	ConsentUseCases
+	ComplianceUseCases
 	HealthUseCases
 }
 
@@ -100,6 +105,6 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, HealthUseCases: uc.Health,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, HealthUseCases: uc.Health,
 	}
 }

@@ -82,10 +82,20 @@ func (s *Store) Scans(_ context.Context, siteID string) ([]*core.Scan, error) {
 
 // LatestScan implements core.ScanStore.
 func (s *Store) LatestScan(_ context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+	return s.latestScan(siteID, "", statuses)
+}
+
+// LatestScanOfMode implements core.ScanStore.
+func (s *Store) LatestScanOfMode(_ context.Context, siteID, mode string, statuses ...string) (*core.Scan, error) {
+	return s.latestScan(siteID, mode, statuses)
+}
+
+// latestScan is the site's most recent scan with one of statuses, and of mode unless mode is "".
+func (s *Store) latestScan(siteID, mode string, statuses []string) (*core.Scan, error) {
 	defer s.lock()()
 	var best *core.Scan
 	for _, x := range s.d.scans {
-		if x.SiteID == siteID && slices.Contains(statuses, x.Status) && (best == nil || newestFirst(&x, best) < 0) {
+		if x.SiteID == siteID && slices.Contains(statuses, x.Status) && (mode == "" || x.Mode == mode) && (best == nil || newestFirst(&x, best) < 0) {
 			best = cloneScan(x)
 		}
 	}

@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&l.Duration, "duration", 10*time.Second, "how long to run (at most 10m)")
 	fs.IntVar(&l.Max, "max", 1_000_000, "stop after this many consent posts")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole process (server and load) to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole process to this file at the end")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +91,11 @@ func run(ctx context.Context, args []string) error {
 	go func() { served <- a.RunServer(sctx, ln) }()
 	res := drive(ctx, context.Background(), t, l)
 	res.report(os.Stdout, a.Dialect(), l)
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			return err
+		}
+	}
 	n, err := total(context.Background(), newClient(1), t, "limit=1")
 	if err != nil {
 		return err
@@ -121,4 +127,14 @@ func newTarget(ctx context.Context, a *app.App) (target, error) {
 		return target{}, err
 	}
 	return target{APIKey: key, SiteID: site.ID, ProjectKey: site.ProjectKey}, nil
+}
+
+// writeHeapProfile writes the allocations made so far (go tool pprof -sample_index=alloc_space).
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("allocs").WriteTo(f, 0)
 }

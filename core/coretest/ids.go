@@ -100,6 +100,7 @@ func testIDLookups(t *testing.T, s core.Store) {
 			"Service by site":  second(s.Service(ctx, v, f.svc.ID)),
 			"Scan by site":     second(s.Scan(ctx, v, f.scan.ID)),
 			"LatestScan":       second(s.LatestScan(ctx, v, core.ScanPending)),
+			"LatestScanOfMode": second(s.LatestScanOfMode(ctx, v, core.ScanVerify, core.ScanPending)),
 		}
 	})
 	check(cat.ID, func(v string) map[string]error {

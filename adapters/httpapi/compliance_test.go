@@ -1,0 +1,110 @@
+package httpapi_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/consentd/consentd/adapters/httpapi"
+	"github.com/consentd/consentd/adapters/memstore"
+	"github.com/consentd/consentd/core"
+)
+
+// memEnv is the API on memstore, with two organizations, and the store for planting scans.
+func memEnv(t *testing.T) (*env, core.Store) {
+	t.Helper()
+	store := memstore.New()
+	m, err := core.New(core.Deps{Store: store, Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(srv.Close)
+	e := &env{t: t, srv: srv, m: m}
+	for _, k := range []*string{&e.keyA, &e.keyB} {
+		org, err := m.Orgs.CreateOrganization(context.Background(), "org")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, *k, err = m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e, store
+}
+
+// findings returns the report's findings by rule ID.
+func findings(t *testing.T, rep map[string]any) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, f := range rep["findings"].([]any) {
+		m := f.(map[string]any)
+		requireKeys(t, m, "ruleId", "family", "severity", "title", "source", "fix", "detail", "evidence")
+		out[m["ruleId"].(string)] = m
+	}
+	return out
+}
+
+func TestComplianceReport(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  func(t *testing.T) (*env, core.Store)
+	}{
+		{"memstore", memEnv},
+		{"sqlite", func(t *testing.T) (*env, core.Store) { return newEnv(t), nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, store := tc.env(t)
+			id, _ := e.site()
+			path := "/api/v1/sites/" + id + "/compliance"
+			e.want(e.do("GET", path, nil, e.keyB), 404, "not_found")
+			e.want(e.do("GET", "/api/v1/sites/"+uuid.NewString()+"/compliance", nil), 404, "not_found")
+			e.want(e.do("GET", "/api/v1/sites/not-a-uuid/compliance", nil), 404, "not_found")
+			e.want(e.raw("GET", path, "", ""), 401, "unauthorized")
+
+			e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"defaultBehavior": "opt_out"}), 200)
+			rep := e.want(e.do("GET", path, nil), 200).obj(t)
+			requireKeys(t, rep, "siteId", "generatedAt", "verificationScanId", "verifiedAt", "compliant", "findings", "summary")
+			fs := findings(t, rep)
+			f, ok := fs["consent.opt-out-eu"]
+			if rep["compliant"] != false || rep["siteId"] != id || rep["verificationScanId"] != nil || !ok || f["severity"] != "error" {
+				t.Fatalf("report of an opt-out banner: %v", rep)
+			}
+			ev := f["evidence"].(map[string]any)
+			if ev["field"] != "banner.defaultBehavior" || ev["value"] != "opt_out" || ev["scanId"] != nil {
+				t.Fatalf("evidence %v", ev)
+			}
+			if len(rep["summary"].([]any)) != 4 {
+				t.Fatalf("summary %v", rep["summary"])
+			}
+			if store == nil {
+				return
+			}
+			// A completed verification scan's observations are judged too.
+			fin := time.Now().UTC()
+			sc := &core.Scan{ID: uuid.NewString(), SiteID: id, URL: "https://shop.example", URLs: []string{"https://shop.example"},
+				Status: core.ScanPending, Mode: core.ScanVerify, CreatedAt: fin.Add(-time.Minute)}
+			ctx := context.Background()
+			if err := store.CreateScan(ctx, sc); err != nil {
+				t.Fatal(err)
+			}
+			sc.Status, sc.FinishedAt = core.ScanCompleted, &fin
+			sc.Verification = &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, States: []core.VerifiedState{{
+				State: core.StateRejectAll, Pages: []string{"https://shop.example/"},
+				Cookies: []core.VerifiedStorage{{Kind: core.StorageCookie, Name: "_fbp", Domain: "shop.example", Page: "https://shop.example/", Service: "facebook-pixel", Category: "marketing"}},
+			}}}
+			if err := store.UpdateScan(ctx, sc); err != nil {
+				t.Fatal(err)
+			}
+			rep = e.want(e.do("GET", path, nil), 200).obj(t)
+			f, ok = findings(t, rep)["enforcement.after-reject"]
+			if rep["verificationScanId"] != sc.ID || rep["verifiedAt"] == nil || !ok || f["evidence"].(map[string]any)["cookie"] != "_fbp (shop.example)" {
+				t.Fatalf("report with a verification scan: %v", rep)
+			}
+		})
+	}
+}

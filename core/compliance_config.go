@@ -1,0 +1,248 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/consentd/consentd/library"
+)
+
+// The configuration rules. Each reads the banner, categories and services as the runtime
+// (adapters/httpapi/bannerjs/banner.js) acts on them; each rule's comment says which behaviour
+// of the runtime it rests on.
+
+// buttonDefaults are the runtime stylesheet's colours (banner.css), used when a banner's colors
+// lack a key.
+var buttonDefaults = map[string]string{"background": "#ffffff", "acceptButton": "#1a73e8", "rejectButton": "#1a73e8"}
+
+// consentModeServices are the library services that read Google Consent Mode: their tags
+// adjust to the consent state only when its default command ran before them.
+var consentModeServices = []string{"google-analytics", "google-ads", "google-ad-manager", "google-adsense",
+	"google-floodlight", "google-tag-manager"}
+
+// gpcCategory (consent.go) is the one category the runtime switches off on a GPC signal.
+
+func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
+	b := in.Banner
+	var optional []string // non-required category slugs
+	var optionalServices []string
+	for _, c := range in.Categories {
+		if !c.IsRequired {
+			optional = append(optional, c.Slug)
+		}
+	}
+	for _, s := range in.Services {
+		if c := e.site.catByID[s.CategoryID]; c != nil && !c.IsRequired {
+			optionalServices = append(optionalServices, s.Slug)
+		}
+	}
+	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
+
+	// banner.reject-first-layer: the runtime's first layer always has reject and accept as
+	// <button>s of the same size side by side (buttons() in banner.js), so reject is missing
+	// from the first layer only when no banner is shown: defaultBehavior no_banner. That
+	// matters when something waits for consent: services in non-required categories.
+	e.check("banner.reject-first-layer")
+	if b.DefaultBehavior == "no_banner" && len(optionalServices) > 0 {
+		e.add("banner.reject-first-layer", "", map[string]string{"value": b.DefaultBehavior,
+			"count": strconv.Itoa(len(optionalServices)), "services": listed(optionalServices)},
+			field("banner.defaultBehavior", b.DefaultBehavior))
+	}
+
+	// banner.close-accepts: the close (×) button calls acceptAll when closeButtonBehavior is
+	// accept_all; closing a banner is no affirmative act of consent.
+	e.check("banner.close-accepts")
+	if b.CloseButtonBehavior == "accept_all" {
+		e.add("banner.close-accepts", "", map[string]string{"value": b.CloseButtonBehavior},
+			field("banner.closeButtonBehavior", b.CloseButtonBehavior))
+	}
+
+	// banner.button-contrast: the runtime paints each button in its configured colour and
+	// writes its text in ButtonTextColor of it; where neither black nor white reaches WCAG's
+	// 4.5:1 the visitor gets unreadable text. A colour that is not hex cannot be computed
+	// (the runtime then writes white) and is not judged.
+	e.check("banner.button-contrast")
+	colour := func(key string) string {
+		if c, ok := b.Colors[key]; ok && c != "" {
+			return c
+		}
+		return buttonDefaults[key]
+	}
+	for _, btn := range []struct{ name, key string }{{"accept", "acceptButton"}, {"reject", "rejectButton"}} {
+		c := colour(btn.key)
+		text := ButtonTextColor(c)
+		if r, ok := ContrastRatio(c, text); ok && r < MinButtonTextContrast {
+			e.add("banner.button-contrast", "", map[string]string{"button": btn.name, "color": c, "textColor": text,
+				"ratio": ratio(r)}, field("banner.colors."+btn.key, c))
+		}
+	}
+
+	// banner.reject-prominence: both buttons are the same element with the same size, so
+	// prominence comes from colour alone: how much each button (its background and border are
+	// its colour) stands out from the banner's background. Reject that hardly stands out
+	// while accept does is an error; reject clearly weaker than accept a warning.
+	e.check("banner.reject-prominence")
+	bg, acc, rej := colour("background"), colour("acceptButton"), colour("rejectButton")
+	ra, okA := ContrastRatio(acc, bg)
+	rr, okR := ContrastRatio(rej, bg)
+	if okA && okR {
+		sev := ""
+		switch {
+		case rr < MinButtonVisibility && ra >= MinButtonVisibility:
+			sev = SeverityError
+		case rr < RejectProminenceShare*ra:
+			sev = SeverityWarning
+		}
+		if sev != "" {
+			e.add("banner.reject-prominence", sev, map[string]string{"reject": rej, "accept": acc, "background": bg,
+				"rejectRatio": ratio(rr), "acceptRatio": ratio(ra)}, field("banner.colors.rejectButton", rej))
+		}
+	}
+
+	// banner.privacy-policy: the runtime links privacyPolicyUrl from the banner (policyLinks).
+	e.check("banner.privacy-policy")
+	if b.PrivacyPolicyURL == nil || strings.TrimSpace(*b.PrivacyPolicyURL) == "" {
+		e.add("banner.privacy-policy", "", map[string]string{}, field("banner.privacyPolicyUrl", ""))
+	}
+
+	// banner.withdraw-lasting: after a decision the runtime shows the reopen button only when
+	// reopenButton is true (and the page has no [data-consentd-open] element of its own, which
+	// the configuration cannot see: hence a warning).
+	e.check("banner.withdraw-lasting")
+	if !b.ReopenButton {
+		e.add("banner.withdraw-lasting", "", map[string]string{"value": "false"}, field("banner.reopenButton", "false"))
+	}
+
+	// consent.opt-out-eu: before a decision the runtime allows a category when it is required
+	// or defaultBehavior is not opt_in (defaults() in banner.js), for every visitor: the
+	// jurisdiction does not change it. So opt_out and no_banner run every non-required
+	// category for EU (gdpr) visitors before they chose.
+	e.check("consent.opt-out-eu")
+	if b.DefaultBehavior != "opt_in" && len(optional) > 0 {
+		e.add("consent.opt-out-eu", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(optional)},
+			field("banner.defaultBehavior", b.DefaultBehavior))
+	}
+
+	// consent.preticked: the preferences' switches show the state in force, which before a
+	// decision is defaults(): every non-required category on unless defaultBehavior is
+	// opt_in. (A category's isDefault means "created with the site, cannot be deleted"; the
+	// runtime does not read it, so it ticks nothing.)
+	e.check("consent.preticked")
+	if b.DefaultBehavior != "opt_in" && len(optional) > 0 {
+		e.add("consent.preticked", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(optional)},
+			field("banner.defaultBehavior", b.DefaultBehavior))
+	}
+
+	// consent.lifetime-max and consent.lifetime-long: the consent cookie lives
+	// cookieExpirationDays, after which the banner asks again.
+	e.check("consent.lifetime-max", "consent.lifetime-long")
+	days := strconv.Itoa(b.CookieExpirationDays)
+	switch {
+	case b.CookieExpirationDays > MaxConsentLifetimeDays:
+		e.add("consent.lifetime-max", "", map[string]string{"value": days, "days": days}, field("banner.cookieExpirationDays", days))
+	case b.CookieExpirationDays > RecommendedConsentLifetimeDays:
+		e.add("consent.lifetime-long", "", map[string]string{"value": days, "days": days}, field("banner.cookieExpirationDays", days))
+	}
+
+	e.declarationRules(in)
+	e.consentModeConfig(in, v)
+	e.gpcRule(in)
+}
+
+// declarationRules check the services as the cookie declaration shows them.
+func (e *evaluation) declarationRules(in *ComplianceInput) {
+	// declaration.cookie-duration: the declaration shows each cookie's duration as entered;
+	// an empty one tells the visitor nothing. One finding per service.
+	e.check("declaration.cookie-duration", "declaration.essential-misclassified")
+	for _, s := range in.Services {
+		for _, k := range s.Cookies {
+			if strings.TrimSpace(k.Duration) == "" {
+				e.addGrouped(s.Slug, "declaration.cookie-duration", map[string]string{"cookie": k.Name, "service": s.Slug},
+					Evidence{Field: strp(fmt.Sprintf("services[%s].cookies[%s].duration", s.Slug, k.Name)), Value: strp(""),
+						Service: strp(s.Slug)})
+			}
+		}
+		// declaration.essential-misclassified: a required category is on for every visitor
+		// before any decision (defaults()), so a library service the library does not class
+		// as essential runs without consent there.
+		c := e.site.catByID[s.CategoryID]
+		if c == nil || !c.IsRequired || e.lib == nil {
+			continue
+		}
+		if ls, ok := e.lib.Service(s.Slug); ok && ls.Category != library.CategoryEssential {
+			e.add("declaration.essential-misclassified", "", map[string]string{"service": s.Slug, "category": c.Slug,
+				"libraryCategory": ls.Category}, Evidence{Field: strp(fmt.Sprintf("services[%s].categoryId", s.Slug)),
+				Value: strp(c.Slug), Service: strp(s.Slug), Category: strp(c.Slug)})
+		}
+	}
+}
+
+// consentModeConfig is the configuration side of consent.gcm-default. The runtime always
+// pushes Consent Mode's default (everything denied) before any tag, and with site-wide blocking
+// holds Google's tags until consent; gcmExcludeVendor lets Google's tags load at once and
+// relies on Consent Mode alone, which works only when nothing loads Google's tags before the
+// runtime. A verification scan settles it either way (consentModeVerified), so this notice is
+// only given without one.
+func (e *evaluation) consentModeConfig(in *ComplianceInput, v *Verification) {
+	e.check("consent.gcm-default")
+	if !in.Banner.GCMExcludeVendor || v != nil {
+		return
+	}
+	var google []string
+	for _, s := range in.Services {
+		if isConsentModeService(s.Slug) {
+			google = append(google, s.Slug)
+		}
+	}
+	if len(google) == 0 {
+		return
+	}
+	e.add("consent.gcm-default", SeverityNotice, map[string]string{"what": fmt.Sprintf(
+		"banner.gcmExcludeVendor is true: %s load before consent and rely on Consent Mode's defaults alone, which no verification scan has confirmed.",
+		listed(google))}, Evidence{Field: strp("banner.gcmExcludeVendor"), Value: strp("true")})
+}
+
+func isConsentModeService(slug string) bool { return slices.Contains(consentModeServices, slug) }
+
+// gpcRule is consent.gpc. Under CCPA the runtime answers a GPC signal by switching off the
+// category with slug gpcCategory ("marketing") and only that one (ccpaGPC() in banner.js, also
+// over a stored "accept all"): a non-required category of another slug that holds services the
+// library classes as marketing keeps them running for a visitor who opted out of sale.
+func (e *evaluation) gpcRule(in *ComplianceInput) {
+	e.check("consent.gpc")
+	var hasGPC bool
+	for _, c := range in.Categories {
+		hasGPC = hasGPC || c.Slug == gpcCategory
+	}
+	var uncovered []string
+	var first *Service
+	for _, s := range in.Services {
+		c := e.site.catByID[s.CategoryID]
+		if c == nil || c.IsRequired || c.Slug == gpcCategory || e.lib == nil {
+			continue
+		}
+		if ls, ok := e.lib.Service(s.Slug); ok && ls.Category == library.CategoryMarketing {
+			uncovered = append(uncovered, s.Slug+" (in "+c.Slug+")")
+			if first == nil {
+				first = s
+			}
+		}
+	}
+	if first == nil {
+		return
+	}
+	what := fmt.Sprintf("A GPC signal switches off only the category %q; %s keep running for a visitor who sent it.",
+		gpcCategory, listed(uncovered))
+	if !hasGPC {
+		what = fmt.Sprintf("The site has no category %q, the one a GPC signal switches off; %s keep running for a visitor who sent it.",
+			gpcCategory, listed(uncovered))
+	}
+	cat := e.site.catByID[first.CategoryID].Slug
+	e.add("consent.gpc", "", map[string]string{"what": what},
+		Evidence{Field: strp(fmt.Sprintf("services[%s].categoryId", first.Slug)), Value: strp(cat), Service: strp(first.Slug), Category: strp(cat)})
+}
+
+// ratio formats a contrast ratio as WCAG writes it.
+func ratio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) }

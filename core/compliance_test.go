@@ -1,0 +1,509 @@
+package core_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+var reportTime = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+
+func complianceCatalog(t *testing.T) core.Catalog {
+	t.Helper()
+	cat, err := library.FromServices([]*library.Service{
+		svc("stats", "statistics", false, "stats.example/s.js"),
+		svc("ads", "marketing", false, "ads.example/a.js"),
+		svc("pay", "essential", false, "pay.example/p.js"),
+		svc("google-analytics", "statistics", true, "www.googletagmanager.com/gtag/js?id=G-"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// cleanInput is a correctly set-up site: opt-in, reject as prominent as accept, readable
+// buttons, a privacy policy, the reopen button, six months, every service where it belongs.
+func cleanInput() *core.ComplianceInput {
+	ess := &core.Category{ID: "c-ess", Slug: "essential", IsRequired: true, IsDefault: true}
+	st := &core.Category{ID: "c-st", Slug: "statistics", IsDefault: true}
+	mk := &core.Category{ID: "c-mk", Slug: "marketing", IsDefault: true}
+	return &core.ComplianceInput{
+		Banner: &core.Banner{SiteID: "site-1", DefaultBehavior: "opt_in", CloseButtonBehavior: "dismiss", CookieExpirationDays: 180,
+			Colors:           map[string]string{"background": "#ffffff", "text": "#111827", "acceptButton": "#1a56db", "rejectButton": "#1a56db"},
+			PrivacyPolicyURL: ptr("https://shop.example/privacy"), ReopenButton: true},
+		Categories: []*core.Category{ess, st, mk},
+		Services: []*core.Service{
+			{Slug: "stats", CategoryID: st.ID, Cookies: []*core.Cookie{{Name: "_stats", Duration: "1 year"}}},
+			{Slug: "ads", CategoryID: mk.ID, Cookies: []*core.Cookie{{Name: "_ads", Duration: "90 days"}}},
+			{Slug: "pay", CategoryID: ess.ID, Cookies: []*core.Cookie{{Name: "_pay", Duration: "session"}}},
+			{Slug: "google-analytics", CategoryID: st.ID, Cookies: []*core.Cookie{{Name: "_ga", Duration: "2 years"}}},
+		},
+	}
+}
+
+// withRule returns the findings of rule.
+func withRule(r *core.ComplianceReport, rule string) []core.Finding {
+	var out []core.Finding
+	for _, f := range r.Findings {
+		if f.RuleID == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func noPlaceholders(t *testing.T, r *core.ComplianceReport) {
+	t.Helper()
+	for _, f := range r.Findings {
+		if strings.ContainsAny(f.Detail, "{}") || f.Title == "" || f.Source == "" || f.Fix == "" {
+			t.Errorf("%s: unfilled finding: %+v", f.RuleID, f)
+		}
+	}
+}
+
+func TestConfigurationRules(t *testing.T) {
+	t.Parallel()
+	lib := complianceCatalog(t)
+	svcIn := func(in *core.ComplianceInput, slug, catID string) {
+		for _, s := range in.Services {
+			if s.Slug == slug {
+				s.CategoryID = catID
+			}
+		}
+	}
+	cases := []struct {
+		name     string
+		change   func(in *core.ComplianceInput)
+		rule     string
+		severity string // "" when the rule must not trip
+	}{
+		{"no banner with optional services", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "no_banner" }, "banner.reject-first-layer", core.SeverityError},
+		{"no banner, only essential services", func(in *core.ComplianceInput) {
+			in.Banner.DefaultBehavior = "no_banner"
+			in.Services = in.Services[2:3]
+		}, "banner.reject-first-layer", ""},
+		{"close accepts", func(in *core.ComplianceInput) { in.Banner.CloseButtonBehavior = "accept_all" }, "banner.close-accepts", core.SeverityError},
+		{"close rejects", func(in *core.ComplianceInput) { in.Banner.CloseButtonBehavior = "reject_all" }, "banner.close-accepts", ""},
+		{"mid-grey accept button", func(in *core.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#808080" }, "banner.button-contrast", core.SeverityError},
+		{"dark accept button", func(in *core.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#000" }, "banner.button-contrast", ""},
+		{"reject white on white", func(in *core.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#ffffff" }, "banner.reject-prominence", core.SeverityError},
+		{"reject paler than accept", func(in *core.ComplianceInput) {
+			in.Banner.Colors["acceptButton"] = "#000000"
+			in.Banner.Colors["rejectButton"] = "#1a56db"
+		}, "banner.reject-prominence", core.SeverityWarning},
+		{"reject darker than accept", func(in *core.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#000000" }, "banner.reject-prominence", ""},
+		{"colours from the stylesheet", func(in *core.ComplianceInput) { in.Banner.Colors = map[string]string{} }, "banner.reject-prominence", ""},
+		{"no privacy policy", func(in *core.ComplianceInput) { in.Banner.PrivacyPolicyURL = nil }, "banner.privacy-policy", core.SeverityError},
+		{"no reopen button", func(in *core.ComplianceInput) { in.Banner.ReopenButton = false }, "banner.withdraw-lasting", core.SeverityWarning},
+		{"opt-out", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.opt-out-eu", core.SeverityError},
+		{"opt-out without optional categories", func(in *core.ComplianceInput) {
+			in.Banner.DefaultBehavior = "opt_out"
+			in.Categories, in.Services = in.Categories[:1], in.Services[2:3]
+		}, "consent.opt-out-eu", ""},
+		{"opt-out ticks the preferences", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.preticked", core.SeverityError},
+		{"isDefault is no tick", func(in *core.ComplianceInput) { in.Categories[1].IsDefault = true }, "consent.preticked", ""},
+		{"two years", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 730 }, "consent.lifetime-max", core.SeverityError},
+		{"thirteen months", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 396 }, "consent.lifetime-max", ""},
+		{"a year", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 365 }, "consent.lifetime-long", core.SeverityNotice},
+		{"six months", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 183 }, "consent.lifetime-long", ""},
+		{"cookie without duration", func(in *core.ComplianceInput) { in.Services[0].Cookies[0].Duration = " " }, "declaration.cookie-duration", core.SeverityWarning},
+		{"ads in essential", func(in *core.ComplianceInput) { svcIn(in, "ads", "c-ess") }, "declaration.essential-misclassified", core.SeverityError},
+		{"custom service in essential", func(in *core.ComplianceInput) {
+			in.Services = append(in.Services, &core.Service{Slug: "own-login", CategoryID: "c-ess"})
+		}, "declaration.essential-misclassified", ""},
+		{"Google on Consent Mode alone", func(in *core.ComplianceInput) { in.Banner.GCMExcludeVendor = true }, "consent.gcm-default", core.SeverityNotice},
+		{"gcmExcludeVendor without Google", func(in *core.ComplianceInput) {
+			in.Banner.GCMExcludeVendor = true
+			in.Services = in.Services[:3]
+		}, "consent.gcm-default", ""},
+		{"ads in statistics escape GPC", func(in *core.ComplianceInput) { svcIn(in, "ads", "c-st") }, "consent.gpc", core.SeverityWarning},
+		{"no marketing category", func(in *core.ComplianceInput) {
+			in.Categories[2].Slug = "advertising"
+		}, "consent.gpc", core.SeverityWarning},
+		{"ads in marketing", func(in *core.ComplianceInput) {}, "consent.gpc", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := cleanInput()
+			tc.change(in)
+			r := core.EvaluateCompliance(in, nil, "", lib, reportTime)
+			noPlaceholders(t, r)
+			got := withRule(r, tc.rule)
+			if tc.severity == "" {
+				if len(got) != 0 {
+					t.Fatalf("%s tripped: %+v", tc.rule, got)
+				}
+				return
+			}
+			if len(got) == 0 {
+				t.Fatalf("%s did not trip; findings %+v", tc.rule, r.Findings)
+			}
+			f := got[0]
+			if f.Severity != tc.severity || f.Evidence.Field == nil || f.Evidence.ScanID != nil {
+				t.Fatalf("%s: severity %s (want %s), evidence %+v", tc.rule, f.Severity, tc.severity, f.Evidence)
+			}
+			if r.Compliant == (tc.severity == core.SeverityError) {
+				t.Fatalf("compliant %v with a finding of severity %s", r.Compliant, f.Severity)
+			}
+		})
+	}
+}
+
+func TestCookieDurationGroupedPerService(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	for i := range 3 {
+		in.Services[0].Cookies = append(in.Services[0].Cookies, &core.Cookie{Name: fmt.Sprintf("_s%d", i)})
+	}
+	r := core.EvaluateCompliance(in, nil, "", complianceCatalog(t), reportTime)
+	got := withRule(r, "declaration.cookie-duration")
+	if len(got) != 1 || !strings.Contains(got[0].Detail, "and 2 more like it") || *got[0].Evidence.Field != "services[stats].cookies[_s0].duration" {
+		t.Fatalf("one finding per service with the count of the others: %+v", got)
+	}
+}
+
+// cleanVerification is what a correctly set-up site does in every state.
+func cleanVerification() *core.Verification {
+	page := "https://shop.example/"
+	req := func(url, svc, cat string) core.VerifiedRequest {
+		return core.VerifiedRequest{URL: url, Page: page, Service: svc, Category: cat, Type: "Script", ThirdParty: svc != ""}
+	}
+	cookie := func(name, svc, cat string) core.VerifiedStorage {
+		return core.VerifiedStorage{Kind: core.StorageCookie, Name: name, Domain: "shop.example", Page: page, Service: svc, Category: cat}
+	}
+	essential := []core.VerifiedRequest{req("https://shop.example/app.js", "", ""), req("https://pay.example/p.js", "pay", "essential")}
+	all := append(append([]core.VerifiedRequest{}, essential...), req("https://stats.example/s.js", "stats", "statistics"),
+		req("https://ads.example/a.js", "ads", "marketing"), req("https://www.googletagmanager.com/gtag/js?id=G-1", "google-analytics", "statistics"))
+	state := func(name string, reqs []core.VerifiedRequest, cookies ...core.VerifiedStorage) core.VerifiedState {
+		return core.VerifiedState{State: name, Pages: []string{page}, Requests: reqs, Cookies: append([]core.VerifiedStorage{cookie("consentd", "", "")}, cookies...)}
+	}
+	return &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, States: []core.VerifiedState{
+		state(core.StateNoDecision, essential),
+		state(core.StateRejectAll, essential),
+		state(core.StateAcceptAll, all, cookie("_stats", "stats", "statistics"), cookie("_ads", "ads", "marketing")),
+		state(core.StateWithdrawn, essential),
+		state(core.StateCategoryPrefix+"statistics", append(append([]core.VerifiedRequest{}, essential...), all[2], all[4]), cookie("_stats", "stats", "statistics")),
+	}}
+}
+
+func TestVerificationRules(t *testing.T) {
+	t.Parallel()
+	lib := complianceCatalog(t)
+	stateOf := func(v *core.Verification, name string) *core.VerifiedState {
+		for i := range v.States {
+			if v.States[i].State == name {
+				return &v.States[i]
+			}
+		}
+		t.Fatalf("no state %s", name)
+		return nil
+	}
+	hotjar := core.VerifiedRequest{URL: "https://static.hotjar.com/c/hotjar-1.js", Page: "https://shop.example/", Service: "hotjar", Category: "statistics", ThirdParty: true}
+	cases := []struct {
+		name     string
+		noConfig bool // the report of `consentd verify` on a site without consentd: no configuration
+		change   func(v *core.Verification, in *core.ComplianceInput)
+		rule     string
+		severity string
+		evidence func(ev core.Evidence) bool
+	}{
+		{"tracker before a decision", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateNoDecision)
+			st.Requests = append(st.Requests, hotjar, hotjar, hotjar)
+		}, "enforcement.before-decision", core.SeverityError, func(ev core.Evidence) bool {
+			return *ev.Service == "hotjar" && *ev.Request == hotjar.URL && *ev.State == core.StateNoDecision && *ev.ScanID == "scan-1"
+		}},
+		{"site's own service in a required category", false, func(v *core.Verification, in *core.ComplianceInput) {
+			in.Services = append(in.Services, &core.Service{Slug: "hotjar", CategoryID: "c-ess"})
+			st := stateOf(v, core.StateNoDecision)
+			st.Requests = append(st.Requests, hotjar)
+		}, "enforcement.before-decision", "", nil},
+		{"site's category wins over the library's", false, func(v *core.Verification, in *core.ComplianceInput) {
+			for _, s := range in.Services {
+				if s.Slug == "pay" {
+					s.CategoryID = "c-mk"
+				}
+			}
+		}, "enforcement.after-reject", core.SeverityError, func(ev core.Evidence) bool { return *ev.Service == "pay" && *ev.Category == "marketing" }},
+		{"cookie after reject", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateRejectAll)
+			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example", Page: "https://shop.example/b", Service: "ads", Category: "marketing"})
+		}, "enforcement.after-reject", core.SeverityError, func(ev core.Evidence) bool { return *ev.Cookie == "_ads (shop.example)" && ev.Request == nil }},
+		{"cookie back after withdrawal", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateWithdrawn)
+			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_stats", Domain: "shop.example", Page: "https://shop.example/", Service: "stats", Category: "statistics"})
+		}, "enforcement.after-withdrawal", core.SeverityError, func(ev core.Evidence) bool { return *ev.State == core.StateWithdrawn && *ev.Service == "stats" }},
+		{"essential storage after withdrawal", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateWithdrawn)
+			st.Storage = append(st.Storage, core.VerifiedStorage{Kind: core.StorageLocal, Name: "cart", Domain: "shop.example", Page: "https://shop.example/", Service: "pay", Category: "essential"})
+		}, "enforcement.after-withdrawal", "", nil},
+		{"marketing with only statistics", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateCategoryPrefix+"statistics")
+			st.Requests = append(st.Requests, core.VerifiedRequest{URL: "https://ads.example/a.js", Page: "https://shop.example/", Service: "ads", Category: "marketing", ThirdParty: true})
+		}, "enforcement.category-leak", core.SeverityError, func(ev core.Evidence) bool { return *ev.Category == "marketing" }},
+		{"statistics with only statistics", false, func(v *core.Verification, _ *core.ComplianceInput) {}, "enforcement.category-leak", "", nil},
+		{"held tag fetched", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateNoDecision)
+			st.HeldUnmarked = []core.HeldTag{{URL: hotjar.URL, Page: hotjar.Page, Service: "hotjar", Category: "statistics", Requested: true}}
+		}, "enforcement.unmarked-tag-fetched", core.SeverityError, func(ev core.Evidence) bool { return *ev.Request == hotjar.URL }},
+		{"held tag not fetched", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateNoDecision)
+			st.HeldUnmarked = []core.HeldTag{{URL: hotjar.URL, Page: hotjar.Page, Service: "hotjar", Category: "statistics"}}
+		}, "enforcement.unmarked-tag-fetched", "", nil},
+		{"unclaimed third party before a decision", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateNoDecision)
+			st.Requests = append(st.Requests, core.VerifiedRequest{URL: "https://cdn.unknown.example/x.js", Page: "https://shop.example/", ThirdParty: true})
+		}, "enforcement.unattributed", core.SeverityNotice, func(ev core.Evidence) bool { return *ev.Request == "https://cdn.unknown.example/x.js" }},
+		{"unclaimed first party", false, func(v *core.Verification, _ *core.ComplianceInput) {
+			st := stateOf(v, core.StateNoDecision)
+			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "session", Domain: "shop.example", Page: "https://shop.example/"})
+		}, "enforcement.unattributed", "", nil},
+		{"another vendor's banner", true, func(v *core.Verification, _ *core.ComplianceInput) {
+			v.Banner, v.States = core.BannerNone, v.States[:1]
+			v.States[0].Requests = append(v.States[0].Requests, hotjar)
+		}, "enforcement.no-consentd-banner", core.SeverityNotice, func(ev core.Evidence) bool { return *ev.State == core.StateNoDecision }},
+		{"consentd's banner", false, func(v *core.Verification, _ *core.ComplianceInput) {}, "enforcement.no-consentd-banner", "", nil},
+		{"Google tag without Consent Mode default", false, func(v *core.Verification, _ *core.ComplianceInput) { v.ConsentModeDefault = false },
+			"consent.gcm-default", core.SeverityError, func(ev core.Evidence) bool { return *ev.Service == "google-analytics" }},
+		{"no default and no Google tag", false, func(v *core.Verification, in *core.ComplianceInput) {
+			v.ConsentModeDefault = false
+			for i := range v.States {
+				var keep []core.VerifiedRequest
+				for _, r := range v.States[i].Requests {
+					if r.Service != "google-analytics" {
+						keep = append(keep, r)
+					}
+				}
+				v.States[i].Requests = keep
+			}
+		}, "consent.gcm-default", "", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in, v := cleanInput(), cleanVerification()
+			tc.change(v, in)
+			if tc.noConfig {
+				in = nil
+			}
+			r := core.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+			noPlaceholders(t, r)
+			got := withRule(r, tc.rule)
+			if tc.severity == "" {
+				if len(got) != 0 {
+					t.Fatalf("%s tripped: %+v", tc.rule, got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("%s: %d findings, want 1 (grouped); all: %+v", tc.rule, len(got), r.Findings)
+			}
+			if got[0].Severity != tc.severity || got[0].Evidence.ScanID == nil || !tc.evidence(got[0].Evidence) {
+				b, _ := json.Marshal(got[0])
+				t.Fatalf("%s: %s", tc.rule, b)
+			}
+			if tc.rule == "enforcement.before-decision" && !strings.Contains(got[0].Detail, "and 2 more like it") {
+				t.Fatalf("grouped detail: %s", got[0].Detail)
+			}
+		})
+	}
+}
+
+// A site without consentd's banner is judged on the first visit: its trackers there are
+// findings, next to the notice that nothing else was checked.
+func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
+	t.Parallel()
+	v := &core.Verification{Banner: core.BannerNone, States: []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{"https://a.example/"},
+		Requests: []core.VerifiedRequest{{URL: "https://ads.example/a.js", Page: "https://a.example/", Service: "ads", Category: "marketing", ThirdParty: true}}}}}
+	r := core.EvaluateCompliance(nil, v, "scan-9", complianceCatalog(t), reportTime)
+	if r.Compliant || len(withRule(r, "enforcement.before-decision")) != 1 || len(withRule(r, "enforcement.no-consentd-banner")) != 1 {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	if r.Findings[0].Severity != core.SeverityError || *r.VerificationScanID != "scan-9" {
+		t.Fatal("errors first, with the scan")
+	}
+	for _, s := range r.Summary {
+		if s.Family == core.FamilyBanner && s.Rules != 0 {
+			t.Fatal("no configuration, no banner rules checked")
+		}
+		if s.Family == core.FamilyEnforcement && (s.Rules != 3 || s.Errors != 1 || s.Notices != 1 || s.Passed != 1) {
+			t.Fatalf("enforcement summary %+v", s)
+		}
+	}
+}
+
+func TestCleanSiteIsCompliant(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	r := core.EvaluateCompliance(in, cleanVerification(), "scan-1", complianceCatalog(t), reportTime)
+	if !r.Compliant || len(r.Findings) != 0 {
+		t.Fatalf("a clean site has findings: %+v", r.Findings)
+	}
+	if r.SiteID != "site-1" || *r.VerificationScanID != "scan-1" || !r.GeneratedAt.Equal(reportTime) {
+		t.Fatalf("report header %+v", r)
+	}
+	rules := 0
+	for _, s := range r.Summary {
+		if s.Rules == 0 || s.Passed != s.Rules || s.Errors+s.Warnings+s.Notices != 0 {
+			t.Fatalf("summary %+v", s)
+		}
+		rules += s.Rules
+	}
+	if rules != 21 {
+		t.Fatalf("%d rules checked, want every rule (21)", rules)
+	}
+}
+
+func TestFindingsSortedBySeverityThenRule(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	in.Banner.DefaultBehavior, in.Banner.ReopenButton, in.Banner.CookieExpirationDays = "opt_out", false, 300
+	v := cleanVerification()
+	v.States[0].Requests = append(v.States[0].Requests, core.VerifiedRequest{URL: "https://x.example/", Page: "https://shop.example/", ThirdParty: true})
+	r := core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Severity+" "+f.RuleID)
+	}
+	want := []string{"error consent.opt-out-eu", "error consent.preticked", "warning banner.withdraw-lasting",
+		"notice consent.lifetime-long", "notice enforcement.unattributed"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
+func TestButtonTextColorAndContrast(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		bg, text string
+	}{{"#ffffff", core.ButtonTextDark}, {"#000", core.ButtonTextLight}, {"#1a56db", core.ButtonTextLight}, {"#FFD700", core.ButtonTextDark}, {"red", core.ButtonTextLight}, {"#12345", core.ButtonTextLight}} {
+		if got := core.ButtonTextColor(c.bg); got != c.text {
+			t.Errorf("%s: text %s, want %s", c.bg, got, c.text)
+		}
+	}
+	if r, ok := core.ContrastRatio("#000000", "#FFFFFF"); !ok || r != 21 {
+		t.Fatalf("black on white %v", r)
+	}
+	if r, _ := core.ContrastRatio("#767676", "#ffffff"); r < 4.5 || r > 4.6 {
+		t.Fatalf("#767676 on white is WCAG's 4.54:1, got %v", r)
+	}
+	if _, ok := core.ContrastRatio("#gg0000", "#fff"); ok {
+		t.Fatal("not a colour")
+	}
+}
+
+func TestComplianceReportUseCase(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newManager(t)
+	orgID, site := mustSite(t, m)
+	other, _ := m.Orgs.CreateOrganization(ctx, "other")
+	_, err := m.Compliance.Report(ctx, other.ID, site.ID)
+	wantCode(t, err, core.CodeNotFound)
+	_, err = m.Compliance.Report(ctx, orgID, "00000000-0000-7000-8000-999999999999")
+	wantCode(t, err, core.CodeNotFound)
+
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{DefaultBehavior: ptr("opt_out")}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Compliance.Report(ctx, orgID, site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Compliant || r.SiteID != site.ID || r.VerificationScanID != nil || r.VerifiedAt != nil ||
+		len(withRule(r, "consent.opt-out-eu")) != 1 || len(withRule(r, "banner.privacy-policy")) != 1 {
+		t.Fatalf("report of an opt-out banner without a privacy policy: %+v", r)
+	}
+
+	// The latest completed verification scan is read, whatever came after it.
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	mk := func(mode string, v *core.Verification, offset time.Duration) *core.Scan {
+		sc := &core.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: at.Add(offset)}
+		if err := m.store.CreateScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		fin := at.Add(offset + time.Minute)
+		sc.Status, sc.FinishedAt, sc.Verification = core.ScanCompleted, &fin, v
+		if err := m.store.UpdateScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	v := cleanVerification()
+	v.States[1].Cookies = append(v.States[1].Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example", Page: "https://shop.example/", Service: "ads", Category: "marketing"})
+	ver := mk(core.ScanVerify, v, 0)
+	mk(core.ScanDeep, nil, time.Hour)
+	r, err = m.Compliance.Report(ctx, orgID, site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.VerificationScanID == nil || *r.VerificationScanID != ver.ID || r.VerifiedAt == nil || !r.VerifiedAt.Equal(*ver.FinishedAt) {
+		t.Fatalf("verification scan %v at %v, want %s", r.VerificationScanID, r.VerifiedAt, ver.ID)
+	}
+	f := withRule(r, "enforcement.after-reject")
+	if len(f) != 1 || *f[0].Evidence.ScanID != ver.ID || *f[0].Evidence.Category != "marketing" {
+		t.Fatalf("after-reject finding from the scan: %+v", f)
+	}
+}
+
+// With a verification scan, Consent Mode is judged on what the browser saw, not on the notice.
+func TestConsentModeSettledByVerification(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	in.Banner.GCMExcludeVendor = true
+	v := cleanVerification()
+	r := core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	if len(withRule(r, "consent.gcm-default")) != 0 {
+		t.Fatalf("defaults seen in place, yet %+v", withRule(r, "consent.gcm-default"))
+	}
+	v.ConsentModeDefault = false
+	r = core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	if got := withRule(r, "consent.gcm-default"); len(got) != 1 || got[0].Severity != core.SeverityError {
+		t.Fatalf("defaults missing: %+v", got)
+	}
+}
+
+// `consentd verify` judges the public configuration the runtime fetched, as JSON: it must give
+// the same configuration findings as the management API's report.
+func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newManager(t)
+	orgID, site := mustSite(t, m)
+	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", "statistics"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{DefaultBehavior: ptr("opt_out"), CookieExpirationDays: ptr(500)}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := m.Compliance.Report(ctx, orgID, site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := m.Consents.PublicConfig(ctx, site.ProjectKey, "DE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(cfg)
+	var fetched core.PublicConfig
+	if err := json.Unmarshal(b, &fetched); err != nil {
+		t.Fatal(err)
+	}
+	lib, _ := library.FromServices([]*library.Service{svc("ads", "marketing", false, "ads.example/a.js")})
+	got := core.EvaluateCompliance(core.ComplianceInputFromPublicConfig(&fetched), nil, "", lib, reportTime)
+	ids := func(r *core.ComplianceReport) string {
+		var s []string
+		for _, f := range r.Findings {
+			s = append(s, f.RuleID+" "+f.Detail)
+		}
+		return strings.Join(s, "\n")
+	}
+	if ids(got) != ids(rep) || got.SiteID != site.ID || len(withRule(got, "consent.gpc")) != 1 {
+		t.Fatalf("from the public configuration:\n%s\nfrom the store:\n%s", ids(got), ids(rep))
+	}
+}

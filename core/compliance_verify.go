@@ -1,0 +1,192 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/consentd/consentd/library"
+)
+
+// The verification rules: what each consent state of a verification scan may let through.
+//
+// A request, cookie or storage key of a service counts in the site's own category for that
+// service when the site configured it (a required category is allowed in every state), and in
+// the library's category otherwise (essential is allowed in every state). Then:
+//   - no_decision, reject_all and withdrawn allow only those;
+//   - category:<slug> allows those and the category <slug>;
+//   - accept_all allows everything.
+//
+// What no service claims is reported only when third-party, as a notice to review: a
+// first-party cookie no service claims is most often the site's own.
+
+// stateRule is the rule a state's disallowed observations break; "" for a state that allows
+// everything or is unknown.
+func stateRule(state string) string {
+	switch {
+	case state == StateNoDecision:
+		return "enforcement.before-decision"
+	case state == StateRejectAll:
+		return "enforcement.after-reject"
+	case state == StateWithdrawn:
+		return "enforcement.after-withdrawal"
+	case strings.HasPrefix(state, StateCategoryPrefix):
+		return "enforcement.category-leak"
+	}
+	return ""
+}
+
+// categoryOf is the category an observation of service counts in: its slug, and whether it is
+// allowed without consent. known is false when no service claims it.
+func (e *evaluation) categoryOf(service, libCategory string) (slug string, required, known bool) {
+	if service == "" {
+		return "", false, false
+	}
+	if e.site != nil {
+		if s, ok := e.site.svcBySlug[service]; ok {
+			if c := e.site.catByID[s.CategoryID]; c != nil {
+				return c.Slug, c.IsRequired, true
+			}
+		}
+	}
+	if libCategory == "" && e.lib != nil {
+		if ls, ok := e.lib.Service(service); ok {
+			libCategory = ls.Category
+		}
+	}
+	if libCategory == "" {
+		return "", false, false
+	}
+	return libCategory, libCategory == library.CategoryEssential, true
+}
+
+// allowedIn reports whether a state lets a category run.
+func allowedIn(state, category string, required bool) bool {
+	if required || state == StateAcceptAll {
+		return true
+	}
+	if slug, ok := strings.CutPrefix(state, StateCategoryPrefix); ok {
+		return slug == category
+	}
+	return stateRule(state) == ""
+}
+
+// observation is one request, cookie or storage key of a state, as the rules see it.
+type observation struct {
+	service, category, page string
+	thirdParty              bool
+	request, cookie         string
+	what                    string
+}
+
+func observations(st *VerifiedState) []observation {
+	var out []observation
+	for _, r := range st.Requests {
+		out = append(out, observation{service: r.Service, category: r.Category, page: r.Page, thirdParty: r.ThirdParty,
+			request: r.URL, what: "requested " + r.URL})
+	}
+	for _, list := range [][]VerifiedStorage{st.Cookies, st.Storage} {
+		for _, k := range list {
+			name := k.Name + " (" + k.Domain + ")"
+			what := "set cookie " + name
+			if k.Kind != StorageCookie {
+				what = "wrote " + k.Kind + " key " + name
+			}
+			out = append(out, observation{service: k.Service, category: k.Category, page: k.Page, thirdParty: k.ThirdParty,
+				cookie: name, what: what})
+		}
+	}
+	return out
+}
+
+func (e *evaluation) verificationRules(v *Verification) {
+	e.check("enforcement.no-consentd-banner", "enforcement.unattributed", "consent.gcm-default")
+	if v.Banner == BannerNone {
+		// enforcement.no-consentd-banner: without consentd's runtime the engine cannot drive the
+		// site's banner, so only the first visit was checked; say so, so that a clean report
+		// is not read as proof that reject is obeyed.
+		pages := 0
+		for _, st := range v.States {
+			if st.State == StateNoDecision {
+				pages = len(st.Pages)
+			}
+		}
+		e.add("enforcement.no-consentd-banner", "", map[string]string{"pages": strconv.Itoa(pages)},
+			Evidence{ScanID: strp(e.scanID), State: strp(StateNoDecision)})
+	} else {
+		e.check("enforcement.unmarked-tag-fetched")
+	}
+	for i := range v.States {
+		st := &v.States[i]
+		rule := stateRule(st.State)
+		if rule == "" {
+			continue
+		}
+		e.check(rule)
+		var unattributed []observation
+		for _, o := range observations(st) {
+			cat, required, known := e.categoryOf(o.service, o.category)
+			if !known {
+				// Unclaimed third-party traffic where nothing is consented to: review it. In a
+				// category state it may well belong to the accepted category.
+				if o.thirdParty && !strings.HasPrefix(st.State, StateCategoryPrefix) {
+					unattributed = append(unattributed, o)
+				}
+				continue
+			}
+			if allowedIn(st.State, cat, required) {
+				continue
+			}
+			// One finding per rule, service and state, with the first observation as evidence.
+			ev := Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request),
+				Cookie: strp(o.cookie), Service: strp(o.service), Category: strp(cat)}
+			state, _ := strings.CutPrefix(st.State, StateCategoryPrefix)
+			e.addGrouped(o.service+"\x00"+st.State, rule, map[string]string{"service": o.service, "category": cat,
+				"what": o.what, "page": o.page, "state": state}, ev)
+		}
+		if len(unattributed) > 0 {
+			o := unattributed[0]
+			item := o.request
+			if item == "" {
+				item = o.cookie
+			}
+			e.add("enforcement.unattributed", "", map[string]string{"state": st.State, "count": strconv.Itoa(len(unattributed)),
+				"item": item, "page": o.page},
+				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request), Cookie: strp(o.cookie)})
+		}
+		// enforcement.unmarked-tag-fetched: the runtime held an unmarked tag (its category was
+		// not allowed), but the browser's preload scanner had already requested its URL: the
+		// vendor received the visit before consent. One finding per tag and state.
+		for _, h := range st.HeldUnmarked {
+			if !h.Requested {
+				continue
+			}
+			cat, _, _ := e.categoryOf(h.Service, h.Category)
+			e.addGrouped(h.URL+"\x00"+st.State, "enforcement.unmarked-tag-fetched",
+				map[string]string{"url": h.URL, "state": st.State, "page": h.Page},
+				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(h.Page), Request: strp(h.URL),
+					Service: strp(h.Service), Category: strp(cat)})
+		}
+	}
+	e.consentModeVerified(v)
+}
+
+// consentModeVerified is the verification side of consent.gcm-default: a Google tag that reads
+// Consent Mode but found no default command behaves as if everything were granted.
+func (e *evaluation) consentModeVerified(v *Verification) {
+	if v.ConsentModeDefault {
+		return
+	}
+	for _, st := range v.States {
+		for _, r := range st.Requests {
+			if !isConsentModeService(r.Service) {
+				continue
+			}
+			e.add("consent.gcm-default", "", map[string]string{"what": fmt.Sprintf(
+				"Google Consent Mode's default command was not in the dataLayer before %s was requested (%s, state %s): Google's tags assume consent.",
+				r.Service, r.URL, st.State)},
+				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(r.Page), Request: strp(r.URL), Service: strp(r.Service)})
+			return
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package core
+
+import "context"
+
+// Compliance answers "am I compliant, and how do you know?" for a site.
+type Compliance struct{ *base }
+
+// Report applies the compliance rules to the site's configuration (banner, categories,
+// services) and to its latest completed verification scan, if any. not_found when the site is
+// not the organization's.
+func (m *Compliance) Report(ctx context.Context, orgID, siteID string) (*ComplianceReport, error) {
+	site, err := m.store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return nil, err
+	}
+	now := m.now()
+	// The public endpoints' view of the site: the configuration the runtime is served.
+	v, err := m.publicSite(ctx, site.ProjectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs}
+	var ver *Verification
+	var scanID string
+	sc, err := m.store.LatestScanOfMode(ctx, site.ID, ScanVerify, ScanCompleted)
+	switch {
+	case err == nil && sc.Verification != nil:
+		ver, scanID = sc.Verification, sc.ID
+	case err != nil && !IsNotFound(err):
+		return nil, err
+	}
+	rep := EvaluateCompliance(in, ver, scanID, m.catalog, now)
+	rep.SiteID = site.ID
+	if ver != nil {
+		rep.VerifiedAt = sc.FinishedAt
+	}
+	return rep, nil
+}

@@ -1,0 +1,269 @@
+package core
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The compliance rules: what a site's configuration and its latest verification scan are
+// checked against. The rules' texts (title, source, fix, detail template and default severity)
+// live in compliance_rules.json, one entry per stable rule ID, so that they can be reviewed and
+// translated without reading Go; the checks are in compliance_config.go (the configuration)
+// and compliance_verify.go (a verification scan's observations). docs/compliance.md lists them.
+
+// Rule families, in the order of a report's summary.
+const (
+	FamilyBanner      = "banner"
+	FamilyConsent     = "consent"
+	FamilyDeclaration = "declaration"
+	FamilyEnforcement = "enforcement"
+)
+
+// RuleFamilies lists the families, in summary order.
+var RuleFamilies = []string{FamilyBanner, FamilyConsent, FamilyDeclaration, FamilyEnforcement}
+
+// Consent lifetimes the rules measure banner.cookieExpirationDays against: at most 13 months
+// (CNIL), and about six months recommended.
+const (
+	MaxConsentLifetimeDays         = 396
+	RecommendedConsentLifetimeDays = 183
+)
+
+// MinButtonTextContrast is WCAG's minimum contrast of normal-size text (SC 1.4.3).
+const MinButtonTextContrast = 4.5
+
+// Prominence limits of the reject button against the accept button, by their contrast with
+// the banner's background: below MinButtonVisibility (WCAG's 3:1 for user-interface
+// components, SC 1.4.11) reject hardly stands out; below RejectProminenceShare of accept's
+// contrast it is visibly the weaker choice.
+const (
+	MinButtonVisibility   = 3.0
+	RejectProminenceShare = 0.8
+)
+
+// ruleText is one entry of compliance_rules.json.
+type ruleText struct {
+	Family   string `json:"family"`
+	Severity string `json:"severity"`
+	Title    string `json:"title"`
+	Source   string `json:"source"`
+	Fix      string `json:"fix"`
+	// Detail is a template whose {name} placeholders are filled per finding.
+	Detail string `json:"detail"`
+}
+
+//go:embed compliance_rules.json
+var complianceRulesJSON []byte
+
+var (
+	complianceRules = mustRuleTexts(complianceRulesJSON)
+	placeholder     = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
+)
+
+func mustRuleTexts(b []byte) map[string]ruleText {
+	var m map[string]ruleText
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic("core: compliance_rules.json: " + err.Error())
+	}
+	for id, r := range m {
+		if !slices.Contains(RuleFamilies, r.Family) || !slices.Contains(Severities, r.Severity) ||
+			!strings.HasPrefix(id, r.Family+".") || r.Title == "" || r.Source == "" || r.Fix == "" || r.Detail == "" {
+			panic("core: compliance_rules.json: incomplete or inconsistent rule " + id)
+		}
+	}
+	return m
+}
+
+// renderDetail fills a detail template; a placeholder without a value is left as it is (the
+// rule-file test fails on it).
+func renderDetail(tmpl string, params map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(p string) string {
+		if v, ok := params[p[1:len(p)-1]]; ok {
+			return v
+		}
+		return p
+	})
+}
+
+// EvaluateCompliance applies the configuration rules to in (when not nil) and the verification
+// rules to v, the observations of verification scan scanID (when not nil), and returns the
+// report: findings sorted by severity, rule ID and evidence, a summary per family, and
+// Compliant when no finding is an error. lib is the service library, for the library category
+// of services; now is GeneratedAt. The report's SiteID is in's banner's site, if any; the
+// caller sets VerificationScanID's time (VerifiedAt).
+func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib Catalog, now time.Time) *ComplianceReport {
+	e := &evaluation{checked: map[string]bool{}, groups: map[string]*pending{}, scanID: scanID, lib: lib}
+	if in != nil {
+		e.site = newSiteIndex(in)
+		if in.Banner != nil {
+			e.configRules(in, v)
+		}
+	}
+	if v != nil {
+		e.verificationRules(v)
+	}
+	rep := &ComplianceReport{GeneratedAt: now.UTC(), Findings: e.finish()}
+	if in != nil && in.Banner != nil {
+		rep.SiteID = in.Banner.SiteID
+	}
+	if v != nil && scanID != "" {
+		rep.VerificationScanID = &scanID
+	}
+	rep.Compliant = !rep.Reaches(SeverityError)
+	rep.Summary = e.summary(rep.Findings)
+	return rep
+}
+
+// pending is a finding being collected: grouped findings count what they stand for.
+type pending struct {
+	rule     string
+	severity string
+	params   map[string]string
+	evidence Evidence
+	more     int
+}
+
+// evaluation collects the checked rules and their findings.
+type evaluation struct {
+	checked map[string]bool
+	list    []*pending
+	groups  map[string]*pending
+	scanID  string
+	lib     Catalog
+	site    *siteIndex
+}
+
+// check records that rules were checked, for the summary.
+func (e *evaluation) check(rules ...string) {
+	for _, r := range rules {
+		if _, ok := complianceRules[r]; !ok {
+			panic("core: compliance rule " + r + " has no entry in compliance_rules.json")
+		}
+		e.checked[r] = true
+	}
+}
+
+// add records a finding of rule at severity ("" for the rule's own).
+func (e *evaluation) add(rule, severity string, params map[string]string, ev Evidence) {
+	e.check(rule)
+	if severity == "" {
+		severity = complianceRules[rule].Severity
+	}
+	e.list = append(e.list, &pending{rule: rule, severity: severity, params: params, evidence: ev})
+}
+
+// addGrouped records a finding once per key: later ones only count, in the detail's {more}.
+func (e *evaluation) addGrouped(key, rule string, params map[string]string, ev Evidence) {
+	k := rule + "\x00" + key
+	if p, ok := e.groups[k]; ok {
+		p.more++
+		return
+	}
+	e.add(rule, "", params, ev)
+	e.groups[k] = e.list[len(e.list)-1]
+}
+
+func (e *evaluation) finish() []Finding {
+	out := make([]Finding, 0, len(e.list))
+	for _, p := range e.list {
+		r := complianceRules[p.rule]
+		if _, ok := p.params["more"]; !ok {
+			p.params["more"] = ""
+		}
+		if p.more > 0 {
+			p.params["more"] = fmt.Sprintf(", and %d more like it", p.more)
+		}
+		out = append(out, Finding{RuleID: p.rule, Family: r.Family, Severity: p.severity, Title: r.Title,
+			Source: r.Source, Fix: r.Fix, Detail: renderDetail(r.Detail, p.params), Evidence: p.evidence})
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if c := slices.Index(Severities, a.Severity) - slices.Index(Severities, b.Severity); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Evidence.sortKey(), b.Evidence.sortKey())
+	})
+	return out
+}
+
+func (ev Evidence) sortKey() string {
+	s := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return strings.Join([]string{s(ev.Field), s(ev.State), s(ev.Service), s(ev.Page), s(ev.Request), s(ev.Cookie), s(ev.Value)}, "\x00")
+}
+
+func (e *evaluation) summary(fs []Finding) []FamilySummary {
+	out := make([]FamilySummary, 0, len(RuleFamilies))
+	for _, fam := range RuleFamilies {
+		s := FamilySummary{Family: fam}
+		failed := map[string]bool{}
+		for _, f := range fs {
+			if f.Family != fam {
+				continue
+			}
+			failed[f.RuleID] = true
+			switch f.Severity {
+			case SeverityError:
+				s.Errors++
+			case SeverityWarning:
+				s.Warnings++
+			default:
+				s.Notices++
+			}
+		}
+		for id := range e.checked {
+			if complianceRules[id].Family == fam {
+				s.Rules++
+				if !failed[id] {
+					s.Passed++
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// siteIndex is the site's configuration as the rules look it up.
+type siteIndex struct {
+	catByID   map[string]*Category
+	svcBySlug map[string]*Service
+}
+
+func newSiteIndex(in *ComplianceInput) *siteIndex {
+	x := &siteIndex{catByID: map[string]*Category{}, svcBySlug: map[string]*Service{}}
+	for _, c := range in.Categories {
+		x.catByID[c.ID] = c
+	}
+	for _, s := range in.Services {
+		x.svcBySlug[s.Slug] = s
+	}
+	return x
+}
+
+// strp returns a pointer to s, nil for "".
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// listed joins at most five names, saying how many more there are.
+func listed(names []string) string {
+	if len(names) <= 5 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
+}

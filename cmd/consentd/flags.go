@@ -46,6 +46,7 @@ var settings = []string{
 	"scan-timeout", "scan-max-attempts", "scan-retry-base", "scan-rescue-after", "shutdown-timeout",
 	"max-pages", "allow-private", "password", "org", "name", "url", "out", "to", "grace", "site",
 	"scan-mode", "scan-browsers", "scan-connect-to", "scan-ca-cert", "chromium-path", "mode", "connect-to", "ca-cert",
+	"project-key", "fail-on", "json", "categories",
 }
 
 // parse parses args, flags and positional arguments in any order, then sets every flag not

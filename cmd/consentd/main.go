@@ -29,6 +29,8 @@ Usage:
                                         (ORG: an organization's ID or name)
   consentd records verify --site ID     recompute a site's consent log chain; exit 1 on a break
   consentd scan URL [URL...]            one-off scan, no database; prints JSON
+  consentd verify URL [--fail-on error]  verify the banner is obeyed, per consent state, in a local
+                                        browser; prints the compliance report; exit 1 on findings
   consentd library lint DIR             validate a directory of library entries
   consentd library import-ocd FILE.csv --out DIR
                                         convert Open Cookie Database CSV to library entries
@@ -43,8 +45,16 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+			if ee.err == nil {
+				os.Exit(code)
+			}
+		}
 		fmt.Fprintln(os.Stderr, "consentd:", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 
@@ -76,6 +86,8 @@ func run(ctx context.Context, args []string) error {
 		return recordsVerify(ctx, rest)
 	case "scan":
 		return scan(ctx, rest)
+	case "verify":
+		return verify(ctx, rest, os.Stdout)
 	case "library lint":
 		return libraryLint(rest)
 	case "library import-ocd":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 
@@ -11,25 +12,48 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
+// reach are the flags of the commands that scan sites from the command line (scan, verify):
+// limits, the private-address policy, the storefront password, the library, connect-to rules,
+// an extra CA and the browser.
+type reach struct {
+	set                     app.ScanSettings
+	maxPages                int
+	password, libDir        string
+	caCert, envCACert       string
+	connectTo, envConnectTo repeatFlag
+}
+
+func (r *reach) register(fs *flag.FlagSet) {
+	fs.IntVar(&r.maxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
+	fs.BoolVar(&r.set.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
+	fs.BoolVar(&r.set.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
+	fs.StringVar(&r.password, "password", "", "storefront password, submitted when the shop shows its password page")
+	fs.StringVar(&r.libDir, "library-dir", "", "directory of extra or overriding library entries")
+	fs.Var(&r.connectTo, "connect-to", "HOST:PORT:CONNECT_HOST:CONNECT_PORT, curl's meaning (empty HOST or PORT: any); repeatable")
+	fs.Var(&r.envConnectTo, "scan-connect-to", "same as --connect-to, comma-separated (env CONSENTD_SCAN_CONNECT_TO)")
+	fs.StringVar(&r.caCert, "ca-cert", "", "PEM file of an extra trusted root certificate")
+	fs.StringVar(&r.envCACert, "scan-ca-cert", "", "same as --ca-cert (env CONSENTD_SCAN_CA_CERT)")
+	fs.StringVar(&r.set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH, default: chromium on the PATH)")
+}
+
+// options are the scan options of urls; the command line wins over the environment.
+func (r *reach) options(urls []string) (crawler.Options, error) {
+	r.set.ConnectTo, r.set.CACert = first(r.connectTo, r.envConnectTo), firstString(r.caCert, r.envCACert)
+	opts, err := app.ScanOptions(r.set)
+	if err != nil {
+		return opts, err
+	}
+	opts.StartURLs, opts.MaxPages, opts.StorefrontPassword = urls, r.maxPages, r.password
+	return opts, nil
+}
+
 func scan(ctx context.Context, args []string) error {
-	var set app.ScanSettings
-	var maxPages int
-	var password, libDir string
-	var mode, envMode, caCert, envCACert string
-	var connectTo, envConnectTo repeatFlag
+	var r reach
+	var mode, envMode string
 	fs := newFlags("scan")
-	fs.IntVar(&maxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
-	fs.BoolVar(&set.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
-	fs.BoolVar(&set.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
-	fs.StringVar(&password, "password", "", "storefront password, submitted when the shop shows its password page")
-	fs.StringVar(&libDir, "library-dir", "", "directory of extra or overriding library entries")
+	r.register(fs)
 	fs.StringVar(&mode, "mode", "", "static, deep (headless Chromium) or auto: deep when a browser is installed (default: CONSENTD_SCAN_MODE, else auto)")
 	fs.StringVar(&envMode, "scan-mode", core.ScanAuto, "same as --mode (env CONSENTD_SCAN_MODE)")
-	fs.Var(&connectTo, "connect-to", "HOST:PORT:CONNECT_HOST:CONNECT_PORT, curl's meaning (empty HOST or PORT: any); repeatable")
-	fs.Var(&envConnectTo, "scan-connect-to", "same as --connect-to, comma-separated (env CONSENTD_SCAN_CONNECT_TO)")
-	fs.StringVar(&caCert, "ca-cert", "", "PEM file of an extra trusted root certificate")
-	fs.StringVar(&envCACert, "scan-ca-cert", "", "same as --ca-cert (env CONSENTD_SCAN_CA_CERT)")
-	fs.StringVar(&set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH, default: chromium on the PATH)")
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -37,23 +61,20 @@ func scan(ctx context.Context, args []string) error {
 	if len(urls) == 0 {
 		return fmt.Errorf("usage: consentd scan [--mode static|deep|auto] [--max-pages N] [--scan-allow-private] [--password P] [--connect-to RULE]... [--ca-cert FILE] URL [URL...]")
 	}
-	// The command line wins over the environment.
-	set.ConnectTo, set.CACert = first(connectTo, envConnectTo), firstString(caCert, envCACert)
 	mode = firstString(mode, envMode)
-	if !core.ValidScanMode(mode) {
-		return fmt.Errorf("--mode %q: must be static, deep or auto", mode)
+	if !core.ValidScanMode(mode) || mode == core.ScanVerify {
+		return fmt.Errorf("--mode %q: must be static, deep or auto ('consentd verify URL' verifies)", mode)
 	}
-	opts, err := app.ScanOptions(set)
+	opts, err := r.options(urls)
 	if err != nil {
 		return err
 	}
-	opts.StartURLs, opts.MaxPages, opts.StorefrontPassword = urls, maxPages, password
-	engine, err := app.LoadEngine(libDir)
+	engine, err := app.LoadEngine(r.libDir)
 	if err != nil {
 		return err
 	}
 	var res *crawler.Result
-	browsers := app.NewBrowsers(set)
+	browsers := app.NewBrowsers(r.set)
 	defer browsers.Close()
 	if mode == core.ScanDeep || (mode == core.ScanAuto && browsers.Available() == nil) {
 		res, err = engine.DeepCrawl(ctx, opts, browsers)

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/adapters/collycrawler"
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/library"
+)
+
+// Exit statuses of `consentd verify`: 0 no finding reaches --fail-on; exitFindings when one
+// does; exitFailed for a usage error or a verification that could not run.
+const (
+	exitFindings = 1
+	exitFailed   = 2
+)
+
+// exitError ends the command with a status; a nil err prints nothing more.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func failed(err error) error { return &exitError{code: exitFailed, err: err} }
+
+const verifyUsage = "usage: consentd verify [--project-key K] [--fail-on warning|error|notice] [--json] [--categories a,b] " +
+	"[--max-pages N] [--allow-private] [--connect-to RULE]... [--ca-cert FILE] URL"
+
+// verify runs a verification scan of a site in a local browser, evaluates the compliance rules
+// on it and on the configuration the site's consentd runtime serves, and prints the report.
+func verify(ctx context.Context, args []string, stdout io.Writer) error {
+	var r reach
+	var projectKey, failOn string
+	var asJSON bool
+	var categories []string
+	fs := newFlags("verify")
+	r.register(fs)
+	fs.StringVar(&projectKey, "project-key", "", "the site's project key (default: the one the pages' consentd runtime names)")
+	fs.StringVar(&failOn, "fail-on", core.SeverityError, "exit with status 1 when a finding is this severe or more: error, warning or notice")
+	fs.BoolVar(&asJSON, "json", false, "print the compliance report as JSON (docs/compliance.md) instead of text")
+	fs.Var(listFlag{&categories}, "categories", "category slugs, comma-separated: one more consent state per category, only it accepted")
+	urls, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if len(urls) != 1 {
+		return failed(errors.New(verifyUsage))
+	}
+	if !slices.Contains(core.Severities, failOn) {
+		return failed(fmt.Errorf("--fail-on %q: must be one of %s", failOn, strings.Join(core.Severities, ", ")))
+	}
+	opts, err := r.options(urls)
+	if err != nil {
+		return failed(err)
+	}
+	catalog, err := library.Load(r.libDir)
+	if err != nil {
+		return failed(err)
+	}
+	engine, err := app.NewEngine(catalog)
+	if err != nil {
+		return failed(err)
+	}
+	browsers := app.NewBrowsers(r.set)
+	defer browsers.Close()
+	res, err := engine.Verify(ctx, opts, browsers, crawler.VerifyOptions{ProjectKey: projectKey, Categories: categories, MaxItems: core.MaxVerifiedItems})
+	if err != nil {
+		return failed(err)
+	}
+	v := res.Verification
+	var in *core.ComplianceInput
+	var notes []string
+	switch {
+	case v.Banner != crawler.BannerConsentd:
+	case len(v.PublicConfig) > 0:
+		var cfg core.PublicConfig
+		if err := json.Unmarshal(v.PublicConfig, &cfg); err != nil {
+			return failed(fmt.Errorf("the runtime's public configuration is not valid: %w", err))
+		}
+		in = core.ComplianceInputFromPublicConfig(&cfg)
+	default:
+		notes = append(notes, "the configuration rules were not checked: "+v.PublicConfigError)
+	}
+	rep := core.EvaluateCompliance(in, collycrawler.Verification(v), "", catalog, time.Now())
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return failed(err)
+		}
+	} else {
+		printReport(stdout, urls[0], v, rep, notes)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(os.Stderr, "consentd verify:", n)
+	}
+	if rep.Reaches(failOn) {
+		return &exitError{code: exitFindings}
+	}
+	return nil
+}
+
+// printReport writes the report for a reader: what was verified, the findings by severity with
+// their evidence and fix, and the summary per rule family.
+func printReport(w io.Writer, site string, v *crawler.Verification, rep *core.ComplianceReport, notes []string) {
+	fmt.Fprintf(w, "consentd verify %s\n", site)
+	var states []string
+	for _, s := range v.States {
+		states = append(states, s.State)
+	}
+	pages := 0
+	if len(v.States) > 0 {
+		pages = len(v.States[0].Pages)
+	}
+	banner := "consentd's banner (project " + v.ProjectKey + ")"
+	if v.Banner != crawler.BannerConsentd {
+		banner = "no consentd banner"
+	}
+	fmt.Fprintf(w, "%s; %d page(s) in each of the states %s\n", banner, pages, strings.Join(states, ", "))
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if rep.Compliant {
+		fmt.Fprintln(w, "\nCompliant: no error finding.")
+	} else {
+		fmt.Fprintln(w, "\nNot compliant: see the errors below.")
+	}
+	for _, sev := range core.Severities {
+		var list []core.Finding
+		for _, f := range rep.Findings {
+			if f.Severity == sev {
+				list = append(list, f)
+			}
+		}
+		if len(list) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev[:1])+sev[1:]+"s", len(list))
+		for _, f := range list {
+			fmt.Fprintf(w, "  [%s] %s\n", f.RuleID, f.Title)
+			if f.Detail != "" {
+				fmt.Fprintf(w, "    %s\n", f.Detail)
+			}
+			if ev := evidence(f.Evidence); ev != "" {
+				fmt.Fprintf(w, "    evidence: %s\n", ev)
+			}
+			fmt.Fprintf(w, "    fix: %s\n", f.Fix)
+			if f.Source != "" {
+				fmt.Fprintf(w, "    source: %s\n", f.Source)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nSummary")
+	for _, s := range rep.Summary {
+		fmt.Fprintf(w, "  %-12s %d/%d rules passed, %d error(s), %d warning(s), %d notice(s)\n",
+			s.Family, s.Passed, s.Rules, s.Errors, s.Warnings, s.Notices)
+	}
+}
+
+// evidence is a finding's evidence on one line.
+func evidence(e core.Evidence) string {
+	var parts []string
+	add := func(label string, v *string) {
+		if v != nil && *v != "" {
+			parts = append(parts, label+" "+*v)
+		}
+	}
+	if e.Field != nil {
+		f := *e.Field
+		if e.Value != nil {
+			f += " = " + *e.Value
+		}
+		parts = append(parts, f)
+	}
+	add("state", e.State)
+	add("page", e.Page)
+	add("request", e.Request)
+	add("cookie", e.Cookie)
+	add("service", e.Service)
+	add("category", e.Category)
+	return strings.Join(parts, "; ")
+}

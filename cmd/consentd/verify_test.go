@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/crawlertest"
+)
+
+// runVerify runs 'consentd verify' on a recorded site of testdata/verify, served over TLS
+// from loopback, and returns its output and exit status.
+func runVerify(t *testing.T, name string, extra ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "verify", name)
+	cfg := crawlertest.LoadSite(t, dir)
+	rule, caFile := serveSite(t, dir)
+	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", chromiumPath}, extra...)
+	stdout, stderr, err := runCLI(t, nil, append(args, cfg.Start[0])...)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		status = ee.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	return stdout, stderr, status
+}
+
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("!!! SKIPPING VERIFY TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
+	}
+}
+
+// TestVerifyCommand: 'consentd verify' exits 0 on the correctly set up site and 1 on the
+// faulty one, whose JSON report names each fault as its own finding with evidence; usage
+// errors exit 2.
+func TestVerifyCommand(t *testing.T) {
+	needBrowser(t)
+	out, errOut, status := runVerify(t, "clean")
+	if status != 0 || !strings.Contains(out, "Compliant: no error finding.") {
+		t.Fatalf("clean site: status %d\n%s\n%s", status, out, errOut)
+	}
+	out, errOut, status = runVerify(t, "faulty", "--json")
+	if status != exitFindings {
+		t.Fatalf("faulty site: status %d, want %d\n%s\n%s", status, exitFindings, out, errOut)
+	}
+	var rep core.ComplianceReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if rep.Compliant {
+		t.Error("faulty site reported compliant")
+	}
+	found := map[string]core.Finding{}
+	for _, f := range rep.Findings {
+		if _, ok := found[f.RuleID]; !ok {
+			found[f.RuleID] = f
+		}
+	}
+	// (a) the unmarked heatmap above the loader; (b) the unmarked pixel image, whose cookie
+	// comes back after withdrawal (the rules group a service's requests and cookies in one
+	// finding, the first request as its evidence); (c) the opt_out banner.
+	for rule, want := range map[string]string{
+		"enforcement.before-decision":  "static.hotjar.com/c/hotjar-3141592.js",
+		"enforcement.after-withdrawal": "www.facebook.com/tr?id=223344556677889",
+		"consent.opt-out-eu":           "banner.defaultBehavior",
+	} {
+		f, ok := found[rule]
+		if !ok {
+			t.Errorf("no %s finding", rule)
+			continue
+		}
+		ev, _ := json.Marshal(f.Evidence)
+		if !strings.Contains(string(ev), want) && !slices.ContainsFunc(rep.Findings, func(g core.Finding) bool {
+			b, _ := json.Marshal(g.Evidence)
+			return g.RuleID == rule && strings.Contains(string(b), want)
+		}) {
+			t.Errorf("%s: no finding with %q in its evidence; first: %s", rule, want, ev)
+		}
+	}
+	if t.Failed() {
+		t.Logf("report:\n%s", out)
+	}
+	if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {
+		t.Errorf("--fail-on fatal: status %d, want %d", status, exitFailed)
+	}
+}

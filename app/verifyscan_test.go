@@ -60,7 +60,7 @@ func TestVerifyScanOverHTTP(t *testing.T) {
 	if len(states) != 4 || states[0] != core.StateNoDecision || states[3] != core.StateWithdrawn || accepted == 0 {
 		t.Fatalf("states %v, %d requests after accept", states, accepted)
 	}
-	// A finished static scan has no verification.
+	// The no_decision state is a deep scan of the 10 pages too.
 	if got.PagesScanned != 10 {
 		t.Errorf("%d pages scanned", got.PagesScanned)
 	}

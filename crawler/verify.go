@@ -149,7 +149,7 @@ type HeldTag struct {
 // shared by its pages as a visitor's browser is, PagesAtOnce at a time, driving consentd's
 // banner by clicking its buttons:
 //
-//   - no_decision: every page, nothing clicked;
+//   - no_decision: the first page, then the others, nothing clicked;
 //   - reject_all: the first page, its banner's first-layer reject button (else reject through
 //     the preferences, else consentd.rejectAll()), every cookie and storage key but consentd's
 //     own deleted, then every page;
@@ -194,7 +194,7 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 	}
 	d.browsers, d.br = browsers, br
 	defer func() { browsers.release(br, !br.alive()) }()
-	v := &verifier{d: d, br: br, pages: pages, vo: vo}
+	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}}
 	ver, err := v.run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -253,6 +253,8 @@ type verifier struct {
 	br    *browser
 	pages []string
 	vo    VerifyOptions
+	// injected are the storefront cookies the scan gives every state ("name\x00domain").
+	injected map[string]bool
 }
 
 // run visits the states in order.
@@ -262,7 +264,7 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, err := v.loadAll(ctx, nd, true)
+	obs, err := v.loadAll(ctx, nd, true, true)
 	nd.close()
 	if err != nil {
 		return nil, err
@@ -311,7 +313,7 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 	if _, err := v.decide(ctx, acc, func(sc *stateCtx) error { return sc.mustClick(ctx, layerBanner, "accept") }, keepAll); err != nil {
 		return nil, err
 	}
-	obs, err = v.loadAll(ctx, acc, false)
+	obs, err = v.loadAll(ctx, acc, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +332,7 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, err = v.loadAll(ctx, acc, false)
+	obs, err = v.loadAll(ctx, acc, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +364,7 @@ func (v *verifier) decided(ctx context.Context, decision func(*stateCtx) error, 
 	if err != nil {
 		return VerifiedState{}, err
 	}
-	obs, err := v.loadAll(ctx, sc, false)
+	obs, err := v.loadAll(ctx, sc, false, false)
 	if err != nil {
 		return VerifiedState{}, err
 	}
@@ -394,5 +396,5 @@ func (v *verifier) decide(ctx context.Context, sc *stateCtx, decision func(*stat
 	if clear == keepAll {
 		return nil, nil
 	}
-	return sc.clearCookies(v.d.s, clear)
+	return sc.clearCookies(v.d.s, clear, v.injected)
 }

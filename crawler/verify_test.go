@@ -16,11 +16,15 @@ import (
 // to the replay servers as in deepScanSite.
 func verifySite(t testing.TB, name string, ix *library.Index, b *Browsers, vo VerifyOptions) (*Result, error) {
 	dir := filepath.Join("..", "testdata", "verify", name)
+	if strings.Contains(name, "/") {
+		dir = filepath.Join("..", "testdata", filepath.FromSlash(name))
+	}
 	cfg := loadSiteConfig(t, dir)
 	tb := newTestbed(t, siteHandler(dir, cfg))
 	e := New(ix)
 	tb.install(e, cfg.DNS)
-	opts := Options{StartURLs: cfg.Start, MaxPages: cfg.MaxPages, Concurrency: 4, Timeout: 90 * time.Second}
+	opts := Options{StartURLs: cfg.Start, MaxPages: cfg.MaxPages, StorefrontPassword: cfg.Password, IgnoreRobots: cfg.IgnoreRobots,
+		Concurrency: 4, Timeout: 90 * time.Second}
 	return e.Verify(context.Background(), opts, b, vo)
 }
 
@@ -181,5 +185,69 @@ func TestVerifyOtherVendor(t *testing.T) {
 	}
 	if v.ConsentModeDefault {
 		t.Error("consent mode default reported on a site without one")
+	}
+}
+
+// TestVerifyHeldUnmarked: with site-wide blocking, the runtime holds the page's unmarked tags
+// once it has its configuration (cached on the first page, so on the later ones from the
+// start) and reports them: the parser-inserted analytics tag, which the browser's preload
+// scanner requested anyway (on the first page, without a configuration yet, it even ran). The pixel its unmarked loader inserts at run time is held before
+// any fetch (and, inserted by script, is not one of the page's own tags). After accept both run.
+func TestVerifyHeldUnmarked(t *testing.T) {
+	b := testBrowsers(t)
+	res, err := verifySite(t, "held-unmarked", catalogIndex(t), b, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd := stateOf(t, res.Verification, StateNoDecision)
+	defer func() {
+		if t.Failed() {
+			dump(t, nd)
+		}
+	}()
+	var held []string
+	for _, h := range nd.HeldUnmarked {
+		if h.Page == "https://www.held-shop.example/more.html" {
+			held = append(held, h.URL+" "+h.Service+" "+h.Category+" "+map[bool]string{true: "requested", false: "not requested"}[h.Requested])
+		}
+	}
+	if want := []string{"https://www.googletagmanager.com/gtag/js?id=G-HELD0001 google-analytics statistics requested"}; !slices.Equal(held, want) {
+		t.Errorf("held unmarked on more.html %v, want %v", held, want)
+	}
+	if got := items(nd); has(got, "request meta-pixel marketing") {
+		t.Errorf("no_decision %v: the pixel was fetched", got)
+	}
+	// On the first page the runtime has no configuration yet when the parser meets the tag:
+	// only the loader (which inlines it) can hold unmarked tags there, so analytics ran.
+	for _, c := range nd.Cookies {
+		if c.Name == "_ga" && c.Page != "https://www.held-shop.example/" {
+			t.Errorf("_ga first held after %s, want the first page", c.Page)
+		}
+	}
+	acc := stateOf(t, res.Verification, StateAcceptAll)
+	if got := items(acc); !has(got, "cookie _ga google-analytics statistics") || !has(got, "cookie _fbp meta-pixel marketing") {
+		t.Errorf("accept_all %v", got)
+	}
+}
+
+// TestVerifyStorefront: a storefront the static pass unlocked with its password stays
+// unlocked in every browser context (the shop's own tags load, not the password page's), and
+// the storefront cookie the scan gave the browser is not reported.
+func TestVerifyStorefront(t *testing.T) {
+	b := testBrowsers(t)
+	res, err := verifySite(t, "sites/shop-password", catalogIndex(t), b, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd := res.Verification.States[0]
+	got := strings.Join(items(nd), ",")
+	if !strings.Contains(got, "request klaviyo ") || strings.Contains(got, "request shopify") {
+		dump(t, nd)
+		t.Fatalf("no_decision %s: want the unlocked shop's tags, not the password page's", got)
+	}
+	for _, c := range nd.Cookies {
+		if c.Name == "storefront_digest" {
+			t.Errorf("the scan's storefront cookie reported: %+v", c)
+		}
 	}
 }

@@ -106,6 +106,12 @@ func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
 		return nil, err
 	}
 	sc.id = chromedp.FromContext(cctx).BrowserContextID
+	// A storefront the static pass unlocked stays unlocked in the browser; those cookies are
+	// the scan's doing, never recorded nor cleared.
+	if err := v.d.injectCookies(cctx, sc.id, v.pages[0], &visit{injected: v.injected}); err != nil {
+		sc.close()
+		return nil, err
+	}
 	return sc, nil
 }
 
@@ -304,7 +310,7 @@ func (sc *stateCtx) clearStorage(ctx context.Context) error {
 // clearCookies deletes cookies as mode says and returns what the browser context still holds
 // ("name\x00domain" → value and expiry): the baseline against which what is set again
 // afterwards is told apart.
-func (sc *stateCtx) clearCookies(s *scan, mode clearMode) (map[string]string, error) {
+func (sc *stateCtx) clearCookies(s *scan, mode clearMode, injected map[string]bool) (map[string]string, error) {
 	res, err := chromedp.CallBrowser(sc.ctx, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: sc.id})
 	if err != nil {
 		return nil, err
@@ -312,7 +318,7 @@ func (sc *stateCtx) clearCookies(s *scan, mode clearMode) (map[string]string, er
 	base := map[string]string{}
 	for _, c := range res.Cookies {
 		dom := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
-		del := c.Name != "consentd"
+		del := c.Name != "consentd" && !injected[c.Name+"\x00"+dom]
 		if del && mode == deniedOnly {
 			svc := s.cookieOwner(c.Name, dom, !s.domains[s.domainOf(dom)], nil, nil)
 			del = svc != nil && !isEssential(svc.Category)

@@ -31,9 +31,11 @@ type pageObs struct {
 type tabRequest struct{ url, typ string }
 
 // loadAll loads every page in a tab of its own in the state's browser context, PagesAtOnce
-// at a time. With merge, what the pages did also goes into the scan's result as a deep scan's
-// pages do (the no_decision state is a deep scan).
-func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, merge bool) ([]*pageObs, error) {
+// at a time. With first, the first page is loaded alone before the others, as a visitor lands
+// on it before going on (the runtime caches its configuration there, and on the later pages
+// holds tags by it from the start). With merge, what the pages did also goes into the scan's
+// result as a deep scan's pages do (the no_decision state is a deep scan).
+func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool) ([]*pageObs, error) {
 	s := v.d.s
 	obs := make([]*pageObs, len(v.pages))
 	sem := make(chan struct{}, max(s.opts.PagesAtOnce, 1))
@@ -41,6 +43,9 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, merge bool) ([]*pa
 	var mu sync.Mutex
 	var fail error
 	for i, p := range v.pages {
+		if first && i == 1 {
+			wg.Wait()
+		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -62,7 +67,7 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, merge bool) ([]*pa
 	if merge {
 		records := sc.proxy.recorded()
 		for _, o := range obs {
-			s.mergeVisit(o.visit(records))
+			s.mergeVisit(o.visit(records, v.injected))
 		}
 	}
 	return obs, nil
@@ -70,8 +75,8 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, merge bool) ([]*pa
 
 // visit is a page of the state as DeepCrawl's merge reads it: the proxy's records of the
 // URLs its tab requested.
-func (o *pageObs) visit(records []proxied) *visit {
-	v := &visit{page: o.page, types: map[string]requestInfo{}, injected: map[string]bool{}, cookies: o.cookies, at: o.at,
+func (o *pageObs) visit(records []proxied, injected map[string]bool) *visit {
+	v := &visit{page: o.page, types: map[string]requestInfo{}, injected: injected, cookies: o.cookies, at: o.at,
 		storage: pageStorage{Host: o.info.Host, Local: o.info.Local, Session: o.info.Session}}
 	for _, r := range o.reqs {
 		v.types[r.url] = requestInfo{typ: r.typ}
@@ -195,7 +200,7 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 		for _, c := range o.cookies {
 			dom := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
 			key := c.Name + "\x00" + dom
-			if seen[key] || consentdStorage(c.Name) || (base != nil && base[key] == cookieState(c)) {
+			if seen[key] || consentdStorage(c.Name) || v.injected[key] || (base != nil && base[key] == cookieState(c)) {
 				continue
 			}
 			seen[key] = true

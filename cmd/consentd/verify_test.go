@@ -53,6 +53,7 @@ func TestVerifyCommand(t *testing.T) {
 	if status != 0 || !strings.Contains(out, "Compliant: no error finding.") {
 		t.Fatalf("clean site: status %d\n%s\n%s", status, out, errOut)
 	}
+	t.Logf("clean site:\n%s", out)
 	out, errOut, status = runVerify(t, "faulty", "--json")
 	if status != exitFindings {
 		t.Fatalf("faulty site: status %d, want %d\n%s\n%s", status, exitFindings, out, errOut)
@@ -93,6 +94,17 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("report:\n%s", out)
+	}
+	// The text report of the faulty site: findings by severity, each with evidence and fix.
+	out, _, status = runVerify(t, "faulty", "--fail-on", "warning")
+	for _, want := range []string{"Not compliant", "\nErrors (", "[enforcement.after-withdrawal]",
+		"evidence: state withdrawn; page https://www.faulty-shop.example/", "fix: Set banner.defaultBehavior to opt_in", "\nSummary\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	if status != exitFindings || t.Failed() {
+		t.Fatalf("faulty site, text: status %d\n%s", status, out)
 	}
 	if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {
 		t.Errorf("--fail-on fatal: status %d, want %d", status, exitFailed)

@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/library"
 )
 
 // stateCtx is one browser context of a verification: its proxy (every request of its pages),
@@ -229,12 +231,16 @@ func (sc *stateCtx) click(ctx context.Context, layer, action string, wait time.D
 
 // mustClick clicks a button that must be there.
 func (sc *stateCtx) mustClick(ctx context.Context, layer, action string) error {
-	res, err := sc.click(ctx, layer, action, 5*time.Second)
+	const wait = 5 * time.Second
+	res, err := sc.click(ctx, layer, action, wait)
 	if err != nil {
 		return err
 	}
-	if res != clickDone {
-		return fmt.Errorf("consentd's %s has no %q button (%s)", layer, action, res)
+	switch res {
+	case clickMissing:
+		return fmt.Errorf("consentd's %s has no %q button", layer, action)
+	case clickAbsent:
+		return fmt.Errorf("consentd's %s was not shown within %v (did the runtime get its configuration?)", layer, wait)
 	}
 	return nil
 }
@@ -337,4 +343,6 @@ func (sc *stateCtx) clearCookies(s *scan, mode clearMode, injected map[string]bo
 func cookieState(c *network.Cookie) string { return fmt.Sprintf("%s\x00%.0f", c.Value, c.Expires) }
 
 // isEssential reports whether a library category is strictly necessary.
-func isEssential(category string) bool { return category == "" || category == "essential" }
+func isEssential(category string) bool {
+	return category == "" || category == library.CategoryEssential
+}

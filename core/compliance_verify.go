@@ -114,7 +114,20 @@ func (e *evaluation) verificationRules(v *Verification) {
 		e.add("enforcement.no-consentd-banner", "", map[string]string{"pages": strconv.Itoa(pages)},
 			Evidence{ScanID: strp(e.scanID), State: strp(StateNoDecision)})
 	} else {
-		e.check("enforcement.unmarked-tag-fetched")
+		e.check("enforcement.unmarked-tag-fetched", "enforcement.reject-not-shown")
+		// enforcement.reject-not-shown: the runtime always renders reject beside accept, so a
+		// first layer without a clickable reject button means the page hid or broke it; the
+		// configuration rule cannot see that, the browser can.
+		if !v.RejectOnFirstLayer {
+			page := ""
+			for _, st := range v.States {
+				if st.State == StateRejectAll && len(st.Pages) > 0 {
+					page = st.Pages[0]
+				}
+			}
+			e.add("enforcement.reject-not-shown", "", map[string]string{"page": page},
+				Evidence{ScanID: strp(e.scanID), State: strp(StateRejectAll), Page: strp(page)})
+		}
 	}
 	for i := range v.States {
 		st := &v.States[i]

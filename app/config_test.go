@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,23 @@ func TestValidateScanSettings(t *testing.T) {
 	ok.ScanConnectTo, ok.ScanMode, ok.ScanBrowsers = []string{"::127.0.0.1:8443", "www.example.com:443:[::1]:"}, "deep", 2
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid scan settings refused: %v", err)
+	}
+}
+
+func TestTuneGCLeavesAnOperatorsGOGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
+	tuneGC(func(k string) string {
+		if k == "GOGC" {
+			return "150"
+		}
+		return ""
+	})
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC set by the operator, yet the target became %d", got)
+	}
+	tuneGC(func(string) string { return "" })
+	if got := debug.SetGCPercent(100); got != ServerGCPercent {
+		t.Fatalf("no GOGC: target %d, want %d", got, ServerGCPercent)
 	}
 }

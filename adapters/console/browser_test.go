@@ -175,6 +175,16 @@ func TestConsoleJourney(t *testing.T) {
 	submit(t, ctx, "document.querySelector('form.configure button').click()")
 	mustContain(t, ctx, "added (", "Google Analytics", "Meta Pixel")
 
+	// Verification: the recorded blog runs no consentd banner, so only the first visit, with no
+	// decision, is checked; the scan page says so and lists the state.
+	navigate(t, ctx, site+"/scans")
+	submit(t, ctx, "document.querySelector('form[action$=\"/scans\"] button[value=verify]').click()")
+	waitFor(t, ctx, "/\\/scans\\/[0-9a-f-]{36}$/.test(location.pathname)")
+	waitForWithin(t, ctx, "document.querySelector('.scan-status .badge-completed, .scan-status .badge-failed')", 2*time.Minute)
+	mustContain(t, ctx, "Status: Completed", "Verification", "No consentd banner ran on the pages", "no_decision",
+		"See what this means on the compliance report")
+	checkPage(t, ctx, base, "10b-verification")
+
 	// Overview: the latest scan's trackers; site-wide blocking on.
 	navigate(t, ctx, site)
 	mustContain(t, ctx, "Trackers found by the latest completed scan", "G-BLOG123456", "Site-wide blocking is off")

@@ -35,15 +35,12 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	s, err := e.crawl(ctx, opts, true)
+	d, err := e.browserPass(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar}
 	defer d.tr.CloseIdleConnections()
-	s.storage, s.preConsent = map[string]*storageAgg{}, map[string]*preConsentAgg{}
-	// The browser replaces what Set-Cookie headers said: only what it holds at the end counts.
-	s.cookies = map[string]*cookieAgg{}
+	s := d.s
 	pages := append([]string(nil), s.htmlPages...)
 	sort.Strings(pages)
 	br, err := browsers.acquire(ctx)
@@ -91,6 +88,20 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 	r.Mode = ModeDeep
 	s.deepResult(r)
 	return r, nil
+}
+
+// browserPass runs the static pass that discovers the pages (limits, robots.txt, storefront
+// password) and prepares the browser pass of a deep scan or a verification: its transport,
+// download budget and empty browser-side tallies. The caller closes d.tr's idle connections.
+func (e *Engine) browserPass(ctx context.Context, opts Options) (*deepScan, error) {
+	s, err := e.crawl(ctx, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar}
+	// The browser replaces what Set-Cookie headers said: only what it holds at the end counts.
+	s.storage, s.preConsent, s.cookies = map[string]*storageAgg{}, map[string]*preConsentAgg{}, map[string]*cookieAgg{}
+	return d, nil
 }
 
 // deepScan is the browser pass of one scan.

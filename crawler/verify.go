@@ -177,13 +177,12 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	s, err := e.crawl(ctx, opts, true)
+	d, err := e.browserPass(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar}
 	defer d.tr.CloseIdleConnections()
-	s.storage, s.preConsent, s.cookies = map[string]*storageAgg{}, map[string]*preConsentAgg{}, map[string]*cookieAgg{}
+	s := d.s
 	pages := firstPageFirst(s.htmlPages, opts.StartURLs)
 	if len(pages) == 0 {
 		return nil, &Error{Kind: KindInvalidInput, Message: "no HTML page could be fetched, so there is nothing to verify"}

@@ -84,58 +84,6 @@ type fixture struct {
 	cats map[string]*core.Category
 }
 
-// testLatestScanOfMode: the compliance report reads the latest completed verification scan,
-// whatever scans of other modes or statuses came after it, with its verification stored by
-// UpdateScan.
-func testLatestScanOfMode(t *testing.T, s core.Store) {
-	f := seed(t, s)
-	base := now()
-	mk := func(i int, mode, status string) *core.Scan {
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"},
-			Status: core.ScanPending, Mode: mode, CreatedAt: base.Add(time.Duration(i) * time.Second)}
-		must(t, s.CreateScan(ctx, sc))
-		if status != core.ScanPending {
-			fin := base.Add(time.Duration(i)*time.Second + time.Minute)
-			sc.Status, sc.FinishedAt = status, &fin
-			if mode == core.ScanVerify && status == core.ScanCompleted {
-				sc.Verification = &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, States: []core.VerifiedState{{
-					State: core.StateNoDecision, Pages: []string{"https://shop.example/"},
-					Requests: []core.VerifiedRequest{{URL: "https://static.hotjar.com/c/hotjar-1.js", Page: "https://shop.example/",
-						Service: "hotjar", Category: "statistics", Type: "Script", ThirdParty: true}},
-					Cookies:      []core.VerifiedStorage{{Kind: core.StorageCookie, Name: "_hjid", Domain: "shop.example", Page: "https://shop.example/", Service: "hotjar", Category: "statistics"}},
-					Storage:      []core.VerifiedStorage{},
-					HeldUnmarked: []core.HeldTag{{URL: "https://t.example/x.js", Page: "https://shop.example/", Requested: true}},
-				}}}
-			}
-			must(t, s.UpdateScan(ctx, sc))
-		}
-		return sc
-	}
-	_, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, core.ScanCompleted)
-	wantCode(t, err, core.CodeNotFound)
-	want := mk(0, core.ScanVerify, core.ScanCompleted)
-	mk(1, core.ScanDeep, core.ScanCompleted)
-	mk(2, core.ScanVerify, core.ScanFailed)
-	mk(3, core.ScanVerify, core.ScanPending)
-	got, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, core.ScanCompleted)
-	must(t, err)
-	if got.ID != want.ID || got.FinishedAt == nil || !got.FinishedAt.Equal(*want.FinishedAt) {
-		t.Fatalf("latest completed verify scan: got %s, want %s", got.ID, want.ID)
-	}
-	v := got.Verification
-	if v == nil || v.Banner != core.BannerConsentd || !v.ConsentModeDefault || len(v.States) != 1 ||
-		len(v.States[0].Requests) != 1 || v.States[0].Requests[0].Service != "hotjar" || len(v.States[0].Cookies) != 1 ||
-		len(v.States[0].HeldUnmarked) != 1 || !v.States[0].HeldUnmarked[0].Requested {
-		t.Fatalf("verification round trip through UpdateScan: %+v", v)
-	}
-	if latest, err := s.LatestScan(ctx, f.site.ID, core.ScanCompleted); err != nil || latest.Mode != core.ScanDeep {
-		t.Fatalf("LatestScan ignores the mode: %v %v", latest, err)
-	}
-	if _, err := s.LatestScanOfMode(ctx, seed(t, s).site.ID, core.ScanVerify, core.ScanCompleted); core.ErrorCode(err) != core.CodeNotFound {
-		t.Fatalf("another site's verification scan: %v", err)
-	}
-}
-
 func seed(t *testing.T, s core.Store) fixture {
 	t.Helper()
 	o := &core.Organization{ID: id(), Name: "acme", CreatedAt: now()}

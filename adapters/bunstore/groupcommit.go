@@ -1,0 +1,133 @@
+package bunstore
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/uptrace/bun"
+)
+
+// groupCommit batches concurrent consent inserts into shared transactions. Each committer
+// goroutine takes one waiting request, then every other request already waiting (up to
+// maxBatch), and commits them together: under load a batch costs one commit (one WAL flush)
+// instead of one per record, and a lone request is written at once, without waiting for
+// company. Each committer counts into its own shard of consent_counts, so committers never
+// wait on each other's counter rows.
+type groupCommit struct {
+	db *bun.DB
+	// reqs has one channel per committer; a site's records always go to the same one, so
+	// that in one process a site's chain is extended by one committer, whose batches grow
+	// under load instead of waiting on another committer's lock of the site's chain head.
+	reqs     []chan *consentReq
+	seed     maphash.Seed
+	quit     chan struct{}
+	stop     sync.Once
+	wg       sync.WaitGroup
+	maxBatch int
+}
+
+type consentReq struct {
+	ctx  context.Context
+	r    *core.ConsentRecord
+	done chan error
+}
+
+// errClosed answers requests made after Close.
+var errClosed = errors.New("store closed")
+
+// newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
+func newGroupCommit(db *bun.DB, committers, maxBatch int) *groupCommit {
+	g := &groupCommit{db: db, quit: make(chan struct{}), maxBatch: maxBatch, seed: maphash.MakeSeed()}
+	for i := range committers {
+		ch := make(chan *consentReq)
+		g.reqs = append(g.reqs, ch)
+		g.wg.Add(1)
+		go g.run(i+1, ch) // shard 0 is for writes inside InTx, migrated counts and retention
+	}
+	return g
+}
+
+func (g *groupCommit) submit(ctx context.Context, r *core.ConsentRecord) error {
+	req := &consentReq{ctx: ctx, r: r, done: make(chan error, 1)}
+	select {
+	case g.reqs[maphash.String(g.seed, r.SiteID)%uint64(len(g.reqs))] <- req:
+	case <-g.quit:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once taken, the request is answered only by its transaction's outcome: the caller must
+	// not report success or failure before knowing it.
+	return <-req.done
+}
+
+// close stops the committers after the batches in progress; later submissions fail.
+func (g *groupCommit) close() {
+	g.stop.Do(func() { close(g.quit) })
+	g.wg.Wait()
+}
+
+func (g *groupCommit) run(shard int, reqs chan *consentReq) {
+	defer g.wg.Done()
+	batch := make([]*consentReq, 0, g.maxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case req := <-reqs:
+			batch = append(batch, req)
+		case <-g.quit:
+			return
+		}
+	drain:
+		for len(batch) < g.maxBatch {
+			select {
+			case req := <-reqs:
+				batch = append(batch, req)
+			default:
+				break drain
+			}
+		}
+		g.commit(shard, batch)
+	}
+}
+
+// commit writes a batch in one transaction. If it fails, each record is retried alone so that
+// one bad record (its site deleted meanwhile) fails only its own request.
+func (g *groupCommit) commit(shard int, batch []*consentReq) {
+	live := batch[:0]
+	for _, req := range batch {
+		if err := req.ctx.Err(); err != nil {
+			req.done <- err // the client is gone; nothing was written
+			continue
+		}
+		live = append(live, req)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	write := func(reqs []*consentReq) error {
+		rs := make([]*core.ConsentRecord, len(reqs))
+		for i, req := range reqs {
+			rs[i] = req.r
+		}
+		return g.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return insertConsents(ctx, tx, shard, rs)
+		})
+	}
+	err := write(live)
+	if err == nil || len(live) == 1 {
+		for _, req := range live {
+			req.done <- translateConsent(err)
+		}
+		return
+	}
+	for _, req := range live {
+		req.done <- translateConsent(write([]*consentReq{req}))
+	}
+}

@@ -175,6 +175,11 @@ func printReport(w io.Writer, site string, v *crawler.Verification, rep *core.Co
 	}
 	fmt.Fprintln(w, "\nSummary")
 	for _, s := range rep.Summary {
+		if s.Rules == 0 {
+			// Its rules read the site's consentd configuration, which this run did not have.
+			fmt.Fprintf(w, "  %-12s not checked\n", s.Family)
+			continue
+		}
 		fmt.Fprintf(w, "  %-12s %d/%d rules passed, %d error(s), %d warning(s), %d notice(s)\n",
 			s.Family, s.Passed, s.Rules, s.Errors, s.Warnings, s.Notices)
 	}

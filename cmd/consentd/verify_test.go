@@ -106,6 +106,18 @@ func TestVerifyCommand(t *testing.T) {
 	if status != exitFindings || t.Failed() {
 		t.Fatalf("faulty site, text: status %d\n%s", status, out)
 	}
+	// Another vendor's banner: only the first visit is checked, its tracking is an error, and
+	// the families that read consentd's configuration say they were not checked.
+	out, _, status = runVerify(t, "other-vendor")
+	for _, want := range []string{"no consentd banner", "[enforcement.before-decision]", "evidence: state no_decision",
+		"[enforcement.no-consentd-banner]", "  banner       not checked\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("other vendor's site, text report lacks %q", want)
+		}
+	}
+	if status != exitFindings || t.Failed() {
+		t.Fatalf("other vendor's site: status %d\n%s", status, out)
+	}
 	if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {
 		t.Errorf("--fail-on fatal: status %d, want %d", status, exitFailed)
 	}

@@ -101,7 +101,9 @@ func TestConfigurationRules(t *testing.T) {
 		{"reject darker than accept", func(in *core.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#000000" }, "banner.reject-prominence", ""},
 		{"colours from the stylesheet", func(in *core.ComplianceInput) { in.Banner.Colors = map[string]string{} }, "banner.reject-prominence", ""},
 		{"no privacy policy", func(in *core.ComplianceInput) { in.Banner.PrivacyPolicyURL = nil }, "banner.privacy-policy", core.SeverityError},
+		{"a privacy policy", func(in *core.ComplianceInput) { in.Banner.PrivacyPolicyURL = ptr("https://shop.example/datenschutz") }, "banner.privacy-policy", ""},
 		{"no reopen button", func(in *core.ComplianceInput) { in.Banner.ReopenButton = false }, "banner.withdraw-lasting", core.SeverityWarning},
+		{"a reopen button", func(in *core.ComplianceInput) { in.Banner.ReopenButton = true }, "banner.withdraw-lasting", ""},
 		{"opt-out", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.opt-out-eu", core.SeverityError},
 		{"opt-out without optional categories", func(in *core.ComplianceInput) {
 			in.Banner.DefaultBehavior = "opt_out"
@@ -114,6 +116,7 @@ func TestConfigurationRules(t *testing.T) {
 		{"a year", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 365 }, "consent.lifetime-long", core.SeverityNotice},
 		{"six months", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 183 }, "consent.lifetime-long", ""},
 		{"cookie without duration", func(in *core.ComplianceInput) { in.Services[0].Cookies[0].Duration = " " }, "declaration.cookie-duration", core.SeverityWarning},
+		{"cookie with a session duration", func(in *core.ComplianceInput) { in.Services[0].Cookies[0].Duration = "session" }, "declaration.cookie-duration", ""},
 		{"ads in essential", func(in *core.ComplianceInput) { svcIn(in, "ads", "c-ess") }, "declaration.essential-misclassified", core.SeverityError},
 		{"custom service in essential", func(in *core.ComplianceInput) {
 			in.Services = append(in.Services, &core.Service{Slug: "own-login", CategoryID: "c-ess"})

@@ -13,23 +13,23 @@ import (
 
 type consentRecord struct {
 	bun.BaseModel       `bun:"table:consent_records"`
-	ID                  string          `bun:"id,pk"`
-	SiteID              string          `bun:"site_id"`
-	VisitorID           string          `bun:"visitor_id"`
-	IPCountry           string          `bun:"ip_country"`
-	Jurisdiction        string          `bun:"jurisdiction"`
-	CategoriesConsented map[string]bool `bun:"categories_consented,type:jsonb"`
-	GPCSignal           bool            `bun:"gpc_signal"`
-	DoNotSell           bool            `bun:"do_not_sell"`
-	ConsentVersion      int             `bun:"consent_version"`
-	Action              string          `bun:"action"`
-	CreatedAt           time.Time       `bun:"created_at"`
-	PageURL             string          `bun:"page_url"`
-	UserAgent           string          `bun:"user_agent"`
-	SnapshotHash        string          `bun:"snapshot_hash"`
-	VisitorSalt         string          `bun:"visitor_salt"`
-	VisitorHash         string          `bun:"visitor_hash"`
-	RecordHash          string          `bun:"record_hash"`
+	ID                  string            `bun:"id,pk"`
+	SiteID              string            `bun:"site_id"`
+	VisitorID           string            `bun:"visitor_id"`
+	IPCountry           string            `bun:"ip_country"`
+	Jurisdiction        string            `bun:"jurisdiction"`
+	CategoriesConsented consentCategories `bun:"categories_consented,type:jsonb"`
+	GPCSignal           bool              `bun:"gpc_signal"`
+	DoNotSell           bool              `bun:"do_not_sell"`
+	ConsentVersion      int               `bun:"consent_version"`
+	Action              string            `bun:"action"`
+	CreatedAt           time.Time         `bun:"created_at"`
+	PageURL             string            `bun:"page_url"`
+	UserAgent           string            `bun:"user_agent"`
+	SnapshotHash        string            `bun:"snapshot_hash"`
+	VisitorSalt         string            `bun:"visitor_salt"`
+	VisitorHash         string            `bun:"visitor_hash"`
+	RecordHash          string            `bun:"record_hash"`
 	// BatchSeq is NULL only for a row written around the store (verification reports it).
 	BatchSeq   *int64 `bun:"batch_seq"`
 	BatchIndex int    `bun:"batch_index"`
@@ -122,7 +122,7 @@ func fromConsent(r *core.ConsentRecord) consentRecord {
 	seq := r.BatchSeq
 	return consentRecord{
 		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
-		CategoriesConsented: orMap(r.CategoriesConsented), GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
+		CategoriesConsented: consentCategories(orMap(r.CategoriesConsented)), GPCSignal: r.GPCSignal, DoNotSell: r.DoNotSell,
 		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
 		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
 		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
@@ -136,7 +136,7 @@ func (m *consentRecord) core() *core.ConsentRecord {
 	}
 	return &core.ConsentRecord{
 		ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
-		CategoriesConsented: orMap(m.CategoriesConsented), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
+		CategoriesConsented: orMap(map[string]bool(m.CategoriesConsented)), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
 		PageURL: m.PageURL, UserAgent: m.UserAgent, SnapshotHash: m.SnapshotHash, VisitorSalt: m.VisitorSalt,
 		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,

@@ -63,7 +63,7 @@ func (b *Browsers) executable() (string, error) {
 		if fi, err := os.Stat(b.opts.Path); err == nil && !fi.IsDir() {
 			return b.opts.Path, nil
 		}
-		return "", &Error{Kind: KindNoBrowser, Message: fmt.Sprintf("a deep scan needs Chromium, and %s does not exist: "+
+		return "", &Error{Kind: KindNoBrowser, Message: fmt.Sprintf("a deep scan or a verification needs Chromium, and %s does not exist: "+
 			"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable", b.opts.Path)}
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
@@ -71,7 +71,7 @@ func (b *Browsers) executable() (string, error) {
 			return p, nil
 		}
 	}
-	return "", &Error{Kind: KindNoBrowser, Message: "a deep scan needs Chromium, and none was found: " +
+	return "", &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and none was found: " +
 		"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
 }
 

@@ -19,6 +19,7 @@ func withConsole(cfg Config, uc *core.UseCases, api http.Handler) (http.Handler,
 	con, err := console.New(console.Config{
 		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
 		RuntimeVersion: bannerjs.Version(), Snippet: httpapi.SetupSnippet,
+		ClientAddr: httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
 		CSVColumns: httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
 	})
 	if err != nil {

@@ -33,7 +33,7 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int,
 
 // signIn exchanges an API key for a session.
 func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
-	addr := clientAddr(r)
+	addr := h.cfg.ClientAddr(r)
 	if wait := h.limiter.retryAfter(addr); wait > 0 {
 		mins := int(math.Ceil(wait.Minutes()))
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))

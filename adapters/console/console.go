@@ -27,6 +27,10 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock (sessions and the sign-in limit).
 	Now func() time.Time
+	// ClientAddr finds a request's client address for the sign-in limit; the app passes the
+	// API's rule, which trusts forwarding headers from the configured proxies only. Nil uses
+	// the peer's address.
+	ClientAddr func(*http.Request) string
 	// PublicURL is the external base URL of the service for setup snippets ("": the
 	// request's own).
 	PublicURL string
@@ -79,6 +83,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.SignInWindow <= 0 {
 		cfg.SignInWindow = 15 * time.Minute
+	}
+	if cfg.ClientAddr == nil {
+		cfg.ClientAddr = peerAddr
 	}
 	assets, err := fs.Sub(files, "assets")
 	if err != nil {

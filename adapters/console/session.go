@@ -201,9 +201,8 @@ func (l *signInLimiter) recent(addr string, now time.Time) []time.Time {
 	return f
 }
 
-// clientAddr is the address the request came from (the peer; the console trusts no
-// forwarding header).
-func clientAddr(r *http.Request) string {
+// peerAddr is the address of the request's peer, the client when no proxy is trusted.
+func peerAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -57,7 +57,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // that IDs do not explode the label space), and writes one access-log line per request, with
 // the client's address masked (maskAddr) and the trace and span IDs of the request's span.
 func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) http.Handler {
-	client := clientIP(proxies)
+	client := ClientIP(proxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -80,10 +80,11 @@ func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) htt
 	})
 }
 
-// clientIP returns how to find a request's client: its peer's address, or, when the peer is
+// ClientIP returns how to find a request's client: its peer's address, or, when the peer is
 // a trusted proxy, the address the proxy names in Forwarded or X-Forwarded-For (the rightmost
-// one not itself trusted, since anything left of it may be forged by the client).
-func clientIP(trusted []netip.Prefix) func(*http.Request) string {
+// one not itself trusted, since anything left of it may be forged by the client). The API's
+// rate limits and logs and the console's sign-in limit all count clients by this one rule.
+func ClientIP(trusted []netip.Prefix) func(*http.Request) string {
 	if len(trusted) == 0 {
 		return peerAddr
 	}
@@ -146,7 +147,7 @@ func securityHeaders(next http.Handler) http.Handler {
 // limits them per client address.
 func (h *handlers) public(next http.Handler) http.Handler {
 	lim := newLimiter(h.cfg.PublicRateLimit)
-	clientAddr := clientIP(h.cfg.TrustedProxies)
+	clientAddr := ClientIP(h.cfg.TrustedProxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
 			next.ServeHTTP(w, r)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -84,8 +85,15 @@ func TestBrowserFirstViewEnforcement(t *testing.T) {
 	if v := vendors(t, ctx); !strings.Contains(v.Cookies, "_ga=") || !strings.Contains(v.Cookies, "_fbp=") {
 		t.Errorf("after accepting, the vendors' cookies are missing: %+v", v)
 	}
-	waitFor(t, ctx, `performance.getEntriesByType('resource').some(function (r) { return r.name.indexOf('/tr?') > 0; })`)
+	// Both collection requests leave the browser (the tags send them on their own timers), then
+	// reach the recorded site: wait for each side rather than read the site's log at once.
+	waitFor(t, ctx, `['/tr?', '/g/collect?'].every(function (p) { return performance.getEntriesByType('resource').some(function (r) { return r.name.indexOf(p) > 0; }); })`)
 	hits := strings.Join(e.site.vendorHits(), " ")
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) &&
+		!(strings.Contains(hits, "/g/collect?v=2&tid=G-UNMARKED") && strings.Contains(hits, "/tr?id=1234567890&ev=PageView")); {
+		time.Sleep(20 * time.Millisecond)
+		hits = strings.Join(e.site.vendorHits(), " ")
+	}
 	if !strings.Contains(hits, "/g/collect?v=2&tid=G-UNMARKED") || !strings.Contains(hits, "/tr?id=1234567890&ev=PageView") {
 		t.Errorf("after accepting, collection requests %q", hits)
 	}

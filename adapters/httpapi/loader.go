@@ -75,6 +75,20 @@ func (p LanguageParams) prefs() ([]string, error) {
 	return append(out, i18n.ParseAcceptLanguage(p.AcceptLanguage)...), nil
 }
 
+// publicConfigJSON is the runtime configuration of a site for the visitor's languages and
+// country, as JSON: the body of GET /public/{projectKey}/config and what the loader inlines.
+func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp LanguageParams) ([]byte, error) {
+	prefs, err := lp.prefs()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := h.m.PublicConfig(ctx, projectKey, countryOf(ctx), prefs...)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(cfg)
+}
+
 func (h *handlers) registerLoader(api huma.API) {
 	if h.cfg.RuntimeScript == nil {
 		return
@@ -93,15 +107,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		LanguageParams
 		IfNoneMatch string `header:"If-None-Match"`
 	}) (*bodyOutput, error) {
-		prefs, err := in.prefs()
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), prefs...)
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		raw, err := json.Marshal(cfg)
+		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -26,12 +23,6 @@ func publicOp(id, method, path, summary string, status int) huma.Operation {
 }
 
 func (h *handlers) registerPublic(api huma.API) {
-	type configOutput struct {
-		ETag         string `header:"ETag"`
-		CacheControl string `header:"Cache-Control"`
-		Vary         string `header:"Vary"`
-		Body         func(huma.Context)
-	}
 	o := publicOp("getPublicConfig", http.MethodGet, "/public/{projectKey}/config", "Banner runtime configuration", 0)
 	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, the cookies to delete on withdrawal, the visitor's jurisdiction, and the texts in the visitor's language (lang, then Accept-Language). No API key; cacheable for a minute, with an ETag."
 	// The body is marshalled once, for the ETag and the wire alike; its schema is declared here.
@@ -45,32 +36,12 @@ func (h *handlers) registerPublic(api huma.API) {
 		ProjectKeyPath
 		LanguageParams
 		IfNoneMatch string `header:"If-None-Match"`
-	}) (*configOutput, error) {
-		prefs, err := in.prefs()
+	}) (*bodyOutput, error) {
+		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, countryOf(ctx), prefs...)
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		raw, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		sum := sha256.Sum256(raw)
-		out := &configOutput{ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`, CacheControl: "public, max-age=60", Vary: h.varyOn()}
-		notModified := etagMatch(in.IfNoneMatch, out.ETag)
-		out.Body = func(hc huma.Context) {
-			if notModified {
-				hc.SetStatus(http.StatusNotModified)
-				return
-			}
-			hc.SetHeader("Content-Type", "application/json")
-			hc.SetStatus(http.StatusOK)
-			hc.BodyWriter().Write(raw) //nolint:errcheck // the client went away
-		}
-		return out, nil
+		return rawBody(raw, "application/json", "public, max-age=60", in.IfNoneMatch, h.varyOn()), nil
 	})
 
 	type consentBody struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -80,6 +81,7 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 func (h *handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset": func(name string) string { return "/assets/" + name + "?v=" + h.version },
+		"max":   formMax,
 		"time": func(t time.Time) string {
 			if t.IsZero() {
 				return ""
@@ -255,3 +257,23 @@ func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request) {
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+// formLimits are the maxlength of the console's form fields, by field: core's limits, so that
+// a form never allows what the API refuses or refuses what it allows.
+var formLimits = map[string]int{
+	"siteName": core.MaxSiteName, "url": core.MaxURL, "slug": core.MaxSlug,
+	"categoryName": core.MaxCategoryName, "categoryDescription": core.MaxCategoryDescription,
+	"serviceLabel": core.MaxServiceLabel, "serviceDescription": core.MaxServiceDescription,
+	"cookieName": core.MaxCookieName, "cookieDuration": core.MaxCookieDuration, "cookieDescription": core.MaxCookieDescription,
+	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
+	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID,
+}
+
+// formMax is the template function max: the limit of a form field; an unknown field fails
+// the page's rendering, which every page's test would show.
+func formMax(field string) (int, error) {
+	if n, ok := formLimits[field]; ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("console: no form limit named %q", field)
+}

@@ -1,6 +1,10 @@
 package console
 
-import "testing"
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
 
 func TestWords(t *testing.T) {
 	for in, want := range map[string]string{
@@ -31,5 +35,32 @@ func TestWords(t *testing.T) {
 		if got := niceMax(v); got != want {
 			t.Errorf("niceMax(%d) = %d, want %d", v, got, want)
 		}
+	}
+}
+
+// TestFormLimitsAreCore: every maxlength in the templates names one of core's limits through
+// the max function, so a form never restates a number the API may change.
+func TestFormLimitsAreCore(t *testing.T) {
+	entries, err := files.ReadDir("templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := regexp.MustCompile(`maxlength="\{\{max "([A-Za-z]+)"\}\}"`)
+	for _, e := range entries {
+		b, err := files.ReadFile("templates/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "maxlength="); n != len(used.FindAll(b, -1)) {
+			t.Errorf("%s: a maxlength that does not come from max", e.Name())
+		}
+		for _, m := range used.FindAllSubmatch(b, -1) {
+			if _, err := formMax(string(m[1])); err != nil {
+				t.Errorf("%s: %v", e.Name(), err)
+			}
+		}
+	}
+	if _, err := formMax("nothing"); err == nil {
+		t.Error("an unknown field has a limit")
 	}
 }

@@ -86,9 +86,9 @@ func startWorkers(t *testing.T, q *Queue, scans Scans) {
 	})
 }
 
-// newEnv builds a migrated store, a manager with the crawler and a queue with cfg; the queue
-// is started when cfg.Workers > 0 and stopped when t ends.
-func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) *env {
+// newStoreAndQueue opens a migrated store of dialect (a fresh SQLite file or Postgres
+// database) and a migrated queue with cfg on it, both closed when t ends.
+func newStoreAndQueue(t *testing.T, dialect string, cfg Config) (*bunstore.Store, *Queue, string) {
 	t.Helper()
 	ctx := context.Background()
 	url := "sqlite://" + filepath.Join(t.TempDir(), "q.db")
@@ -103,12 +103,6 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err := store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = 50 * time.Millisecond
-	}
-	if cfg.RetryBase == 0 {
-		cfg.RetryBase = 20 * time.Millisecond
-	}
 	var q *Queue
 	if dialect == "postgres" {
 		q, err = NewPostgres(ctx, url, cfg)
@@ -122,6 +116,21 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err := q.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return store, q, url
+}
+
+// newEnv builds a migrated store, a manager with the crawler and a queue with cfg; the queue
+// is started when cfg.Workers > 0 and stopped when t ends.
+func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) *env {
+	t.Helper()
+	ctx := context.Background()
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = 20 * time.Millisecond
+	}
+	store, q, url := newStoreAndQueue(t, dialect, cfg)
 	m, err := core.New(core.Deps{Store: store, Queue: q, Crawler: crawler, Catalog: noCatalog{}, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {

@@ -2,15 +2,12 @@ package riverqueue
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/consentd/consentd/adapters/bunstore"
-	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
 )
 
@@ -19,32 +16,7 @@ import (
 func TestConsentRetentionJob(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
-		url := "sqlite://" + filepath.Join(t.TempDir(), "r.db")
-		if dialect == "postgres" {
-			url = pgtest.FreshURL(t)
-		}
-		store, err := bunstore.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		if err := store.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		cfg := Config{Workers: 1, PollInterval: 50 * time.Millisecond}
-		var q *Queue
-		if dialect == "postgres" {
-			q, err = NewPostgres(ctx, url, cfg)
-		} else {
-			q, err = NewSQLite(store.DB().DB, cfg)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(q.Close)
-		if err := q.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		store, q, _ := newStoreAndQueue(t, dialect, Config{Workers: 1, PollInterval: 50 * time.Millisecond})
 		var mu sync.Mutex
 		clock := time.Now().AddDate(0, 0, -90)
 		now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }

@@ -78,6 +78,15 @@ func declarationTexts(d *core.Declaration) template.FuncMap {
 	}
 }
 
+// declaration is the site's cookie declaration in the visitor's languages.
+func (h *handlers) declaration(ctx context.Context, in *pageInput) (*core.Declaration, error) {
+	prefs, err := in.prefs()
+	if err != nil {
+		return nil, err
+	}
+	return h.m.Declaration(ctx, in.ProjectKey, prefs...)
+}
+
 func (h *handlers) registerDeclaration(api huma.API) {
 	o := publicOp("getDeclaration", http.MethodGet, "/public/{projectKey}/declaration", "Cookie declaration", 0)
 	o.Description = "The site's cookie declaration in the visitor's language (lang, then Accept-Language): every category with its services, their privacy policies, and each cookie with its type, duration and purpose. Computed from the current configuration, so it follows every change of services; cached like the configuration. The banner runtime renders it into any <div data-consentd-declaration> element."
@@ -87,16 +96,8 @@ func (h *handlers) registerDeclaration(api huma.API) {
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
-	huma.Register(api, o, func(ctx context.Context, in *struct {
-		ProjectKeyPath
-		LanguageParams
-		IfNoneMatch string `header:"If-None-Match"`
-	}) (*bodyOutput, error) {
-		prefs, err := in.prefs()
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		d, err := h.m.Declaration(ctx, in.ProjectKey, prefs...)
+	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
+		d, err := h.declaration(ctx, in)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -113,16 +114,8 @@ func (h *handlers) registerDeclaration(api huma.API) {
 		"200": {Description: "The page.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
-	huma.Register(api, o, func(ctx context.Context, in *struct {
-		ProjectKeyPath
-		LanguageParams
-		IfNoneMatch string `header:"If-None-Match"`
-	}) (*bodyOutput, error) {
-		prefs, err := in.prefs()
-		if err != nil {
-			return nil, h.fail(ctx, err)
-		}
-		d, err := h.m.Declaration(ctx, in.ProjectKey, prefs...)
+	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
+		d, err := h.declaration(ctx, in)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

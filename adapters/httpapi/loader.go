@@ -75,6 +75,14 @@ func (p LanguageParams) prefs() ([]string, error) {
 	return append(out, i18n.ParseAcceptLanguage(p.AcceptLanguage)...), nil
 }
 
+// pageInput is the input of the public GET endpoints that answer in the visitor's language
+// with an ETag: the config, the loader and the declaration in JSON and HTML.
+type pageInput struct {
+	ProjectKeyPath
+	LanguageParams
+	IfNoneMatch string `header:"If-None-Match"`
+}
+
 // publicConfigJSON is the runtime configuration of a site for the visitor's languages and
 // country, as JSON: the body of GET /public/{projectKey}/config and what the loader inlines.
 func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp LanguageParams) ([]byte, error) {
@@ -102,11 +110,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
-	huma.Register(api, o, func(ctx context.Context, in *struct {
-		ProjectKeyPath
-		LanguageParams
-		IfNoneMatch string `header:"If-None-Match"`
-	}) (*bodyOutput, error) {
+	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
 		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
 		if err != nil {
 			return nil, h.fail(ctx, err)

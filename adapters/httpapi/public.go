@@ -32,11 +32,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
-	huma.Register(api, o, func(ctx context.Context, in *struct {
-		ProjectKeyPath
-		LanguageParams
-		IfNoneMatch string `header:"If-None-Match"`
-	}) (*bodyOutput, error) {
+	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
 		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
 		if err != nil {
 			return nil, h.fail(ctx, err)

@@ -78,7 +78,6 @@
     return a;
   }
   var gpc = navigator.globalPrivacyControl === true;
-  var failed = pk ? false : true; // true once the configuration could not be fetched
   var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
 
   // ---- 1. Google Consent Mode v2 default, before any tag runs. ----
@@ -215,7 +214,7 @@
   // for elements created by script, which may be held before the configuration is known.
   function holdFor(url, dyn) {
     var c = cfg || cached;
-    if (!c) return dyn && !failed && crossOrigin(url) ? PENDING : null;
+    if (!c) return dyn && pk && crossOrigin(url) ? PENDING : null;
     if (!c.blockingRules || !c.blockingRules.siteWide) return null;
     var r = ruleFor(url);
     if (!r || (r.google && c.banner && c.banner.gcmExcludeVendor)) return null;
@@ -551,7 +550,7 @@
       delete s.p;
       writeCookie(s);
       renderChoices();
-    }).catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
+    }).catch(function (e) { console.warn('consentd:', e.message); });
   }
 
   // ---- Texts. ----
@@ -924,7 +923,7 @@
         });
         renderChoices();
       })
-      .catch(function (e) { if (w.console) console.warn('consentd:', e.message); });
+      .catch(function (e) { console.warn('consentd:', e.message); });
   }
   function declCategory(k, tx) {
     var tt = function (key, vars) { return fill(tx[key] || '', vars); };
@@ -1016,7 +1015,9 @@
   });
 
   // ---- 3. Configuration: the loader's at once; else a cached copy at once, then a fresh one. ----
-  function fetchConfig(lang, keep, fallback) {
+  // Without a configuration the runtime fails closed: what it holds stays held (marked tags,
+  // cross-origin tags inserted by script) while it retries, five times, 3 s apart.
+  function fetchConfig(lang, keep, fallback, n) { // n: retries so far (undefined: none)
     fetch(api + '/' + encodeURIComponent(pk) + '/config' + (lang ? '?lang=' + encodeURIComponent(lang) : ''), { credentials: 'omit' })
       .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.text(); })
       .then(function (t) {
@@ -1024,10 +1025,9 @@
         useConfig(JSON.parse(t));
       })
       .catch(function (e) {
-        if (w.console) console.warn('consentd:', e.message);
-        if (fallback) { useConfig(fallback); return; }
-        failed = true;
-        activateAll(); // release what was held pending the configuration
+        console.warn('consentd:', e.message);
+        if (fallback) useConfig(fallback);
+        else if (!(n > 4)) setTimeout(fetchConfig, 3e3, lang, keep, 0, -~n);
       });
   }
   if (boot) {
@@ -1045,7 +1045,7 @@
       rules = compileRules(cached && cached.blockingRules);
     } catch (e) { cached = null; }
     fetchConfig(langs()[0] || '', true);
-  } else if (w.console) console.warn('consentd: no data-project-key');
+  } else console.warn('consentd: no data-project-key');
   depth = 0;
   busy += now() - T0;
 })();

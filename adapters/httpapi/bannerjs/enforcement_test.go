@@ -3,7 +3,10 @@ package bannerjs_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,4 +305,67 @@ func TestBrowserLegacySnippet(t *testing.T) {
 	}
 	waitFor(t, ctx, `window.consentd.getConsent().recordId`)
 	noViolations(t, ctx)
+}
+
+// TestBrowserConfigOutage: when the runtime cannot fetch the site's configuration (the older
+// snippet, which loads banner.js alone, on a first visit while consentd is unreachable), it
+// fails closed. The marked tags stay inert and the pixel's fbevents.js, inserted by script from
+// another origin, stays held: nothing collects while the visitor has not decided. The runtime
+// retries, and once the configuration comes through the banner appears and a decision
+// releases what it allows.
+func TestBrowserConfigOutage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	e.setBlocking(t, true)
+	var refuse atomic.Bool // refuse the configuration while set
+	refuse.Store(true)
+	var tries atomic.Int32
+	h := e.srv.app.Handler()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/config") {
+			tries.Add(1)
+			if refuse.Load() {
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		r.Header.Set(countryHeader, "DE")
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(down.Close)
+	s := newSite(t, down.URL)
+	legacy := `<script src="` + down.URL + `/api/v1/public/banner.js?v=` + bannerjs.Version() + `" data-project-key="` + e.pk + `"></script>`
+	marked := `<script type="text/plain" data-category="statistics" src="` + s.tracker() + `/static/track.js?id=stat"></script>
+<script type="text/plain" data-category="marketing" src="` + s.tracker() + `/static/track.js?id=mkt"></script>`
+	url := s.page("outage", "de", legacy, "", marked+pixelTag(s.thirdPort()))
+
+	ctx := tab(t)
+	navigate(t, ctx, url)
+	deadline := time.Now().Add(patience)
+	for tries.Load() < 2 { // the first request and a retry
+		if time.Now().After(deadline) {
+			t.Fatalf("%d configuration requests, want a retry", tries.Load())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	settle()
+	var ran []string
+	eval(t, ctx, `window.__ran || []`, &ran)
+	if v := vendors(t, ctx); len(ran) != 0 || v.Fbq != 0 || strings.Contains(v.Cookies, "_fbp") {
+		t.Fatalf("without a configuration, tags ran: %q, vendor state %+v", ran, v)
+	}
+	if hits := s.vendorHits(); len(hits) != 0 {
+		t.Fatalf("without a configuration, collection requests: %q", hits)
+	}
+
+	refuse.Store(false)
+	waitFor(t, ctx, bannerShown)
+	if hits := s.vendorHits(); len(hits) != 0 {
+		t.Fatalf("collection requests before a decision: %q", hits)
+	}
+	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
+	waitFor(t, ctx, `['stat', 'mkt', 'pixel'].every(function (id) { return (window.__ran || []).indexOf(id) >= 0; }) && window.__vendor.fbq > 0`)
+	if r := e.waitRecords(t, 1)[0]; r.Action != "accept_all" {
+		t.Errorf("record %+v", r)
+	}
 }

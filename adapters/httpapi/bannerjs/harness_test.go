@@ -756,7 +756,12 @@ func unmarkedTags(port string) string {
   gtag('js', new Date());
   gtag('config', 'G-UNMARKED');
 </script>
-<script nonce="` + nonce + `">
+` + pixelTag(port)
+}
+
+// pixelTag is the Meta Pixel's inline base code alone: it inserts fbevents.js from script.
+func pixelTag(port string) string {
+	return `<script nonce="` + nonce + `">
 !function(f,b,e,v,n,t,s){if(f.fbq)return;n=f.fbq=function(){n.callMethod?
 n.callMethod.apply(n,arguments):n.queue.push(arguments)};if(!f._fbq)f._fbq=n;
 n.push=n;n.loaded=!0;n.version='2.0';n.queue=[];t=b.createElement(e);t.async=!0;

@@ -62,6 +62,26 @@ func (h *ConsentBucketStat) Add(r *ConsentRecord) {
 	}
 }
 
+// Merge adds the counts of o to h (hours into a day or a week; shards into an hour).
+func (h *ConsentBucketStat) Merge(o *ConsentBucketStat) {
+	if h.Actions == nil {
+		h.Actions, h.Jurisdictions, h.Categories = map[string]int64{}, map[string]int64{}, map[string]CategoryTally{}
+	}
+	h.Total += o.Total
+	h.GPCSignal += o.GPCSignal
+	for k, v := range o.Actions {
+		h.Actions[k] += v
+	}
+	for k, v := range o.Jurisdictions {
+		h.Jurisdictions[k] += v
+	}
+	for k, v := range o.Categories {
+		t := h.Categories[k]
+		t.Decisions, t.Granted = t.Decisions+v.Decisions, t.Granted+v.Granted
+		h.Categories[k] = t
+	}
+}
+
 // ConsentStatsQuery asks for a site's statistics between From and To by Interval.
 type ConsentStatsQuery struct {
 	SiteID   string
@@ -171,44 +191,36 @@ func (m *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStat
 	if err != nil {
 		return nil, err
 	}
-	out := &ConsentStats{SiteID: q.SiteID, Interval: q.Interval, TimeZone: "UTC", From: start, To: end, Buckets: []*ConsentStatsItem{}}
+	var sums []ConsentBucketStat
 	for b := start; b.Before(end); b = statsNext(b, q.Interval) {
-		out.Buckets = append(out.Buckets, &ConsentStatsItem{Start: b, Actions: map[string]int64{}, Jurisdictions: map[string]int64{},
-			Categories: map[string]*CategoryRate{}})
+		sums = append(sums, ConsentBucketStat{Start: b})
 	}
 	i := 0
-	for _, h := range hours {
-		for i+1 < len(out.Buckets) && !h.Start.Before(out.Buckets[i+1].Start) {
+	for k := range hours {
+		for i+1 < len(sums) && !hours[k].Start.Before(sums[i+1].Start) {
 			i++
 		}
-		b := out.Buckets[i]
-		b.Total += h.Total
-		b.GPCSignal += h.GPCSignal
-		for k, v := range h.Actions {
-			b.Actions[k] += v
-		}
-		for k, v := range h.Jurisdictions {
-			b.Jurisdictions[k] += v
-		}
-		for k, v := range h.Categories {
-			c := b.Categories[k]
-			if c == nil {
-				c = &CategoryRate{}
-				b.Categories[k] = c
-			}
-			c.Decisions += v.Decisions
-			c.Granted += v.Granted
-		}
+		sums[i].Merge(&hours[k])
 	}
-	for _, b := range out.Buckets {
+	out := &ConsentStats{SiteID: q.SiteID, Interval: q.Interval, TimeZone: "UTC", From: start, To: end, Buckets: make([]*ConsentStatsItem, len(sums))}
+	for i := range sums {
+		s := &sums[i]
+		b := &ConsentStatsItem{Start: s.Start, Total: s.Total, Actions: s.Actions, Jurisdictions: s.Jurisdictions,
+			GPCSignal: s.GPCSignal, Categories: map[string]*CategoryRate{}}
+		if b.Actions == nil {
+			b.Actions, b.Jurisdictions = map[string]int64{}, map[string]int64{}
+		}
 		if b.Total > 0 {
 			b.GPCShare = float64(b.GPCSignal) / float64(b.Total)
 		}
-		for _, c := range b.Categories {
-			if c.Decisions > 0 {
-				c.OptInRate = float64(c.Granted) / float64(c.Decisions)
+		for k, t := range s.Categories {
+			c := &CategoryRate{CategoryTally: t}
+			if t.Decisions > 0 {
+				c.OptInRate = float64(t.Granted) / float64(t.Decisions)
 			}
+			b.Categories[k] = c
 		}
+		out.Buckets[i] = b
 	}
 	return out, nil
 }

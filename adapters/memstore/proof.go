@@ -145,22 +145,10 @@ func (s *Store) ConsentStatBuckets(_ context.Context, siteID string, from, to ti
 		}
 		sum := byStart[b]
 		if sum == nil {
-			sum = &core.ConsentBucketStat{Start: b, Actions: map[string]int64{}, Jurisdictions: map[string]int64{}, Categories: map[string]core.CategoryTally{}}
+			sum = &core.ConsentBucketStat{Start: b}
 			byStart[b] = sum
 		}
-		sum.Total += st.Total
-		sum.GPCSignal += st.GPCSignal
-		for k, v := range st.Actions {
-			sum.Actions[k] += v
-		}
-		for k, v := range st.Jurisdictions {
-			sum.Jurisdictions[k] += v
-		}
-		for k, v := range st.Categories {
-			c := sum.Categories[k]
-			c.Decisions, c.Granted = c.Decisions+v.Decisions, c.Granted+v.Granted
-			sum.Categories[k] = c
-		}
+		sum.Merge(&st)
 	}
 	out := make([]core.ConsentBucketStat, 0, len(byStart))
 	for _, b := range byStart {

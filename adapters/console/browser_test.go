@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -231,6 +232,34 @@ func TestConsoleJourney(t *testing.T) {
 	eval(t, ctx, "fetch(document.querySelector('a[href*=\"format=csv\"]').href).then(function (r) { return r.text().then(function (b) { return r.status + ' ' + r.headers.get('content-type') + '\\n' + b; }); })", &csv)
 	if !strings.HasPrefix(csv, "200 text/csv") || !strings.Contains(csv, "id,siteId,visitorId") || !strings.Contains(csv, "visitor-journey-2") || !strings.Contains(csv, "recordHash") || strings.Count(csv, "\n") != 4 {
 		t.Fatalf("CSV export:\n%s", csv)
+	}
+
+	// Pages: 25 records each; "Older" follows a cursor, "Newest" returns to the first page.
+	for i := range 24 {
+		postConsent(t, base, projectKey, fmt.Sprintf("visitor-page-%02d", i), map[string]bool{"statistics": i%2 == 0}, "DE")
+	}
+	navigate(t, ctx, site+"/consents")
+	mustContain(t, ctx, "26 records", "visitor-page-23", "Older →")
+	rows := func() (n int) {
+		eval(t, ctx, "document.querySelectorAll('table[aria-describedby=records-count] tbody tr').length", &n)
+		return n
+	}
+	if n := rows(); n != 25 {
+		t.Fatalf("first page lists %d records, want 25", n)
+	}
+	submit(t, ctx, "document.querySelector('a[rel=next]').click()")
+	mustContain(t, ctx, "26 records; these from", "← Newest")
+	if n := rows(); n != 1 || !strings.Contains(text(t, ctx), "erased") { // the oldest: visitor-journey-1's, erased
+		t.Fatalf("second page lists %d records:\n%s", n, text(t, ctx))
+	}
+	if strings.Contains(text(t, ctx), "Older →") {
+		t.Fatal("the last page offers an older one")
+	}
+	checkPage(t, ctx, base, "12c-consent-records-older")
+	submit(t, ctx, "document.querySelector('a[rel=first]').click()")
+	mustContain(t, ctx, "visitor-page-23")
+	if n := rows(); n != 25 {
+		t.Fatalf("back on the first page: %d records, want 25", n)
 	}
 
 	// API keys: rotate this session's key; the new one is shown once.

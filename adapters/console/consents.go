@@ -13,17 +13,17 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// recordsView is the consent records page's data.
+// recordsView is the consent records page's data. Pages are keyset pages (the API's cursor):
+// "Older" costs the same at any depth, and records arriving meanwhile do not shift them.
 type recordsView struct {
 	Records    []*core.ConsentRecord
 	Total      int
-	Page       int
-	Pages      int
 	Limit      int
 	From, To   string
 	Visitor    string
 	Query      string // the filters, for links
-	Prev, Next string
+	Deep       bool   // a page after the first (a cursor was given)
+	Next       string // the cursor of the next, older page; "" on the last
 	Categories []string
 	Extra      any // what the proof-of-consent features add
 }
@@ -74,27 +74,26 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	p := page{Title: "Consent records · " + s.Name, Section: "sites", Tab: "consents", Site: s}
 	qs := r.URL.Query()
-	v := recordsView{From: qs.Get("from"), To: qs.Get("to"), Visitor: strings.TrimSpace(qs.Get("visitor")), Limit: recordsPerPage, Page: 1}
+	v := recordsView{From: qs.Get("from"), To: qs.Get("to"), Visitor: strings.TrimSpace(qs.Get("visitor")), Limit: recordsPerPage}
 	v.Query = url.Values{"from": {v.From}, "to": {v.To}, "visitor": {v.Visitor}}.Encode()
-	if n, err := strconv.Atoi(qs.Get("page")); err == nil && n > 0 {
-		v.Page = n
-	}
 	q, err := consentQuery(r, s.ID)
+	if cursor := qs.Get("cursor"); err == nil && cursor != "" {
+		v.Deep = true
+		q.After, err = core.DecodeConsentCursor(cursor)
+	}
 	status := http.StatusOK
 	if err == nil {
-		q.Page, q.Limit = v.Page, v.Limit
+		// One more than shown tells whether an older page exists.
+		q.Page, q.Limit = 1, v.Limit+1
 		v.Records, v.Total, err = h.m.ConsentRecords(r.Context(), rq.org, q)
+		if len(v.Records) > v.Limit {
+			v.Records = v.Records[:v.Limit]
+			v.Next = core.EncodeConsentCursor(v.Records[v.Limit-1])
+		}
 	}
 	if err != nil {
 		status, p.Error = h.message(r, err)
 		p.Form = "filters"
-	}
-	v.Pages = (v.Total + v.Limit - 1) / v.Limit
-	if v.Page > 1 {
-		v.Prev = strconv.Itoa(v.Page - 1)
-	}
-	if v.Page < v.Pages {
-		v.Next = strconv.Itoa(v.Page + 1)
 	}
 	if cats, err := h.m.Categories(r.Context(), rq.org, s.ID); err == nil {
 		for _, c := range cats {

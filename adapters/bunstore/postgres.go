@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -16,13 +17,30 @@ import (
 )
 
 func openPostgres(dsn string) (*bun.DB, error) {
-	sqldb, err := sql.Open("pgx", dsn)
+	sqldb, err := pgxDB(dsn, 32)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	sqldb.SetMaxOpenConns(32)
-	sqldb.SetMaxIdleConns(32)
 	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+// pgxDB opens a pool of at most conns connections through pgx. bun writes every argument
+// into the SQL text, so pgx never gets parameters: its default mode would prepare each
+// distinct text (a round trip and a server-side plan cached for nothing, then evicted)
+// before running it. The simple protocol sends the text once. A default_query_exec_mode in
+// the URL still wins. BenchmarkPostgresQueryMode measures the difference.
+func pgxDB(dsn string, conns int) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(dsn, "default_query_exec_mode") {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	return sqldb, nil
 }
 
 // migrationLockID is the Postgres advisory lock Migrate holds: "consent".
@@ -37,12 +55,10 @@ const migrationLockID = 0x636f6e73656e74
 // CREATE TABLE IF NOT EXISTS would race it (duplicate key in pg_type). close releases the
 // lock and closes the database.
 func (s *Store) postgresMigrationDB(ctx context.Context) (db *bun.DB, close func(), err error) {
-	sqldb, err := sql.Open("pgx", s.url)
+	sqldb, err := pgxDB(s.url, 1)
 	if err != nil {
 		return nil, nil, err
 	}
-	sqldb.SetMaxOpenConns(1)
-	sqldb.SetMaxIdleConns(1)
 	db = bun.NewDB(sqldb, pgdialect.New())
 	for _, h := range s.migrationHooks {
 		db = db.WithQueryHook(h)

@@ -27,9 +27,9 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock (sessions and the sign-in limit).
 	Now func() time.Time
-	// ClientAddr finds a request's client address for the sign-in limit; the app passes the
-	// API's rule, which trusts forwarding headers from the configured proxies only. Nil uses
-	// the peer's address.
+	// ClientAddr finds a request's client address for the sign-in limit (required): the app
+	// passes the API's rule, httpapi.ClientIP, which trusts forwarding headers from the
+	// configured proxies only.
 	ClientAddr func(*http.Request) string
 	// PublicURL is the external base URL of the service for setup snippets ("": the
 	// request's own).
@@ -85,7 +85,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.SignInWindow = 15 * time.Minute
 	}
 	if cfg.ClientAddr == nil {
-		cfg.ClientAddr = peerAddr
+		return nil, errors.New("console: Config.ClientAddr is required")
 	}
 	assets, err := fs.Sub(files, "assets")
 	if err != nil {

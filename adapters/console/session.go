@@ -6,8 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"net"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -199,13 +197,4 @@ func (l *signInLimiter) recent(addr string, now time.Time) []time.Time {
 		l.fails[addr] = f
 	}
 	return f
-}
-
-// peerAddr is the address of the request's peer, the client when no proxy is trusted.
-func peerAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

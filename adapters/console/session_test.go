@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/console"
+	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -60,7 +61,8 @@ func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 	if _, err := uc.Orgs.Bootstrap(context.Background(), unitKey); err != nil {
 		t.Fatal(err)
 	}
-	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL})
+	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL,
+		ClientAddr: httpapi.ClientIP(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,16 +63,21 @@ func (b *Browsers) executable() (string, error) {
 		if fi, err := os.Stat(b.opts.Path); err == nil && !fi.IsDir() {
 			return b.opts.Path, nil
 		}
-		return "", &Error{Kind: KindNoBrowser, Message: fmt.Sprintf("a deep scan or a verification needs Chromium, and %s does not exist: "+
-			"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable", b.opts.Path)}
+		return "", noBrowser(b.opts.Path + " does not exist")
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
 	}
-	return "", &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and none was found: " +
-		"install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
+	return "", noBrowser("none was found")
+}
+
+// noBrowser is the failure of a deep scan or a verification without Chromium; why says what
+// is missing.
+func noBrowser(why string) *Error {
+	return &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and " + why +
+		": install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
 }
 
 // Available returns nil when the pool can start a browser, else the *Error (KindNoBrowser) a

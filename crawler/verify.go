@@ -221,8 +221,7 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 // needBrowser is the failure of a browser scan without a usable browser pool.
 func needBrowser(browsers *Browsers) error {
 	if browsers == nil {
-		return &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and this process has no browser pool: " +
-			"install Chromium (apt-get install chromium) or set CONSENTD_CHROMIUM_PATH"}
+		return noBrowser("this process has no browser pool")
 	}
 	return browsers.Available()
 }

@@ -17,24 +17,22 @@ type consentCategories map[string]bool
 
 // Scan implements sql.Scanner: jsonb arrives as bytes from Postgres, TEXT from SQLite.
 func (c *consentCategories) Scan(src any) error {
-	var r gjson.Result
+	var raw string
 	switch v := src.(type) {
 	case nil:
 		*c = nil
 		return nil
 	case []byte:
-		if !gjson.ValidBytes(v) {
-			return fmt.Errorf("categories_consented: not JSON: %.60q", v)
-		}
-		r = gjson.ParseBytes(v)
+		raw = string(v) // the one copy gjson.ParseBytes would make too
 	case string:
-		if !gjson.Valid(v) {
-			return fmt.Errorf("categories_consented: not JSON: %.60q", v)
-		}
-		r = gjson.Parse(v)
+		raw = v
 	default:
 		return fmt.Errorf("categories_consented: cannot scan %T", src)
 	}
+	if !gjson.Valid(raw) {
+		return fmt.Errorf("categories_consented: not JSON: %.60q", raw)
+	}
+	r := gjson.Parse(raw)
 	if r.Type == gjson.Null {
 		*c = nil
 		return nil

@@ -18,10 +18,7 @@ import (
 func memEnv(t *testing.T) (*env, core.Store) {
 	t.Helper()
 	store := memstore.New()
-	m, err := core.New(core.Deps{Store: store, Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := memCore(t, store)
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m}

@@ -100,6 +100,18 @@ func (l *logBuffer) errors() []string {
 	return out
 }
 
+// memCore is core on store (a memory store, for tests that need no database) with the
+// library's catalog.
+func memCore(tb testing.TB, store core.Store) *core.UseCases {
+	tb.Helper()
+	m, err := core.New(core.Deps{Store: store, Catalog: loadCatalog(tb), Now: time.Now,
+		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
 func newEnvOn(t testing.TB, dbURL string) *env {
 	t.Helper()
 	ctx := context.Background()

@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
@@ -25,11 +22,7 @@ import (
 //	go test -run '^$' -bench PublicConsentPost -benchmem ./adapters/httpapi/
 func BenchmarkPublicConsentPost(b *testing.B) {
 	ctx := context.Background()
-	m, err := core.New(core.Deps{Store: memstore.New(), Catalog: loadCatalog(b), Now: time.Now,
-		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := memCore(b, memstore.New())
 	org, err := m.Orgs.CreateOrganization(ctx, "bench")
 	if err != nil {
 		b.Fatal(err)

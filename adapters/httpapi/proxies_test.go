@@ -8,25 +8,24 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
-	"github.com/consentd/consentd/core"
 )
 
 // proxiedEnv serves the API with a public rate limit of 1/s (burst 2) behind the given trusted
-// proxies; the test client connects from 127.0.0.1.
+// proxies (none: clients connect directly); the test client connects from 127.0.0.1.
 func proxiedEnv(t *testing.T, trusted ...string) (*env, *bytes.Buffer) {
 	t.Helper()
-	m, err := core.New(core.Deps{Store: memstore.New(), Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.NewString() }})
+	m := memCore(t, memstore.New())
+	org, err := m.Orgs.CreateOrganization(context.Background(), "o")
 	if err != nil {
 		t.Fatal(err)
 	}
-	org, _ := m.Orgs.CreateOrganization(context.Background(), "o")
-	_, key, _ := m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", "")
+	_, key, err := m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var prefixes []netip.Prefix
 	for _, p := range trusted {
 		prefixes = append(prefixes, netip.MustParsePrefix(p))

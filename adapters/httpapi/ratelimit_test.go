@@ -1,37 +1,13 @@
 package httpapi_test
 
 import (
-	"context"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
-
-	"github.com/consentd/consentd/adapters/httpapi"
-	"github.com/consentd/consentd/adapters/memstore"
-	"github.com/consentd/consentd/core"
 )
 
 // TestPublicRateLimit: a client past its burst gets 429 with the error body; management
 // endpoints are not limited.
 func TestPublicRateLimit(t *testing.T) {
-	m, err := core.New(core.Deps{Store: memstore.New(), Catalog: loadCatalog(t), Now: time.Now, NewID: func() string { return uuid.NewString() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	org, err := m.Orgs.CreateOrganization(context.Background(), "o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), PublicRateLimit: 1}))
-	defer srv.Close()
-	e := &env{t: t, srv: srv, m: m, keyA: key}
+	e, _ := proxiedEnv(t)
 	codes := map[int]int{}
 	for range 10 {
 		codes[e.raw("GET", "/api/v1/public/pk_nope/config", "", "").status]++

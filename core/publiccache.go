@@ -62,25 +62,33 @@ func (c *ttlCache[V]) forget(siteID string) {
 type consentView struct {
 	site *Site
 	cats []*Category
+	// version is the banner's current consentVersion, the highest a decision may carry.
+	version int
 }
 
-// consentSite returns the site named by projectKey and its categories, from the cache when
+// consentSite returns the site named by projectKey, its categories and its banner's current
+// consentVersion, from the cache when
 // fresh. The values are shared: callers must not modify them.
-func (m *base) consentSite(ctx context.Context, projectKey string) (*Site, []*Category, error) {
+func (m *base) consentSite(ctx context.Context, projectKey string) (consentView, error) {
 	now := m.clock()
 	if v, ok := m.consentCache.get(projectKey, now); ok {
-		return v.site, v.cats, nil
+		return v, nil
 	}
 	site, err := m.store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
-		return nil, nil, err
+		return consentView{}, err
 	}
 	cats, err := m.store.Categories(ctx, site.ID)
 	if err != nil {
-		return nil, nil, err
+		return consentView{}, err
 	}
-	m.consentCache.put(projectKey, site.ID, consentView{site, cats}, now)
-	return site, cats, nil
+	b, err := m.store.Banner(ctx, site.ID)
+	if err != nil {
+		return consentView{}, err
+	}
+	v := consentView{site: site, cats: cats, version: b.ConsentVersion}
+	m.consentCache.put(projectKey, site.ID, v, now)
+	return v, nil
 }
 
 // forgetSite drops a site's cached entries after a change to it, its banner, categories or

@@ -306,6 +306,63 @@ func TestRecordConsent(t *testing.T) {
 	wantCode(t, err, core.CodeInvalid)
 }
 
+// TestRecordConsentCannotContradictItself: the action and the categories agree in every
+// stored record, and a decision cannot name a banner version the site has not shown.
+func TestRecordConsentCannotContradictItself(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	for i, c := range []struct {
+		in   core.ConsentInput
+		want string // "" when stored, else the field the 400 names
+	}{
+		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, "categories.statistics"},
+		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"marketing": true}, ConsentVersion: 1}, "categories.marketing"},
+		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"essential": true, "statistics": false}, ConsentVersion: 1}, ""},
+		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1}, "categories.marketing"},
+		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "categories.marketing"},
+		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, ""},
+		// GPC locks marketing off in the runtime; "accept all" then sends it false.
+		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1, GPC: true, Country: "US"}, ""},
+		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": false}, ConsentVersion: 1, GPC: true, Country: "US"}, "categories.statistics"},
+		{core.ConsentInput{Action: ptr("custom"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, ""},
+		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}, "consentVersion"},
+		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 99}, "consentVersion"},
+	} {
+		r, err := m.Consents.RecordConsent(ctx, s.ProjectKey, c.in)
+		if c.want != "" {
+			wantCode(t, err, core.CodeInvalid)
+			if err == nil || !strings.HasPrefix(core.ErrorMessage(err), c.want+":") {
+				t.Errorf("case %d: %v, want an error naming %s", i, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		for _, cat := range []string{"statistics", "marketing"} {
+			if v := r.CategoriesConsented[cat]; (r.Action == "reject_all" && v) || (r.Action == "accept_all" && !v && !(cat == "marketing" && r.GPCSignal)) {
+				t.Errorf("case %d: stored %s=%v with action %s", i, cat, v, r.Action)
+			}
+		}
+	}
+	// Once the site shows version 2, a decision on it is recorded.
+	if err := m.Banners.SetScriptBlocking(ctx, org, s.ID, !mustBanner(t, m, org, s.ID).SiteWideBlocking); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}); err != nil {
+		t.Fatalf("version 2 after the change: %v", err)
+	}
+}
+
+func mustBanner(t *testing.T, m *testCore, org, siteID string) *core.Banner {
+	t.Helper()
+	b, err := m.Banners.Banner(ctx, org, siteID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestRunScan(t *testing.T) {
 	m, q, c := newManager(t)
 	org, s := mustSite(t, m)

@@ -386,20 +386,51 @@ func TestConsentRecords(t *testing.T) {
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/categories", map[string]any{"name": "Social"}), 201)
 	pub := "/api/v1/public/" + pk + "/consent"
-	r := e.want(e.raw("POST", pub, "", `{"categories":{"statistics":true},"consentVersion":1}`, "X-Country", "de"), 201).obj(t)
+	base := "/api/v1/sites/" + id + "/consent-records"
+	// The answer is the receipt only; the stored record is read back from the listing.
+	stored := func(receipt map[string]any) map[string]any {
+		t.Helper()
+		requireKeys(t, receipt, "id", "visitorId", "recordHash", "snapshotHash", "createdAt")
+		for _, k := range []string{"visitorSalt", "visitorHash", "batchHash", "prevBatchHash", "batchSeq", "batchIndex"} {
+			if _, ok := receipt[k]; ok {
+				t.Fatalf("the receipt carries %s: %v", k, receipt)
+			}
+		}
+		recs := e.want(e.do("GET", base+"?limit=1", nil), 200).obj(t)["records"].([]any)
+		r := recs[0].(map[string]any)
+		if r["id"] != receipt["id"] || r["recordHash"] != receipt["recordHash"] || r["visitorId"] != receipt["visitorId"] {
+			t.Fatalf("receipt %v for record %v", receipt, r)
+		}
+		return r
+	}
+	r := stored(e.want(e.raw("POST", pub, "", `{"categories":{"statistics":true},"consentVersion":1}`, "X-Country", "de"), 201).obj(t))
 	requireKeys(t, r, "id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented", "gpcSignal", "doNotSell", "consentVersion", "createdAt", "action")
 	cc := r["categoriesConsented"].(map[string]any)
 	if cc["essential"] != true || cc["statistics"] != true || cc["marketing"] != false || cc["social"] != false ||
 		r["jurisdiction"] != "gdpr" || r["ipCountry"] != "DE" || r["action"] != "custom" || r["visitorId"] == "" {
 		t.Fatalf("record: %v", r)
 	}
-	r = e.want(e.raw("POST", pub, "", `{"visitorId":"v-1","categories":{"essential":false,"statistics":false},"consentVersion":1}`, "X-Country", "US", "Sec-GPC", "1"), 201).obj(t)
+	r = stored(e.want(e.raw("POST", pub, "", `{"visitorId":"v-1","categories":{"essential":false,"statistics":false},"consentVersion":1}`, "X-Country", "US", "Sec-GPC", "1"), 201).obj(t))
 	if r["jurisdiction"] != "ccpa" || r["gpcSignal"] != true || r["doNotSell"] != true || r["categoriesConsented"].(map[string]any)["essential"] != true || r["action"] != "reject_all" {
 		t.Fatalf("gpc record: %v", r)
 	}
-	r = e.want(e.raw("POST", pub, "", `{"categories":{"statistics":true,"marketing":true,"social":true},"consentVersion":2,"action":"accept_all"}`, "X-Country", "JP"), 201).obj(t)
+	// A decision on a banner version the site has not shown is refused with the error body.
+	e.want(e.raw("POST", pub, "", `{"categories":{"statistics":true,"marketing":true,"social":true},"consentVersion":2,"action":"accept_all"}`, "X-Country", "JP"), 400, "validation_error")
+	e.want(e.raw("POST", pub, "", `{"categories":{},"consentVersion":99}`), 400, "validation_error")
+	e.want(e.do("PUT", "/api/v1/sites/"+id+"/script-blocking", map[string]any{"enabled": !e.want(e.do("GET", "/api/v1/sites/"+id+"/banner", nil), 200).obj(t)["blockingRules"].(map[string]any)["siteWide"].(bool)}), 200)
+	r = stored(e.want(e.raw("POST", pub, "", `{"categories":{"statistics":true,"marketing":true,"social":true},"consentVersion":2,"action":"accept_all"}`, "X-Country", "JP"), 201).obj(t))
 	if r["jurisdiction"] != "none" || r["action"] != "accept_all" || r["consentVersion"].(float64) != 2 {
 		t.Fatalf("record: %v", r)
+	}
+	// A record cannot contradict itself: reject_all with a category on is refused, never stored.
+	for _, body := range []string{
+		`{"categories":{"statistics":true,"marketing":true},"consentVersion":1,"action":"reject_all"}`,
+		`{"categories":{"statistics":true,"marketing":false,"social":true},"consentVersion":1,"action":"accept_all"}`,
+	} {
+		err := e.want(e.raw("POST", pub, "", body), 400, "validation_error").obj(t)["error"].(map[string]any)
+		if !strings.HasPrefix(err["message"].(string), "categories.") {
+			t.Fatalf("%s: %v", body, err)
+		}
 	}
 	e.want(e.raw("POST", pub, "", `{"categories":{"unknown":true},"consentVersion":1}`), 400, "validation_error")
 	e.want(e.raw("POST", pub, "", `{"categories":{},"consentVersion":0}`), 400, "validation_error")
@@ -407,7 +438,6 @@ func TestConsentRecords(t *testing.T) {
 	e.want(e.raw("POST", pub, "", `{"categories":{},"consentVersion":1,"action":"maybe"}`), 400, "validation_error")
 	e.want(e.raw("POST", "/api/v1/public/pk_nope/consent", "", `{"categories":{},"consentVersion":1}`), 404, "not_found")
 
-	base := "/api/v1/sites/" + id + "/consent-records"
 	page := e.want(e.do("GET", base, nil), 200).obj(t)
 	requireKeys(t, page, "records", "total", "page", "limit")
 	recs := page["records"].([]any)

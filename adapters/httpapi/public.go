@@ -52,13 +52,14 @@ func (h *handlers) registerPublic(api huma.API) {
 		PageURL        string          `json:"pageUrl,omitempty" maxLength:"500" doc:"The page the decision was made on; only its origin and path are stored."`
 	}
 	o = publicOp("recordConsent", http.MethodPost, "/public/{projectKey}/consent", "Record a consent decision", http.StatusCreated)
-	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the record: its id and recordHash are the visitor's receipt, and snapshotHash names what was shown (the site's configuration in the language and runtime version named). The IP address is never stored, only the country. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. An unknown category slug is a 400."
+	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the visitor's receipt: the record's id and recordHash, the visitorId stored, and snapshotHash, which names what was shown (the site's configuration in the language and runtime version named); nothing that links records or rebuilds the chain (no visitor salt or hash, no batch hashes). The IP address is never stored, only the country. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. " +
+		"A record never contradicts itself: action reject_all with an optional category true, or accept_all with an optional category false or left out (except marketing when the request carries a GPC signal), is a 400 rather than a record rewritten from a guess; a consentVersion above the site's current one is a 400; an unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
 		UserAgent string `header:"User-Agent" doc:"Only a coarse browser family and device class are stored."`
 		Body      consentBody
-	}) (*struct{ Body *core.ConsentRecord }, error) {
+	}) (*struct{ Body *core.ConsentReceipt }, error) {
 		gpc, _ := ctx.Value(gpcKey).(bool)
 		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
@@ -68,7 +69,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.ConsentRecord }{r}, nil
+		return &struct{ Body *core.ConsentReceipt }{r.Receipt()}, nil
 	})
 }
 

@@ -16,7 +16,7 @@ func withApp(ctx context.Context, name string, args []string, flags func(*flag.F
 	fs := newFlags(name)
 	storeFlags(fs, &cfg)
 	flags(fs, &cfg)
-	if _, err := parse(fs, args); err != nil {
+	if _, err := configure(fs, args, &cfg); err != nil {
 		return err
 	}
 	a, err := open(ctx, cfg)
@@ -52,7 +52,7 @@ func findOrg(ctx context.Context, a *app.App, ref string) (string, error) {
 func orgCreate(ctx context.Context, args []string) error {
 	var name string
 	return withApp(ctx, "org create", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&name, "name", "", "organization name (required)")
+		bind(fs, "name", &name, "organization name (required)")
 	}, func(a *app.App) error {
 		o, err := a.UseCases().Orgs.CreateOrganization(ctx, name)
 		if err != nil {
@@ -65,8 +65,8 @@ func orgCreate(ctx context.Context, args []string) error {
 func apikeyCreate(ctx context.Context, args []string) error {
 	var org, name string
 	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&org, "org", "", "organization ID or name (required)")
-		fs.StringVar(&name, "name", "", "label of the key")
+		bind(fs, "org", &org)
+		bind(fs, "name", &name, "label of the key")
 	}, func(a *app.App) error {
 		orgID, err := findOrg(ctx, a, org)
 		if err != nil {
@@ -83,9 +83,9 @@ func apikeyCreate(ctx context.Context, args []string) error {
 func siteCreate(ctx context.Context, args []string) error {
 	var org, name, url string
 	return withApp(ctx, "site create", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&org, "org", "", "organization ID or name (required)")
-		fs.StringVar(&name, "name", "", "site name (required)")
-		fs.StringVar(&url, "url", "", "site homepage, absolute http(s) URL (required)")
+		bind(fs, "org", &org)
+		bind(fs, "name", &name, "site name (required)")
+		bind(fs, "url", &url)
 	}, func(a *app.App) error {
 		orgID, err := findOrg(ctx, a, org)
 		if err != nil {

@@ -17,9 +17,9 @@ func keyCommand(ctx context.Context, name string, args []string, wantID bool, ex
 	var org string
 	fs := newFlags(name)
 	storeFlags(fs, &cfg)
-	fs.StringVar(&org, "org", "", "organization ID or name (required)")
+	bind(fs, "org", &org)
 	extra(fs)
-	pos, err := parse(fs, args)
+	pos, err := configure(fs, args, &cfg)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func apikeyRevoke(ctx context.Context, args []string) error {
 func apikeyRotate(ctx context.Context, args []string) error {
 	var grace time.Duration
 	return keyCommand(ctx, "apikey rotate", args, true, func(fs *flag.FlagSet) {
-		fs.DurationVar(&grace, "grace", 24*time.Hour, "how long the rotated key keeps working (0: ends at once)")
+		bind(fs, "grace", &grace)
 	}, func(a *app.App, orgID, id string) error {
 		k, plain, prev, err := a.UseCases().Orgs.RotateAPIKey(ctx, orgID, id, &grace)
 		if err != nil {

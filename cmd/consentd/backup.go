@@ -11,7 +11,7 @@ import (
 func backup(ctx context.Context, args []string) error {
 	var to string
 	return withApp(ctx, "backup", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&to, "to", "", "file to write the copy to (must not exist)")
+		bind(fs, "to", &to)
 	}, func(a *app.App) error {
 		if to == "" {
 			return fmt.Errorf("usage: consentd backup --to FILE")

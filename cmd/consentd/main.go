@@ -7,39 +7,75 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"os/signal"
 	"syscall"
 )
 
-const usage = `consentd: self-hostable consent management.
+// A command is one of consentd's commands: its name (one or two words), its arguments as the
+// usage line shows them, and what it does; usage and --help are made from this table.
+type command struct {
+	name, args, about string
+	run               func(ctx context.Context, args []string) error
+}
 
-Usage:
-  consentd serve                        HTTP API and in-process scan workers
-  consentd worker                       standalone scan worker (Postgres)
-  consentd migrate                      apply schema migrations and exit
-  consentd org create --name NAME       create an organization
-  consentd org list                     list organizations
-  consentd apikey create --org ORG [--name LABEL]
-  consentd apikey list --org ORG         list keys (name, prefix, created, last used, expiry)
-  consentd apikey revoke --org ORG ID    revoke a key at once
-  consentd apikey rotate --org ORG ID [--grace 24h]
-                                        new key; the old one works for the grace period
-  consentd site create --org ORG --name NAME --url URL
-                                        (ORG: an organization's ID or name)
-  consentd records verify --site ID     recompute a site's consent log chain; exit 1 on a break
-  consentd scan URL [URL...]            one-off scan, no database; prints JSON
-  consentd verify URL [--fail-on error]  verify the banner is obeyed, per consent state, in a local
-                                        browser; prints the compliance report; exit 1 on findings
-  consentd library lint DIR             validate a directory of library entries
-  consentd library import-ocd FILE.csv --out DIR
-                                        convert Open Cookie Database CSV to library entries
-  consentd backup --to FILE             online copy of the SQLite database (VACUUM INTO)
-  consentd version                      version, commit and Go version
+// commands are consentd's commands, in the order of the usage text (set in init, since they
+// refer to the help, which reads the table).
+var commands []command
 
-Every flag also reads CONSENTD_<FLAG> from the environment (dashes as underscores);
-'consentd COMMAND --help' lists a command's flags.
-`
+func init() {
+	commands = []command{
+		{"serve", "[flags]", "HTTP API and in-process scan workers; applies pending migrations first", serve},
+		{"worker", "[flags]", "standalone scan worker (Postgres)", worker},
+		{"migrate", "[flags]", "create the database or apply pending schema migrations, and exit", migrate},
+		{"org create", "--name NAME", "create an organization (creates the database when there is none)", orgCreate},
+		{"org list", "", "list organizations", orgList},
+		{"apikey create", "--org ORG [--name LABEL]", "create an API key, shown once (ORG: an organization's ID or name)", apikeyCreate},
+		{"apikey list", "--org ORG", "list keys (name, prefix, created, last used, expiry)", apikeyList},
+		{"apikey revoke", "--org ORG ID", "revoke a key at once", apikeyRevoke},
+		{"apikey rotate", "--org ORG ID [--grace 24h]", "new key; the old one works for the grace period", apikeyRotate},
+		{"site create", "--org ORG --name NAME --url URL", "create a site", siteCreate},
+		{"records verify", "--site ID", "recompute a site's consent log chain; exit 1 on a break", recordsVerify},
+		{"scan", "[flags] URL [URL...]", "one-off scan, no database; prints JSON", scan},
+		{"verify", "[flags] URL", "verify the banner is obeyed, per consent state, in a local browser; prints the compliance report; exit 1 on findings", func(ctx context.Context, args []string) error {
+			return verify(ctx, args, os.Stdout)
+		}},
+		{"library lint", "DIR", "validate a directory of library entries", func(_ context.Context, args []string) error { return libraryLint(args) }},
+		{"library import-ocd", "FILE.csv --out DIR", "convert Open Cookie Database CSV to library entries", func(_ context.Context, args []string) error { return libraryImportOCD(args) }},
+		{"backup", "--to FILE", "online copy of the SQLite database (VACUUM INTO)", backup},
+		{"version", "", "version, commit and Go version", func(_ context.Context, args []string) error { return versionCmd(args) }},
+	}
+}
+
+// findCommand is the command called name.
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// printUsage writes the list of commands.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "consentd: self-hostable consent management.\n\nUsage:\n")
+	for _, c := range commands {
+		line := "consentd " + c.name
+		if c.args != "" && c.args != "[flags]" {
+			line += " " + c.args
+		}
+		if len(line) > 44 {
+			fmt.Fprintf(w, "  %s\n  %-44s  %s\n", line, "", c.about)
+			continue
+		}
+		fmt.Fprintf(w, "  %-44s  %s\n", line, c.about)
+	}
+	fmt.Fprint(w, "\nEvery flag also reads CONSENTD_<FLAG> from the environment (dashes as underscores);\n"+
+		"'consentd COMMAND --help' lists a command's flags, their variables and defaults.\n")
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,52 +96,49 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, usage)
+		printUsage(os.Stderr)
 		return fmt.Errorf("missing command")
 	}
-	cmd, rest := args[0], args[1:]
-	if (cmd == "org" || cmd == "apikey" || cmd == "site" || cmd == "library" || cmd == "records") && len(rest) > 0 {
-		cmd, rest = cmd+" "+rest[0], rest[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, rest)
-	case "worker":
-		return worker(ctx, rest)
-	case "migrate":
-		return migrate(ctx, rest)
-	case "org create":
-		return orgCreate(ctx, rest)
-	case "org list":
-		return orgList(ctx, rest)
-	case "apikey create":
-		return apikeyCreate(ctx, rest)
-	case "site create":
-		return siteCreate(ctx, rest)
-	case "records verify":
-		return recordsVerify(ctx, rest)
-	case "scan":
-		return scan(ctx, rest)
-	case "verify":
-		return verify(ctx, rest, os.Stdout)
-	case "library lint":
-		return libraryLint(rest)
-	case "library import-ocd":
-		return libraryImportOCD(rest)
-	case "version", "--version":
-		return versionCmd(rest)
-	case "apikey list":
-		return apikeyList(ctx, rest)
-	case "apikey revoke":
-		return apikeyRevoke(ctx, rest)
-	case "apikey rotate":
-		return apikeyRotate(ctx, rest)
-	case "backup":
-		return backup(ctx, rest)
+	name, rest := args[0], args[1:]
+	switch name {
 	case "help", "-h", "--help":
-		fmt.Print(usage)
+		if len(rest) > 0 {
+			// consentd help COMMAND is COMMAND --help.
+			return run(ctx, append(rest, "--help"))
+		}
+		printUsage(os.Stdout)
 		return nil
+	case "--version":
+		name = "version"
 	}
-	fmt.Fprint(os.Stderr, usage)
-	return fmt.Errorf("unknown command %q", cmd)
+	if len(rest) > 0 {
+		if c, ok := findCommand(name + " " + rest[0]); ok {
+			return c.run(ctx, rest[1:])
+		}
+	}
+	if c, ok := findCommand(name); ok {
+		return c.run(ctx, rest)
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	suggestion := ""
+	if c := closestCommand(strings.Join(args[:min(2, len(args))], " "), names); c != "" {
+		suggestion = fmt.Sprintf(" (did you mean 'consentd %s'?)", c)
+	}
+	return fmt.Errorf("unknown command %q%s; 'consentd help' lists the commands", strings.Join(args[:min(2, len(args))], " "), suggestion)
+}
+
+// closestCommand is the command nearest to what was typed, in its first word or both.
+func closestCommand(typed string, names []string) string {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	if c := closest(typed, known, 3); c != "" {
+		return c
+	}
+	first, _, _ := strings.Cut(typed, " ")
+	return closest(first, known, 2)
 }

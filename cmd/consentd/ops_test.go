@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMisconfiguration: every bad setting stops the command before anything is created, with
@@ -47,10 +49,10 @@ func TestMisconfiguration(t *testing.T) {
 }
 
 func TestHelpShowsVariablesAndDefaults(t *testing.T) {
-	_, stderr, _ := runCLI(t, nil, "serve", "--help")
+	out, _, _ := runCLI(t, nil, "serve", "--help")
 	for _, w := range []string{"--workers", "(env CONSENTD_WORKERS, default 4)", "(env CONSENTD_ADDR, default 127.0.0.1:8080)", "CONSENTD_TRUSTED_PROXIES", "CONSENTD_LOG_LEVEL"} {
-		if !strings.Contains(stderr, w) {
-			t.Errorf("help lacks %q:\n%s", w, stderr)
+		if !strings.Contains(out, w) {
+			t.Errorf("help lacks %q:\n%s", w, out)
 		}
 	}
 }
@@ -130,31 +132,126 @@ func TestBackupRestore(t *testing.T) {
 	}
 }
 
-// TestEverySettingIsKnown: every flag of every command is in settings, so that a variable set
+// TestHelpAgreesWithSettings reads every command's --help (on stdout, like 'consentd help')
+// and checks each flag against the settings table: its one variable, its one default, its alias
+// (at most one), and that every flag of every command is in the table, so that a variable set
 // for one command (say in a shared environment file) is not refused as a misspelling by another.
-func TestEverySettingIsKnown(t *testing.T) {
-	known := map[string]bool{}
+func TestHelpAgreesWithSettings(t *testing.T) {
+	t.Parallel()
+	byName := map[string]setting{}
 	for _, s := range settings {
-		known[envName(s)] = true
-	}
-	for _, cmd := range [][]string{
-		{"serve"}, {"worker"}, {"migrate"}, {"org", "create"}, {"org", "list"}, {"apikey", "create"}, {"apikey", "list"},
-		{"apikey", "revoke"}, {"apikey", "rotate"}, {"site", "create"}, {"scan"}, {"library", "lint"},
-		{"library", "import-ocd"}, {"backup"}, {"version"},
-	} {
-		_, stderr, _ := runCLI(t, nil, append(cmd, "--help")...)
-		if !strings.Contains(stderr, "Usage of consentd") {
-			t.Errorf("%v --help: %s", cmd, stderr)
+		if _, dup := byName[s.name]; dup {
+			t.Errorf("setting %s appears twice", s.name)
 		}
-		for _, line := range strings.Split(stderr, "\n") {
-			_, rest, ok := strings.Cut(line, "(env ")
-			if !ok {
+		byName[s.name] = s
+	}
+	for _, s := range settings {
+		if _, clash := byName[s.alias]; clash {
+			t.Errorf("alias --%s of %s is also a setting", s.alias, s.name)
+		}
+	}
+	top, stderr, err := runCLI(t, nil, "help")
+	if err != nil || stderr != "" || !strings.Contains(top, "Usage:") {
+		t.Fatalf("consentd help: %v %q %s", err, stderr, top)
+	}
+	for _, c := range commands {
+		if !strings.Contains(top, "consentd "+c.name) || !strings.Contains(top, c.about) {
+			t.Errorf("consentd help lacks %s or its description", c.name)
+		}
+		out, stderr, err := runCLI(t, nil, append(strings.Fields(c.name), "--help")...)
+		if err != nil || stderr != "" {
+			t.Errorf("%s --help: %v, stderr %q", c.name, err, stderr)
+			continue
+		}
+		wantUsage := "Usage: consentd " + c.name
+		if c.args != "" {
+			wantUsage += " " + c.args
+		}
+		if !strings.HasPrefix(out, wantUsage+"\n") {
+			t.Errorf("%s --help starts %q, want %q", c.name, strings.SplitN(out, "\n", 2)[0], wantUsage)
+		}
+		lines := strings.Split(out, "\n")
+		for i, line := range lines {
+			if !strings.HasPrefix(line, "  --") {
 				continue
 			}
-			name := strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ')' || r == ' ' })[0]
-			if !known[name] {
-				t.Errorf("%v: %s is missing from settings", cmd, name)
+			names := strings.Split(strings.TrimSpace(line), ", ")
+			s, ok := byName[strings.TrimPrefix(names[0], "--")]
+			if !ok {
+				t.Errorf("%s: flag %s is missing from settings", c.name, names[0])
+				continue
+			}
+			if len(names) > 2 || (len(names) == 2 && names[1] != "--"+s.alias) {
+				t.Errorf("%s: %s shows aliases %v, the table has %q", c.name, s.name, names[1:], s.alias)
+			}
+			if i+2 >= len(lines) {
+				t.Fatalf("%s: %s has no variable line", c.name, s.name)
+			}
+			if want := fmt.Sprintf("      (env %s, default %s)", envName(s.name), s.defaultText()); lines[i+2] != want {
+				t.Errorf("%s: %s shows %q, want %q", c.name, s.name, lines[i+2], want)
+			}
+			if n := strings.Count(out, "(env "+envName(s.name)+","); n != 1 {
+				t.Errorf("%s: %s is shown %d times", c.name, envName(s.name), n)
 			}
 		}
+	}
+}
+
+// TestSettingDefaultsParse: the table's defaults are what the flags start with.
+func TestSettingDefaultsParse(t *testing.T) {
+	for _, s := range settings {
+		if s.def == "" {
+			continue
+		}
+		fs := newFlags("test")
+		var (
+			str string
+			b   bool
+			n   int
+			d   time.Duration
+		)
+		var p any = &str
+		switch {
+		case s.def == "true" || s.def == "false":
+			p = &b
+		case strings.HasSuffix(s.def, "s") && strings.ContainsAny(s.def, "0123456789") && !strings.Contains(s.def, ":"):
+			p = &d
+		case strings.Trim(s.def, "0123456789") == "":
+			p = &n
+		}
+		bind(fs, s.name, p)
+		if got := fs.Lookup(s.name).Value.String(); got != s.def {
+			t.Errorf("%s: default %q reads back as %q", s.name, s.def, got)
+		}
+	}
+}
+
+// TestAllSettingErrorsAtOnce: three bad settings, from the environment and the command line,
+// give three lines at once, and nothing is created.
+func TestAllSettingErrorsAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(dir, "c.db"), "CONSENTD_WORKERS=many", "CONSENTD_ADDR=nowhere"}
+	_, stderr, err := runCLI(t, env, "serve", "--log-level", "loud", "--scan-timeot", "1m")
+	if err == nil {
+		t.Fatal("serve started")
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, w := range []string{"CONSENTD_WORKERS", "CONSENTD_ADDR", "CONSENTD_LOG_LEVEL", "--scan-timeot (did you mean --scan-timeout?)"} {
+		n := 0
+		for _, l := range lines {
+			if strings.Contains(l, w) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q on %d lines, want 1:\n%s", w, n, stderr)
+		}
+	}
+	if len(lines) != 4 {
+		t.Errorf("%d lines for four problems:\n%s", len(lines), stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files created: %v", entries)
 	}
 }

@@ -14,7 +14,7 @@ import (
 func recordsVerify(ctx context.Context, args []string) error {
 	var site string
 	return withApp(ctx, "records verify", args, func(fs *flag.FlagSet, _ *app.Config) {
-		fs.StringVar(&site, "site", "", "the site's ID (required)")
+		bind(fs, "site", &site)
 	}, func(a *app.App) error {
 		if site == "" {
 			return fmt.Errorf("--site is required")

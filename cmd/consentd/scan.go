@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"errors"
 	"fmt"
 	"os"
 
@@ -16,29 +17,23 @@ import (
 // limits, the private-address policy, the storefront password, the library, connect-to rules,
 // an extra CA and the browser.
 type reach struct {
-	set                     app.ScanSettings
-	maxPages                int
-	password, libDir        string
-	caCert, envCACert       string
-	connectTo, envConnectTo repeatFlag
+	set              app.ScanSettings
+	maxPages         int
+	password, libDir string
 }
 
 func (r *reach) register(fs *flag.FlagSet) {
-	fs.IntVar(&r.maxPages, "max-pages", crawler.DefaultMaxPages, "most pages to fetch")
-	fs.BoolVar(&r.set.AllowPrivate, "scan-allow-private", false, "allow loopback, private and link-local targets (env CONSENTD_SCAN_ALLOW_PRIVATE)")
-	fs.BoolVar(&r.set.AllowPrivate, "allow-private", false, "short for --scan-allow-private")
-	fs.StringVar(&r.password, "password", "", "storefront password, submitted when the shop shows its password page")
-	fs.StringVar(&r.libDir, "library-dir", "", "directory of extra or overriding library entries")
-	fs.Var(&r.connectTo, "connect-to", "HOST:PORT:CONNECT_HOST:CONNECT_PORT, curl's meaning (empty HOST or PORT: any); repeatable")
-	fs.Var(&r.envConnectTo, "scan-connect-to", "same as --connect-to, comma-separated (env CONSENTD_SCAN_CONNECT_TO)")
-	fs.StringVar(&r.caCert, "ca-cert", "", "PEM file of an extra trusted root certificate")
-	fs.StringVar(&r.envCACert, "scan-ca-cert", "", "same as --ca-cert (env CONSENTD_SCAN_CA_CERT)")
-	fs.StringVar(&r.set.ChromiumPath, "chromium-path", "", "Chromium executable for deep scans (env CONSENTD_CHROMIUM_PATH, default: chromium on the PATH)")
+	bind(fs, "max-pages", &r.maxPages)
+	bind(fs, "scan-allow-private", &r.set.AllowPrivate)
+	bind(fs, "password", &r.password)
+	bind(fs, "library-dir", &r.libDir)
+	bind(fs, "scan-connect-to", &r.set.ConnectTo)
+	bind(fs, "scan-ca-cert", &r.set.CACert)
+	bind(fs, "chromium-path", &r.set.ChromiumPath)
 }
 
-// options are the scan options of urls; the command line wins over the environment.
+// options are the scan options of urls.
 func (r *reach) options(urls []string) (crawler.Options, error) {
-	r.set.ConnectTo, r.set.CACert = first(r.connectTo, r.envConnectTo), firstString(r.caCert, r.envCACert)
 	opts, err := app.ScanOptions(r.set)
 	if err != nil {
 		return opts, err
@@ -49,24 +44,23 @@ func (r *reach) options(urls []string) (crawler.Options, error) {
 
 func scan(ctx context.Context, args []string) error {
 	var r reach
-	var mode, envMode string
+	var mode string
 	fs := newFlags("scan")
 	r.register(fs)
-	fs.StringVar(&mode, "mode", "", "static, deep (headless Chromium) or auto: deep when a browser is installed (default: CONSENTD_SCAN_MODE, else auto)")
-	fs.StringVar(&envMode, "scan-mode", core.ScanAuto, "same as --mode (env CONSENTD_SCAN_MODE)")
+	bind(fs, "scan-mode", &mode, "static, deep (headless Chromium) or auto: deep when a browser is installed")
 	urls, err := parse(fs, args)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
+	errs := []error{err}
 	if len(urls) == 0 {
-		return fmt.Errorf("usage: consentd scan [--mode static|deep|auto] [--max-pages N] [--scan-allow-private] [--password P] [--connect-to RULE]... [--ca-cert FILE] URL [URL...]")
+		errs = append(errs, errors.New("no URL to scan (usage: consentd scan [flags] URL [URL...]; 'consentd scan --help' lists the flags)"))
 	}
-	mode = firstString(mode, envMode)
 	if !core.ValidScanMode(mode) || mode == core.ScanVerify {
-		return fmt.Errorf("--mode %q: must be static, deep or auto ('consentd verify URL' verifies)", mode)
+		errs = append(errs, fmt.Errorf("--scan-mode (CONSENTD_SCAN_MODE) %q: must be static, deep or auto ('consentd verify URL' verifies)", mode))
 	}
 	opts, err := r.options(urls)
-	if err != nil {
+	if err = errors.Join(append(errs, err)...); err != nil {
 		return err
 	}
 	engine, err := app.LoadEngine(r.libDir)
@@ -85,20 +79,6 @@ func scan(ctx context.Context, args []string) error {
 		return err
 	}
 	return printJSON(res)
-}
-
-func first(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
-}
-
-func firstString(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func libraryLint(args []string) error {
@@ -123,7 +103,7 @@ func libraryLint(args []string) error {
 func libraryImportOCD(args []string) error {
 	var out string
 	fs := newFlags("library import-ocd")
-	fs.StringVar(&out, "out", "", "directory to write the entries to (required); use it as CONSENTD_LIBRARY_DIR")
+	bind(fs, "out", &out)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

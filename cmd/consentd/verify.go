@@ -43,8 +43,7 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
-const verifyUsage = "usage: consentd verify [--project-key K] [--fail-on warning|error|notice] [--json] [--categories a,b] " +
-	"[--max-pages N] [--allow-private] [--connect-to RULE]... [--ca-cert FILE] URL"
+const verifyUsage = "one URL to verify (usage: consentd verify [flags] URL; 'consentd verify --help' lists the flags)"
 
 // verify runs a verification scan of a site in a local browser, evaluates the compliance rules
 // on it and on the configuration the site's consentd runtime serves, and prints the report.
@@ -55,25 +54,23 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	var categories []string
 	fs := newFlags("verify")
 	r.register(fs)
-	fs.StringVar(&projectKey, "project-key", "", "the site's project key (default: the one the pages' consentd runtime names)")
-	fs.StringVar(&failOn, "fail-on", core.SeverityError, "exit with status 1 when a finding is this severe or more: error, warning or notice")
-	fs.BoolVar(&asJSON, "json", false, "print the compliance report as JSON (docs/compliance.md) instead of text")
-	fs.Var(listFlag{&categories}, "categories", "category slugs, comma-separated: one more consent state per category, only it accepted")
+	bind(fs, "project-key", &projectKey)
+	bind(fs, "fail-on", &failOn)
+	bind(fs, "json", &asJSON)
+	bind(fs, "categories", &categories)
 	urls, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if err != nil {
-		return failed(err)
-	}
+	errs := []error{err}
 	if len(urls) != 1 {
-		return failed(errors.New(verifyUsage))
+		errs = append(errs, errors.New(verifyUsage))
 	}
 	if !slices.Contains(core.Severities, failOn) {
-		return failed(fmt.Errorf("--fail-on %q: must be one of %s", failOn, strings.Join(core.Severities, ", ")))
+		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(core.Severities, ", ")))
 	}
 	opts, err := r.options(urls)
-	if err != nil {
+	if err = errors.Join(append(errs, err)...); err != nil {
 		return failed(err)
 	}
 	catalog, err := library.Load(r.libDir)

@@ -42,10 +42,13 @@ type Scan struct {
 	// Verification is what a verification scan (mode verify) saw per consent state; null for
 	// the other modes and until the scan completed.
 	Verification *Verification `json:"verification"`
-	ErrorMessage *string       `json:"errorMessage"`
-	CreatedAt    time.Time     `json:"createdAt"`
-	StartedAt    *time.Time    `json:"startedAt"`
-	FinishedAt   *time.Time    `json:"finishedAt"`
+	// Changes is what this scan found different from the previous completed scan of the same
+	// site and mode; null until the scan completed, and for the site's first such scan.
+	Changes      *ScanChanges `json:"changes"`
+	ErrorMessage *string      `json:"errorMessage"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	StartedAt    *time.Time   `json:"startedAt"`
+	FinishedAt   *time.Time   `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.

@@ -11,7 +11,7 @@ import (
 // serialized). Only pending and running scans may move: a scan that already completed or
 // failed is refused with conflict, so a late worker, the sweeper and a rescued job cannot
 // overwrite each other's result; the first transition wins.
-func (m *Scans) transition(ctx context.Context, scanID string, apply func(s *Scan)) (*Scan, error) {
+func (m *Scans) transition(ctx context.Context, scanID string, apply func(tx Store, s *Scan) error) (*Scan, error) {
 	var s *Scan
 	err := m.store.InTx(ctx, func(tx Store) error {
 		var err error
@@ -21,7 +21,9 @@ func (m *Scans) transition(ctx context.Context, scanID string, apply func(s *Sca
 		if s.Status != ScanPending && s.Status != ScanRunning {
 			return Errorf(CodeConflict, "scan %s already %s", scanID, s.Status)
 		}
-		apply(s)
+		if err := apply(tx, s); err != nil {
+			return err
+		}
 		return tx.UpdateScan(ctx, s)
 	})
 	if err != nil {
@@ -34,18 +36,20 @@ func (m *Scans) transition(ctx context.Context, scanID string, apply func(s *Sca
 // rescued) stays running. A finished scan is refused with conflict, so that a redelivered job
 // does nothing.
 func (m *Scans) StartScan(ctx context.Context, scanID string) (*Scan, error) {
-	return m.transition(ctx, scanID, func(s *Scan) {
+	return m.transition(ctx, scanID, func(_ Store, s *Scan) error {
 		if s.Status == ScanPending {
 			now := m.now()
 			s.Status, s.StartedAt = ScanRunning, &now
 		}
+		return nil
 	})
 }
 
-// CompleteScan stores a crawl's result on a pending or running scan; conflict when the scan
-// already finished.
+// CompleteScan stores a crawl's result on a pending or running scan, with what changed since
+// the previous completed scan of the same site and mode; conflict when the scan already
+// finished.
 func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
-	_, err := m.transition(ctx, scanID, func(s *Scan) {
+	_, err := m.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := m.now()
 		if s.StartedAt == nil {
 			s.StartedAt = &now
@@ -63,17 +67,54 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 			used = ScanStatic
 		}
 		s.ModeUsed = &used
+		return m.compareWithPrevious(ctx, tx, s)
 	})
 	return err
+}
+
+// compareWithPrevious sets s.Changes from the site's previous completed scan of s's mode, read
+// in tx (the transaction completing s); it stays nil for the site's first such scan. A
+// verification scan's changes include the compliance verdict: the site's configuration, as it
+// is now, judged with the previous scan's observations and with s's.
+func (m *Scans) compareWithPrevious(ctx context.Context, tx Store, s *Scan) error {
+	prev, err := tx.LatestScanOfMode(ctx, s.SiteID, s.Mode, ScanCompleted)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if prev.ID == s.ID {
+		return nil
+	}
+	var before, after *ComplianceReport
+	if s.Mode == ScanVerify && prev.Verification != nil && s.Verification != nil {
+		in := &ComplianceInput{}
+		if in.Banner, err = tx.Banner(ctx, s.SiteID); err != nil {
+			return err
+		}
+		if in.Categories, err = tx.Categories(ctx, s.SiteID); err != nil {
+			return err
+		}
+		if in.Services, err = tx.Services(ctx, s.SiteID); err != nil {
+			return err
+		}
+		now := m.now()
+		before = EvaluateCompliance(in, prev.Verification, prev.ID, m.catalog, now)
+		after = EvaluateCompliance(in, s.Verification, s.ID, m.catalog, now)
+	}
+	s.Changes = CompareScans(prev, s, before, after)
+	return nil
 }
 
 // FailScan ends a pending or running scan as failed; conflict when it already finished.
 // reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
 // error, a panic value or queue internals.
 func (m *Scans) FailScan(ctx context.Context, scanID, reason string) error {
-	_, err := m.transition(ctx, scanID, func(s *Scan) {
+	_, err := m.transition(ctx, scanID, func(_ Store, s *Scan) error {
 		now := m.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
+		return nil
 	})
 	return err
 }

@@ -24,6 +24,7 @@ type scan struct {
 	UnrecognizedCookies []core.UnrecognizedCookie `bun:"unrecognized_cookies,type:jsonb"`
 	PreConsent          []core.PreConsentFinding  `bun:"pre_consent,type:jsonb"`
 	Verification        *core.Verification        `bun:"verification,type:jsonb"`
+	Changes             *core.ScanChanges         `bun:"changes,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
 	ErrorMessage        *string                   `bun:"error_message"`
 	CreatedAt           time.Time                 `bun:"created_at"`
@@ -35,7 +36,7 @@ func fromScan(s *core.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification, Changes: s.Changes,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -45,7 +46,7 @@ func (s *scan) core() *core.Scan {
 	return &core.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification, Changes: s.Changes,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}
@@ -143,7 +144,7 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		return err
 	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "verification", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "verification", "changes", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

@@ -23,6 +23,12 @@ func cloneScan(x core.Scan) *core.Scan {
 		_ = json.Unmarshal(b, &v)
 		x.Verification = &v
 	}
+	if x.Changes != nil {
+		var c core.ScanChanges
+		b, _ := json.Marshal(x.Changes)
+		_ = json.Unmarshal(b, &c)
+		x.Changes = &c
+	}
 	if x.ModeUsed != nil {
 		m := *x.ModeUsed
 		x.ModeUsed = &m

@@ -32,6 +32,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},
 		{"Scans", testScans},
 		{"ScanTransitions", testScanTransitions},
+		{"ScanChanges", testScanChanges},
 		{"LatestScanOfMode", testLatestScanOfMode},
 		{"ConsentRecords", testConsentRecords},
 		{"ConsentTotals", testConsentTotals},

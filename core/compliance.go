@@ -49,7 +49,16 @@ type Evidence struct {
 	Cookie   *string `json:"cookie"`
 	Service  *string `json:"service"`
 	Category *string `json:"category"`
+	// Requests and Cookies list every offending request URL and every cookie or storage key
+	// ("name (domain)") a verification finding stands for, Request and Cookie first, at most
+	// MaxEvidenceItems each; Omitted counts those left out. Null for a configuration finding.
+	Requests []string `json:"requests"`
+	Cookies  []string `json:"cookies"`
+	Omitted  int      `json:"omitted"`
 }
+
+// MaxEvidenceItems bounds each list of a finding's evidence (Evidence.Requests, Cookies).
+const MaxEvidenceItems = 25
 
 // FamilySummary counts a rule family's findings.
 type FamilySummary struct {

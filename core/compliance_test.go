@@ -3,6 +3,7 @@ package core_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,9 +220,15 @@ func TestVerificationRules(t *testing.T) {
 	}{
 		{"tracker before a decision", false, func(v *core.Verification, _ *core.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
-			st.Requests = append(st.Requests, hotjar, hotjar, hotjar)
+			again, other := hotjar, hotjar
+			again.Page, other.URL = "https://shop.example/b", "https://vars.hotjar.com/box.html"
+			st.Requests = append(st.Requests, hotjar, hotjar, again, other)
+			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_hjSessionUser_1", Domain: "shop.example",
+				Page: hotjar.Page, Service: "hotjar", Category: "statistics"})
 		}, "enforcement.before-decision", core.SeverityError, func(ev core.Evidence) bool {
-			return *ev.Service == "hotjar" && *ev.Request == hotjar.URL && *ev.State == core.StateNoDecision && *ev.ScanID == "scan-1"
+			return *ev.Service == "hotjar" && *ev.Request == hotjar.URL && *ev.State == core.StateNoDecision && *ev.ScanID == "scan-1" &&
+				slices.Equal(ev.Requests, []string{hotjar.URL, "https://vars.hotjar.com/box.html"}) &&
+				slices.Equal(ev.Cookies, []string{"_hjSessionUser_1 (shop.example)"}) && ev.Omitted == 0
 		}},
 		{"site's own service in a required category", false, func(v *core.Verification, in *core.ComplianceInput) {
 			in.Services = append(in.Services, &core.Service{Slug: "hotjar", CategoryID: "c-ess"})
@@ -317,7 +324,8 @@ func TestVerificationRules(t *testing.T) {
 				b, _ := json.Marshal(got[0])
 				t.Fatalf("%s: %s", tc.rule, b)
 			}
-			if tc.rule == "enforcement.before-decision" && !strings.Contains(got[0].Detail, "and 2 more like it") {
+			if tc.rule == "enforcement.before-decision" && !strings.HasSuffix(got[0].Detail,
+				"; also requested https://vars.hotjar.com/box.html, set cookie _hjSessionUser_1 (shop.example); on 2 pages.") {
 				t.Fatalf("grouped detail: %s", got[0].Detail)
 			}
 		})
@@ -513,5 +521,56 @@ func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 	}
 	if ids(got) != ids(rep) || got.SiteID != site.ID || len(withRule(got, "consent.gpc")) != 1 {
 		t.Fatalf("from the public configuration:\n%s\nfrom the store:\n%s", ids(got), ids(rep))
+	}
+}
+
+// One cause, one finding: an unmarked Google tag the runtime held, fetched anyway by the
+// browser's preload scanner in every state that denies it, is one enforcement.unmarked-tag-fetched
+// finding naming those states, and neither a leak of each state nor a Consent Mode error.
+func TestHeldTagFetchedIsOneFinding(t *testing.T) {
+	t.Parallel()
+	in, v := cleanInput(), cleanVerification()
+	const tag = "https://www.googletagmanager.com/gtag/js?id=G-ONE"
+	for i := range v.States {
+		st := &v.States[i]
+		if st.State == core.StateAcceptAll || strings.HasPrefix(st.State, core.StateCategoryPrefix) {
+			continue
+		}
+		for _, page := range []string{"https://shop.example/", "https://shop.example/b"} {
+			st.Requests = append(st.Requests, core.VerifiedRequest{URL: tag, Page: page, Service: "google-analytics", Category: "statistics",
+				Type: "Script", ThirdParty: true})
+			st.HeldUnmarked = append(st.HeldUnmarked, core.HeldTag{URL: tag, Page: page, Service: "google-analytics", Category: "statistics", Requested: true})
+		}
+	}
+	r := core.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
+	if len(r.Findings) != 1 {
+		b, _ := json.MarshalIndent(r.Findings, "", "  ")
+		t.Fatalf("%d findings, want 1: %s", len(r.Findings), b)
+	}
+	f := r.Findings[0]
+	if f.RuleID != "enforcement.unmarked-tag-fetched" || !strings.Contains(f.Detail, "(no_decision, reject_all, withdrawn)") ||
+		!slices.Equal(f.Evidence.Requests, []string{tag}) || !strings.Contains(f.Detail, "on 2 pages") {
+		b, _ := json.Marshal(f)
+		t.Fatalf("finding %s", b)
+	}
+}
+
+// A first-party cookie of a known service set before any decision, with no request of that
+// service (inline code wrote it), is a finding naming the cookie and the service.
+func TestFirstPartyCookieBeforeDecision(t *testing.T) {
+	t.Parallel()
+	in, v := cleanInput(), cleanVerification()
+	st := &v.States[0]
+	if st.State != core.StateNoDecision {
+		t.Fatalf("first state %s", st.State)
+	}
+	st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ga", Domain: "shop.example",
+		Page: "https://shop.example/", Service: "google-analytics", Category: "statistics"})
+	r := core.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
+	got := withRule(r, "enforcement.before-decision")
+	if len(got) != 1 || !slices.Equal(got[0].Evidence.Cookies, []string{"_ga (shop.example)"}) ||
+		!strings.Contains(got[0].Detail, "set cookie _ga (shop.example)") || *got[0].Evidence.Service != "google-analytics" {
+		b, _ := json.Marshal(r.Findings)
+		t.Fatalf("findings %s", b)
 	}
 }

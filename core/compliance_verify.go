@@ -114,11 +114,31 @@ func (e *evaluation) verificationRules(v *Verification) {
 		e.add("enforcement.no-consentd-banner", "", map[string]string{"pages": strconv.Itoa(pages)},
 			Evidence{ScanID: strp(e.scanID), State: strp(StateNoDecision)})
 	} else {
-		e.check("enforcement.unmarked-tag-fetched", "enforcement.reject-not-shown")
+		e.check("enforcement.unmarked-tag-fetched", "enforcement.states-unreached")
+		// enforcement.states-unreached: the runtime ran but no decision could be made (no banner
+		// shown): say which states were not checked, so that a report without their findings is
+		// not read as proof that reject is obeyed.
+		var unreached []string
+		reason, rejectReached := "", true
+		for _, u := range v.Unreached {
+			unreached = append(unreached, u.State)
+			if reason == "" {
+				reason = u.Reason
+			}
+			rejectReached = rejectReached && u.State != StateRejectAll
+		}
+		if len(unreached) > 0 {
+			e.add("enforcement.states-unreached", "", map[string]string{"states": strings.Join(unreached, ", "), "reason": reason},
+				Evidence{ScanID: strp(e.scanID), State: strp(unreached[0])})
+		}
 		// enforcement.reject-not-shown: the runtime always renders reject beside accept, so a
 		// first layer without a clickable reject button means the page hid or broke it; the
-		// configuration rule cannot see that, the browser can.
-		if !v.RejectOnFirstLayer {
+		// configuration rule cannot see that, the browser can. Not judged when no banner was
+		// shown at all (its premise).
+		if rejectReached {
+			e.check("enforcement.reject-not-shown")
+		}
+		if !v.RejectOnFirstLayer && rejectReached {
 			page := ""
 			for _, st := range v.States {
 				if st.State == StateRejectAll && len(st.Pages) > 0 {
@@ -136,8 +156,20 @@ func (e *evaluation) verificationRules(v *Verification) {
 			continue
 		}
 		e.check(rule)
+		// A held tag the browser fetched anyway is one cause with one fix (mark the tag), reported
+		// once below under enforcement.unmarked-tag-fetched: its request is not counted again as
+		// the state's leak.
+		heldFetched := map[string]bool{}
+		for _, h := range st.HeldUnmarked {
+			if h.Requested {
+				heldFetched[h.URL] = true
+			}
+		}
 		var unattributed []observation
 		for _, o := range observations(st) {
+			if o.request != "" && heldFetched[o.request] {
+				continue
+			}
 			cat, required, known := e.categoryOf(o.service, o.category)
 			if !known {
 				// Unclaimed third-party traffic where nothing is consented to: review it. In a
@@ -154,34 +186,63 @@ func (e *evaluation) verificationRules(v *Verification) {
 			ev := Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request),
 				Cookie: strp(o.cookie), Service: strp(o.service), Category: strp(cat)}
 			state, _ := strings.CutPrefix(st.State, StateCategoryPrefix)
-			e.addGrouped(o.service+"\x00"+st.State, rule, map[string]string{"service": o.service, "category": cat,
+			e.addGrouped(o.service+"\x00"+st.State, rule, map[string]string{"service": e.serviceName(o.service), "category": cat,
 				"what": o.what, "page": o.page, "state": state}, ev)
 		}
 		if len(unattributed) > 0 {
-			o := unattributed[0]
-			item := o.request
+			first := unattributed[0]
+			item := first.request
 			if item == "" {
-				item = o.cookie
+				item = first.cookie
 			}
-			e.add("enforcement.unattributed", "", map[string]string{"state": st.State, "count": strconv.Itoa(len(unattributed)),
-				"item": item, "page": o.page},
-				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request), Cookie: strp(o.cookie)})
+			params := map[string]string{"state": st.State, "count": strconv.Itoa(len(unattributed)), "item": item, "page": first.page}
+			for _, o := range unattributed {
+				e.addGrouped(st.State, "enforcement.unattributed", params,
+					Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request), Cookie: strp(o.cookie)})
+			}
 		}
-		// enforcement.unmarked-tag-fetched: the runtime held an unmarked tag (its category was
-		// not allowed), but the browser's preload scanner had already requested its URL: the
-		// vendor received the visit before consent. One finding per tag and state.
+	}
+	// enforcement.unmarked-tag-fetched: the runtime held an unmarked tag (its category was not
+	// allowed), but the browser's preload scanner had already requested its URL: the vendor
+	// received the visit before consent. One finding per tag, naming every state it happened in.
+	heldStates := map[string][]string{}
+	for _, st := range v.States {
+		if stateRule(st.State) == "" {
+			continue
+		}
 		for _, h := range st.HeldUnmarked {
 			if !h.Requested {
 				continue
 			}
+			if l := heldStates[h.URL]; len(l) == 0 || l[len(l)-1] != st.State {
+				heldStates[h.URL] = append(l, st.State)
+			}
+		}
+	}
+	for _, st := range v.States {
+		for _, h := range st.HeldUnmarked {
+			if !h.Requested || len(heldStates[h.URL]) == 0 {
+				continue
+			}
 			cat, _, _ := e.categoryOf(h.Service, h.Category)
-			e.addGrouped(h.URL+"\x00"+st.State, "enforcement.unmarked-tag-fetched",
-				map[string]string{"url": h.URL, "state": st.State, "page": h.Page},
+			e.addGrouped(h.URL, "enforcement.unmarked-tag-fetched",
+				map[string]string{"url": h.URL, "state": strings.Join(heldStates[h.URL], ", "), "page": h.Page, "what": "requested " + h.URL},
 				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(h.Page), Request: strp(h.URL),
 					Service: strp(h.Service), Category: strp(cat)})
 		}
 	}
 	e.consentModeVerified(v)
+}
+
+// serviceName is how a finding's detail names a service: its library name and slug when the
+// library knows it ("Google Analytics (google-analytics)"), else the slug.
+func (e *evaluation) serviceName(slug string) string {
+	if e.lib != nil {
+		if s, ok := e.lib.Service(slug); ok && s.Label != "" && s.Label != slug {
+			return s.Label + " [" + slug + "]"
+		}
+	}
+	return slug
 }
 
 // consentModeVerified is the verification side of consent.gcm-default: a Google tag that reads
@@ -191,8 +252,14 @@ func (e *evaluation) consentModeVerified(v *Verification) {
 		return
 	}
 	for _, st := range v.States {
+		heldFetched := map[string]bool{}
+		for _, h := range st.HeldUnmarked {
+			heldFetched[h.URL] = h.Requested
+		}
 		for _, r := range st.Requests {
-			if !isConsentModeService(r.Service) {
+			// A tag the runtime held never ran: its fetch by the preload scanner read no
+			// Consent Mode state (enforcement.unmarked-tag-fetched reports it).
+			if !isConsentModeService(r.Service) || heldFetched[r.URL] {
 				continue
 			}
 			e.add("consent.gcm-default", "", map[string]string{"what": fmt.Sprintf(

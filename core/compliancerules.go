@@ -119,13 +119,65 @@ func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib
 	return rep
 }
 
-// pending is a finding being collected: grouped findings count what they stand for.
+// pending is a finding being collected: grouped findings count what they stand for, and a
+// verification finding keeps every distinct request, cookie, description and page.
 type pending struct {
 	rule     string
 	severity string
 	params   map[string]string
 	evidence Evidence
 	more     int
+
+	observed      bool // a verification finding: its evidence lists what it stands for
+	reqs, cookies []string
+	whats, pages  []string
+	seen          map[string]bool
+}
+
+// note adds an observation's request, cookie, description and page to a verification finding.
+func (p *pending) note(ev Evidence, what string) {
+	if ev.Request == nil && ev.Cookie == nil {
+		return
+	}
+	if p.seen == nil {
+		p.seen, p.observed = map[string]bool{}, true
+	}
+	add := func(list *[]string, kind string, v *string) {
+		if v != nil && *v != "" && !p.seen[kind+*v] {
+			p.seen[kind+*v] = true
+			*list = append(*list, *v)
+		}
+	}
+	add(&p.reqs, "r", ev.Request)
+	add(&p.cookies, "c", ev.Cookie)
+	add(&p.whats, "w", &what)
+	add(&p.pages, "p", ev.Page)
+}
+
+// bounded is the first MaxEvidenceItems of a list, and how many were left out.
+func bounded(list []string) ([]string, int) {
+	if len(list) > MaxEvidenceItems {
+		return list[:MaxEvidenceItems], len(list) - MaxEvidenceItems
+	}
+	return list, 0
+}
+
+// moreDetail says, after a verification finding's first observation, what else it stands for:
+// up to three more by name, then a count, and on how many pages.
+func (p *pending) moreDetail() string {
+	var b strings.Builder
+	if extra := p.whats[min(1, len(p.whats)):]; len(extra) > 0 {
+		b.WriteString("; also ")
+		if len(extra) <= 3 {
+			b.WriteString(strings.Join(extra, ", "))
+		} else {
+			fmt.Fprintf(&b, "%s and %d more (every one in the evidence)", strings.Join(extra[:3], ", "), len(extra)-3)
+		}
+	}
+	if len(p.pages) > 1 {
+		fmt.Fprintf(&b, "; on %d pages", len(p.pages))
+	}
+	return b.String()
 }
 
 // evaluation collects the checked rules and their findings.
@@ -154,7 +206,9 @@ func (e *evaluation) add(rule, severity string, params map[string]string, ev Evi
 	if severity == "" {
 		severity = complianceRules[rule].Severity
 	}
-	e.list = append(e.list, &pending{rule: rule, severity: severity, params: params, evidence: ev})
+	p := &pending{rule: rule, severity: severity, params: params, evidence: ev}
+	p.note(ev, params["what"])
+	e.list = append(e.list, p)
 }
 
 // addGrouped records a finding once per key: later ones only count, in the detail's {more}.
@@ -162,6 +216,7 @@ func (e *evaluation) addGrouped(key, rule string, params map[string]string, ev E
 	k := rule + "\x00" + key
 	if p, ok := e.groups[k]; ok {
 		p.more++
+		p.note(ev, params["what"])
 		return
 	}
 	e.add(rule, "", params, ev)
@@ -175,7 +230,14 @@ func (e *evaluation) finish() []Finding {
 		if _, ok := p.params["more"]; !ok {
 			p.params["more"] = ""
 		}
-		if p.more > 0 {
+		switch {
+		case p.observed:
+			p.params["more"] = p.moreDetail()
+			var lr, lc int
+			p.evidence.Requests, lr = bounded(p.reqs)
+			p.evidence.Cookies, lc = bounded(p.cookies)
+			p.evidence.Omitted = lr + lc
+		case p.more > 0:
 			p.params["more"] = fmt.Sprintf(", and %d more like it", p.more)
 		}
 		out = append(out, Finding{RuleID: p.rule, Family: r.Family, Severity: p.severity, Title: r.Title,

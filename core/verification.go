@@ -52,6 +52,16 @@ type Verification struct {
 	ReopenButton bool `json:"reopenButton"`
 	// States are the states visited, in the order visited.
 	States []VerifiedState `json:"states"`
+	// Unreached are the states that could not be set up, with why: consentd's runtime ran but
+	// showed no banner (defaultBehavior no_banner), so no visitor could decide. The visited
+	// states still stand.
+	Unreached []UnreachedState `json:"unreached"`
+}
+
+// UnreachedState is a consent state a verification scan could not set up.
+type UnreachedState struct {
+	State  string `json:"state"`
+	Reason string `json:"reason"`
 }
 
 // VerifiedState is what the browser did in one consent state, over every page. Requests,

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,6 +65,10 @@ type Verification struct {
 	// (the lasting way to withdraw used for the withdrawn state).
 	ReopenButton bool            `json:"reopenButton"`
 	States       []VerifiedState `json:"states"`
+	// Unreached are the states that could not be set up, with why (consentd's banner was
+	// never shown, as with defaultBehavior no_banner: no visitor can decide); the states
+	// visited before still stand.
+	Unreached []UnreachedState `json:"unreached,omitempty"`
 	// PublicConfig is the runtime's public configuration ({APIBase}/{ProjectKey}/config),
 	// fetched through the scan's transport, or PublicConfigError why it could not be; neither
 	// is part of the JSON (`consentd verify` reads them).
@@ -109,6 +114,16 @@ type VerifiedState struct {
 	Storage      []VerifiedStorage `json:"storage"`
 	HeldUnmarked []HeldTag         `json:"heldUnmarked"`
 }
+
+// UnreachedState is a state a verification could not set up.
+type UnreachedState struct {
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+}
+
+// errBannerNotShown is a decision that could not be made: consentd's runtime ran but showed
+// no banner to decide with.
+var errBannerNotShown = errors.New("consentd's banner was not shown")
 
 // VerifiedRequest is one request the browser made in a state.
 type VerifiedRequest struct {
@@ -292,12 +307,25 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 		if err != nil {
 			return err
 		}
+		if res == clickAbsent {
+			return errBannerNotShown
+		}
 		ver.RejectOnFirstLayer = res == clickDone
 		if res != clickDone {
 			return sc.rejectElsewhere(ctx)
 		}
 		return nil
 	}, StateRejectAll, keepConsentd)
+	if errors.Is(err, errBannerNotShown) {
+		// No visitor can decide on this site: the states after a decision are unreachable,
+		// and what happened before any decision is the report.
+		reason := fmt.Sprintf("consentd's runtime ran but showed no banner on %s within %v, so no decision could be made (is the banner's defaultBehavior no_banner?)",
+			v.pages[0], v.d.s.opts.QuietMax)
+		for _, name := range append([]string{StateRejectAll, StateAcceptAll, StateWithdrawn}, prefixed(v.vo.Categories)...) {
+			ver.Unreached = append(ver.Unreached, UnreachedState{State: name, Reason: reason})
+		}
+		return ver, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -348,6 +376,15 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 		ver.States = append(ver.States, st)
 	}
 	return ver, nil
+}
+
+// prefixed are the category states of slugs.
+func prefixed(slugs []string) []string {
+	out := make([]string, 0, len(slugs))
+	for _, c := range slugs {
+		out = append(out, StateCategoryPrefix+c)
+	}
+	return out
 }
 
 // decided runs a state in a fresh context: the first page, the decision, the clearing, then

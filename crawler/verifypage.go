@@ -55,17 +55,21 @@ const observeScript = `(function () {
   var me = document.querySelector('script[data-project-key]');
   var base = me ? (me.src || '').replace(/[?#].*$/, '') : '';
   base = /\/loader\.js$/.test(base) ? base.replace(/\/[^\/]*\/[^\/]*$/, '') : base.replace(/\/[^\/]*$/, '');
+  var held = [], heldURL = {};
+  try {
+    (c && c.heldUnmarked || []).forEach(function (h) {
+      var u = new URL(String(h.url), location.href).href;
+      heldURL[u] = true;
+      held.push({ url: u, service: String(h.service || ''), category: String(h.category || '') });
+    });
+  } catch (e) {}
+  // A tag the runtime held never ran, so its fetch by the preload scanner read no Consent Mode
+  // state: it does not count as a Google tag acting before the default.
   var google = -1;
   try {
     performance.getEntriesByType('resource').forEach(function (e) {
       if (/^https?:\/\/([^\/]*\.)?(googletagmanager\.com|google-analytics\.com|googleadservices\.com|doubleclick\.net)\//.test(e.name) &&
-        (google < 0 || e.startTime < google)) google = e.startTime;
-    });
-  } catch (e) {}
-  var held = [];
-  try {
-    (c && c.heldUnmarked || []).forEach(function (h) {
-      held.push({ url: new URL(String(h.url), location.href).href, service: String(h.service || ''), category: String(h.category || '') });
+        !heldURL[e.name] && (google < 0 || e.startTime < google)) google = e.startTime;
     });
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),

@@ -10,7 +10,7 @@ func Verification(v *crawler.Verification) *core.Verification {
 	if v == nil {
 		return nil
 	}
-	out := &core.Verification{Banner: core.BannerNone, ConsentModeDefault: v.ConsentModeDefault,
+	out := &core.Verification{Banner: core.BannerNone, ConsentModeDefault: v.ConsentModeDefault, Unreached: []core.UnreachedState{},
 		RejectOnFirstLayer: v.RejectOnFirstLayer, ReopenButton: v.ReopenButton, States: make([]core.VerifiedState, 0, len(v.States))}
 	if v.Banner == crawler.BannerConsentd {
 		out.Banner = core.BannerConsentd
@@ -18,6 +18,9 @@ func Verification(v *crawler.Verification) *core.Verification {
 	if v.ProjectKey != "" {
 		k := v.ProjectKey
 		out.ProjectKey = &k
+	}
+	for _, u := range v.Unreached {
+		out.Unreached = append(out.Unreached, core.UnreachedState{State: u.State, Reason: u.Reason})
 	}
 	for _, s := range v.States {
 		st := core.VerifiedState{State: s.State, Pages: orEmpty(s.Pages), Requests: make([]core.VerifiedRequest, 0, len(s.Requests)),

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -217,6 +218,23 @@ func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
 		}
 		if strings.EqualFold(host, cfg.Consentd) && r.URL.Path == "/api/v1/public/banner.js" {
 			runtime.ServeHTTP(w, r)
+			return
+		}
+		// The per-site loader, as the API serves it: the recorded configuration, then the runtime.
+		if key, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/public/"), "/loader.js"); ok &&
+			strings.EqualFold(host, cfg.Consentd) && key != "" && !strings.Contains(key, "/") {
+			conf, err := os.ReadFile(filepath.Join(dir, host, "api", "v1", "public", key, "config@lang=en"))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			runtime.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/public/banner.js", nil))
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			_, _ = w.Write([]byte("window.__consentdBoot="))
+			_, _ = w.Write(bytes.TrimSpace(conf))
+			_, _ = w.Write([]byte(";\n"))
+			_, _ = w.Write(rec.Body.Bytes())
 			return
 		}
 		rp.ServeHTTP(w, r)

@@ -1,0 +1,172 @@
+package collycrawler
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/crawlertest"
+	"github.com/consentd/consentd/library"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+var (
+	poolOnce sync.Once
+	pool     *crawler.Browsers
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pool != nil {
+		pool.Close()
+	}
+	os.Exit(code)
+}
+
+// browsers is the test binary's browser pool: skipped loudly without Chromium, failed under CI.
+func browsers(t *testing.T) *crawler.Browsers {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("!!! SKIPPING VERIFY TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
+	}
+	poolOnce.Do(func() { pool = crawler.NewBrowsers(crawler.BrowserOptions{Path: chromiumPath, Size: 1}) })
+	return pool
+}
+
+// verifyReport does what `consentd verify --json` does on a recorded site of testdata/verify,
+// served over TLS from loopback with its vendors mapped by connect-to and a test CA: the
+// verification, the runtime's public configuration as rule input, and the compliance report.
+func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceReport) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "verify", name)
+	cfg := crawlertest.LoadSite(t, dir)
+	cert, caFile := crawlertest.CA(t, crawlertest.Hosts(t, dir)...)
+	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg, bannerjs.Handler()))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	rule, err := crawler.ParseConnectTo("::127.0.0.1:" + port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := library.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := library.NewIndex(cat.Services())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []crawler.ConnectTo{rule}, RootCAFile: caFile,
+		Timeout: 120 * time.Second, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PagesAtOnce: core.DeepPagesAtOnce,
+		PageTimeout: core.DeepPageTimeout}
+	res, err := crawler.New(ix).Verify(context.Background(), opts, browsers(t), crawler.VerifyOptions{MaxItems: core.MaxVerifiedItems})
+	if err != nil {
+		t.Fatalf("verify %s: %v", name, err)
+	}
+	var in *core.ComplianceInput
+	if v := res.Verification; len(v.PublicConfig) > 0 {
+		var pc core.PublicConfig
+		if err := json.Unmarshal(v.PublicConfig, &pc); err != nil {
+			t.Fatal(err)
+		}
+		in = core.ComplianceInputFromPublicConfig(&pc)
+	}
+	rep := core.EvaluateCompliance(in, Verification(res.Verification), "", cat, time.Now())
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := json.MarshalIndent(rep, "", "  ")
+			t.Logf("report:\n%s", out)
+			out, _ = json.MarshalIndent(res.Verification, "", "  ")
+			t.Logf("verification:\n%s", out)
+		}
+	})
+	return res, rep
+}
+
+// TestVerifyOneCauseOneFinding: a site set up as the README says (the loader first in <head>,
+// site-wide blocking, its services configured) with one unmarked Google tag gets exactly one
+// finding, the one whose fix is to mark the tag.
+func TestVerifyOneCauseOneFinding(t *testing.T) {
+	_, rep := verifyReport(t, "one-unmarked")
+	if len(rep.Findings) != 1 {
+		var ids []string
+		for _, f := range rep.Findings {
+			ids = append(ids, f.RuleID+" ("+f.Severity+"): "+f.Detail)
+		}
+		t.Fatalf("%d findings, want 1:\n%s", len(rep.Findings), strings.Join(ids, "\n"))
+	}
+	f := rep.Findings[0]
+	if f.RuleID != "enforcement.unmarked-tag-fetched" || f.Evidence.Request == nil ||
+		!strings.Contains(*f.Evidence.Request, "www.googletagmanager.com/gtag/js?id=G-VERIFY01") {
+		t.Errorf("finding %s on %v, want enforcement.unmarked-tag-fetched on the gtag.js URL", f.RuleID, f.Evidence.Request)
+	}
+}
+
+// TestVerifyInlineCookieEvidence: a page whose own inline code writes _ga before any decision
+// (the analytics tag itself correctly marked) gets a before-decision finding that names _ga and
+// Google Analytics in its evidence.
+func TestVerifyInlineCookieEvidence(t *testing.T) {
+	_, rep := verifyReport(t, "inline-cookie")
+	var hit *core.Finding
+	for i, f := range rep.Findings {
+		if f.RuleID == "enforcement.before-decision" {
+			hit = &rep.Findings[i]
+		}
+	}
+	if hit == nil || rep.Compliant {
+		t.Fatalf("no before-decision finding (compliant %v)", rep.Compliant)
+	}
+	if !slices.Contains(hit.Evidence.Cookies, "_ga (www.verified-shop.example)") || hit.Evidence.Service == nil ||
+		*hit.Evidence.Service != "google-analytics" || !strings.Contains(hit.Detail, "Google Analytics") || !strings.Contains(hit.Detail, "_ga") {
+		b, _ := json.Marshal(hit)
+		t.Errorf("finding %s: want _ga and Google Analytics named", b)
+	}
+}
+
+// TestVerifyNoBanner: with defaultBehavior no_banner the verification still reports what
+// happened before any decision (the analytics tag runs and sets _ga), and says that the states
+// after a decision could not be reached.
+func TestVerifyNoBanner(t *testing.T) {
+	res, rep := verifyReport(t, "no-banner")
+	v := res.Verification
+	if len(v.States) != 1 || v.States[0].State != crawler.StateNoDecision || len(v.Unreached) != 3 {
+		t.Fatalf("states %d, unreached %+v: want no_decision visited, three unreached", len(v.States), v.Unreached)
+	}
+	rules := map[string]core.Finding{}
+	for _, f := range rep.Findings {
+		rules[f.RuleID] = f
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+		return f.RuleID == "enforcement.before-decision" && slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)")
+	}) {
+		t.Error("no before-decision finding with _ga")
+	}
+	un, ok := rules["enforcement.states-unreached"]
+	if !ok || !strings.Contains(un.Detail, "reject_all, accept_all, withdrawn") {
+		t.Errorf("states-unreached finding %+v", un)
+	}
+	if _, ok := rules["enforcement.reject-not-shown"]; ok {
+		t.Error("reject-not-shown judged without a banner")
+	}
+	if _, ok := rules["banner.reject-first-layer"]; !ok {
+		t.Error("no banner.reject-first-layer finding for no_banner")
+	}
+}

@@ -89,7 +89,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	)
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite://"):
-		db, err = openSQLite(strings.TrimPrefix(databaseURL, "sqlite://"))
+		db, err = openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite://"))
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		db, err = openPostgres(databaseURL)
 	default:

@@ -160,7 +160,7 @@ func NewSQLite(db *sql.DB, cfg Config) (*Queue, error) {
 			_, err := inserter.InsertTx(ctx, tx, args, insertOpts(ctx))
 			return err
 		},
-		migrate: func(ctx context.Context) error { return migrate(ctx, driver) },
+		migrate: func(ctx context.Context) error { return migrateSQLite(ctx, db, driver) },
 		exec:    driver.GetExecutor(),
 	}, nil
 }
@@ -219,6 +219,28 @@ func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error
 		return fmt.Errorf("river migrate: %w", err)
 	}
 	return nil
+}
+
+// migrateSQLite applies River's migrations in one transaction begun IMMEDIATE (the store's
+// connections begin so), that is under the database's write lock, as the store's migrations
+// are: processes creating one database together then migrate one after the other, and the
+// second finds River's tables made rather than failing to create them again. River's SQLite
+// migrations are plain DDL, which SQLite runs in a transaction.
+func migrateSQLite(ctx context.Context, db *sql.DB, driver *riversqlite.Driver) error {
+	m, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		return fmt.Errorf("river migrate: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("river migrate: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	//nolint:staticcheck // MigrateTx is deprecated for Postgres migrations that cannot share a transaction; River's SQLite ones can, and only a transaction holds the lock across River's check and its DDL
+	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrate: %w", err)
+	}
+	return tx.Commit()
 }
 
 func migratePostgres(ctx context.Context, pool *pgxpool.Pool, driver *riverpgxv5.Driver) error {

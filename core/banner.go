@@ -317,6 +317,9 @@ func mergeTexts(dst, src map[string]string) {
 
 // Banner returns the site's banner with its blocking rules.
 func (m *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -325,6 +328,9 @@ func (m *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, er
 
 // PatchBanner changes the fields of the banner that p sets.
 func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -358,6 +364,9 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 // SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
 // consent version so that visitors are asked again; setting the current state changes nothing.
 func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}

@@ -176,6 +176,9 @@ func asciiSlug(s string) string {
 
 // Categories lists a site's categories.
 func (m *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -185,6 +188,9 @@ func (m *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*C
 // CreateCategory adds a custom category. Its slug comes from the name, made unique on the site
 // with a numeric suffix ("social", "social-2").
 func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
@@ -229,6 +235,9 @@ func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, i
 // UpdateCategory changes a category. Its slug stays: services, blocking rules and stored
 // consents refer to it.
 func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
@@ -267,6 +276,9 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 // category that still has services (delete or re-import them elsewhere first), so that no
 // service is left without a category.
 func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}

@@ -9,6 +9,9 @@ type Compliance struct{ *base }
 // services) and to its latest completed verification scan, if any. not_found when the site is
 // not the organization's.
 func (m *Compliance) Report(ctx context.Context, orgID, siteID string) (*ComplianceReport, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	site, err := m.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err

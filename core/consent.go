@@ -314,6 +314,9 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
 func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
+	if err := authorize(ctx, consentReadPermission(q.VisitorID), orgID, q.SiteID); err != nil {
+		return nil, 0, err
+	}
 	if q.Page < 1 || q.Page > MaxConsentPage {
 		return nil, 0, Errorf(CodeInvalid, "page: must be 1 to %d", MaxConsentPage)
 	}
@@ -339,6 +342,9 @@ func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQu
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
 func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+	if err := authorize(ctx, PermExport, orgID, q.SiteID); err != nil {
+		return err
+	}
 	if err := q.validateDates(); err != nil {
 		return err
 	}

@@ -199,6 +199,9 @@ func (m *Consents) snapshotFor(ctx context.Context, projectKey, lang, runtime st
 
 // ConsentSnapshot returns a snapshot of a site by its hash.
 func (m *Consents) ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*ConsentSnapshot, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -238,6 +241,9 @@ func DecodeConsentCursor(c string) (*ConsentKey, error) {
 // VerifyConsentChain recomputes the chain of a site of the organization (see
 // VerifyConsentChain the function).
 func (m *Consents) VerifyConsentChain(ctx context.Context, orgID, siteID string) (*ChainReport, error) {
+	if err := authorize(ctx, PermVerify, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -254,6 +260,9 @@ func (m *Consents) VerifyAnyConsentChain(ctx context.Context, siteID string) (*C
 // request). The decisions stay, with the visitor's hash, which without the removed salt
 // links to no one; the chain still verifies. It returns how many records were changed.
 func (m *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error) {
+	if err := authorize(ctx, PermVisitors, orgID, siteID); err != nil {
+		return 0, err
+	}
 	if err := checkVisitorID(visitorID); err != nil {
 		return 0, err
 	}

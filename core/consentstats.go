@@ -146,6 +146,9 @@ func statsNext(t time.Time, interval string) time.Time {
 // ConsentStats returns a site's statistics, summed from the hour aggregates the store keeps
 // with the inserts: the cost depends on the hours in the range, not on the records.
 func (m *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
+	if err := authorize(ctx, PermRead, orgID, q.SiteID); err != nil {
+		return nil, err
+	}
 	if q.Interval == "" {
 		q.Interval = StatsDay
 	}

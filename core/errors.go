@@ -12,10 +12,12 @@ type Code string
 const (
 	CodeInvalid      Code = "validation_error"
 	CodeUnauthorized Code = "unauthorized"
-	CodeNotFound     Code = "not_found"
-	CodeConflict     Code = "conflict"
-	CodeRateLimited  Code = "rate_limited"
-	CodeInternal     Code = "internal"
+	// CodeForbidden: the caller is known but its role or site scope does not allow this.
+	CodeForbidden   Code = "forbidden"
+	CodeNotFound    Code = "not_found"
+	CodeConflict    Code = "conflict"
+	CodeRateLimited Code = "rate_limited"
+	CodeInternal    Code = "internal"
 )
 
 // Error is a domain error: a code, a message fit for the client, and the wrapped cause.

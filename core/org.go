@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 )
@@ -30,7 +31,33 @@ type APIKey struct {
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	// ExpiresAt is when a rotated key stops working; nil for a key that does not expire.
 	ExpiresAt *time.Time `json:"expiresAt"`
+	// Role is what the key may do; keys made before roles existed are owners.
+	Role Role `json:"role"`
+	// SiteIDs, when not nil, are the only sites the key may act on.
+	SiteIDs []string `json:"siteIds"`
 }
+
+// Actor is the caller a request authenticated with this key makes.
+func (k *APIKey) Actor() *Actor {
+	name := k.Prefix + "…"
+	if k.Name != "" {
+		name = k.Name + " (" + name + ")"
+	}
+	return &Actor{Kind: ActorKey, ID: k.ID, Name: name, OrgID: k.OrganizationID, Role: k.Role, SiteIDs: k.SiteIDs}
+}
+
+// APIKeyInput describes a key to create. Role defaults to admin for keys made through the
+// API or the console; nil SiteIDs allows every site of the organization.
+type APIKeyInput struct {
+	Name    string
+	Role    Role
+	SiteIDs []string
+	// Key is the key itself when the operator chose it (the bootstrap key); "" makes one.
+	Key string
+}
+
+// MaxAPIKeySites is how many sites a key may be limited to.
+const MaxAPIKeySites = 100
 
 // Valid reports whether the key still authenticates at now.
 func (k *APIKey) Valid(now time.Time) bool { return k.ExpiresAt == nil || now.Before(*k.ExpiresAt) }
@@ -152,13 +179,44 @@ func (m *Orgs) FindOrganization(ctx context.Context, ref string) (*Organization,
 	return found, nil
 }
 
-// CreateAPIKey creates an API key for the organization. key is used when not empty (the
-// bootstrap key), otherwise a random one is made; it is returned once and stored as a hash.
+// CreateAPIKey creates an owner key for the organization, for the operator's CLI. key is used
+// when not empty (the bootstrap key), otherwise a random one is made; it is returned once and
+// stored as a hash.
 func (m *Orgs) CreateAPIKey(ctx context.Context, orgID, name, key string) (*APIKey, string, error) {
+	return m.IssueAPIKey(ctx, orgID, APIKeyInput{Name: name, Role: RoleOwner, Key: key})
+}
+
+// IssueAPIKey creates a key with a role (admin when empty) and optionally limited to some
+// sites of the organization. The caller needs the keys permission, and the owner-keys one
+// for an owner key; a caller cannot give more than its own role.
+func (m *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*APIKey, string, error) {
+	if in.Role == "" {
+		in.Role = RoleAdmin
+	}
+	if !ValidRole(in.Role) {
+		return nil, "", Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+	}
+	if err := authorizeKeyRole(ctx, orgID, in.Role); err != nil {
+		return nil, "", err
+	}
+	if in.SiteIDs != nil {
+		if len(in.SiteIDs) > MaxAPIKeySites {
+			return nil, "", Errorf(CodeInvalid, "siteIds: at most %d sites", MaxAPIKeySites)
+		}
+		in.SiteIDs = slices.Compact(slices.Sorted(slices.Values(in.SiteIDs)))
+	}
 	var k *APIKey
+	var key string
 	err := m.store.InTx(ctx, func(tx Store) error {
+		for _, id := range in.SiteIDs {
+			if _, err := tx.Site(ctx, orgID, id); IsNotFound(err) {
+				return Errorf(CodeInvalid, "siteIds: site %s not found", id)
+			} else if err != nil {
+				return err
+			}
+		}
 		var err error
-		k, key, err = m.createAPIKey(ctx, tx, orgID, name, key)
+		k, key, err = m.createAPIKey(ctx, tx, orgID, in)
 		return err
 	})
 	if err != nil {
@@ -167,11 +225,22 @@ func (m *Orgs) CreateAPIKey(ctx context.Context, orgID, name, key string) (*APIK
 	return k, key, nil
 }
 
-func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID, name, key string) (*APIKey, string, error) {
+// authorizeKeyRole checks that the caller may manage keys of role r.
+func authorizeKeyRole(ctx context.Context, orgID string, r Role) error {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return err
+	}
+	if r == RoleOwner {
+		return authorize(ctx, PermOwnerKeys, orgID, "")
+	}
+	return nil
+}
+
+func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in APIKeyInput) (*APIKey, string, error) {
 	if _, err := tx.Organization(ctx, orgID); err != nil {
 		return nil, "", err
 	}
-	name = strings.TrimSpace(name)
+	name, key := strings.TrimSpace(in.Name), in.Key
 	if len([]rune(name)) > MaxAPIKeyName {
 		return nil, "", Errorf(CodeInvalid, "name: must be at most %d characters", MaxAPIKeyName)
 	}
@@ -183,7 +252,8 @@ func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID, name, key stri
 	} else if len(key) < MinAPIKeyLength {
 		return nil, "", Errorf(CodeInvalid, "api key: must be at least %d characters", MinAPIKeyLength)
 	}
-	k := &APIKey{ID: m.newID(), OrganizationID: orgID, Name: name, Prefix: apiKeyPrefix(key), Hash: HashAPIKey(key), CreatedAt: m.now()}
+	k := &APIKey{ID: m.newID(), OrganizationID: orgID, Name: name, Prefix: apiKeyPrefix(key), Hash: HashAPIKey(key),
+		CreatedAt: m.now(), Role: in.Role, SiteIDs: in.SiteIDs}
 	if err := tx.CreateAPIKey(ctx, k); err != nil {
 		return nil, "", err
 	}
@@ -208,7 +278,7 @@ func (m *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
 		if err := tx.CreateOrganization(ctx, org); err != nil {
 			return err
 		}
-		_, plain, err = m.createAPIKey(ctx, tx, org.ID, "bootstrap", key)
+		_, plain, err = m.createAPIKey(ctx, tx, org.ID, APIKeyInput{Name: "bootstrap", Role: RoleOwner, Key: key})
 		return err
 	})
 	if err != nil {
@@ -219,19 +289,29 @@ func (m *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
 
 // Authenticate returns the organization owning key; unauthorized when there is none.
 func (m *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
-	if key == "" {
-		return "", Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
-	}
-	k, err := m.store.APIKeyByHash(ctx, HashAPIKey(key))
-	if IsNotFound(err) {
-		return "", Errorf(CodeUnauthorized, "invalid API key")
-	}
+	a, err := m.AuthenticateKey(ctx, key)
 	if err != nil {
 		return "", err
 	}
+	return a.OrgID, nil
+}
+
+// AuthenticateKey returns the caller that key makes (its organization, role and sites);
+// unauthorized when the key does not exist or has expired.
+func (m *Orgs) AuthenticateKey(ctx context.Context, key string) (*Actor, error) {
+	if key == "" {
+		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
+	}
+	k, err := m.store.APIKeyByHash(ctx, HashAPIKey(key))
+	if IsNotFound(err) {
+		return nil, Errorf(CodeUnauthorized, "invalid API key")
+	}
+	if err != nil {
+		return nil, err
+	}
 	now := m.now()
 	if !k.Valid(now) {
-		return "", Errorf(CodeUnauthorized, "API key expired: it was rotated, use its successor")
+		return nil, Errorf(CodeUnauthorized, "API key expired: it was rotated, use its successor")
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= APIKeyTouchInterval {
 		// A failed write must not refuse a valid key: the next request tries again.
@@ -239,17 +319,32 @@ func (m *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
 			m.log.WarnContext(ctx, "could not record an API key's last use", "key_id", k.ID, "error", err)
 		}
 	}
-	return k.OrganizationID, nil
+	return k.Actor(), nil
 }
 
 // APIKeys lists the organization's keys, oldest first, without their secrets.
 func (m *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	return m.store.APIKeys(ctx, orgID)
 }
 
 // RevokeAPIKey deletes a key of the organization: it is refused from the next request on.
 func (m *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
-	return m.store.DeleteAPIKey(ctx, orgID, id)
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return err
+	}
+	return m.store.InTx(ctx, func(tx Store) error {
+		k, err := tx.APIKey(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := authorizeKeyRole(ctx, orgID, k.Role); err != nil {
+			return err
+		}
+		return tx.DeleteAPIKey(ctx, orgID, id)
+	})
 }
 
 // RotateAPIKey replaces a key of the organization: it creates a key with the same name and lets
@@ -263,9 +358,15 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 	if g < 0 || g > MaxRotateGrace {
 		return nil, "", nil, Errorf(CodeInvalid, "graceSeconds: must be 0 to %d", int(MaxRotateGrace/time.Second))
 	}
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, "", nil, err
+	}
 	err = m.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if old, err = tx.APIKey(ctx, orgID, id); err != nil {
+			return err
+		}
+		if err := authorizeKeyRole(ctx, orgID, old.Role); err != nil {
 			return err
 		}
 		until := m.now().Add(g)
@@ -276,7 +377,7 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 			return err
 		}
 		old.ExpiresAt = &until
-		newKey, plain, err = m.createAPIKey(ctx, tx, orgID, old.Name, "")
+		newKey, plain, err = m.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs})
 		return err
 	})
 	if err != nil {

@@ -310,6 +310,9 @@ type Tracker struct {
 
 // TriggerScan creates a pending scan and enqueues its job in the same transaction.
 func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
@@ -361,6 +364,9 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 
 // Scans lists a site's scans, most recent first.
 func (m *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -369,6 +375,9 @@ func (m *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error
 
 // Scan returns a scan of a site.
 func (m *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -385,6 +394,9 @@ func orEmptySlice[T any](s []T) []T {
 // ConfigureScan creates services, their cookies and blocking rules from the services a
 // completed scan detected. It is idempotent: services already on the site are skipped.
 func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	s, err := m.Scan(ctx, orgID, siteID, scanID)
 	if err != nil {
 		return nil, err
@@ -431,6 +443,9 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 // Trackers reports the site's latest finished scan and the non-essential trackers its latest
 // completed scan found.
 func (m *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}

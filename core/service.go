@@ -154,6 +154,9 @@ func validateCategorySlug(s string, required bool) error {
 
 // Services lists a site's services with their cookies.
 func (m *Services) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -162,6 +165,9 @@ func (m *Services) Services(ctx context.Context, orgID, siteID string) ([]*Servi
 
 // CreateService adds a custom service with its cookies.
 func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
@@ -205,6 +211,9 @@ type ImportResult struct {
 // blocking rule that holds its scripts back until consent. categorySlug overrides the
 // library's category when not empty.
 func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	if n := len([]rune(slug)); n < 1 || n > MaxSlug {
 		return nil, Errorf(CodeInvalid, "slug: must be 1 to %d characters", MaxSlug)
 	}
@@ -284,6 +293,9 @@ func (m *base) categoryForService(ctx context.Context, siteID, slug string) (*Ca
 
 // DeleteService removes a service and its cookies.
 func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) error {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return err
+	}
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}

@@ -8,6 +8,9 @@ import "context"
 // their ID. The service is rewritten in one transaction through the store's create and delete,
 // so that no store needs an update method of its own.
 func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, in ServiceInput) (*Service, error) {
+	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
 	var out *Service
 	err := m.store.InTx(ctx, func(tx Store) error {
 		if _, err := tx.Site(ctx, orgID, siteID); err != nil {

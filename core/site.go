@@ -94,6 +94,9 @@ func validateHTTPURL(field, s string) error {
 
 // CreateSite creates a site with its banner and the default categories, in one transaction.
 func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
+	if err := authorize(ctx, PermSites, orgID, ""); err != nil {
+		return nil, err
+	}
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
@@ -133,18 +136,38 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 	return s, nil
 }
 
-// Sites lists the organization's sites.
+// Sites lists the organization's sites (only its own for a key limited to some sites).
 func (m *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
-	return m.store.Sites(ctx, orgID)
+	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+		return nil, err
+	}
+	all, err := m.store.Sites(ctx, orgID)
+	a := ActorOf(ctx)
+	if err != nil || a == nil || !a.Scoped() {
+		return all, err
+	}
+	out := make([]*Site, 0, len(all))
+	for _, s := range all {
+		if a.CanSite(s.ID) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // Site returns a site of the organization.
 func (m *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
+	if err := authorize(ctx, PermRead, orgID, id); err != nil {
+		return nil, err
+	}
 	return m.store.Site(ctx, orgID, id)
 }
 
 // UpdateSite changes a site's name or URL.
 func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
+	if err := authorize(ctx, PermConfigure, orgID, id); err != nil {
+		return nil, err
+	}
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
@@ -174,6 +197,9 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 
 // DeleteSite removes a site and everything that belongs to it.
 func (m *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
+	if err := authorize(ctx, PermSites, orgID, id); err != nil {
+		return err
+	}
 	if _, err := m.store.Site(ctx, orgID, id); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -26,11 +27,29 @@ type apiKey struct {
 	CreatedAt      time.Time  `bun:"created_at"`
 	LastUsedAt     *time.Time `bun:"last_used_at"`
 	ExpiresAt      *time.Time `bun:"expires_at"`
+	Role           string     `bun:"role"`
+	SiteIDs        *string    `bun:"site_ids"`
 }
 
 func (k *apiKey) core() *core.APIKey {
-	return &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix, Hash: k.Hash,
-		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), ExpiresAt: utcPtr(k.ExpiresAt)}
+	out := &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix, Hash: k.Hash,
+		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), ExpiresAt: utcPtr(k.ExpiresAt), Role: core.Role(k.Role)}
+	if k.SiteIDs != nil {
+		out.SiteIDs = []string{}
+		// A value this package wrote; an unreadable one limits the key to no site at all.
+		_ = json.Unmarshal([]byte(*k.SiteIDs), &out.SiteIDs)
+	}
+	return out
+}
+
+// siteIDsColumn is the stored form of a key's sites: NULL for every site.
+func siteIDsColumn(ids []string) *string {
+	if ids == nil {
+		return nil
+	}
+	b, _ := json.Marshal(ids) // a []string always marshals
+	s := string(b)
+	return &s
 }
 
 func utcPtr(t *time.Time) *time.Time {
@@ -96,7 +115,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
 		return err
 	}
 	_, err := s.db.NewInsert().Model(&apiKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix,
-		Hash: k.Hash, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}).Exec(ctx)
+		Hash: k.Hash, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt,
+		Role: string(k.Role), SiteIDs: siteIDsColumn(k.SiteIDs)}).Exec(ctx)
 	return translate(err, "api key")
 }
 

@@ -108,23 +108,26 @@ func (h *handler) keyOf(r *http.Request, org, key string) string {
 	return ""
 }
 
-// keyValid reports whether the session's API key still works: a revoked key, or a rotated
-// one past its grace period, ends the sessions opened with it.
-func (h *handler) keyValid(r *http.Request, s *session) bool {
+// keyActor returns who the session acts as: its API key's role and sites. A revoked key, or
+// a rotated one past its grace period, ends the sessions opened with it (ok false). Without
+// the keys use cases the session acts as an owner of its organization.
+func (h *handler) keyActor(r *http.Request, s *session) (*core.Actor, bool) {
 	keyID := h.sessions.key(s)
 	if keyID == "" || h.m.KeyUseCases == nil {
-		return true
+		return &core.Actor{Kind: core.ActorKey, Name: "API key", OrgID: s.orgID, Role: core.RoleOwner}, true
 	}
+	// Finding the session's own key is not a use of the keys permission: no actor yet.
 	keys, err := h.m.APIKeys(r.Context(), s.orgID)
 	if err != nil {
-		return true // a store hiccup is reported by the page itself
+		// A store hiccup is reported by the page itself; act with the least rights meanwhile.
+		return &core.Actor{Kind: core.ActorKey, ID: keyID, Name: "API key", OrgID: s.orgID, Role: core.RoleViewer}, true
 	}
 	for _, k := range keys {
 		if k.ID == keyID {
-			return k.Valid(h.cfg.Now())
+			return k.Actor(), k.Valid(h.cfg.Now())
 		}
 	}
-	return false
+	return nil, false
 }
 
 // safeNext keeps a post-sign-in redirect on this console.

@@ -122,6 +122,10 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 		return
 	}
 	q, err := consentQuery(r, s.ID)
+	if err == nil {
+		// Refuse before the first byte: the export streams.
+		err = core.Authorize(r.Context(), core.PermExport, rq.org, s.ID)
+	}
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return

@@ -207,6 +207,8 @@ type request struct {
 	s   *session
 	id  string // the session cookie's value
 	org string
+	// actor is who the session acts as (role, sites).
+	actor *core.Actor
 }
 
 // authed wraps a page that needs a session; a POST also needs the session's CSRF token.
@@ -217,9 +219,13 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 		if c != nil {
 			s = h.sessions.get(c.Value)
 		}
-		if s != nil && !h.keyValid(r, s) {
-			h.sessions.end(c.Value)
-			s = nil
+		var actor *core.Actor
+		if s != nil {
+			var ok bool
+			if actor, ok = h.keyActor(r, s); !ok {
+				h.sessions.end(c.Value)
+				s = nil
+			}
 		}
 		if s == nil {
 			if r.Method != http.MethodGet {
@@ -238,7 +244,10 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 			http.Redirect(w, r, "/sign-in?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
-		rq := &request{s: s, id: c.Value, org: s.orgID}
+		// The use cases authorize the person by the role and sites of the key they signed in
+		// with, as the API does.
+		r = r.WithContext(core.WithActor(r.Context(), actor))
+		rq := &request{s: s, id: c.Value, org: s.orgID, actor: actor}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			if !h.checkCSRF(r, s.csrf) {
 				h.errorPage(w, r, rq, http.StatusForbidden, "Request refused",
@@ -290,6 +299,8 @@ func (h *handler) message(r *http.Request, err error) (int, string) {
 		return http.StatusConflict, sentence(core.ErrorMessage(err))
 	case core.CodeUnauthorized:
 		return http.StatusUnauthorized, sentence(core.ErrorMessage(err))
+	case core.CodeForbidden:
+		return http.StatusForbidden, "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
 	}
 	if errors.Is(err, context.Canceled) {
 		return http.StatusServiceUnavailable, "The request was cancelled."

@@ -17,6 +17,7 @@ type keysView struct {
 	Of     string
 	Graces []grace
 	Now    time.Time
+	Roles  []core.Role
 }
 
 type grace struct {
@@ -37,12 +38,13 @@ func (h *handler) showKeys(w http.ResponseWriter, r *http.Request, rq *request, 
 		return
 	}
 	p.Title, p.Section = "API keys", "keys"
-	p.Data = keysView{Keys: keys, Current: h.sessions.key(rq.s), Secret: secret, Of: of, Graces: graces, Now: h.cfg.Now()}
+	p.Data = keysView{Keys: keys, Current: h.sessions.key(rq.s), Secret: secret, Of: of, Graces: graces, Now: h.cfg.Now(), Roles: core.Roles()}
 	h.render(w, r, rq, status, "keys", p)
 }
 
 func (h *handler) createKey(w http.ResponseWriter, r *http.Request, rq *request) {
-	k, secret, err := h.m.CreateAPIKey(r.Context(), rq.org, strings.TrimSpace(r.PostFormValue("name")), "")
+	k, secret, err := h.m.IssueAPIKey(r.Context(), rq.org, core.APIKeyInput{
+		Name: strings.TrimSpace(r.PostFormValue("name")), Role: core.Role(r.PostFormValue("role"))})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showKeys(w, r, rq, status, page{Form: "create", Error: msg, Values: r.PostForm}, "", "")

@@ -66,7 +66,7 @@ type (
 	// KeyUseCases manage the organization's API keys.
 	KeyUseCases interface {
 		APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error)
-		CreateAPIKey(ctx context.Context, orgID, name, key string) (*core.APIKey, string, error)
+		IssueAPIKey(ctx context.Context, orgID string, in core.APIKeyInput) (*core.APIKey, string, error)
 		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*core.APIKey, string, *core.APIKey, error)
 		RevokeAPIKey(ctx context.Context, orgID, id string) error
 	}

@@ -111,6 +111,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerPublic(api)
 	h.registerLoader(api)
 	h.registerDeclaration(api)
+	documentRoles(api)
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
@@ -162,13 +163,15 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 		if !ok {
 			key = ""
 		}
-		org, err := h.m.Authenticate(ctx.Context(), strings.TrimSpace(key))
+		actor, err := h.m.AuthenticateKey(ctx.Context(), strings.TrimSpace(key))
 		if err != nil {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
 			huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
 			return
 		}
-		next(huma.WithValue(ctx, orgKey, org))
+		// The use cases authorize the caller by its role and sites (core.Actor.Authorize).
+		ctx = huma.WithContext(ctx, core.WithActor(ctx.Context(), actor))
+		next(huma.WithValue(ctx, orgKey, actor.OrgID))
 	}
 }
 
@@ -208,7 +211,7 @@ func op(id, method, path, summary, tag string, status int) huma.Operation {
 	return huma.Operation{
 		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag},
 		DefaultStatus: status, Security: bearer,
-		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 	}
 }
 
@@ -248,8 +251,8 @@ organization owning the key; another organization's resources answer 404 as if t
 
 Errors always have the body ` + "`{\"error\": {\"code\", \"message\"}}`" + `. Validation failures,
 malformed JSON and unknown body fields are 400 with code ` + "`validation_error`" + ` and a message
-naming the field (never 422). Codes: validation_error, unauthorized, not_found, conflict,
-rate_limited, internal.
+naming the field (never 422). Codes: validation_error, unauthorized, forbidden, not_found,
+conflict, rate_limited, internal.
 
 API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last use (to the minute) and,
 once rotated, when it stops working; the key itself is only in the answer that creates it.

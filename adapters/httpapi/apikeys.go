@@ -19,11 +19,13 @@ type APIKeyOut struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	LastUsedAt     *time.Time `json:"lastUsedAt" doc:"Last request the key authenticated, to the minute; null when never used."`
 	ExpiresAt      *time.Time `json:"expiresAt" doc:"When a rotated key stops working; null for a key that does not expire."`
+	Role           string     `json:"role" enum:"owner,admin,editor,privacy,viewer" doc:"What the key may do (see the role matrix in the API description)."`
+	SiteIDs        []string   `json:"siteIds" nullable:"true" doc:"The only sites the key may act on; null for every site of the organization."`
 }
 
 func apiKeyOut(k *core.APIKey) APIKeyOut {
 	return APIKeyOut{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix,
-		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}
+		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt, Role: string(k.Role), SiteIDs: k.SiteIDs}
 }
 
 // APIKeyCreatedOut is a new key with its secret, shown this once.
@@ -57,16 +59,18 @@ func (h *handlers) registerAPIKeys(api huma.API) {
 		})
 
 	type apiKeyCreateBody struct {
-		Name string `json:"name,omitempty" maxLength:"100" doc:"Label of the key."`
+		Name    string   `json:"name,omitempty" maxLength:"100" doc:"Label of the key."`
+		Role    string   `json:"role,omitempty" enum:"owner,admin,editor,privacy,viewer" doc:"What the key may do (default admin)."`
+		SiteIDs []string `json:"siteIds,omitempty" minItems:"1" maxItems:"100" nullable:"false" doc:"Limit the key to these sites of the organization (default: every site)."`
 	}
 	o := op("createApiKey", http.MethodPost, "/api-keys", "Create an API key", "API keys", http.StatusCreated)
-	o.Description = "Creates a key for the caller's organization. The key is in this response only."
+	o.Description = "Creates a key for the caller's organization, with a role (default `admin`) and optionally limited to some sites. The key is in this response only."
 	huma.Register(api, o, func(ctx context.Context, in *struct{ Body *apiKeyCreateBody }) (*struct{ Body APIKeyCreatedOut }, error) {
-		var name string
+		var kin core.APIKeyInput
 		if in.Body != nil {
-			name = in.Body.Name
+			kin = core.APIKeyInput{Name: in.Body.Name, Role: core.Role(in.Body.Role), SiteIDs: in.Body.SiteIDs}
 		}
-		k, plain, err := h.m.CreateAPIKey(ctx, orgOf(ctx), name, "")
+		k, plain, err := h.m.IssueAPIKey(ctx, orgOf(ctx), kin)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

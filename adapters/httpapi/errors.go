@@ -17,6 +17,7 @@ import (
 var statusOf = map[core.Code]int{
 	core.CodeInvalid:      http.StatusBadRequest,
 	core.CodeUnauthorized: http.StatusUnauthorized,
+	core.CodeForbidden:    http.StatusForbidden,
 	core.CodeNotFound:     http.StatusNotFound,
 	core.CodeConflict:     http.StatusConflict,
 	core.CodeRateLimited:  http.StatusTooManyRequests,
@@ -47,7 +48,7 @@ type ErrorBody struct {
 
 // ErrorDetail says what went wrong.
 type ErrorDetail struct {
-	Code    string `json:"code" enum:"validation_error,unauthorized,not_found,conflict,rate_limited,internal" doc:"Stable machine-readable error kind."`
+	Code    string `json:"code" enum:"validation_error,unauthorized,forbidden,not_found,conflict,rate_limited,internal" doc:"Stable machine-readable error kind."`
 	Message string `json:"message" doc:"Human-readable explanation; validation messages name the offending field."`
 }
 

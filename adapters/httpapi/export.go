@@ -56,7 +56,10 @@ func (h *handlers) registerExport(api huma.API) {
 			return nil, h.fail(ctx, err)
 		}
 		org := orgOf(ctx)
-		// Answer 404 before the 200 is committed to the wire.
+		// Answer 403 and 404 before the 200 is committed to the wire.
+		if err := core.Authorize(ctx, core.PermExport, org, in.ID); err != nil {
+			return nil, h.fail(ctx, err)
+		}
 		if _, err := h.m.Site(ctx, org, in.ID); err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -17,6 +17,8 @@ import (
 var schemaLimits = map[string]any{
 	"SiteCreateBody.name minLength":                               1, // non-empty
 	"ApiKeyCreateBody.name maxLength":                             core.MaxAPIKeyName,
+	"ApiKeyCreateBody.siteIds minItems":                           1,
+	"ApiKeyCreateBody.siteIds maxItems":                           core.MaxAPIKeySites,
 	"ApiKeyRotateBody.graceSeconds minimum":                       0,
 	"ApiKeyRotateBody.graceSeconds maximum":                       int(core.MaxRotateGrace.Seconds()),
 	"SiteCreateBody.name maxLength":                               core.MaxSiteName,

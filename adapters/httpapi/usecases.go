@@ -11,14 +11,14 @@ import (
 // The use cases the handlers call, one small interface per concept, declared here where they
 // are consumed; core's services satisfy them (app wires core.UseCases in).
 type (
-	// AuthUseCases authenticate API keys.
+	// AuthUseCases authenticate API keys: the caller's organization, role and sites.
 	AuthUseCases interface {
-		Authenticate(ctx context.Context, key string) (string, error)
+		AuthenticateKey(ctx context.Context, key string) (*core.Actor, error)
 	}
 	// APIKeyUseCases manage the caller's organization's API keys.
 	APIKeyUseCases interface {
 		APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error)
-		CreateAPIKey(ctx context.Context, orgID, name, key string) (*core.APIKey, string, error)
+		IssueAPIKey(ctx context.Context, orgID string, in core.APIKeyInput) (*core.APIKey, string, error)
 		RevokeAPIKey(ctx context.Context, orgID, id string) error
 		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*core.APIKey, string, *core.APIKey, error)
 	}

@@ -135,7 +135,9 @@ func (s *Store) CreateAPIKey(_ context.Context, k *core.APIKey) error {
 	if _, ok := s.d.orgs[k.OrganizationID]; !ok {
 		return notFound("organization")
 	}
-	s.d.keys[k.Hash] = *k
+	c := *k
+	c.SiteIDs = slices.Clone(k.SiteIDs)
+	s.d.keys[k.Hash] = c
 	return nil
 }
 

@@ -16,7 +16,9 @@ func testAPIKeys(t *testing.T, s core.Store) {
 	must(t, s.CreateOrganization(ctx, b))
 	k1 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "ci", Prefix: "cd_abcdefgh", Hash: core.HashAPIKey("k1-k1-k1-k1-k1-k1"), CreatedAt: now()}
 	k2 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "deploy", Prefix: "cd_ijklmnop", Hash: core.HashAPIKey("k2-k2-k2-k2-k2-k2"), CreatedAt: now().Add(time.Second)}
-	kb := &core.APIKey{ID: id(), OrganizationID: b.ID, Name: "other", Hash: core.HashAPIKey("kb-kb-kb-kb-kb-kb"), CreatedAt: now()}
+	kb := &core.APIKey{ID: id(), OrganizationID: b.ID, Name: "other", Hash: core.HashAPIKey("kb-kb-kb-kb-kb-kb"), CreatedAt: now(),
+		Role: core.RoleEditor, SiteIDs: []string{"00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"}}
+	k1.Role, k2.Role, k2.SiteIDs = core.RoleOwner, core.RoleViewer, []string{}
 	for _, k := range []*core.APIKey{k2, k1, kb} {
 		must(t, s.CreateAPIKey(ctx, k))
 	}
@@ -28,6 +30,14 @@ func testAPIKeys(t *testing.T, s core.Store) {
 	if list[0].Prefix != "cd_abcdefgh" || list[0].Name != "ci" || !list[0].CreatedAt.Equal(k1.CreatedAt) ||
 		list[0].LastUsedAt != nil || list[0].ExpiresAt != nil {
 		t.Fatalf("APIKeys(a)[0] round trip: %+v", list[0])
+	}
+	if list[0].Role != core.RoleOwner || list[0].SiteIDs != nil || list[1].Role != core.RoleViewer ||
+		list[1].SiteIDs == nil || len(list[1].SiteIDs) != 0 {
+		t.Fatalf("roles and sites round trip: %+v %+v", list[0], list[1])
+	}
+	if got, err := s.APIKeyByHash(ctx, kb.Hash); err != nil || got.Role != core.RoleEditor || len(got.SiteIDs) != 2 ||
+		got.SiteIDs[0] != kb.SiteIDs[0] || got.SiteIDs[1] != kb.SiteIDs[1] {
+		t.Fatalf("APIKeyByHash(kb): %+v %v, want editor limited to two sites", got, err)
 	}
 	if list, err := s.APIKeys(ctx, id()); err != nil || len(list) != 0 {
 		t.Fatalf("APIKeys(unknown org): %v %v", list, err)

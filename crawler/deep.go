@@ -253,6 +253,9 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	if _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); err != nil {
 		return nil, d.browserErr(br, pctx, err)
 	}
+	if err := installClock(pctx); err != nil {
+		return nil, d.browserErr(br, pctx, err)
+	}
 	bctxID := chromedp.FromContext(cctx).BrowserContextID
 	if err := d.injectCookies(pctx, bctxID, page, v); err != nil {
 		return nil, d.browserErr(br, pctx, err)
@@ -267,10 +270,7 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 		// The page may still have run: what it did is recorded below.
 		s.pageError(page, 0, "the browser reported a failed load: "+navErr.Error())
 	}
-	waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
-	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err == nil {
-		waitQuiet(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
-	}
+	_ = settle(pctx, proxy, s.opts)
 	st, err := chromedp.Run(pctx, chromedp.Evaluate[pageStorage](storageScript))
 	if err != nil {
 		return nil, d.browserErr(br, pctx, err)

@@ -146,8 +146,10 @@ func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pag
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}
-	_, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: initScript})
-	return err
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: initScript}); err != nil {
+		return err
+	}
+	return installClock(tab)
 }
 
 // navigate loads url in the control tab; a load that fails or times out is no error (the

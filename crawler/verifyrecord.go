@@ -114,10 +114,7 @@ func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, p string) (*pageO
 		}
 		s.pageError(p, 0, "the browser reported a failed load: "+navErr.Error())
 	}
-	waitQuiet(pctx, sc.proxy, s.opts.QuietFor, s.opts.QuietMax)
-	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err == nil {
-		waitQuiet(pctx, sc.proxy, s.opts.QuietFor, s.opts.QuietMax)
-	}
+	_ = settle(pctx, sc.proxy, s.opts)
 	info, err := chromedp.Run(pctx, chromedp.Evaluate[pageInfo](observeScript))
 	if err != nil {
 		return o, v.pageFailed(ctx, p, err)

@@ -170,3 +170,25 @@ func TestVerifyNoBanner(t *testing.T) {
 		t.Error("no banner.reject-first-layer finding for no_banner")
 	}
 }
+
+// TestVerifyLateTag: analytics the page's own loader injects two seconds after load (outside
+// the blocking rules) is seen in every state it runs in, and reported in those that deny it.
+func TestVerifyLateTag(t *testing.T) {
+	res, rep := verifyReport(t, "late-tag")
+	for _, st := range res.Verification.States {
+		ran := slices.ContainsFunc(st.Requests, func(r crawler.VerifiedRequest) bool {
+			return r.Service == "google-analytics" && strings.Contains(r.URL, "/g/collect")
+		}) && slices.ContainsFunc(st.Cookies, func(c crawler.VerifiedStorage) bool { return c.Name == "_ga" })
+		if !ran {
+			t.Errorf("%s: the late analytics tag is not seen", st.State)
+		}
+	}
+	for _, rule := range []string{"enforcement.before-decision", "enforcement.after-reject", "enforcement.after-withdrawal"} {
+		if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+			return f.RuleID == rule && f.Evidence.Service != nil && *f.Evidence.Service == "google-analytics" &&
+				slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)")
+		}) {
+			t.Errorf("no %s finding of google-analytics with _ga", rule)
+		}
+	}
+}

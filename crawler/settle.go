@@ -1,0 +1,109 @@
+package crawler
+
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Late tags. Many sites hold their third-party tags back a little ("delay third-party
+// scripts"): a timer half a second to a few seconds after load, an idle callback, or the
+// visitor's first interaction (a scroll, a pointer move, a touch). A page read soon after its
+// network goes quiet would miss them, and watching every page for seconds would not fit the
+// time budget, so the browser runs the page's clock forward instead: clockScript, installed
+// before any script of every document, keeps the callbacks of the page's pending timers
+// (setTimeout of 50 ms to 15 s) and idle callbacks; after the page has loaded and gone quiet,
+// the scan moves the pointer, scrolls to the bottom, then runs every pending timer and idle
+// callback at once (cancelling the original), waits for the network to be quiet for half of
+// QuietFor from then, and does so again while new ones keep coming, at most flushRounds times.
+
+// clockScript keeps the page's pending timers and idle callbacks so that flushScript can run
+// them early. Timers given code as a string, and intervals, are left alone.
+const clockScript = `(function () {
+  if (window.__consentdClock) return;
+  var timers = new Map(), idles = new Map();
+  var st = window.setTimeout, ct = window.clearTimeout;
+  var ric = window.requestIdleCallback, cic = window.cancelIdleCallback;
+  window.setTimeout = function (fn, ms) {
+    if (typeof fn !== 'function') return st.apply(window, arguments);
+    var args = Array.prototype.slice.call(arguments, 2), id;
+    var run = function () { timers.delete(id); return fn.apply(window, args); };
+    id = st.call(window, run, ms);
+    var d = Number(ms) || 0;
+    if (d >= 50 && d <= 15000) timers.set(id, run);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return ct.call(window, id); };
+  if (typeof ric === 'function') {
+    window.requestIdleCallback = function (fn, opts) {
+      if (typeof fn !== 'function') return ric.apply(window, arguments);
+      var id;
+      var run = function (dl) { idles.delete(id); return fn.call(window, dl); };
+      id = ric.call(window, run, opts);
+      idles.set(id, run);
+      return id;
+    };
+    window.cancelIdleCallback = function (id) { idles.delete(id); return cic.call(window, id); };
+  }
+  Object.defineProperty(window, '__consentdClock', { value: { flush: function () {
+    var n = 0, dl = { didTimeout: false, timeRemaining: function () { return 50; } };
+    Array.from(timers.entries()).forEach(function (e) {
+      timers.delete(e[0]); ct.call(window, e[0]); n++;
+      try { e[1](); } catch (err) {}
+    });
+    Array.from(idles.entries()).forEach(function (e) {
+      idles.delete(e[0]); cic.call(window, e[0]); n++;
+      try { e[1](dl); } catch (err) {}
+    });
+    return n;
+  } } });
+})();`
+
+// flushScript runs the pending timers and idle callbacks now and returns how many ran.
+const flushScript = `(function () { var c = window.__consentdClock; return c ? c.flush() : 0; })()`
+
+// touchScript is a first touch and wheel turn, for pages that wait for one to load their tags.
+const touchScript = `(function () {
+  var t = document.body || document.documentElement;
+  try { t.dispatchEvent(new Event('touchstart', { bubbles: true })); } catch (e) {}
+  try { t.dispatchEvent(new WheelEvent('wheel', { bubbles: true, deltaY: 100 })); } catch (e) {}
+  return true;
+})()`
+
+// flushRounds bounds how many times a page's clock is run forward.
+const flushRounds = 3
+
+// installClock makes clockScript run before any script of the tab's documents.
+func installClock(ctx context.Context) error {
+	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clockScript})
+	return err
+}
+
+// settle watches a loaded page until what it would do within seconds of a visit has happened:
+// quiet network, a first interaction (pointer move, touch, wheel, scroll to the bottom a
+// viewport at a time), then its clock run forward while timers keep coming. It returns the
+// scroll's error (the page's context is gone or the page hangs); the rest is best effort.
+func settle(ctx context.Context, p *pageProxy, opts Options) error {
+	waitQuiet(ctx, p, opts.QuietFor, opts.QuietMax)
+	for _, at := range [][2]float64{{120, 160}, {240, 320}} {
+		_, _ = chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at[0], Y: at[1]})
+	}
+	_, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](touchScript))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err != nil {
+		return err
+	}
+	waitQuiet(ctx, p, opts.QuietFor, opts.QuietMax)
+	for range flushRounds {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](flushScript))
+		if err != nil || n == 0 {
+			break
+		}
+		// What the callbacks inserted starts its requests within milliseconds: the network
+		// counts as busy from the flush, so the wait sees them.
+		p.touch()
+		waitQuiet(ctx, p, opts.QuietFor/2, opts.QuietMax)
+	}
+	return nil
+}

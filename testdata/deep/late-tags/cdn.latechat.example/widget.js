@@ -1,0 +1,2 @@
+// A chat widget no library entry knows, loaded three seconds after the page.
+window.LateChat = { ready: true };

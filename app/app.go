@@ -158,12 +158,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.registerCollectors()
-	a.handler = httpapi.New(httpapi.Config{
+	apiCfg := httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
 		RuntimeScript: bannerjs.Script(), TrustedProxies: trustedProxies(cfg.TrustedProxies),
-	})
-	if a.handler, err = withConsole(cfg, a.useCases, a.handler); err != nil {
+	}
+	a.handler = httpapi.New(apiCfg)
+	if a.handler, err = withConsole(cfg, a.useCases, apiCfg, a.handler); err != nil {
 		a.Close()
 		return nil, err
 	}

@@ -12,13 +12,14 @@ import (
 
 // withConsole serves the web console at "/" beside api when cfg.Console is set: the API keeps
 // /api/, /healthz, /readyz and /metrics, the console has every other path.
-func withConsole(cfg Config, uc *core.UseCases, api http.Handler) (http.Handler, error) {
+// The console's setup snippet is the API's (apiCfg's).
+func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.Handler) (http.Handler, error) {
 	if !cfg.Console {
 		return api, nil
 	}
 	con, err := console.New(console.Config{
 		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
-		RuntimeVersion: bannerjs.Version(), Snippet: httpapi.SetupSnippet,
+		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
 		ClientAddr: httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
 		CSVColumns: httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
 	})

@@ -90,8 +90,11 @@ type BannerStore interface {
 	UpdateBanner(ctx context.Context, b *Banner) error
 }
 
-// newBanner returns a site's banner with the defaults: an opt-in floating dialog whose accept
-// and reject buttons look alike, remembered for a year.
+// newBanner returns a site's banner with the defaults: enforced from the first view (site-wide
+// blocking on, so every tag a built-in or configured rule matches is held until its category
+// is allowed, even when pasted unmarked), an opt-in floating dialog whose first layer offers
+// "Reject all" beside "Accept all" with buttons that look alike, remembered for a year. Sites
+// created before this default keep their stored setting.
 func newBanner(id, siteID string, now time.Time) *Banner {
 	return &Banner{
 		ID: id, SiteID: siteID,
@@ -106,6 +109,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
 		ConsentVersion:       1,
+		SiteWideBlocking:     true,
 		ReopenButton:         true,
 		ReopenPosition:       "bottom_left",
 		CreatedAt:            now, UpdatedAt: now,

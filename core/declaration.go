@@ -18,13 +18,18 @@ type CookieRule struct {
 	Match    string `json:"match"`
 }
 
-// cookieRules derives the rules of a site's optional categories from its services: the
-// library's first-party cookie names with their match kinds for services from the library,
-// and the site's own cookie list (a name ending in "*" is a prefix).
+// cookieRules derives the rules of a site's optional categories from every service the
+// runtime can name: the site's services (the library's first-party cookie names with their
+// match kinds for services from the library, and the site's own cookie list, a name ending in
+// "*" being a prefix) and the library services that a built-in blocking rule holds back on
+// every site (blockingRules), under their library category, so that withdrawal deletes
+// Google Analytics' or the Meta Pixel's cookies without any service configured.
 func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
 	byID := make(map[string]*Category, len(cats))
+	bySlug := make(map[string]*Category, len(cats))
 	for _, c := range cats {
 		byID[c.ID] = c
+		bySlug[c.Slug] = c
 	}
 	out := []CookieRule{}
 	add := func(r CookieRule) {
@@ -32,18 +37,23 @@ func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
 			out = append(out, r)
 		}
 	}
+	addLibrary := func(lib *library.Service, category string) {
+		for _, k := range lib.Cookies {
+			if k.Party == "third" || (k.Storage != "" && k.Storage != "cookie") || k.Match == library.MatchRegex {
+				continue
+			}
+			add(CookieRule{Category: category, Name: k.Name, Match: k.Match})
+		}
+	}
+	onSite := make(map[string]bool, len(svcs))
 	for _, s := range svcs {
+		onSite[s.Slug] = true
 		c := byID[s.CategoryID]
 		if c == nil || c.IsRequired {
 			continue
 		}
 		if lib, ok := m.catalog.Service(s.Slug); ok {
-			for _, k := range lib.Cookies {
-				if k.Party == "third" || (k.Storage != "" && k.Storage != "cookie") || k.Match == library.MatchRegex {
-					continue
-				}
-				add(CookieRule{Category: c.Slug, Name: k.Name, Match: k.Match})
-			}
+			addLibrary(lib, c.Slug)
 		}
 		for _, k := range s.Cookies {
 			if p, ok := strings.CutSuffix(k.Name, "*"); ok {
@@ -51,6 +61,14 @@ func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
 			} else if !strings.ContainsAny(k.Name, " ;=,") {
 				add(CookieRule{Category: c.Slug, Name: k.Name, Match: library.MatchExact})
 			}
+		}
+	}
+	for _, lib := range m.catalog.Services() {
+		if onSite[lib.Slug] || !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
+			continue
+		}
+		if c := bySlug[lib.Category]; c != nil && !c.IsRequired {
+			addLibrary(lib, c.Slug)
 		}
 	}
 	return out

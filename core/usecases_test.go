@@ -161,7 +161,8 @@ func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
 	m, _, _ := newManager(t)
 	org, s := mustSite(t, m)
 	b, err := m.Banners.Banner(ctx, org, s.ID)
-	if err != nil || b.ConsentVersion != 1 || b.SiteWideBlocking || b.DefaultBehavior != "opt_in" {
+	// Enforced by default: site-wide blocking on, opt-in, at version 1.
+	if err != nil || b.ConsentVersion != 1 || !b.SiteWideBlocking || b.DefaultBehavior != "opt_in" || !b.BlockingRules.SiteWide {
 		t.Fatalf("banner %+v %v", b, err)
 	}
 	cats, err := m.Categories.Categories(ctx, org, s.ID)
@@ -251,13 +252,41 @@ func TestBuiltinRuleWithoutImport(t *testing.T) {
 	}
 }
 
+// TestWithdrawalCookieRules: withdrawal deletes the cookies of the site's services and of the
+// library services that built-in rules hold back, with no service configured.
+func TestWithdrawalCookieRules(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	rules := func() string {
+		cfg, err := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(cfg.CookieRules)
+	}
+	// tagman has a built-in rule; stats and ads do not, so nothing names their cookies yet.
+	if got := rules(); got != "[{statistics _tagman exact}]" {
+		t.Fatalf("cookie rules of a new site: %s", got)
+	}
+	if _, err := m.Services.ImportService(ctx, org, s.ID, "ads", ""); err != nil {
+		t.Fatal(err)
+	}
+	// An imported built-in service follows its site category.
+	if _, err := m.Services.ImportService(ctx, org, s.ID, "tagman", "marketing"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(); got != "[{marketing _ads exact} {marketing _tagman exact}]" {
+		t.Fatalf("cookie rules after imports: %s", got)
+	}
+}
+
 func TestScriptBlockingVersion(t *testing.T) {
 	m, _, _ := newManager(t)
 	org, s := mustSite(t, m)
 	for _, c := range []struct {
 		on      bool
 		version int
-	}{{false, 1}, {true, 2}, {true, 2}, {false, 3}} {
+	}{{true, 1}, {false, 2}, {false, 2}, {true, 3}} {
 		if err := m.Banners.SetScriptBlocking(ctx, org, s.ID, c.on); err != nil {
 			t.Fatal(err)
 		}
@@ -503,7 +532,7 @@ func TestPublicConfigCache(t *testing.T) {
 		t.Fatal("jurisdiction taken from the cache")
 	}
 	for _, change := range []func() error{
-		func() error { return m.Banners.SetScriptBlocking(ctx, org, s.ID, true) },
+		func() error { return m.Banners.SetScriptBlocking(ctx, org, s.ID, false) },
 		func() error { _, err := m.Services.ImportService(ctx, org, s.ID, "stats", ""); return err },
 		func() error {
 			_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")})
@@ -520,7 +549,7 @@ func TestPublicConfigCache(t *testing.T) {
 		}
 	}
 	cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "")
-	if cfg.Banner.Template != "modal" || !cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
+	if cfg.Banner.Template != "modal" || cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
 		t.Fatalf("config: %+v", cfg.Banner)
 	}
 	// another node changes the banner straight in the store

@@ -54,6 +54,7 @@ func TestConsoleJourney(t *testing.T) {
 	eval(t, ctx, "document.querySelector('#snippet').innerText.match(/data-project-key=\"([^\"]+)\"/)[1]", &projectKey)
 	eval(t, ctx, "document.querySelector('[data-copy]').click()", nil)
 	waitFor(t, ctx, "document.querySelector('#copy-status').textContent.length > 0")
+	consoleSnippetIsTheAPIs(t, ctx, base, siteID)
 	// The compliance summary of a new site: the default banner has no privacy-policy link (an
 	// error, with its fix) and keeps a choice a year (a notice); no verification scan yet.
 	var compliance string
@@ -188,7 +189,10 @@ func TestConsoleJourney(t *testing.T) {
 
 	// Overview: the latest scan's trackers; site-wide blocking on.
 	navigate(t, ctx, site)
-	mustContain(t, ctx, "Trackers found by the latest completed scan", "G-BLOG123456", "Site-wide blocking is off")
+	// A new site is enforced by default; the owner can turn blocking off and on again.
+	mustContain(t, ctx, "Trackers found by the latest completed scan", "G-BLOG123456", "Site-wide blocking is on")
+	submit(t, ctx, "document.querySelector('form[action$=\"/blocking\"] button').click()")
+	mustContain(t, ctx, "Site-wide blocking is off", "unmarked trackers run before consent")
 	submit(t, ctx, "document.querySelector('form[action$=\"/blocking\"] button').click()")
 	mustContain(t, ctx, "Site-wide blocking is on", "Not compliant", "The banner links to a privacy policy")
 	checkPage(t, ctx, base, "11-site-overview-configured")
@@ -327,9 +331,10 @@ func run(t *testing.T, ctx context.Context, a chromedp.Action[chromedp.Void]) {
 
 type publicCfg struct {
 	Banner struct {
-		Template      string            `json:"template"`
-		Colors        map[string]string `json:"colors"`
-		TextOverrides map[string]string `json:"textOverrides"`
+		ConsentVersion int               `json:"consentVersion"`
+		Template       string            `json:"template"`
+		Colors         map[string]string `json:"colors"`
+		TextOverrides  map[string]string `json:"textOverrides"`
 	} `json:"banner"`
 }
 
@@ -349,7 +354,8 @@ func publicConfig(t *testing.T, base, key string) publicCfg {
 
 func postConsent(t *testing.T, base, key, visitor string, cats map[string]bool, country string) {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"visitorId": visitor, "categories": cats, "consentVersion": 2, "action": "custom"})
+	version := publicConfig(t, base, key).Banner.ConsentVersion
+	b, _ := json.Marshal(map[string]any{"visitorId": visitor, "categories": cats, "consentVersion": version, "action": "custom"})
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/public/"+key+"/consent", bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Country", country)
@@ -361,5 +367,44 @@ func postConsent(t *testing.T, base, key, visitor string, cats map[string]bool, 
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusCreated {
 		t.Fatalf("consent: %d %s", res.StatusCode, body)
+	}
+}
+
+// consoleSnippetIsTheAPIs checks that the overview's snippet, in every framework's tab, is
+// what GET /setup-snippet answers, byte for byte, instructions included.
+func consoleSnippetIsTheAPIs(t *testing.T, ctx context.Context, base, siteID string) {
+	t.Helper()
+	for _, fw := range []string{"script", "react", "next"} {
+		var api struct{ Code, Instructions string }
+		apiGet(t, base, "/api/v1/sites/"+siteID+"/setup-snippet?framework="+fw, &api)
+		if !strings.Contains(api.Code, "/loader.js") {
+			t.Fatalf("%s: the API's snippet does not load the loader: %s", fw, api.Code)
+		}
+		navigate(t, ctx, base+"/sites/"+siteID+"?framework="+fw)
+		var shown struct{ Code, Instructions string }
+		eval(t, ctx, "({code: document.querySelector('#snippet code').textContent, instructions: document.querySelector('section[aria-labelledby=setup] .hint').textContent})", &shown)
+		if shown.Code != api.Code || shown.Instructions != api.Instructions {
+			t.Fatalf("%s: the console's snippet differs from the API's:\nconsole %q\napi     %q\nconsole %q\napi     %q", fw, shown.Code, api.Code, shown.Instructions, api.Instructions)
+		}
+	}
+	navigate(t, ctx, base+"/sites/"+siteID)
+}
+
+// apiGet calls the management API with the bootstrap key and decodes the JSON answer.
+func apiGet(t *testing.T, base, path string, out any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
 	}
 }

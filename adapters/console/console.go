@@ -34,10 +34,12 @@ type Config struct {
 	// PublicURL is the external base URL of the service for setup snippets ("": the
 	// request's own).
 	PublicURL string
-	// RuntimeVersion is appended to the runtime's URL in setup snippets.
+	// RuntimeVersion is appended to the runtime's URL in the banner preview.
 	RuntimeVersion string
-	// Snippet renders a setup snippet (the API's own); nil shows the plain script tag.
-	Snippet func(framework, src, projectKey string) (code, instructions string)
+	// Snippet renders the setup snippet GET /sites/{id}/setup-snippet answers for r
+	// (httpapi.Config.SetupSnippet), so that the console hands out the API's snippet byte for
+	// byte; nil shows where to get it instead.
+	Snippet func(r *http.Request, framework, projectKey string) (code, instructions string)
 	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
 	CSVColumns []string
 	CSVRow     func(*core.ConsentRecord) []string

@@ -152,24 +152,12 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 	h.render(w, r, rq, status, "site", p)
 }
 
-// snippet is the setup snippet the API serves for the site.
+// snippet is the setup snippet the API serves for the site, byte for byte.
 func (h *handler) snippet(r *http.Request, framework, key string) (string, string) {
-	base := strings.TrimRight(h.cfg.PublicURL, "/")
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
-	src := base + "/api/v1/public/banner.js"
-	if h.cfg.RuntimeVersion != "" {
-		src += "?v=" + h.cfg.RuntimeVersion
-	}
 	if h.cfg.Snippet == nil {
-		return `<script src="` + src + `" data-project-key="` + key + `"></script>`, "Paste the tag as the first element of <head> on every page."
+		return "", "GET /api/v1/sites/{id}/setup-snippet gives the setup snippet."
 	}
-	return h.cfg.Snippet(framework, src, key)
+	return h.cfg.Snippet(r, framework, key)
 }
 
 func (h *handler) renameSite(w http.ResponseWriter, r *http.Request, rq *request) {

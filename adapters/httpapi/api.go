@@ -185,11 +185,7 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 		}
 		ctx = huma.WithValue(ctx, countryKey, c)
 	}
-	scheme := "http"
-	if ctx.TLS() != nil || ctx.Header("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	ctx = huma.WithValue(ctx, baseURLKey, scheme+"://"+ctx.Host())
+	ctx = huma.WithValue(ctx, baseURLKey, requestBase(ctx.TLS() != nil, ctx.Header("X-Forwarded-Proto"), ctx.Host()))
 	if ctx.Header("Sec-GPC") == "1" {
 		ctx = huma.WithValue(ctx, gpcKey, true)
 	}

@@ -79,8 +79,8 @@ func TestBanner(t *testing.T) {
 	colors := b["colors"].(map[string]any)
 	requireKeys(t, colors, "primary", "background", "text", "acceptButton", "rejectButton")
 	rules := b["blockingRules"].(map[string]any)
-	if rules["siteWide"] != false {
-		t.Fatal("site-wide blocking must start off")
+	if rules["siteWide"] != true || b["closeButtonBehavior"] != "dismiss" {
+		t.Fatal("a new site must be enforced: site-wide blocking on")
 	}
 
 	p := e.want(e.do("PATCH", path, map[string]any{
@@ -362,21 +362,21 @@ func TestScriptBlockingRaisesConsentVersion(t *testing.T) {
 			t.Fatal("no success")
 		}
 	}
-	put(false) // already off: nothing changes
+	put(true) // already on (a new site's default): nothing changes
 	if v := version(); v != 1 {
 		t.Fatalf("version %v after a no-op", v)
 	}
-	put(true)
-	put(true)
+	put(false)
+	put(false)
 	if v := version(); v != 2 {
-		t.Fatalf("version %v after turning on", v)
+		t.Fatalf("version %v after turning off", v)
 	}
-	if tr := e.want(e.do("GET", "/api/v1/sites/"+id+"/trackers", nil), 200).obj(t); tr["siteWideBlocking"] != true || tr["scan"] != nil {
+	if tr := e.want(e.do("GET", "/api/v1/sites/"+id+"/trackers", nil), 200).obj(t); tr["siteWideBlocking"] != false || tr["scan"] != nil {
 		t.Fatalf("trackers: %v", tr)
 	}
-	put(false)
+	put(true)
 	if v := version(); v != 3 {
-		t.Fatalf("version %v after turning off", v)
+		t.Fatalf("version %v after turning on", v)
 	}
 	e.want(e.do("PUT", "/api/v1/sites/"+id+"/script-blocking", map[string]any{}), 400, "validation_error")
 }

@@ -27,21 +27,44 @@ func (h *handlers) registerSnippet(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		base := strings.TrimRight(h.cfg.PublicURL, "/")
-		if base == "" {
-			base, _ = ctx.Value(baseURLKey).(string)
-		}
-		// The per-site loader carries the runtime and the site's configuration, so that blocking
-		// is armed before the parser reaches the page's other tags.
-		src := base + Prefix + "/public/" + url.PathEscape(site.ProjectKey) + "/loader.js"
-		if h.cfg.RuntimeScript == nil {
-			src = base + Prefix + "/public/banner.js"
-			if h.cfg.RuntimeVersion != "" {
-				src += "?v=" + h.cfg.RuntimeVersion
-			}
-		}
-		return &struct{ Body snippet }{makeSnippet(in.Framework, src, site.ProjectKey)}, nil
+		base, _ := ctx.Value(baseURLKey).(string)
+		return &struct{ Body snippet }{h.cfg.snippet(base, in.Framework, site.ProjectKey)}, nil
 	})
+}
+
+// SetupSnippet returns the setup snippet that GET /sites/{id}/setup-snippet answers for the
+// site with projectKey, as requested by r (whose scheme and host are the base URL when
+// PublicURL is unset), so that the console shows the API's snippet byte for byte.
+func (c Config) SetupSnippet(r *http.Request, framework, projectKey string) (code, instructions string) {
+	tls := r.TLS != nil
+	s := c.snippet(requestBase(tls, r.Header.Get("X-Forwarded-Proto"), r.Host), framework, projectKey)
+	return s.Code, s.Instructions
+}
+
+// requestBase is the base URL a client used: https when the connection or the proxy's
+// X-Forwarded-Proto says so.
+func requestBase(tls bool, forwardedProto, host string) string {
+	if tls || forwardedProto == "https" {
+		return "https://" + host
+	}
+	return "http://" + host
+}
+
+// snippet is the setup snippet for a site on base, the request's base URL (PublicURL wins).
+func (c Config) snippet(base, framework, projectKey string) snippet {
+	if p := strings.TrimRight(c.PublicURL, "/"); p != "" {
+		base = p
+	}
+	// The per-site loader carries the runtime and the site's configuration, so that blocking
+	// is armed before the parser reaches the page's other tags.
+	src := base + Prefix + "/public/" + url.PathEscape(projectKey) + "/loader.js"
+	if c.RuntimeScript == nil {
+		src = base + Prefix + "/public/banner.js"
+		if c.RuntimeVersion != "" {
+			src += "?v=" + c.RuntimeVersion
+		}
+	}
+	return makeSnippet(framework, src, projectKey)
 }
 
 func makeSnippet(framework, src, key string) snippet {

@@ -267,10 +267,21 @@ deleted (400). Services already on the site are skipped by configure, which is i
 // compress gzips responses at the fastest level: JSON still shrinks about fourfold, for a
 // fraction of the default level's CPU on the listing and export paths, which share the cores
 // with consent ingest. banner.js arrives precompressed and passes through.
+//
+// The answers to public POSTs (the consent receipt, an error) are a few hundred bytes, under
+// the wrapper's minimum size, so they would never be compressed: they skip the wrapper and its
+// buffering, which every visitor's decision would otherwise pay for nothing.
 func compress(h http.Handler) http.Handler {
 	gz, err := gzhttp.NewWrapper(gzhttp.CompressionLevel(gzip.BestSpeed))
 	if err != nil { // only for an invalid option
 		return gzhttp.GzipHandler(h)
 	}
-	return gz(h)
+	wrapped := gz(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		wrapped.ServeHTTP(w, r)
+	})
 }

@@ -189,12 +189,14 @@ type pageStorage struct {
 	Host    string   `json:"host"`
 	Local   []string `json:"local"`
 	Session []string `json:"session"`
+	// Tags are the addresses of the scripts and iframes the page was given (tagsJS).
+	Tags []string `json:"tags"`
 }
 
-// storageScript lists the page's storage keys; it runs in the top frame.
+// storageScript lists the page's storage keys and tags; it runs in the top frame.
 const storageScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
-  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage)};
+  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage), tags: ` + tagsJS + `};
 })()`
 
 // scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms

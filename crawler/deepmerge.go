@@ -150,6 +150,25 @@ func (s *scan) mergeVisit(v *visit) {
 		}
 		reqs = append(reqs, req)
 	}
+	// Tags the page was given that the browser never requested: held until consent (by markup,
+	// a consent tool or consentd's runtime), they would load their vendor, which the owner must
+	// configure. Detections, not pre-consent actions.
+	requested := map[string]bool{}
+	for _, r := range v.records {
+		requested[r.url] = true
+	}
+	for _, tag := range v.storage.Tags {
+		if requested[tag] {
+			continue
+		}
+		f := s.fp.url(ix, tag)
+		if f.svc != nil {
+			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
+		}
+		for _, id := range f.ids {
+			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
+		}
+	}
 	// Script text read above can name vendors (loaders, containers) whose code never ran:
 	// those are detections, not pre-consent actions.
 	for _, c := range v.cookies {
@@ -263,6 +282,7 @@ func (s *scan) cookieOwner(name, dom string, third bool, vendorOf map[string]*li
 func (s *scan) deepResult(r *Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.splitMentions(r)
 	r.Storage = make([]StorageKey, 0, len(s.storage))
 	for _, a := range s.storage {
 		k := a.k

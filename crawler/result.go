@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/consentd/consentd/library"
@@ -14,6 +15,30 @@ type serviceAgg struct {
 	evidence   map[Evidence]string // evidence without page → first page in sort order
 	ungated    bool
 	injectTags bool
+	// witnessed is true when a sighting is more than a mention (see mention); witnessedIDs
+	// are the tracking IDs such a sighting carried.
+	witnessed    bool
+	witnessedIDs map[string]bool
+	// witnessedOn are the pages with such a sighting; namedOn maps each tracking ID seen only
+	// in mentions so far to their pages.
+	witnessedOn map[string]bool
+	namedOn     map[string]map[string]bool
+}
+
+// mention reports whether a sighting only names a service: a tracking ID or URL in script text
+// (comments, strings, data blocks) or a resource hint, not held by a consent tool. In a deep
+// scan the browser is the witness: a service or ID seen only that way is a mention, not a
+// detection. Tags (script src, iframes, pixels), tags held until consent, tag manager
+// containers, cookies and what the browser requested or stored are witnesses.
+func mention(ev Evidence) bool {
+	if ev.Gated {
+		return false
+	}
+	switch ev.Kind {
+	case EvidenceInlineScript, EvidenceInlineURL, EvidenceLink:
+		return true
+	}
+	return false
 }
 
 // unrecAgg gathers the pages loading one unrecognized script.
@@ -30,11 +55,24 @@ func (s *scan) merge(rep *pageReport, noPages bool) {
 	for _, h := range rep.hits {
 		a := s.services[h.svc.Slug]
 		if a == nil {
-			a = &serviceAgg{svc: h.svc, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[Evidence]string{}}
+			a = &serviceAgg{svc: h.svc, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[Evidence]string{},
+				witnessedIDs: map[string]bool{}, witnessedOn: map[string]bool{}, namedOn: map[string]map[string]bool{}}
 			s.services[h.svc.Slug] = a
 		}
 		if h.id != "" {
 			a.ids[h.id] = true
+		}
+		if !mention(h.ev) {
+			a.witnessed = true
+			a.witnessedOn[h.ev.Page] = true
+			if h.id != "" {
+				a.witnessedIDs[h.id] = true
+			}
+		} else if h.id != "" {
+			if a.namedOn[h.id] == nil {
+				a.namedOn[h.id] = map[string]bool{}
+			}
+			a.namedOn[h.id][h.ev.Page] = true
 		}
 		if !noPages {
 			a.pages[h.ev.Page] = true
@@ -145,4 +183,57 @@ func (r *Result) CookiesOf(slug string) []ObservedCookie {
 		}
 	}
 	return out
+}
+
+// splitMentions moves, in a deep scan's result, the services and tracking IDs seen only as
+// mentions from Services to Mentions. The caller holds s.mu.
+func (s *scan) splitMentions(r *Result) {
+	kept := r.Services[:0]
+	for _, ds := range r.Services {
+		a := s.services[ds.Slug]
+		if a == nil {
+			kept = append(kept, ds)
+			continue
+		}
+		var ids, named []string
+		for _, id := range ds.TrackingIDs {
+			// An ID named in the text of a page where the service is witnessed is the one that
+			// page's code runs (an inline snippet's fbq('init', ...)).
+			onWitnessedPage := false
+			for page := range a.namedOn[id] {
+				onWitnessedPage = onWitnessedPage || a.witnessedOn[page]
+			}
+			if a.witnessedIDs[id] || onWitnessedPage {
+				ids = append(ids, id)
+			} else {
+				named = append(named, id)
+			}
+		}
+		var said []Evidence
+		for _, ev := range ds.Evidence {
+			if mention(ev) {
+				said = append(said, ev)
+			}
+		}
+		switch {
+		case !a.witnessed:
+			r.Mentions = append(r.Mentions, Mention{Slug: ds.Slug, Name: ds.Name, Category: ds.Category,
+				TrackingIDs: ds.TrackingIDs, Pages: ds.Pages, Evidence: ds.Evidence})
+			continue
+		case len(named) > 0:
+			var pages []string
+			for _, ev := range said {
+				pages = append(pages, ev.Page)
+			}
+			sort.Strings(pages)
+			r.Mentions = append(r.Mentions, Mention{Slug: ds.Slug, Name: ds.Name, Category: ds.Category, Detected: true,
+				TrackingIDs: named, Pages: slices.Compact(pages), Evidence: said})
+		}
+		if ids == nil {
+			ids = []string{}
+		}
+		ds.TrackingIDs = ids
+		kept = append(kept, ds)
+	}
+	r.Services = kept
 }

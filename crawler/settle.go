@@ -23,7 +23,20 @@ import (
 // them early. Timers given code as a string, and intervals, are left alone.
 const clockScript = `(function () {
   if (window.__consentdClock) return;
-  var timers = new Map(), idles = new Map();
+  var timers = new Map(), idles = new Map(), tags = new Set();
+  // Every script and iframe put in the document, by the parser or by script, with its address:
+  // a tag held until consent never makes a request, yet it would load its vendor.
+  function note(n) {
+    try {
+      if (n.nodeType !== 1 || (n.tagName !== 'SCRIPT' && n.tagName !== 'IFRAME')) return;
+      var u = n.getAttribute('src') || n.getAttribute('data-src');
+      if (u && tags.size < 500) tags.add(new URL(u, document.baseURI).href);
+    } catch (e) {}
+  }
+  try {
+    new MutationObserver(function (ms) { ms.forEach(function (m) { m.addedNodes.forEach(note); }); })
+      .observe(document, { childList: true, subtree: true });
+  } catch (e) {}
   var st = window.setTimeout, ct = window.clearTimeout;
   var ric = window.requestIdleCallback, cic = window.cancelIdleCallback;
   window.setTimeout = function (fn, ms) {
@@ -47,7 +60,7 @@ const clockScript = `(function () {
     };
     window.cancelIdleCallback = function (id) { idles.delete(id); return cic.call(window, id); };
   }
-  Object.defineProperty(window, '__consentdClock', { value: { flush: function () {
+  Object.defineProperty(window, '__consentdClock', { value: { tags: tags, flush: function () {
     var n = 0, dl = { didTimeout: false, timeRemaining: function () { return 50; } };
     Array.from(timers.entries()).forEach(function (e) {
       timers.delete(e[0]); ct.call(window, e[0]); n++;
@@ -60,6 +73,14 @@ const clockScript = `(function () {
     return n;
   } } });
 })();`
+
+// tagsJS is an expression: the addresses of the scripts and iframes the document was given
+// (clockScript) and of the tags consentd's runtime held back unmarked, at most 500.
+const tagsJS = `(function () {
+  var c = window.__consentdClock, out = c ? Array.from(c.tags) : [];
+  try { (window.consentd && window.consentd.heldUnmarked || []).forEach(function (h) { out.push(new URL(String(h.url), location.href).href); }); } catch (e) {}
+  return out.slice(0, 500);
+})()`
 
 // flushScript runs the pending timers and idle callbacks now and returns how many ran.
 const flushScript = `(function () { var c = window.__consentdClock; return c ? c.flush() : 0; })()`

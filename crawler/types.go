@@ -145,6 +145,10 @@ type Result struct {
 	Pages []Page `json:"pages"`
 	// Services are the library services detected, by slug.
 	Services []DetectedService `json:"services"`
+	// Mentions (deep scans) are services, and tracking IDs of detected services, that the pages
+	// only name: in script text, comments or data, or a resource hint, with nothing the browser
+	// requested or stored for them and no tag held until consent that would load them. By slug.
+	Mentions []Mention `json:"mentions,omitempty"`
 	// Unrecognized are third-party scripts no library pattern matched, by src.
 	Unrecognized []UnrecognizedScript `json:"unrecognized"`
 	// Cookies are, for a static scan, the cookies set by Set-Cookie headers of every response,
@@ -224,6 +228,20 @@ type DetectedService struct {
 	Gated bool `json:"gated"`
 	// InjectsTags is true for a tag manager: it may load more tags than the scan saw.
 	InjectsTags bool `json:"injectsTags,omitempty"`
+}
+
+// Mention is a service, or some tracking IDs of a detected service, that a deep scan's pages
+// name without anything loading it: the sightings are text (Result.Mentions).
+type Mention struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Detected is true when the service itself is detected (in Result.Services) and only
+	// these IDs are mentions.
+	Detected    bool       `json:"detected,omitempty"`
+	TrackingIDs []string   `json:"trackingIds"`
+	Pages       []string   `json:"pages"`
+	Evidence    []Evidence `json:"evidence"`
 }
 
 // MaxEvidence bounds DetectedService.Evidence.

@@ -74,7 +74,7 @@ const observeScript = `(function () {
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
     consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
-    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google };
+    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + ` };
 })()`
 
 // pageInfo is what observeScript returns.
@@ -88,6 +88,7 @@ type pageInfo struct {
 	APIBase        string    `json:"apiBase"`
 	ConsentDefault float64   `json:"consentDefault"`
 	GoogleRequest  float64   `json:"googleRequest"`
+	Tags           []string  `json:"tags"`
 }
 
 type heldTag struct {

@@ -77,7 +77,7 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool)
 // URLs its tab requested.
 func (o *pageObs) visit(records []proxied, injected map[string]bool) *visit {
 	v := &visit{page: o.page, types: map[string]requestInfo{}, injected: injected, cookies: o.cookies, at: o.at,
-		storage: pageStorage{Host: o.info.Host, Local: o.info.Local, Session: o.info.Session}}
+		storage: pageStorage{Host: o.info.Host, Local: o.info.Local, Session: o.info.Session, Tags: o.info.Tags}}
 	for _, r := range o.reqs {
 		v.types[r.url] = requestInfo{typ: r.typ}
 	}

@@ -40,6 +40,9 @@ type DeepExpectation struct {
 	PreConsent map[string][]string `json:"preConsent"`
 	// Unrecognized is the exact set of unrecognized script srcs.
 	Unrecognized []string `json:"unrecognized"`
+	// Mentions maps every service the pages only name (Result.Mentions) to the tracking IDs
+	// named ("slug" of a detected service whose IDs alone are mentions lists those IDs).
+	Mentions map[string][]string `json:"mentions"`
 	// Pages is the number of pages fetched.
 	Pages int `json:"pages"`
 	// PageErrors lists the URLs with a page error.
@@ -98,6 +101,10 @@ type result struct {
 	Unrecognized []struct {
 		Src string `json:"src"`
 	} `json:"unrecognized"`
+	Mentions []struct {
+		Slug        string   `json:"slug"`
+		TrackingIDs []string `json:"trackingIds"`
+	} `json:"mentions"`
 }
 
 // Facts reads a scan result (a crawler.Result as JSON) into the items an expected file lists;
@@ -140,6 +147,12 @@ func Facts(t testing.TB, resultJSON []byte, site string) (map[string]bool, int) 
 	for _, u := range r.Unrecognized {
 		out["unrecognized "+u.Src] = true
 	}
+	for _, m := range r.Mentions {
+		out["mention "+m.Slug] = true
+		for _, id := range m.TrackingIDs {
+			out["mention "+m.Slug+" "+id] = true
+		}
+	}
 	return out, len(r.Pages)
 }
 
@@ -166,6 +179,12 @@ func ExpectedFacts(want DeepExpectation) map[string]bool {
 	}
 	for _, u := range want.Unrecognized {
 		out["unrecognized "+u] = true
+	}
+	for slug, ids := range want.Mentions {
+		out["mention "+slug] = true
+		for _, id := range ids {
+			out["mention "+slug+" "+id] = true
+		}
 	}
 	return out
 }

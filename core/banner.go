@@ -354,9 +354,13 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 		if err != nil {
 			return err
 		}
+		old := snapshot(b)
 		p.apply(b)
 		b.UpdatedAt = m.now()
 		if err := tx.UpdateBanner(ctx, b); err != nil {
+			return err
+		}
+		if err := m.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
 			return err
 		}
 		out, err = m.bannerWithRules(ctx, tx, siteID)
@@ -380,10 +384,14 @@ func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, e
 		if err != nil || b.SiteWideBlocking == enabled {
 			return err
 		}
+		old := snapshot(b)
 		b.SiteWideBlocking = enabled
 		b.ConsentVersion++
 		b.UpdatedAt = m.now()
-		return tx.UpdateBanner(ctx, b)
+		if err := tx.UpdateBanner(ctx, b); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b)
 	})
 }
 

@@ -227,7 +227,10 @@ func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, i
 		if in.SortOrder != nil {
 			c.SortOrder = *in.SortOrder
 		}
-		return tx.CreateCategory(ctx, c)
+		if err := tx.CreateCategory(ctx, c); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c)
 	})
 	return c, err
 }
@@ -251,6 +254,7 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 		if c, err = tx.Category(ctx, siteID, id); err != nil {
 			return err
 		}
+		old := snapshot(c)
 		if in.Name != nil {
 			c.Name = *in.Name
 		}
@@ -267,7 +271,10 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 			c.DescriptionTranslations = in.DescriptionTranslations
 		}
 		c.UpdatedAt = m.now()
-		return tx.UpdateCategory(ctx, c)
+		if err := tx.UpdateCategory(ctx, c); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c)
 	})
 	return c, err
 }
@@ -298,7 +305,10 @@ func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id strin
 		if n > 0 {
 			return Errorf(CodeInvalid, "category %q still has %d services: delete them first", c.Slug, n)
 		}
-		return tx.DeleteCategory(ctx, siteID, id)
+		if err := tx.DeleteCategory(ctx, siteID, id); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil)
 	})
 }
 

@@ -355,6 +355,15 @@ func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q Con
 	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}
+	// The export is recorded when it starts: the visitor's ID is not kept, only that the
+	// export was one visitor's.
+	err := m.store.InTx(ctx, func(tx Store) error {
+		return m.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
+			map[string]any{"from": q.From, "to": q.To, "oneVisitor": q.VisitorID != ""})
+	})
+	if err != nil {
+		return err
+	}
 	return m.store.EachConsentRecord(ctx, q, fn)
 }
 

@@ -269,5 +269,14 @@ func (m *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visitorID st
 	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
 		return 0, err
 	}
-	return m.store.EraseConsentVisitor(ctx, siteID, visitorID)
+	var n int
+	err := m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if n, err = tx.EraseConsentVisitor(ctx, siteID, visitorID); err != nil {
+			return err
+		}
+		// The erased visitor's ID is not kept here either.
+		return m.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
+	})
+	return n, err
 }

@@ -43,6 +43,7 @@ type UseCases struct {
 	Consents   *Consents
 	Compliance *Compliance
 	Health     *Health
+	AuditLog   *AuditLog
 }
 
 // New builds the use cases on deps.
@@ -67,7 +68,7 @@ func New(deps Deps) (*UseCases, error) {
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Health: &Health{b},
+		Compliance: &Compliance{b}, Health: &Health{b}, AuditLog: &AuditLog{b},
 	}, nil
 }
 

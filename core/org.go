@@ -216,8 +216,10 @@ func (m *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*
 			}
 		}
 		var err error
-		k, key, err = m.createAPIKey(ctx, tx, orgID, in)
-		return err
+		if k, key, err = m.createAPIKey(ctx, tx, orgID, in); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, "", AuditKeyCreate, k.ID, nil, k)
 	})
 	if err != nil {
 		return nil, "", err
@@ -343,7 +345,10 @@ func (m *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 		if err := authorizeKeyRole(ctx, orgID, k.Role); err != nil {
 			return err
 		}
-		return tx.DeleteAPIKey(ctx, orgID, id)
+		if err := tx.DeleteAPIKey(ctx, orgID, id); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, "", AuditKeyRevoke, id, k, nil)
 	})
 }
 
@@ -377,8 +382,11 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 			return err
 		}
 		old.ExpiresAt = &until
-		newKey, plain, err = m.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs})
-		return err
+		if newKey, plain, err = m.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs}); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, "", AuditKeyRotate, old.ID, map[string]any{"expiresAt": nil},
+			map[string]any{"expiresAt": until, "successor": newKey.ID})
 	})
 	if err != nil {
 		return nil, "", nil, err

@@ -354,7 +354,10 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 		if m.queue == nil {
 			return errors.New("core: scans need a queue")
 		}
-		return m.queue.EnqueueScan(ctx, tx, job)
+		if err := m.queue.EnqueueScan(ctx, tx, job); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditScanTrigger, s.ID, nil, map[string]any{"urls": urls, "mode": mode})
 	})
 	if err != nil {
 		return nil, err
@@ -436,6 +439,16 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 		}
 		res.Services = append(res.Services, svc)
 		res.BlockingRulesAdded += rules
+	}
+	slugs := []string{}
+	for _, svc := range res.Services {
+		slugs = append(slugs, svc.Slug)
+	}
+	err = m.store.InTx(ctx, func(tx Store) error {
+		return m.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

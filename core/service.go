@@ -192,10 +192,16 @@ func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in S
 			DescriptionTranslations: orEmpty(c.DescriptionTranslations), CreatedAt: now,
 		})
 	}
-	if err := m.store.CreateService(ctx, s); err != nil {
-		if IsConflict(err) {
-			return nil, Errorf(CodeConflict, "service %q already exists on this site", in.Slug)
+	err = m.store.InTx(ctx, func(tx Store) error {
+		if err := tx.CreateService(ctx, s); err != nil {
+			return err
 		}
+		return m.record(ctx, tx, orgID, siteID, AuditServiceCreate, s.ID, nil, s)
+	})
+	if IsConflict(err) {
+		return nil, Errorf(CodeConflict, "service %q already exists on this site", in.Slug)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -236,10 +242,16 @@ func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categ
 		return nil, err
 	}
 	s, rules := m.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
-	if err := m.store.CreateService(ctx, s); err != nil {
-		if IsConflict(err) {
-			return nil, Errorf(CodeConflict, "service %q already exists on this site", slug)
+	err = m.store.InTx(ctx, func(tx Store) error {
+		if err := tx.CreateService(ctx, s); err != nil {
+			return err
 		}
+		return m.record(ctx, tx, orgID, siteID, AuditServiceImport, s.ID, nil, s)
+	})
+	if IsConflict(err) {
+		return nil, Errorf(CodeConflict, "service %q already exists on this site", slug)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &ImportResult{Services: []*Service{s}, BlockingRulesAdded: rules}, nil
@@ -300,7 +312,16 @@ func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) 
 		return err
 	}
 	defer m.forgetSite(siteID)
-	return m.store.DeleteService(ctx, siteID, id)
+	return m.store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Service(ctx, siteID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteService(ctx, siteID, id); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil)
+	})
 }
 
 // LibraryServices searches the catalog; an empty q lists it all.

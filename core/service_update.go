@@ -56,7 +56,7 @@ func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, 
 			return err
 		}
 		out = &s
-		return nil
+		return m.record(ctx, tx, orgID, siteID, AuditServiceUpdate, s.ID, old, &s)
 	})
 	if err != nil {
 		return nil, err

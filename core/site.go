@@ -128,7 +128,7 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 				return err
 			}
 		}
-		return nil
+		return m.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
 	})
 	if err != nil {
 		return nil, err
@@ -177,6 +177,7 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		if s, err = tx.Site(ctx, orgID, id); err != nil {
 			return err
 		}
+		old := snapshot(s)
 		if in.Name != nil {
 			s.Name = strings.TrimSpace(*in.Name)
 		}
@@ -190,7 +191,10 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 			}
 		}
 		s.UpdatedAt = m.now()
-		return tx.UpdateSite(ctx, s)
+		if err := tx.UpdateSite(ctx, s); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s)
 	})
 	return s, err
 }
@@ -200,9 +204,15 @@ func (m *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermSites, orgID, id); err != nil {
 		return err
 	}
-	if _, err := m.store.Site(ctx, orgID, id); err != nil {
-		return err
-	}
 	defer m.forgetSite(id)
-	return m.store.DeleteSite(ctx, id)
+	return m.store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Site(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteSite(ctx, id); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
+	})
 }

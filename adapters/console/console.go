@@ -161,6 +161,9 @@ func (h *handler) routes() {
 		a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
 		a("POST /keys/{kid}/revoke", h.revokeKey)
 	}
+	if h.m.AuditUseCases != nil {
+		a("GET /audit", h.auditPage)
+	}
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
 	if h.m.ProofUseCases != nil {

@@ -37,10 +37,16 @@ type page struct {
 	SignedIn bool
 	Version  string
 	Features features
+	// Actor is who the session acts as (nil before sign-in).
+	Actor *core.Actor
 }
 
+// Can reports whether the signed-in person's role has permission perm, so that a page
+// shows only the actions the use cases would allow.
+func (p page) Can(perm string) bool { return p.Actor == nil || p.Actor.Can(core.Permission(perm)) }
+
 // features are the optional pages this build has.
-type features struct{ Keys, Proof bool }
+type features struct{ Keys, Proof, Audit bool }
 
 // Value is the entered value of a form field.
 func (p page) Value(k string) string { return p.Values.Get(k) }
@@ -55,7 +61,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys"}
+	"scans", "scan", "consents", "error", "keys", "audit"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -121,6 +127,7 @@ func (h *handler) funcs() template.FuncMap {
 			return human(a)
 		},
 		"add": func(a, b int) int { return a + b },
+		"int": func(n int64) int { return int(n) },
 		"pct": func(n, d int) int {
 			if d == 0 {
 				return 0
@@ -168,6 +175,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 	if rq != nil {
 		p.CSRF = rq.s.csrf
 		p.SignedIn = true
+		p.Actor = rq.actor
 		if p.Flash == "" {
 			p.Flash = h.sessions.takeFlash(rq.s)
 		}

@@ -79,6 +79,11 @@ type (
 	ComplianceUseCases interface {
 		Report(ctx context.Context, orgID, siteID string) (*core.ComplianceReport, error)
 	}
+	// AuditUseCases read and verify the audit log.
+	AuditUseCases interface {
+		AuditEntries(ctx context.Context, orgID string, q core.AuditQuery, cursor string) (*core.AuditPage, error)
+		VerifyAuditLog(ctx context.Context, orgID string) (*core.AuditReport, error)
+	}
 	// ConsentUseCases read consent records.
 	ConsentUseCases interface {
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
@@ -104,6 +109,8 @@ type UseCases struct {
 	KeyUseCases
 	// ComplianceUseCases is optional: without it the site overview has no compliance summary.
 	ComplianceUseCases
+	// AuditUseCases is optional: without it the console has no audit log page.
+	AuditUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -112,7 +119,7 @@ func FromCore(uc *core.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, PreviewUseCases: previewConfig{uc.Consents}, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
-		ComplianceUseCases: uc.Compliance,
+		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog,
 	}
 }
 

@@ -111,6 +111,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerPublic(api)
 	h.registerLoader(api)
 	h.registerDeclaration(api)
+	h.registerAudit(api)
 	documentRoles(api)
 
 	if cfg.Runtime != nil {

@@ -55,6 +55,9 @@ var opPermissions = map[string]core.Permission{
 	"getConsentStats":      core.PermRead,
 	"eraseVisitor":         core.PermVisitors,
 	"getSetupSnippet":      core.PermRead,
+
+	"listAuditLog":   core.PermAudit,
+	"verifyAuditLog": core.PermAudit,
 }
 
 // opNotes add what the permission alone does not say.

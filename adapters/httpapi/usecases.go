@@ -79,6 +79,11 @@ type (
 	ComplianceUseCases interface {
 		Report(ctx context.Context, orgID, siteID string) (*core.ComplianceReport, error)
 	}
+	// AuditUseCases read and verify the audit log.
+	AuditUseCases interface {
+		AuditEntries(ctx context.Context, orgID string, q core.AuditQuery, cursor string) (*core.AuditPage, error)
+		VerifyAuditLog(ctx context.Context, orgID string) (*core.AuditReport, error)
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -98,6 +103,7 @@ type UseCases struct {
 	ConsentUseCases
 	ComplianceUseCases
 	HealthUseCases
+	AuditUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -106,5 +112,6 @@ func FromCore(uc *core.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, HealthUseCases: uc.Health,
+		AuditUseCases: uc.AuditLog,
 	}
 }

@@ -36,6 +36,8 @@ type data struct {
 	consents []core.ConsentRecord
 	// proof holds the chains, snapshots and statistics of consent records (proof.go).
 	proof proofData
+	// teams holds the audit log, members and sessions (teams.go).
+	teams teamsData
 }
 
 // New returns an empty store.
@@ -60,6 +62,7 @@ func (d *data) clone() *data {
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
 		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(),
+		teams: d.teams.clone(),
 	}
 }
 

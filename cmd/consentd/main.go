@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/consentd/consentd/core"
 )
 
 // A command is one of consentd's commands: its name (one or two words), its arguments as the
@@ -113,7 +115,8 @@ func run(ctx context.Context, args []string) error {
 	}
 	if len(rest) > 0 {
 		if c, ok := findCommand(name + " " + rest[0]); ok {
-			return c.run(ctx, rest[1:])
+			// The administration commands act as the operator: the audit log names the command.
+			return c.run(core.WithActor(ctx, core.System("consentd "+c.name)), rest[1:])
 		}
 	}
 	if c, ok := findCommand(name); ok {

@@ -49,6 +49,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Transactions", testTransactions},
 		{"AllSites", testAllSites},
 		{"ConcurrentBannerUpdates", testConcurrentBannerUpdates},
+		{"Audit", testAudit},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

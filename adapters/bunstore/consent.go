@@ -2,11 +2,13 @@ package bunstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/consentd/consentd/core"
 )
@@ -148,22 +150,79 @@ func (m *consentRecord) core() *core.ConsentRecord {
 // is locked (an upsert, so that a site's first batch needs no second statement), the batch
 // hash computed on it, and the head moved on, so that concurrent transactions, in this
 // process or another, extend a site's chain one after the other. Counting in the same
-// transaction keeps every total and statistic exact.
-func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord) error {
+// transaction keeps every total and statistic exact. It returns the sites' new heads.
+func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord) ([]consentChain, error) {
+	bySite, heads := groupBySite(rs)
+	for i := range heads {
+		heads[i].HeadHash, heads[i].AnchorHash = core.GenesisHash, core.GenesisHash
+	}
+	if _, err := db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
+		Set("head_seq = consent_chains.head_seq").Returning("site_id, head_seq, head_hash").Exec(ctx); err != nil {
+		return nil, err
+	}
+	writes := consentWrites(db, shard, rs, bySite, heads)
+	writes = append(writes, db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
+		Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash"))
+	return heads, execTogether(ctx, db, writes...)
+}
+
+// insertConsentsOnKnownHeads is insertConsents in one round trip, for Postgres, when the
+// committer knows the sites' heads (its own last commits): no BEGIN, no head read, no COMMIT
+// of their own. The statements go as one simple query, which Postgres runs as one implicit
+// transaction, committed before the answer returns. Its first statements move each head on
+// only if it is still the one known, and fail otherwise (errHeadMoved: another process or a
+// write inside InTx extended the chain meanwhile), which rolls the whole batch back; the
+// caller then goes the locking way. Moving a head takes its row lock as the upsert of
+// insertConsents does, in the same order, so both ways serialize on it alike.
+func insertConsentsOnKnownHeads(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord, known map[string]consentChain) ([]consentChain, error) {
+	bySite, heads := groupBySite(rs)
+	for i := range heads {
+		heads[i] = known[heads[i].SiteID]
+	}
+	old := slices.Clone(heads)
+	writes := consentWrites(db, shard, rs, bySite, heads)
+	guards := make([]schema.QueryAppender, 0, len(heads)+len(writes))
+	for i, h := range heads {
+		// The ELSE branch depends on the count, so that the planner cannot fold it into a
+		// constant error; when the head moved, it fails the statement and the transaction.
+		guards = append(guards, db.NewRaw(`WITH moved AS (UPDATE consent_chains SET head_seq = ?, head_hash = ?
+	WHERE site_id = ? AND head_seq = ? AND head_hash = ? RETURNING 1)
+SELECT CASE WHEN count(*) = 1 THEN 0 ELSE (? || count(*))::int END FROM moved`,
+			h.HeadSeq, h.HeadHash, h.SiteID, old[i].HeadSeq, old[i].HeadHash, headMovedMark))
+	}
+	for _, w := range writes {
+		guards = append(guards, w)
+	}
+	err := execTogether(ctx, db, guards...)
+	if err != nil && strings.Contains(err.Error(), headMovedMark) {
+		return nil, errHeadMoved
+	}
+	return heads, err
+}
+
+// headMovedMark is the text of the error a moved head raises in insertConsentsOnKnownHeads.
+const headMovedMark = "consentd: chain head moved "
+
+var errHeadMoved = errors.New("consent chain head moved")
+
+// groupBySite groups rs by site, and returns the sites, as chain heads to fill, in lock order:
+// one order for every transaction, so that two of them never wait on each other's heads.
+func groupBySite(rs []*core.ConsentRecord) (map[string][]*core.ConsentRecord, []consentChain) {
 	bySite := map[string][]*core.ConsentRecord{}
 	for _, r := range rs {
 		bySite[r.SiteID] = append(bySite[r.SiteID], r)
 	}
 	heads := make([]consentChain, 0, len(bySite))
 	for site := range bySite {
-		heads = append(heads, consentChain{SiteID: site, HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash})
+		heads = append(heads, consentChain{SiteID: site})
 	}
-	// One order for every transaction, so that two of them never wait on each other's heads.
 	slices.SortFunc(heads, func(a, b consentChain) int { return strings.Compare(a.SiteID, b.SiteID) })
-	if _, err := db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
-		Set("head_seq = consent_chains.head_seq").Returning("site_id, head_seq, head_hash").Exec(ctx); err != nil {
-		return err
-	}
+	return bySite, heads
+}
+
+// consentWrites chains each site's records after its head in heads, moves the heads on, and
+// returns the writes of the batch rows, the records and the counters.
+func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[string][]*core.ConsentRecord, heads []consentChain) []schema.QueryAppender {
 	batches := make([]consentBatch, 0, len(heads))
 	for i := range heads {
 		h := &heads[i]
@@ -228,13 +287,11 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 	for _, d := range days {
 		ds = append(ds, *d)
 	}
-	writes := []*bun.InsertQuery{
+	writes := []schema.QueryAppender{
 		db.NewInsert().Model(&batches),
 		db.NewInsert().Model(&ms),
 		upsertCounts(db.NewInsert().Model(&cs)),
 		upsertCounts(db.NewInsert().Model(&ds).ModelTableExpr(dailyCounts)),
-		db.NewInsert().Model(&heads).On("CONFLICT (site_id) DO UPDATE").
-			Set("head_seq = EXCLUDED.head_seq").Set("head_hash = EXCLUDED.head_hash"),
 	}
 	if len(cats) > 0 {
 		ccs := make([]consentCategoryCount, 0, len(cats))
@@ -259,7 +316,7 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 		writes = append(writes, upsertCategoryCounts(db.NewInsert().Model(&ccs)),
 			upsertCategoryCounts(db.NewInsert().Model(&dccs).ModelTableExpr(dailyCategoryCounts)))
 	}
-	return execTogether(ctx, db, writes...)
+	return writes
 }
 
 // The day rollups of the hour counters, same shapes: statistics by day or week read a day row
@@ -309,15 +366,17 @@ func upsertCategoryCounts(q *bun.InsertQuery) *bun.InsertQuery {
 // inlined, and a statement without arguments goes by the simple query protocol on Postgres
 // (and through sqlite3_exec semantics on SQLite), which both take several statements at once.
 // A consent batch thus costs four round trips (begin, head lock, writes, commit) however many
-// tables it touches; under CPU contention each round trip costs a scheduling delay.
-func execTogether(ctx context.Context, db bun.IDB, qs ...*bun.InsertQuery) error {
+// tables it touches, or one on Postgres when the committer knows the head
+// (insertConsentsOnKnownHeads); under CPU contention each round trip costs a scheduling delay.
+func execTogether(ctx context.Context, db bun.IDB, qs ...schema.QueryAppender) error {
 	var sql []byte
+	gen := db.NewRaw("").DB().QueryGen()
 	for i, q := range qs {
 		if i > 0 {
 			sql = append(sql, ";\n"...)
 		}
 		var err error
-		if sql, err = q.AppendQuery(q.DB().QueryGen(), sql); err != nil {
+		if sql, err = q.AppendQuery(gen, sql); err != nil {
 			return err
 		}
 	}
@@ -355,7 +414,8 @@ func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) 
 	}
 	if s.tx != nil || s.ingest == nil {
 		return s.InTx(ctx, func(tx core.Store) error {
-			return translateConsent(insertConsents(ctx, tx.(*Store).db, 0, []*core.ConsentRecord{r}))
+			_, err := insertConsents(ctx, tx.(*Store).db, 0, []*core.ConsentRecord{r})
+			return translateConsent(err)
 		})
 	}
 	return s.ingest.submit(ctx, r)

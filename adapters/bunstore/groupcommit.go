@@ -9,6 +9,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // groupCommit batches concurrent consent inserts into shared transactions. Each committer
@@ -74,6 +75,7 @@ func (g *groupCommit) close() {
 func (g *groupCommit) run(shard int, reqs chan *consentReq) {
 	defer g.wg.Done()
 	batch := make([]*consentReq, 0, g.maxBatch)
+	heads := knownHeads{}
 	for {
 		batch = batch[:0]
 		select {
@@ -91,13 +93,67 @@ func (g *groupCommit) run(shard int, reqs chan *consentReq) {
 				break drain
 			}
 		}
-		g.commit(shard, batch)
+		g.commit(shard, batch, heads)
+	}
+}
+
+// knownHeads are the chain heads a committer wrote last, per site, with the time another
+// writer was last seen moving the site's head (then the site goes the locking way for a
+// while, rather than failing a guess on every batch).
+type knownHeads map[string]knownHead
+
+type knownHead struct {
+	head   consentChain
+	shared time.Time
+}
+
+// sharedFor is how long a site whose head another writer moved is written the locking way.
+const sharedFor = time.Minute
+
+// get returns the known heads of the sites of rs, or false when one is unknown or shared.
+func (k knownHeads) get(rs []*core.ConsentRecord) (map[string]consentChain, bool) {
+	out := make(map[string]consentChain, 1)
+	for _, r := range rs {
+		if _, ok := out[r.SiteID]; ok {
+			continue
+		}
+		h, ok := k[r.SiteID]
+		if !ok || h.head.SiteID == "" || time.Since(h.shared) < sharedFor {
+			return nil, false
+		}
+		out[r.SiteID] = h.head
+	}
+	return out, true
+}
+
+func (k knownHeads) set(heads []consentChain) {
+	if len(k) > 10000 { // bounded by the sites written lately
+		clear(k)
+	}
+	for _, h := range heads {
+		e := k[h.SiteID]
+		e.head = h
+		k[h.SiteID] = e
+	}
+}
+
+// forget drops the heads of the sites of rs; moved marks them shared.
+func (k knownHeads) forget(rs []*core.ConsentRecord, moved bool) {
+	for _, r := range rs {
+		if moved {
+			k[r.SiteID] = knownHead{shared: time.Now()}
+		} else {
+			delete(k, r.SiteID)
+		}
 	}
 }
 
 // commit writes a batch in one transaction. If it fails, each record is retried alone so that
-// one bad record (its site deleted meanwhile) fails only its own request.
-func (g *groupCommit) commit(shard int, batch []*consentReq) {
+// one bad record (its site deleted meanwhile) fails only its own request. On Postgres, a batch
+// whose sites' heads the committer wrote last goes in one round trip
+// (insertConsentsOnKnownHeads); if another writer moved a head meanwhile, the batch is
+// written the locking way instead.
+func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads) {
 	live := batch[:0]
 	for _, req := range batch {
 		if err := req.ctx.Err(); err != nil {
@@ -111,14 +167,35 @@ func (g *groupCommit) commit(shard int, batch []*consentReq) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	postgres := g.db.Dialect().Name() == dialect.PG
 	write := func(reqs []*consentReq) error {
 		rs := make([]*core.ConsentRecord, len(reqs))
 		for i, req := range reqs {
 			rs[i] = req.r
 		}
-		return g.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			return insertConsents(ctx, tx, shard, rs)
+		if h, ok := known.get(rs); ok && postgres {
+			heads, err := insertConsentsOnKnownHeads(ctx, g.db, shard, rs, h)
+			if err == nil {
+				known.set(heads)
+				return nil
+			}
+			known.forget(rs, errors.Is(err, errHeadMoved))
+			if !errors.Is(err, errHeadMoved) {
+				return err
+			}
+		}
+		var heads []consentChain
+		err := g.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			var err error
+			heads, err = insertConsents(ctx, tx, shard, rs)
+			return err
 		})
+		if err != nil {
+			known.forget(rs, false)
+			return err
+		}
+		known.set(heads)
+		return nil
 	}
 	err := write(live)
 	if err == nil || len(live) == 1 {

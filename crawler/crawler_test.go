@@ -71,6 +71,19 @@ type expectation struct {
 	Pages int `json:"pages"`
 	// Error, when set, is a substring of the scan's error: the scan must fail.
 	Error string `json:"error"`
+	// Deep, when set, is what a deep scan of the site must report where it differs from the
+	// static one (TestCorpusScores), with why; a field left out is the static one.
+	Deep *deepDiff `json:"deep"`
+}
+
+// deepDiff is a recorded site's deep expectations where a browser legitimately sees otherwise
+// than the HTML: a snippet whose loader is missing from the recording loads nothing (a
+// mention, not a detection), a variable resolved at run time gives an ID.
+type deepDiff struct {
+	Why          string              `json:"why"`
+	Services     map[string][]string `json:"services"`
+	Unrecognized []string            `json:"unrecognized"`
+	Cookies      map[string]string   `json:"cookies"`
 }
 
 func siteDirs(t testing.TB) []string {

@@ -146,7 +146,17 @@ func (s *scan) mergeVisit(v *visit) {
 				x.inline(r.body, false)
 			}
 		case isScript && third && f.svc == nil && len(f.ids) == 0 && loaded:
-			x.rep.unrec = append(x.rep.unrec, unrecHit{src: r.url, domain: dom, page: v.page})
+			// The browser requests a non-ASCII address percent-encoded: the script the static
+			// pass listed as written is the same one.
+			src := r.url
+			if dec, err := url.PathUnescape(src); err == nil && dec != src {
+				s.mu.Lock()
+				if _, ok := s.unrec[dec]; ok {
+					src = dec
+				}
+				s.mu.Unlock()
+			}
+			x.rep.unrec = append(x.rep.unrec, unrecHit{src: src, domain: dom, page: v.page})
 		}
 		reqs = append(reqs, req)
 	}

@@ -230,8 +230,15 @@ func (a *App) Bootstrap(ctx context.Context) (string, error) {
 	return key, nil
 }
 
-// Listen binds cfg.Addr, so that a taken port is reported before anything else happens.
-func (a *App) Listen() (net.Listener, error) { return listen(a.cfg.Addr) }
+// Listen makes this process the one that serves the database (on SQLite, which has one
+// serving process: a second is refused) and binds cfg.Addr, so that a database in use or a
+// taken port is reported before anything else happens.
+func (a *App) Listen() (net.Listener, error) {
+	if err := a.store.ClaimServing(); err != nil {
+		return nil, err
+	}
+	return listen(a.cfg.Addr)
+}
 
 // RunServer serves HTTP on ln (bound by Listen) and works scan jobs in-process (cfg.Workers
 // of them; on SQLite, jobs a dead process left running first) until ctx ends, then shuts down gracefully: it stops accepting requests and jobs
@@ -240,6 +247,10 @@ func (a *App) RunServer(ctx context.Context, ln net.Listener) error {
 	tuneGC(os.Getenv)
 	// The embedded store has a single node: a job still running belongs to a process that
 	// died, so it is worked again now rather than after the rescue delay.
+	if err := a.store.ClaimServing(); err != nil {
+		ln.Close()
+		return err
+	}
 	if a.store.Dialect() != "postgres" && a.cfg.Workers > 0 {
 		if _, err := a.queue.ReclaimOrphans(ctx); err != nil {
 			ln.Close()

@@ -11,7 +11,9 @@ package bunstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -35,6 +37,8 @@ type Store struct {
 	// migrationHooks are added to the database Migrate works on (crash tests kill the
 	// process from one).
 	migrationHooks []bun.QueryHook
+	// serving is the embedded database's serving lock, once ClaimServing took it.
+	serving *os.File
 }
 
 var _ core.Store = (*Store)(nil)
@@ -50,7 +54,8 @@ func (s *Store) Close() error {
 	if s.ingest != nil {
 		s.ingest.close()
 	}
-	return s.root.Close()
+	err := s.root.Close()
+	return errors.Join(err, s.releaseServing())
 }
 
 // Ping reports whether the database answers.

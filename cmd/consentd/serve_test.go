@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -150,5 +151,53 @@ func TestServeReclaimsDeadScanOnSQLite(t *testing.T) {
 	defer tg.mu.Unlock()
 	if h := tg.hits["/slow/"]; h != 2 {
 		t.Fatalf("page fetched %d times, want 2 (the killed attempt and the reclaimed one)", h)
+	}
+}
+
+// TestSecondServeOnSQLiteRefused: a second 'consentd serve' on the SQLite file a live one
+// serves, while a scan is in flight, exits at once with a message saying so, and the first's
+// scan is neither taken back nor crawled twice.
+func TestSecondServeOnSQLiteRefused(t *testing.T) {
+	t.Parallel()
+	db := "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
+	tg := newTarget(t, 3*time.Second)
+	p1 := startServe(t, db)
+	var site struct{ ID string }
+	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
+	var s core.Scan
+	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
+	select {
+	case <-tg.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scan did not start")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, cli(t), "serve")
+	second.Env = append(os.Environ(), "CONSENTD_DATABASE_URL="+db, "CONSENTD_ADDR=127.0.0.1:0", "CONSENTD_SCAN_ALLOW_PRIVATE=true")
+	out, err := second.CombinedOutput()
+	if ctx.Err() != nil || err == nil || !strings.Contains(string(out), "in use by another 'consentd serve'") {
+		t.Fatalf("second serve: %v (still running: %v)\n%s", err, ctx.Err() != nil, out)
+	}
+	// Commands that read or add run beside the server.
+	if out, stderr, err := runCLI(t, []string{"CONSENTD_DATABASE_URL=" + db}, "org", "list"); err != nil || !strings.Contains(out, "default") {
+		t.Fatalf("org list beside serve: %v %s %s", err, out, stderr)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got core.Scan
+		p1.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
+		if got.Status == core.ScanCompleted {
+			break
+		}
+		if got.Status == core.ScanFailed || time.Now().After(deadline) {
+			t.Fatalf("scan %s %v", got.Status, got.ErrorMessage)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if h := tg.hits["/slow/"]; h != 1 {
+		t.Fatalf("page fetched %d times, want once", h)
 	}
 }

@@ -81,12 +81,28 @@ type ComplianceReport struct {
 	// report, with its finish time; null when the site has none (configuration rules only).
 	VerificationScanID *string    `json:"verificationScanId"`
 	VerifiedAt         *time.Time `json:"verifiedAt"`
-	// Compliant is true when no finding is an error.
-	Compliant bool `json:"compliant"`
+	// Verdict is compliant only when a verification scan saw the site obey every consent state
+	// and no finding is an error; not_compliant when an error rests on what a scan saw (a
+	// verification's findings, or a completed scan's tracker that nothing holds back) or any
+	// error remains after a verification; unverified otherwise: consentd has not seen the site
+	// obey consent yet, and the configuration's errors are what to fix before verifying.
+	Verdict string `json:"verdict" enum:"compliant,not_compliant,unverified" doc:"compliant only with a passing verification scan; not_compliant when a scan's evidence (or anything after a verification) is an error; unverified when no verification scan has checked the site yet. Configuration errors alone leave it unverified: they are listed as what to fix before verifying."`
+	// Compliant is true exactly when Verdict is compliant.
+	Compliant bool `json:"compliant" doc:"True exactly when verdict is compliant."`
 	// Findings are sorted by severity, then rule ID, then evidence.
 	Findings []Finding       `json:"findings"`
 	Summary  []FamilySummary `json:"summary"`
 }
+
+// Verdicts of a compliance report.
+const (
+	VerdictCompliant    = "compliant"
+	VerdictNotCompliant = "not_compliant"
+	VerdictUnverified   = "unverified"
+)
+
+// Verdicts returns the verdicts a report may give.
+func Verdicts() []string { return []string{VerdictCompliant, VerdictNotCompliant, VerdictUnverified} }
 
 // ComplianceInput is the site configuration the configuration rules read: the banner, the
 // categories and the services (with their cookies). The management API builds it from the
@@ -95,12 +111,17 @@ type ComplianceInput struct {
 	Banner     *Banner
 	Categories []*Category
 	Services   []*Service
+	// BlockingRules are the rules the runtime is served (nil: none).
+	BlockingRules *BlockingRules
+	// Scan is the site's latest completed scan (nil: none): every non-essential service it
+	// found must be held back until consent.
+	Scan *Scan
 }
 
 // ComplianceInputFromPublicConfig is the configuration a runtime fetched, as rule input: what
 // `consentd verify` checks when it has no store.
 func ComplianceInputFromPublicConfig(cfg *PublicConfig) *ComplianceInput {
-	in := &ComplianceInput{Banner: cfg.Banner}
+	in := &ComplianceInput{Banner: cfg.Banner, BlockingRules: cfg.BlockingRules}
 	for _, pc := range cfg.Categories {
 		if pc.Category == nil {
 			continue

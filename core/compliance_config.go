@@ -244,5 +244,45 @@ func (e *evaluation) gpcRule(in *ComplianceInput) {
 		Evidence{Field: strp(fmt.Sprintf("services[%s].categoryId", first.Slug)), Value: strp(cat), Service: strp(first.Slug), Category: strp(cat)})
 }
 
+// unheldServices: enforcement.unheld-service. The runtime holds a tag back before consent when
+// it is marked (type="text/plain" data-category), or when site-wide blocking is on and a
+// blocking rule of the service matches it; a completed scan's non-essential service with
+// neither runs before consent, which is an error before any verification.
+func (e *evaluation) unheldServices(in *ComplianceInput) {
+	e.check("enforcement.unheld-service")
+	sc := in.Scan
+	if sc == nil || sc.Status != ScanCompleted {
+		return
+	}
+	siteWide := in.BlockingRules != nil && in.BlockingRules.SiteWide
+	ruled := map[string]bool{}
+	if in.BlockingRules != nil {
+		for _, r := range in.BlockingRules.Rules {
+			ruled[r.ServiceSlug] = true
+		}
+	}
+	when := "the scan"
+	if sc.FinishedAt != nil {
+		when = "the scan of " + sc.FinishedAt.UTC().Format("2 January 2006 15:04 UTC")
+	}
+	for _, d := range sc.DetectedServices {
+		cat, required, known := e.categoryOf(d.Slug, d.Category)
+		if !known || required || d.Gated || (siteWide && ruled[d.Slug]) {
+			continue
+		}
+		why := "site-wide blocking is off and its tags are not marked"
+		if siteWide {
+			why = "no blocking rule matches it and its tags are not marked"
+		}
+		var page string
+		if len(d.Pages) > 0 {
+			page = d.Pages[0]
+		}
+		e.add("enforcement.unheld-service", "", map[string]string{"service": d.Name, "category": cat, "when": when,
+			"pages": listed(d.Pages), "why": why},
+			Evidence{ScanID: strp(sc.ID), Service: strp(d.Slug), Category: strp(cat), Page: strp(page)})
+	}
+}
+
 // ratio formats a contrast ratio as WCAG writes it.
 func ratio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) }

@@ -153,8 +153,10 @@ func TestConfigurationRules(t *testing.T) {
 			if f.Severity != tc.severity || f.Evidence.Field == nil || f.Evidence.ScanID != nil {
 				t.Fatalf("%s: severity %s (want %s), evidence %+v", tc.rule, f.Severity, tc.severity, f.Evidence)
 			}
-			if r.Compliant == (tc.severity == core.SeverityError) {
-				t.Fatalf("compliant %v with a finding of severity %s", r.Compliant, f.Severity)
+			// The configuration alone never makes a site compliant, nor (without a scan's
+			// evidence) not compliant.
+			if r.Compliant || r.Verdict != core.VerdictUnverified {
+				t.Fatalf("verdict %s (compliant %v) from the configuration alone, with a finding of severity %s", r.Verdict, r.Compliant, f.Severity)
 			}
 		})
 	}
@@ -572,5 +574,102 @@ func TestFirstPartyCookieBeforeDecision(t *testing.T) {
 		!strings.Contains(got[0].Detail, "set cookie _ga (shop.example)") || *got[0].Evidence.Service != "google-analytics" {
 		b, _ := json.Marshal(r.Findings)
 		t.Fatalf("findings %s", b)
+	}
+}
+
+// TestVerdict: a new site is unverified; a completed scan that found a service nothing holds
+// back makes it not compliant, naming the service; a passing verification makes it compliant.
+func TestVerdict(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newManager(t)
+	orgID, site := mustSite(t, m)
+	report := func() *core.ComplianceReport {
+		t.Helper()
+		r, err := m.Compliance.Report(ctx, orgID, site.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noPlaceholders(t, r)
+		return r
+	}
+	if r := report(); r.Verdict != core.VerdictUnverified || r.Compliant {
+		t.Fatalf("a new site: verdict %s, compliant %v, findings %+v", r.Verdict, r.Compliant, r.Findings)
+	}
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	n := 0
+	plant := func(mode string, found []core.DetectedService, v *core.Verification) *core.Scan {
+		t.Helper()
+		n++
+		sc := &core.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: at.Add(time.Duration(n) * time.Hour)}
+		if err := m.store.CreateScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		fin := sc.CreatedAt.Add(time.Minute)
+		sc.Status, sc.FinishedAt, sc.DetectedServices, sc.Verification = core.ScanCompleted, &fin, found, v
+		if err := m.store.UpdateScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	page := "https://shop.example/"
+	found := []core.DetectedService{
+		{Slug: "tagman", Name: "Tag Man", Category: "statistics", Pages: []string{page}}, // a built-in rule holds it
+		{Slug: "ads", Name: "Ads", Category: "marketing", Pages: []string{page, page + "b"}},
+		{Slug: "stats", Name: "Stats", Category: "statistics", Pages: []string{page}, Gated: true}, // marked
+		{Slug: "pay", Name: "Pay", Category: "essential", Pages: []string{page}},
+	}
+	sc := plant(core.ScanStatic, found, nil)
+	unheld := func(r *core.ComplianceReport) string {
+		var s []string
+		for _, f := range withRule(r, "enforcement.unheld-service") {
+			if *f.Evidence.ScanID != sc.ID || f.Evidence.Page == nil || f.Severity != core.SeverityError {
+				t.Fatalf("finding %+v", f)
+			}
+			s = append(s, *f.Evidence.Service)
+		}
+		return strings.Join(s, " ")
+	}
+	r := report()
+	if r.Verdict != core.VerdictNotCompliant || r.Compliant || unheld(r) != "ads" ||
+		!strings.Contains(withRule(r, "enforcement.unheld-service")[0].Detail, "found Ads (marketing) on https://shop.example/, https://shop.example/b") {
+		t.Fatalf("after a scan that found ads unheld: %s %q %+v", r.Verdict, unheld(r), r.Findings)
+	}
+	// With blocking off, the built-in rule no longer holds tagman's unmarked tags either.
+	if err := m.Banners.SetScriptBlocking(ctx, orgID, site.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := unheld(report()); got != "ads tagman" {
+		t.Fatalf("blocking off: unheld %q", got)
+	}
+	if err := m.Banners.SetScriptBlocking(ctx, orgID, site.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	// Configuring ads adds its blocking rule; a passing verification with a privacy policy
+	// makes the site compliant.
+	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", ""); err != nil {
+		t.Fatal(err)
+	}
+	if r := report(); unheld(r) != "" || r.Verdict != core.VerdictUnverified {
+		t.Fatalf("ads configured: %s %q", r.Verdict, unheld(r))
+	}
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{PrivacyPolicyURL: core.Optional[string]{Set: true, Value: "https://shop.example/privacy"}}); err != nil {
+		t.Fatal(err)
+	}
+	pass := &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, RejectOnFirstLayer: true, ReopenButton: true,
+		States: []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{page}}, {State: core.StateRejectAll, Pages: []string{page}}}}
+	ver := plant(core.ScanVerify, nil, pass)
+	if r := report(); r.Verdict != core.VerdictCompliant || !r.Compliant || *r.VerificationScanID != ver.ID {
+		t.Fatalf("after a passing verification: %s %+v", r.Verdict, r.Findings)
+	}
+	// A verification that sees a tracker before a decision is not compliant.
+	fail := *pass
+	fail.States = []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{page},
+		Cookies: []core.VerifiedStorage{{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example", Page: page, Service: "ads", Category: "marketing"}}}}
+	plant(core.ScanVerify, nil, &fail)
+	if r := report(); r.Verdict != core.VerdictNotCompliant || r.Compliant {
+		t.Fatalf("after a failing verification: %s", r.Verdict)
+	}
+	if fmt.Sprint(core.Verdicts()) != "[compliant not_compliant unverified]" {
+		t.Fatal(core.Verdicts())
 	}
 }

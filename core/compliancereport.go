@@ -22,7 +22,13 @@ func (m *Compliance) Report(ctx context.Context, orgID, siteID string) (*Complia
 	if err != nil {
 		return nil, err
 	}
-	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs}
+	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs)}
+	switch sc, err := m.store.LatestScan(ctx, site.ID, ScanCompleted); {
+	case err == nil:
+		in.Scan = sc
+	case !IsNotFound(err):
+		return nil, err
+	}
 	var ver *Verification
 	var scanID string
 	sc, err := m.store.LatestScanOfMode(ctx, site.ID, ScanVerify, ScanCompleted)

@@ -92,8 +92,8 @@ func renderDetail(tmpl string, params map[string]string) string {
 
 // EvaluateCompliance applies the configuration rules to in (when not nil) and the verification
 // rules to v, the observations of verification scan scanID (when not nil), and returns the
-// report: findings sorted by severity, rule ID and evidence, a summary per family, and
-// Compliant when no finding is an error. lib is the service library, for the library category
+// report: findings sorted by severity, rule ID and evidence, a summary per family, and the
+// verdict (verdictOf). lib is the service library, for the library category
 // of services; now is GeneratedAt. The report's SiteID is in's banner's site, if any; the
 // caller sets VerificationScanID's time (VerifiedAt).
 func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib Catalog, now time.Time) *ComplianceReport {
@@ -102,6 +102,7 @@ func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib
 		e.site = newSiteIndex(in)
 		if in.Banner != nil {
 			e.configRules(in, v)
+			e.unheldServices(in)
 		}
 	}
 	if v != nil {
@@ -114,9 +115,25 @@ func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib
 	if v != nil && scanID != "" {
 		rep.VerificationScanID = &scanID
 	}
-	rep.Compliant = !rep.Reaches(SeverityError)
+	rep.Verdict = verdictOf(rep.Findings, v != nil)
+	rep.Compliant = rep.Verdict == VerdictCompliant
 	rep.Summary = e.summary(rep.Findings)
 	return rep
+}
+
+// verdictOf judges findings: with a verification, compliant without an error finding; before
+// one, not_compliant when an error rests on what a scan saw (the enforcement family), else
+// unverified: the configuration alone never makes a site compliant.
+func verdictOf(fs []Finding, verified bool) string {
+	for _, f := range fs {
+		if f.Severity == SeverityError && (verified || f.Family == FamilyEnforcement) {
+			return VerdictNotCompliant
+		}
+	}
+	if verified {
+		return VerdictCompliant
+	}
+	return VerdictUnverified
 }
 
 // pending is a finding being collected: grouped findings count what they stand for, and a

@@ -60,6 +60,9 @@ type DetectedService struct {
 	Pages       []string `json:"pages"`
 	// Cookies are the cookies of this service the scan saw being set, with where.
 	Cookies []ObservedCookie `json:"cookies"`
+	// Gated is true when every sighting was a tag marked to wait for consent
+	// (type="text/plain"): a consent tool holds it back whatever the blocking settings.
+	Gated bool `json:"gated"`
 }
 
 // ObservedCookie is a cookie a scan saw being set.

@@ -93,7 +93,7 @@ func Result(res *crawler.Result) *core.CrawlResult {
 		}
 		out.DetectedServices = append(out.DetectedServices, core.DetectedService{
 			Slug: s.Slug, Name: s.Name, Category: s.Category, TrackingIDs: orEmpty(s.TrackingIDs), Pages: orEmpty(s.Pages),
-			Cookies: cookies,
+			Cookies: cookies, Gated: s.Gated,
 		})
 	}
 	// A static scan's unclaimed Set-Cookie headers are not "held by the browser"; only the

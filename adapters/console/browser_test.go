@@ -55,12 +55,14 @@ func TestConsoleJourney(t *testing.T) {
 	eval(t, ctx, "document.querySelector('[data-copy]').click()", nil)
 	waitFor(t, ctx, "document.querySelector('#copy-status').textContent.length > 0")
 	consoleSnippetIsTheAPIs(t, ctx, base, siteID)
-	// The compliance summary of a new site: the default banner has no privacy-policy link (an
-	// error, with its fix) and keeps a choice a year (a notice); no verification scan yet.
+	// The compliance summary of a new site: not verified yet (the configuration alone gives no
+	// verdict); the default banner has no privacy-policy link (an error, with its evidence and
+	// fix) and keeps a choice a year (a notice).
 	var compliance string
 	eval(t, ctx, "document.querySelector('#compliance').innerText", &compliance)
-	for _, want := range []string{"Not compliant", "1 error to fix", "1 error · 0 warnings · 1 notice", "The banner links to a privacy policy",
-		"Fix: Set banner.privacyPolicyUrl to the site's privacy policy.", "Checked against the configuration only: no verification scan yet."} {
+	for _, want := range []string{"Not verified yet", "1 error to fix in the configuration, then verify", "1 error · 0 warnings · 1 notice",
+		"The banner links to a privacy policy", "Setting", "banner.privacyPolicyUrl",
+		"Fix: Set banner.privacyPolicyUrl to the site's privacy policy.", "no verification scan yet"} {
 		if !strings.Contains(compliance, want) {
 			t.Fatalf("compliance summary lacks %q:\n%s", want, compliance)
 		}
@@ -174,6 +176,14 @@ func TestConsoleJourney(t *testing.T) {
 	mustContain(t, ctx, "Status: Completed", "Google Analytics", "G-BLOG123456", "Meta Pixel", "731204958812345",
 		"cdn.commentlyhq.net/embed/v2/embed.js", "Pages that could not be read", "drafts/unpublished")
 	checkPage(t, ctx, base, "10-scan-results")
+	// The overview now knows the site is not compliant: the scan saw YouTube, which nothing
+	// holds back, and offers to hold it back in one step.
+	navigate(t, ctx, site)
+	mustContain(t, ctx, "Not compliant", "seen by the latest scan", "Every tracker a scan found waits for consent", "youtube (Marketing)",
+		"that nothing holds back", "Hold them back now")
+	checkPage(t, ctx, base, "10a-overview-not-compliant")
+	eval(t, ctx, "history.back()", nil)
+	waitFor(t, ctx, "document.querySelector('form.configure button')")
 	submit(t, ctx, "document.querySelector('form.configure button').click()")
 	mustContain(t, ctx, "added (", "Google Analytics", "Meta Pixel")
 

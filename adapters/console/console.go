@@ -129,6 +129,7 @@ func (h *handler) routes() {
 	a("GET /sites/{id}/delete", h.confirmDeleteSite)
 	a("POST /sites/{id}/delete", h.deleteSite)
 	a("POST /sites/{id}/blocking", h.setBlocking)
+	a("POST /sites/{id}/enforce", h.enforce)
 
 	a("GET /sites/{id}/banner", h.bannerPage)
 	a("POST /sites/{id}/banner", h.saveBanner)

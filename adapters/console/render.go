@@ -126,8 +126,9 @@ func (h *handler) funcs() template.FuncMap {
 			}
 			return human(a)
 		},
-		"add": func(a, b int) int { return a + b },
-		"int": func(n int64) int { return int(n) },
+		"add":       func(a, b int) int { return a + b },
+		"int":       func(n int64) int { return int(n) },
+		"findingOf": findingOf,
 		"pct": func(n, d int) int {
 			if d == 0 {
 				return 0

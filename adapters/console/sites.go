@@ -65,39 +65,112 @@ type overview struct {
 }
 
 // complianceSummary is what the overview shows of the compliance report: the verdict, the
-// findings by severity, and each broken error rule once with its fix.
+// findings by severity with their evidence, and the services the latest scan found that
+// nothing holds back (the one-step prompt).
 type complianceSummary struct {
 	Report                    *core.ComplianceReport
 	Errors, Warnings, Notices int
-	Broken                    []brokenRule
+	// Findings are the errors, Others the warnings and notices.
+	Findings, Others []core.Finding
+	// Unheld names the services of enforcement.unheld-service findings; UnheldScan is their scan.
+	Unheld     []string
+	UnheldScan string
 }
 
-// brokenRule is an error rule with the number of its findings.
-type brokenRule struct {
-	Title, Fix string
-	Count      int
-}
+// unheldRule is the finding the overview's one-step prompt answers.
+const unheldRule = "enforcement.unheld-service"
 
 func summarize(r *core.ComplianceReport) *complianceSummary {
 	c := &complianceSummary{Report: r}
-	seen := map[string]int{}
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case core.SeverityError:
 			c.Errors++
-			if i, ok := seen[f.RuleID]; ok {
-				c.Broken[i].Count++
-				continue
-			}
-			seen[f.RuleID] = len(c.Broken)
-			c.Broken = append(c.Broken, brokenRule{Title: f.Title, Fix: f.Fix, Count: 1})
+			c.Findings = append(c.Findings, f)
 		case core.SeverityWarning:
 			c.Warnings++
+			c.Others = append(c.Others, f)
 		default:
 			c.Notices++
+			c.Others = append(c.Others, f)
+		}
+		if f.RuleID == unheldRule && f.Evidence.Service != nil && f.Evidence.ScanID != nil {
+			c.Unheld = append(c.Unheld, *f.Evidence.Service)
+			c.UnheldScan = *f.Evidence.ScanID
 		}
 	}
 	return c
+}
+
+// findingView is a finding as the console lists it: its texts and its evidence as labelled
+// items (a scan is linked).
+type findingView struct {
+	core.Finding
+	Items []evidenceItem
+}
+
+// evidenceItem is one line of a finding's evidence: a label and its values, or a link.
+type evidenceItem struct {
+	Label  string
+	Values []string
+	Href   string
+}
+
+func findingOf(f core.Finding, siteID string) findingView {
+	v := findingView{Finding: f}
+	ev := f.Evidence
+	add := func(label string, values ...string) {
+		var vs []string
+		for _, x := range values {
+			if x != "" {
+				vs = append(vs, x)
+			}
+		}
+		if len(vs) > 0 {
+			v.Items = append(v.Items, evidenceItem{Label: label, Values: vs})
+		}
+	}
+	s := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	if ev.Field != nil {
+		val := "(not set)"
+		if ev.Value != nil {
+			val = *ev.Value
+		}
+		add("Setting", s(ev.Field)+" = "+val)
+	}
+	if ev.State != nil {
+		add("Consent state", human(s(ev.State)))
+	}
+	if ev.Service != nil {
+		svc := s(ev.Service)
+		if ev.Category != nil {
+			svc += " (" + human(s(ev.Category)) + ")"
+		}
+		add("Service", svc)
+	}
+	add("Page", s(ev.Page))
+	requests := ev.Requests
+	if len(requests) == 0 && ev.Request != nil {
+		requests = []string{*ev.Request}
+	}
+	add("Requests", requests...)
+	cookies := ev.Cookies
+	if len(cookies) == 0 && ev.Cookie != nil {
+		cookies = []string{*ev.Cookie}
+	}
+	add("Cookies and storage", cookies...)
+	if ev.Omitted > 0 {
+		add("Also", plural(ev.Omitted, "more request or cookie", "more requests and cookies"))
+	}
+	if ev.ScanID != nil {
+		v.Items = append(v.Items, evidenceItem{Label: "Scan", Values: []string{"see the scan"}, Href: "/sites/" + siteID + "/scans/" + *ev.ScanID})
+	}
+	return v
 }
 
 func (h *handler) sitePage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -147,6 +220,11 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 			return
 		}
 		o.Compliance = summarize(rep)
+		for i, slug := range o.Compliance.Unheld {
+			if ls, err := h.m.LibraryService(slug); err == nil {
+				o.Compliance.Unheld[i] = ls.Label
+			}
+		}
 	}
 	p.Title, p.Section, p.Tab, p.Site, p.Data = s.Name, "sites", "overview", s, o
 	h.render(w, r, rq, status, "site", p)
@@ -204,6 +282,34 @@ func (h *handler) deleteSite(w http.ResponseWriter, r *http.Request, rq *request
 	h.redirect(w, r, rq, "/sites", "Site “"+s.Name+"” deleted.")
 }
 
+// enforce is the overview's one step after a scan: configure the services the latest scan
+// found (which adds their blocking rules) and turn site-wide blocking on. What it cannot hold
+// (a service with no known script pattern) stays on the report, whose fix says to mark its tags.
+func (h *handler) enforce(w http.ResponseWriter, r *http.Request, rq *request) {
+	ctx, id := r.Context(), r.PathValue("id")
+	rep, err := h.m.Report(ctx, rq.org, id)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	c := summarize(rep)
+	if c.UnheldScan == "" {
+		h.redirect(w, r, rq, "/sites/"+id, "Nothing to hold back: the latest scan found no tracker running before consent.")
+		return
+	}
+	res, err := h.m.ConfigureScan(ctx, rq.org, id, c.UnheldScan)
+	if err == nil {
+		err = h.m.SetScriptBlocking(ctx, rq.org, id, true)
+	}
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSite(w, r, rq, status, page{Form: "enforce", Error: msg})
+		return
+	}
+	h.redirect(w, r, rq, "/sites/"+id, plural(len(res.Services), "service", "services")+" configured from the scan, "+
+		plural(res.BlockingRulesAdded, "blocking rule", "blocking rules")+" added, site-wide blocking on. What is still listed below needs its tags marked.")
+}
+
 func (h *handler) setBlocking(w http.ResponseWriter, r *http.Request, rq *request) {
 	on := r.PostFormValue("enabled") == "true"
 	id := r.PathValue("id")
@@ -214,7 +320,7 @@ func (h *handler) setBlocking(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	msg := "Site-wide blocking is off: only tags you marked are held back."
 	if on {
-		msg = "Site-wide blocking is on: scripts matching your services' rules are held back until consent. Visitors will be asked again."
+		msg = "Site-wide blocking is on: scripts matching a built-in rule or your services' rules are held back until consent. Visitors will be asked again."
 	}
 	h.redirect(w, r, rq, "/sites/"+id, msg)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -49,6 +50,10 @@ type Config struct {
 	// Forwarded headers name the client, for the public rate limit only.
 	TrustedProxies []string
 	LibraryDir     string
+	// ExistingDatabase makes New refuse to create a database: commands that only read or add
+	// to a deployment (apikey, site, records, backup) fail, naming the database, when there is
+	// none at DatabaseURL rather than leave a new empty one behind.
+	ExistingDatabase bool
 	// Console serves the web console at "/" (docs/console.md).
 	Console bool
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
@@ -125,6 +130,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		closeBrowsers()
 		return nil, err
 	}
+	if cfg.ExistingDatabase {
+		if err := noNewSQLite(cfg.DatabaseURL); err != nil {
+			closeBrowsers()
+			stopTelemetry(ctx) //nolint:errcheck // nothing was exported yet
+			return nil, err
+		}
+	}
 	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		closeBrowsers()
@@ -132,6 +144,12 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, browsers: browsers, stopTelemetry: stopTelemetry}
+	if cfg.ExistingDatabase {
+		if ok, err := store.Migrated(ctx); err != nil || !ok {
+			a.Close()
+			return nil, errors.Join(err, noDatabase(cfg.DatabaseURL, "has no consentd schema"))
+		}
+	}
 	if err := store.Migrate(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -177,6 +195,34 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
+// noNewSQLite refuses a SQLite URL whose file does not exist, before opening it creates one.
+func noNewSQLite(databaseURL string) error {
+	path, ok := strings.CutPrefix(databaseURL, "sqlite://")
+	if !ok {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return noDatabase(databaseURL, "does not exist")
+	}
+	return nil
+}
+
+// noDatabase says that the database at databaseURL is not a deployment, and what to do.
+func noDatabase(databaseURL, problem string) error {
+	return fmt.Errorf("no consentd database: %s %s (run the command where the database is, set CONSENTD_DATABASE_URL, or create one with 'consentd migrate')",
+		DatabaseName(databaseURL), problem)
+}
+
+// DatabaseName is a database URL as messages show it, without its password.
+func DatabaseName(databaseURL string) string {
+	if u, err := url.Parse(databaseURL); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			return u.Redacted()
+		}
+	}
+	return databaseURL
+}
+
 // newQueue builds the scan queue on the store's database: River on SQLite shares the store's
 // connections, River on Postgres has a pool of its own.
 func newQueue(ctx context.Context, cfg Config, store *bunstore.Store) (*riverqueue.Queue, error) {
@@ -194,6 +240,9 @@ func newQueue(ctx context.Context, cfg Config, store *bunstore.Store) (*riverque
 
 // UseCases are the application's use cases, for the operator's commands.
 func (a *App) UseCases() *core.UseCases { return a.useCases }
+
+// DatabaseName is the database's URL as messages show it, without its password.
+func (a *App) DatabaseName() string { return DatabaseName(a.cfg.DatabaseURL) }
 
 // Dialect names the store's database: "sqlite" or "postgres".
 func (a *App) Dialect() string { return a.store.Dialect() }

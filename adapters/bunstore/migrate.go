@@ -78,6 +78,20 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 }
 
+// Migrated reports whether the database holds consentd's schema (some migration recorded),
+// so that commands that only read or add refuse a database nobody set up.
+func (s *Store) Migrated(ctx context.Context) (bool, error) {
+	q := "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+	if s.Dialect() == "postgres" {
+		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?"
+	}
+	var n int
+	if err := s.root.NewRaw(q, migrationsTable).Scan(ctx, &n); err != nil {
+		return false, fmt.Errorf("read the schema: %w", err)
+	}
+	return n > 0, nil
+}
+
 // migrationTx returns the transaction a migration runs in; a migration file not named
 // .tx.up.sql would run outside one, and is refused.
 func migrationTx(db bun.IConn, mig *migrate.Migration) (bun.Tx, error) {

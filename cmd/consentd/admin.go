@@ -24,11 +24,22 @@ func withApp(ctx context.Context, name string, args []string, flags func(*flag.F
 		return err
 	}
 	defer a.Close()
-	return fn(a)
+	return inDatabase(fn(a), cfg)
+}
+
+// existing makes a command that only reads or adds refuse to create a database.
+func existing(_ *flag.FlagSet, cfg *app.Config) { cfg.ExistingDatabase = true }
+
+// inDatabase names the database a command looked in when what it looked for is not there.
+func inDatabase(err error, cfg app.Config) error {
+	if core.IsNotFound(err) {
+		return fmt.Errorf("%s (in database %s)", core.ErrorMessage(err), app.DatabaseName(cfg.DatabaseURL))
+	}
+	return err
 }
 
 func orgList(ctx context.Context, args []string) error {
-	return withApp(ctx, "org list", args, func(*flag.FlagSet, *app.Config) {}, func(a *app.App) error {
+	return withApp(ctx, "org list", args, existing, func(a *app.App) error {
 		orgs, err := a.UseCases().Orgs.Organizations(ctx)
 		if err != nil {
 			return err
@@ -44,7 +55,7 @@ func findOrg(ctx context.Context, a *app.App, ref string) (string, error) {
 	}
 	o, err := a.UseCases().Orgs.FindOrganization(ctx, ref)
 	if err != nil {
-		return "", fmt.Errorf("--org %q: %s", ref, core.ErrorMessage(err))
+		return "", fmt.Errorf("--org %q: %s (in database %s)", ref, core.ErrorMessage(err), a.DatabaseName())
 	}
 	return o.ID, nil
 }
@@ -64,7 +75,8 @@ func orgCreate(ctx context.Context, args []string) error {
 
 func apikeyCreate(ctx context.Context, args []string) error {
 	var org, name string
-	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet, _ *app.Config) {
+	return withApp(ctx, "apikey create", args, func(fs *flag.FlagSet, cfg *app.Config) {
+		existing(fs, cfg)
 		bind(fs, "org", &org)
 		bind(fs, "name", &name, "label of the key")
 	}, func(a *app.App) error {
@@ -82,7 +94,8 @@ func apikeyCreate(ctx context.Context, args []string) error {
 
 func siteCreate(ctx context.Context, args []string) error {
 	var org, name, url string
-	return withApp(ctx, "site create", args, func(fs *flag.FlagSet, _ *app.Config) {
+	return withApp(ctx, "site create", args, func(fs *flag.FlagSet, cfg *app.Config) {
+		existing(fs, cfg)
 		bind(fs, "org", &org)
 		bind(fs, "name", &name, "site name (required)")
 		bind(fs, "url", &url)

@@ -130,3 +130,33 @@ func TestConcurrentMigrateSQLite(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestReadCommandsCreateNoDatabase: commands that only read or add to a deployment, run where
+// there is none, create no database and name the one they looked for; where there is one, a
+// missing organization is reported with the database's name.
+func TestReadCommandsCreateNoDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "consentd.db")
+	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + db}
+	for _, args := range [][]string{
+		{"apikey", "create", "--org", "default"}, {"apikey", "list", "--org", "default"}, {"org", "list"},
+		{"site", "create", "--org", "default", "--name", "S", "--url", "https://s.example"},
+		{"records", "verify", "--site", "x"}, {"backup", "--to", filepath.Join(dir, "copy.db")},
+	} {
+		_, stderr, err := runCLI(t, env, args...)
+		if err == nil || !strings.Contains(stderr, "sqlite://"+db+" does not exist") {
+			t.Errorf("%v: %v %s", args, err, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("%v left %v", args, entries)
+		}
+	}
+	if _, stderr, err := runCLI(t, env, "migrate"); err != nil {
+		t.Fatal(err, stderr)
+	}
+	_, stderr, err := runCLI(t, env, "apikey", "create", "--org", "default")
+	if err == nil || !strings.Contains(stderr, `organization "default" not found (in database sqlite://`+db+")") {
+		t.Fatalf("apikey create on a database without it: %v %s", err, stderr)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // organization's ID.
 func keyCommand(ctx context.Context, name string, args []string, wantID bool, extra func(*flag.FlagSet),
 	fn func(a *app.App, orgID, keyID string) error) error {
-	var cfg app.Config
+	cfg := app.Config{ExistingDatabase: true}
 	var org string
 	fs := newFlags(name)
 	storeFlags(fs, &cfg)
@@ -36,13 +36,13 @@ func keyCommand(ctx context.Context, name string, args []string, wantID bool, ex
 	defer a.Close()
 	orgID, err := findOrg(ctx, a, org)
 	if err != nil {
-		return err
+		return inDatabase(err, cfg)
 	}
 	var id string
 	if wantID {
 		id = pos[0]
 	}
-	return fn(a, orgID, id)
+	return inDatabase(fn(a, orgID, id), cfg)
 }
 
 func apikeyList(ctx context.Context, args []string) error {

@@ -10,7 +10,8 @@ import (
 
 func backup(ctx context.Context, args []string) error {
 	var to string
-	return withApp(ctx, "backup", args, func(fs *flag.FlagSet, _ *app.Config) {
+	return withApp(ctx, "backup", args, func(fs *flag.FlagSet, cfg *app.Config) {
+		existing(fs, cfg)
 		bind(fs, "to", &to)
 	}, func(a *app.App) error {
 		if to == "" {

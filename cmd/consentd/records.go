@@ -13,7 +13,8 @@ import (
 // chain is an error (exit status 1), so that scripts and cron jobs notice.
 func recordsVerify(ctx context.Context, args []string) error {
 	var site string
-	return withApp(ctx, "records verify", args, func(fs *flag.FlagSet, _ *app.Config) {
+	return withApp(ctx, "records verify", args, func(fs *flag.FlagSet, cfg *app.Config) {
+		existing(fs, cfg)
 		bind(fs, "site", &site)
 	}, func(a *app.App) error {
 		if site == "" {
@@ -21,7 +22,7 @@ func recordsVerify(ctx context.Context, args []string) error {
 		}
 		rep, err := a.UseCases().Consents.VerifyAnyConsentChain(ctx, site)
 		if err != nil {
-			return fmt.Errorf("--site %q: %s", site, core.ErrorMessage(err))
+			return fmt.Errorf("--site %q: %s (in database %s)", site, core.ErrorMessage(err), a.DatabaseName())
 		}
 		if err := printJSON(rep); err != nil {
 			return err

@@ -53,7 +53,75 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 			browsers.release(d.br, !d.br.alive())
 		}
 	}()
-	// The pages share the scan's browser, PagesAtOnce at a time, each in a context of its own.
+	// Pages reachable only through links the pages' scripts make (router links, click
+	// handlers by address, client-side navigations) are loaded in the browser too, in further
+	// waves, within MaxPages and robots.txt.
+	known := map[string]bool{}
+	s.mu.Lock()
+	for _, p := range s.pages {
+		known[p.URL] = true
+		if p.FinalURL != "" {
+			known[p.FinalURL] = true
+		}
+	}
+	count := len(s.pages)
+	s.mu.Unlock()
+	robots := newRobotsCache(d.tr, opts)
+	for wave := 0; len(pages) > 0; wave++ {
+		if err := d.loadPages(ctx, pages); err != nil {
+			return nil, err
+		}
+		if wave == maxLinkWaves || ctx.Err() != nil {
+			break
+		}
+		var next []string
+		for _, l := range d.takeLinks() {
+			u, err := url.Parse(l)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				continue
+			}
+			k := normalizeURL(u)
+			if known[k] || !s.sameSite(k) || count >= opts.MaxPages || !robots.allowed(ctx, u) {
+				continue
+			}
+			known[k] = true
+			count++
+			next = append(next, k)
+		}
+		sort.Strings(next)
+		d.mu.Lock()
+		for _, p := range next {
+			d.linked[p] = true
+		}
+		d.mu.Unlock()
+		pages = next
+	}
+	if d.budget.hit.Load() && len(s.htmlPages) > 0 {
+		s.pageError(s.htmlPages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
+	}
+	r := s.result()
+	r.Mode = ModeDeep
+	s.deepResult(r)
+	return r, nil
+}
+
+// maxLinkWaves bounds how many times a deep scan follows links made by script from the pages
+// it loaded.
+const maxLinkWaves = 3
+
+// takeLinks returns and forgets the links the loaded pages made.
+func (d *deepScan) takeLinks() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.links
+	d.links = nil
+	return out
+}
+
+// loadPages loads pages in the scan's browser, PagesAtOnce at a time, each in a context of
+// its own.
+func (d *deepScan) loadPages(ctx context.Context, pages []string) error {
+	s, opts := d.s, d.s.opts
 	sem := make(chan struct{}, max(opts.PagesAtOnce, 1))
 	var wg sync.WaitGroup
 	var failMu sync.Mutex
@@ -78,16 +146,7 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 		}()
 	}
 	wg.Wait()
-	if fail != nil {
-		return nil, fail
-	}
-	if d.budget.hit.Load() {
-		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
-	}
-	r := s.result()
-	r.Mode = ModeDeep
-	s.deepResult(r)
-	return r, nil
+	return fail
 }
 
 // browserPass runs the static pass that discovers the pages (limits, robots.txt, storefront
@@ -98,7 +157,7 @@ func (e *Engine) browserPass(ctx context.Context, opts Options) (*deepScan, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar}
+	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar, linked: map[string]bool{}}
 	// The browser replaces what Set-Cookie headers said: only what it holds at the end counts.
 	s.storage, s.preConsent, s.cookies = map[string]*storageAgg{}, map[string]*preConsentAgg{}, map[string]*cookieAgg{}
 	return d, nil
@@ -113,6 +172,10 @@ type deepScan struct {
 	budget   *deepBudget
 	tr       *http.Transport
 	jar      http.CookieJar
+	// links are the same-site links the loaded pages made, not yet followed; linked the
+	// pages only such links reached (no static pass read them).
+	links  []string
+	linked map[string]bool
 }
 
 // errBrowserBroken marks a page that failed because its browser crashed or hung.
@@ -129,6 +192,13 @@ func (d *deepScan) page(ctx context.Context, page string) error {
 		v, err := d.visit(ctx, br, page)
 		if err == nil {
 			d.s.mergeVisit(v)
+			d.mu.Lock()
+			d.links = append(d.links, v.storage.Links...)
+			linked := d.linked[page]
+			d.mu.Unlock()
+			if linked {
+				d.s.addBrowserPage(v)
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -189,14 +259,17 @@ type pageStorage struct {
 	Host    string   `json:"host"`
 	Local   []string `json:"local"`
 	Session []string `json:"session"`
-	// Tags are the addresses of the scripts and iframes the page was given (tagsJS).
-	Tags []string `json:"tags"`
+	// Tags are the addresses of the scripts and iframes the page was given (tagsJS); Links
+	// the addresses it links to once its scripts ran (linksJS).
+	Tags  []string `json:"tags"`
+	Links []string `json:"links"`
 }
 
 // storageScript lists the page's storage keys and tags; it runs in the top frame.
 const storageScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
-  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage), tags: ` + tagsJS + `};
+  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage), tags: ` + tagsJS + `,
+    links: ` + linksJS + `};
 })()`
 
 // scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms
@@ -340,4 +413,19 @@ func waitQuiet(ctx context.Context, p *pageProxy, quietFor, quietMax time.Durati
 		case <-t.C:
 		}
 	}
+}
+
+// addBrowserPage lists a page only the browser loaded (reached by a link a script made), with
+// the status the browser got for it.
+func (s *scan) addBrowserPage(v *visit) {
+	p := Page{URL: v.page, Depth: 1}
+	for _, r := range v.records {
+		if r.url == v.page {
+			p.Status, p.Bytes = r.status, r.bytes
+			break
+		}
+	}
+	s.mu.Lock()
+	s.pages = append(s.pages, p)
+	s.mu.Unlock()
 }

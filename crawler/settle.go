@@ -33,6 +33,16 @@ const clockScript = `(function () {
       if (u && tags.size < 500) tags.add(new URL(u, document.baseURI).href);
     } catch (e) {}
   }
+  // Client-side navigations: the addresses a single-page app's router moves to.
+  var navs = new Set();
+  ['pushState', 'replaceState'].forEach(function (m) {
+    var orig = history[m];
+    if (typeof orig !== 'function') return;
+    history[m] = function (st, title, url) {
+      try { if (url != null && navs.size < 200) navs.add(new URL(String(url), location.href).href); } catch (e) {}
+      return orig.apply(this, arguments);
+    };
+  });
   try {
     new MutationObserver(function (ms) { ms.forEach(function (m) { m.addedNodes.forEach(note); }); })
       .observe(document, { childList: true, subtree: true });
@@ -60,7 +70,7 @@ const clockScript = `(function () {
     };
     window.cancelIdleCallback = function (id) { idles.delete(id); return cic.call(window, id); };
   }
-  Object.defineProperty(window, '__consentdClock', { value: { tags: tags, flush: function () {
+  Object.defineProperty(window, '__consentdClock', { value: { tags: tags, navs: navs, flush: function () {
     var n = 0, dl = { didTimeout: false, timeRemaining: function () { return 50; } };
     Array.from(timers.entries()).forEach(function (e) {
       timers.delete(e[0]); ct.call(window, e[0]); n++;
@@ -80,6 +90,23 @@ const tagsJS = `(function () {
   var c = window.__consentdClock, out = c ? Array.from(c.tags) : [];
   try { (window.consentd && window.consentd.heldUnmarked || []).forEach(function (h) { out.push(new URL(String(h.url), location.href).href); }); } catch (e) {}
   return out.slice(0, 500);
+})()`
+
+// linksJS is an expression: the addresses the page links to once its scripts ran — anchors
+// (router links included, whatever handles their clicks), elements whose click handlers go by
+// an address in a data attribute, and the client-side navigations of its router — at most 500.
+const linksJS = `(function () {
+  var out = new Set(), c = window.__consentdClock;
+  function add(u) { try { if (u && out.size < 500) out.add(new URL(String(u), document.baseURI).href); } catch (e) {} }
+  try {
+    document.querySelectorAll('a[href], area[href]').forEach(function (a) { add(a.getAttribute('href')); });
+    document.querySelectorAll('[data-href], [data-url], [data-to], [data-route], [data-link], [routerlink]').forEach(function (el) {
+      add(el.getAttribute('data-href') || el.getAttribute('data-url') || el.getAttribute('data-to') ||
+        el.getAttribute('data-route') || el.getAttribute('data-link') || el.getAttribute('routerlink'));
+    });
+    if (c) c.navs.forEach(add);
+  } catch (e) {}
+  return Array.from(out).filter(function (u) { return /^https?:/.test(u); });
 })()`
 
 // flushScript runs the pending timers and idle callbacks now and returns how many ran.

@@ -1,0 +1,1 @@
+// A third-party widget no library entry knows.

@@ -44,6 +44,7 @@ type UseCases struct {
 	Compliance *Compliance
 	Health     *Health
 	AuditLog   *AuditLog
+	Sessions   *Sessions
 }
 
 // New builds the use cases on deps.
@@ -68,7 +69,7 @@ func New(deps Deps) (*UseCases, error) {
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Health: &Health{b}, AuditLog: &AuditLog{b},
+		Compliance: &Compliance{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b},
 	}, nil
 }
 

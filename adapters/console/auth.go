@@ -12,7 +12,7 @@ import (
 
 // signInPage shows the sign-in form with a fresh pre-session token (against login CSRF).
 func (h *handler) signInPage(w http.ResponseWriter, r *http.Request) {
-	if c, _ := r.Cookie(sessionCookie); c != nil && h.sessions.get(c.Value) != nil {
+	if c, _ := r.Cookie(sessionCookie); c != nil && h.getSession(r.Context(), c.Value) != nil {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
@@ -33,8 +33,14 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int,
 
 // signIn exchanges an API key for a session.
 func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
-	addr := h.cfg.ClientAddr(r)
-	if wait := h.limiter.retryAfter(addr); wait > 0 {
+	addr := signInKey(h.cfg.ClientAddr(r))
+	wait, err := h.m.SignInRetryAfter(r.Context(), addr, h.cfg.SignInFailures, h.cfg.SignInWindow)
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
+		return
+	}
+	if wait > 0 {
 		mins := int(math.Ceil(wait.Minutes()))
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 		h.showSignIn(w, r, http.StatusTooManyRequests,
@@ -51,20 +57,35 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.showSignIn(w, r, http.StatusBadRequest, "Enter an API key.")
 		return
 	}
-	org, err := h.m.Authenticate(r.Context(), key)
+	actor, err := h.m.AuthenticateKey(r.Context(), key)
 	if err != nil {
 		status, msg := h.message(r, err)
 		if status == http.StatusUnauthorized {
-			h.limiter.failed(addr)
+			if err := h.m.SignInFailed(r.Context(), addr, h.cfg.SignInWindow); err != nil {
+				h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
+			}
 			msg = "This API key is not valid. Check that you pasted all of it; keys are created with 'consentd apikey create'."
 		}
 		h.showSignIn(w, r, status, msg)
 		return
 	}
+	h.startSession(w, r, core.SessionStart{OrgID: actor.OrgID, KeyID: actor.ID, UserAgent: r.UserAgent()})
+}
+
+// startSession opens a session and sets its cookie, ending the session the browser had (a new
+// session ID at every sign-in: no fixation), and sends the person on.
+func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.SessionStart) {
 	if old, _ := r.Cookie(sessionCookie); old != nil {
-		h.sessions.end(old.Value) // a new session ID at every sign-in (no fixation)
+		if err := h.m.EndSession(r.Context(), old.Value); err != nil {
+			h.log.ErrorContext(r.Context(), "could not end the previous session", "err", err)
+		}
 	}
-	id, _ := h.sessions.create(org, h.keyOf(r, org, key))
+	id, _, err := h.m.StartSession(r.Context(), in, h.cfg.SessionTTL)
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: "", Path: "/sign-in", MaxAge: -1,
@@ -76,13 +97,16 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 	c, _ := r.Cookie(sessionCookie)
 	if c != nil {
-		if s := h.sessions.get(c.Value); s != nil {
-			if !h.checkCSRF(r, s.csrf) {
-				h.errorPage(w, r, &request{s: s, id: c.Value, org: s.orgID}, http.StatusForbidden, "Request refused",
+		if s := h.getSession(r.Context(), c.Value); s != nil {
+			if !h.checkCSRF(r, s.CSRF) {
+				h.errorPage(w, r, &request{s: s, id: c.Value, org: s.OrgID}, http.StatusForbidden, "Request refused",
 					"This form was not sent from this console page. Reload the page and try again.")
 				return
 			}
-			h.sessions.end(c.Value)
+			if err := h.m.EndSession(r.Context(), c.Value); err != nil {
+				h.fail(w, r, nil, err)
+				return
+			}
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
@@ -90,41 +114,25 @@ func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/sign-in?signed-out=1", http.StatusSeeOther)
 }
 
-// keyOf finds the ID of the organization's key key ("" without the keys use cases).
-func (h *handler) keyOf(r *http.Request, org, key string) string {
-	if h.m.KeyUseCases == nil {
-		return ""
-	}
-	keys, err := h.m.APIKeys(r.Context(), org)
-	if err != nil {
-		return ""
-	}
-	hash := core.HashAPIKey(key)
-	for _, k := range keys {
-		if k.Hash == hash {
-			return k.ID
-		}
-	}
-	return ""
-}
-
 // keyActor returns who the session acts as: its API key's role and sites. A revoked key, or
 // a rotated one past its grace period, ends the sessions opened with it (ok false). Without
 // the keys use cases the session acts as an owner of its organization.
 func (h *handler) keyActor(r *http.Request, s *session) (*core.Actor, bool) {
-	keyID := h.sessions.key(s)
+	keyID := s.KeyID
 	if keyID == "" || h.m.KeyUseCases == nil {
-		return &core.Actor{Kind: core.ActorKey, Name: "API key", OrgID: s.orgID, Role: core.RoleOwner}, true
+		return &core.Actor{Kind: core.ActorKey, Name: "API key", OrgID: s.OrgID, Role: core.RoleOwner, SessionID: s.ID}, true
 	}
 	// Finding the session's own key is not a use of the keys permission: no actor yet.
-	keys, err := h.m.APIKeys(r.Context(), s.orgID)
+	keys, err := h.m.APIKeys(r.Context(), s.OrgID)
 	if err != nil {
 		// A store hiccup is reported by the page itself; act with the least rights meanwhile.
-		return &core.Actor{Kind: core.ActorKey, ID: keyID, Name: "API key", OrgID: s.orgID, Role: core.RoleViewer}, true
+		return &core.Actor{Kind: core.ActorKey, ID: keyID, Name: "API key", OrgID: s.OrgID, Role: core.RoleViewer, SessionID: s.ID}, true
 	}
 	for _, k := range keys {
 		if k.ID == keyID {
-			return k.Actor(), k.Valid(h.cfg.Now())
+			a := k.Actor()
+			a.SessionID = s.ID
+			return a, k.Valid(h.cfg.Now())
 		}
 	}
 	return nil, false

@@ -58,8 +58,6 @@ type handler struct {
 	cfg      Config
 	m        UseCases
 	log      *slog.Logger
-	sessions *sessions
-	limiter  *signInLimiter
 	pages    map[string]*template.Template
 	assets   fs.FS
 	version  string
@@ -95,8 +93,6 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	h := &handler{
 		cfg: cfg, m: cfg.UseCases, log: cfg.Logger, assets: assets,
-		sessions: newSessions(cfg.SessionTTL, cfg.IdleTimeout, cfg.Now),
-		limiter:  newSignInLimiter(cfg.SignInFailures, cfg.SignInWindow, cfg.Now),
 	}
 	if h.version, err = assetVersion(assets); err != nil {
 		return nil, err
@@ -165,6 +161,8 @@ func (h *handler) routes() {
 	if h.m.AuditUseCases != nil {
 		a("GET /audit", h.auditPage)
 	}
+	a("GET /sessions", h.sessionsPage)
+	a("POST /sessions/{sid}/revoke", h.revokeSession)
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
 	if h.m.ProofUseCases != nil {
@@ -223,13 +221,15 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 		c, _ := r.Cookie(sessionCookie)
 		var s *session
 		if c != nil {
-			s = h.sessions.get(c.Value)
+			s = h.getSession(r.Context(), c.Value)
 		}
 		var actor *core.Actor
 		if s != nil {
 			var ok bool
 			if actor, ok = h.keyActor(r, s); !ok {
-				h.sessions.end(c.Value)
+				if err := h.m.EndSession(r.Context(), c.Value); err != nil {
+					h.log.ErrorContext(r.Context(), "could not end a session", "err", err)
+				}
 				s = nil
 			}
 		}
@@ -253,9 +253,9 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 		// The use cases authorize the person by the role and sites of the key they signed in
 		// with, as the API does.
 		r = r.WithContext(core.WithActor(r.Context(), actor))
-		rq := &request{s: s, id: c.Value, org: s.orgID, actor: actor}
+		rq := &request{s: s, id: c.Value, org: s.OrgID, actor: actor}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if !h.checkCSRF(r, s.csrf) {
+			if !h.checkCSRF(r, s.CSRF) {
 				h.errorPage(w, r, rq, http.StatusForbidden, "Request refused",
 					"This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.")
 				return
@@ -352,7 +352,9 @@ func sentence(s string) string {
 
 func (h *handler) redirect(w http.ResponseWriter, r *http.Request, rq *request, to, flash string) {
 	if flash != "" && rq != nil {
-		h.sessions.setFlash(rq.s, flash)
+		if err := h.m.SetFlash(r.Context(), rq.s.ID, flash); err != nil {
+			h.log.WarnContext(r.Context(), "could not keep a notice for the next page", "err", err)
+		}
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }

@@ -38,7 +38,7 @@ func (h *handler) showKeys(w http.ResponseWriter, r *http.Request, rq *request, 
 		return
 	}
 	p.Title, p.Section = "API keys", "keys"
-	p.Data = keysView{Keys: keys, Current: h.sessions.key(rq.s), Secret: secret, Of: of, Graces: graces, Now: h.cfg.Now(), Roles: core.Roles()}
+	p.Data = keysView{Keys: keys, Current: rq.s.KeyID, Secret: secret, Of: of, Graces: graces, Now: h.cfg.Now(), Roles: core.Roles()}
 	h.render(w, r, rq, status, "keys", p)
 }
 
@@ -69,8 +69,13 @@ func (h *handler) rotateKey(w http.ResponseWriter, r *http.Request, rq *request)
 		return
 	}
 	msg := "Key rotated. Copy the new key now: it is shown only this once. The old key stops working " + graceLabel(r.PostFormValue("grace")) + "."
-	if r.PathValue("kid") == h.sessions.key(rq.s) {
-		h.sessions.setKey(rq.s, nk.ID) // this session now stands on the successor
+	if r.PathValue("kid") == rq.s.KeyID {
+		// This session now stands on the successor.
+		if err := h.m.MoveSessionKey(r.Context(), rq.s.ID, nk.ID); err != nil {
+			h.fail(w, r, rq, err)
+			return
+		}
+		rq.s.KeyID = nk.ID
 	}
 	h.showKeys(w, r, rq, http.StatusCreated, page{Flash: msg}, secret, nk.ID)
 }
@@ -105,7 +110,7 @@ func (h *handler) confirmRevokeKey(w http.ResponseWriter, r *http.Request, rq *r
 		return
 	}
 	detail := "Programs using it are refused from their next request. This cannot be undone."
-	if k.ID == h.sessions.key(rq.s) {
+	if k.ID == rq.s.KeyID {
 		detail = "You signed in with this key: revoking it signs you out. " + detail
 	}
 	name := k.Name

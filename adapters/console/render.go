@@ -61,7 +61,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit"}
+	"scans", "scan", "consents", "error", "keys", "audit", "sessions"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -174,11 +174,11 @@ func human(s string) string {
 // features.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, status int, name string, p page) {
 	if rq != nil {
-		p.CSRF = rq.s.csrf
+		p.CSRF = rq.s.CSRF
 		p.SignedIn = true
 		p.Actor = rq.actor
 		if p.Flash == "" {
-			p.Flash = h.sessions.takeFlash(rq.s)
+			p.Flash = h.m.TakeFlash(r.Context(), rq.s)
 		}
 	}
 	p.Version = h.version

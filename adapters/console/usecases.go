@@ -13,7 +13,7 @@ import (
 type (
 	// AuthUseCases authenticate the API key a person signs in with.
 	AuthUseCases interface {
-		Authenticate(ctx context.Context, key string) (string, error)
+		AuthenticateKey(ctx context.Context, key string) (*core.Actor, error)
 	}
 	// SiteUseCases manage sites.
 	SiteUseCases interface {
@@ -94,6 +94,7 @@ type (
 // UseCases are the use cases behind the console's pages.
 type UseCases struct {
 	AuthUseCases
+	SessionUseCases
 	SiteUseCases
 	BannerUseCases
 	CategoryUseCases
@@ -116,7 +117,7 @@ type UseCases struct {
 // FromCore picks the console's use cases out of core's.
 func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
-		AuthUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
+		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, PreviewUseCases: previewConfig{uc.Consents}, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog,

@@ -3,18 +3,27 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
 
 // teamsData is the audit log (and, later, members and sessions).
 type teamsData struct {
-	audit []core.AuditEntry
+	audit    []core.AuditEntry
+	sessions map[string]core.Session
+	failures []signInFailure
+}
+
+type signInFailure struct {
+	key string
+	at  time.Time
 }
 
 func (t teamsData) clone() teamsData {
-	return teamsData{audit: slices.Clone(t.audit)}
+	return teamsData{audit: slices.Clone(t.audit), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures)}
 }
 
 // AuditHead implements core.AuditStore.
@@ -84,5 +93,133 @@ func (s *Store) EachAuditEntry(_ context.Context, orgID string, fn func(*core.Au
 			return err
 		}
 	}
+	return nil
+}
+
+// CreateSession implements core.SessionStore.
+func (s *Store) CreateSession(_ context.Context, ss *core.Session) error {
+	defer s.lock()()
+	if _, ok := s.d.teams.sessions[ss.ID]; ok {
+		return conflict("session")
+	}
+	if _, ok := s.d.orgs[ss.OrgID]; !ok {
+		return notFound("organization")
+	}
+	if s.d.teams.sessions == nil {
+		s.d.teams.sessions = map[string]core.Session{}
+	}
+	s.d.teams.sessions[ss.ID] = *ss
+	return nil
+}
+
+// Session implements core.SessionStore.
+func (s *Store) Session(_ context.Context, id string) (*core.Session, error) {
+	defer s.lock()()
+	ss, ok := s.d.teams.sessions[id]
+	if !ok {
+		return nil, notFound("session")
+	}
+	return &ss, nil
+}
+
+// Sessions implements core.SessionStore.
+func (s *Store) Sessions(_ context.Context, orgID string) ([]*core.Session, error) {
+	defer s.lock()()
+	out := []*core.Session{}
+	for _, ss := range s.d.teams.sessions {
+		if ss.OrgID == orgID {
+			out = append(out, &ss)
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.Session) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) updateSession(id string, fn func(*core.Session)) error {
+	defer s.lock()()
+	ss, ok := s.d.teams.sessions[id]
+	if !ok {
+		return notFound("session")
+	}
+	fn(&ss)
+	s.d.teams.sessions[id] = ss
+	return nil
+}
+
+// TouchSession implements core.SessionStore.
+func (s *Store) TouchSession(_ context.Context, id string, at time.Time) error {
+	return s.updateSession(id, func(ss *core.Session) { ss.SeenAt = at })
+}
+
+// SetSessionKey implements core.SessionStore.
+func (s *Store) SetSessionKey(_ context.Context, id, keyID string) error {
+	return s.updateSession(id, func(ss *core.Session) { ss.KeyID = keyID })
+}
+
+// SetSessionFlash implements core.SessionStore.
+func (s *Store) SetSessionFlash(_ context.Context, id, flash string) error {
+	return s.updateSession(id, func(ss *core.Session) { ss.Flash = flash })
+}
+
+// DeleteSession implements core.SessionStore.
+func (s *Store) DeleteSession(_ context.Context, id string) error {
+	defer s.lock()()
+	if _, ok := s.d.teams.sessions[id]; !ok {
+		return notFound("session")
+	}
+	delete(s.d.teams.sessions, id)
+	return nil
+}
+
+// DeleteUserSessions implements core.SessionStore.
+func (s *Store) DeleteUserSessions(_ context.Context, orgID, userID string) (int, error) {
+	defer s.lock()()
+	n := 0
+	for id, ss := range s.d.teams.sessions {
+		if ss.OrgID == orgID && ss.UserID == userID && userID != "" {
+			delete(s.d.teams.sessions, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// DeleteExpiredSessions implements core.SessionStore.
+func (s *Store) DeleteExpiredSessions(_ context.Context, at time.Time) error {
+	defer s.lock()()
+	for id, ss := range s.d.teams.sessions {
+		if ss.ExpiresAt.Before(at) {
+			delete(s.d.teams.sessions, id)
+		}
+	}
+	return nil
+}
+
+// AddSignInFailure implements core.SessionStore.
+func (s *Store) AddSignInFailure(_ context.Context, key string, at time.Time) error {
+	defer s.lock()()
+	s.d.teams.failures = append(s.d.teams.failures, signInFailure{key, at})
+	return nil
+}
+
+// SignInFailures implements core.SessionStore.
+func (s *Store) SignInFailures(_ context.Context, key string, since time.Time) ([]time.Time, error) {
+	defer s.lock()()
+	out := []time.Time{}
+	for _, f := range s.d.teams.failures {
+		if f.key == key && f.at.After(since) {
+			out = append(out, f.at)
+		}
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out, nil
+}
+
+// DeleteSignInFailures implements core.SessionStore.
+func (s *Store) DeleteSignInFailures(_ context.Context, at time.Time) error {
+	defer s.lock()()
+	s.d.teams.failures = slices.DeleteFunc(s.d.teams.failures, func(f signInFailure) bool { return f.at.Before(at) })
 	return nil
 }

@@ -50,6 +50,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"AllSites", testAllSites},
 		{"ConcurrentBannerUpdates", testConcurrentBannerUpdates},
 		{"Audit", testAudit},
+		{"Sessions", testSessions},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+)
+
+var (
+	formToken   = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	revokeForms = regexp.MustCompile(`action="/sessions/([0-9a-f]{64})/revoke"`)
+)
+
+// console is the console's base URL of a serve process.
+func (p *serveProc) console() string { return strings.TrimSuffix(p.base, "/api/v1") }
+
+// stop ends the process with SIGTERM and waits for it.
+func (p *serveProc) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func browse(t *testing.T, c *http.Client, method, u string, form url.Values) (int, string, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+// signedIn reports whether c's session opens the sites page of p.
+func signedIn(t *testing.T, c *http.Client, p *serveProc) bool {
+	t.Helper()
+	status, loc, _ := browse(t, c, "GET", p.console()+"/sites", nil)
+	if status != http.StatusOK && !strings.HasPrefix(loc, "/sign-in") {
+		t.Fatalf("GET /sites: %d %s", status, loc)
+	}
+	return status == http.StatusOK
+}
+
+// TestSessionsAcrossServeProcesses: two serve processes on one Postgres. A console session
+// opened on one works on the other, survives a restart of both, and once ended on one is
+// refused by the other at its next request.
+func TestSessionsAcrossServeProcesses(t *testing.T) {
+	db := pgtest.FreshURL(t)
+	a := startServe(t, db, "CONSENTD_WORKERS=0")
+	b := startServe(t, db, "CONSENTD_WORKERS=0")
+
+	jar, _ := cookiejar.New(nil) // cookies are per host, not port: both processes get them
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	_, _, html := browse(t, c, "GET", a.console()+"/sign-in", nil)
+	status, loc, _ := browse(t, c, "POST", a.console()+"/sign-in", url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}, "key": {serveKey}})
+	if status != http.StatusSeeOther || loc != "/sites" {
+		t.Fatalf("sign-in on A: %d %s", status, loc)
+	}
+	if !signedIn(t, c, b) {
+		t.Fatal("the session opened on A is unknown to B")
+	}
+
+	a.stop(t)
+	b.stop(t)
+	a = startServe(t, db, "CONSENTD_WORKERS=0")
+	b = startServe(t, db, "CONSENTD_WORKERS=0")
+	if !signedIn(t, c, a) || !signedIn(t, c, b) {
+		t.Fatal("the session did not survive a restart of both processes")
+	}
+
+	// A second session (another browser), ended from the first one's sessions page on B.
+	jar2, _ := cookiejar.New(nil)
+	other := &http.Client{Jar: jar2, CheckRedirect: c.CheckRedirect}
+	_, _, html = browse(t, other, "GET", b.console()+"/sign-in", nil)
+	browse(t, other, "POST", b.console()+"/sign-in", url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}, "key": {serveKey}})
+	if !signedIn(t, other, a) {
+		t.Fatal("second session not signed in")
+	}
+	_, _, html = browse(t, c, "GET", b.console()+"/sessions", nil)
+	ids := revokeForms.FindAllStringSubmatch(html, -1)
+	if len(ids) != 2 {
+		t.Fatalf("sessions page lists %d sessions, want 2", len(ids))
+	}
+	mine := regexp.MustCompile(`([0-9a-f]{64})/revoke"[^<]*>\s*<input[^>]*>\s*<button[^>]*>Sign out`).FindStringSubmatch(html)
+	if mine == nil {
+		t.Fatalf("the current session is not marked: %s", html)
+	}
+	for _, id := range ids {
+		if id[1] == mine[1] {
+			continue
+		}
+		status, _, _ := browse(t, c, "POST", b.console()+"/sessions/"+id[1]+"/revoke", url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}})
+		if status != http.StatusSeeOther {
+			t.Fatalf("revoke: %d", status)
+		}
+	}
+	if signedIn(t, other, a) || signedIn(t, other, b) {
+		t.Fatal("a session ended on B still works")
+	}
+	if !signedIn(t, c, a) {
+		t.Fatal("ending another session ended this one")
+	}
+}

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -55,7 +56,8 @@ func TestRefusedBodyClosesConnection(t *testing.T) {
 						chunk = strings.Repeat(inner, 4096/len(inner))
 					}
 					fmt.Fprintf(w, "0\r\n\r\n%s", inner)
-					w.Flush() //nolint:errcheck // see above
+					w.Flush()                        //nolint:errcheck // see above
+					conn.(*net.TCPConn).CloseWrite() //nolint:errcheck // done sending: the server's lingering close ends at once
 				}()
 				br := bufio.NewReader(conn)
 				res, err := http.ReadResponse(br, nil)
@@ -75,6 +77,39 @@ func TestRefusedBodyClosesConnection(t *testing.T) {
 					t.Fatalf("connection still served a request after the 413: %d %s", res2.StatusCode, b)
 				}
 			})
+		}
+	}
+}
+
+// TestGoClientReadsThe413: Go's http.Client, which sends a large body while it reads the
+// answer, reads the 413 of a 3 MB banner body every time (the server drains what is still
+// coming before it closes) rather than a connection reset; chunked (unknown length) and with a
+// declared length alike.
+func TestGoClientReadsThe413(t *testing.T) {
+	e := newEnv(t)
+	id, _ := e.site()
+	body := bytes.Repeat([]byte("x"), 3<<20)
+	for _, declared := range []bool{true, false} {
+		for i := range 20 {
+			var rd io.Reader = bytes.NewReader(body)
+			if !declared {
+				rd = io.MultiReader(rd) // hides the length: chunked
+			}
+			req, err := http.NewRequest("PATCH", e.srv.URL+"/api/v1/sites/"+id+"/banner", rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+e.keyA)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("declared length %v, attempt %d: %v", declared, i, err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "too large") {
+				t.Fatalf("declared length %v, attempt %d: %d %s", declared, i, res.StatusCode, b)
+			}
 		}
 	}
 }

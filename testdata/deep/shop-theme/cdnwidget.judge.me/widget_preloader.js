@@ -1,0 +1,1 @@
+// Recorded reviews widget loader (trimmed).

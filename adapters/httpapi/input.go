@@ -39,6 +39,10 @@ func checkInput(api huma.API) func(huma.Context, func(huma.Context)) {
 	}
 }
 
+// bodyChecksItself, set to true in an operation's Metadata, says that its body type applies
+// the same checks while decoding (consentBody), so that the body is read once.
+const bodyChecksItself = "consentd.bodyChecksItself"
+
 func writeInputError(api huma.API, ctx huma.Context, err error) {
 	huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
 }
@@ -90,6 +94,9 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	}
 	if err != nil || int64(len(b)) > limit || len(bytes.TrimSpace(b)) == 0 {
 		return nil // over the limit: huma answers 413
+	}
+	if op.Metadata[bodyChecksItself] == true {
+		return nil // read, so that a body cut short is the client's fault, but checked by its type
 	}
 	var schema *huma.Schema
 	if mt := op.RequestBody.Content["application/json"]; mt != nil {

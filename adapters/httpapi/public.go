@@ -40,26 +40,21 @@ func (h *handlers) registerPublic(api huma.API) {
 		return rawBody(raw, "application/json", "public, max-age=60", in.IfNoneMatch, h.varyOn()), nil
 	})
 
-	type consentBody struct {
-		VisitorID      *string         `json:"visitorId,omitempty" nullable:"false" minLength:"1" maxLength:"100" doc:"Generated when absent."`
-		Categories     map[string]bool `json:"categories" doc:"Category slug to decision; required categories are always stored true, unmentioned ones false."`
-		ConsentVersion int             `json:"consentVersion" minimum:"1" maximum:"1000000"`
-		DoNotSell      bool            `json:"doNotSell,omitempty"`
-		Action         *string         `json:"action,omitempty" nullable:"false" enum:"accept_all,reject_all,custom,gpc" doc:"Derived from the categories when absent."`
-		GPC            bool            `json:"gpc,omitempty" doc:"The page saw navigator.globalPrivacyControl; ORed with the Sec-GPC header."`
-		Language       string          `json:"language,omitempty" maxLength:"35" doc:"Language of the texts the banner showed (a textTranslations key); empty for the default texts. Part of the record's snapshot."`
-		RuntimeVersion string          `json:"runtimeVersion,omitempty" maxLength:"32" doc:"Version of the banner runtime that showed the banner. Part of the record's snapshot."`
-		PageURL        string          `json:"pageUrl,omitempty" maxLength:"500" doc:"The page the decision was made on; only its origin and path are stored."`
-	}
 	o = publicOp("recordConsent", http.MethodPost, "/public/{projectKey}/consent", "Record a consent decision", http.StatusCreated)
 	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the visitor's receipt: the record's id and recordHash, the visitorId stored, and snapshotHash, which names what was shown (the site's configuration in the language and runtime version named); nothing that links records or rebuilds the chain (no visitor salt or hash, no batch hashes). The IP address is never stored, only the country. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. " +
 		"A record never contradicts itself: action reject_all with an optional category true, or accept_all with an optional category false or left out (except marketing when the request carries a GPC signal), is a 400 rather than a record rewritten from a guess; a consentVersion above the site's current one is a 400; an unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
+	// The body is checked, validated and decoded in one pass (consentBody.UnmarshalJSON).
+	o.SkipValidateBody = true
+	o.Metadata = map[string]any{bodyChecksItself: true}
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		ProjectKeyPath
 		UserAgent string `header:"User-Agent" doc:"Only a coarse browser family and device class are stored."`
 		Body      consentBody
 	}) (*struct{ Body *core.ConsentReceipt }, error) {
+		if in.Body.refused != nil {
+			return nil, h.fail(ctx, in.Body.refused)
+		}
 		gpc, _ := ctx.Value(gpcKey).(bool)
 		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,

@@ -22,6 +22,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/riverqueue"
+	"github.com/consentd/consentd/adapters/webhookhttp"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
@@ -66,6 +67,10 @@ type Config struct {
 	ScanSweepInterval time.Duration
 	// RescanInterval, when positive, rescans every site's homepage that often.
 	RescanInterval time.Duration
+	// WebhookAllowPrivate lets webhook endpoints name loopback and private addresses.
+	WebhookAllowPrivate bool
+	// WebhookRetrySchedule replaces core.WebhookRetrySchedule (tests).
+	WebhookRetrySchedule []time.Duration
 	// ShutdownTimeout bounds a graceful stop (default 30 s).
 	ShutdownTimeout time.Duration
 	// Telemetry says which signals to export over OTLP (TelemetryFromEnv); zero exports none.
@@ -164,13 +169,16 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.useCases, err = core.New(core.Deps{
 		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store,
-		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
+		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		Logger:              cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
 	})
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	a.queue.SetConsentRetention(a.useCases.Consents, 0)
+	a.queue.SetWebhooks(a.useCases.Webhooks, cfg.WebhookRetrySchedule)
 	if a.workers, err = a.queue.Workers(a.useCases.Scans); err != nil {
 		a.Close()
 		return nil, err

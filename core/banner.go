@@ -357,7 +357,7 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 		old := snapshot(b)
 		p.apply(b)
 		b.UpdatedAt = m.now()
-		if err := tx.UpdateBanner(ctx, b); err != nil {
+		if err := m.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
 			return err
 		}
 		if err := m.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
@@ -391,7 +391,7 @@ func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, e
 		if err := tx.UpdateBanner(ctx, b); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b)
+		return m.changedIn(ctx, tx, siteID, "blocking", m.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
 	})
 }
 

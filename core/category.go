@@ -230,7 +230,7 @@ func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, i
 		if err := tx.CreateCategory(ctx, c); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c)
+		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c))
 	})
 	return c, err
 }
@@ -274,7 +274,7 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 		if err := tx.UpdateCategory(ctx, c); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c)
+		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c))
 	})
 	return c, err
 }
@@ -308,7 +308,7 @@ func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id strin
 		if err := tx.DeleteCategory(ctx, siteID, id); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil)
+		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil))
 	})
 }
 

@@ -278,5 +278,9 @@ func (m *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visitorID st
 		// The erased visitor's ID is not kept here either.
 		return m.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	m.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
+	return n, nil
 }

@@ -21,6 +21,12 @@ type Deps struct {
 	// Logger receives what a site owner must not see: the causes behind a failed scan's
 	// user-facing message, with the scan's ID. Nil discards.
 	Logger *slog.Logger
+	// WebhookQueue and WebhookSender deliver webhook events (optional: without a queue no
+	// event is recorded; without a sender Deliver answers an internal error).
+	WebhookQueue  WebhookQueue
+	WebhookSender WebhookSender
+	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
+	WebhookAllowPrivate bool
 	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
 	// (the default when empty).
 	ScanMode string
@@ -42,6 +48,7 @@ type UseCases struct {
 	Scans      *Scans
 	Consents   *Consents
 	Compliance *Compliance
+	Webhooks   *Webhooks
 	Health     *Health
 	AuditLog   *AuditLog
 	Sessions   *Sessions
@@ -65,11 +72,12 @@ func New(deps Deps) (*UseCases, error) {
 		return nil, fmt.Errorf("core: scan mode %q is not one of static, deep, auto", deps.ScanMode)
 	}
 	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
-		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode}
+		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode,
+		webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b},
+		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b},
 	}, nil
 }
 
@@ -87,6 +95,10 @@ type base struct {
 	clock    func() time.Time
 	newID    func() string
 	scanMode string
+
+	webhookQueue        WebhookQueue
+	webhookSender       WebhookSender
+	webhookAllowPrivate bool
 
 	consentCache ttlCache[consentView]
 	viewCache    ttlCache[*siteView]

@@ -448,7 +448,13 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 		slugs = append(slugs, svc.Slug)
 	}
 	err = m.store.InTx(ctx, func(tx Store) error {
-		return m.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs})
+		if err := m.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs}); err != nil {
+			return err
+		}
+		if len(res.Services) == 0 {
+			return nil
+		}
+		return m.changedIn(ctx, tx, siteID, "services", nil)
 	})
 	if err != nil {
 		return nil, err

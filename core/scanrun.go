@@ -67,7 +67,10 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 			used = ScanStatic
 		}
 		s.ModeUsed = &used
-		return m.compareWithPrevious(ctx, tx, s)
+		if err := m.compareWithPrevious(ctx, tx, s); err != nil {
+			return err
+		}
+		return m.publishScan(ctx, tx, s)
 	})
 	return err
 }
@@ -111,10 +114,10 @@ func (m *Scans) compareWithPrevious(ctx context.Context, tx Store, s *Scan) erro
 // reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
 // error, a panic value or queue internals.
 func (m *Scans) FailScan(ctx context.Context, scanID, reason string) error {
-	_, err := m.transition(ctx, scanID, func(_ Store, s *Scan) error {
+	_, err := m.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := m.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-		return nil
+		return m.publishScan(ctx, tx, s)
 	})
 	return err
 }

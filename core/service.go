@@ -204,6 +204,7 @@ func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in S
 	if err != nil {
 		return nil, err
 	}
+	m.configChanged(ctx, siteID, "services")
 	return s, nil
 }
 
@@ -254,6 +255,7 @@ func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categ
 	if err != nil {
 		return nil, err
 	}
+	m.configChanged(ctx, siteID, "services")
 	return &ImportResult{Services: []*Service{s}, BlockingRulesAdded: rules}, nil
 }
 
@@ -320,7 +322,7 @@ func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) 
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil)
+		return m.changedIn(ctx, tx, siteID, "services", m.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil))
 	})
 }
 

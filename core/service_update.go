@@ -52,7 +52,7 @@ func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, 
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		if err := tx.CreateService(ctx, &s); err != nil {
+		if err := m.changedIn(ctx, tx, siteID, "services", tx.CreateService(ctx, &s)); err != nil {
 			return err
 		}
 		out = &s

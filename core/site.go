@@ -194,7 +194,7 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s)
+		return m.changedIn(ctx, tx, s.ID, "site", m.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
 	})
 	return s, err
 }

@@ -18,6 +18,7 @@ type Store interface {
 	ConsentStore
 	AuditStore
 	SessionStore
+	WebhookStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
 	// nil and are rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx Store) error) error

@@ -104,6 +104,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerLibrary(api)
 	h.registerScans(api)
 	h.registerCompliance(api)
+	h.registerWebhooks(api)
 	h.registerConsent(api)
 	h.registerExport(api)
 	h.registerProof(api)

@@ -110,6 +110,22 @@ var schemaLimits = map[string]any{
 	"GET /sites/{id}/consent-records query:visitorId maxLength":        core.MaxVisitorID,
 	"GET /sites/{id}/consent-records/export query:visitorId maxLength": core.MaxVisitorID,
 	"GET /sites/{id}/consent-snapshots/{hash} path:hash maxLength":     core.HashHexLength,
+
+	// Webhooks (docs/webhooks.md).
+	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,
+	"WebhookCreateBody.description maxLength":                                         core.MaxWebhookDescription,
+	"WebhookCreateBody.events minItems":                                               1,
+	"WebhookCreateBody.events maxItems":                                               len(core.EventTypes()),
+	"WebhookPatchBody.url maxLength":                                                  core.MaxURL,
+	"WebhookPatchBody.description maxLength":                                          core.MaxWebhookDescription,
+	"WebhookPatchBody.events minItems":                                                1,
+	"WebhookPatchBody.events maxItems":                                                len(core.EventTypes()),
+	"GET /webhooks/{id}/deliveries query:page minimum":                                1,
+	"GET /webhooks/{id}/deliveries query:page maximum":                                core.MaxConsentPage,
+	"GET /webhooks/{id}/deliveries query:limit minimum":                               1,
+	"GET /webhooks/{id}/deliveries query:limit maximum":                               core.MaxDeliveryListLimit,
+	"GET /webhooks/{id}/deliveries/{deliveryId} path:deliveryId maxLength":            core.MaxDeliveryID,
+	"POST /webhooks/{id}/deliveries/{deliveryId}/redeliver path:deliveryId maxLength": core.MaxDeliveryID,
 }
 
 var limitKeywords = []string{"maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum",

@@ -102,6 +102,7 @@ type UseCases struct {
 	ScanUseCases
 	ConsentUseCases
 	ComplianceUseCases
+	WebhookUseCases
 	HealthUseCases
 	AuditUseCases
 }
@@ -111,7 +112,7 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, HealthUseCases: uc.Health,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog,
 	}
 }

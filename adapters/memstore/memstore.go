@@ -38,6 +38,8 @@ type data struct {
 	proof proofData
 	// teams holds the audit log, members and sessions (teams.go).
 	teams teamsData
+	// hooks holds webhook endpoints and deliveries (webhook.go).
+	hooks hookData
 }
 
 // New returns an empty store.
@@ -61,7 +63,7 @@ func (d *data) clone() *data {
 	return &data{
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
-		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(),
+		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(), hooks: d.hooks.clone(),
 		teams: d.teams.clone(),
 	}
 }

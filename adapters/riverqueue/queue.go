@@ -124,6 +124,9 @@ type Queue struct {
 	// retention, when set (SetConsentRetention), removes old consent records periodically.
 	retention      ConsentRetention
 	retentionEvery time.Duration
+	// webhooks, when set (SetWebhooks), delivers webhook events.
+	webhooks        Webhooks
+	webhookSchedule []time.Duration
 }
 
 var _ core.ScanQueue = (*Queue)(nil)

@@ -84,6 +84,9 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	if err := q.addRetention(workers); err != nil {
 		return nil, err
 	}
+	if err := q.addWebhooks(workers); err != nil {
+		return nil, err
+	}
 	rc.Workers = workers
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
@@ -100,6 +103,7 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 				&river.PeriodicJobOpts{ID: KindRescan}))
 		}
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.retentionJobs()...)
+		rc.PeriodicJobs = append(rc.PeriodicJobs, q.webhookJobs()...)
 	}
 	return rc, nil
 }

@@ -82,4 +82,5 @@ func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
 	bind(fs, "chromium-path", &cfg.ChromiumPath)
 	bind(fs, "scan-connect-to", &cfg.ScanConnectTo)
 	bind(fs, "scan-ca-cert", &cfg.ScanCACert)
+	bind(fs, "webhook-allow-private", &cfg.WebhookAllowPrivate)
 }

@@ -57,6 +57,7 @@ var settings = []setting{
 	{name: "scan-max-attempts", def: "3", usage: "attempts of a scan that fails with a temporary error"},
 	{name: "scan-retry-base", def: "5s", usage: "delay before the first retry, doubled on each further one"},
 	{name: "scan-rescue-after", def: "0s", shown: "scan-timeout plus 1m", usage: "time after which a scan attempt whose worker died is worked again (at least scan-timeout)"},
+	{name: "webhook-allow-private", def: "false", usage: "let webhook endpoints be loopback, private or link-local addresses (docs/webhooks.md)"},
 	{name: "shutdown-timeout", def: "30s", usage: "on SIGTERM, how long running requests and scans may take to finish before they are cancelled"},
 	{name: "max-pages", def: strconv.Itoa(crawler.DefaultMaxPages), usage: "most pages to fetch"},
 	{name: "password", usage: "storefront password, submitted when the shop shows its password page"},

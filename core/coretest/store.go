@@ -33,6 +33,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Scans", testScans},
 		{"ScanTransitions", testScanTransitions},
 		{"ScanChanges", testScanChanges},
+		{"Webhooks", testWebhooks},
 		{"LatestScanOfMode", testLatestScanOfMode},
 		{"ConsentRecords", testConsentRecords},
 		{"ConsentTotals", testConsentTotals},

@@ -1,0 +1,207 @@
+package memstore
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/consentd/consentd/core"
+)
+
+// hookData holds webhook endpoints and deliveries, in creation order.
+type hookData struct {
+	endpoints  []core.WebhookEndpoint
+	deliveries []core.WebhookDelivery
+}
+
+func (h hookData) clone() hookData {
+	return hookData{endpoints: slices.Clone(h.endpoints), deliveries: slices.Clone(h.deliveries)}
+}
+
+func cloneEndpoint(e core.WebhookEndpoint) *core.WebhookEndpoint {
+	e.Events = slices.Clone(e.Events)
+	e.ConsentCursor = maps.Clone(e.ConsentCursor)
+	if e.ConsentCursor == nil {
+		e.ConsentCursor = map[string]int64{}
+	}
+	return &e
+}
+
+func cloneDelivery(d core.WebhookDelivery) *core.WebhookDelivery {
+	d.Payload = slices.Clone(d.Payload)
+	var as []core.DeliveryAttempt
+	b, _ := json.Marshal(d.Attempts)
+	_ = json.Unmarshal(b, &as)
+	d.Attempts = as
+	if d.Attempts == nil {
+		d.Attempts = []core.DeliveryAttempt{}
+	}
+	return &d
+}
+
+func (s *Store) endpointIndex(orgID, id string) int {
+	return slices.IndexFunc(s.d.hooks.endpoints, func(e core.WebhookEndpoint) bool {
+		return e.ID == id && (orgID == "" || e.OrganizationID == orgID)
+	})
+}
+
+// CreateWebhookEndpoint implements core.WebhookStore.
+func (s *Store) CreateWebhookEndpoint(_ context.Context, e *core.WebhookEndpoint) error {
+	defer s.lock()()
+	if _, ok := s.d.orgs[e.OrganizationID]; !ok {
+		return notFound("organization")
+	}
+	if s.endpointIndex("", e.ID) >= 0 {
+		return conflict("webhook endpoint")
+	}
+	s.d.hooks.endpoints = append(s.d.hooks.endpoints, *cloneEndpoint(*e))
+	return nil
+}
+
+// WebhookEndpoint implements core.WebhookStore.
+func (s *Store) WebhookEndpoint(_ context.Context, orgID, id string) (*core.WebhookEndpoint, error) {
+	defer s.lock()()
+	i := s.endpointIndex(orgID, id)
+	if i < 0 {
+		return nil, notFound("webhook endpoint")
+	}
+	return cloneEndpoint(s.d.hooks.endpoints[i]), nil
+}
+
+// LockWebhookEndpoint implements core.WebhookStore: a transaction holds the store's mutex.
+func (s *Store) LockWebhookEndpoint(ctx context.Context, id string) (*core.WebhookEndpoint, error) {
+	return s.WebhookEndpoint(ctx, "", id)
+}
+
+// WebhookEndpoints implements core.WebhookStore.
+func (s *Store) WebhookEndpoints(_ context.Context, orgID string) ([]*core.WebhookEndpoint, error) {
+	defer s.lock()()
+	out := []*core.WebhookEndpoint{}
+	for _, e := range s.d.hooks.endpoints {
+		if e.OrganizationID == orgID {
+			out = append(out, cloneEndpoint(e))
+		}
+	}
+	return out, nil
+}
+
+// EndpointsSubscribedTo implements core.WebhookStore.
+func (s *Store) EndpointsSubscribedTo(_ context.Context, event string) ([]*core.WebhookEndpoint, error) {
+	defer s.lock()()
+	out := []*core.WebhookEndpoint{}
+	for _, e := range s.d.hooks.endpoints {
+		if e.Subscribed(event) {
+			out = append(out, cloneEndpoint(e))
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.WebhookEndpoint) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// UpdateWebhookEndpoint implements core.WebhookStore.
+func (s *Store) UpdateWebhookEndpoint(_ context.Context, e *core.WebhookEndpoint) error {
+	defer s.lock()()
+	i := s.endpointIndex("", e.ID)
+	if i < 0 {
+		return notFound("webhook endpoint")
+	}
+	old := s.d.hooks.endpoints[i]
+	n := *cloneEndpoint(*e)
+	n.OrganizationID, n.CreatedAt = old.OrganizationID, old.CreatedAt
+	s.d.hooks.endpoints[i] = n
+	return nil
+}
+
+// DeleteWebhookEndpoint implements core.WebhookStore.
+func (s *Store) DeleteWebhookEndpoint(_ context.Context, orgID, id string) error {
+	defer s.lock()()
+	i := s.endpointIndex(orgID, id)
+	if i < 0 {
+		return notFound("webhook endpoint")
+	}
+	s.d.hooks.endpoints = slices.Delete(s.d.hooks.endpoints, i, i+1)
+	s.d.hooks.deliveries = slices.DeleteFunc(s.d.hooks.deliveries, func(d core.WebhookDelivery) bool { return d.EndpointID == id })
+	return nil
+}
+
+// CreateWebhookDelivery implements core.WebhookStore.
+func (s *Store) CreateWebhookDelivery(_ context.Context, d *core.WebhookDelivery) error {
+	defer s.lock()()
+	if s.endpointIndex("", d.EndpointID) < 0 {
+		return notFound("webhook endpoint")
+	}
+	s.d.hooks.deliveries = append(s.d.hooks.deliveries, *cloneDelivery(*d))
+	return nil
+}
+
+func (s *Store) deliveryIndex(endpointID, id string) int {
+	return slices.IndexFunc(s.d.hooks.deliveries, func(d core.WebhookDelivery) bool {
+		return d.ID == id && (endpointID == "" || d.EndpointID == endpointID)
+	})
+}
+
+// WebhookDelivery implements core.WebhookStore.
+func (s *Store) WebhookDelivery(_ context.Context, endpointID, id string) (*core.WebhookDelivery, error) {
+	defer s.lock()()
+	i := s.deliveryIndex(endpointID, id)
+	if i < 0 {
+		return nil, notFound("webhook delivery")
+	}
+	return cloneDelivery(s.d.hooks.deliveries[i]), nil
+}
+
+// WebhookDeliveries implements core.WebhookStore.
+func (s *Store) WebhookDeliveries(_ context.Context, endpointID string, page, limit int) ([]*core.WebhookDelivery, int, error) {
+	defer s.lock()()
+	out := []*core.WebhookDelivery{}
+	n, skip := 0, (page-1)*limit
+	for i := len(s.d.hooks.deliveries) - 1; i >= 0; i-- {
+		d := s.d.hooks.deliveries[i]
+		if d.EndpointID != endpointID {
+			continue
+		}
+		if n >= skip && len(out) < limit {
+			out = append(out, cloneDelivery(d))
+		}
+		n++
+	}
+	return out, n, nil
+}
+
+// UpdateWebhookDelivery implements core.WebhookStore.
+func (s *Store) UpdateWebhookDelivery(_ context.Context, d *core.WebhookDelivery) error {
+	defer s.lock()()
+	i := s.deliveryIndex("", d.ID)
+	if i < 0 {
+		return notFound("webhook delivery")
+	}
+	x := &s.d.hooks.deliveries[i]
+	n := cloneDelivery(*d)
+	x.Status, x.Attempts, x.UpdatedAt = n.Status, n.Attempts, n.UpdatedAt
+	return nil
+}
+
+// ConsentRecordsOfBatches implements core.WebhookStore.
+func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*core.ConsentRecord, error) {
+	out := []*core.ConsentRecord{}
+	err := s.EachChainRecord(ctx, siteID, afterSeq, toSeq, func(r *core.ConsentRecord) error {
+		if !r.CreatedAt.Before(since) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SiteOrganization implements core.WebhookStore.
+func (s *Store) SiteOrganization(_ context.Context, siteID string) (string, error) {
+	defer s.lock()()
+	x, ok := s.d.sites[siteID]
+	if !ok {
+		return "", notFound("site")
+	}
+	return x.OrganizationID, nil
+}

@@ -1,0 +1,791 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Event types a webhook endpoint subscribes to.
+const (
+	EventScanCompleted     = "scan.completed"
+	EventScanFailed        = "scan.failed"
+	EventScanChanged       = "scan.changed"
+	EventComplianceChanged = "compliance.changed"
+	EventConsentRecorded   = "consent.recorded"
+	EventVisitorErased     = "visitor.erased"
+	EventConfigChanged     = "config.changed"
+)
+
+// EventTypes returns the event types, in the order the API lists them.
+func EventTypes() []string {
+	return []string{EventScanCompleted, EventScanFailed, EventScanChanged, EventComplianceChanged,
+		EventConsentRecorded, EventVisitorErased, EventConfigChanged}
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+	// DeliveryCancelled is a delivery whose endpoint was disabled or deleted before it went out.
+	DeliveryCancelled = "cancelled"
+)
+
+// DeliveryStatuses returns the delivery statuses.
+func DeliveryStatuses() []string {
+	return []string{DeliveryPending, DeliveryDelivered, DeliveryFailed, DeliveryCancelled}
+}
+
+// Limits of webhooks.
+const (
+	MaxWebhookEndpoints = 20
+	// MaxConsentsPerDelivery bounds the records of one consent.recorded delivery; a busier
+	// endpoint gets the rest in the next second's delivery.
+	MaxConsentsPerDelivery = 1000
+	// ConsentDispatchEvery is how often consent.recorded deliveries are made: at most one per
+	// endpoint per interval.
+	ConsentDispatchEvery = time.Second
+	// WebhookTimeout bounds one delivery attempt.
+	WebhookTimeout = 15 * time.Second
+	// WebhookDisableAfter is how long an endpoint may fail every delivery before a delivery
+	// that exhausted its attempts disables it.
+	WebhookDisableAfter = 24 * time.Hour
+	// MaxDeliveryListLimit bounds a page of the delivery log.
+	MaxDeliveryListLimit = 100
+	// consentSlack bounds how long before its batch's predecessor's newest record a record
+	// may have been made: far more than a consent POST may wait to be committed.
+	consentSlack = 15 * time.Minute
+	// maxResponseExcerpt bounds the response body kept per attempt.
+	maxResponseExcerpt = 500
+)
+
+// WebhookRetrySchedule is the delay before each retry of a delivery: 9 attempts over about
+// 27.6 hours, the schedule of the Standard Webhooks reference implementation.
+func WebhookRetrySchedule() []time.Duration {
+	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
+		5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+}
+
+// WebhookEndpoint is where an organization's events are delivered.
+type WebhookEndpoint struct {
+	ID             string   `json:"id"`
+	OrganizationID string   `json:"organizationId"`
+	URL            string   `json:"url"`
+	Description    string   `json:"description"`
+	Events         []string `json:"events"`
+	Enabled        bool     `json:"enabled"`
+	// DisabledReason says why consentd disabled the endpoint (persistent failure); null when
+	// it is enabled or was disabled by hand.
+	DisabledReason *string `json:"disabledReason"`
+	// FailingSince is when deliveries started failing without a success since; null when the
+	// last attempt succeeded.
+	FailingSince *time.Time `json:"failingSince"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	UpdatedAt    time.Time  `json:"updatedAt"`
+	// Secret signs deliveries; the API shows it only when the endpoint is created.
+	Secret string `json:"-"`
+	// ConsentCursor is, per site, the chain sequence number of the last consent batch
+	// delivered to this endpoint.
+	ConsentCursor map[string]int64 `json:"-"`
+}
+
+// Subscribed reports whether the endpoint is enabled and takes events of type ev.
+func (e *WebhookEndpoint) Subscribed(ev string) bool {
+	return e.Enabled && slices.Contains(e.Events, ev)
+}
+
+// WebhookDelivery is one event sent to one endpoint, with its attempts. Its ID is the
+// webhook-id header of every attempt, so that a receiver processes it once.
+type WebhookDelivery struct {
+	ID         string            `json:"id"`
+	EndpointID string            `json:"endpointId"`
+	EventType  string            `json:"eventType"`
+	Payload    json.RawMessage   `json:"payload"`
+	Status     string            `json:"status" enum:"pending,delivered,failed,cancelled"`
+	Attempts   []DeliveryAttempt `json:"attempts"`
+	CreatedAt  time.Time         `json:"createdAt"`
+	UpdatedAt  time.Time         `json:"updatedAt"`
+}
+
+// DeliveryAttempt is one try of a delivery.
+type DeliveryAttempt struct {
+	At time.Time `json:"at"`
+	// StatusCode is the HTTP status answered; null when no answer came.
+	StatusCode *int `json:"statusCode"`
+	// Error says why the attempt failed without an answer (refused address, timeout).
+	Error *string `json:"error"`
+	// Response is the start of the response body.
+	Response   string `json:"response"`
+	DurationMS int64  `json:"durationMs"`
+}
+
+// WebhookStore persists webhook endpoints and their deliveries.
+type WebhookStore interface {
+	// CreateWebhookEndpoint stores a new endpoint; not_found when its organization does not exist.
+	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error
+	// WebhookEndpoint finds an endpoint of the organization ("" for any, for workers);
+	// not_found when there is none.
+	WebhookEndpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error)
+	// WebhookEndpoints lists the organization's endpoints, oldest first.
+	WebhookEndpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error)
+	// EndpointsSubscribedTo lists the enabled endpoints of every organization subscribed to
+	// event, by ID, for deployment-wide work.
+	EndpointsSubscribedTo(ctx context.Context, event string) ([]*WebhookEndpoint, error)
+	// UpdateWebhookEndpoint stores every field but ID, organization and createdAt; not_found
+	// when it does not exist.
+	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error
+	// DeleteWebhookEndpoint removes the endpoint and its deliveries; not_found when it does
+	// not exist.
+	DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error
+	// LockWebhookEndpoint reads an endpoint, locking its row until the transaction ends (on
+	// Postgres; SQLite transactions are serialized): for read-modify-write in InTx.
+	LockWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// CreateWebhookDelivery stores a new delivery; not_found when its endpoint does not exist.
+	CreateWebhookDelivery(ctx context.Context, d *WebhookDelivery) error
+	// WebhookDelivery finds a delivery of the endpoint ("" for any); not_found when there is none.
+	WebhookDelivery(ctx context.Context, endpointID, id string) (*WebhookDelivery, error)
+	// WebhookDeliveries returns page (from 1) of the endpoint's deliveries, limit a page,
+	// newest first, and how many the endpoint has.
+	WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*WebhookDelivery, int, error)
+	// UpdateWebhookDelivery stores the status, attempts and updatedAt; not_found when it does
+	// not exist.
+	UpdateWebhookDelivery(ctx context.Context, d *WebhookDelivery) error
+	// ConsentRecordsOfBatches returns the site's records whose batch seq is in (afterSeq,
+	// toSeq] and whose createdAt is not before since, in chain order.
+	ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*ConsentRecord, error)
+	// SiteOrganization returns the organization of a site; not_found when there is none.
+	SiteOrganization(ctx context.Context, siteID string) (string, error)
+}
+
+// WebhookQueue schedules delivery jobs; a worker calls Webhooks.Deliver.
+type WebhookQueue interface {
+	// EnqueueDelivery schedules the delivery as part of tx, a transaction opened by
+	// Store.InTx, so that the job exists if and only if the delivery row does.
+	EnqueueDelivery(ctx context.Context, tx Store, deliveryID string) error
+}
+
+// WebhookRequest is one signed HTTP attempt of a delivery.
+type WebhookRequest struct {
+	URL    string
+	Secret string
+	// ID is the webhook-id header, the same on every attempt of a delivery.
+	ID        string
+	Timestamp time.Time
+	Payload   []byte
+}
+
+// WebhookResponse is what the receiver answered.
+type WebhookResponse struct {
+	StatusCode int
+	// Body is the start of the body, for the delivery log.
+	Body string
+}
+
+// WebhookSender signs and sends deliveries (Standard Webhooks), refusing loopback and private
+// addresses unless the operator allowed them.
+type WebhookSender interface {
+	// Send makes one attempt. An error means no HTTP answer came (refused address, timeout,
+	// connection refused); its message is for the delivery log.
+	Send(ctx context.Context, req WebhookRequest) (*WebhookResponse, error)
+}
+
+// Webhooks are the use cases of webhook endpoints and the delivery of events to them.
+type Webhooks struct{ *base }
+
+// WebhookInput creates or changes an endpoint; nil fields are left as they are on update.
+type WebhookInput struct {
+	URL         *string
+	Description *string
+	Events      []string
+	Enabled     *bool
+}
+
+// Limits of endpoint fields.
+const (
+	MaxWebhookDescription = 500
+	// MaxDeliveryID bounds a delivery ID in a path ("msg_" and 32 hex digits).
+	MaxDeliveryID = 100
+)
+
+func (m *Webhooks) validate(in WebhookInput, create bool) error {
+	if create && in.URL == nil {
+		return Errorf(CodeInvalid, "url: required")
+	}
+	if in.URL != nil {
+		if err := validateHTTPURL("url", *in.URL); err != nil {
+			return err
+		}
+		u, _ := url.Parse(*in.URL)
+		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !m.webhookAllowPrivate {
+			ip = ip.Unmap()
+			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
+				return Errorf(CodeInvalid, "url: %s is a loopback or private address (the operator may allow them with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", ip)
+			}
+		}
+		if strings.EqualFold(u.Hostname(), "localhost") && !m.webhookAllowPrivate {
+			return Errorf(CodeInvalid, "url: localhost is a loopback address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)")
+		}
+	}
+	if in.Description != nil {
+		if len([]rune(*in.Description)) > MaxWebhookDescription {
+			return Errorf(CodeInvalid, "description: must be at most %d characters", MaxWebhookDescription)
+		}
+		if err := CheckText("description", *in.Description); err != nil {
+			return err
+		}
+	}
+	if create && len(in.Events) == 0 {
+		return Errorf(CodeInvalid, "events: at least one event type is required")
+	}
+	if in.Events != nil && len(in.Events) == 0 {
+		return Errorf(CodeInvalid, "events: at least one event type is required")
+	}
+	for _, ev := range in.Events {
+		if !slices.Contains(EventTypes(), ev) {
+			return Errorf(CodeInvalid, "events: %q is not one of %s", ev, strings.Join(EventTypes(), ", "))
+		}
+	}
+	return nil
+}
+
+func uniqueEvents(evs []string) []string {
+	out := []string{}
+	for _, ev := range EventTypes() {
+		if slices.Contains(evs, ev) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// newWebhookSecret returns a secret in the Standard Webhooks form: whsec_ and 32 random bytes
+// in base64.
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// CreateEndpoint creates an endpoint of the organization, enabled, with a new secret (in the
+// returned endpoint only: it is not shown again). Consent records made before it are not
+// delivered to it.
+func (m *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*WebhookEndpoint, error) {
+	if err := m.validate(in, true); err != nil {
+		return nil, err
+	}
+	now := m.now()
+	e := &WebhookEndpoint{ID: m.newID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
+		Secret: newWebhookSecret(), CreatedAt: now, UpdatedAt: now, ConsentCursor: map[string]int64{}}
+	if in.Description != nil {
+		e.Description = *in.Description
+	}
+	if in.Enabled != nil {
+		e.Enabled = *in.Enabled
+	}
+	have, err := m.store.WebhookEndpoints(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if len(have) >= MaxWebhookEndpoints {
+		return nil, Errorf(CodeInvalid, "an organization has at most %d webhook endpoints", MaxWebhookEndpoints)
+	}
+	if err := m.startConsentCursor(ctx, e); err != nil {
+		return nil, err
+	}
+	if err := m.store.CreateWebhookEndpoint(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// startConsentCursor places the endpoint's consent cursors at the current end of each of its
+// organization's sites' chains, so that it receives the records made from now on.
+func (m *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoint) error {
+	sites, err := m.store.Sites(ctx, e.OrganizationID)
+	if err != nil {
+		return err
+	}
+	cur := map[string]int64{}
+	for _, s := range sites {
+		ch, err := m.store.ConsentChain(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		cur[s.ID] = ch.HeadSeq
+	}
+	e.ConsentCursor = cur
+	return nil
+}
+
+// Endpoints lists the organization's endpoints.
+func (m *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
+	return m.store.WebhookEndpoints(ctx, orgID)
+}
+
+// Endpoint returns one of the organization's endpoints.
+func (m *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error) {
+	return m.store.WebhookEndpoint(ctx, orgID, id)
+}
+
+// UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
+// its failure streak; subscribing it to consent.recorded anew starts at the current records.
+func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*WebhookEndpoint, error) {
+	if err := m.validate(in, false); err != nil {
+		return nil, err
+	}
+	if _, err := m.store.WebhookEndpoint(ctx, orgID, id); err != nil {
+		return nil, err
+	}
+	var e *WebhookEndpoint
+	err := m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if e, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
+			return err
+		}
+		wasConsents := e.Subscribed(EventConsentRecorded)
+		if in.URL != nil {
+			e.URL = *in.URL
+		}
+		if in.Description != nil {
+			e.Description = *in.Description
+		}
+		if in.Events != nil {
+			e.Events = uniqueEvents(in.Events)
+		}
+		if in.Enabled != nil {
+			if *in.Enabled && !e.Enabled {
+				e.DisabledReason, e.FailingSince = nil, nil
+			}
+			e.Enabled = *in.Enabled
+		}
+		if !wasConsents && e.Subscribed(EventConsentRecorded) {
+			if err := m.startConsentCursor(ctx, e); err != nil {
+				return err
+			}
+		}
+		e.UpdatedAt = m.now()
+		return tx.UpdateWebhookEndpoint(ctx, e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// DeleteEndpoint removes an endpoint and its delivery log.
+func (m *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
+	return m.store.DeleteWebhookEndpoint(ctx, orgID, id)
+}
+
+// Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
+// and limit as for consent records (0 takes the default).
+func (m *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*WebhookDelivery, int, error) {
+	if page == 0 {
+		page = 1
+	}
+	if limit == 0 {
+		limit = DefaultConsentLimit
+	}
+	if page < 1 {
+		return nil, 0, Errorf(CodeInvalid, "page: must be 1 or more")
+	}
+	if limit < 1 || limit > MaxDeliveryListLimit {
+		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxDeliveryListLimit)
+	}
+	if _, err := m.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+		return nil, 0, err
+	}
+	return m.store.WebhookDeliveries(ctx, endpointID, page, limit)
+}
+
+// Delivery returns one delivery of an endpoint of the organization.
+func (m *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+	if _, err := m.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+		return nil, err
+	}
+	return m.store.WebhookDelivery(ctx, endpointID, id)
+}
+
+// Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
+// receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
+func (m *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+	e, err := m.store.WebhookEndpoint(ctx, orgID, endpointID)
+	if err != nil {
+		return nil, err
+	}
+	old, err := m.store.WebhookDelivery(ctx, endpointID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Enabled {
+		return nil, Errorf(CodeInvalid, "the endpoint is disabled: enable it before redelivering")
+	}
+	var d *WebhookDelivery
+	err = m.store.InTx(ctx, func(tx Store) error {
+		d, err = m.newDelivery(ctx, tx, e, old.EventType, old.Payload)
+		return err
+	})
+	return d, err
+}
+
+// Event is what a delivery's payload says, in the Standard Webhooks form.
+type Event struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      any       `json:"data"`
+}
+
+func (m *base) newDelivery(ctx context.Context, tx Store, e *WebhookEndpoint, eventType string, payload []byte) (*WebhookDelivery, error) {
+	if m.webhookQueue == nil {
+		return nil, errors.New("core: webhooks need a queue")
+	}
+	now := m.now()
+	d := &WebhookDelivery{ID: "msg_" + strings.ReplaceAll(m.newID(), "-", ""), EndpointID: e.ID, EventType: eventType,
+		Payload: payload, Status: DeliveryPending, Attempts: []DeliveryAttempt{}, CreatedAt: now, UpdatedAt: now}
+	if err := tx.CreateWebhookDelivery(ctx, d); err != nil {
+		return nil, err
+	}
+	if err := m.webhookQueue.EnqueueDelivery(ctx, tx, d.ID); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// publish creates a delivery of the event for every endpoint of the site's organization
+// subscribed to it, in tx, so that the deliveries exist if and only if what they report was
+// committed. Without a webhook queue it does nothing (the CLI's one-off use).
+func (m *base) publish(ctx context.Context, tx Store, siteID, eventType string, data any) error {
+	if m.webhookQueue == nil {
+		return nil
+	}
+	orgID, err := tx.SiteOrganization(ctx, siteID)
+	if err != nil {
+		return err
+	}
+	eps, err := tx.WebhookEndpoints(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	var payload []byte
+	for _, e := range eps {
+		if !e.Subscribed(eventType) {
+			continue
+		}
+		if payload == nil {
+			if payload, err = json.Marshal(Event{Type: eventType, Timestamp: m.now(), Data: data}); err != nil {
+				return err
+			}
+		}
+		if _, err := m.newDelivery(ctx, tx, e, eventType, payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publishNow is publish in a transaction of its own, after the change it reports was
+// committed; a failure is logged, not returned: the change stands.
+func (m *base) publishNow(ctx context.Context, siteID, eventType string, data any) {
+	if m.webhookQueue == nil {
+		return
+	}
+	err := m.store.InTx(context.WithoutCancel(ctx), func(tx Store) error { return m.publish(ctx, tx, siteID, eventType, data) })
+	if err != nil {
+		m.log.Error("could not queue a webhook event", slog.String("event", eventType), slog.String("site", siteID), slog.Any("error", err))
+	}
+}
+
+// ConfigChange is the data of a config.changed event.
+type ConfigChange struct {
+	SiteID string `json:"siteId"`
+	// What is the part that changed: site, banner, categories, services or blocking.
+	What string `json:"what"`
+}
+
+// configChanged publishes config.changed for a site.
+func (m *base) configChanged(ctx context.Context, siteID, what string) {
+	m.publishNow(ctx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
+}
+
+// changedIn publishes config.changed in tx when err, the outcome of a configuration change
+// made in tx, is nil; it returns err otherwise.
+func (m *base) changedIn(ctx context.Context, tx Store, siteID, what string, err error) error {
+	if err != nil {
+		return err
+	}
+	return m.publish(ctx, tx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
+}
+
+// ScanEvent is the data of the scan.* and compliance.changed events.
+type ScanEvent struct {
+	SiteID       string       `json:"siteId"`
+	ScanID       string       `json:"scanId"`
+	Status       string       `json:"status"`
+	Mode         string       `json:"mode"`
+	URL          string       `json:"url"`
+	FinishedAt   *time.Time   `json:"finishedAt"`
+	ErrorMessage *string      `json:"errorMessage"`
+	Services     []string     `json:"detectedServices"`
+	Changes      *ScanChanges `json:"changes"`
+}
+
+func scanEvent(s *Scan) ScanEvent {
+	ev := ScanEvent{SiteID: s.SiteID, ScanID: s.ID, Status: s.Status, Mode: s.Mode, URL: s.URL, FinishedAt: s.FinishedAt,
+		ErrorMessage: s.ErrorMessage, Services: []string{}, Changes: s.Changes}
+	for _, d := range s.DetectedServices {
+		ev.Services = append(ev.Services, d.Slug)
+	}
+	return ev
+}
+
+// publishScan publishes what a finished scan tells, in the transaction that finished it.
+func (m *base) publishScan(ctx context.Context, tx Store, s *Scan) error {
+	if s.Status == ScanFailed {
+		return m.publish(ctx, tx, s.SiteID, EventScanFailed, scanEvent(s))
+	}
+	if err := m.publish(ctx, tx, s.SiteID, EventScanCompleted, scanEvent(s)); err != nil {
+		return err
+	}
+	if s.Changes != nil && s.Changes.Count > 0 {
+		if err := m.publish(ctx, tx, s.SiteID, EventScanChanged, scanEvent(s)); err != nil {
+			return err
+		}
+	}
+	if s.Changes != nil && s.Changes.Compliance.Changed() {
+		if err := m.publish(ctx, tx, s.SiteID, EventComplianceChanged, scanEvent(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// VisitorErasure is the data of a visitor.erased event.
+type VisitorErasure struct {
+	SiteID    string `json:"siteId"`
+	VisitorID string `json:"visitorId"`
+	Records   int    `json:"records"`
+}
+
+// ConsentBatchEvent is the data of a consent.recorded event: records of the endpoint's
+// organization's sites, in each site's chain order.
+type ConsentBatchEvent struct {
+	Records []*ConsentRecord `json:"records"`
+}
+
+// DispatchConsents makes, for every endpoint subscribed to consent.recorded, one delivery of
+// the records committed since its last one (at most MaxConsentsPerDelivery), and moves its
+// cursors past them in the same transaction. Records are read in chain order from the
+// committed chain heads, which only move forward once everything before them committed, so no
+// record is skipped. Queues run it every ConsentDispatchEvery on one process. It returns how
+// many records it handed to deliveries.
+func (m *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
+	eps, err := m.store.EndpointsSubscribedTo(ctx, EventConsentRecorded)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, ep := range eps {
+		n, err := m.dispatchConsentsTo(ctx, ep.ID)
+		if err != nil {
+			return total, fmt.Errorf("consent webhooks of endpoint %s: %w", ep.ID, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (m *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (int, error) {
+	n := 0
+	err := m.store.InTx(ctx, func(tx Store) error {
+		e, err := tx.LockWebhookEndpoint(ctx, endpointID)
+		if err != nil {
+			return err
+		}
+		if !e.Subscribed(EventConsentRecorded) {
+			return nil
+		}
+		sites, err := tx.Sites(ctx, e.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if e.ConsentCursor == nil {
+			e.ConsentCursor = map[string]int64{}
+		}
+		var records []*ConsentRecord
+		moved := false
+		for _, s := range sites {
+			if len(records) >= MaxConsentsPerDelivery {
+				break
+			}
+			ch, err := tx.ConsentChain(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			from := e.ConsentCursor[s.ID]
+			if ch.HeadSeq <= from {
+				continue
+			}
+			// Whole batches, up to the limit (at least one batch).
+			batches, err := tx.ConsentBatches(ctx, s.ID, from, ch.HeadSeq, 1000)
+			if err != nil {
+				return err
+			}
+			to, room := from, MaxConsentsPerDelivery-len(records)
+			for i, b := range batches {
+				if i > 0 && b.Records > room {
+					break
+				}
+				to, room = b.Seq, room-b.Records
+			}
+			if to == from {
+				continue
+			}
+			// A record of a later batch was made (createdAt) before its batch committed, so no
+			// earlier than consentSlack before the newest record of the batch at the cursor:
+			// a bound that lets the store read the recent records through its createdAt index.
+			var since time.Time
+			if from > 0 {
+				prev, err := tx.ConsentBatches(ctx, s.ID, from-1, from, 1)
+				if err != nil {
+					return err
+				}
+				if len(prev) == 1 {
+					since = prev[0].NewestAt.Add(-consentSlack)
+				}
+			}
+			rs, err := tx.ConsentRecordsOfBatches(ctx, s.ID, from, to, since)
+			if err != nil {
+				return err
+			}
+			records = append(records, rs...)
+			e.ConsentCursor[s.ID], moved = to, true
+		}
+		if !moved {
+			return nil
+		}
+		if len(records) > 0 {
+			payload, err := json.Marshal(Event{Type: EventConsentRecorded, Timestamp: m.now(), Data: ConsentBatchEvent{Records: records}})
+			if err != nil {
+				return err
+			}
+			if _, err := m.newDelivery(ctx, tx, e, EventConsentRecorded, payload); err != nil {
+				return err
+			}
+		}
+		n = len(records)
+		return tx.UpdateWebhookEndpoint(ctx, e)
+	})
+	return n, err
+}
+
+// Deliver works one attempt of a delivery job: it signs and sends the payload and records the
+// attempt. It returns an error when the attempt failed and another should follow (the queue
+// retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
+// endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
+// delivery is not sent again.
+func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
+	if m.webhookSender == nil {
+		return errors.New("core: webhooks need a sender")
+	}
+	d, err := m.store.WebhookDelivery(ctx, "", deliveryID)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != DeliveryPending {
+		return nil
+	}
+	e, err := m.store.WebhookEndpoint(ctx, "", d.EndpointID)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !e.Enabled {
+		d.Status, d.UpdatedAt = DeliveryCancelled, m.now()
+		return m.store.UpdateWebhookDelivery(ctx, d)
+	}
+	start := m.clock()
+	sctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
+	res, sendErr := m.webhookSender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
+	cancel()
+	at := DeliveryAttempt{At: m.now(), DurationMS: m.clock().Sub(start).Milliseconds()}
+	ok := false
+	if sendErr != nil {
+		msg := sendErr.Error()
+		at.Error = &msg
+	} else {
+		code := res.StatusCode
+		at.StatusCode, at.Response = &code, excerpt(res.Body)
+		ok = code >= 200 && code < 300
+	}
+	var failure error
+	err = m.store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
+		d.Attempts = append(d.Attempts, at)
+		d.UpdatedAt = at.At
+		ep, err := tx.LockWebhookEndpoint(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case ok:
+			d.Status = DeliveryDelivered
+			ep.FailingSince = nil
+		default:
+			if ep.FailingSince == nil {
+				ep.FailingSince = &at.At
+			}
+			if lastAttempt {
+				d.Status = DeliveryFailed
+				if ep.Enabled && at.At.Sub(*ep.FailingSince) >= WebhookDisableAfter {
+					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
+						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
+					ep.Enabled, ep.DisabledReason = false, &reason
+					m.log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
+				}
+			} else {
+				failure = fmt.Errorf("delivery %s to endpoint %s: %s", d.ID, ep.ID, attemptOutcome(at))
+			}
+		}
+		ep.UpdatedAt = at.At
+		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		return tx.UpdateWebhookDelivery(ctx, d)
+	})
+	if err != nil {
+		return err
+	}
+	return failure
+}
+
+func attemptOutcome(a DeliveryAttempt) string {
+	if a.StatusCode != nil {
+		return fmt.Sprintf("HTTP %d", *a.StatusCode)
+	}
+	if a.Error != nil {
+		return *a.Error
+	}
+	return "no answer"
+}
+
+func excerpt(s string) string {
+	s = strings.ReplaceAll(s, "\x00", "")
+	if r := []rune(s); len(r) > maxResponseExcerpt {
+		return string(r[:maxResponseExcerpt])
+	}
+	return s
+}

@@ -199,7 +199,9 @@ type WebhookSender interface {
 	Send(ctx context.Context, req WebhookRequest) (*WebhookResponse, error)
 }
 
-// Webhooks are the use cases of webhook endpoints and the delivery of events to them.
+// Webhooks are the use cases of webhook endpoints and the delivery of events to them. Managing
+// endpoints and reading their log needs the keys permission (owner, admin): an endpoint's
+// secret is a credential, and its deliveries carry consent records.
 type Webhooks struct{ *base }
 
 // WebhookInput creates or changes an endpoint; nil fields are left as they are on update.
@@ -280,6 +282,9 @@ func newWebhookSecret() string {
 // returned endpoint only: it is not shown again). Consent records made before it are not
 // delivered to it.
 func (m *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*WebhookEndpoint, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	if err := m.validate(in, true); err != nil {
 		return nil, err
 	}
@@ -329,17 +334,26 @@ func (m *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoint) e
 
 // Endpoints lists the organization's endpoints.
 func (m *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	return m.store.WebhookEndpoints(ctx, orgID)
 }
 
 // Endpoint returns one of the organization's endpoints.
 func (m *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	return m.store.WebhookEndpoint(ctx, orgID, id)
 }
 
 // UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
 // its failure streak; subscribing it to consent.recorded anew starts at the current records.
 func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*WebhookEndpoint, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	if err := m.validate(in, false); err != nil {
 		return nil, err
 	}
@@ -384,12 +398,18 @@ func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in Webh
 
 // DeleteEndpoint removes an endpoint and its delivery log.
 func (m *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return err
+	}
 	return m.store.DeleteWebhookEndpoint(ctx, orgID, id)
 }
 
 // Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
 // and limit as for consent records (0 takes the default).
 func (m *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*WebhookDelivery, int, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, 0, err
+	}
 	if page == 0 {
 		page = 1
 	}
@@ -410,6 +430,9 @@ func (m *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, pag
 
 // Delivery returns one delivery of an endpoint of the organization.
 func (m *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	if _, err := m.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
 		return nil, err
 	}
@@ -419,6 +442,9 @@ func (m *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (
 // Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
 // receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
 func (m *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
 	e, err := m.store.WebhookEndpoint(ctx, orgID, endpointID)
 	if err != nil {
 		return nil, err

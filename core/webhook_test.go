@@ -62,7 +62,7 @@ func TestWebhookDelivery(t *testing.T) {
 	if _, err := m.Webhooks.CreateEndpoint(ctx, other.ID, core.WebhookInput{URL: ptr("https://hooks.example/b"), Events: []string{core.EventConfigChanged}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Banners.SetScriptBlocking(ctx, org.ID, site.ID, true); err != nil {
+	if err := m.Banners.SetScriptBlocking(ctx, org.ID, site.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(q.ids) != 1 {
@@ -88,7 +88,7 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 
 	// Persistent failure: no answer for more than a day, then the last attempt.
-	if err := m.Banners.SetScriptBlocking(ctx, org.ID, site.ID, false); err != nil {
+	if err := m.Banners.SetScriptBlocking(ctx, org.ID, site.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	id2 := q.ids[len(q.ids)-1]

@@ -58,6 +58,15 @@ var opPermissions = map[string]core.Permission{
 
 	"listAuditLog":   core.PermAudit,
 	"verifyAuditLog": core.PermAudit,
+
+	"createWebhook":         core.PermKeys,
+	"listWebhooks":          core.PermKeys,
+	"getWebhook":            core.PermKeys,
+	"updateWebhook":         core.PermKeys,
+	"deleteWebhook":         core.PermKeys,
+	"listWebhookDeliveries": core.PermKeys,
+	"getWebhookDelivery":    core.PermKeys,
+	"redeliverWebhook":      core.PermKeys,
 }
 
 // opNotes add what the permission alone does not say.
@@ -95,7 +104,7 @@ func documentRoles(api huma.API) {
 				roles = append(roles, "`"+string(r)+"`")
 			}
 			scope := "a key limited to some sites may call it on those sites only"
-			if !strings.Contains(o.Path, "{id}") || strings.HasPrefix(o.Path, "/api-keys") {
+			if !strings.Contains(o.Path, "{id}") || strings.HasPrefix(o.Path, "/api-keys") || strings.HasPrefix(o.Path, "/webhooks") {
 				scope = "a key limited to some sites may not call it"
 				if core.ScopedAllows(p) {
 					scope = "a key limited to some sites may call it"

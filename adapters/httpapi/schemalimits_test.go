@@ -114,11 +114,9 @@ var schemaLimits = map[string]any{
 	// Webhooks (docs/webhooks.md).
 	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,
 	"WebhookCreateBody.description maxLength":                                         core.MaxWebhookDescription,
-	"WebhookCreateBody.events minItems":                                               1,
 	"WebhookCreateBody.events maxItems":                                               len(core.EventTypes()),
 	"WebhookPatchBody.url maxLength":                                                  core.MaxURL,
 	"WebhookPatchBody.description maxLength":                                          core.MaxWebhookDescription,
-	"WebhookPatchBody.events minItems":                                                1,
 	"WebhookPatchBody.events maxItems":                                                len(core.EventTypes()),
 	"GET /webhooks/{id}/deliveries query:page minimum":                                1,
 	"GET /webhooks/{id}/deliveries query:page maximum":                                core.MaxConsentPage,

@@ -54,7 +54,7 @@ func (h *handlers) registerWebhooks(api huma.API) {
 	}
 	type webhookCreateBody struct {
 		URL         string   `json:"url" format:"uri" maxLength:"500" doc:"Where events are POSTed: an absolute http(s) URL on a public address."`
-		Events      []string `json:"events" minItems:"1" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed" doc:"Event types delivered."`
+		Events      []string `json:"events" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed" doc:"Event types delivered."`
 		Description string   `json:"description,omitempty" maxLength:"500"`
 		Enabled     *bool    `json:"enabled,omitempty" doc:"Default true."`
 	}
@@ -89,7 +89,7 @@ func (h *handlers) registerWebhooks(api huma.API) {
 
 	type webhookPatchBody struct {
 		URL         *string  `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500"`
-		Events      []string `json:"events,omitempty" minItems:"1" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed"`
+		Events      []string `json:"events,omitempty" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed"`
 		Description *string  `json:"description,omitempty" nullable:"false" maxLength:"500"`
 		Enabled     *bool    `json:"enabled,omitempty" nullable:"false" doc:"true enables an endpoint again (after an automatic disabling too), false stops deliveries."`
 	}

@@ -18,7 +18,14 @@ const (
 	CodeConflict    Code = "conflict"
 	CodeRateLimited Code = "rate_limited"
 	CodeInternal    Code = "internal"
+	// CodeUnsupportedMedia: the request body is not in a format the endpoint reads (JSON).
+	CodeUnsupportedMedia Code = "unsupported_media_type"
 )
+
+// Codes returns every error code, for the API's enum and its parity test.
+func Codes() []Code {
+	return []Code{CodeInvalid, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict, CodeRateLimited, CodeInternal, CodeUnsupportedMedia}
+}
 
 // Error is a domain error: a code, a message fit for the client, and the wrapped cause.
 type Error struct {

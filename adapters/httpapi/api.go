@@ -161,11 +161,7 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 			next(ctx)
 			return
 		}
-		key, ok := strings.CutPrefix(ctx.Header("Authorization"), "Bearer ")
-		if !ok {
-			key = ""
-		}
-		actor, err := h.m.AuthenticateKey(ctx.Context(), strings.TrimSpace(key))
+		actor, err := h.authenticateHeader(ctx.Context(), ctx.Header("Authorization"))
 		if err != nil {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
 			huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
@@ -175,6 +171,22 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 		ctx = huma.WithContext(ctx, core.WithActor(ctx.Context(), actor))
 		next(huma.WithValue(ctx, orgKey, actor.OrgID))
 	}
+}
+
+// authenticateHeader checks an Authorization header: the Bearer scheme (in any case, as RFC
+// 9110 has it) and the key. A header without the scheme (the key alone, or another scheme) is
+// told so, rather than reported as no key at all.
+func (h *handlers) authenticateHeader(ctx context.Context, header string) (*core.Actor, error) {
+	header = strings.TrimSpace(header)
+	scheme, key, _ := strings.Cut(header, " ")
+	if header != "" && !strings.EqualFold(scheme, "Bearer") {
+		if strings.HasPrefix(scheme, "cd_") {
+			return nil, core.Errorf(core.CodeUnauthorized, "the Authorization header holds the key without its scheme: send Authorization: Bearer <key>")
+		}
+		// The value is not echoed: it may be a credential.
+		return nil, core.Errorf(core.CodeUnauthorized, "the Authorization header does not use the Bearer scheme: send Authorization: Bearer <key>")
+	}
+	return h.m.AuthenticateKey(ctx, strings.TrimSpace(key))
 }
 
 // requestFacts records what handlers need from the request itself: the visitor's country from
@@ -249,8 +261,10 @@ organization owning the key; another organization's resources answer 404 as if t
 
 Errors always have the body ` + "`{\"error\": {\"code\", \"message\"}}`" + `. Validation failures,
 malformed JSON and unknown body fields are 400 with code ` + "`validation_error`" + ` and a message
-naming the field (never 422). Codes: validation_error, unauthorized, forbidden, not_found,
-conflict, rate_limited, internal.
+naming the field (never 422), with the line and column where malformed JSON stops being
+JSON. A body sent with another Content-Type than JSON is 415 with code
+` + "`unsupported_media_type`" + `. Codes: validation_error, unauthorized, forbidden, not_found,
+conflict, rate_limited, internal, unsupported_media_type.
 
 API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last use (to the minute) and,
 once rotated, when it stops working; the key itself is only in the answer that creates it.

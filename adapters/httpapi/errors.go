@@ -15,13 +15,14 @@ import (
 
 // statusOf is the one table from error code to HTTP status.
 var statusOf = map[core.Code]int{
-	core.CodeInvalid:      http.StatusBadRequest,
-	core.CodeUnauthorized: http.StatusUnauthorized,
-	core.CodeForbidden:    http.StatusForbidden,
-	core.CodeNotFound:     http.StatusNotFound,
-	core.CodeConflict:     http.StatusConflict,
-	core.CodeRateLimited:  http.StatusTooManyRequests,
-	core.CodeInternal:     http.StatusInternalServerError,
+	core.CodeInvalid:          http.StatusBadRequest,
+	core.CodeUnauthorized:     http.StatusUnauthorized,
+	core.CodeForbidden:        http.StatusForbidden,
+	core.CodeNotFound:         http.StatusNotFound,
+	core.CodeConflict:         http.StatusConflict,
+	core.CodeRateLimited:      http.StatusTooManyRequests,
+	core.CodeInternal:         http.StatusInternalServerError,
+	core.CodeUnsupportedMedia: http.StatusUnsupportedMediaType,
 }
 
 // codeOf maps a status produced outside core (by huma or net/http) back to a wire code.
@@ -48,7 +49,7 @@ type ErrorBody struct {
 
 // ErrorDetail says what went wrong.
 type ErrorDetail struct {
-	Code    string `json:"code" enum:"validation_error,unauthorized,forbidden,not_found,conflict,rate_limited,internal" doc:"Stable machine-readable error kind."`
+	Code    string `json:"code" enum:"validation_error,unauthorized,forbidden,not_found,conflict,rate_limited,internal,unsupported_media_type" doc:"Stable machine-readable error kind."`
 	Message string `json:"message" doc:"Human-readable explanation; validation messages name the offending field."`
 }
 
@@ -82,6 +83,16 @@ func newError(status int, msg string, errs ...error) huma.StatusError {
 		details = append(details, e.Error())
 	}
 	code := codeOf(status)
+	if status == http.StatusUnsupportedMediaType {
+		got := ""
+		for _, d := range details {
+			if _, ct, ok := strings.Cut(d, huma.ErrUnknownContentType.Error()+": "); ok {
+				got = " (got " + ct + ")"
+			}
+		}
+		return &ErrorBody{status: status, Err: ErrorDetail{Code: string(code),
+			Message: "the body must be JSON: send it with Content-Type: application/json" + got}}
+	}
 	if code == core.CodeInternal {
 		msg = "internal error"
 	} else if len(details) > 0 {

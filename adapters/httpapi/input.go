@@ -102,13 +102,35 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	if mt := op.RequestBody.Content["application/json"]; mt != nil {
 		schema = mt.Schema
 	}
+	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
+		if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
+			return nil // not JSON, and not said to be: huma answers 415
+		}
+		return malformedJSON(b, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return nil // malformed: huma says so
+		return nil // cannot happen after the check above; huma would say what it is
 	}
 	return walkJSON("", v, schema, reg)
+}
+
+// malformedJSON says where a body stops being JSON: line, column and byte offset.
+func malformedJSON(b []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return core.Errorf(core.CodeInvalid, "body: not valid JSON: %v", err)
+	}
+	// Offset counts the bytes read, the faulty one included; at the end, there is none.
+	off, msg := int(min(max(se.Offset, 1), int64(len(b))))-1, se.Error()
+	if strings.Contains(msg, "unexpected end") {
+		off, msg = len(b), "it ends before the JSON value is complete"
+	}
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(b[:off], '\n')
+	return core.Errorf(core.CodeInvalid, "body: not valid JSON at line %d, column %d (byte %d): %s", line, col, off, msg)
 }
 
 type readCloser struct {

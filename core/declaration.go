@@ -2,12 +2,17 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/consentd/consentd/library"
 )
+
+// ConsentCookieName is the first-party cookie in which the banner runtime keeps the visitor's
+// decision (COOKIE in banner.js); the declaration lists it under the required category.
+const ConsentCookieName = "consentd"
 
 // CookieRule names first-party cookies that the banner runtime deletes when a visitor withdraws
 // Category: the documented names (Match "exact") and name prefixes (Match "prefix", e.g. "_ga_"
@@ -106,12 +111,16 @@ type DeclaredService struct {
 	Description      string           `json:"description"`
 	PrivacyPolicyURL *string          `json:"privacyPolicyUrl"`
 	Cookies          []DeclaredCookie `json:"cookies"`
+	// Note explains, in plain words, cookie names that are prefixes ("_ga_*"); "" when none is.
+	Note string `json:"note"`
 }
 
 // DeclaredCookie is a cookie (or storage key) of a DeclaredService. Type is "cookie",
-// "localStorage" or "sessionStorage".
+// "localStorage" or "sessionStorage"; a session lifetime is in the declaration's language.
 type DeclaredCookie struct {
+	// Name is the cookie's name; a name prefix ends in "*" ("_ga_*") and has Prefix set.
 	Name        string `json:"name"`
+	Prefix      bool   `json:"prefix"`
 	Type        string `json:"type"`
 	Duration    string `json:"duration"`
 	Description string `json:"description"`
@@ -135,10 +144,19 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 		ProjectKey: projectKey, SiteName: st.site.Name, SiteURL: st.site.URL, Lang: lang,
 		Texts: st.texts(lang), UpdatedAt: st.banner.UpdatedAt, Categories: []DeclaredCategory{},
 	}
+	ownDeclared := false
 	for _, c := range st.cats {
 		d.UpdatedAt = latest(d.UpdatedAt, c.UpdatedAt)
 		name, desc := categoryText(c, lang)
 		dc := DeclaredCategory{Slug: c.Slug, Name: name, Description: desc, IsRequired: c.IsRequired, Services: []DeclaredService{}}
+		// consentd's own cookie is strictly necessary: it holds the visitor's choice.
+		if c.IsRequired && !ownDeclared {
+			ownDeclared = true
+			dc.Services = append(dc.Services, DeclaredService{Slug: ConsentCookieName, Label: ConsentCookieName,
+				PrivacyPolicyURL: st.banner.PrivacyPolicyURL,
+				Cookies: []DeclaredCookie{{Name: ConsentCookieName, Type: "cookie",
+					Duration: fmt.Sprintf("%d days", st.banner.CookieExpirationDays), Description: d.Texts["ownCookieDescription"]}}})
+		}
 		for _, s := range st.svcs {
 			if s.CategoryID != c.ID {
 				continue
@@ -154,10 +172,21 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 			}
 			lib, _ := m.catalog.Service(s.Slug)
 			for _, k := range s.Cookies {
-				ds.Cookies = append(ds.Cookies, DeclaredCookie{
+				dk := DeclaredCookie{
 					Name: k.Name, Type: storageOf(lib, k.Name), Duration: k.Duration,
 					Description: translated(k.DescriptionTranslations, lang, k.Description),
-				})
+				}
+				// A session cookie's lifetime is said in the declaration's language.
+				if strings.EqualFold(strings.TrimSpace(k.Duration), "session") {
+					dk.Duration = d.Texts["sessionDuration"]
+				}
+				// A name prefix (the library's "_ga_", a custom "_ga_*") is shown as "_ga_*",
+				// which the page explains (prefixCookieNote).
+				if strings.HasSuffix(k.Name, "*") || libraryPrefix(lib, k.Name) {
+					dk.Name, dk.Prefix = strings.TrimRight(k.Name, "*")+"*", true
+					ds.Note = d.Texts["prefixCookieNote"]
+				}
+				ds.Cookies = append(ds.Cookies, dk)
 			}
 			dc.Services = append(dc.Services, ds)
 		}
@@ -168,6 +197,19 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 }
 
 // storageOf is where a cookie of a library service is kept, by the library's word.
+// libraryPrefix reports whether the library documents name as a name prefix of lib's cookies.
+func libraryPrefix(lib *library.Service, name string) bool {
+	if lib == nil {
+		return false
+	}
+	for _, k := range lib.Cookies {
+		if k.Name == name && k.Match == library.MatchPrefix {
+			return true
+		}
+	}
+	return false
+}
+
 func storageOf(lib *library.Service, name string) string {
 	if lib != nil {
 		for _, k := range lib.Cookies {

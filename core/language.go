@@ -95,7 +95,7 @@ const defaultLanguage = "en"
 // carries them itself.
 var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
 	"sessionDuration", "noServicesLabel", "lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie",
-	"storageLocal", "storageSession"}
+	"storageLocal", "storageSession", "ownCookieDescription", "prefixCookieNote"}
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
 // all but DeclarationTextKeys.

@@ -611,3 +611,48 @@ func TestDeepScanResults(t *testing.T) {
 		t.Fatalf("configured cookies %v, want %v", cookies, want)
 	}
 }
+
+// TestDeclarationNamesOwnCookieAndPrefixes: a new site's declaration lists consentd's own
+// cookie under essential, with its purpose and lifetime; a prefix cookie reads "_ga_*".
+func TestDeclarationNamesOwnCookieAndPrefixes(t *testing.T) {
+	m, _, _ := newManager(t)
+	org, s := mustSite(t, m)
+	d, err := m.Consents.Declaration(ctx, s.ProjectKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ess := d.Categories[0]
+	if ess.Slug != "essential" || len(ess.Services) != 1 || ess.Services[0].Slug != core.ConsentCookieName {
+		t.Fatalf("essential of a new site: %+v", ess)
+	}
+	own := ess.Services[0].Cookies
+	if len(own) != 1 || own[0].Name != "consentd" || own[0].Duration != "365 days" || own[0].Type != "cookie" ||
+		!strings.Contains(own[0].Description, "consent choices") || own[0].Prefix {
+		t.Fatalf("own cookie %+v", own)
+	}
+	for _, c := range d.Categories[1:] {
+		for _, sv := range c.Services {
+			if sv.Slug == core.ConsentCookieName {
+				t.Fatalf("own cookie declared in %s too", c.Slug)
+			}
+		}
+	}
+	// A custom service's "id_*" and a library prefix both read as prefixes.
+	if _, err := m.Services.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "chat", Label: "Chat", CategorySlug: "statistics",
+		Cookies: []core.CookieInput{{Name: "chat_*", Duration: "1 day"}, {Name: "chat", Duration: "1 day"}}}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = m.Consents.Declaration(ctx, s.ProjectKey)
+	var got []string
+	for _, sv := range d.Categories[1].Services {
+		for _, k := range sv.Cookies {
+			got = append(got, fmt.Sprintf("%s/%v", k.Name, k.Prefix))
+		}
+	}
+	if strings.Join(got, " ") != "chat_*/true chat/false" {
+		t.Fatalf("statistics cookies %q", got)
+	}
+	if sv := d.Categories[1].Services[0]; sv.Note == "" || sv.Note != d.Texts["prefixCookieNote"] || d.Categories[0].Services[0].Note != "" {
+		t.Fatalf("prefix notes: %q / %q", sv.Note, d.Categories[0].Services[0].Note)
+	}
+}

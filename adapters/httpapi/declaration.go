@@ -28,7 +28,7 @@ h3{font-size:17px;margin:20px 0 4px}a{color:#0b57d0}table{border-collapse:collap
 th,td{border:1px solid #d5dae1;padding:6px 8px;text-align:left;vertical-align:top}th{background:#f3f5f8}
 code{font-size:13px;word-break:break-all}.upd,.site{color:#4b5563}.choice{background:#f3f5f8;border-radius:10px;padding:4px 18px 14px;margin-top:24px}
 .choice ul{padding-left:20px}.choice button{font:inherit;padding:8px 14px;margin:6px 8px 0 0;border-radius:8px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}
-.choice button.sec{background:#fff;color:#0b57d0}button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`
+.choice button.sec{background:#fff;color:#0b57d0}.note{color:#4b5563;font-size:14px}button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`
 
 var (
 	cookiesPage = template.Must(template.New("cookies.html").Funcs(template.FuncMap{

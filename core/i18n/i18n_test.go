@@ -58,6 +58,8 @@ var english = map[string]string{
 	"storageCookie":        "Cookie",
 	"storageLocal":         "Local storage",
 	"storageSession":       "Session storage",
+	"ownCookieDescription": "Remembers your consent choices on this site: which categories you allowed, when, and the ID of the consent record.",
+	"prefixCookieNote":     "A name ending in * stands for several cookies whose names begin that way; the service adds an identifier in place of the *.",
 }
 
 // textOrder is the order of the keys of "texts" in every file, so that files diff line by line.
@@ -69,7 +71,7 @@ var textOrder = []string{"headline", "body", "acceptLabel", "rejectLabel", "pref
 	"changeConsentLabel", "withdrawConsentLabel", "allowedLabel", "notAllowedLabel",
 	"providerLabel", "privacyPolicyOfLabel", "sessionDuration", "noServicesLabel",
 	"lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie", "storageLocal",
-	"storageSession"}
+	"storageSession", "ownCookieDescription", "prefixCookieNote"}
 
 var slugs = []string{"essential", "statistics", "marketing"}
 

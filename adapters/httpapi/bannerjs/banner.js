@@ -935,9 +935,10 @@
       return h('div', { 'class': 'consentd-service' }, [
         h('h4', { text: s.label }),
         s.description ? h('p', { text: s.description }) : null,
+        s.note ? h('p', { text: s.note }) : null,
         s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
         table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
-          return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), /^session$/i.test(c.duration) ? tt('sessionDuration') : c.duration, c.description];
+          return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), c.duration, c.description];
         }))
       ]);
     }) : [h('p', { text: tt('noServicesLabel') })]));

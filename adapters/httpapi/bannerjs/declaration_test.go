@@ -23,7 +23,8 @@ func TestBrowserDeclaration(t *testing.T) {
 	var text string
 	waitFor(t, ctx, choice)
 	eval(t, ctx, embed+`.textContent + `+choice+`.textContent`, &text)
-	for _, want := range []string{"Essential", "Stripe", "__stripe_mid", "Statistics", "Google Analytics", "_ga", "2 years",
+	for _, want := range []string{"Essential", "consentd", "Remembers your consent choices on this site", "365 days", "Stripe", "__stripe_mid",
+		"Statistics", "Google Analytics", "_ga_*", "A name ending in * stands for several cookies", "2 years",
 		"Distinguishes users", "Privacy policy of Google Analytics", "Marketing", "Meta Pixel", "_fbp", "You have not made a choice yet."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the embedded declaration lacks %q", want)
@@ -66,7 +67,8 @@ func TestBrowserDeclaration(t *testing.T) {
 	if page["lang"] != "en" || page["record"] != r2.ID || page["banner"] != "false" {
 		t.Errorf("declaration page: lang %s, record %s (want %s), banner %s", page["lang"], page["record"], r2.ID, page["banner"])
 	}
-	for _, want := range []string{"Cookie declaration", "Google Analytics", "_ga", "Meta Pixel", "_fbp", "Statistics: Not allowed"} {
+	for _, want := range []string{"Cookie declaration", "consentd", "Remembers your consent choices on this site", "Google Analytics", "_ga_*",
+		"A name ending in * stands for several cookies", "Meta Pixel", "_fbp", "Statistics: Not allowed"} {
 		if !strings.Contains(page["text"], want) {
 			t.Errorf("the declaration page lacks %q", want)
 		}

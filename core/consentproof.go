@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -177,24 +178,47 @@ func (m *Consents) snapshotFor(ctx context.Context, projectKey, lang, runtime st
 		return nil, Errorf(CodeInvalid, "runtimeVersion: must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
 	}
 	key := projectKey + "\x00" + lang + "\x00" + runtime
-	now := m.clock()
-	if s, ok := m.snapshotCache.get(key, now); ok {
-		return s, nil
+	return m.snapshotCache.load(ctx, key, m.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
+		cfg, err := m.PublicConfig(ctx, projectKey, "")
+		if err != nil {
+			return nil, "", err
+		}
+		content, err := buildSnapshot(cfg, lang, runtime)
+		if err != nil {
+			return nil, "", Wrap(CodeInternal, err, "snapshot")
+		}
+		s := &ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: sha256Hex(string(content)), Content: content, CreatedAt: m.now()}
+		// Snapshots are never removed while their site exists: one this process stored
+		// need not be stored again when the cache entry is renewed with the same content.
+		if !m.savedSnapshots.has(s.SiteID + "\x00" + s.Hash) {
+			if err := m.store.SaveConsentSnapshot(ctx, s); err != nil {
+				return nil, "", err
+			}
+			m.savedSnapshots.add(s.SiteID + "\x00" + s.Hash)
+		}
+		return s, s.SiteID, nil
+	})
+}
+
+// keySet is a set of strings safe for concurrent use, bounded by starting afresh.
+type keySet struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (k *keySet) has(key string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.keys[key]
+}
+
+func (k *keySet) add(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil || len(k.keys) >= publicCacheMax {
+		k.keys = map[string]bool{}
 	}
-	cfg, err := m.PublicConfig(ctx, projectKey, "")
-	if err != nil {
-		return nil, err
-	}
-	content, err := buildSnapshot(cfg, lang, runtime)
-	if err != nil {
-		return nil, Wrap(CodeInternal, err, "snapshot")
-	}
-	s := &ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: sha256Hex(string(content)), Content: content, CreatedAt: m.now()}
-	if err := m.store.SaveConsentSnapshot(ctx, s); err != nil {
-		return nil, err
-	}
-	m.snapshotCache.put(key, s.SiteID, s, now)
-	return s, nil
+	k.keys[key] = true
 }
 
 // ConsentSnapshot returns a snapshot of a site by its hash.

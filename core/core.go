@@ -107,6 +107,8 @@ type base struct {
 	// snapshotCache keeps the snapshot of each project key, language and runtime version,
 	// so that a consent POST stores and hashes what was shown once per second, not per post.
 	snapshotCache ttlCache[*ConsentSnapshot]
+	// savedSnapshots are the snapshots (site ID and hash) this process stored.
+	savedSnapshots keySet
 }
 
 // Orgs are the use cases of organizations and their API keys.

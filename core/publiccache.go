@@ -20,6 +20,77 @@ const publicCacheMax = 10000
 type ttlCache[V any] struct {
 	mu      sync.Mutex
 	entries map[string]ttlEntry[V]
+	// loading are the loads under way (load), by key.
+	loading map[string]*ttlLoad[V]
+}
+
+// ttlLoad is one load of a key, which the callers missing the key meanwhile wait for.
+type ttlLoad[V any] struct {
+	done chan struct{}
+	v    V
+	err  error
+}
+
+// loadTimeout bounds a load that no single request owns (shared or in the background).
+const loadTimeout = 10 * time.Second
+
+// load returns key's value from the cache when fresh, else from fn, which returns the value
+// and its site's ID. Callers missing one key together wait for one call of fn, not one each
+// (at every expiry, all the posts in flight for a site would otherwise read it from the store
+// at once). An entry past half its TTL is renewed by one call of fn in the background while
+// callers keep getting it, so that a key in steady use never expires under its requests and
+// none of them waits on the store for it. Either way a value is at most publicCacheTTL older
+// than the moment its load began. fn runs without the caller's cancellation, since other
+// callers may wait for it; a failed renewal leaves the entry to expire.
+func (c *ttlCache[V]) load(ctx context.Context, key string, now time.Time, fn func(context.Context) (V, string, error)) (V, error) {
+	c.mu.Lock()
+	if e, ok := c.entries[key]; ok && now.Sub(e.at) < publicCacheTTL && !now.Before(e.at) {
+		if now.Sub(e.at) >= publicCacheTTL/2 && c.loading[key] == nil {
+			l := c.startLocked(key)
+			go c.run(ctx, key, now, l, fn)
+		}
+		c.mu.Unlock()
+		return e.v, nil
+	}
+	l := c.loading[key]
+	if l == nil {
+		l = c.startLocked(key)
+		c.mu.Unlock()
+		c.run(ctx, key, now, l, fn)
+		return l.v, l.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.v, l.err
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+func (c *ttlCache[V]) startLocked(key string) *ttlLoad[V] {
+	if c.loading == nil {
+		c.loading = map[string]*ttlLoad[V]{}
+	}
+	l := &ttlLoad[V]{done: make(chan struct{})}
+	c.loading[key] = l
+	return l
+}
+
+// run calls fn for l, caches its value as of now, and releases l's waiters.
+func (c *ttlCache[V]) run(ctx context.Context, key string, now time.Time, l *ttlLoad[V], fn func(context.Context) (V, string, error)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
+	defer cancel()
+	v, siteID, err := fn(ctx)
+	if err == nil {
+		c.put(key, siteID, v, now)
+	}
+	c.mu.Lock()
+	l.v, l.err = v, err
+	delete(c.loading, key)
+	c.mu.Unlock()
+	close(l.done)
 }
 
 type ttlEntry[V any] struct {
@@ -67,28 +138,24 @@ type consentView struct {
 }
 
 // consentSite returns the site named by projectKey, its categories and its banner's current
-// consentVersion, from the cache when
-// fresh. The values are shared: callers must not modify them.
+// consentVersion, from the cache (renewed ahead of expiry under traffic, see ttlCache.load).
+// The values are shared: callers must not modify them.
 func (m *base) consentSite(ctx context.Context, projectKey string) (consentView, error) {
-	now := m.clock()
-	if v, ok := m.consentCache.get(projectKey, now); ok {
-		return v, nil
-	}
-	site, err := m.store.SiteByProjectKey(ctx, projectKey)
-	if err != nil {
-		return consentView{}, err
-	}
-	cats, err := m.store.Categories(ctx, site.ID)
-	if err != nil {
-		return consentView{}, err
-	}
-	b, err := m.store.Banner(ctx, site.ID)
-	if err != nil {
-		return consentView{}, err
-	}
-	v := consentView{site: site, cats: cats, version: b.ConsentVersion}
-	m.consentCache.put(projectKey, site.ID, v, now)
-	return v, nil
+	return m.consentCache.load(ctx, projectKey, m.clock(), func(ctx context.Context) (consentView, string, error) {
+		site, err := m.store.SiteByProjectKey(ctx, projectKey)
+		if err != nil {
+			return consentView{}, "", err
+		}
+		cats, err := m.store.Categories(ctx, site.ID)
+		if err != nil {
+			return consentView{}, "", err
+		}
+		b, err := m.store.Banner(ctx, site.ID)
+		if err != nil {
+			return consentView{}, "", err
+		}
+		return consentView{site: site, cats: cats, version: b.ConsentVersion}, site.ID, nil
+	})
 }
 
 // forgetSite drops a site's cached entries after a change to it, its banner, categories or

@@ -13,6 +13,9 @@ const (
 	JurisdictionNone = "none"
 )
 
+// Jurisdictions returns the jurisdictions a consent record may have.
+func Jurisdictions() []string { return []string{JurisdictionGDPR, JurisdictionCCPA, JurisdictionNone} }
+
 // Consent actions, stored on every record.
 var ConsentActions = []string{"accept_all", "reject_all", "custom", "gpc"}
 

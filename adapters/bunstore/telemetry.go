@@ -16,6 +16,13 @@ var storeErrors = promauto.NewCounterVec(prometheus.CounterOpts{
 	Help: "Database queries that failed, by operation (SELECT, INSERT, ...); a missing row is no error.",
 }, []string{"operation"})
 
+// The operations a store runs have series from the start, at zero.
+func init() {
+	for _, op := range []string{"SELECT", "INSERT", "UPDATE", "DELETE"} {
+		storeErrors.WithLabelValues(op)
+	}
+}
+
 // instrument adds bun's OpenTelemetry hook: a span per query (and bun's query metrics) on the
 // globally registered providers, which cost next to nothing while none is installed. Queries
 // are recorded unformatted, with placeholders, so that no value (a visitor ID, a key hash)

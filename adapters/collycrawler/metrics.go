@@ -19,6 +19,12 @@ var (
 	}, []string{"kind"})
 )
 
+// The kinds have series from the start, at zero.
+func init() {
+	matches.WithLabelValues("service")
+	matches.WithLabelValues("unrecognized")
+}
+
 // observe counts what one crawl saw.
 func observe(res *crawler.Result) {
 	var n int64

@@ -150,6 +150,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	root = traced(root)
 	root = securityHeaders(root)
 	root = recoverer(cfg.Logger, root)
+	for _, route := range mux.routes() {
+		latency.WithLabelValues(route) // a series per route from the start, at zero
+	}
 	return guardBody(cfg.MaxBodyBytes, root), mux.routes
 }
 

@@ -13,6 +13,15 @@ var consentRecords = promauto.NewCounterVec(prometheus.CounterOpts{
 	Name: "consentd_consent_records_total", Help: "Consent decisions recorded, by jurisdiction and action.",
 }, []string{"jurisdiction", "action"})
 
+// Every jurisdiction and action has a series from the start, at zero.
+func init() {
+	for _, j := range core.Jurisdictions() {
+		for _, a := range core.ConsentActions {
+			consentRecords.WithLabelValues(j, a)
+		}
+	}
+}
+
 // countedConsents counts the consent records the public endpoint stores.
 type countedConsents struct{ ConsentUseCases }
 

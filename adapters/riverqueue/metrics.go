@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/consentd/consentd/core"
 )
 
 var (
@@ -24,6 +26,25 @@ var (
 		Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 	}, []string{"kind"})
 )
+
+// Every known label value has a series from the start, at zero, so that dashboards and
+// alerts (rate(consentd_scans_total{status="failed"}[5m])) work before the first scan.
+func init() {
+	for _, mode := range core.ScanModes {
+		for _, status := range []string{core.ScanCompleted, core.ScanFailed, core.ScanPending, "error"} {
+			scansFinished.WithLabelValues(mode, status)
+			scanDuration.WithLabelValues(mode, status)
+		}
+	}
+	for _, kind := range JobKinds() {
+		jobLatency.WithLabelValues(kind)
+	}
+}
+
+// JobKinds returns the kinds of the jobs consentd queues.
+func JobKinds() []string {
+	return []string{KindScan, KindRescan, KindSweep, KindConsentRetention, KindWebhookDelivery, KindConsentDispatch}
+}
 
 // scanMode is the mode a scan job asked for; jobs queued before modes existed run static.
 func scanMode(encodedArgs []byte) string {

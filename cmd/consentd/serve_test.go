@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -199,5 +200,44 @@ func TestSecondServeOnSQLiteRefused(t *testing.T) {
 	defer tg.mu.Unlock()
 	if h := tg.hits["/slow/"]; h != 1 {
 		t.Fatalf("page fetched %d times, want once", h)
+	}
+}
+
+// TestMetricsFromTheStart: a server that has done nothing yet already has a series, at zero,
+// for every known label value of its labelled families, so that dashboards and alerts work
+// from the first start.
+func TestMetricsFromTheStart(t *testing.T) {
+	t.Parallel()
+	p := startServe(t, "sqlite://"+filepath.Join(t.TempDir(), "consentd.db"))
+	res, err := http.Get(strings.TrimSuffix(p.base, "/api/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	text := string(b)
+	var want []string
+	for _, mode := range core.ScanModes {
+		for _, status := range []string{"completed", "failed", "pending", "error"} {
+			want = append(want, fmt.Sprintf(`consentd_scans_total{mode=%q,status=%q} 0`, mode, status),
+				fmt.Sprintf(`consentd_scan_duration_seconds_count{mode=%q,status=%q} 0`, mode, status))
+		}
+	}
+	for _, j := range core.Jurisdictions() {
+		for _, a := range core.ConsentActions {
+			want = append(want, fmt.Sprintf(`consentd_consent_records_total{action=%q,jurisdiction=%q} 0`, a, j))
+		}
+	}
+	want = append(want,
+		`consentd_job_latency_seconds_count{kind="scan"} 0`,
+		`consentd_crawler_matches_total{kind="service"} 0`,
+		`consentd_crawler_matches_total{kind="unrecognized"} 0`,
+		`consentd_store_errors_total{operation="DELETE"} 0`,
+		`consentd_http_request_duration_seconds_count{route="POST /api/v1/sites/{id}/scan"} 0`,
+	)
+	for _, w := range want {
+		if !strings.Contains(text, w+"\n") {
+			t.Errorf("/metrics lacks %s", w)
+		}
 	}
 }

@@ -56,7 +56,9 @@ func TestErrorMessagesHelp(t *testing.T) {
 			if c.code == "" {
 				return
 			}
-			var eb struct{ Error struct{ Code, Message string } }
+			var eb struct {
+				Error struct{ Code, Message string }
+			}
 			if json.Unmarshal(b, &eb) != nil || eb.Error.Code != c.code || !strings.Contains(eb.Error.Message, c.message) {
 				t.Fatalf("got %s, want code %s and a message containing %q", b, c.code, c.message)
 			}

@@ -39,6 +39,11 @@ type Scan struct {
 	// PreConsent lists each service that loaded or stored something before the visitor
 	// consented (a deep scan gives no consent), with what it did; empty for a static scan.
 	PreConsent []PreConsentFinding `json:"preConsent"`
+	// Mentions are, for a deep scan, services (and tracking IDs of detected services) that the
+	// pages only name — in script text, comments, data or a resource hint — with nothing the
+	// browser loaded or stored for them and no tag held until consent that would load them: not
+	// detections, listed apart for review. Empty for a static scan, which has no witness.
+	Mentions []Mention `json:"mentions"`
 	// Verification is what a verification scan (mode verify) saw per consent state; null for
 	// the other modes and until the scan completed.
 	Verification *Verification `json:"verification"`
@@ -121,6 +126,17 @@ type PreConsentFinding struct {
 	Pages    []string `json:"pages"`
 }
 
+// Mention is a service a deep scan's pages only name (Scan.Mentions).
+type Mention struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Detected is true when the service itself is detected and only these IDs are mentions.
+	Detected    bool     `json:"detected"`
+	TrackingIDs []string `json:"trackingIds"`
+	Pages       []string `json:"pages"`
+}
+
 // PageError is a page a scan could not read.
 type PageError struct {
 	URL string `json:"url"`
@@ -198,6 +214,7 @@ type CrawlResult struct {
 	UnrecognizedScripts []UnrecognizedScript
 	UnrecognizedCookies []UnrecognizedCookie
 	PreConsent          []PreConsentFinding
+	Mentions            []Mention
 	PageErrors          []PageError
 	// Verification is set by a verification scan (ModeUsed ScanVerify) only.
 	Verification *Verification

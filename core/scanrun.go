@@ -61,6 +61,7 @@ func (m *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResul
 		s.PageErrors = orEmptySlice(res.PageErrors)
 		s.UnrecognizedCookies = orEmptySlice(res.UnrecognizedCookies)
 		s.PreConsent = orEmptySlice(res.PreConsent)
+		s.Mentions = orEmptySlice(res.Mentions)
 		s.Verification = res.Verification
 		used := res.ModeUsed
 		if used == "" {

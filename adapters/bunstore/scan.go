@@ -23,6 +23,7 @@ type scan struct {
 	PageErrors          []core.PageError          `bun:"page_errors,type:jsonb"`
 	UnrecognizedCookies []core.UnrecognizedCookie `bun:"unrecognized_cookies,type:jsonb"`
 	PreConsent          []core.PreConsentFinding  `bun:"pre_consent,type:jsonb"`
+	Mentions            []core.Mention            `bun:"mentions,type:jsonb"`
 	Verification        *core.Verification        `bun:"verification,type:jsonb"`
 	Changes             *core.ScanChanges         `bun:"changes,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
@@ -36,7 +37,7 @@ func fromScan(s *core.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification, Changes: s.Changes,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -46,7 +47,7 @@ func (s *scan) core() *core.Scan {
 	return &core.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Verification: s.Verification, Changes: s.Changes,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes,
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}
@@ -144,7 +145,7 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		return err
 	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "verification", "changes", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "mentions", "verification", "changes", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

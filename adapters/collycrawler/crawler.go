@@ -74,6 +74,11 @@ func Result(res *crawler.Result) *core.CrawlResult {
 		UnrecognizedScripts: make([]core.UnrecognizedScript, 0, len(res.Unrecognized)),
 		UnrecognizedCookies: []core.UnrecognizedCookie{},
 		PreConsent:          make([]core.PreConsentFinding, 0, len(res.PreConsent)),
+		Mentions:            make([]core.Mention, 0, len(res.Mentions)),
+	}
+	for _, m := range res.Mentions {
+		out.Mentions = append(out.Mentions, core.Mention{Slug: m.Slug, Name: m.Name, Category: m.Category, Detected: m.Detected,
+			TrackingIDs: orEmpty(m.TrackingIDs), Pages: orEmpty(m.Pages)})
 	}
 	switch res.Mode {
 	case crawler.ModeDeep:

@@ -87,3 +87,15 @@ func TestVerificationMapping(t *testing.T) {
 		t.Fatalf("no banner: %+v", none)
 	}
 }
+
+// TestResultMentions: a deep scan's mentions reach the Scan apart from its detected services.
+func TestResultMentions(t *testing.T) {
+	out := Result(&crawler.Result{Mode: crawler.ModeDeep, Mentions: []crawler.Mention{
+		{Slug: "hotjar", Name: "Hotjar", Category: "statistics", TrackingIDs: []string{"7654321"}, Pages: []string{"https://shop.example/old"}},
+		{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics", Detected: true, TrackingIDs: []string{"G-RETIRED9"}},
+	}})
+	if len(out.Mentions) != 2 || out.Mentions[0].Slug != "hotjar" || out.Mentions[0].TrackingIDs[0] != "7654321" ||
+		!out.Mentions[1].Detected || out.Mentions[1].Pages == nil || len(out.DetectedServices) != 0 {
+		t.Fatalf("mentions %+v, services %+v", out.Mentions, out.DetectedServices)
+	}
+}

@@ -16,6 +16,7 @@ func cloneScan(x core.Scan) *core.Scan {
 	x.PageErrors = slices.Clone(x.PageErrors)
 	x.UnrecognizedCookies = slices.Clone(x.UnrecognizedCookies)
 	x.PreConsent = slices.Clone(x.PreConsent)
+	x.Mentions = slices.Clone(x.Mentions)
 	if x.Verification != nil {
 		// A deep copy through JSON: the verification is nested lists only.
 		var v core.Verification

@@ -390,6 +390,8 @@ func testScans(t *testing.T, s core.Store) {
 	sc.UnrecognizedCookies = []core.UnrecognizedCookie{{Kind: core.StorageLocal, Name: "cart-v2", Domain: "shop.example", Duration: "session", SeenAt: []string{"https://shop.example/"}}}
 	sc.PreConsent = []core.PreConsentFinding{{Slug: "hotjar", Name: "Hotjar", Category: "statistics", Requests: []string{"https://static.hotjar.com/c/hotjar-1.js"},
 		Cookies: []string{"_hjSessionUser_1"}, Storage: []string{}, Pages: []string{"https://shop.example/"}}}
+	sc.Mentions = []core.Mention{{Slug: "tiktok-pixel", Name: "TikTok Pixel", Category: "marketing", TrackingIDs: []string{"CRETIRED000000000000"},
+		Pages: []string{"https://shop.example/integrations"}}}
 	must(t, s.UpdateScan(ctx, sc))
 	got, err := s.Scan(ctx, f.site.ID, sc.ID)
 	must(t, err)
@@ -404,6 +406,9 @@ func testScans(t *testing.T, s core.Store) {
 		len(got.UnrecognizedCookies) != 1 || got.UnrecognizedCookies[0].Kind != core.StorageLocal || got.UnrecognizedCookies[0].Name != "cart-v2" ||
 		len(got.PreConsent) != 1 || got.PreConsent[0].Cookies[0] != "_hjSessionUser_1" || got.PreConsent[0].Requests[0] != "https://static.hotjar.com/c/hotjar-1.js" {
 		t.Fatalf("deep scan fields round trip: mode %q used %v, unrecognized %+v, pre-consent %+v", got.Mode, got.ModeUsed, got.UnrecognizedCookies, got.PreConsent)
+	}
+	if len(got.Mentions) != 1 || got.Mentions[0].Slug != "tiktok-pixel" || got.Mentions[0].TrackingIDs[0] != "CRETIRED000000000000" {
+		t.Fatalf("mentions round trip: %+v", got.Mentions)
 	}
 	pending, err := s.Scan(ctx, f.site.ID, ids[0])
 	must(t, err)

@@ -51,6 +51,10 @@ type Config struct {
 	// Forwarded headers name the client, for the public rate limit only.
 	TrustedProxies []string
 	LibraryDir     string
+	// InstanceID is the process's stable scan-worker ID on Postgres (riverqueue.Config,
+	// docs/scan-jobs.md); a process that listens (Addr) and is given none takes
+	// DefaultInstanceID.
+	InstanceID string
 	// ExistingDatabase makes New refuse to create a database: commands that only read or add
 	// to a deployment (apikey, site, records, backup) fail, naming the database, when there is
 	// none at DatabaseURL rather than leave a new empty one behind.
@@ -114,6 +118,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	if cfg.InstanceID == "" && cfg.Addr != "" {
+		cfg.InstanceID = DefaultInstanceID(cfg.Addr)
 	}
 	catalog, err := library.Load(cfg.LibraryDir)
 	if err != nil {
@@ -203,6 +210,21 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
+// DefaultInstanceID is the instance ID of a 'consentd serve' given none: this host's name and
+// the port it listens on, which no other live process on the host can hold, and which a
+// restarted serve gets again. A port chosen by the system (0) gives none.
+func DefaultInstanceID(addr string) string {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "0" || port == "" {
+		return ""
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return ""
+	}
+	return "serve@" + host + ":" + port
+}
+
 // noNewSQLite refuses a SQLite URL whose file does not exist, before opening it creates one.
 func noNewSQLite(databaseURL string) error {
 	path, ok := strings.CutPrefix(databaseURL, "sqlite://")
@@ -239,6 +261,7 @@ func newQueue(ctx context.Context, cfg Config, store *bunstore.Store) (*riverque
 		RetryBase: cfg.ScanRetryBase, RescueAfter: cfg.ScanRescueAfter, PollInterval: cfg.ScanPoll,
 		SweepInterval: cfg.ScanSweepInterval, RescanInterval: cfg.RescanInterval,
 		Logger: cfg.Logger, RiverLogger: slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
+		InstanceID: cfg.InstanceID,
 	}
 	if store.Dialect() == "postgres" {
 		return riverqueue.NewPostgres(ctx, cfg.DatabaseURL, qc)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"time"
 
@@ -55,6 +56,12 @@ type Config struct {
 	// RiverLogger receives River's messages (default Logger); River reports routine work
 	// at Info.
 	RiverLogger *slog.Logger
+	// InstanceID, when set, is this process's River client ID, the same across its restarts
+	// (docs/scan-jobs.md). On Postgres, the workers then hold it while they run (a second live
+	// process with the same ID is refused) and, as they start, take back at once the jobs a
+	// dead predecessor with that ID left running, instead of after RescueAfter; no other
+	// process's job is touched. Without it River makes a new ID at each start.
+	InstanceID string
 }
 
 func (c *Config) defaults() error {
@@ -84,6 +91,9 @@ func (c *Config) defaults() error {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
+	}
+	if len(c.InstanceID) > 100 {
+		return fmt.Errorf("instance ID %q: at most 100 characters", c.InstanceID)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -127,6 +137,15 @@ type Queue struct {
 	// webhooks, when set (SetWebhooks), delivers webhook events.
 	webhooks        Webhooks
 	webhookSchedule []time.Duration
+	// claimInstance, on Postgres, holds cfg.InstanceID for this process and returns the jobs
+	// a dead predecessor with that ID left running, and how to let the ID go.
+	claimInstance func(ctx context.Context, id string) (own []ownJob, release func(), err error)
+}
+
+// ownJob is a running job whose last attempt was made by this instance's ID.
+type ownJob struct {
+	id                   int64
+	attempt, maxAttempts int
 }
 
 var _ core.ScanQueue = (*Queue)(nil)
@@ -204,9 +223,60 @@ func NewPostgres(ctx context.Context, databaseURL string, cfg Config) (*Queue, e
 				return err
 			})
 		},
-		migrate: func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) },
-		exec:    driver.GetExecutor(),
+		migrate:       func(ctx context.Context) error { return migratePostgres(ctx, pool, driver) },
+		exec:          driver.GetExecutor(),
+		claimInstance: func(ctx context.Context, id string) ([]ownJob, func(), error) { return claimInstance(ctx, pool, id) },
 	}, nil
+}
+
+// claimInstance takes a session advisory lock named after the instance ID on a connection
+// it keeps, so that two live processes never share an ID (the lock ends with the session, so
+// with the process, however it ends), then lists the jobs still running under that ID: their
+// worker was this instance's dead predecessor.
+func claimInstance(ctx context.Context, pool *pgxpool.Pool, id string) ([]ownJob, func(), error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("instance %q: %w", id, err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("consentd instance " + id))
+	key := int64(h.Sum64())
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, nil, fmt.Errorf("instance %q: lock: %w", id, err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, nil, fmt.Errorf("instance ID %q is in use by another live consentd process: give each process its own CONSENTD_INSTANCE_ID", id)
+	}
+	release := func() {
+		conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", key) //nolint:errcheck // the lock also ends with the session
+		conn.Release()
+	}
+	rows, err := conn.Query(ctx, `SELECT id, attempt, max_attempts FROM river_job
+		WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $1`, id)
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("instance %q: %w", id, err)
+	}
+	var own []ownJob
+	for rows.Next() {
+		var j ownJob
+		var attempt, maxAttempts int16
+		if err := rows.Scan(&j.id, &attempt, &maxAttempts); err != nil {
+			rows.Close()
+			release()
+			return nil, nil, err
+		}
+		j.attempt, j.maxAttempts = int(attempt), int(maxAttempts)
+		own = append(own, j)
+	}
+	if err := rows.Err(); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return own, release, nil
 }
 
 // Migrate applies River's own schema migrations (on Postgres under an advisory lock, so that
@@ -286,20 +356,33 @@ func (q *Queue) ReclaimOrphans(ctx context.Context) (int, error) {
 	if err != nil || len(stuck) == 0 {
 		return 0, err
 	}
-	p := &riverdriver.JobRescueManyParams{StuckHorizon: now.Add(time.Second)}
+	jobs := make([]ownJob, 0, len(stuck))
 	for _, job := range stuck {
-		msg, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: max(job.Attempt, 0),
-			Error: "the process working this job stopped; reclaimed when consentd started again"})
+		jobs = append(jobs, ownJob{id: job.ID, attempt: job.Attempt, maxAttempts: job.MaxAttempts})
+	}
+	return q.reclaim(ctx, jobs, "the process working this job stopped; reclaimed when consentd started again")
+}
+
+// reclaim makes jobs available again at once (discarded when they have no attempt left: the
+// sweeper then fails their scan with a sentence), recording why in each job's errors.
+func (q *Queue) reclaim(ctx context.Context, jobs []ownJob, why string) (int, error) {
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+	now := time.Now().UTC()
+	p := &riverdriver.JobRescueManyParams{StuckHorizon: now.Add(time.Second)}
+	for _, job := range jobs {
+		msg, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: max(job.attempt, 0), Error: why})
 		if err != nil {
 			return 0, err
 		}
 		// Available, not retryable: workers fetch it at once, without waiting for the leader's
 		// scheduler.
 		state, finalized := rivertype.JobStateAvailable, (*time.Time)(nil)
-		if job.Attempt >= job.MaxAttempts {
+		if job.attempt >= job.maxAttempts {
 			state, finalized = rivertype.JobStateDiscarded, &now
 		}
-		p.ID = append(p.ID, job.ID)
+		p.ID = append(p.ID, job.id)
 		p.Error = append(p.Error, msg)
 		p.FinalizedAt = append(p.FinalizedAt, finalized)
 		p.ScheduledAt = append(p.ScheduledAt, now)
@@ -308,8 +391,8 @@ func (q *Queue) ReclaimOrphans(ctx context.Context) (int, error) {
 	if _, err := q.exec.JobRescueMany(ctx, p); err != nil {
 		return 0, fmt.Errorf("reclaim orphaned jobs: %w", err)
 	}
-	q.cfg.Logger.Info("reclaimed scan jobs left running by a stopped process", slog.Int("jobs", len(stuck)))
-	return len(stuck), nil
+	q.cfg.Logger.Info("reclaimed scan jobs left running by a stopped process", slog.Int("jobs", len(jobs)))
+	return len(jobs), nil
 }
 
 // Workers are the scan workers of a process: a River client working scan jobs through the
@@ -317,12 +400,15 @@ func (q *Queue) ReclaimOrphans(ctx context.Context) (int, error) {
 type Workers struct {
 	cfg    Config
 	client riverClient
+	q      *Queue
+	// release lets the instance ID go (claimInstance); nil when none is held.
+	release func()
 }
 
 // Workers builds this process's workers, which run scans through scans. With cfg.Workers 0
 // they are inert: Start and Stop do nothing.
 func (q *Queue) Workers(scans Scans) (*Workers, error) {
-	w := &Workers{cfg: q.cfg}
+	w := &Workers{cfg: q.cfg, q: q}
 	if q.cfg.Workers == 0 {
 		return w, nil
 	}
@@ -343,10 +429,30 @@ func (w *Workers) Start(ctx context.Context) error {
 	if w.client == nil {
 		return nil
 	}
+	if id := w.cfg.InstanceID; id != "" && w.q.claimInstance != nil {
+		own, release, err := w.q.claimInstance(ctx, id)
+		if err != nil {
+			return err
+		}
+		w.release = release
+		if _, err := w.q.reclaim(ctx, own, "the previous process of instance "+id+" stopped while working this job; reclaimed when it started again"); err != nil {
+			w.releaseInstance()
+			return err
+		}
+	}
 	if err := w.client.Start(context.WithoutCancel(ctx)); err != nil {
+		w.releaseInstance()
 		return fmt.Errorf("start scan workers: %w", err)
 	}
 	return nil
+}
+
+// releaseInstance lets the instance ID go, once the workers stopped.
+func (w *Workers) releaseInstance() {
+	if w.release != nil {
+		w.release()
+		w.release = nil
+	}
 }
 
 // cancelGrace bounds how long Stop waits for cancelled jobs to return.
@@ -358,6 +464,7 @@ func (w *Workers) Stop(ctx context.Context) error {
 	if w.client == nil {
 		return nil
 	}
+	defer w.releaseInstance()
 	if err := w.client.Stop(ctx); err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return err
 	}

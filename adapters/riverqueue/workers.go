@@ -60,6 +60,7 @@ type Scans interface {
 func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	cfg := q.cfg
 	rc := &river.Config{
+		ID:                   cfg.InstanceID,
 		Logger:               cfg.RiverLogger,
 		MaxAttempts:          cfg.MaxAttempts,
 		JobTimeout:           cfg.JobTimeout,

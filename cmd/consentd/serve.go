@@ -21,6 +21,7 @@ func serve(ctx context.Context, args []string) error {
 		bind(fs, "public-rate-limit", &cfg.PublicRateLimit)
 		bind(fs, "trusted-proxies", &cfg.TrustedProxies)
 		bind(fs, "console", &cfg.Console)
+		bind(fs, "instance-id", &cfg.InstanceID)
 		console = &cfg.Console
 		scanFlags(fs, cfg)
 	}, func(a *app.App) error {
@@ -53,6 +54,7 @@ func worker(ctx context.Context, args []string) error {
 	fs := newFlags("worker")
 	storeFlags(fs, &cfg)
 	bind(fs, "workers", &cfg.Workers, "scan jobs worked at once by this process")
+	bind(fs, "instance-id", &cfg.InstanceID)
 	scanFlags(fs, &cfg)
 	if _, err := configure(fs, args, &cfg); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
 )
 
@@ -239,5 +241,65 @@ func TestMetricsFromTheStart(t *testing.T) {
 		if !strings.Contains(text, w+"\n") {
 			t.Errorf("/metrics lacks %s", w)
 		}
+	}
+}
+
+// TestServeReclaimsOwnScanOnPostgres: on Postgres, a serve killed with SIGKILL during a scan
+// and started again on the same port (so with the same instance ID, host and port) takes its
+// predecessor's scan back at once and completes it within a minute, not after the rescue delay
+// (the default: scan timeout plus a minute, six minutes). A second live process given the same
+// instance ID is refused, so that no live process's job is ever taken.
+func TestServeReclaimsOwnScanOnPostgres(t *testing.T) {
+	t.Parallel()
+	db := pgtest.FreshURL(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	tg := newTarget(t, 3*time.Second)
+	p1 := startServe(t, db, "CONSENTD_ADDR="+addr)
+	var site struct{ ID string }
+	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
+	var s core.Scan
+	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
+	select {
+	case <-tg.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scan did not start")
+	}
+	// The same instance ID on another port, while p1 lives: refused.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	host, _ := os.Hostname()
+	_, port, _ := net.SplitHostPort(addr)
+	twin := exec.CommandContext(ctx, cli(t), "serve")
+	twin.Env = append(os.Environ(), "CONSENTD_DATABASE_URL="+db, "CONSENTD_ADDR=127.0.0.1:0", "CONSENTD_INSTANCE_ID=serve@"+host+":"+port)
+	if out, err := twin.CombinedOutput(); err == nil || !strings.Contains(string(out), "in use by another live consentd process") {
+		t.Fatalf("a second process with the same instance ID: %v\n%s", err, out)
+	}
+	if err := p1.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p1.done
+	restarted := time.Now()
+	p2 := startServe(t, db, "CONSENTD_ADDR="+addr)
+	for {
+		var got core.Scan
+		p2.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
+		if got.Status == core.ScanCompleted {
+			t.Logf("scan completed %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
+			break
+		}
+		if got.Status == core.ScanFailed || time.Since(restarted) > time.Minute {
+			t.Fatalf("scan %s %v %s after the restart; want completed within a minute", got.Status, got.ErrorMessage, time.Since(restarted))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if h := tg.hits["/slow/"]; h != 2 {
+		t.Fatalf("page fetched %d times, want 2 (the killed attempt and the reclaimed one)", h)
 	}
 }

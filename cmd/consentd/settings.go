@@ -44,6 +44,7 @@ var settings = []setting{
 	{name: "public-rate-limit", def: "20", usage: "public-endpoint requests per second per client address (0: off)"},
 	{name: "trusted-proxies", usage: "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit only"},
 	{name: "console", def: "true", usage: "serve the web console at / (sign in with an API key)"},
+	{name: "instance-id", shown: "serve: serve@HOST:PORT of this host and --addr; worker: none", usage: "this process's scan-worker ID on Postgres, the same across its restarts and unique among live processes: a restarted process takes back at once the scans its killed predecessor left running"},
 
 	// Scans: serve and worker take all; scan and verify those that reach sites.
 	{name: "scan-allow-private", alias: "allow-private", def: "false", usage: "let the scanner reach loopback, private and link-local addresses"},

@@ -175,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.useCases, err = core.New(core.Deps{
-		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store,
+		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store, DefaultScanPeriod: cfg.RescanInterval,
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Logger:              cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,

@@ -27,6 +27,9 @@ type Deps struct {
 	WebhookSender WebhookSender
 	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
+	// DefaultScanPeriod is how often sites on the default schedule are scanned (the
+	// deployment's rescan interval); 0 for never.
+	DefaultScanPeriod time.Duration
 	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
 	// (the default when empty).
 	ScanMode string
@@ -73,7 +76,7 @@ func New(deps Deps) (*UseCases, error) {
 	}
 	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
 		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode,
-		webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
+		defaultScanPeriod: deps.DefaultScanPeriod, webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
@@ -96,6 +99,7 @@ type base struct {
 	newID    func() string
 	scanMode string
 
+	defaultScanPeriod   time.Duration
 	webhookQueue        WebhookQueue
 	webhookSender       WebhookSender
 	webhookAllowPrivate bool

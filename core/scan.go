@@ -49,11 +49,14 @@ type Scan struct {
 	Verification *Verification `json:"verification"`
 	// Changes is what this scan found different from the previous completed scan of the same
 	// site and mode; null until the scan completed, and for the site's first such scan.
-	Changes      *ScanChanges `json:"changes"`
-	ErrorMessage *string      `json:"errorMessage"`
-	CreatedAt    time.Time    `json:"createdAt"`
-	StartedAt    *time.Time   `json:"startedAt"`
-	FinishedAt   *time.Time   `json:"finishedAt"`
+	Changes *ScanChanges `json:"changes"`
+	// AutoConfigured are the services the site's auto-configure added after this scan
+	// (slugs); empty when it is off or added nothing.
+	AutoConfigured []string   `json:"autoConfigured"`
+	ErrorMessage   *string    `json:"errorMessage"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	StartedAt      *time.Time `json:"startedAt"`
+	FinishedAt     *time.Time `json:"finishedAt"`
 }
 
 // DetectedService is a library service a scan found.

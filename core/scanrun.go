@@ -191,7 +191,38 @@ func (m *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (str
 		}
 		return m.finish(ctx, job.ScanID, m.FailScan(context.WithoutCancel(ctx), job.ScanID, msg), ScanFailed)
 	}
-	return m.finish(ctx, job.ScanID, m.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
+	status, err := m.finish(ctx, job.ScanID, m.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
+	if err == nil && status == ScanCompleted {
+		m.autoConfigure(context.WithoutCancel(ctx), job.SiteID, job.ScanID)
+	}
+	return status, err
+}
+
+// autoConfigure adds the services a completed scan detected that the site lacks, when the
+// site asks for it (Site.AutoConfigure), and notes them on the scan for the timeline. A
+// failure is logged: the scan's result stands, and configure can be run by hand.
+func (m *Scans) autoConfigure(ctx context.Context, siteID, scanID string) {
+	orgID, err := m.store.SiteOrganization(ctx, siteID)
+	if err != nil {
+		return // deleted meanwhile
+	}
+	site, err := m.store.Site(ctx, orgID, siteID)
+	if err != nil || !site.AutoConfigure {
+		return
+	}
+	res, err := m.ConfigureScan(ctx, orgID, siteID, scanID)
+	if err == nil && len(res.Services) > 0 {
+		var sc *Scan
+		if sc, err = m.store.ScanByID(ctx, scanID); err == nil {
+			for _, s := range res.Services {
+				sc.AutoConfigured = append(sc.AutoConfigured, s.Slug)
+			}
+			err = m.store.UpdateScan(ctx, sc)
+		}
+	}
+	if err != nil {
+		m.log.Error("auto-configure after a scan failed", slog.String("scan", scanID), slog.Any("error", err))
+	}
 }
 
 // finish turns the outcome of a final transition into RunScan's answer: refused means another

@@ -17,9 +17,17 @@ type Site struct {
 	ProjectKey     string `json:"projectKey"`
 	// ConsentRetentionDays, when set, removes consent records older than that many days
 	// (whole chain batches at a time); nil keeps them forever.
-	ConsentRetentionDays *int      `json:"consentRetentionDays"`
-	CreatedAt            time.Time `json:"createdAt"`
-	UpdatedAt            time.Time `json:"updatedAt"`
+	ConsentRetentionDays *int `json:"consentRetentionDays"`
+	// ScanSchedule is how often the site is scanned: default (the deployment's rescan
+	// interval), off, daily, weekly or monthly; VerifySchedule how often a verification scan
+	// checks that its banner is obeyed (off by default). Runs spread over the period.
+	ScanSchedule   string `json:"scanSchedule" enum:"default,off,daily,weekly,monthly"`
+	VerifySchedule string `json:"verifySchedule" enum:"off,daily,weekly,monthly"`
+	// AutoConfigure adds the library services a completed scan newly found to their
+	// categories, with their blocking rules (off by default).
+	AutoConfigure bool      `json:"autoConfigure"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // SiteStore persists sites.
@@ -53,6 +61,10 @@ type SiteInput struct {
 	// ConsentRetentionDays sets (1 to MaxConsentRetentionDays) or, when Null, turns off the
 	// removal of old consent records.
 	ConsentRetentionDays Optional[int]
+	// ScanSchedule, VerifySchedule and AutoConfigure: see Site.
+	ScanSchedule   *string
+	VerifySchedule *string
+	AutoConfigure  *bool
 }
 
 func (in SiteInput) validate(create bool) error {
@@ -75,7 +87,7 @@ func (in SiteInput) validate(create bool) error {
 	if r := in.ConsentRetentionDays; r.Set && !r.Null && (r.Value < 1 || r.Value > MaxConsentRetentionDays) {
 		return Errorf(CodeInvalid, "consentRetentionDays: must be 1 to %d, or null for no removal", MaxConsentRetentionDays)
 	}
-	return nil
+	return validateSchedules(in)
 }
 
 func validateHTTPURL(field, s string) error {
@@ -103,8 +115,9 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 	now := m.now()
 	s := &Site{
 		ID: m.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
-		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now,
+		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now, ScanSchedule: ScheduleDefault, VerifySchedule: ScheduleOff,
 	}
+	in.applySchedules(s)
 	if r := in.ConsentRetentionDays; r.Set && !r.Null {
 		s.ConsentRetentionDays = &r.Value
 	}
@@ -184,6 +197,7 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		if in.URL != nil {
 			s.URL = *in.URL
 		}
+		in.applySchedules(s)
 		if r := in.ConsentRetentionDays; r.Set {
 			s.ConsentRetentionDays = nil
 			if !r.Null {

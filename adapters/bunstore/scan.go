@@ -26,6 +26,7 @@ type scan struct {
 	Mentions            []core.Mention            `bun:"mentions,type:jsonb"`
 	Verification        *core.Verification        `bun:"verification,type:jsonb"`
 	Changes             *core.ScanChanges         `bun:"changes,type:jsonb"`
+	AutoConfigured      []string                  `bun:"auto_configured,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
 	ErrorMessage        *string                   `bun:"error_message"`
 	CreatedAt           time.Time                 `bun:"created_at"`
@@ -37,7 +38,7 @@ func fromScan(s *core.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes, AutoConfigured: orSlice(s.AutoConfigured),
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt,
 		StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 	}
@@ -47,7 +48,7 @@ func (s *scan) core() *core.Scan {
 	return &core.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
-		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes,
+		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes, AutoConfigured: orSlice(s.AutoConfigured),
 		PagesScanned: s.PagesScanned, ErrorMessage: s.ErrorMessage, CreatedAt: s.CreatedAt.UTC(),
 		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 	}
@@ -145,7 +146,7 @@ func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
 		return err
 	}
 	res, err := s.db.NewUpdate().Model(fromScan(x)).
-		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "mentions", "verification", "changes", "pages_scanned", "error_message", "started_at", "finished_at").
+		Column("status", "mode_used", "detected_services", "unrecognized_scripts", "page_errors", "unrecognized_cookies", "pre_consent", "mentions", "verification", "changes", "auto_configured", "pages_scanned", "error_message", "started_at", "finished_at").
 		WherePK().Exec(ctx)
 	return mustAffect(res, err, "scan")
 }

@@ -55,13 +55,13 @@ type Config struct {
 
 // handler is the console.
 type handler struct {
-	cfg      Config
-	m        UseCases
-	log      *slog.Logger
-	pages    map[string]*template.Template
-	assets   fs.FS
-	version  string
-	mux      *http.ServeMux
+	cfg     Config
+	m       UseCases
+	log     *slog.Logger
+	pages   map[string]*template.Template
+	assets  fs.FS
+	version string
+	mux     *http.ServeMux
 }
 
 // New builds the console's HTTP handler, to be mounted at "/".

@@ -78,6 +78,10 @@ func (h *handlers) registerSites(api huma.API) {
 		URL  *string `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500"`
 		// ConsentRetentionDays: see docs/consent-records.md, "Retention".
 		ConsentRetentionDays nullable[int] `json:"consentRetentionDays,omitempty" doc:"Remove consent records older than this many days (1 to 3650), whole chain batches at a time, in a periodic job; null keeps them forever (the default)."`
+		// Schedules: see docs/scan-jobs.md, "Schedules".
+		ScanSchedule   *string `json:"scanSchedule,omitempty" nullable:"false" enum:"default,off,daily,weekly,monthly" doc:"How often the site is scanned: default follows the deployment's rescan interval. Runs spread over the period."`
+		VerifySchedule *string `json:"verifySchedule,omitempty" nullable:"false" enum:"off,daily,weekly,monthly" doc:"How often a verification scan checks that the banner is obeyed."`
+		AutoConfigure  *bool   `json:"autoConfigure,omitempty" nullable:"false" doc:"Add the library services a completed scan newly finds to their categories, with blocking rules (off by default); the scan's autoConfigured lists them."`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {
@@ -85,7 +89,8 @@ func (h *handlers) registerSites(api huma.API) {
 			Body sitePatchBody
 		}) (*siteOutput, error) {
 			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL,
-				ConsentRetentionDays: in.Body.ConsentRetentionDays.core()})
+				ConsentRetentionDays: in.Body.ConsentRetentionDays.core(), ScanSchedule: in.Body.ScanSchedule,
+				VerifySchedule: in.Body.VerifySchedule, AutoConfigure: in.Body.AutoConfigure})
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}

@@ -75,3 +75,32 @@ func TestWebhookEventEnum(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleEnums: the document's schedule enums are core's.
+func TestScheduleEnums(t *testing.T) {
+	e := newEnv(t)
+	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, c := range []struct {
+		schema, field string
+		want          []string
+	}{
+		{"SitePatchBody", "scanSchedule", core.ScanSchedules()}, {"SitePatchBody", "verifySchedule", core.VerifySchedules()},
+		{"SiteOut", "scanSchedule", core.ScanSchedules()}, {"SiteOut", "verifySchedule", core.VerifySchedules()},
+	} {
+		p := schemas[c.schema].(map[string]any)["properties"].(map[string]any)[c.field].(map[string]any)
+		if got := fmt.Sprint(p["enum"]); got != fmt.Sprint(c.want) {
+			t.Errorf("%s.%s enum %s, want %v", c.schema, c.field, got, c.want)
+		}
+	}
+	site := e.want(e.do("POST", "/api/v1/sites", map[string]string{"name": "Shop", "url": "https://shop.example"}), 201).obj(t)
+	if site["scanSchedule"] != "default" || site["verifySchedule"] != "off" || site["autoConfigure"] != false {
+		t.Fatalf("new site %v: want the default schedule, no verification, no auto-configure", site)
+	}
+	id := site["id"].(string)
+	got := e.want(e.do("PATCH", "/api/v1/sites/"+id, map[string]any{"scanSchedule": "weekly", "verifySchedule": "monthly", "autoConfigure": true}), 200).obj(t)
+	if got["scanSchedule"] != "weekly" || got["verifySchedule"] != "monthly" || got["autoConfigure"] != true {
+		t.Fatalf("patched site %v", got)
+	}
+	e.want(e.do("PATCH", "/api/v1/sites/"+id, map[string]any{"scanSchedule": "hourly"}), 400, "validation_error")
+}

@@ -17,6 +17,7 @@ func cloneScan(x core.Scan) *core.Scan {
 	x.UnrecognizedCookies = slices.Clone(x.UnrecognizedCookies)
 	x.PreConsent = slices.Clone(x.PreConsent)
 	x.Mentions = slices.Clone(x.Mentions)
+	x.AutoConfigured = slices.Clone(x.AutoConfigured)
 	if x.Verification != nil {
 		// A deep copy through JSON: the verification is nested lists only.
 		var v core.Verification

@@ -68,6 +68,7 @@ func (s *Store) UpdateSite(_ context.Context, x *core.Site) error {
 		return notFound("site")
 	}
 	old.Name, old.URL, old.UpdatedAt = x.Name, x.URL, x.UpdatedAt
+	old.ScanSchedule, old.VerifySchedule, old.AutoConfigure = x.ScanSchedule, x.VerifySchedule, x.AutoConfigure
 	old.ConsentRetentionDays = nil
 	if x.ConsentRetentionDays != nil {
 		d := *x.ConsentRetentionDays

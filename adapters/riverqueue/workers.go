@@ -54,6 +54,8 @@ type Scans interface {
 	FailUnfinished(ctx context.Context, scanID, reason string) error
 	// RescanAll triggers a scan of every site and returns how many.
 	RescanAll(ctx context.Context) (int, error)
+	// RunSchedules triggers the scheduled scans that are due and returns how many.
+	RunSchedules(ctx context.Context) (int, error)
 }
 
 // riverConfig is the workers' River configuration, shared by both databases.
@@ -79,7 +81,7 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, sweeper); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, enabled: cfg.RescanInterval > 0, log: cfg.Logger}); err != nil {
+	if err := river.AddWorkerSafely(workers, &rescanWorker{m: m, log: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	if err := q.addRetention(workers); err != nil {
@@ -98,11 +100,15 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 				func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, &river.InsertOpts{MaxAttempts: 1} },
 				&river.PeriodicJobOpts{ID: KindSweep, RunOnStart: true}),
 		}
+		// Scheduled scans, the deployment's rescan interval being the default schedule: the
+		// job looks for due scans every core.ScheduleTick (or as often as a shorter interval).
+		tick := core.ScheduleTick
 		if cfg.RescanInterval > 0 {
-			rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(cfg.RescanInterval),
-				func() (river.JobArgs, *river.InsertOpts) { return RescanArgs{}, nil },
-				&river.PeriodicJobOpts{ID: KindRescan}))
+			tick = min(tick, cfg.RescanInterval)
 		}
+		rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(tick),
+			func() (river.JobArgs, *river.InsertOpts) { return RescanArgs{}, &river.InsertOpts{MaxAttempts: 1} },
+			&river.PeriodicJobOpts{ID: KindRescan}))
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.retentionJobs()...)
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.webhookJobs()...)
 	}
@@ -219,22 +225,20 @@ func abandonedReason(job *rivertype.JobRow) string {
 	return core.ScanAbandoned
 }
 
-// rescanWorker triggers a scan of every site's homepage.
+// rescanWorker triggers the scheduled scans that are due (docs/scan-jobs.md).
 type rescanWorker struct {
 	river.WorkerDefaults[RescanArgs]
-	m       Scans
-	enabled bool
-	log     *slog.Logger
+	m   Scans
+	log *slog.Logger
 }
 
 func (w *rescanWorker) Timeout(*river.Job[RescanArgs]) time.Duration { return 30 * time.Minute }
 
 func (w *rescanWorker) Work(ctx context.Context, _ *river.Job[RescanArgs]) error {
-	if !w.enabled {
-		return river.JobCancel(fmt.Errorf("rescans are not configured in this process"))
+	n, err := w.m.RunSchedules(ctx)
+	if n > 0 || err != nil {
+		w.log.Info("scheduled scans", slog.Int("scans", n), slog.Any("error", err))
 	}
-	n, err := w.m.RescanAll(ctx)
-	w.log.Info("periodic rescan", slog.Int("scans", n), slog.Any("error", err))
 	return err
 }
 

@@ -22,6 +22,7 @@ type target struct {
 	APIKey     string
 	SiteID     string
 	ProjectKey string
+	OrgID      string
 }
 
 // load says how hard and how long to drive a target.

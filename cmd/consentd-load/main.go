@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&l.Max, "max", 1_000_000, "stop after this many consent posts")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole process (server and load) to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole process to this file at the end")
+	webhook := fs.Bool("webhook", false, "subscribe a loopback receiver to consent.recorded and check that it gets every acknowledged record")
+	workers := fs.Int("workers", 2, "job workers in the server (webhook deliveries; keep equal when comparing runs)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,7 +72,7 @@ func run(ctx context.Context, args []string) error {
 		defer os.RemoveAll(dir)
 		*dbURL = "sqlite://" + filepath.Join(dir, "load.db")
 	}
-	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: 0,
+	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: *workers, WebhookAllowPrivate: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
@@ -79,6 +81,16 @@ func run(ctx context.Context, args []string) error {
 	t, err := newTarget(ctx, a)
 	if err != nil {
 		return err
+	}
+	var rv *receiver
+	if *webhook {
+		if rv, err = startReceiver(); err != nil {
+			return err
+		}
+		defer rv.srv.Close()
+		if err := rv.subscribe(ctx, a, t.OrgID); err != nil {
+			return err
+		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -90,7 +102,13 @@ func run(ctx context.Context, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- a.RunServer(sctx, ln) }()
 	res := drive(ctx, context.Background(), t, l)
+	end := time.Now()
 	res.report(os.Stdout, a.Dialect(), l)
+	if rv != nil {
+		if err := rv.await(res.Created, time.Minute, end); err != nil {
+			return err
+		}
+	}
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			return err
@@ -126,7 +144,7 @@ func newTarget(ctx context.Context, a *app.App) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	return target{APIKey: key, SiteID: site.ID, ProjectKey: site.ProjectKey}, nil
+	return target{APIKey: key, SiteID: site.ID, ProjectKey: site.ProjectKey, OrgID: org.ID}, nil
 }
 
 // writeHeapProfile writes the allocations made so far (go tool pprof -sample_index=alloc_space).

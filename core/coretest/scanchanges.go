@@ -52,3 +52,25 @@ func testScanChanges(t *testing.T, s core.Store) {
 		t.Fatalf("cookies added %v removed %+v count %d, want _fbp and _ga_new added, _ga removed, 4 changes", added, c.CookiesRemoved, c.Count)
 	}
 }
+
+// testSiteSchedules: a site's schedules and auto-configure setting round-trip, on create and
+// update, and a scan's auto-configured services with it.
+func testSiteSchedules(t *testing.T, s core.Store) {
+	f := seed(t, s)
+	site, err := s.Site(ctx, f.org.ID, f.site.ID)
+	must(t, err)
+	site.ScanSchedule, site.VerifySchedule, site.AutoConfigure = core.ScheduleWeekly, core.ScheduleMonthly, true
+	must(t, s.UpdateSite(ctx, site))
+	got, err := s.Site(ctx, f.org.ID, f.site.ID)
+	must(t, err)
+	if got.ScanSchedule != core.ScheduleWeekly || got.VerifySchedule != core.ScheduleMonthly || !got.AutoConfigure {
+		t.Fatalf("site read back as %+v", got)
+	}
+	sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanCompleted, Mode: core.ScanStatic, CreatedAt: now()}
+	must(t, s.CreateScan(ctx, sc))
+	sc.AutoConfigured = []string{"meta-pixel"}
+	must(t, s.UpdateScan(ctx, sc))
+	if back, err := s.ScanByID(ctx, sc.ID); err != nil || len(back.AutoConfigured) != 1 {
+		t.Fatalf("scan read back as %+v (%v)", back, err)
+	}
+}

@@ -34,6 +34,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ScanTransitions", testScanTransitions},
 		{"ScanChanges", testScanChanges},
 		{"Webhooks", testWebhooks},
+		{"SiteSchedules", testSiteSchedules},
 		{"LatestScanOfMode", testLatestScanOfMode},
 		{"ConsentRecords", testConsentRecords},
 		{"ConsentTotals", testConsentTotals},

@@ -1,0 +1,15 @@
+-- Scan and verification schedules per site, and auto-configure (issue 27).
+ALTER TABLE sites ADD COLUMN IF NOT EXISTS scan_schedule TEXT NOT NULL DEFAULT 'default';
+
+--bun:split
+
+ALTER TABLE sites ADD COLUMN IF NOT EXISTS verify_schedule TEXT NOT NULL DEFAULT 'off';
+
+--bun:split
+
+ALTER TABLE sites ADD COLUMN IF NOT EXISTS auto_configure BOOLEAN NOT NULL DEFAULT false;
+
+--bun:split
+
+-- The services auto-configure added after a scan, as a JSON list of slugs.
+ALTER TABLE scans ADD COLUMN IF NOT EXISTS auto_configured JSONB;

@@ -278,6 +278,21 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 		return nil, err
 	}
 	obs, err := v.loadAll(ctx, nd, true, true)
+	if err == nil {
+		// Pages only links made by script reach are verified too: loaded now, before any
+		// decision, and in every later state.
+		if extra := v.scriptLinked(ctx, obs); len(extra) > 0 {
+			known := v.pages
+			v.pages = extra
+			var more []*pageObs
+			more, err = v.loadAll(ctx, nd, false, true)
+			v.pages = append(known, extra...)
+			obs = append(obs, more...)
+			for _, o := range more {
+				v.d.s.addBrowserPage(o.visit(nd.proxy.recorded(), v.injected))
+			}
+		}
+	}
 	nd.close()
 	if err != nil {
 		return nil, err
@@ -432,4 +447,42 @@ func (v *verifier) decide(ctx context.Context, sc *stateCtx, decision func(*stat
 		return nil, nil
 	}
 	return sc.clearCookies(v.d.s, clear, v.injected)
+}
+
+// scriptLinked are the same-site pages the no_decision pages link to by script (linksJS) that
+// the static pass did not reach, within MaxPages and robots.txt.
+func (v *verifier) scriptLinked(ctx context.Context, obs []*pageObs) []string {
+	s := v.d.s
+	known := map[string]bool{}
+	s.mu.Lock()
+	for _, p := range s.pages {
+		known[p.URL] = true
+		if p.FinalURL != "" {
+			known[p.FinalURL] = true
+		}
+	}
+	count := len(s.pages)
+	s.mu.Unlock()
+	robots := newRobotsCache(v.d.tr, s.opts)
+	var out []string
+	for _, o := range obs {
+		if o == nil {
+			continue
+		}
+		for _, l := range o.info.Links {
+			u, err := url.Parse(l)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				continue
+			}
+			k := normalizeURL(u)
+			if known[k] || !s.sameSite(k) || count >= s.opts.MaxPages || !robots.allowed(ctx, u) {
+				continue
+			}
+			known[k] = true
+			count++
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

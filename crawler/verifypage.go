@@ -74,7 +74,8 @@ const observeScript = `(function () {
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
     consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
-    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + ` };
+    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + `,
+    links: ` + linksJS + ` };
 })()`
 
 // pageInfo is what observeScript returns.
@@ -89,6 +90,7 @@ type pageInfo struct {
 	ConsentDefault float64   `json:"consentDefault"`
 	GoogleRequest  float64   `json:"googleRequest"`
 	Tags           []string  `json:"tags"`
+	Links          []string  `json:"links"`
 }
 
 type heldTag struct {

@@ -192,3 +192,18 @@ func TestVerifyLateTag(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyScriptLinks: a page only the site's script links to is verified too: the cookie
+// its inline code writes before any decision is a finding on that page.
+func TestVerifyScriptLinks(t *testing.T) {
+	res, rep := verifyReport(t, "script-links")
+	if got := len(res.Verification.States[0].Pages); got != 4 {
+		t.Errorf("no_decision visited %d pages, want 4 (the script-linked account page among them)", got)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+		return f.RuleID == "enforcement.before-decision" && slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)") &&
+			f.Evidence.Page != nil && strings.HasSuffix(*f.Evidence.Page, "/account.html")
+	}) {
+		t.Error("no before-decision finding of _ga on the script-linked account page")
+	}
+}

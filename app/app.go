@@ -275,6 +275,25 @@ func (a *App) UseCases() *core.UseCases { return a.useCases }
 // DatabaseName is the database's URL as messages show it, without its password.
 func (a *App) DatabaseName() string { return DatabaseName(a.cfg.DatabaseURL) }
 
+// ConsoleURL is where people reach the console, for the links the CLI prints: the public
+// URL when set, otherwise the listen address.
+func (a *App) ConsoleURL() string {
+	if a.cfg.PublicURL != "" {
+		return strings.TrimSuffix(a.cfg.PublicURL, "/")
+	}
+	return BaseURL(a.cfg.Addr)
+}
+
+// OwnerLink returns a one-time link to create the first owner in the console while the
+// deployment has no member, "" once it has one.
+func (a *App) OwnerLink(ctx context.Context, base string) (string, error) {
+	secret, err := a.useCases.Users.BootstrapOwnerLink(ctx)
+	if err != nil || secret == "" {
+		return "", err
+	}
+	return base + "/invite/" + secret, nil
+}
+
 // Dialect names the store's database: "sqlite" or "postgres".
 func (a *App) Dialect() string { return a.store.Dialect() }
 

@@ -55,6 +55,7 @@ type UseCases struct {
 	Health     *Health
 	AuditLog   *AuditLog
 	Sessions   *Sessions
+	Users      *Users
 }
 
 // New builds the use cases on deps.
@@ -80,7 +81,7 @@ func New(deps Deps) (*UseCases, error) {
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b},
+		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b}, Users: &Users{b},
 	}, nil
 }
 

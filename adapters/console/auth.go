@@ -52,6 +52,10 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.showSignIn(w, r, http.StatusForbidden, "The sign-in form had expired. It has been reloaded: enter your key again.")
 		return
 	}
+	if r.PostFormValue("email") != "" {
+		h.signInWithPassword(w, r, addr)
+		return
+	}
 	key := strings.TrimSpace(r.PostFormValue("key"))
 	if key == "" {
 		h.showSignIn(w, r, http.StatusBadRequest, "Enter an API key.")
@@ -93,6 +97,34 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.S
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
+// signInWithPassword signs a member in with their email and password; failures count
+// against the client address and the account.
+func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, addr string) {
+	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
+	account := "account:" + email
+	wait, err := h.m.SignInRetryAfter(r.Context(), account, h.cfg.SignInFailures, h.cfg.SignInWindow)
+	if err == nil && wait > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
+		h.showSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account. Wait %s and try again.",
+			plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
+		return
+	}
+	u, ms, err := h.m.SignIn(r.Context(), email, r.PostFormValue("password"))
+	if err != nil {
+		status, msg := h.message(r, err)
+		if status == http.StatusUnauthorized {
+			for _, k := range []string{addr, account} {
+				if err := h.m.SignInFailed(r.Context(), k, h.cfg.SignInWindow); err != nil {
+					h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
+				}
+			}
+		}
+		h.showSignIn(w, r, status, msg)
+		return
+	}
+	h.startSession(w, r, core.SessionStart{OrgID: ms[0].OrgID, UserID: u.ID, UserAgent: r.UserAgent()})
+}
+
 // signOut ends the session (with its CSRF token: a cross-site page cannot sign a person out).
 func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 	c, _ := r.Cookie(sessionCookie)
@@ -118,6 +150,18 @@ func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 // a rotated one past its grace period, ends the sessions opened with it (ok false). Without
 // the keys use cases the session acts as an owner of its organization.
 func (h *handler) keyActor(r *http.Request, s *session) (*core.Actor, bool) {
+	if s.UserID != "" {
+		// A member acts with their role in the session's organization; once removed, never.
+		a, err := h.m.UserActor(r.Context(), s.UserID, s.OrgID)
+		if err != nil {
+			if core.ErrorCode(err) != core.CodeUnauthorized {
+				h.log.ErrorContext(r.Context(), "could not read a member's role", "err", err)
+			}
+			return nil, false
+		}
+		a.SessionID = s.ID
+		return a, true
+	}
 	keyID := s.KeyID
 	if keyID == "" || h.m.KeyUseCases == nil {
 		return &core.Actor{Kind: core.ActorKey, Name: "API key", OrgID: s.OrgID, Role: core.RoleOwner, SessionID: s.ID}, true

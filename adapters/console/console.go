@@ -161,6 +161,15 @@ func (h *handler) routes() {
 	if h.m.AuditUseCases != nil {
 		a("GET /audit", h.auditPage)
 	}
+	mux.HandleFunc("GET /invite/{token}", h.invitePage)
+	mux.HandleFunc("POST /invite/{token}", h.acceptInvite)
+	mux.HandleFunc("GET /reset/{token}", h.resetPage)
+	mux.HandleFunc("POST /reset/{token}", h.resetPassword)
+	a("GET /members", h.membersPage)
+	a("POST /members/invite", h.invite)
+	a("POST /members/{uid}/role", h.changeRole)
+	a("POST /members/{uid}/remove", h.removeMember)
+	a("POST /switch", h.switchOrg)
 	a("GET /sessions", h.sessionsPage)
 	a("POST /sessions/{sid}/revoke", h.revokeSession)
 	a("GET /sites/{id}/consents", h.consentsPage)

@@ -61,7 +61,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit", "sessions"}
+	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -275,6 +275,7 @@ var formLimits = map[string]int{
 	"serviceLabel": core.MaxServiceLabel, "serviceDescription": core.MaxServiceDescription,
 	"cookieName": core.MaxCookieName, "cookieDuration": core.MaxCookieDuration, "cookieDescription": core.MaxCookieDescription,
 	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
+	"userName": core.MaxUserName, "userPassword": core.MaxPassword,
 	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID,
 }
 

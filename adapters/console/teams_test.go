@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,3 +61,60 @@ func TestRolesInConsole(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+var inviteLink = regexp.MustCompile(`id="invite-link"[^>]*>(http[^<]+)</pre>`)
+
+// TestInviteJoinRemove: an owner invites a colleague as editor; the colleague joins through
+// the link, is signed in, signs in again with the password, changes a site; removing them
+// ends their session at once.
+func TestInviteJoinRemove(t *testing.T) {
+	w := newUnitWorld(t)
+	ctx := context.Background()
+	owner, _ := w.uc.Orgs.AuthenticateKey(ctx, unitKey)
+	site, err := w.uc.Sites.CreateSite(core.WithActor(ctx, owner), owner.OrgID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc, tok := w.session(t)
+	res, html := post(t, oc, w.srv.URL+"/members/invite", url.Values{"csrf": {tok}, "email": {"ed@example.com"}, "role": {"editor"}})
+	m := inviteLink.FindStringSubmatch(html)
+	if res.StatusCode != http.StatusCreated || m == nil {
+		t.Fatalf("invite: %d %.2000s", res.StatusCode, html)
+	}
+	link := strings.Replace(m[1], "http://"+strings.TrimPrefix(w.srv.URL, "http://"), w.srv.URL, 1)
+	ec := w.client(t)
+	_, html = get(t, ec, link)
+	if res, body := post(t, ec, link, url.Values{"csrf": {token(t, html)}, "name": {"Ed"}, "password": {"a long enough password"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("accept: %d %.2000s", res.StatusCode, body)
+	}
+	// Signing in again with the password.
+	ec2 := w.client(t)
+	_, html = get(t, ec2, w.srv.URL+"/sign-in")
+	if res, _ := post(t, ec2, w.srv.URL+"/sign-in", url.Values{"csrf": {token(t, html)}, "email": {"ed@example.com"}, "password": {"a long enough password"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("password sign-in: %d", res.StatusCode)
+	}
+	_, html = get(t, ec2, w.srv.URL+"/sites/"+site.ID)
+	if res, _ := post(t, ec2, w.srv.URL+"/sites/"+site.ID, url.Values{"csrf": {token(t, html)}, "name": {"Shop EU"}, "url": {"https://shop.example"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("editor edits: %d", res.StatusCode)
+	}
+	_, html = get(t, oc, w.srv.URL+"/audit")
+	if !strings.Contains(html, "<td>Ed <span") || !strings.Contains(html, "<del>Shop</del> → <ins>Shop EU</ins>") {
+		t.Fatalf("audit does not show Ed's change: %.3000s", html)
+	}
+	ms, _ := w.uc.Users.Members(core.WithActor(ctx, owner), owner.OrgID)
+	var edID string
+	for _, x := range ms {
+		if x.Email == "ed@example.com" {
+			edID = x.UserID
+		}
+	}
+	_, html = get(t, oc, w.srv.URL+"/members")
+	if res, _ := post(t, oc, w.srv.URL+"/members/"+edID+"/remove", url.Values{"csrf": {token(t, html)}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove: %d", res.StatusCode)
+	}
+	for _, c := range []*http.Client{ec, ec2} {
+		if res, _ := get(t, c, w.srv.URL+"/sites"); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("removed member's session still works: %d", res.StatusCode)
+		}
+	}
+}

@@ -15,6 +15,19 @@ type (
 	AuthUseCases interface {
 		AuthenticateKey(ctx context.Context, key string) (*core.Actor, error)
 	}
+	// UserUseCases sign members in and manage members and invitations.
+	UserUseCases interface {
+		SignIn(ctx context.Context, email, password string) (*core.User, []*core.Membership, error)
+		UserActor(ctx context.Context, userID, orgID string) (*core.Actor, error)
+		Memberships(ctx context.Context, userID string) ([]*core.Membership, error)
+		Members(ctx context.Context, orgID string) ([]*core.Membership, error)
+		Invite(ctx context.Context, orgID, email string, role core.Role) (string, error)
+		Invitation(ctx context.Context, secret string) (*core.OneTimeToken, error)
+		AcceptInvitation(ctx context.Context, secret, email, name, password string) (*core.User, string, error)
+		ResetPassword(ctx context.Context, secret, password string) (*core.User, error)
+		ChangeRole(ctx context.Context, orgID, userID string, role core.Role) error
+		RemoveMember(ctx context.Context, orgID, userID string) error
+	}
 	// SiteUseCases manage sites.
 	SiteUseCases interface {
 		CreateSite(ctx context.Context, orgID string, in core.SiteInput) (*core.Site, error)
@@ -95,6 +108,7 @@ type (
 type UseCases struct {
 	AuthUseCases
 	SessionUseCases
+	UserUseCases
 	SiteUseCases
 	BannerUseCases
 	CategoryUseCases
@@ -117,7 +131,7 @@ type UseCases struct {
 // FromCore picks the console's use cases out of core's.
 func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
-		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
+		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, UserUseCases: uc.Users, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, PreviewUseCases: previewConfig{uc.Consents}, KeyUseCases: uc.Orgs, ProofUseCases: uc.Consents,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog,

@@ -15,6 +15,9 @@ type teamsData struct {
 	audit    []core.AuditEntry
 	sessions map[string]core.Session
 	failures []signInFailure
+	users    map[string]core.User
+	members  map[membershipKey]core.Membership
+	tokens   map[string]core.OneTimeToken
 }
 
 type signInFailure struct {
@@ -23,7 +26,8 @@ type signInFailure struct {
 }
 
 func (t teamsData) clone() teamsData {
-	return teamsData{audit: slices.Clone(t.audit), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures)}
+	return teamsData{audit: slices.Clone(t.audit), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures),
+		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens)}
 }
 
 // AuditHead implements core.AuditStore.
@@ -221,5 +225,183 @@ func (s *Store) SignInFailures(_ context.Context, key string, since time.Time) (
 func (s *Store) DeleteSignInFailures(_ context.Context, at time.Time) error {
 	defer s.lock()()
 	s.d.teams.failures = slices.DeleteFunc(s.d.teams.failures, func(f signInFailure) bool { return f.at.Before(at) })
+	return nil
+}
+
+type membershipKey struct{ org, user string }
+
+// CreateUser implements core.UserStore.
+func (s *Store) CreateUser(_ context.Context, u *core.User) error {
+	defer s.lock()()
+	for _, x := range s.d.teams.users {
+		if x.Email == u.Email || (u.Subject != "" && x.Issuer == u.Issuer && x.Subject == u.Subject) || x.ID == u.ID {
+			return conflict("user")
+		}
+	}
+	if s.d.teams.users == nil {
+		s.d.teams.users = map[string]core.User{}
+	}
+	s.d.teams.users[u.ID] = *u
+	return nil
+}
+
+func (s *Store) findUser(match func(core.User) bool) (*core.User, error) {
+	defer s.lock()()
+	for _, u := range s.d.teams.users {
+		if match(u) {
+			return &u, nil
+		}
+	}
+	return nil, notFound("user")
+}
+
+// User implements core.UserStore.
+func (s *Store) User(_ context.Context, id string) (*core.User, error) {
+	return s.findUser(func(u core.User) bool { return u.ID == id })
+}
+
+// UserByEmail implements core.UserStore.
+func (s *Store) UserByEmail(_ context.Context, email string) (*core.User, error) {
+	return s.findUser(func(u core.User) bool { return u.Email == email })
+}
+
+// UserBySubject implements core.UserStore.
+func (s *Store) UserBySubject(_ context.Context, issuer, subject string) (*core.User, error) {
+	return s.findUser(func(u core.User) bool { return subject != "" && u.Issuer == issuer && u.Subject == subject })
+}
+
+func (s *Store) updateUser(id string, fn func(*core.User)) error {
+	defer s.lock()()
+	u, ok := s.d.teams.users[id]
+	if !ok {
+		return notFound("user")
+	}
+	fn(&u)
+	s.d.teams.users[id] = u
+	return nil
+}
+
+// SetUserPassword implements core.UserStore.
+func (s *Store) SetUserPassword(_ context.Context, id, hash string) error {
+	return s.updateUser(id, func(u *core.User) { u.PasswordHash = hash })
+}
+
+// SetUserSubject implements core.UserStore.
+func (s *Store) SetUserSubject(_ context.Context, id, issuer, subject string) error {
+	return s.updateUser(id, func(u *core.User) { u.Issuer, u.Subject = issuer, subject })
+}
+
+// CountUsers implements core.UserStore.
+func (s *Store) CountUsers(context.Context) (int, error) {
+	defer s.lock()()
+	return len(s.d.teams.users), nil
+}
+
+// PutMembership implements core.UserStore.
+func (s *Store) PutMembership(_ context.Context, m *core.Membership) error {
+	defer s.lock()()
+	if _, ok := s.d.orgs[m.OrgID]; !ok {
+		return notFound("organization")
+	}
+	if _, ok := s.d.teams.users[m.UserID]; !ok {
+		return notFound("user")
+	}
+	if s.d.teams.members == nil {
+		s.d.teams.members = map[membershipKey]core.Membership{}
+	}
+	k := membershipKey{m.OrgID, m.UserID}
+	c := core.Membership{UserID: m.UserID, OrgID: m.OrgID, Role: m.Role, CreatedAt: m.CreatedAt}
+	if old, ok := s.d.teams.members[k]; ok {
+		c.CreatedAt = old.CreatedAt
+	}
+	s.d.teams.members[k] = c
+	return nil
+}
+
+// fill adds the names of the organization and the user; the caller holds the lock.
+func (s *Store) fill(m core.Membership) *core.Membership {
+	m.OrgName = s.d.orgs[m.OrgID].Name
+	u := s.d.teams.users[m.UserID]
+	m.Email, m.Name = u.Email, u.Name
+	return &m
+}
+
+// Membership implements core.UserStore.
+func (s *Store) Membership(_ context.Context, orgID, userID string) (*core.Membership, error) {
+	defer s.lock()()
+	m, ok := s.d.teams.members[membershipKey{orgID, userID}]
+	if !ok {
+		return nil, notFound("membership")
+	}
+	return s.fill(m), nil
+}
+
+func (s *Store) memberships(match func(core.Membership) bool) []*core.Membership {
+	defer s.lock()()
+	out := []*core.Membership{}
+	for _, m := range s.d.teams.members {
+		if match(m) {
+			out = append(out, s.fill(m))
+		}
+	}
+	slices.SortFunc(out, func(a, b *core.Membership) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.UserID, b.UserID))
+	})
+	return out
+}
+
+// Memberships implements core.UserStore.
+func (s *Store) Memberships(_ context.Context, userID string) ([]*core.Membership, error) {
+	return s.memberships(func(m core.Membership) bool { return m.UserID == userID }), nil
+}
+
+// Members implements core.UserStore.
+func (s *Store) Members(_ context.Context, orgID string) ([]*core.Membership, error) {
+	return s.memberships(func(m core.Membership) bool { return m.OrgID == orgID }), nil
+}
+
+// DeleteMembership implements core.UserStore.
+func (s *Store) DeleteMembership(_ context.Context, orgID, userID string) error {
+	defer s.lock()()
+	k := membershipKey{orgID, userID}
+	if _, ok := s.d.teams.members[k]; !ok {
+		return notFound("membership")
+	}
+	delete(s.d.teams.members, k)
+	return nil
+}
+
+// CreateToken implements core.UserStore.
+func (s *Store) CreateToken(_ context.Context, t *core.OneTimeToken) error {
+	defer s.lock()()
+	if _, ok := s.d.teams.tokens[t.ID]; ok {
+		return conflict("token")
+	}
+	if s.d.teams.tokens == nil {
+		s.d.teams.tokens = map[string]core.OneTimeToken{}
+	}
+	s.d.teams.tokens[t.ID] = *t
+	return nil
+}
+
+// Token implements core.UserStore.
+func (s *Store) Token(_ context.Context, id string) (*core.OneTimeToken, error) {
+	defer s.lock()()
+	t, ok := s.d.teams.tokens[id]
+	if !ok {
+		return nil, notFound("token")
+	}
+	return &t, nil
+}
+
+// UseToken implements core.UserStore.
+func (s *Store) UseToken(_ context.Context, id string, at time.Time) error {
+	defer s.lock()()
+	t, ok := s.d.teams.tokens[id]
+	if !ok || t.UsedAt != nil {
+		return conflict("token use")
+	}
+	t.UsedAt = &at
+	s.d.teams.tokens[id] = t
 	return nil
 }

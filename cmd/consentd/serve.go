@@ -45,6 +45,16 @@ func serve(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintln(os.Stderr)
 		}
+		if *console {
+			link, err := a.OwnerLink(ctx, app.BaseURL(ln.Addr().String()))
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			if link != "" {
+				fmt.Fprintf(os.Stderr, "No member yet: create the first owner in the console with this one-time link (7 days):\n\n  %s\n\n", link)
+			}
+		}
 		return a.RunServer(ctx, ln)
 	})
 }

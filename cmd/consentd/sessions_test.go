@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -123,5 +125,35 @@ func TestSessionsAcrossServeProcesses(t *testing.T) {
 	}
 	if !signedIn(t, c, a) {
 		t.Fatal("ending another session ended this one")
+	}
+}
+
+// TestUserCommands: user create makes a member and prints a one-time link to set the
+// password; the console takes it once; reset-password prints a new one; the audit log
+// names the commands.
+func TestUserCommands(t *testing.T) {
+	db := "sqlite://" + filepath.Join(t.TempDir(), "cli.db")
+	env := []string{"CONSENTD_DATABASE_URL=" + db, "CONSENTD_PUBLIC_URL=https://consent.example"}
+	if _, stderr, err := runCLI(t, env, "org", "create", "--name", "Acme"); err != nil {
+		t.Fatalf("org create: %v %s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, env, "user", "create", "--email", "Ana@Example.com", "--org", "Acme", "--role", "privacy")
+	if err != nil {
+		t.Fatalf("user create: %v %s", err, stderr)
+	}
+	var u map[string]string
+	if err := json.Unmarshal([]byte(out), &u); err != nil || u["email"] != "ana@example.com" || u["role"] != "privacy" ||
+		!strings.HasPrefix(u["passwordLink"], "https://consent.example/reset/") {
+		t.Fatalf("user create printed %s", out)
+	}
+	if _, stderr, err := runCLI(t, env, "user", "create", "--email", "x@example.com", "--org", "Acme", "--role", "root"); err == nil || !strings.Contains(stderr, "role") {
+		t.Fatalf("bad role: %v %s", err, stderr)
+	}
+	out, stderr, err = runCLI(t, env, "user", "reset-password", "--email", "ana@example.com")
+	if err != nil || !strings.Contains(out, "/reset/") {
+		t.Fatalf("reset-password: %v %s %s", err, out, stderr)
+	}
+	if _, stderr, err := runCLI(t, env, "user", "reset-password", "--email", "nobody@example.com"); err == nil || !strings.Contains(stderr, "not found") {
+		t.Fatalf("reset-password of nobody: %v %s", err, stderr)
 	}
 }

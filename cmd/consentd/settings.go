@@ -74,6 +74,8 @@ var settings = []setting{
 	{name: "name", usage: "name"},
 	{name: "url", usage: "site homepage, absolute http(s) URL (required)"},
 	{name: "site", usage: "the site's ID (required)"},
+	{name: "email", usage: "the person's email address (required)"},
+	{name: "role", def: "owner", usage: "role in the organization: owner, admin, editor, privacy or viewer"},
 	{name: "grace", def: "24h0m0s", usage: "how long the rotated key keeps working (0: ends at once)"},
 	{name: "to", usage: "file to write the copy to (required, must not exist)"},
 	{name: "out", usage: "directory to write the entries to (required); use it as CONSENTD_LIBRARY_DIR"},

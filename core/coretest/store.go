@@ -53,6 +53,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ConcurrentBannerUpdates", testConcurrentBannerUpdates},
 		{"Audit", testAudit},
 		{"Sessions", testSessions},
+		{"Users", testUsers},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

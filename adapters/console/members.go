@@ -1,0 +1,161 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/consentd/consentd/core"
+)
+
+// membersView is the members page's data.
+type membersView struct {
+	Members []*core.Membership
+	Roles   []core.Role
+	// Link is an invitation just made, shown once to copy; For names its email.
+	Link, For string
+	Me        string
+}
+
+func (h *handler) membersPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	h.showMembers(w, r, rq, http.StatusOK, page{}, "", "")
+}
+
+func (h *handler) showMembers(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, link, email string) {
+	ms, err := h.m.Members(r.Context(), rq.org)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	p.Title, p.Section = "Members", "members"
+	p.Data = membersView{Members: ms, Roles: core.Roles(), Link: link, For: email, Me: rq.s.UserID}
+	h.render(w, r, rq, status, "members", p)
+}
+
+// invite makes an invitation link. No mail is sent: there is no SMTP setting yet, so the
+// link is shown to copy.
+func (h *handler) invite(w http.ResponseWriter, r *http.Request, rq *request) {
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	secret, err := h.m.Invite(r.Context(), rq.org, email, core.Role(r.PostFormValue("role")))
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "invite", Error: msg, Values: r.PostForm}, "", "")
+		return
+	}
+	h.showMembers(w, r, rq, http.StatusCreated, page{Flash: "Invitation made. Send this link to " + email +
+		": it works once, for 7 days."}, h.baseURL(r)+"/invite/"+secret, email)
+}
+
+func (h *handler) changeRole(w http.ResponseWriter, r *http.Request, rq *request) {
+	if err := h.m.ChangeRole(r.Context(), rq.org, r.PathValue("uid"), core.Role(r.PostFormValue("role"))); err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, "", "")
+		return
+	}
+	h.redirect(w, r, rq, "/members", "Role changed.")
+}
+
+func (h *handler) removeMember(w http.ResponseWriter, r *http.Request, rq *request) {
+	if err := h.m.RemoveMember(r.Context(), rq.org, r.PathValue("uid")); err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, "", "")
+		return
+	}
+	if r.PathValue("uid") == rq.s.UserID {
+		http.Redirect(w, r, "/sign-in?signed-out=1", http.StatusSeeOther)
+		return
+	}
+	h.redirect(w, r, rq, "/members", "Member removed: their sessions have ended.")
+}
+
+// baseURL is the console's external address, for links.
+func (h *handler) baseURL(r *http.Request) string {
+	if h.cfg.PublicURL != "" {
+		return strings.TrimSuffix(h.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// invitePage shows the form that accepts an invitation (or the first owner's link).
+func (h *handler) invitePage(w http.ResponseWriter, r *http.Request) {
+	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
+	if err != nil {
+		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", sentence(core.ErrorMessage(err)))
+		return
+	}
+	h.showInvite(w, r, t, http.StatusOK, "")
+}
+
+func (h *handler) showInvite(w http.ResponseWriter, r *http.Request, t *core.OneTimeToken, status int, msg string) {
+	tok := randomToken()
+	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: tok, Path: "/", MaxAge: 3600,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.render(w, r, nil, status, "invite", page{Title: "Join consentd", CSRF: tok, Error: msg, Values: r.PostForm, Data: t})
+}
+
+// acceptInvite creates the account (or adds an existing one) and signs the person in.
+func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
+	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
+	if err != nil {
+		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", sentence(core.ErrorMessage(err)))
+		return
+	}
+	if c, _ := r.Cookie(preSessionToken); c == nil || !tokenEqual(r.PostFormValue("csrf"), c.Value) {
+		h.showInvite(w, r, t, http.StatusForbidden, "The form had expired. It has been reloaded: enter your details again.")
+		return
+	}
+	u, org, err := h.m.AcceptInvitation(r.Context(), r.PathValue("token"), r.PostFormValue("email"),
+		r.PostFormValue("name"), r.PostFormValue("password"))
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showInvite(w, r, t, status, msg)
+		return
+	}
+	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: u.ID, UserAgent: r.UserAgent()})
+}
+
+// resetPage and resetPassword set a new password with a one-time link from
+// `consentd user reset-password`.
+func (h *handler) resetPage(w http.ResponseWriter, r *http.Request) {
+	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
+	if err != nil || t.Kind != core.TokenReset {
+		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask your operator for a new one.")
+		return
+	}
+	h.showInvite(w, r, t, http.StatusOK, "")
+}
+
+func (h *handler) resetPassword(w http.ResponseWriter, r *http.Request) {
+	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
+	if err != nil || t.Kind != core.TokenReset {
+		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask your operator for a new one.")
+		return
+	}
+	if c, _ := r.Cookie(preSessionToken); c == nil || !tokenEqual(r.PostFormValue("csrf"), c.Value) {
+		h.showInvite(w, r, t, http.StatusForbidden, "The form had expired. It has been reloaded: enter your new password again.")
+		return
+	}
+	if _, err := h.m.ResetPassword(r.Context(), r.PathValue("token"), r.PostFormValue("password")); err != nil {
+		status, msg := h.message(r, err)
+		h.showInvite(w, r, t, status, msg)
+		return
+	}
+	http.Redirect(w, r, "/sign-in?reset=1", http.StatusSeeOther)
+}
+
+// switchOrg moves a member to another of their organizations, in a new session.
+func (h *handler) switchOrg(w http.ResponseWriter, r *http.Request, rq *request) {
+	org := r.PostFormValue("org")
+	if rq.s.UserID == "" {
+		h.errorPage(w, r, rq, http.StatusBadRequest, "Not a member", "A session opened with an API key stays in its organization.")
+		return
+	}
+	if _, err := h.m.UserActor(r.Context(), rq.s.UserID, org); err != nil {
+		h.fail(w, r, rq, core.Errorf(core.CodeNotFound, "you are not a member of that organization"))
+		return
+	}
+	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: rq.s.UserID, UserAgent: r.UserAgent()})
+}

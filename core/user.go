@@ -1,0 +1,553 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/mail"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// User is a person who signs in to the console: by email and password, or through the
+// organization's single sign-on (Subject set, no password).
+type User struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// PasswordHash is the argon2id hash in PHC form; "" for a user without a password.
+	PasswordHash string `json:"-"`
+	// Issuer and Subject name the user at an OpenID provider.
+	Issuer    string    `json:"-"`
+	Subject   string    `json:"-"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// DisplayName is what the audit log and the console show: the name, else the email.
+func (u *User) DisplayName() string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Email
+}
+
+// Membership is a user's role in an organization.
+type Membership struct {
+	UserID    string    `json:"userId"`
+	OrgID     string    `json:"organizationId"`
+	OrgName   string    `json:"organizationName"`
+	Role      Role      `json:"role"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Token kinds: a one-time link.
+const (
+	// TokenInvite adds its email to the organization with its role.
+	TokenInvite = "invite"
+	// TokenReset sets a new password for its email.
+	TokenReset = "reset"
+)
+
+// OneTimeToken is a link sent or shown to a person: an invitation, a password reset or the
+// first owner's link. Only the SHA-256 of the token is stored (ID).
+type OneTimeToken struct {
+	ID        string
+	Kind      string
+	OrgID     string
+	Email     string
+	Role      Role
+	CreatedBy string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// UserStore persists users, memberships and one-time tokens.
+type UserStore interface {
+	// CreateUser stores a user; conflict when the email (case-insensitive, stored lower case)
+	// or the issuer and subject exist.
+	CreateUser(ctx context.Context, u *User) error
+	// User finds a user by ID; UserByEmail by lower-case email; UserBySubject by OpenID
+	// issuer and subject. not_found when there is none.
+	User(ctx context.Context, id string) (*User, error)
+	UserByEmail(ctx context.Context, email string) (*User, error)
+	UserBySubject(ctx context.Context, issuer, subject string) (*User, error)
+	// SetUserPassword replaces a user's password hash; SetUserSubject links the user to an
+	// OpenID identity. not_found when the user does not exist.
+	SetUserPassword(ctx context.Context, id, hash string) error
+	SetUserSubject(ctx context.Context, id, issuer, subject string) error
+	// CountUsers counts every user.
+	CountUsers(ctx context.Context) (int, error)
+	// PutMembership adds a user to an organization or changes their role.
+	PutMembership(ctx context.Context, m *Membership) error
+	// Membership finds a user's membership of an organization; not_found when there is none.
+	Membership(ctx context.Context, orgID, userID string) (*Membership, error)
+	// Memberships lists a user's organizations, oldest first; Members an organization's
+	// members, oldest first (both with names and emails filled in).
+	Memberships(ctx context.Context, userID string) ([]*Membership, error)
+	Members(ctx context.Context, orgID string) ([]*Membership, error)
+	// DeleteMembership removes a user from an organization; not_found when not a member.
+	DeleteMembership(ctx context.Context, orgID, userID string) error
+	// CreateToken stores a one-time token; Token finds one by ID (not_found); UseToken marks
+	// it used at at, conflict when it was used already or does not exist.
+	CreateToken(ctx context.Context, t *OneTimeToken) error
+	Token(ctx context.Context, id string) (*OneTimeToken, error)
+	UseToken(ctx context.Context, id string, at time.Time) error
+}
+
+// User rules.
+const (
+	MinPassword = 10
+	MaxPassword = 200
+	MaxEmail    = 254
+	MaxUserName = 100
+	// InviteTTL is how long an invitation link works; ResetTTL a password reset link.
+	InviteTTL = 7 * 24 * time.Hour
+	ResetTTL  = time.Hour
+)
+
+// argon2id parameters: RFC 9106's second recommended option (memory-constrained), with two
+// lanes. core's own tests lower them (export_test.go) to stay fast; the stored hash names
+// its parameters, so either verifies.
+var argonTime, argonMemory uint32 = 3, 64 * 1024
+
+const (
+	argonThreads = 2
+	argonKeyLen  = 32
+)
+
+// HashPassword returns the argon2id hash of password in PHC string form.
+func HashPassword(password string) string {
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt) // crypto/rand.Read never fails
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		b64.EncodeToString(salt), b64.EncodeToString(key))
+}
+
+// CheckPassword reports whether password matches a hash made by HashPassword.
+func CheckPassword(hash, password string) bool {
+	var v, m, t int
+	var p uint8
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m <= 0 || m > 1<<20 || t <= 0 || t > 20 {
+		return false
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
+	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(key) == 0 {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, uint32(t), uint32(m), p, uint32(len(key)))
+	return subtle.ConstantTimeCompare(got, key) == 1
+}
+
+// dummyHash is checked against when an email is unknown, so that a sign-in takes as long
+// for an unknown email as for a wrong password.
+var dummyHash = sync.OnceValue(func() string { return HashPassword("consentd-no-such-user") })
+
+// NormalizeEmail checks an email address and returns it lower case.
+func NormalizeEmail(field, email string) (string, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || len(email) > MaxEmail || !strings.Contains(email, "@") {
+		return "", Errorf(CodeInvalid, "%s: must be an email address", field)
+	}
+	return email, nil
+}
+
+func checkPassword(password string) error {
+	if n := utf8.RuneCountInString(password); n < MinPassword || n > MaxPassword {
+		return Errorf(CodeInvalid, "password: must be %d to %d characters", MinPassword, MaxPassword)
+	}
+	return nil
+}
+
+// Users are the use cases of people: sign-in, members, invitations, password resets.
+type Users struct{ *base }
+
+// UserActor is the caller a signed-in member makes in one of their organizations;
+// unauthorized when they are not (or no longer) a member.
+func (m *Users) UserActor(ctx context.Context, userID, orgID string) (*Actor, error) {
+	ms, err := m.store.Membership(ctx, orgID, userID)
+	if IsNotFound(err) {
+		return nil, Errorf(CodeUnauthorized, "not a member of this organization")
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := ms.Name
+	if name == "" {
+		name = ms.Email
+	}
+	return &Actor{Kind: ActorUser, ID: userID, Name: name, OrgID: orgID, Role: ms.Role}, nil
+}
+
+// SignIn checks an email and password and returns the user with their organizations;
+// unauthorized when they do not match (the same answer for an unknown email).
+func (m *Users) SignIn(ctx context.Context, email, password string) (*User, []*Membership, error) {
+	bad := Errorf(CodeUnauthorized, "wrong email or password")
+	email, err := NormalizeEmail("email", email)
+	if err != nil || len(password) > MaxPassword {
+		return nil, nil, bad
+	}
+	u, err := m.store.UserByEmail(ctx, email)
+	if IsNotFound(err) {
+		CheckPassword(dummyHash(), password)
+		return nil, nil, bad
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if u.PasswordHash == "" || !CheckPassword(u.PasswordHash, password) {
+		return nil, nil, bad
+	}
+	ms, err := m.store.Memberships(ctx, u.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ms) == 0 {
+		return nil, nil, Errorf(CodeUnauthorized, "this account belongs to no organization any more")
+	}
+	return u, ms, nil
+}
+
+// Memberships lists a user's organizations.
+func (m *Users) Memberships(ctx context.Context, userID string) ([]*Membership, error) {
+	return m.store.Memberships(ctx, userID)
+}
+
+// Members lists the organization's members.
+func (m *Users) Members(ctx context.Context, orgID string) ([]*Membership, error) {
+	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+		return nil, err
+	}
+	return m.store.Members(ctx, orgID)
+}
+
+// CreateMember is the operator's `consentd user create`: it creates the user when the email
+// is new (with password, which may be empty for a user who will set one through a reset
+// link) and makes them a member of the organization with role.
+func (m *Users) CreateMember(ctx context.Context, orgID, email, name, password string, role Role) (*User, error) {
+	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+		return nil, err
+	}
+	if !ValidRole(role) {
+		return nil, Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+	}
+	var u *User
+	err := m.store.InTx(ctx, func(tx Store) error {
+		if _, err := tx.Organization(ctx, orgID); err != nil {
+			return err
+		}
+		var err error
+		if u, err = m.ensureUser(ctx, tx, email, name, password); err != nil {
+			return err
+		}
+		return m.putMember(ctx, tx, orgID, u, role)
+	})
+	return u, err
+}
+
+// ensureUser finds the user of email or creates them with name and password.
+func (m *Users) ensureUser(ctx context.Context, tx Store, email, name, password string) (*User, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
+	if u, err := tx.UserByEmail(ctx, email); err == nil || !IsNotFound(err) {
+		return u, err
+	}
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxUserName {
+		return nil, Errorf(CodeInvalid, "name: must be at most %d characters", MaxUserName)
+	}
+	if err := CheckText("name", name); err != nil {
+		return nil, err
+	}
+	u := &User{ID: m.newID(), Email: email, Name: name, CreatedAt: m.now()}
+	if password != "" {
+		if err := checkPassword(password); err != nil {
+			return nil, err
+		}
+		u.PasswordHash = HashPassword(password)
+	}
+	return u, tx.CreateUser(ctx, u)
+}
+
+func (m *Users) putMember(ctx context.Context, tx Store, orgID string, u *User, role Role) error {
+	old, err := tx.Membership(ctx, orgID, u.ID)
+	if err != nil && !IsNotFound(err) {
+		return err
+	}
+	if err := tx.PutMembership(ctx, &Membership{UserID: u.ID, OrgID: orgID, Role: role, CreatedAt: m.now()}); err != nil {
+		return err
+	}
+	if old != nil {
+		return m.record(ctx, tx, orgID, "", AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
+			map[string]any{"email": u.Email, "role": role})
+	}
+	return m.record(ctx, tx, orgID, "", AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
+}
+
+// newToken stores a one-time token and returns its secret.
+func (m *base) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl time.Duration) (string, error) {
+	secret := NewSessionToken()
+	t.ID, t.CreatedAt, t.ExpiresAt = SessionID(secret), m.now(), m.now().Add(ttl)
+	return secret, tx.CreateToken(ctx, t)
+}
+
+// Invite makes a one-time invitation link (its secret) for email to join the organization
+// with role, valid InviteTTL. Only owners manage members.
+func (m *Users) Invite(ctx context.Context, orgID, email string, role Role) (string, error) {
+	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+		return "", err
+	}
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return "", err
+	}
+	if !ValidRole(role) {
+		return "", Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+	}
+	var secret string
+	err = m.store.InTx(ctx, func(tx Store) error {
+		var by string
+		if a := ActorOf(ctx); a != nil {
+			by = a.Name
+		}
+		var err error
+		if secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, "", AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
+	})
+	return secret, err
+}
+
+// Invitation returns the live one-time token of secret; not_found when it does not exist,
+// was used or expired.
+func (m *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, error) {
+	t, err := m.store.Token(ctx, SessionID(secret))
+	if err != nil {
+		return nil, Errorf(CodeNotFound, "this link is not valid: ask for a new one")
+	}
+	if t.UsedAt != nil || !m.now().Before(t.ExpiresAt) {
+		return nil, Errorf(CodeNotFound, "this link was used already or has expired: ask for a new one")
+	}
+	return t, nil
+}
+
+// AcceptInvitation uses an invitation (or the first owner's link, which names no email: the
+// person gives theirs): a new user is created with name and password; an existing user must
+// give their password. It returns the user and the organization they joined.
+func (m *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (*User, string, error) {
+	t, err := m.Invitation(ctx, secret)
+	if err != nil {
+		return nil, "", err
+	}
+	if t.Kind != TokenInvite {
+		return nil, "", Errorf(CodeNotFound, "this link is not an invitation")
+	}
+	if t.Email != "" {
+		email = t.Email
+	}
+	if email, err = NormalizeEmail("email", email); err != nil {
+		return nil, "", err
+	}
+	var u *User
+	err = m.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UseToken(ctx, t.ID, m.now()); err != nil {
+			return Errorf(CodeNotFound, "this link was used already: ask for a new one")
+		}
+		existing, err := tx.UserByEmail(ctx, email)
+		switch {
+		case err == nil:
+			if existing.PasswordHash != "" && !CheckPassword(existing.PasswordHash, password) {
+				return Errorf(CodeUnauthorized, "you already have an account: enter its password to join")
+			}
+			u = existing
+		case IsNotFound(err):
+			if err := checkPassword(password); err != nil {
+				return err
+			}
+			if u, err = m.ensureUser(ctx, tx, email, name, password); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		ctx := WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
+		return m.putMember(ctx, tx, t.OrgID, u, t.Role)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return u, t.OrgID, nil
+}
+
+// ChangeRole changes a member's role. The last owner cannot be demoted.
+func (m *Users) ChangeRole(ctx context.Context, orgID, userID string, role Role) error {
+	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+		return err
+	}
+	if !ValidRole(role) {
+		return Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+	}
+	return m.store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if old.Role == RoleOwner && role != RoleOwner {
+			if err := lastOwner(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
+		u, err := tx.User(ctx, userID)
+		if err != nil {
+			return err
+		}
+		return m.putMember(ctx, tx, orgID, u, role)
+	})
+}
+
+func lastOwner(ctx context.Context, tx Store, orgID string) error {
+	ms, err := tx.Members(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	owners := 0
+	for _, x := range ms {
+		if x.Role == RoleOwner {
+			owners++
+		}
+	}
+	if owners <= 1 {
+		return Errorf(CodeConflict, "the organization's last owner cannot leave or be demoted: make another member owner first")
+	}
+	return nil
+}
+
+// RemoveMember removes a member (or lets a member leave) and ends their sessions in the
+// organization at once. The last owner cannot leave.
+func (m *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
+	if a := ActorOf(ctx); a == nil || a.Kind != ActorUser || a.ID != userID {
+		if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+			return err
+		}
+	}
+	return m.store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if old.Role == RoleOwner {
+			if err := lastOwner(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteMembership(ctx, orgID, userID); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteUserSessions(ctx, orgID, userID); err != nil {
+			return err
+		}
+		return m.record(ctx, tx, orgID, "", AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
+	})
+}
+
+// ResetLink is the operator's `consentd user reset-password`: a one-time link (its secret)
+// to set a new password, valid ResetTTL.
+func (m *Users) ResetLink(ctx context.Context, email string) (string, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return "", err
+	}
+	var secret string
+	err = m.store.InTx(ctx, func(tx Store) error {
+		if _, err := tx.UserByEmail(ctx, email); err != nil {
+			return err
+		}
+		var err error
+		secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenReset, Email: email}, ResetTTL)
+		return err
+	})
+	return secret, err
+}
+
+// ResetPassword uses a reset link to set a new password; it ends none of the user's
+// sessions (the operator removes a member for that).
+func (m *Users) ResetPassword(ctx context.Context, secret, password string) (*User, error) {
+	t, err := m.Invitation(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != TokenReset {
+		return nil, Errorf(CodeNotFound, "this link is not a password reset")
+	}
+	if err := checkPassword(password); err != nil {
+		return nil, err
+	}
+	var u *User
+	err = m.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UseToken(ctx, t.ID, m.now()); err != nil {
+			return Errorf(CodeNotFound, "this link was used already")
+		}
+		var err error
+		if u, err = tx.UserByEmail(ctx, t.Email); err != nil {
+			return err
+		}
+		u.PasswordHash = HashPassword(password)
+		if err := tx.SetUserPassword(ctx, u.ID, u.PasswordHash); err != nil {
+			return err
+		}
+		ms, err := tx.Memberships(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range ms {
+			if err := m.record(WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
+				AuditUserPasswordSet, u.ID, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return u, err
+}
+
+// BootstrapOwnerLink returns a one-time link (its secret) to create the first owner of the
+// deployment's first organization, while the deployment has no user; "" once it has one.
+func (m *Users) BootstrapOwnerLink(ctx context.Context) (string, error) {
+	n, err := m.store.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return "", err
+	}
+	orgs, err := m.store.Organizations(ctx)
+	if err != nil || len(orgs) == 0 {
+		return "", err
+	}
+	var secret string
+	err = m.store.InTx(ctx, func(tx Store) error {
+		var err error
+		secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgs[0].ID, Email: "", Role: RoleOwner, CreatedBy: "bootstrap"}, InviteTTL)
+		return err
+	})
+	return secret, err
+}

@@ -1,0 +1,113 @@
+package core_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+)
+
+// TestMembers: an owner invites a colleague; the link works once; the colleague signs in
+// with the chosen password, belongs to both organizations (an agency) with their roles; the
+// last owner cannot leave or be demoted; removing a member ends their sessions at once.
+func TestMembers(t *testing.T) {
+	m, _, _ := newManager(t)
+	agency, _ := m.Orgs.CreateOrganization(ctx, "agency")
+	client, _ := m.Orgs.CreateOrganization(ctx, "client")
+	cli := core.WithActor(ctx, core.System("consentd user create"))
+	owner, err := m.Users.CreateMember(cli, agency.ID, "Owner@Example.com", "Olga", "correct horse battery", core.RoleOwner)
+	if err != nil || owner.Email != "owner@example.com" {
+		t.Fatalf("create owner: %+v %v", owner, err)
+	}
+	if _, err := m.Users.CreateMember(cli, client.ID, "owner@example.com", "", "", core.RoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	oa, err := m.Users.UserActor(ctx, owner.ID, agency.ID)
+	if err != nil || oa.Role != core.RoleOwner || oa.Name != "Olga" {
+		t.Fatalf("owner actor: %+v %v", oa, err)
+	}
+	asOwner := core.WithActor(ctx, oa)
+	link, err := m.Users.Invite(asOwner, agency.ID, "ed@example.com", core.RoleEditor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "short"); core.ErrorCode(err) != core.CodeInvalid {
+		t.Fatalf("short password: %v", err)
+	}
+	ed, org, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password")
+	if err != nil || org != agency.ID {
+		t.Fatalf("accept: %v", err)
+	}
+	if _, _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password"); core.ErrorCode(err) != core.CodeNotFound {
+		t.Fatalf("second use of the link: %v", err)
+	}
+	if _, _, err := m.Users.SignIn(ctx, "ed@example.com", "wrong password!"); core.ErrorCode(err) != core.CodeUnauthorized {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if _, _, err := m.Users.SignIn(ctx, "nobody@example.com", "a long enough password"); core.ErrorCode(err) != core.CodeUnauthorized {
+		t.Fatalf("unknown email: %v", err)
+	}
+	u, ms, err := m.Users.SignIn(ctx, "ED@example.com", "a long enough password")
+	if err != nil || u.ID != ed.ID || len(ms) != 1 || ms[0].Role != core.RoleEditor || ms[0].OrgName != "agency" {
+		t.Fatalf("sign in: %+v %+v %v", u, ms, err)
+	}
+	if _, ms, _ := m.Users.SignIn(ctx, "owner@example.com", "correct horse battery"); len(ms) != 2 {
+		t.Fatalf("the owner belongs to %d organizations, want 2", len(ms))
+	}
+	ea, _ := m.Users.UserActor(ctx, ed.ID, agency.ID)
+	if _, err := m.Users.Invite(core.WithActor(ctx, ea), agency.ID, "x@example.com", core.RoleOwner); core.ErrorCode(err) != core.CodeForbidden {
+		t.Fatalf("editor invites: %v", err)
+	}
+	if err := m.Users.ChangeRole(asOwner, agency.ID, owner.ID, core.RoleAdmin); core.ErrorCode(err) != core.CodeConflict {
+		t.Fatalf("demote the last owner: %v", err)
+	}
+	if err := m.Users.RemoveMember(asOwner, agency.ID, owner.ID); core.ErrorCode(err) != core.CodeConflict {
+		t.Fatalf("last owner leaves: %v", err)
+	}
+	tok, _, err := m.Sessions.StartSession(ctx, core.SessionStart{OrgID: agency.ID, UserID: ed.ID}, core.SessionTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Users.RemoveMember(asOwner, agency.ID, ed.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Sessions.ResumeSession(ctx, tok, core.SessionIdle); core.ErrorCode(err) != core.CodeUnauthorized {
+		t.Fatalf("the removed member's session: %v", err)
+	}
+	if _, err := m.Users.UserActor(ctx, ed.ID, agency.ID); core.ErrorCode(err) != core.CodeUnauthorized {
+		t.Fatalf("removed member's actor: %v", err)
+	}
+	p, _ := m.AuditLog.AuditEntries(asOwner, agency.ID, core.AuditQuery{}, "")
+	var acts []string
+	for _, e := range p.Entries {
+		acts = append(acts, e.Action+"/"+e.ActorName)
+	}
+	if got := strings.Join(acts, " "); got != "member.remove/Olga member.join/Ed member.invite/Olga member.join/consentd user create" {
+		t.Fatalf("audit: %s", got)
+	}
+	// A reset link sets a new password once.
+	reset, err := m.Users.ResetLink(cli, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Users.ResetPassword(ctx, reset, "a brand new password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Users.SignIn(ctx, "owner@example.com", "a brand new password"); err != nil {
+		t.Fatalf("sign in with the new password: %v", err)
+	}
+	if _, err := m.Users.ResetPassword(ctx, reset, "another new password"); core.ErrorCode(err) != core.CodeNotFound {
+		t.Fatalf("reset link reused: %v", err)
+	}
+}
+
+func TestPasswordHash(t *testing.T) {
+	h := core.HashPassword("correct horse battery")
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=1024,t=1,p=2$") || !core.CheckPassword(h, "correct horse battery") ||
+		core.CheckPassword(h, "correct horse batterz") || core.CheckPassword("$argon2id$v=19$m=1,t=1,p=1$$", "x") {
+		t.Fatalf("hash %s", h)
+	}
+	if core.HashPassword("same") == core.HashPassword("same") {
+		t.Fatal("no salt")
+	}
+}

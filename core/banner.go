@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -205,6 +206,8 @@ func (p BannerPatch) validate() error {
 // MaxReopenLabel bounds the reopen button's label: it is a small button.
 const MaxReopenLabel = 60
 
+var domainPattern = regexp.MustCompile(DomainPattern)
+
 // CookieDomainFor checks that domain may carry the consent cookie of a site whose homepage is
 // siteURL: the site's host itself or one of its parents, no higher than its registrable domain
 // (a public suffix such as "co.uk" is refused, as browsers refuse it). A leading dot is
@@ -216,7 +219,7 @@ func CookieDomainFor(siteURL, domain string) (string, error) {
 	if err == nil {
 		host = strings.ToLower(u.Hostname())
 	}
-	if d == "" || len(d) > 253 || strings.ContainsAny(d, "/:@ *") {
+	if t := strings.TrimSpace(domain); len(t) > MaxDomain || !domainPattern.MatchString(t) {
 		return "", Errorf(CodeInvalid, "cookieDomain: must be a domain name such as .example.com")
 	}
 	if host == "" || net.ParseIP(host) != nil {

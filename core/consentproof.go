@@ -83,7 +83,7 @@ func countryCode(c string) string {
 	return ""
 }
 
-var runtimeVersionPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]*$`)
+var runtimeVersionPattern = regexp.MustCompile(RuntimeVersionPattern)
 
 // ConsentSnapshot is what a visitor was shown, content-addressed: Hash is the hex SHA-256 of
 // Content, the exact bytes stored and served.

@@ -25,6 +25,14 @@ const (
 	// SlugPattern is the one pattern of slugs (service slugs, library slugs): lower-case
 	// letters, digits and hyphens. The HTTP schema's pattern is checked against it.
 	SlugPattern = `^[a-z0-9-]+$`
+	// RuntimeVersionPattern is the form of the banner runtime's version a consent decision
+	// names: letters, digits, '.', '+' and '-', starting with a letter or digit.
+	RuntimeVersionPattern = `^[0-9A-Za-z][0-9A-Za-z.+-]*$`
+	// DomainPattern is the form of a domain name a banner's cookieDomain may hold: labels of
+	// letters, digits and inner hyphens, separated by dots, with an optional leading dot.
+	DomainPattern = `^\.?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`
+	// MaxDomain is the longest cookieDomain: a 253-character name and its leading dot.
+	MaxDomain = 254
 )
 
 // MinTime and MaxTime bound the instants a date filter may name: years 1 to 9999, which

@@ -19,8 +19,8 @@ func (h *handlers) registerAudit(api huma.API) {
 		"(`seq`, `prevHash`, `hash`): `GET /audit-log/verify` recomputes the chain. from and to are exclusive bounds " +
 		"on createdAt; actor is an actorId; action one of: " + strings.Join(core.AuditActions(), ", ") + "."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		From   string `query:"from" doc:"Only entries created after this ISO 8601 date or date-time."`
-		To     string `query:"to" doc:"Only entries created before this ISO 8601 date or date-time."`
+		From   string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created after this ISO 8601 date or date-time."`
+		To     string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created before this ISO 8601 date or date-time."`
 		SiteID string `query:"siteId" maxLength:"100" doc:"Only entries about this site."`
 		Actor  string `query:"actor" maxLength:"100" doc:"Only entries of this actor (an API key's or a user's ID)."`
 		Action string `query:"action" maxLength:"100" doc:"Only entries of this action."`

@@ -100,7 +100,16 @@ type bannerPatchBody struct {
 	ReopenButton          *bool              `json:"reopenButton,omitempty" nullable:"false" doc:"Show a small privacy-settings button after a decision (unless the page has its own [data-consentd-open] element)."`
 	ReopenPosition        *string            `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
 	ReopenLabel           nullable[string]   `json:"reopenLabel,omitempty" doc:"Text of the reopen button; null uses the visitor's language's default."`
-	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
+	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" maxLength:"254" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
+}
+
+// TransformSchema declares the form core requires of cookieDomain, its pattern from core.
+func (bannerPatchBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if v := s.Properties["cookieDomain"]; v != nil {
+		v.Pattern = core.DomainPattern
+		v.PrecomputeMessages()
+	}
+	return s
 }
 
 func (h *handlers) registerBanner(api huma.API) {

@@ -20,6 +20,11 @@ func dateRange(from, to string) (*time.Time, *time.Time, error) {
 	return f, t, err
 }
 
+// DatePattern is the form of the from and to parameters, which parseDate reads: a date, or a
+// date-time with optional fraction and offset. The parameters' tags state it literally; the
+// schema test checks them against this.
+const DatePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$`
+
 // parseDate reads an ISO 8601 date ("2026-01-31") or date-time ("2026-01-31T12:00:00Z").
 func parseDate(field, s string) (*time.Time, error) {
 	if s == "" {
@@ -52,8 +57,8 @@ func (h *handlers) registerConsent(api huma.API) {
 		SiteIDPath
 		Page      int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 		Limit     int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
-		From      string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
-		To        string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		From      string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only records created after this ISO 8601 date or date-time."`
+		To        string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only records created before this ISO 8601 date or date-time."`
 		VisitorID string `query:"visitorId" maxLength:"100" doc:"Only this visitor's records (a visitor's access request)."`
 		Cursor    string `query:"cursor" maxLength:"200" doc:"Opaque: the nextCursor of the previous page. Deep pages cost the same as the first; page must then be 1."`
 	}) (*struct{ Body consentPage }, error) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/tidwall/gjson"
 
 	"github.com/consentd/consentd/core"
@@ -35,6 +36,20 @@ type consentBody struct {
 	// refused is what UnmarshalJSON found wrong, answered by the handler as a 400: returned
 	// from UnmarshalJSON it would reach the client through huma's wrapping instead.
 	refused error
+}
+
+// TransformSchema declares the rules core applies to runtimeVersion and pageUrl (their
+// pattern from core, their one source), which the body's own validation leaves to core.
+func (consentBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if v := s.Properties["runtimeVersion"]; v != nil {
+		v.Pattern = core.RuntimeVersionPattern
+		v.PrecomputeMessages()
+	}
+	if v := s.Properties["pageUrl"]; v != nil {
+		v.Format = "uri"
+		v.PrecomputeMessages()
+	}
+	return s
 }
 
 // consentField is a property of consentBody's schema, read from its tags.

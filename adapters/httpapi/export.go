@@ -47,8 +47,8 @@ func (h *handlers) registerExport(api huma.API) {
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		SiteIDPath
 		Format    string `query:"format" enum:"csv,ndjson" default:"csv" doc:"csv or ndjson."`
-		From      string `query:"from" doc:"Only records created after this ISO 8601 date or date-time."`
-		To        string `query:"to" doc:"Only records created before this ISO 8601 date or date-time."`
+		From      string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only records created after this ISO 8601 date or date-time."`
+		To        string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only records created before this ISO 8601 date or date-time."`
 		VisitorID string `query:"visitorId" maxLength:"100" doc:"Only this visitor's records (a visitor's access request)."`
 	}) (*exportOutput, error) {
 		from, to, err := dateRange(in.From, in.To)

@@ -51,8 +51,8 @@ func (h *handlers) registerProof(api huma.API) {
 		"grow with the number of records; records removed by retention stay counted."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		SiteIDPath
-		From     string `query:"from" doc:"ISO 8601 date or date-time (any offset)."`
-		To       string `query:"to" doc:"ISO 8601 date or date-time (any offset)."`
+		From     string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"ISO 8601 date or date-time (any offset)."`
+		To       string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"ISO 8601 date or date-time (any offset)."`
 		Interval string `query:"interval" enum:"hour,day,week" default:"day"`
 	}) (*struct{ Body *core.ConsentStats }, error) {
 		from, to, err := dateRange(in.From, in.To)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 )
 
@@ -102,9 +103,21 @@ var schemaLimits = map[string]any{
 	"GET /public/{projectKey}/loader.js header:Accept-Language maxLength":   core.MaxAcceptLanguage,
 
 	// Proof of consent (docs/consent-records.md).
-	"ConsentBody.language maxLength":                                   core.MaxLanguageKey,
-	"ConsentBody.pageUrl maxLength":                                    core.MaxURL,
-	"ConsentBody.runtimeVersion maxLength":                             core.MaxRuntimeVersion,
+	"ConsentBody.language maxLength":                            core.MaxLanguageKey,
+	"ConsentBody.pageUrl maxLength":                             core.MaxURL,
+	"ConsentBody.runtimeVersion maxLength":                      core.MaxRuntimeVersion,
+	"ConsentBody.runtimeVersion pattern":                        core.RuntimeVersionPattern,
+	"BannerPatchBody.cookieDomain maxLength":                    core.MaxDomain,
+	"BannerPatchBody.cookieDomain pattern":                      core.DomainPattern,
+	"GET /audit-log query:from pattern":                         httpapi.DatePattern,
+	"GET /sites/{id}/consent-stats query:from pattern":          httpapi.DatePattern,
+	"GET /sites/{id}/consent-stats query:to pattern":            httpapi.DatePattern,
+	"GET /audit-log query:to pattern":                           httpapi.DatePattern,
+	"GET /sites/{id}/consent-records query:from pattern":        httpapi.DatePattern,
+	"GET /sites/{id}/consent-records query:to pattern":          httpapi.DatePattern,
+	"GET /sites/{id}/consent-records/export query:from pattern": httpapi.DatePattern,
+	"GET /sites/{id}/consent-records/export query:to pattern":   httpapi.DatePattern,
+
 	"DELETE /sites/{id}/visitors/{visitorId} path:visitorId maxLength": core.MaxVisitorID,
 	"GET /sites/{id}/consent-records query:cursor maxLength":           core.MaxConsentCursor,
 	"GET /sites/{id}/consent-records query:visitorId maxLength":        core.MaxVisitorID,

@@ -23,6 +23,7 @@ type bannerEditor struct {
 	Positions    []string
 	Behaviors    []string
 	CloseActions []string
+	Corners      []string
 	ColorKeys    []string
 	MainTexts    []string
 	MoreTexts    []string
@@ -41,7 +42,11 @@ type bannerForm struct {
 	LogoURL, PrivacyPolicyURL, CookiePolicyURL               string
 	CookieExpirationDays                                     string
 	GCMExcludeVendor, StorefrontIntegration                  bool
-	NewLanguage                                              string
+	// ReopenButton, ReopenPosition and ReopenLabel set the "privacy settings" button shown
+	// after a decision; CookieDomain the consent cookie's domain ("" for the host).
+	ReopenButton                              bool
+	ReopenPosition, ReopenLabel, CookieDomain string
+	NewLanguage                               string
 	// PreviewLanguage and PreviewCountry are the preview's visitor.
 	PreviewLanguage, PreviewCountry string
 }
@@ -52,7 +57,8 @@ func formOf(b *core.Banner) bannerForm {
 		Colors: maps.Clone(b.Colors), Texts: maps.Clone(b.TextOverrides), Translations: map[string]map[string]string{},
 		LogoURL: deref(b.LogoURL), PrivacyPolicyURL: deref(b.PrivacyPolicyURL), CookiePolicyURL: deref(b.CookiePolicyURL),
 		CookieExpirationDays: strconv.Itoa(b.CookieExpirationDays), GCMExcludeVendor: b.GCMExcludeVendor,
-		StorefrontIntegration: b.StorefrontIntegration,
+		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
+		ReopenLabel: deref(b.ReopenLabel), CookieDomain: deref(b.CookieDomain),
 	}
 	for l, t := range b.TextTranslations {
 		f.Translations[l] = maps.Clone(t)
@@ -79,6 +85,8 @@ func parseBannerForm(r *http.Request) bannerForm {
 		LogoURL: strings.TrimSpace(r.PostFormValue("logoUrl")), PrivacyPolicyURL: strings.TrimSpace(r.PostFormValue("privacyPolicyUrl")),
 		CookiePolicyURL: strings.TrimSpace(r.PostFormValue("cookiePolicyUrl")), CookieExpirationDays: strings.TrimSpace(r.PostFormValue("cookieExpirationDays")),
 		GCMExcludeVendor: r.PostFormValue("gcmExcludeVendor") == "on", StorefrontIntegration: r.PostFormValue("storefrontIntegration") == "on",
+		ReopenButton: r.PostFormValue("reopenButton") == "on", ReopenPosition: r.PostFormValue("reopenPosition"),
+		ReopenLabel: strings.TrimSpace(r.PostFormValue("reopenLabel")), CookieDomain: strings.TrimSpace(r.PostFormValue("cookieDomain")),
 		NewLanguage:     strings.TrimSpace(r.PostFormValue("newLanguage")),
 		PreviewLanguage: r.PostFormValue("previewLanguage"), PreviewCountry: r.PostFormValue("previewCountry"),
 	}
@@ -119,6 +127,9 @@ func (f bannerForm) patch() (core.BannerPatch, error) {
 		CloseButtonBehavior: &f.CloseButtonBehavior, Colors: f.Colors, TextOverrides: f.Texts,
 		TextTranslations: map[string]map[string]string{},
 		GCMExcludeVendor: &f.GCMExcludeVendor, StorefrontIntegration: &f.StorefrontIntegration,
+		ReopenButton: &f.ReopenButton, ReopenPosition: &f.ReopenPosition,
+		ReopenLabel:  core.Optional[string]{Set: true, Null: f.ReopenLabel == "", Value: f.ReopenLabel},
+		CookieDomain: core.Optional[string]{Set: true, Null: f.CookieDomain == "", Value: f.CookieDomain},
 	}
 	for l, t := range f.Translations {
 		p.TextTranslations[l] = t
@@ -178,6 +189,8 @@ func (f bannerForm) applyTo(b core.Banner) *core.Banner {
 		b.CookieExpirationDays = d
 	}
 	b.GCMExcludeVendor, b.StorefrontIntegration = f.GCMExcludeVendor, f.StorefrontIntegration
+	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, core.ReopenPositions, b.ReopenPosition)
+	b.ReopenLabel, b.CookieDomain = opt(f.ReopenLabel), opt(f.CookieDomain)
 	return &b
 }
 
@@ -207,7 +220,7 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 	}
 	e := bannerEditor{
 		Banner: b, Templates: core.Templates, Positions: core.Positions, Behaviors: core.DefaultBehaviors,
-		CloseActions: core.CloseButtonBehaviors, ColorKeys: core.ColorKeys, MainTexts: contractTexts,
+		CloseActions: core.CloseButtonBehaviors, Corners: core.ReopenPositions, ColorKeys: core.ColorKeys, MainTexts: contractTexts,
 	}
 	for _, k := range core.TextKeys {
 		if !slices.Contains(contractTexts, k) {

@@ -26,6 +26,34 @@ type recordsView struct {
 	Next       string // the cursor of the next, older page; "" on the last
 	Categories []string
 	Extra      any // what the proof-of-consent features add
+	// Shown describes each record's snapshot (what the visitor was shown), by hash; empty
+	// without the proof-of-consent use cases.
+	Shown map[string]shownView
+}
+
+// shownView is what a snapshot says of a record's banner: its language and runtime version.
+type shownView struct{ Language, Runtime string }
+
+// shown reads the snapshots the records name, once per hash.
+func (h *handler) shown(r *http.Request, rq *request, siteID string, recs []*core.ConsentRecord) map[string]shownView {
+	out := map[string]shownView{}
+	for _, rec := range recs {
+		if _, ok := out[rec.SnapshotHash]; ok || rec.SnapshotHash == "" {
+			continue
+		}
+		sv := shownView{}
+		if snap, err := h.m.ConsentSnapshot(r.Context(), rq.org, siteID, rec.SnapshotHash); err == nil {
+			var c struct {
+				Language       string `json:"language"`
+				RuntimeVersion string `json:"runtimeVersion"`
+			}
+			if json.Unmarshal(snap.Content, &c) == nil {
+				sv = shownView{Language: c.Language, Runtime: c.RuntimeVersion}
+			}
+		}
+		out[rec.SnapshotHash] = sv
+	}
+	return out
 }
 
 const recordsPerPage = 25
@@ -101,6 +129,7 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 		}
 	}
 	if h.m.ProofUseCases != nil && err == nil {
+		v.Shown = h.shown(r, rq, s.ID, v.Records)
 		x, err := h.proofView(r, rq, s.ID, q, v.Categories)
 		if err != nil {
 			status, p.Error = h.message(r, err)

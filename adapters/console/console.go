@@ -331,6 +331,7 @@ var fieldWords = map[string]string{
 	"privacyPolicyUrl": "The privacy policy link", "cookiePolicyUrl": "The cookie policy link", "logoUrl": "The logo link",
 	"cookieExpirationDays": "The number of days", "storefrontPassword": "The storefront password", "from": "The start date",
 	"to": "The end date", "template": "The template", "position": "The position",
+	"reopenLabel": "The label of the privacy settings button", "reopenPosition": "The corner", "cookieDomain": "The domain to remember the choice on",
 }
 
 var cookieField = regexp.MustCompile(`^cookies\[(\d+)\]\.(\w+)$`)

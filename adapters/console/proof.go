@@ -151,16 +151,24 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q core.Co
 		if regimes[j] == 0 {
 			continue
 		}
-		name := map[string]string{"gdpr": "GDPR", "ccpa": "CCPA", "none": "Neither"}[j]
+		name, long := regimeNames[j][0], regimeNames[j][1]
 		regs = append(regs, bar{Label: name, Proportion: float64(regimes[j]) / float64(regMax), Value: fmt.Sprint(regimes[j]),
-			Title: fmt.Sprintf("%s: %s", name, plural(int(regimes[j]), "decision", "decisions"))})
+			Title: fmt.Sprintf("%s: %s", long, plural(int(regimes[j]), "decision", "decisions"))})
 	}
 	d.Regimes = horizontal(regs)
 	d.Actions = stacked(st)
 	return d, nil
 }
 
-// horizontal lays out bars whose Proportion is in [0, 1].
+// regimeNames are a jurisdiction's short label and its plain-words explanation.
+var regimeNames = map[string][2]string{
+	core.JurisdictionGDPR: {"EU and UK", "Visitors from the EU, EEA, UK or Switzerland (GDPR: opt-in)"},
+	core.JurisdictionCCPA: {"US", "Visitors from the US (CCPA: opt-out)"},
+	core.JurisdictionNone: {"Elsewhere", "Visitors from elsewhere, where neither law applies"},
+}
+
+// horizontal lays out bars whose Proportion is in [0, 1], in colours of their own (bar-0…2),
+// never the action colours of the stacked chart.
 func horizontal(bars []bar) barChart {
 	c := barChart{Width: barChartW, Height: len(bars)*(barH+barGap) + barGap}
 	span := barChartW - labelW - 60
@@ -169,7 +177,7 @@ func horizontal(bars []bar) barChart {
 		b.TextY = b.Y + barH/2 + 4
 		b.W = max(int(math.Round(b.Proportion*float64(span))), 2)
 		b.ValueX = labelW + b.W + 8
-		b.Class = fmt.Sprintf("fill-%d", i%4)
+		b.Class = fmt.Sprintf("bar-%d", i%3)
 		c.Bars = append(c.Bars, b)
 	}
 	return c

@@ -136,6 +136,7 @@ func (h *handler) funcs() template.FuncMap {
 			return (n*100 + d/2) / d
 		},
 		"hasPrefix": strings.HasPrefix,
+		"hasSuffix": strings.HasSuffix,
 		"isHex":     hexColor.MatchString,
 		"query": func(kv ...string) string {
 			v := url.Values{}
@@ -276,7 +277,7 @@ var formLimits = map[string]int{
 	"cookieName": core.MaxCookieName, "cookieDuration": core.MaxCookieDuration, "cookieDescription": core.MaxCookieDescription,
 	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
 	"userName": core.MaxUserName, "userPassword": core.MaxPassword,
-	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID,
+	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID, "reopenLabel": core.MaxReopenLabel,
 }
 
 // formMax is the template function max: the limit of a form field; an unknown field fails

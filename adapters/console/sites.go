@@ -1,9 +1,11 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
@@ -18,8 +20,60 @@ func (h *handler) showSites(w http.ResponseWriter, r *http.Request, rq *request,
 		h.fail(w, r, rq, err)
 		return
 	}
-	p.Title, p.Section, p.Data = "Sites", "sites", sites
+	rows := make([]siteRow, 0, len(sites))
+	for _, site := range sites {
+		row, err := h.siteStatus(r.Context(), rq.org, site)
+		if err != nil {
+			h.fail(w, r, rq, err)
+			return
+		}
+		rows = append(rows, row)
+	}
+	p.Title, p.Section, p.Data = "Sites", "sites", rows
 	h.render(w, r, rq, status, "sites", p)
+}
+
+// siteRow is a site on the sites list with its status at a glance.
+type siteRow struct {
+	*core.Site
+	// LastDecision is when a visitor last answered the banner (nil: never, so the banner has
+	// not been seen working yet); Week counts the decisions of the last seven days.
+	LastDecision *time.Time
+	Week         int
+	// LastScan is the latest scan (nil: none); Verdict the compliance verdict ("" without the
+	// compliance use case).
+	LastScan *core.Scan
+	Verdict  string
+}
+
+func (h *handler) siteStatus(ctx context.Context, org string, site *core.Site) (siteRow, error) {
+	row := siteRow{Site: site}
+	recs, _, err := h.m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1})
+	if err != nil {
+		return row, err
+	}
+	if len(recs) > 0 {
+		row.LastDecision = &recs[0].CreatedAt
+		from := h.cfg.Now().Add(-7 * 24 * time.Hour)
+		if _, row.Week, err = h.m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1, From: &from}); err != nil {
+			return row, err
+		}
+	}
+	scans, err := h.m.Scans(ctx, org, site.ID)
+	if err != nil {
+		return row, err
+	}
+	if len(scans) > 0 {
+		row.LastScan = scans[0]
+	}
+	if h.m.ComplianceUseCases != nil {
+		rep, err := h.m.Report(ctx, org, site.ID)
+		if err != nil {
+			return row, err
+		}
+		row.Verdict = rep.Verdict
+	}
+	return row, nil
 }
 
 func (h *handler) createSite(w http.ResponseWriter, r *http.Request, rq *request) {

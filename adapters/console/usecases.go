@@ -75,6 +75,7 @@ type (
 		VerifyConsentChain(ctx context.Context, orgID, siteID string) (*core.ChainReport, error)
 		ConsentStats(ctx context.Context, orgID string, q core.ConsentStatsQuery) (*core.ConsentStats, error)
 		EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error)
+		ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*core.ConsentSnapshot, error)
 	}
 	// KeyUseCases manage the organization's API keys.
 	KeyUseCases interface {

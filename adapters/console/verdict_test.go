@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,7 +77,20 @@ func TestConsoleVerdicts(t *testing.T) {
 		waitForWithin(t, ctx, "document.querySelector('.scan-status .badge-completed, .scan-status .badge-failed')", 2*time.Minute)
 		mustContain(t, ctx, "Status: Completed")
 	}
-	scan("button:not([value])")
+	// A static scan (the form's mode field, as the API's "mode"), which is quick on a busy machine.
+	navigate(t, ctx, overview+"/scans")
+	eval(t, ctx, "document.querySelector('form[action$=\"/scans\"]').insertAdjacentHTML('beforeend', '<input type=hidden name=mode value=static>')", nil)
+	scanOn := func() {
+		t.Helper()
+		submit(t, ctx, "document.querySelector('form[action$=\"/scans\"] button:not([value])').click()")
+		waitFor(t, ctx, "/\\/scans\\/[0-9a-f-]{36}$/.test(location.pathname)")
+		waitForWithin(t, ctx, "document.querySelector('.scan-status .badge-completed, .scan-status .badge-failed')", 2*time.Minute)
+		mustContain(t, ctx, "Status: Completed")
+	}
+	scanOn()
+	mustContain(t, ctx, "Mode: static", "YouTube")
+	checkPage(t, ctx, base, "21a-scan-page")
+	onPhone(t, ctx, "21a-scan-page-phone")
 	verdict("Not compliant", "21-overview-not-compliant", "seen by the latest scan", "The latest scan found 1 tracker that nothing holds back: YouTube",
 		"Every tracker a scan found waits for consent", "youtube (Marketing)", "see the scan")
 	submit(t, ctx, "document.querySelector('form[action$=\"/enforce\"] button').click()")
@@ -138,5 +152,96 @@ func apiDo(t *testing.T, base, method, path string, body, out any) {
 		if err := json.Unmarshal(raw, out); err != nil {
 			t.Fatalf("%s %s: %v", method, path, err)
 		}
+	}
+}
+
+// TestConsoleOwnerItems: what owners of other platforms expect in the console: the sites list
+// with each site's status, a record's detail (page, language, snapshot, hash), statistics in
+// plain words, a failed scan as a sentence with a retry button and its mode named, the reopen
+// button and cookie-domain settings, the library saying when cookies are not documented, and
+// links to the declaration page and the API reference.
+func TestConsoleOwnerItems(t *testing.T) {
+	srv := startServer(t)
+	base := srv.base
+	var site struct{ ID, ProjectKey string }
+	// A closed port: scans of it fail.
+	apiDo(t, base, "POST", "/api/v1/sites", map[string]any{"name": "Closed shop", "url": "http://127.0.0.1:1/"}, &site)
+	for i, lang := range []string{"de", ""} {
+		body := map[string]any{"visitorId": "visitor-" + string(rune('a'+i)), "categories": map[string]bool{"statistics": i == 0}, "consentVersion": 1,
+			"language": lang, "runtimeVersion": "1.2.3", "pageUrl": "https://shop.example/checkout?email=x@y.z"}
+		apiDo(t, base, "POST", "/api/v1/public/"+site.ProjectKey+"/consent", body, nil)
+	}
+	ctx := tab(t)
+	signIn(t, ctx, base)
+
+	// The sites list: the verdict, the banner's last answer, this week's decisions, the last scan.
+	navigate(t, ctx, base+"/sites")
+	mustContain(t, ctx, "Closed shop", "Compliance", "Not verified yet", "last answered", "2 decisions", "never scanned")
+	checkPage(t, ctx, base, "23-sites")
+	onPhone(t, ctx, "23-sites-phone")
+
+	// A record's detail, and the statistics in plain words.
+	navigate(t, ctx, base+"/sites/"+site.ID+"/consents")
+	eval(t, ctx, "document.querySelectorAll('.record-detail details').forEach(function (d) { d.open = true; })", nil)
+	mustContain(t, ctx, "Record ID", "https://shop.example/checkout", "Language shown", "de · banner runtime 1.2.3", "Snapshot of what was shown",
+		"Record hash", "EU and UK", "Elsewhere")
+	var neither bool
+	eval(t, ctx, "document.body.innerText.indexOf('Neither') >= 0", &neither)
+	if neither {
+		t.Error("the statistics still say Neither")
+	}
+	var same bool
+	eval(t, ctx, "(function () { var r = document.querySelector('svg rect[class^=bar-]'), a = document.querySelector('svg rect[class^=fill-]'); return !r || !a || getComputedStyle(r).fill === getComputedStyle(a).fill; })()", &same)
+	if same {
+		t.Error("the region bars reuse the action colours (or a chart is missing)")
+	}
+	checkPage(t, ctx, base, "24-record-detail")
+	onPhone(t, ctx, "24-record-detail-phone")
+
+	// A failed scan is a sentence with a retry button; the page names the mode.
+	navigate(t, ctx, base+"/sites/"+site.ID+"/scans")
+	submit(t, ctx, "document.querySelector('form[action$=\"/scans\"] button:not([value])').click()")
+	waitForWithin(t, ctx, "document.querySelector('.scan-status .badge-failed')", 2*time.Minute)
+	mustContain(t, ctx, "Mode: automatic", "The scan could not finish.", "then try again", "Retry the scan")
+	checkPage(t, ctx, base, "25-scan-failed")
+	onPhone(t, ctx, "25-scan-failed-phone")
+	var before string
+	eval(t, ctx, "location.pathname", &before)
+	submit(t, ctx, "document.querySelector('.error form button').click()")
+	var after string
+	eval(t, ctx, "location.pathname", &after)
+	if after == before || !strings.Contains(after, "/scans/") {
+		t.Fatalf("retry went to %s", after)
+	}
+
+	// The reopen button and cookie-domain settings the API has.
+	navigate(t, ctx, base+"/sites/"+site.ID+"/banner")
+	fill(t, ctx, map[string]string{"#reopenLabel": "Cookie settings", "#reopenPosition": "top_right"})
+	submit(t, ctx, "document.querySelector('#save-banner').click()")
+	mustContain(t, ctx, "Banner saved")
+	var b struct {
+		ReopenLabel    *string `json:"reopenLabel"`
+		ReopenPosition string  `json:"reopenPosition"`
+		CookieDomain   *string `json:"cookieDomain"`
+	}
+	apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &b)
+	if b.ReopenLabel == nil || *b.ReopenLabel != "Cookie settings" || b.ReopenPosition != "top_right" || b.CookieDomain != nil {
+		t.Fatalf("banner after saving: %+v", b)
+	}
+	fill(t, ctx, map[string]string{"#cookieDomain": "example.org"})
+	submit(t, ctx, "document.querySelector('#save-banner').click()")
+	mustContain(t, ctx, "Not saved", "The domain to remember the choice on")
+
+	// The library says when cookies are not documented.
+	navigate(t, ctx, base+"/sites/"+site.ID+"/library?q=calendly")
+	mustContain(t, ctx, "cookies not documented")
+
+	// Links to the declaration page and the API reference.
+	navigate(t, ctx, base+"/sites/"+site.ID)
+	var links []string
+	eval(t, ctx, "Array.from(document.querySelectorAll('a')).map(function (a) { return a.textContent + ' ' + a.getAttribute('href'); })", &links)
+	joined := strings.Join(links, "\n")
+	if !strings.Contains(joined, "Cookie declaration page /api/v1/public/"+site.ProjectKey+"/cookies") || !strings.Contains(joined, "API reference /api/v1/docs") {
+		t.Fatalf("links %s", joined)
 	}
 }

@@ -142,7 +142,6 @@ func TestSchemaAgreement(t *testing.T) {
 var semanticRules = map[string]string{
 	"GET /audit-log query:cursor":                   "an opaque token of the listing",
 	"GET /sites/{id}/consent-records query:cursor":  "an opaque token of the listing",
-	"GET /audit-log query:action":                   "NOT DONE: should be an enum of core.AuditActions, from core (issue 25 report)",
 	"POST /sites/{id}/services categorySlug":        "must name a category of the site",
 	"POST /sites/{id}/services/import categorySlug": "must name a category of the site",
 }

@@ -10,6 +10,20 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
+// auditAction is the audit log's action filter: its schema's enum is core.AuditActions, the one
+// list, so that the document states every value the filter takes.
+type auditAction string
+
+// Schema implements huma.SchemaProvider.
+func (auditAction) Schema(huma.Registry) *huma.Schema {
+	s := &huma.Schema{Type: huma.TypeString}
+	for _, a := range core.AuditActions() {
+		s.Enum = append(s.Enum, a)
+	}
+	s.PrecomputeMessages()
+	return s
+}
+
 func (h *handlers) registerAudit(api huma.API) {
 	o := op("listAuditLog", http.MethodGet, "/audit-log", "List the audit log", "Audit log", 0)
 	o.Description = "Every state change made through the API, the console or the CLI in the caller's organization " +
@@ -19,20 +33,20 @@ func (h *handlers) registerAudit(api huma.API) {
 		"(`seq`, `prevHash`, `hash`): `GET /audit-log/verify` recomputes the chain. from and to are exclusive bounds " +
 		"on createdAt; actor is an actorId; action one of: " + strings.Join(core.AuditActions(), ", ") + "."
 	huma.Register(api, o, func(ctx context.Context, in *struct {
-		From   string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created after this ISO 8601 date or date-time."`
-		To     string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created before this ISO 8601 date or date-time."`
-		SiteID string `query:"siteId" maxLength:"100" doc:"Only entries about this site."`
-		Actor  string `query:"actor" maxLength:"100" doc:"Only entries of this actor (an API key's or a user's ID)."`
-		Action string `query:"action" maxLength:"100" doc:"Only entries of this action."`
-		Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
-		Cursor string `query:"cursor" maxLength:"100" doc:"Opaque: the nextCursor of the previous page."`
+		From   string      `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created after this ISO 8601 date or date-time."`
+		To     string      `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"Only entries created before this ISO 8601 date or date-time."`
+		SiteID string      `query:"siteId" maxLength:"100" doc:"Only entries about this site."`
+		Actor  string      `query:"actor" maxLength:"100" doc:"Only entries of this actor (an API key's or a user's ID)."`
+		Action auditAction `query:"action" doc:"Only entries of this action."`
+		Limit  int         `query:"limit" default:"50" minimum:"1" maximum:"100"`
+		Cursor string      `query:"cursor" maxLength:"100" doc:"Opaque: the nextCursor of the previous page."`
 	}) (*struct{ Body *core.AuditPage }, error) {
 		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
 		p, err := h.m.AuditEntries(ctx, orgOf(ctx), core.AuditQuery{From: from, To: to, SiteID: in.SiteID, Actor: in.Actor,
-			Action: in.Action, Limit: in.Limit}, in.Cursor)
+			Action: string(in.Action), Limit: in.Limit}, in.Cursor)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -87,7 +87,6 @@ var schemaLimits = map[string]any{
 	"GET /audit-log query:limit maximum":                          core.MaxAuditLimit,
 	"GET /audit-log query:siteId maxLength":                       core.MaxAuditFilter,
 	"GET /audit-log query:actor maxLength":                        core.MaxAuditFilter,
-	"GET /audit-log query:action maxLength":                       core.MaxAuditFilter,
 	"GET /audit-log query:cursor maxLength":                       core.MaxAuditFilter,
 	"GET /sites/{id}/consent-records query:page maximum":          core.MaxConsentPage,
 	"GET /sites/{id}/consent-records query:limit minimum":         1,

@@ -289,7 +289,7 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 	}
 	writes := []schema.QueryAppender{
 		db.NewInsert().Model(&batches),
-		db.NewInsert().Model(&ms),
+		consentInsert(ms),
 		upsertCounts(db.NewInsert().Model(&cs)),
 		upsertCounts(db.NewInsert().Model(&ds).ModelTableExpr(dailyCounts)),
 	}

@@ -211,8 +211,11 @@ func (h *handler) errorPage(w http.ResponseWriter, r *http.Request, rq *request,
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, rq *request, err error) {
 	status, msg := h.message(r, err)
 	title := "Something went wrong"
-	if status == http.StatusNotFound {
+	switch status {
+	case http.StatusNotFound:
 		title = "Not found"
+	case http.StatusForbidden:
+		title = "Not allowed"
 	}
 	h.errorPage(w, r, rq, status, title, msg)
 }

@@ -69,7 +69,8 @@ func signedIn(t *testing.T, c *http.Client, p *serveProc) bool {
 
 // TestSessionsAcrossServeProcesses: two serve processes on one Postgres. A console session
 // opened on one works on the other, survives a restart of both, and once ended on one is
-// refused by the other at its next request.
+// refused by the other at its next request; a member's session ends on both when the member
+// is removed on one.
 func TestSessionsAcrossServeProcesses(t *testing.T) {
 	db := pgtest.FreshURL(t)
 	a := startServe(t, db, "CONSENTD_WORKERS=0")
@@ -125,6 +126,35 @@ func TestSessionsAcrossServeProcesses(t *testing.T) {
 	}
 	if !signedIn(t, c, a) {
 		t.Fatal("ending another session ended this one")
+	}
+
+	// A member made by the operator sets a password on A, signs in on A, works on B.
+	out, stderr, err := runCLI(t, []string{"CONSENTD_DATABASE_URL=" + db}, "user", "create", "--email", "ed@example.com", "--org", "default", "--role", "editor")
+	if err != nil {
+		t.Fatalf("user create: %v %s", err, stderr)
+	}
+	var u map[string]string
+	if err := json.Unmarshal([]byte(out), &u); err != nil {
+		t.Fatal(err)
+	}
+	reset := a.console() + "/reset/" + u["passwordLink"][strings.LastIndex(u["passwordLink"], "/")+1:]
+	jar3, _ := cookiejar.New(nil)
+	ed := &http.Client{Jar: jar3, CheckRedirect: c.CheckRedirect}
+	_, _, html = browse(t, ed, "GET", reset, nil)
+	if status, _, body := browse(t, ed, "POST", reset, url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}, "password": {"a long enough password"}}); status != http.StatusSeeOther {
+		t.Fatalf("set password: %d %.500s", status, body)
+	}
+	_, _, html = browse(t, ed, "GET", a.console()+"/sign-in", nil)
+	browse(t, ed, "POST", a.console()+"/sign-in", url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}, "email": {"ed@example.com"}, "password": {"a long enough password"}})
+	if !signedIn(t, ed, b) {
+		t.Fatal("the member's session opened on A is unknown to B")
+	}
+	_, _, html = browse(t, c, "GET", b.console()+"/members", nil)
+	if status, _, _ := browse(t, c, "POST", b.console()+"/members/"+u["id"]+"/remove", url.Values{"csrf": {formToken.FindStringSubmatch(html)[1]}}); status != http.StatusSeeOther {
+		t.Fatalf("remove member on B: %d", status)
+	}
+	if signedIn(t, ed, a) || signedIn(t, ed, b) {
+		t.Fatal("the removed member's session still works")
 	}
 }
 

@@ -97,6 +97,23 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.S
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
+// startSessionPage opens a session like startSession but answers with a page that moves on
+// by itself: after a navigation from another site (the identity provider), a browser
+// withholds SameSite=Strict cookies from redirects, not from the page's own navigation.
+func (h *handler) startSessionPage(w http.ResponseWriter, r *http.Request, in core.SessionStart) {
+	id, _, err := h.m.StartSession(r.Context(), in, h.cfg.SessionTTL)
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/sites"><title>Signed in · consentd</title></head><body><p><a href="/sites">Signed in: continue to your sites</a></p></body></html>`))
+}
+
 // signInWithPassword signs a member in with their email and password; failures count
 // against the client address and the account.
 func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, addr string) {

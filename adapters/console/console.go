@@ -51,6 +51,8 @@ type Config struct {
 	// min) make it wait.
 	SignInFailures int
 	SignInWindow   time.Duration
+	// SSO are the organizations' OpenID providers (at most one each).
+	SSO []SSOProvider
 }
 
 // handler is the console.
@@ -161,6 +163,8 @@ func (h *handler) routes() {
 	if h.m.AuditUseCases != nil {
 		a("GET /audit", h.auditPage)
 	}
+	mux.HandleFunc("GET /sso/{org}/start", h.ssoStart)
+	mux.HandleFunc("GET /sso/callback", h.ssoCallback)
 	mux.HandleFunc("GET /invite/{token}", h.invitePage)
 	mux.HandleFunc("POST /invite/{token}", h.acceptInvite)
 	mux.HandleFunc("GET /reset/{token}", h.resetPage)

@@ -27,6 +27,7 @@ type (
 		ResetPassword(ctx context.Context, secret, password string) (*core.User, error)
 		ChangeRole(ctx context.Context, orgID, userID string, role core.Role) error
 		RemoveMember(ctx context.Context, orgID, userID string) error
+		SignInExternal(ctx context.Context, p core.SSOPolicy, id core.ExternalIdentity) (*core.User, error)
 	}
 	// SiteUseCases manage sites.
 	SiteUseCases interface {

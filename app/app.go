@@ -61,6 +61,9 @@ type Config struct {
 	ExistingDatabase bool
 	// Console serves the web console at "/" (docs/console.md).
 	Console bool
+	// SSO is an organization's OpenID provider for the console's single sign-on (none when
+	// its Issuer is empty; docs/teams.md).
+	SSO SSOConfig
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration

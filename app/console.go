@@ -1,12 +1,17 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/consentd/consentd/adapters/console"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/adapters/oidcsso"
 	"github.com/consentd/consentd/core"
 )
 
@@ -17,11 +22,16 @@ func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.
 	if !cfg.Console {
 		return api, nil
 	}
+	sso, err := ssoProviders(cfg, uc)
+	if err != nil {
+		return nil, err
+	}
 	con, err := console.New(console.Config{
 		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
 		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
 		ClientAddr: httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
 		CSVColumns: httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
+		SSO: sso,
 	})
 	if err != nil {
 		return nil, err
@@ -34,4 +44,41 @@ func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.
 		}
 		con.ServeHTTP(w, r)
 	}), nil
+}
+
+// SSOConfig is one organization's OpenID provider.
+type SSOConfig struct {
+	// Org is the organization's ID or name; Issuer, ClientID and ClientSecret the provider
+	// and consentd's registration there (redirect URI: PublicURL + "/sso/callback").
+	Org, Issuer, ClientID, ClientSecret string
+	// Domains are the email domains that may join; Role is their role on the first sign-in.
+	Domains []string
+	Role    string
+}
+
+// ssoProviders discovers the configured provider (one request, at start).
+func ssoProviders(cfg Config, uc *core.UseCases) ([]console.SSOProvider, error) {
+	s := cfg.SSO
+	if s.Issuer == "" {
+		return nil, nil
+	}
+	if cfg.PublicURL == "" {
+		return nil, errors.New("single sign-on needs the public URL (CONSENTD_PUBLIC_URL) for its redirect URI")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	org, err := uc.Orgs.FindOrganization(ctx, s.Org)
+	if err != nil {
+		return nil, fmt.Errorf("single sign-on organization %q: %w", s.Org, err)
+	}
+	role := core.Role(s.Role)
+	if role == "" {
+		role = core.RoleViewer
+	}
+	p, err := oidcsso.New(ctx, oidcsso.Config{OrgID: org.ID, Issuer: s.Issuer, ClientID: s.ClientID, ClientSecret: s.ClientSecret,
+		RedirectURL: strings.TrimSuffix(cfg.PublicURL, "/") + "/sso/callback", AllowedDomains: s.Domains, DefaultRole: role})
+	if err != nil {
+		return nil, err
+	}
+	return []console.SSOProvider{p}, nil
 }

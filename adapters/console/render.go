@@ -46,7 +46,11 @@ type page struct {
 func (p page) Can(perm string) bool { return p.Actor == nil || p.Actor.Can(core.Permission(perm)) }
 
 // features are the optional pages this build has.
-type features struct{ Keys, Proof, Audit bool }
+type features struct {
+	Keys, Proof, Audit bool
+	// SSO are the organizations with single sign-on, for the sign-in page.
+	SSO []string
+}
 
 // Value is the entered value of a form field.
 func (p page) Value(k string) string { return p.Values.Get(k) }

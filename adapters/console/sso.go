@@ -71,3 +71,11 @@ func (h *handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	status, msg := h.message(r, err)
 	h.showSignIn(w, r, status, msg)
 }
+
+func (h *handler) ssoOrgs() []string {
+	var out []string
+	for _, p := range h.cfg.SSO {
+		out = append(out, p.OrgID())
+	}
+	return out
+}

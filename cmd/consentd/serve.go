@@ -21,6 +21,12 @@ func serve(ctx context.Context, args []string) error {
 		bind(fs, "public-rate-limit", &cfg.PublicRateLimit)
 		bind(fs, "trusted-proxies", &cfg.TrustedProxies)
 		bind(fs, "console", &cfg.Console)
+		bind(fs, "oidc-org", &cfg.SSO.Org)
+		bind(fs, "oidc-issuer", &cfg.SSO.Issuer)
+		bind(fs, "oidc-client-id", &cfg.SSO.ClientID)
+		bind(fs, "oidc-client-secret", &cfg.SSO.ClientSecret)
+		bind(fs, "oidc-domains", &cfg.SSO.Domains)
+		bind(fs, "oidc-role", &cfg.SSO.Role)
 		bind(fs, "instance-id", &cfg.InstanceID)
 		console = &cfg.Console
 		scanFlags(fs, cfg)

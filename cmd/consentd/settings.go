@@ -43,6 +43,12 @@ var settings = []setting{
 	{name: "country-header", usage: "trusted request header carrying the visitor's ISO country code (e.g. CF-IPCountry)"},
 	{name: "public-rate-limit", def: "20", usage: "public-endpoint requests per second per client address (0: off)"},
 	{name: "trusted-proxies", usage: "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit only"},
+	{name: "oidc-org", usage: "organization (ID or name) whose members may sign in through the OpenID provider"},
+	{name: "oidc-issuer", usage: "OpenID provider's issuer URL, for the console's single sign-on (needs --public-url)"},
+	{name: "oidc-client-id", usage: "consentd's client ID at the OpenID provider"},
+	{name: "oidc-client-secret", usage: "consentd's client secret at the OpenID provider"},
+	{name: "oidc-domains", usage: "email domains that may join through single sign-on, comma-separated"},
+	{name: "oidc-role", def: "viewer", usage: "role of people on their first single sign-on: admin, editor, privacy or viewer"},
 	{name: "console", def: "true", usage: "serve the web console at / (sign in with an API key)"},
 	{name: "instance-id", shown: "serve: serve@HOST:PORT of this host and --addr; worker: none", usage: "this process's scan-worker ID on Postgres, the same across its restarts and unique among live processes: a restarted process takes back at once the scans its killed predecessor left running"},
 

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/riverqueue"
+	"github.com/consentd/consentd/adapters/smtpmail"
 	"github.com/consentd/consentd/adapters/webhookhttp"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
@@ -76,6 +78,10 @@ type Config struct {
 	RescanInterval time.Duration
 	// WebhookAllowPrivate lets webhook endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
+	// SMTPURL, when set, sends email digests through that server (adapters/smtpmail);
+	// DigestInterval is how often (default 24 h).
+	SMTPURL        string
+	DigestInterval time.Duration
 	// WebhookRetrySchedule replaces core.WebhookRetrySchedule (tests).
 	WebhookRetrySchedule []time.Duration
 	// ShutdownTimeout bounds a graceful stop (default 30 s).
@@ -177,11 +183,18 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	var mailer core.Mailer
+	if cfg.SMTPURL != "" {
+		if mailer, err = smtpmail.New(cfg.SMTPURL); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	a.useCases, err = core.New(core.Deps{
 		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store, DefaultScanPeriod: cfg.RescanInterval,
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
-		Logger:              cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
+		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
 	})
 	if err != nil {
 		a.Close()
@@ -189,6 +202,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.queue.SetConsentRetention(a.useCases.Consents, 0)
 	a.queue.SetWebhooks(a.useCases.Webhooks, cfg.WebhookRetrySchedule)
+	if mailer != nil {
+		a.queue.SetDigests(a.useCases.Digests, cmp.Or(cfg.DigestInterval, core.DefaultDigestEvery))
+	}
 	if a.workers, err = a.queue.Workers(a.useCases.Scans); err != nil {
 		a.Close()
 		return nil, err
@@ -412,4 +428,13 @@ func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(ServerGCPercent)
 	}
+}
+
+// publicURL is the base of the links in emails: --public-url, or the listen address when it
+// is not set (emails have no request to take it from).
+func publicURL(cfg Config) string {
+	if cfg.PublicURL != "" {
+		return strings.TrimRight(cfg.PublicURL, "/")
+	}
+	return BaseURL(cfg.Addr)
 }

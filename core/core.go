@@ -1,10 +1,12 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -27,6 +29,11 @@ type Deps struct {
 	WebhookSender WebhookSender
 	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
+	// Mailer sends email digests (optional: none without it); PublicURL is the base of the
+	// links they carry; DigestEvery how often they go out (DefaultDigestEvery when 0).
+	Mailer      Mailer
+	PublicURL   string
+	DigestEvery time.Duration
 	// DefaultScanPeriod is how often sites on the default schedule are scanned (the
 	// deployment's rescan interval); 0 for never.
 	DefaultScanPeriod time.Duration
@@ -52,6 +59,7 @@ type UseCases struct {
 	Consents   *Consents
 	Compliance *Compliance
 	Webhooks   *Webhooks
+	Digests    *Digests
 	Health     *Health
 	AuditLog   *AuditLog
 	Sessions   *Sessions
@@ -77,11 +85,12 @@ func New(deps Deps) (*UseCases, error) {
 	}
 	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
 		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode,
-		defaultScanPeriod: deps.DefaultScanPeriod, webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
+		defaultScanPeriod: deps.DefaultScanPeriod, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
+		digestEvery: cmp.Or(deps.DigestEvery, DefaultDigestEvery), webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
 	return &UseCases{
 		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
 		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b}, Users: &Users{b},
+		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Digests: &Digests{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b}, Users: &Users{b},
 	}, nil
 }
 
@@ -101,6 +110,9 @@ type base struct {
 	scanMode string
 
 	defaultScanPeriod   time.Duration
+	mailer              Mailer
+	publicURL           string
+	digestEvery         time.Duration
 	webhookQueue        WebhookQueue
 	webhookSender       WebhookSender
 	webhookAllowPrivate bool

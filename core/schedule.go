@@ -64,7 +64,14 @@ func NextScheduledRun(now time.Time, p time.Duration, siteID, mode string) time.
 	return slotStart(now, p, siteID+"/"+mode).Add(p)
 }
 
-func (in SiteInput) applySchedules(s *Site) {
+func (in SiteInput) applySchedules(s *Site) error {
+	if in.DigestEmails != nil {
+		rs, err := digestRecipients(s.ID, s.DigestRecipients, in.DigestEmails)
+		if err != nil {
+			return err
+		}
+		s.DigestRecipients = rs
+	}
 	if in.ScanSchedule != nil {
 		s.ScanSchedule = *in.ScanSchedule
 	}
@@ -74,6 +81,7 @@ func (in SiteInput) applySchedules(s *Site) {
 	if in.AutoConfigure != nil {
 		s.AutoConfigure = *in.AutoConfigure
 	}
+	return nil
 }
 
 func validateSchedules(in SiteInput) error {
@@ -82,6 +90,11 @@ func validateSchedules(in SiteInput) error {
 	}
 	if in.VerifySchedule != nil && !contains(VerifySchedules(), *in.VerifySchedule) {
 		return Errorf(CodeInvalid, "verifySchedule: must be one of %s", strings.Join(VerifySchedules(), ", "))
+	}
+	if in.DigestEmails != nil {
+		if _, err := digestRecipients("", nil, in.DigestEmails); err != nil {
+			return err
+		}
 	}
 	return nil
 }

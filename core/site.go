@@ -25,9 +25,11 @@ type Site struct {
 	VerifySchedule string `json:"verifySchedule" enum:"off,daily,weekly,monthly"`
 	// AutoConfigure adds the library services a completed scan newly found to their
 	// categories, with their blocking rules (off by default).
-	AutoConfigure bool      `json:"autoConfigure"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	AutoConfigure bool `json:"autoConfigure"`
+	// DigestRecipients get the site's email digest of changes and failures.
+	DigestRecipients []DigestRecipient `json:"-"`
+	CreatedAt        time.Time         `json:"createdAt"`
+	UpdatedAt        time.Time         `json:"updatedAt"`
 }
 
 // SiteStore persists sites.
@@ -65,6 +67,8 @@ type SiteInput struct {
 	ScanSchedule   *string
 	VerifySchedule *string
 	AutoConfigure  *bool
+	// DigestEmails replaces the digest's recipients (nil leaves them).
+	DigestEmails []string
 }
 
 func (in SiteInput) validate(create bool) error {
@@ -117,7 +121,9 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 		ID: m.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
 		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now, ScanSchedule: ScheduleDefault, VerifySchedule: ScheduleOff,
 	}
-	in.applySchedules(s)
+	if err := in.applySchedules(s); err != nil {
+		return nil, err
+	}
 	if r := in.ConsentRetentionDays; r.Set && !r.Null {
 		s.ConsentRetentionDays = &r.Value
 	}
@@ -197,7 +203,9 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		if in.URL != nil {
 			s.URL = *in.URL
 		}
-		in.applySchedules(s)
+		if err := in.applySchedules(s); err != nil {
+			return err
+		}
 		if r := in.ConsentRetentionDays; r.Set {
 			s.ConsentRetentionDays = nil
 			if !r.Null {

@@ -17,16 +17,17 @@ type site struct {
 	URL            string `bun:"url"`
 	ProjectKey     string `bun:"project_key"`
 	// ConsentRetentionDays is NULL when records are kept forever.
-	ConsentRetentionDays *int      `bun:"consent_retention_days"`
-	ScanSchedule         string    `bun:"scan_schedule"`
-	VerifySchedule       string    `bun:"verify_schedule"`
-	AutoConfigure        bool      `bun:"auto_configure"`
-	CreatedAt            time.Time `bun:"created_at"`
-	UpdatedAt            time.Time `bun:"updated_at"`
+	ConsentRetentionDays *int                   `bun:"consent_retention_days"`
+	ScanSchedule         string                 `bun:"scan_schedule"`
+	VerifySchedule       string                 `bun:"verify_schedule"`
+	AutoConfigure        bool                   `bun:"auto_configure"`
+	DigestRecipients     []core.DigestRecipient `bun:"digest_recipients,type:jsonb"`
+	CreatedAt            time.Time              `bun:"created_at"`
+	UpdatedAt            time.Time              `bun:"updated_at"`
 }
 
 func (m *site) core() *core.Site {
-	return &core.Site{ID: m.ID, OrganizationID: m.OrganizationID, Name: m.Name, URL: m.URL, ProjectKey: m.ProjectKey, ConsentRetentionDays: m.ConsentRetentionDays, ScanSchedule: m.ScanSchedule, VerifySchedule: m.VerifySchedule, AutoConfigure: m.AutoConfigure, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+	return &core.Site{ID: m.ID, OrganizationID: m.OrganizationID, Name: m.Name, URL: m.URL, ProjectKey: m.ProjectKey, ConsentRetentionDays: m.ConsentRetentionDays, ScanSchedule: m.ScanSchedule, VerifySchedule: m.VerifySchedule, AutoConfigure: m.AutoConfigure, DigestRecipients: orSlice(m.DigestRecipients), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 }
 
 // CreateSite implements core.SiteStore.
@@ -40,7 +41,7 @@ func (s *Store) CreateSite(ctx context.Context, x *core.Site) error {
 	if err := storable("site", x); err != nil {
 		return err
 	}
-	m := &site{ID: x.ID, OrganizationID: x.OrganizationID, Name: x.Name, URL: x.URL, ProjectKey: x.ProjectKey, ConsentRetentionDays: x.ConsentRetentionDays, ScanSchedule: x.ScanSchedule, VerifySchedule: x.VerifySchedule, AutoConfigure: x.AutoConfigure, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
+	m := &site{ID: x.ID, OrganizationID: x.OrganizationID, Name: x.Name, URL: x.URL, ProjectKey: x.ProjectKey, ConsentRetentionDays: x.ConsentRetentionDays, ScanSchedule: x.ScanSchedule, VerifySchedule: x.VerifySchedule, AutoConfigure: x.AutoConfigure, DigestRecipients: orSlice(x.DigestRecipients), CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
 	_, err := s.db.NewInsert().Model(m).Exec(ctx)
 	return translate(err, "site")
 }
@@ -97,6 +98,7 @@ func (s *Store) UpdateSite(ctx context.Context, x *core.Site) error {
 		Set("name = ?", x.Name).Set("url = ?", x.URL).Set("updated_at = ?", x.UpdatedAt).
 		Set("consent_retention_days = ?", x.ConsentRetentionDays).
 		Set("scan_schedule = ?", x.ScanSchedule).Set("verify_schedule = ?", x.VerifySchedule).Set("auto_configure = ?", x.AutoConfigure).
+		Set("digest_recipients = ?", jsonValue(orSlice(x.DigestRecipients))).
 		Where("id = ?", x.ID).Exec(ctx)
 	return mustAffect(res, err, "site")
 }

@@ -268,3 +268,39 @@ func (s *Store) SiteOrganization(ctx context.Context, siteID string) (string, er
 	}
 	return org, nil
 }
+
+// jsonValue is v as JSON text, for a jsonb (Postgres) or text (SQLite) column set by hand.
+func jsonValue(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+type digestState struct {
+	bun.BaseModel `bun:"table:sites"`
+	ID            string     `bun:"id,pk"`
+	DigestSentAt  *time.Time `bun:"digest_sent_at"`
+}
+
+// DigestSentAt implements core.DigestStore.
+func (s *Store) DigestSentAt(ctx context.Context, siteID string) (time.Time, error) {
+	if err := findIDs("site", siteID); err != nil {
+		return time.Time{}, err
+	}
+	var m digestState
+	if err := s.db.NewSelect().Model(&m).Column("id", "digest_sent_at").Where("id = ?", siteID).Scan(ctx); err != nil {
+		return time.Time{}, translate(err, "site")
+	}
+	if m.DigestSentAt == nil {
+		return time.Time{}, nil
+	}
+	return m.DigestSentAt.UTC(), nil
+}
+
+// SetDigestSentAt implements core.DigestStore.
+func (s *Store) SetDigestSentAt(ctx context.Context, siteID string, at time.Time) error {
+	if err := findIDs("site", siteID); err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model((*digestState)(nil)).Set("digest_sent_at = ?", at).Where("id = ?", siteID).Exec(ctx)
+	return mustAffect(res, err, "site")
+}

@@ -105,6 +105,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerScans(api)
 	h.registerCompliance(api)
 	h.registerWebhooks(api)
+	h.registerUnsubscribe(api)
 	h.registerConsent(api)
 	h.registerExport(api)
 	h.registerProof(api)

@@ -13,10 +13,17 @@ import (
 // the prose reference.
 type SiteOut struct {
 	*core.Site
-	AccountID string `json:"accountId" doc:"Same value as organizationId."`
+	AccountID    string   `json:"accountId" doc:"Same value as organizationId."`
+	DigestEmails []string `json:"digestEmails" doc:"Addresses that get the site's email digest of changes and failures (when the deployment has SMTP)."`
 }
 
-func siteOut(s *core.Site) *SiteOut { return &SiteOut{Site: s, AccountID: s.OrganizationID} }
+func siteOut(s *core.Site) *SiteOut {
+	emails := []string{}
+	for _, r := range s.DigestRecipients {
+		emails = append(emails, r.Email)
+	}
+	return &SiteOut{Site: s, AccountID: s.OrganizationID, DigestEmails: emails}
+}
 
 type SiteIDPath struct {
 	ID string `path:"id" doc:"Site ID (UUID)."`
@@ -79,9 +86,10 @@ func (h *handlers) registerSites(api huma.API) {
 		// ConsentRetentionDays: see docs/consent-records.md, "Retention".
 		ConsentRetentionDays nullable[int] `json:"consentRetentionDays,omitempty" doc:"Remove consent records older than this many days (1 to 3650), whole chain batches at a time, in a periodic job; null keeps them forever (the default)."`
 		// Schedules: see docs/scan-jobs.md, "Schedules".
-		ScanSchedule   *string `json:"scanSchedule,omitempty" nullable:"false" enum:"default,off,daily,weekly,monthly" doc:"How often the site is scanned: default follows the deployment's rescan interval. Runs spread over the period."`
-		VerifySchedule *string `json:"verifySchedule,omitempty" nullable:"false" enum:"off,daily,weekly,monthly" doc:"How often a verification scan checks that the banner is obeyed."`
-		AutoConfigure  *bool   `json:"autoConfigure,omitempty" nullable:"false" doc:"Add the library services a completed scan newly finds to their categories, with blocking rules (off by default); the scan's autoConfigured lists them."`
+		ScanSchedule   *string  `json:"scanSchedule,omitempty" nullable:"false" enum:"default,off,daily,weekly,monthly" doc:"How often the site is scanned: default follows the deployment's rescan interval. Runs spread over the period."`
+		VerifySchedule *string  `json:"verifySchedule,omitempty" nullable:"false" enum:"off,daily,weekly,monthly" doc:"How often a verification scan checks that the banner is obeyed."`
+		AutoConfigure  *bool    `json:"autoConfigure,omitempty" nullable:"false" doc:"Add the library services a completed scan newly finds to their categories, with blocking rules (off by default); the scan's autoConfigured lists them."`
+		DigestEmails   []string `json:"digestEmails,omitempty" maxItems:"10" doc:"Replaces the addresses that get the site's email digest (each email carries its own unsubscribe link)."`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {
@@ -90,7 +98,7 @@ func (h *handlers) registerSites(api huma.API) {
 		}) (*siteOutput, error) {
 			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL,
 				ConsentRetentionDays: in.Body.ConsentRetentionDays.core(), ScanSchedule: in.Body.ScanSchedule,
-				VerifySchedule: in.Body.VerifySchedule, AutoConfigure: in.Body.AutoConfigure})
+				VerifySchedule: in.Body.VerifySchedule, AutoConfigure: in.Body.AutoConfigure, DigestEmails: in.Body.DigestEmails})
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}

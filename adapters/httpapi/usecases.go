@@ -103,6 +103,7 @@ type UseCases struct {
 	ConsentUseCases
 	ComplianceUseCases
 	WebhookUseCases
+	DigestUseCases
 	HealthUseCases
 	AuditUseCases
 }
@@ -112,7 +113,7 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, HealthUseCases: uc.Health,
+		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog,
 	}
 }

@@ -154,3 +154,35 @@ func (h *handlers) registerWebhooks(api huma.API) {
 		return &struct{ Body *core.WebhookDelivery }{d}, nil
 	})
 }
+
+// DigestUseCases unsubscribe addresses from email digests.
+type DigestUseCases interface {
+	Unsubscribe(ctx context.Context, token string) (string, error)
+}
+
+type unsubscribeOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        []byte
+}
+
+func (h *handlers) registerUnsubscribe(api huma.API) {
+	if h.m.DigestUseCases == nil {
+		return
+	}
+	handler := func(ctx context.Context, in *struct {
+		Token string `path:"token" maxLength:"200" doc:"The token of the email's unsubscribe link."`
+	}) (*unsubscribeOutput, error) {
+		email, err := h.m.Unsubscribe(ctx, in.Token)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &unsubscribeOutput{ContentType: "text/plain; charset=utf-8",
+			Body: []byte(email + " will no longer receive this site's consentd digest.\n")}, nil
+	}
+	o := publicOp("unsubscribeDigest", http.MethodGet, "/unsubscribe/{token}", "Unsubscribe from an email digest", 0)
+	o.Description = "The link at the bottom of every digest email: removes its address from the site's digest and says so in plain text. Unknown or used links are a 404."
+	huma.Register(api, o, handler)
+	o = publicOp("unsubscribeDigestOneClick", http.MethodPost, "/unsubscribe/{token}", "Unsubscribe from an email digest (one click)", 0)
+	o.Description = "The same, for mail clients' one-click unsubscribe (RFC 8058, List-Unsubscribe-Post)."
+	huma.Register(api, o, handler)
+}

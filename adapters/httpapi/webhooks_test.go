@@ -103,4 +103,10 @@ func TestScheduleEnums(t *testing.T) {
 		t.Fatalf("patched site %v", got)
 	}
 	e.want(e.do("PATCH", "/api/v1/sites/"+id, map[string]any{"scanSchedule": "hourly"}), 400, "validation_error")
+	e.want(e.do("PATCH", "/api/v1/sites/"+id, map[string]any{"digestEmails": []string{"Owner <owner@shop.example>"}}), 400, "validation_error")
+	got = e.want(e.do("PATCH", "/api/v1/sites/"+id, map[string]any{"digestEmails": []string{"owner@shop.example", "OWNER@shop.example"}}), 200).obj(t)
+	if fmt.Sprint(got["digestEmails"]) != "[owner@shop.example]" {
+		t.Fatalf("digestEmails %v, want the address once", got["digestEmails"])
+	}
+	e.want(e.raw("GET", "/api/v1/unsubscribe/"+id+".nosuchtoken", "", ""), 404, "not_found")
 }

@@ -69,6 +69,7 @@ func (s *Store) UpdateSite(_ context.Context, x *core.Site) error {
 	}
 	old.Name, old.URL, old.UpdatedAt = x.Name, x.URL, x.UpdatedAt
 	old.ScanSchedule, old.VerifySchedule, old.AutoConfigure = x.ScanSchedule, x.VerifySchedule, x.AutoConfigure
+	old.DigestRecipients = slices.Clone(x.DigestRecipients)
 	old.ConsentRetentionDays = nil
 	if x.ConsentRetentionDays != nil {
 		d := *x.ConsentRetentionDays

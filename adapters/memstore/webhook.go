@@ -15,10 +15,12 @@ import (
 type hookData struct {
 	endpoints  []core.WebhookEndpoint
 	deliveries []core.WebhookDelivery
+	// digestSentAt is when each site's last digest went out.
+	digestSentAt map[string]time.Time
 }
 
 func (h hookData) clone() hookData {
-	return hookData{endpoints: slices.Clone(h.endpoints), deliveries: slices.Clone(h.deliveries)}
+	return hookData{endpoints: slices.Clone(h.endpoints), deliveries: slices.Clone(h.deliveries), digestSentAt: maps.Clone(h.digestSentAt)}
 }
 
 func cloneEndpoint(e core.WebhookEndpoint) *core.WebhookEndpoint {
@@ -204,4 +206,26 @@ func (s *Store) SiteOrganization(_ context.Context, siteID string) (string, erro
 		return "", notFound("site")
 	}
 	return x.OrganizationID, nil
+}
+
+// DigestSentAt implements core.DigestStore.
+func (s *Store) DigestSentAt(_ context.Context, siteID string) (time.Time, error) {
+	defer s.lock()()
+	if _, ok := s.d.sites[siteID]; !ok {
+		return time.Time{}, notFound("site")
+	}
+	return s.d.hooks.digestSentAt[siteID], nil
+}
+
+// SetDigestSentAt implements core.DigestStore.
+func (s *Store) SetDigestSentAt(_ context.Context, siteID string, at time.Time) error {
+	defer s.lock()()
+	if _, ok := s.d.sites[siteID]; !ok {
+		return notFound("site")
+	}
+	if s.d.hooks.digestSentAt == nil {
+		s.d.hooks.digestSentAt = map[string]time.Time{}
+	}
+	s.d.hooks.digestSentAt[siteID] = at
+	return nil
 }

@@ -137,6 +137,9 @@ type Queue struct {
 	// webhooks, when set (SetWebhooks), delivers webhook events.
 	webhooks        Webhooks
 	webhookSchedule []time.Duration
+	// digests, when set (SetDigests), sends email digests every digestEvery.
+	digests     Digests
+	digestEvery time.Duration
 	// claimInstance, on Postgres, holds cfg.InstanceID for this process and returns the jobs
 	// a dead predecessor with that ID left running, and how to let the ID go.
 	claimInstance func(ctx context.Context, id string) (own []ownJob, release func(), err error)

@@ -90,6 +90,9 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 	if err := q.addWebhooks(workers); err != nil {
 		return nil, err
 	}
+	if err := q.addDigests(workers); err != nil {
+		return nil, err
+	}
 	rc.Workers = workers
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
@@ -111,6 +114,7 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 			&river.PeriodicJobOpts{ID: KindRescan}))
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.retentionJobs()...)
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.webhookJobs()...)
+		rc.PeriodicJobs = append(rc.PeriodicJobs, q.digestJobs()...)
 	}
 	return rc, nil
 }

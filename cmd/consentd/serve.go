@@ -101,4 +101,5 @@ func scanFlags(fs *flag.FlagSet, cfg *app.Config) {
 	bind(fs, "scan-connect-to", &cfg.ScanConnectTo)
 	bind(fs, "scan-ca-cert", &cfg.ScanCACert)
 	bind(fs, "webhook-allow-private", &cfg.WebhookAllowPrivate)
+	bind(fs, "smtp-url", &cfg.SMTPURL)
 }

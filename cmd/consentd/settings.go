@@ -64,6 +64,7 @@ var settings = []setting{
 	{name: "scan-max-attempts", def: "3", usage: "attempts of a scan that fails with a temporary error"},
 	{name: "scan-retry-base", def: "5s", usage: "delay before the first retry, doubled on each further one"},
 	{name: "scan-rescue-after", def: "0s", shown: "scan-timeout plus 1m", usage: "time after which a scan attempt whose worker died is worked again (at least scan-timeout)"},
+	{name: "smtp-url", usage: "smtp://[user:password@]host[:port]?from=ADDRESS (or smtps://): send sites' email digests through this server (docs/webhooks.md)"},
 	{name: "webhook-allow-private", def: "false", usage: "let webhook endpoints be loopback, private or link-local addresses (docs/webhooks.md)"},
 	{name: "shutdown-timeout", def: "30s", usage: "on SIGTERM, how long running requests and scans may take to finish before they are cancelled"},
 	{name: "max-pages", def: strconv.Itoa(crawler.DefaultMaxPages), usage: "most pages to fetch"},

@@ -1,0 +1,231 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"strings"
+	"time"
+)
+
+// DigestRecipient is an address that receives a site's email digest; Token is its unsubscribe
+// link's secret ("siteID.random"), never shown by the API.
+type DigestRecipient struct {
+	Email string `json:"email"`
+	Token string `json:"token"`
+}
+
+// Limits of digests: a site's recipients, an unsubscribe token in a path.
+const (
+	MaxDigestEmails     = 10
+	MaxUnsubscribeToken = 200
+)
+
+// DefaultDigestEvery is how often digests go out unless configured.
+const DefaultDigestEvery = 24 * time.Hour
+
+// EmailMessage is one email.
+type EmailMessage struct {
+	To      string
+	Subject string
+	Text    string
+	// Unsubscribe is the URL of the List-Unsubscribe header (RFC 2369, one-click per RFC 8058).
+	Unsubscribe string
+}
+
+// Mailer sends email (SMTP when CONSENTD_SMTP_URL is set).
+type Mailer interface {
+	// Send delivers msg; an error says it was not accepted.
+	Send(ctx context.Context, msg EmailMessage) error
+}
+
+// DigestStore keeps when each site's last digest went out.
+type DigestStore interface {
+	// DigestSentAt returns when the site's last digest covered up to (zero for never).
+	DigestSentAt(ctx context.Context, siteID string) (time.Time, error)
+	// SetDigestSentAt records it.
+	SetDigestSentAt(ctx context.Context, siteID string, at time.Time) error
+}
+
+func newDigestToken(siteID string) string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return siteID + "." + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// digestRecipients turns the addresses asked for into recipients, keeping the token of an
+// address already subscribed.
+func digestRecipients(siteID string, old []DigestRecipient, emails []string) ([]DigestRecipient, error) {
+	if len(emails) > MaxDigestEmails {
+		return nil, Errorf(CodeInvalid, "digestEmails: at most %d addresses", MaxDigestEmails)
+	}
+	out := []DigestRecipient{}
+	seen := map[string]bool{}
+	for _, e := range emails {
+		a, err := mail.ParseAddress(e)
+		if err != nil || a.Name != "" || a.Address != strings.TrimSpace(e) || len(e) > 254 {
+			return nil, Errorf(CodeInvalid, "digestEmails: %q is not an email address", e)
+		}
+		key := strings.ToLower(a.Address)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r := DigestRecipient{Email: a.Address, Token: newDigestToken(siteID)}
+		for _, o := range old {
+			if strings.EqualFold(o.Email, a.Address) {
+				r.Token = o.Token
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Digests are the email digests of what changed on sites.
+type Digests struct{ *base }
+
+// Unsubscribe removes the recipient whose link token is token from its site's digest. It
+// answers the address removed; not_found for an unknown or used token.
+func (m *Digests) Unsubscribe(ctx context.Context, token string) (string, error) {
+	siteID, _, ok := strings.Cut(token, ".")
+	if !ok || len(token) > MaxUnsubscribeToken {
+		return "", Errorf(CodeNotFound, "unsubscribe link not found")
+	}
+	var email string
+	err := m.store.InTx(ctx, func(tx Store) error {
+		orgID, err := tx.SiteOrganization(ctx, siteID)
+		if err != nil {
+			return Errorf(CodeNotFound, "unsubscribe link not found")
+		}
+		s, err := tx.Site(ctx, orgID, siteID)
+		if err != nil {
+			return err
+		}
+		kept := []DigestRecipient{}
+		for _, r := range s.DigestRecipients {
+			if r.Token == token {
+				email = r.Email
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if email == "" {
+			return Errorf(CodeNotFound, "unsubscribe link not found")
+		}
+		s.DigestRecipients = kept
+		return tx.UpdateSite(ctx, s)
+	})
+	return email, err
+}
+
+// SendDigests emails each site's recipients what happened since its last digest: failed
+// scans, scans that found changes, services auto-configure added. A site with nothing to
+// report gets no email. It returns how many emails were sent; a site whose mail fails is
+// retried at the next run (its window is not moved).
+func (m *Digests) SendDigests(ctx context.Context) (int, error) {
+	if m.mailer == nil {
+		return 0, nil
+	}
+	if m.allSites == nil {
+		return 0, errors.New("digests: no site lister configured")
+	}
+	now := m.now()
+	sent, after := 0, ""
+	for {
+		page, err := m.allSites.AllSites(ctx, after, rescanPage)
+		if err != nil {
+			return sent, fmt.Errorf("digests: list sites: %w", err)
+		}
+		for _, s := range page {
+			after = s.ID
+			if len(s.DigestRecipients) == 0 {
+				continue
+			}
+			n, err := m.digestSite(ctx, s, now)
+			sent += n
+			if err != nil {
+				m.log.Warn("digest not sent; retried at the next run", slog.String("site", s.ID), slog.Any("error", err))
+			}
+		}
+		if len(page) < rescanPage {
+			return sent, nil
+		}
+	}
+}
+
+func (m *Digests) digestSite(ctx context.Context, s *Site, now time.Time) (int, error) {
+	since, err := m.store.DigestSentAt(ctx, s.ID)
+	if err != nil {
+		return 0, err
+	}
+	if since.IsZero() {
+		// The first digest covers the last period, and at least the last day, since the
+		// site was created.
+		since = now.Add(-max(m.digestEvery, 24*time.Hour))
+		if s.CreatedAt.After(since) {
+			since = s.CreatedAt
+		}
+	}
+	scans, err := m.store.Scans(ctx, s.ID)
+	if err != nil {
+		return 0, err
+	}
+	var lines []string
+	for i := len(scans) - 1; i >= 0; i-- {
+		sc := scans[i]
+		if sc.FinishedAt == nil || !sc.FinishedAt.After(since) || sc.FinishedAt.After(now) {
+			continue
+		}
+		link := fmt.Sprintf("%s/sites/%s/scans/%s", m.publicURL, s.ID, sc.ID)
+		switch {
+		case sc.Status == ScanFailed:
+			lines = append(lines, fmt.Sprintf("- %s scan of %s failed: %s\n  %s", sc.Mode, sc.URL, deref(sc.ErrorMessage), link))
+		case sc.Changes != nil && sc.Changes.Count > 0:
+			lines = append(lines, fmt.Sprintf("- %s scan of %s: %s\n%s  %s", sc.Mode, sc.URL, sc.Changes.Summary(), changeDetail(sc.Changes), link))
+		}
+		if len(sc.AutoConfigured) > 0 {
+			lines = append(lines, fmt.Sprintf("- auto-configure added %s", strings.Join(sc.AutoConfigured, ", ")))
+		}
+	}
+	if len(lines) == 0 {
+		return 0, m.store.SetDigestSentAt(ctx, s.ID, now)
+	}
+	sent := 0
+	for _, r := range s.DigestRecipients {
+		unsub := m.publicURL + "/api/v1/unsubscribe/" + r.Token
+		msg := EmailMessage{To: r.Email, Unsubscribe: unsub,
+			Subject: fmt.Sprintf("consentd: what changed on %s", s.Name),
+			Text: fmt.Sprintf("What consentd's scans saw on %s (%s) since %s:\n\n%s\n\n--\nYou get this digest because an administrator of %s added %s.\nUnsubscribe: %s\n",
+				s.Name, s.URL, since.Format("2 Jan 2006 15:04 MST"), strings.Join(lines, "\n"), s.Name, r.Email, unsub)}
+		if err := m.mailer.Send(ctx, msg); err != nil {
+			return sent, err
+		}
+		sent++
+	}
+	return sent, m.store.SetDigestSentAt(ctx, s.ID, now)
+}
+
+// changeDetail lists the services and cookies of a change, one a line, indented.
+func changeDetail(c *ScanChanges) string {
+	var b strings.Builder
+	for _, s := range c.ServicesAdded {
+		fmt.Fprintf(&b, "    + service %s (%s)\n", s.Name, s.Category)
+	}
+	for _, s := range c.ServicesRemoved {
+		fmt.Fprintf(&b, "    - service %s\n", s.Name)
+	}
+	for _, k := range append(slicesClone(c.CookiesAdded), c.UnrecognizedCookiesAdded...) {
+		fmt.Fprintf(&b, "    + cookie %s (%s)\n", k.Name, k.Duration)
+	}
+	for _, k := range append(slicesClone(c.CookiesRemoved), c.UnrecognizedCookiesRemoved...) {
+		fmt.Fprintf(&b, "    - cookie %s\n", k.Name)
+	}
+	return b.String()
+}
+
+func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }

@@ -257,7 +257,7 @@ func startServer(t *testing.T) *consentd {
 	a, err := app.New(context.Background(), app.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey,
 		Workers: 1, ScanAllowPrivate: true, ScanPoll: 100 * time.Millisecond, Console: true, CountryHeader: "X-Country",
-		Logger: slog.New(slog.DiscardHandler),
+		Logger: slog.New(templateFailures{t}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +276,22 @@ func startServer(t *testing.T) *consentd {
 	})
 	return &consentd{base: "http://" + ln.Addr().String(), app: a}
 }
+
+// templateFailures is the test server's log: silent, but a page whose template fails to render
+// fails the test, so that a broken page cannot hide behind a test that waits for something else.
+type templateFailures struct{ t *testing.T }
+
+func (templateFailures) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+func (h templateFailures) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "console template failed" {
+		var attrs []string
+		r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a.String()); return true })
+		h.t.Errorf("console template failed: %s", strings.Join(attrs, " "))
+	}
+	return nil
+}
+func (h templateFailures) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h templateFailures) WithGroup(string) slog.Handler      { return h }
 
 // blogSite serves the recorded blog (testdata/sites/blog) on loopback.
 func blogSite(t *testing.T) string {

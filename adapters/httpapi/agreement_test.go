@@ -195,34 +195,5 @@ func ruled(schema map[string]any) bool {
 
 // freeLeaves are the string fields of schema that state no rule about the value's form.
 func freeLeaves(doc, schema map[string]any, depth int) []leaf {
-	if schema == nil || depth > 8 {
-		return nil
-	}
-	if ref, ok := schema["$ref"].(string); ok {
-		name := strings.TrimPrefix(ref, "#/components/schemas/")
-		schema, _ = doc["components"].(map[string]any)["schemas"].(map[string]any)[name].(map[string]any)
-		return freeLeaves(doc, schema, depth+1)
-	}
-	var out []leaf
-	if hasType(schema, "string") && !ruled(schema) {
-		out = append(out, leaf{"", func(v any) any { return v }})
-	}
-	if props, ok := schema["properties"].(map[string]any); ok {
-		for name, p := range props {
-			for _, l := range freeLeaves(doc, p.(map[string]any), depth+1) {
-				out = append(out, leaf{join(name, l.path), func(v any) any { return map[string]any{name: l.build(v)} }})
-			}
-		}
-	}
-	if ap, ok := schema["additionalProperties"].(map[string]any); ok {
-		for _, l := range freeLeaves(doc, ap, depth+1) {
-			out = append(out, leaf{join("de", l.path), func(v any) any { return map[string]any{"de": l.build(v)} }})
-		}
-	}
-	if items, ok := schema["items"].(map[string]any); ok {
-		for _, l := range freeLeaves(doc, items, depth+1) {
-			out = append(out, leaf{join("[0]", l.path), func(v any) any { return []any{l.build(v)} }})
-		}
-	}
-	return out
+	return leavesWhere(doc, schema, depth, func(s map[string]any) bool { return !ruled(s) })
 }

@@ -21,32 +21,38 @@ type leaf struct {
 // stringLeaves lists the string fields of schema (an OpenAPI schema as decoded JSON), maps and
 // arrays included (one entry each, under the key "de" or index 0).
 func stringLeaves(doc, schema map[string]any, depth int) []leaf {
+	return leavesWhere(doc, schema, depth, func(map[string]any) bool { return true })
+}
+
+// leavesWhere lists the string fields of schema, as stringLeaves does, whose own schema keep
+// accepts.
+func leavesWhere(doc, schema map[string]any, depth int, keep func(map[string]any) bool) []leaf {
 	if schema == nil || depth > 8 {
 		return nil
 	}
 	if ref, ok := schema["$ref"].(string); ok {
 		name := strings.TrimPrefix(ref, "#/components/schemas/")
 		schema, _ = doc["components"].(map[string]any)["schemas"].(map[string]any)[name].(map[string]any)
-		return stringLeaves(doc, schema, depth+1)
+		return leavesWhere(doc, schema, depth+1, keep)
 	}
 	var out []leaf
-	if hasType(schema, "string") {
+	if hasType(schema, "string") && keep(schema) {
 		out = append(out, leaf{"", func(v any) any { return v }})
 	}
 	if props, ok := schema["properties"].(map[string]any); ok {
 		for name, p := range props {
-			for _, l := range stringLeaves(doc, p.(map[string]any), depth+1) {
+			for _, l := range leavesWhere(doc, p.(map[string]any), depth+1, keep) {
 				out = append(out, leaf{join(name, l.path), func(v any) any { return map[string]any{name: l.build(v)} }})
 			}
 		}
 	}
 	if ap, ok := schema["additionalProperties"].(map[string]any); ok {
-		for _, l := range stringLeaves(doc, ap, depth+1) {
+		for _, l := range leavesWhere(doc, ap, depth+1, keep) {
 			out = append(out, leaf{join("de", l.path), func(v any) any { return map[string]any{"de": l.build(v)} }})
 		}
 	}
 	if items, ok := schema["items"].(map[string]any); ok {
-		for _, l := range stringLeaves(doc, items, depth+1) {
+		for _, l := range leavesWhere(doc, items, depth+1, keep) {
 			out = append(out, leaf{join("[0]", l.path), func(v any) any { return []any{l.build(v)} }})
 		}
 	}

@@ -115,6 +115,38 @@ func (p *serveProc) call(t *testing.T, method, path, body string, out any) {
 	}
 }
 
+// startSlowScan creates a site on tg's slow page and starts its scan, and returns once the
+// scan's first request has reached tg.
+func (p *serveProc) startSlowScan(t *testing.T, tg *target) (site struct{ ID string }, s core.Scan) {
+	t.Helper()
+	p.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
+	p.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
+	select {
+	case <-tg.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scan did not start")
+	}
+	return site, s
+}
+
+// awaitScan polls the scan until it completed, and fails the test if it failed or took more
+// than within since from.
+func (p *serveProc) awaitScan(t *testing.T, siteID, scanID string, from time.Time, within time.Duration) {
+	t.Helper()
+	for {
+		var got core.Scan
+		p.call(t, "GET", "/sites/"+siteID+"/scans/"+scanID, "", &got)
+		if got.Status == core.ScanCompleted {
+			t.Logf("scan completed %s after %s", time.Since(from).Round(100*time.Millisecond), from.Format(time.TimeOnly))
+			return
+		}
+		if got.Status == core.ScanFailed || time.Since(from) > within {
+			t.Fatalf("scan %s %v %s after %s; want completed within %s", got.Status, got.ErrorMessage, time.Since(from), from.Format(time.TimeOnly), within)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestServeReclaimsDeadScanOnSQLite: a scan running when 'consentd serve' was killed is
 // worked again within seconds of the next start on the embedded store, not after the rescue
 // delay (here the default: scan timeout plus a minute).
@@ -123,33 +155,14 @@ func TestServeReclaimsDeadScanOnSQLite(t *testing.T) {
 	db := "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
 	tg := newTarget(t, 3*time.Second)
 	p1 := startServe(t, db)
-	var site struct{ ID string }
-	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
-	var s core.Scan
-	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
-	select {
-	case <-tg.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the scan did not start")
-	}
+	site, s := p1.startSlowScan(t, tg)
 	if err := p1.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-p1.done
 	restarted := time.Now()
 	p2 := startServe(t, db)
-	for {
-		var got core.Scan
-		p2.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
-		if got.Status == core.ScanCompleted {
-			t.Logf("scan completed %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
-			break
-		}
-		if got.Status == core.ScanFailed || time.Since(restarted) > 30*time.Second {
-			t.Fatalf("scan %s %v %s after the restart; want completed within seconds", got.Status, got.ErrorMessage, time.Since(restarted))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	p2.awaitScan(t, site.ID, s.ID, restarted, 30*time.Second)
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	if h := tg.hits["/slow/"]; h != 2 {
@@ -165,15 +178,7 @@ func TestSecondServeOnSQLiteRefused(t *testing.T) {
 	db := "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
 	tg := newTarget(t, 3*time.Second)
 	p1 := startServe(t, db)
-	var site struct{ ID string }
-	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
-	var s core.Scan
-	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
-	select {
-	case <-tg.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the scan did not start")
-	}
+	site, s := p1.startSlowScan(t, tg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	second := exec.CommandContext(ctx, cli(t), "serve")
@@ -186,18 +191,7 @@ func TestSecondServeOnSQLiteRefused(t *testing.T) {
 	if out, stderr, err := runCLI(t, []string{"CONSENTD_DATABASE_URL=" + db}, "org", "list"); err != nil || !strings.Contains(out, "default") {
 		t.Fatalf("org list beside serve: %v %s %s", err, out, stderr)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var got core.Scan
-		p1.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
-		if got.Status == core.ScanCompleted {
-			break
-		}
-		if got.Status == core.ScanFailed || time.Now().After(deadline) {
-			t.Fatalf("scan %s %v", got.Status, got.ErrorMessage)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	p1.awaitScan(t, site.ID, s.ID, time.Now(), 30*time.Second)
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	if h := tg.hits["/slow/"]; h != 1 {
@@ -260,15 +254,7 @@ func TestServeReclaimsOwnScanOnPostgres(t *testing.T) {
 	ln.Close()
 	tg := newTarget(t, 3*time.Second)
 	p1 := startServe(t, db, "CONSENTD_ADDR="+addr)
-	var site struct{ ID string }
-	p1.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
-	var s core.Scan
-	p1.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
-	select {
-	case <-tg.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the scan did not start")
-	}
+	site, s := p1.startSlowScan(t, tg)
 	// The same instance ID on another port, while p1 lives: refused.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -285,18 +271,7 @@ func TestServeReclaimsOwnScanOnPostgres(t *testing.T) {
 	<-p1.done
 	restarted := time.Now()
 	p2 := startServe(t, db, "CONSENTD_ADDR="+addr)
-	for {
-		var got core.Scan
-		p2.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
-		if got.Status == core.ScanCompleted {
-			t.Logf("scan completed %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
-			break
-		}
-		if got.Status == core.ScanFailed || time.Since(restarted) > time.Minute {
-			t.Fatalf("scan %s %v %s after the restart; want completed within a minute", got.Status, got.ErrorMessage, time.Since(restarted))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	p2.awaitScan(t, site.ID, s.ID, restarted, time.Minute)
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	if h := tg.hits["/slow/"]; h != 2 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -43,15 +42,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	db := "sqlite://" + filepath.Join(t.TempDir(), "consentd.db")
 	tg := newTarget(t, 3*time.Second)
 	p := startServe(t, db)
-	var site struct{ ID string }
-	p.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
-	var s core.Scan
-	p.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
-	select {
-	case <-tg.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the scan did not start")
-	}
+	site, s := p.startSlowScan(t, tg)
 
 	body := &slowBody{parts: [][]byte{[]byte(`{"name":"Second",`), []byte(`"url":"https://second.example"}`)},
 		pause: 2 * time.Second, sent: make(chan struct{})}

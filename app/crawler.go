@@ -7,6 +7,7 @@ import (
 	"github.com/consentd/consentd/adapters/collycrawler"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 )
 
@@ -50,7 +51,7 @@ func ScanOptions(s ScanSettings) (crawler.Options, error) {
 		MaxBrowserBytes: core.ScanByteBudget, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PageTimeout: core.DeepPageTimeout,
 		PagesAtOnce: core.DeepPagesAtOnce}
 	for _, r := range s.ConnectTo {
-		rule, err := crawler.ParseConnectTo(r)
+		rule, err := netguard.ParseConnectTo(r)
 		if err != nil {
 			return opts, err
 		}
@@ -79,7 +80,7 @@ func (c Config) scanSettings() ScanSettings {
 func validateScanSettings(c Config) []error {
 	var errs []error
 	for _, r := range c.ScanConnectTo {
-		if _, err := crawler.ParseConnectTo(r); err != nil {
+		if _, err := netguard.ParseConnectTo(r); err != nil {
 			errs = append(errs, fmt.Errorf("scan-connect-to (CONSENTD_SCAN_CONNECT_TO): %w", err))
 		}
 	}

@@ -20,66 +20,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/crawler/netguard"
 )
-
-func TestParseConnectTo(t *testing.T) {
-	t.Parallel()
-	ok := map[string]ConnectTo{
-		"www.googletagmanager.com:443:127.0.0.1:8443": {"www.googletagmanager.com", "443", "127.0.0.1", "8443"},
-		"WWW.Example.com:80:localhost:":               {"www.example.com", "80", "localhost", ""},
-		"::127.0.0.1:8443":                            {"", "", "127.0.0.1", "8443"},
-		":443:[::1]:8443":                             {"", "443", "::1", "8443"},
-		"[2001:db8::1]:443:[::1]:":                    {"2001:db8::1", "443", "::1", ""},
-		":::":                                         {},
-	}
-	for s, want := range ok {
-		got, err := ParseConnectTo(s)
-		if err != nil || got != want {
-			t.Errorf("%q: %+v, %v; want %+v", s, got, err, want)
-		}
-		if again, err := ParseConnectTo(got.String()); err != nil || again != got {
-			t.Errorf("%q: String() %q reads back as %+v, %v", s, got.String(), again, err)
-		}
-	}
-	bad := map[string]string{
-		"":                         `connect-to rule "" is not HOST:PORT:CONNECT_HOST:CONNECT_PORT`,
-		"a.example:443:127.0.0.1":  `connect-to rule "a.example:443:127.0.0.1" is not HOST:PORT:CONNECT_HOST:CONNECT_PORT`,
-		"a.example:https:b:443":    `connect-to rule "a.example:https:b:443": port "https" is not a number from 1 to 65535`,
-		"a.example:443:b:99999":    `connect-to rule "a.example:443:b:99999": port "99999" is not a number from 1 to 65535`,
-		"a.example:443:b:1:2":      `connect-to rule "a.example:443:b:1:2": port "1:2" is not a number from 1 to 65535`,
-		"[::1:443:b:1":             `connect-to rule "[::1:443:b:1": an IPv6 address opened with [ is not closed with ]`,
-		"[::1]x:443:b:1":           `connect-to rule "[::1]x:443:b:1" is not HOST:PORT:CONNECT_HOST:CONNECT_PORT`,
-		"a.example:443:b/c:1":      `connect-to rule "a.example:443:b/c:1": "b/c" is not a host name or address`,
-		"a.example:443:[::1]:[80]": `connect-to rule "a.example:443:[::1]:[80]" is not HOST:PORT:CONNECT_HOST:CONNECT_PORT`,
-	}
-	for s, want := range bad {
-		if _, err := ParseConnectTo(s); err == nil || err.Error() != want {
-			t.Errorf("%q: err %v, want %q", s, err, want)
-		}
-	}
-}
-
-func TestConnectToMatching(t *testing.T) {
-	t.Parallel()
-	rules := []ConnectTo{
-		{Host: "a.example", Port: "443", ConnectHost: "127.0.0.1", ConnectPort: "8443"},
-		{Host: "a.example", ConnectHost: "10.0.0.1"},
-		{Port: "8080", ConnectPort: "9090"},
-	}
-	cases := map[string]string{
-		"a.example:443":  "127.0.0.1:8443",
-		"A.Example.:443": "127.0.0.1:8443",
-		"a.example:80":   "10.0.0.1:80",
-		"b.example:8080": "b.example:9090",
-		"b.example:443":  "b.example:443",
-	}
-	for in, want := range cases {
-		h, p, _ := net.SplitHostPort(in)
-		if h, p = connectTo(rules, h, p); net.JoinHostPort(h, p) != want {
-			t.Errorf("%s → %s:%s, want %s", in, h, p, want)
-		}
-	}
-}
 
 // testCA is a root CA and a server certificate it signed for the given names.
 func testCA(t *testing.T, names ...string) (caPEM []byte, leaf tls.Certificate) {
@@ -137,15 +80,15 @@ func TestConnectToTLS(t *testing.T) {
 	if err := os.WriteFile(caFile, caPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rule := func(s string) ConnectTo {
-		r, err := ParseConnectTo(s)
+	rule := func(s string) netguard.ConnectTo {
+		r, err := netguard.ParseConnectTo(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	named := []ConnectTo{rule("www.shop-local.example:443:127.0.0.1:" + port), rule("www.googletagmanager.com:443:127.0.0.1:" + port)}
-	anyHost := []ConnectTo{rule("::127.0.0.1:" + port)}
+	named := []netguard.ConnectTo{rule("www.shop-local.example:443:127.0.0.1:" + port), rule("www.googletagmanager.com:443:127.0.0.1:" + port)}
+	anyHost := []netguard.ConnectTo{rule("::127.0.0.1:" + port)}
 	e := New(catalogIndex(t))
 	crawl := func(mutate func(*Options)) (*Result, error) {
 		opts := Options{StartURLs: []string{"https://www.shop-local.example/"}, IgnoreRobots: true, AllowPrivate: true,
@@ -192,7 +135,7 @@ func TestConnectToTLS(t *testing.T) {
 	}
 	// The container fetch goes through the rules too: sent to a closed port, it fails.
 	closed := rule("www.googletagmanager.com:443:127.0.0.1:1")
-	res, err := crawl(func(o *Options) { o.ConnectTo, o.RootCAPEM = []ConnectTo{named[0], closed}, caPEM })
+	res, err := crawl(func(o *Options) { o.ConnectTo, o.RootCAPEM = []netguard.ConnectTo{named[0], closed}, caPEM })
 	if err != nil || len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0].URL, "https://www.googletagmanager.com/gtm.js") ||
 		!strings.Contains(res.Errors[0].Message, "connection refused") {
 		t.Errorf("container without a rule: err %v, page errors %+v", err, res)
@@ -200,7 +143,7 @@ func TestConnectToTLS(t *testing.T) {
 	for name, mutate := range map[string]func(*Options){
 		"bad PEM":  func(o *Options) { o.RootCAPEM = []byte("not a certificate") },
 		"no file":  func(o *Options) { o.RootCAFile = filepath.Join(t.TempDir(), "missing.pem") },
-		"bad rule": func(o *Options) { o.ConnectTo = []ConnectTo{{Port: "x"}} },
+		"bad rule": func(o *Options) { o.ConnectTo = []netguard.ConnectTo{{Port: "x"}} },
 	} {
 		if _, err := crawl(mutate); !errors.As(err, &se) || se.Kind != KindInvalidInput {
 			t.Errorf("%s: err %v", name, err)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // canary is a real loopback server that counts what reaches it.
@@ -66,12 +68,12 @@ func TestDeepAddressGuard(t *testing.T) {
 		tb.install(e, map[string]string{"inside.guarded.example": "127.0.0.1"})
 		if allow {
 			// The canary is a real loopback server: let the scan's connector reach it.
-			e.hooks = &netHooks{resolve: e.hooks.resolve, connect: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			e.hooks = &netguard.Hooks{Resolve: e.hooks.Resolve, Connect: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				if strings.HasPrefix(addr, "127.0.0.1:") && addr == strings.TrimPrefix(target, "http://") {
 					var d net.Dialer
 					return d.DialContext(ctx, network, addr)
 				}
-				return tb.hooks(nil).connect(ctx, network, addr)
+				return tb.hooks(nil).Connect(ctx, network, addr)
 			}}
 		}
 		res, err := e.DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.guarded.example/"}, AllowPrivate: allow,

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // The browser's only way out is a pageProxy: an HTTP proxy on loopback, one per page, that
@@ -214,7 +216,7 @@ func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target strin
 	out.Header.Del("Accept-Encoding")
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
-		var refused *refusedError
+		var refused *netguard.RefusedError
 		rec.refused = errors.As(err, &refused)
 		rec.err = fetchMessage(err)
 		p.record(rec)
@@ -333,7 +335,7 @@ func randSerial() (*big.Int, error) {
 func (s *scan) scanTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil,
-		DialContext:           s.hooks.dialer(s.opts.AllowPrivate, s.opts.ConnectTo),
+		DialContext:           s.hooks.Dialer(s.opts.AllowPrivate, s.opts.ConnectTo),
 		TLSClientConfig:       s.tlsConfig,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          64,

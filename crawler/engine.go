@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/net/publicsuffix"
@@ -24,7 +25,7 @@ type Engine struct {
 	ix *library.Index
 	// hooks and tlsConfig are replaced by tests only, to route every host to a loopback
 	// replay server; the production path resolves and dials for real.
-	hooks     *netHooks
+	hooks     *netguard.Hooks
 	tlsConfig *tls.Config
 	// beforeVisit, set by tests only, runs before the browser loads a page (to crash it).
 	beforeVisit func(page string, br *browser)
@@ -77,7 +78,7 @@ type scan struct {
 	deep      bool
 	htmlPages []string
 	tlsConfig *tls.Config
-	hooks     netHooks
+	hooks     netguard.Hooks
 	// Deep pass findings, by name and domain (cookies) or kind, origin and key (storage).
 	storage    map[string]*storageAgg
 	preConsent map[string]*preConsentAgg
@@ -196,14 +197,14 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	for _, u := range starts {
 		s.domains[s.domainOf(strings.ToLower(u.Hostname()))] = true
 	}
-	hooks := defaultHooks(opts.PageTimeout)
+	hooks := netguard.DefaultHooks(opts.PageTimeout)
 	if e.hooks != nil {
 		hooks = *e.hooks
 	}
 	s.hooks, s.tlsConfig = hooks, tlsConfig
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial on our behalf and bypass the address check
-		DialContext:           hooks.dialer(opts.AllowPrivate, opts.ConnectTo),
+		DialContext:           hooks.Dialer(opts.AllowPrivate, opts.ConnectTo),
 		TLSClientConfig:       tlsConfig,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          2 * opts.Concurrency,

@@ -1,11 +1,16 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"syscall"
 
+	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/gocolly/colly/v2"
 )
 
@@ -27,7 +32,7 @@ func (s *scan) statusError(u string, f *fetched) error {
 
 // startError wraps a transport error of a start page as a scan error.
 func (s *scan) startError(u string, err error, msg string) error {
-	var refused *refusedError
+	var refused *netguard.RefusedError
 	if errors.As(err, &refused) {
 		return &Error{Kind: KindRefused, Message: refused.Error(), Err: err}
 	}
@@ -40,7 +45,7 @@ func (s *scan) startError(u string, err error, msg string) error {
 
 // fetchMessage turns a transport error into a short message without Go's wrapping noise.
 func fetchMessage(err error) string {
-	var refused *refusedError
+	var refused *netguard.RefusedError
 	if errors.As(err, &refused) {
 		return refused.Error()
 	}
@@ -73,4 +78,28 @@ func (s *scan) pageError(u string, status int, msg string) {
 	s.mu.Lock()
 	s.errs = append(s.errs, PageError{URL: u, Status: status, Message: msg})
 	s.mu.Unlock()
+}
+
+// isTemporaryNet classifies transport errors.
+func isTemporaryNet(err error) bool {
+	var refused *netguard.RefusedError
+	if errors.As(err, &refused) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return !dnsErr.IsNotFound
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return false
 }

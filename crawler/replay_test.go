@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/crawler/crawlertest"
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // siteConfig and replay are crawlertest's, shared with the command's tests.
@@ -36,15 +37,15 @@ func newTestbed(t testing.TB, h http.Handler) *testbed {
 	return tb
 }
 
-func (tb *testbed) hooks(dns map[string]string) *netHooks {
-	return &netHooks{
-		resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+func (tb *testbed) hooks(dns map[string]string) *netguard.Hooks {
+	return &netguard.Hooks{
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			if a, ok := dns[host]; ok {
 				return []netip.Addr{netip.MustParseAddr(a)}, nil
 			}
 			return []netip.Addr{netip.MustParseAddr("203.0.113.10")}, nil // TEST-NET-3
 		},
-		connect: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		Connect: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			target := tb.plain.Listener.Addr().String()
 			if strings.HasSuffix(addr, ":443") {
 				target = tb.tls.Listener.Addr().String()

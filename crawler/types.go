@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // Defaults applied by Crawl to zero Options fields.
@@ -59,11 +61,11 @@ type Options struct {
 	IgnoreRobots bool
 	// UserAgent is sent with every request; DefaultUserAgent when empty.
 	UserAgent string
-	// ConnectTo are connect-to rules (see ConnectTo and ParseConnectTo), tried in order, for
+	// ConnectTo are connect-to rules (see netguard.ConnectTo and netguard.ParseConnectTo), tried in order, for
 	// page fetches and tag manager containers alike: a scan can be pointed at a local copy of
 	// a site and its vendors without DNS. AllowPrivate is still needed to dial a private or
 	// loopback address.
-	ConnectTo []ConnectTo
+	ConnectTo []netguard.ConnectTo
 	// RootCAPEM and RootCAFile hold extra root CA certificates (PEM) trusted for TLS next to
 	// the system's, for a test server's certificate; both may be set.
 	RootCAPEM  []byte
@@ -130,7 +132,7 @@ func (o Options) validate() ([]*url.URL, error) {
 		out = append(out, u)
 	}
 	for _, r := range o.ConnectTo {
-		if err := r.validate(); err != nil {
+		if err := r.Validate(); err != nil {
 			return nil, &Error{Kind: KindInvalidInput, Message: err.Error(), Err: err}
 		}
 	}

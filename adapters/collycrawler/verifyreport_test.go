@@ -18,6 +18,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/crawlertest"
+	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 )
 
@@ -62,7 +63,7 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceR
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	rule, err := crawler.ParseConnectTo("::127.0.0.1:" + port)
+	rule, err := netguard.ParseConnectTo("::127.0.0.1:" + port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceR
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []crawler.ConnectTo{rule}, RootCAFile: caFile,
+	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []netguard.ConnectTo{rule}, RootCAFile: caFile,
 		Timeout: 120 * time.Second, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PagesAtOnce: core.DeepPagesAtOnce,
 		PageTimeout: core.DeepPageTimeout}
 	res, err := crawler.New(ix).Verify(context.Background(), opts, browsers(t), crawler.VerifyOptions{MaxItems: core.MaxVerifiedItems})

@@ -21,7 +21,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // Sender implements core.WebhookSender.
@@ -49,7 +49,7 @@ func New(allowPrivate bool, userAgent string) *Sender {
 		}
 		var firstErr error
 		for _, ip := range ips {
-			if reason := crawler.ForbiddenAddress(ip); reason != "" && !allowPrivate {
+			if reason := netguard.ForbiddenAddress(ip); reason != "" && !allowPrivate {
 				if firstErr == nil {
 					firstErr = fmt.Errorf("refused to deliver to %s (%s): %s address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, ip.Unmap(), reason)
 				}

@@ -1,10 +1,7 @@
-package crawler
+package netguard
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -63,13 +60,15 @@ func ParseConnectTo(s string) (ConnectTo, error) {
 		return ConnectTo{}, fmt.Errorf("connect-to rule %q is not HOST:PORT:CONNECT_HOST:CONNECT_PORT", s)
 	}
 	r := ConnectTo{Host: strings.ToLower(fields[0]), Port: fields[1], ConnectHost: strings.ToLower(fields[2]), ConnectPort: fields[3]}
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return ConnectTo{}, err
 	}
 	return r, nil
 }
 
-func (r ConnectTo) validate() error {
+// Validate reports a port that is not a number from 1 to 65535, or a host that is no host name
+// or address.
+func (r ConnectTo) Validate() error {
 	for _, p := range []string{r.Port, r.ConnectPort} {
 		if p == "" {
 			continue
@@ -86,8 +85,8 @@ func (r ConnectTo) validate() error {
 	return nil
 }
 
-// connectTo returns where a connection to host:port goes under the first matching rule.
-func connectTo(rules []ConnectTo, host, port string) (string, string) {
+// route returns where a connection to host:port goes under the first matching rule.
+func route(rules []ConnectTo, host, port string) (string, string) {
 	for _, r := range rules {
 		if (r.Host == "" || strings.EqualFold(r.Host, strings.TrimSuffix(host, "."))) && (r.Port == "" || r.Port == port) {
 			if r.ConnectHost != "" {
@@ -100,37 +99,4 @@ func connectTo(rules []ConnectTo, host, port string) (string, string) {
 		}
 	}
 	return host, port
-}
-
-// tlsConfig returns base with the extra root CA of opts trusted next to the system's, or base
-// itself when there is none.
-func (o Options) tlsConfig(base *tls.Config) (*tls.Config, error) {
-	pem := o.RootCAPEM
-	what := "the extra root CA certificate"
-	if o.RootCAFile != "" {
-		b, err := os.ReadFile(o.RootCAFile)
-		if err != nil {
-			return nil, &Error{Kind: KindInvalidInput, Message: fmt.Sprintf("the extra root CA file %s could not be read: %v", o.RootCAFile, err), Err: err}
-		}
-		pem = append(append(pem[:len(pem):len(pem)], '\n'), b...)
-		what = "the extra root CA file " + o.RootCAFile
-	}
-	if len(pem) == 0 {
-		return base, nil
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, &Error{Kind: KindInvalidInput, Message: what + " holds no PEM certificate"}
-	}
-	var cfg *tls.Config
-	if base != nil {
-		cfg = base.Clone()
-	} else {
-		cfg = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	cfg.RootCAs = pool
-	return cfg, nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/consentd/consentd/adapters/collycrawler"
+	"github.com/consentd/consentd/adapters/sitecrawler"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/netguard"
@@ -98,7 +98,7 @@ func validateScanSettings(c Config) []error {
 	return errs
 }
 
-func newCrawler(catalog *library.Catalog, cfg Config) (*collycrawler.Crawler, *crawler.Browsers, error) {
+func newCrawler(catalog *library.Catalog, cfg Config) (*sitecrawler.Crawler, *crawler.Browsers, error) {
 	engine, err := NewEngine(catalog)
 	if err != nil {
 		return nil, nil, err
@@ -108,5 +108,5 @@ func newCrawler(catalog *library.Catalog, cfg Config) (*collycrawler.Crawler, *c
 		return nil, nil, err
 	}
 	browsers := NewBrowsers(cfg.scanSettings())
-	return collycrawler.New(engine, opts, browsers), browsers, nil
+	return sitecrawler.New(engine, opts, browsers), browsers, nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/adapters/collycrawler"
+	"github.com/consentd/consentd/adapters/sitecrawler"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
@@ -101,7 +101,7 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	default:
 		notes = append(notes, "the configuration rules were not checked: "+v.PublicConfigError)
 	}
-	rep := core.EvaluateCompliance(in, collycrawler.Verification(v), "", catalog, time.Now())
+	rep := core.EvaluateCompliance(in, sitecrawler.Verification(v), "", catalog, time.Now())
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -1,5 +1,7 @@
-// Package collycrawler plugs the crawler engine into core as its SiteCrawler port.
-package collycrawler
+// Package sitecrawler plugs the crawler engine into core as its SiteCrawler port: it runs the
+// static scan, the deep scan (Chromium) and the verification of a site, and maps what package
+// crawler saw to core's types.
+package sitecrawler
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package collycrawler
+package sitecrawler
 
 import (
 	"github.com/consentd/consentd/core"

@@ -1,4 +1,4 @@
-package collycrawler
+package sitecrawler
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

@@ -128,7 +128,7 @@ type AuditPage struct {
 }
 
 // Entries lists the organization's audit log, newest first, filtered by q.
-func (m *AuditLog) AuditEntries(ctx context.Context, orgID string, q AuditQuery, cursor string) (*AuditPage, error) {
+func (auditLog *AuditLog) AuditEntries(ctx context.Context, orgID string, q AuditQuery, cursor string) (*AuditPage, error) {
 	if err := authorize(ctx, PermAudit, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (m *AuditLog) AuditEntries(ctx context.Context, orgID string, q AuditQuery,
 		q.BeforeSeq = seq
 	}
 	q.OrgID = orgID
-	es, err := m.store.AuditEntries(ctx, q)
+	es, err := auditLog.store.AuditEntries(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -204,18 +204,18 @@ type AuditBreak struct {
 
 // Verify recomputes the organization's audit chain and reports the first entry whose fields
 // no longer hash to its hash, whose link to the previous entry is broken, or that is missing.
-func (m *AuditLog) VerifyAuditLog(ctx context.Context, orgID string) (*AuditReport, error) {
+func (auditLog *AuditLog) VerifyAuditLog(ctx context.Context, orgID string) (*AuditReport, error) {
 	if err := authorize(ctx, PermAudit, orgID, ""); err != nil {
 		return nil, err
 	}
-	headSeq, headHash, err := m.store.AuditHead(ctx, orgID)
+	headSeq, headHash, err := auditLog.store.AuditHead(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
 	rep := &AuditReport{HeadSeq: headSeq, Head: headHash}
 	prevSeq, prevHash := int64(0), GenesisHash
 	stop := fmt.Errorf("audit chain broken")
-	err = m.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
+	err = auditLog.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
 		br := func(problem string) error {
 			rep.Break = &AuditBreak{Seq: e.Seq, EntryID: e.ID, Problem: problem}
 			return stop

@@ -323,25 +323,25 @@ func mergeTexts(dst, src map[string]string) {
 }
 
 // Banner returns the site's banner with its blocking rules.
-func (m *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
+func (banners *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.bannerWithRules(ctx, m.store, siteID)
+	return banners.bannerWithRules(ctx, banners.store, siteID)
 }
 
 // PatchBanner changes the fields of the banner that p sets.
-func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	site, err := m.store.Site(ctx, orgID, siteID)
+	site, err := banners.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -350,23 +350,23 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 			return nil, err
 		}
 	}
-	defer m.forgetSite(siteID)
+	defer banners.forgetSite(siteID)
 	var out *Banner
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = banners.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil {
 			return err
 		}
 		old := snapshot(b)
 		p.apply(b)
-		b.UpdatedAt = m.now()
-		if err := m.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
+		b.UpdatedAt = banners.now()
+		if err := banners.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
 			return err
 		}
-		if err := m.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
+		if err := banners.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
 			return err
 		}
-		out, err = m.bannerWithRules(ctx, tx, siteID)
+		out, err = banners.bannerWithRules(ctx, tx, siteID)
 		return err
 	})
 	return out, err
@@ -374,15 +374,15 @@ func (m *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p Banne
 
 // SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
 // consent version so that visitors are asked again; setting the current state changes nothing.
-func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
+func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer m.forgetSite(siteID)
-	return m.store.InTx(ctx, func(tx Store) error {
+	defer banners.forgetSite(siteID)
+	return banners.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil || b.SiteWideBlocking == enabled {
 			return err
@@ -390,11 +390,11 @@ func (m *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, e
 		old := snapshot(b)
 		b.SiteWideBlocking = enabled
 		b.ConsentVersion++
-		b.UpdatedAt = m.now()
+		b.UpdatedAt = banners.now()
 		if err := tx.UpdateBanner(ctx, b); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, siteID, "blocking", m.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
+		return banners.changedIn(ctx, tx, siteID, "blocking", banners.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
 	})
 }
 

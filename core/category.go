@@ -175,28 +175,28 @@ func asciiSlug(s string) string {
 }
 
 // Categories lists a site's categories.
-func (m *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
+func (categories *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.store.Categories(ctx, siteID)
+	return categories.store.Categories(ctx, siteID)
 }
 
 // CreateCategory adds a custom category. Its slug comes from the name, made unique on the site
 // with a numeric suffix ("social", "social-2").
-func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
+func (categories *Categories) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
-	defer m.forgetSite(siteID)
+	defer categories.forgetSite(siteID)
 	var c *Category
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := categories.store.InTx(ctx, func(tx Store) error {
 		// Reading the site in the transaction locks it on stores that lock rows, so that two
 		// categories created at once with the same name get distinct slugs.
 		if _, err := tx.Site(ctx, orgID, siteID); err != nil {
@@ -218,9 +218,9 @@ func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, i
 			suffix := "-" + strconv.Itoa(i)
 			slug = truncSlug(base, MaxCategorySlug-len(suffix)) + suffix
 		}
-		now := m.now()
+		now := categories.now()
 		c = &Category{
-			ID: m.newID(), SiteID: siteID, Slug: slug, Name: *in.Name, Description: deref(in.Description),
+			ID: categories.newID(), SiteID: siteID, Slug: slug, Name: *in.Name, Description: deref(in.Description),
 			NameTranslations: orEmpty(in.NameTranslations), DescriptionTranslations: orEmpty(in.DescriptionTranslations),
 			SortOrder: order, CreatedAt: now, UpdatedAt: now,
 		}
@@ -230,26 +230,26 @@ func (m *Categories) CreateCategory(ctx context.Context, orgID, siteID string, i
 		if err := tx.CreateCategory(ctx, c); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c))
+		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c))
 	})
 	return c, err
 }
 
 // UpdateCategory changes a category. Its slug stays: services, blocking rules and stored
 // consents refer to it.
-func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
+func (categories *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer m.forgetSite(siteID)
+	defer categories.forgetSite(siteID)
 	var c *Category
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := categories.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if c, err = tx.Category(ctx, siteID, id); err != nil {
 			return err
@@ -270,11 +270,11 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 		if in.DescriptionTranslations != nil {
 			c.DescriptionTranslations = in.DescriptionTranslations
 		}
-		c.UpdatedAt = m.now()
+		c.UpdatedAt = categories.now()
 		if err := tx.UpdateCategory(ctx, c); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c))
+		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c))
 	})
 	return c, err
 }
@@ -282,15 +282,15 @@ func (m *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id strin
 // DeleteCategory removes a custom category. Default categories cannot be deleted, nor can a
 // category that still has services (delete or re-import them elsewhere first), so that no
 // service is left without a category.
-func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
+func (categories *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer m.forgetSite(siteID)
-	return m.store.InTx(ctx, func(tx Store) error {
+	defer categories.forgetSite(siteID)
+	return categories.store.InTx(ctx, func(tx Store) error {
 		c, err := tx.Category(ctx, siteID, id)
 		if err != nil {
 			return err
@@ -308,7 +308,7 @@ func (m *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id strin
 		if err := tx.DeleteCategory(ctx, siteID, id); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, siteID, "categories", m.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil))
+		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil))
 	})
 }
 

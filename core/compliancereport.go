@@ -8,22 +8,22 @@ type Compliance struct{ *base }
 // Report applies the compliance rules to the site's configuration (banner, categories,
 // services) and to its latest completed verification scan, if any. not_found when the site is
 // not the organization's.
-func (m *Compliance) Report(ctx context.Context, orgID, siteID string) (*ComplianceReport, error) {
+func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) (*ComplianceReport, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	site, err := m.store.Site(ctx, orgID, siteID)
+	site, err := compliance.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := compliance.now()
 	// The public endpoints' view of the site: the configuration the runtime is served.
-	v, err := m.publicSite(ctx, site.ProjectKey, now)
+	v, err := compliance.publicSite(ctx, site.ProjectKey, now)
 	if err != nil {
 		return nil, err
 	}
-	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs)}
-	switch sc, err := m.store.LatestScan(ctx, site.ID, ScanCompleted); {
+	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: compliance.blockingRules(v.banner, v.cats, v.svcs)}
+	switch sc, err := compliance.store.LatestScan(ctx, site.ID, ScanCompleted); {
 	case err == nil:
 		in.Scan = sc
 	case !IsNotFound(err):
@@ -31,14 +31,14 @@ func (m *Compliance) Report(ctx context.Context, orgID, siteID string) (*Complia
 	}
 	var ver *Verification
 	var scanID string
-	sc, err := m.store.LatestScanOfMode(ctx, site.ID, ScanVerify, ScanCompleted)
+	sc, err := compliance.store.LatestScanOfMode(ctx, site.ID, ScanVerify, ScanCompleted)
 	switch {
 	case err == nil && sc.Verification != nil:
 		ver, scanID = sc.Verification, sc.ID
 	case err != nil && !IsNotFound(err):
 		return nil, err
 	}
-	rep := EvaluateCompliance(in, ver, scanID, m.catalog, now)
+	rep := EvaluateCompliance(in, ver, scanID, compliance.catalog, now)
 	rep.SiteID = site.ID
 	if ver != nil {
 		rep.VerifiedAt = sc.FinishedAt

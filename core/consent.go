@@ -234,8 +234,8 @@ func actionAgrees(in ConsentInput, cats []*Category) error {
 // RecordConsent stores a visitor's decision for the site named by projectKey. Every category
 // of the site is stored with an explicit boolean: required ones always true, unmentioned ones
 // false. A GPC signal under CCPA also stores doNotSell.
-func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
-	view, err := m.consentSite(ctx, projectKey)
+func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
+	view, err := consents.consentSite(ctx, projectKey)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	if err := actionAgrees(in, cats); err != nil {
 		return nil, err
 	}
-	visitor := m.newID()
+	visitor := consents.newID()
 	if in.VisitorID != nil {
 		if err := checkVisitorID(*in.VisitorID); err != nil {
 			return nil, err
@@ -288,14 +288,14 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 	if err != nil {
 		return nil, err
 	}
-	snap, err := m.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
+	snap, err := consents.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
 	if err != nil {
 		return nil, err
 	}
 	r := &ConsentRecord{
-		ID: m.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
+		ID: consents.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || gpcOptOut,
-		ConsentVersion: in.ConsentVersion, CreatedAt: m.now(),
+		ConsentVersion: in.ConsentVersion, CreatedAt: consents.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 	}
 	switch {
@@ -309,14 +309,14 @@ func (m *Consents) RecordConsent(ctx context.Context, projectKey string, in Cons
 		r.Action = "custom"
 	}
 	SealConsentRecord(r)
-	if err := m.store.CreateConsentRecord(ctx, r); err != nil {
+	if err := consents.store.CreateConsentRecord(ctx, r); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
-func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
+func (consents *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
 	if err := authorize(ctx, consentReadPermission(q.VisitorID), orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
@@ -335,16 +335,16 @@ func (m *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQu
 	if q.After != nil && q.Page != 1 {
 		return nil, 0, Errorf(CodeInvalid, "page: must be 1 (or absent) with a cursor")
 	}
-	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := consents.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
-	return m.store.ConsentRecords(ctx, q)
+	return consents.store.ConsentRecords(ctx, q)
 }
 
 // ExportConsentRecords streams every record of the site matching q's dates to fn, newest
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
-func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+func (consents *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
 	if err := authorize(ctx, PermExport, orgID, q.SiteID); err != nil {
 		return err
 	}
@@ -355,19 +355,19 @@ func (m *Consents) ExportConsentRecords(ctx context.Context, orgID string, q Con
 		return err
 	}
 	q.After = nil
-	if _, err := m.store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := consents.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}
 	// The export is recorded when it starts: the visitor's ID is not kept, only that the
 	// export was one visitor's.
-	err := m.store.InTx(ctx, func(tx Store) error {
-		return m.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
+	err := consents.store.InTx(ctx, func(tx Store) error {
+		return consents.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
 			map[string]any{"from": q.From, "to": q.To, "oneVisitor": q.VisitorID != ""})
 	})
 	if err != nil {
 		return err
 	}
-	return m.store.EachConsentRecord(ctx, q, fn)
+	return consents.store.EachConsentRecord(ctx, q, fn)
 }
 
 // PublicConfig is everything the banner runtime needs for a site, in one language.
@@ -397,18 +397,18 @@ type PublicCategory struct {
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
 // visitor from country who prefers the languages prefs (BCP 47 tags, best first). It is cached
 // for a second per project key and language (see ttlCache).
-func (m *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
-	now := m.clock()
-	v, err := m.publicSite(ctx, projectKey, now)
+func (consents *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
+	now := consents.clock()
+	v, err := consents.publicSite(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := v.language(prefs)
 	key := projectKey + "\x00" + lang
-	base, ok := m.configCache.get(key, now)
+	base, ok := consents.configCache.get(key, now)
 	if !ok {
-		base = m.publicConfig(v, lang)
-		m.configCache.put(key, v.site.ID, base, v.at)
+		base = consents.publicConfig(v, lang)
+		consents.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.Jurisdiction = JurisdictionOf(country)

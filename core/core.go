@@ -156,6 +156,6 @@ type Consents struct{ *base }
 type Health struct{ *base }
 
 // Ready reports whether the store answers.
-func (h *Health) Ready(ctx context.Context) error { return h.store.Ping(ctx) }
+func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }
 
 func (b *base) now() time.Time { return b.clock().UTC().Truncate(time.Microsecond) }

@@ -129,15 +129,15 @@ type DeclaredCookie struct {
 // Declaration returns the cookie declaration of the site named by projectKey in the first of
 // the visitor's preferred languages (BCP 47 tags, best first) that the site speaks. It is
 // cached like the public configuration.
-func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
-	now := m.clock()
-	st, err := m.publicSite(ctx, projectKey, now)
+func (consents *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
+	now := consents.clock()
+	st, err := consents.publicSite(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := st.language(prefs)
 	key := projectKey + "\x00" + lang
-	if d, ok := m.declCache.get(key, now); ok {
+	if d, ok := consents.declCache.get(key, now); ok {
 		return d, nil
 	}
 	d := &Declaration{
@@ -170,7 +170,7 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 			if ds.PrivacyPolicyURL == nil {
 				ds.PrivacyPolicyURL = s.ServiceURL
 			}
-			lib, _ := m.catalog.Service(s.Slug)
+			lib, _ := consents.catalog.Service(s.Slug)
 			for _, k := range s.Cookies {
 				dk := DeclaredCookie{
 					Name: k.Name, Type: storageOf(lib, k.Name), Duration: k.Duration,
@@ -192,7 +192,7 @@ func (m *Consents) Declaration(ctx context.Context, projectKey string, prefs ...
 		}
 		d.Categories = append(d.Categories, dc)
 	}
-	m.declCache.put(key, st.site.ID, d, st.at)
+	consents.declCache.put(key, st.site.ID, d, st.at)
 	return d, nil
 }
 

@@ -91,13 +91,13 @@ type Digests struct{ *base }
 
 // Unsubscribe removes the recipient whose link token is token from its site's digest. It
 // answers the address removed; not_found for an unknown or used token.
-func (m *Digests) Unsubscribe(ctx context.Context, token string) (string, error) {
+func (digests *Digests) Unsubscribe(ctx context.Context, token string) (string, error) {
 	siteID, _, ok := strings.Cut(token, ".")
 	if !ok || len(token) > MaxUnsubscribeToken {
 		return "", Errorf(CodeNotFound, "unsubscribe link not found")
 	}
 	var email string
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := digests.store.InTx(ctx, func(tx Store) error {
 		orgID, err := tx.SiteOrganization(ctx, siteID)
 		if err != nil {
 			return Errorf(CodeNotFound, "unsubscribe link not found")
@@ -127,17 +127,17 @@ func (m *Digests) Unsubscribe(ctx context.Context, token string) (string, error)
 // scans, scans that found changes, services auto-configure added. A site with nothing to
 // report gets no email. It returns how many emails were sent; a site whose mail fails is
 // retried at the next run (its window is not moved).
-func (m *Digests) SendDigests(ctx context.Context) (int, error) {
-	if m.mailer == nil {
+func (digests *Digests) SendDigests(ctx context.Context) (int, error) {
+	if digests.mailer == nil {
 		return 0, nil
 	}
-	if m.allSites == nil {
+	if digests.allSites == nil {
 		return 0, errors.New("digests: no site lister configured")
 	}
-	now := m.now()
+	now := digests.now()
 	sent, after := 0, ""
 	for {
-		page, err := m.allSites.AllSites(ctx, after, rescanPage)
+		page, err := digests.allSites.AllSites(ctx, after, rescanPage)
 		if err != nil {
 			return sent, fmt.Errorf("digests: list sites: %w", err)
 		}
@@ -146,10 +146,10 @@ func (m *Digests) SendDigests(ctx context.Context) (int, error) {
 			if len(s.DigestRecipients) == 0 {
 				continue
 			}
-			n, err := m.digestSite(ctx, s, now)
+			n, err := digests.digestSite(ctx, s, now)
 			sent += n
 			if err != nil {
-				m.log.Warn("digest not sent; retried at the next run", slog.String("site", s.ID), slog.Any("error", err))
+				digests.log.Warn("digest not sent; retried at the next run", slog.String("site", s.ID), slog.Any("error", err))
 			}
 		}
 		if len(page) < rescanPage {
@@ -158,20 +158,20 @@ func (m *Digests) SendDigests(ctx context.Context) (int, error) {
 	}
 }
 
-func (m *Digests) digestSite(ctx context.Context, s *Site, now time.Time) (int, error) {
-	since, err := m.store.DigestSentAt(ctx, s.ID)
+func (digests *Digests) digestSite(ctx context.Context, s *Site, now time.Time) (int, error) {
+	since, err := digests.store.DigestSentAt(ctx, s.ID)
 	if err != nil {
 		return 0, err
 	}
 	if since.IsZero() {
 		// The first digest covers the last period, and at least the last day, since the
 		// site was created.
-		since = now.Add(-max(m.digestEvery, 24*time.Hour))
+		since = now.Add(-max(digests.digestEvery, 24*time.Hour))
 		if s.CreatedAt.After(since) {
 			since = s.CreatedAt
 		}
 	}
-	scans, err := m.store.Scans(ctx, s.ID)
+	scans, err := digests.store.Scans(ctx, s.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -181,7 +181,7 @@ func (m *Digests) digestSite(ctx context.Context, s *Site, now time.Time) (int, 
 		if sc.FinishedAt == nil || !sc.FinishedAt.After(since) || sc.FinishedAt.After(now) {
 			continue
 		}
-		link := fmt.Sprintf("%s/sites/%s/scans/%s", m.publicURL, s.ID, sc.ID)
+		link := fmt.Sprintf("%s/sites/%s/scans/%s", digests.publicURL, s.ID, sc.ID)
 		switch {
 		case sc.Status == ScanFailed:
 			lines = append(lines, fmt.Sprintf("- %s scan of %s failed: %s\n  %s", sc.Mode, sc.URL, deref(sc.ErrorMessage), link))
@@ -193,21 +193,21 @@ func (m *Digests) digestSite(ctx context.Context, s *Site, now time.Time) (int, 
 		}
 	}
 	if len(lines) == 0 {
-		return 0, m.store.SetDigestSentAt(ctx, s.ID, now)
+		return 0, digests.store.SetDigestSentAt(ctx, s.ID, now)
 	}
 	sent := 0
 	for _, r := range s.DigestRecipients {
-		unsub := m.publicURL + "/api/v1/unsubscribe/" + r.Token
+		unsub := digests.publicURL + "/api/v1/unsubscribe/" + r.Token
 		msg := EmailMessage{To: r.Email, Unsubscribe: unsub,
 			Subject: fmt.Sprintf("consentd: what changed on %s", s.Name),
 			Text: fmt.Sprintf("What consentd's scans saw on %s (%s) since %s:\n\n%s\n\n--\nYou get this digest because an administrator of %s added %s.\nUnsubscribe: %s\n",
 				s.Name, s.URL, since.Format("2 Jan 2006 15:04 MST"), strings.Join(lines, "\n"), s.Name, r.Email, unsub)}
-		if err := m.mailer.Send(ctx, msg); err != nil {
+		if err := digests.mailer.Send(ctx, msg); err != nil {
 			return sent, err
 		}
 		sent++
 	}
-	return sent, m.store.SetDigestSentAt(ctx, s.ID, now)
+	return sent, digests.store.SetDigestSentAt(ctx, s.ID, now)
 }
 
 // changeDetail lists the services and cookies of a change, one a line, indented.

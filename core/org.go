@@ -129,15 +129,15 @@ func NewAPIKey() string { return APIKeyPrefix + strings.ToLower(rand.Text()+rand
 func newProjectKey() string { return "pk_" + strings.ToLower(rand.Text()) }
 
 // CreateOrganization creates an organization.
-func (m *Orgs) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
-	o, err := m.newOrganization(name)
+func (orgs *Orgs) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
+	o, err := orgs.newOrganization(name)
 	if err != nil {
 		return nil, err
 	}
-	return o, m.store.CreateOrganization(ctx, o)
+	return o, orgs.store.CreateOrganization(ctx, o)
 }
 
-func (m *Orgs) newOrganization(name string) (*Organization, error) {
+func (orgs *Orgs) newOrganization(name string) (*Organization, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > MaxSiteName {
 		return nil, Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxSiteName)
@@ -145,21 +145,21 @@ func (m *Orgs) newOrganization(name string) (*Organization, error) {
 	if err := CheckText("name", name); err != nil {
 		return nil, err
 	}
-	return &Organization{ID: m.newID(), Name: name, CreatedAt: m.now()}, nil
+	return &Organization{ID: orgs.newID(), Name: name, CreatedAt: orgs.now()}, nil
 }
 
 // Organizations lists every organization, oldest first (for the operator's CLI).
-func (m *Orgs) Organizations(ctx context.Context) ([]*Organization, error) {
-	return m.store.Organizations(ctx)
+func (orgs *Orgs) Organizations(ctx context.Context) ([]*Organization, error) {
+	return orgs.store.Organizations(ctx)
 }
 
 // FindOrganization finds an organization by ID or, failing that, by name; not_found when
 // none matches, conflict when several share the name.
-func (m *Orgs) FindOrganization(ctx context.Context, ref string) (*Organization, error) {
-	if o, err := m.store.Organization(ctx, ref); err == nil || !IsNotFound(err) {
+func (orgs *Orgs) FindOrganization(ctx context.Context, ref string) (*Organization, error) {
+	if o, err := orgs.store.Organization(ctx, ref); err == nil || !IsNotFound(err) {
 		return o, err
 	}
-	all, err := m.store.Organizations(ctx)
+	all, err := orgs.store.Organizations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -182,14 +182,14 @@ func (m *Orgs) FindOrganization(ctx context.Context, ref string) (*Organization,
 // CreateAPIKey creates an owner key for the organization, for the operator's CLI. key is used
 // when not empty (the bootstrap key), otherwise a random one is made; it is returned once and
 // stored as a hash.
-func (m *Orgs) CreateAPIKey(ctx context.Context, orgID, name, key string) (*APIKey, string, error) {
-	return m.IssueAPIKey(ctx, orgID, APIKeyInput{Name: name, Role: RoleOwner, Key: key})
+func (orgs *Orgs) CreateAPIKey(ctx context.Context, orgID, name, key string) (*APIKey, string, error) {
+	return orgs.IssueAPIKey(ctx, orgID, APIKeyInput{Name: name, Role: RoleOwner, Key: key})
 }
 
 // IssueAPIKey creates a key with a role (admin when empty) and optionally limited to some
 // sites of the organization. The caller needs the keys permission, and the owner-keys one
 // for an owner key; a caller cannot give more than its own role.
-func (m *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*APIKey, string, error) {
+func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*APIKey, string, error) {
 	if in.Role == "" {
 		in.Role = RoleAdmin
 	}
@@ -207,7 +207,7 @@ func (m *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*
 	}
 	var k *APIKey
 	var key string
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := orgs.store.InTx(ctx, func(tx Store) error {
 		for _, id := range in.SiteIDs {
 			if _, err := tx.Site(ctx, orgID, id); IsNotFound(err) {
 				return Errorf(CodeInvalid, "siteIds: site %s not found", id)
@@ -216,10 +216,10 @@ func (m *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput) (*
 			}
 		}
 		var err error
-		if k, key, err = m.createAPIKey(ctx, tx, orgID, in); err != nil {
+		if k, key, err = orgs.createAPIKey(ctx, tx, orgID, in); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditKeyCreate, k.ID, nil, k)
+		return orgs.record(ctx, tx, orgID, "", AuditKeyCreate, k.ID, nil, k)
 	})
 	if err != nil {
 		return nil, "", err
@@ -238,7 +238,7 @@ func authorizeKeyRole(ctx context.Context, orgID string, r Role) error {
 	return nil
 }
 
-func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in APIKeyInput) (*APIKey, string, error) {
+func (orgs *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in APIKeyInput) (*APIKey, string, error) {
 	if _, err := tx.Organization(ctx, orgID); err != nil {
 		return nil, "", err
 	}
@@ -254,8 +254,8 @@ func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in APIK
 	} else if len(key) < MinAPIKeyLength {
 		return nil, "", Errorf(CodeInvalid, "api key: must be at least %d characters", MinAPIKeyLength)
 	}
-	k := &APIKey{ID: m.newID(), OrganizationID: orgID, Name: name, Prefix: apiKeyPrefix(key), Hash: HashAPIKey(key),
-		CreatedAt: m.now(), Role: in.Role, SiteIDs: in.SiteIDs}
+	k := &APIKey{ID: orgs.newID(), OrganizationID: orgID, Name: name, Prefix: apiKeyPrefix(key), Hash: HashAPIKey(key),
+		CreatedAt: orgs.now(), Role: in.Role, SiteIDs: in.SiteIDs}
 	if err := tx.CreateAPIKey(ctx, k); err != nil {
 		return nil, "", err
 	}
@@ -266,21 +266,21 @@ func (m *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in APIK
 // "default" and an API key for it (key, or a random one when key is empty) in one transaction
 // and returns the key; otherwise it returns "". The caller must show a random key before
 // anything else can fail, since it is stored only as a hash.
-func (m *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
+func (orgs *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
 	var plain string
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := orgs.store.InTx(ctx, func(tx Store) error {
 		n, err := tx.CountOrganizations(ctx)
 		if err != nil || n > 0 {
 			return err
 		}
-		org, err := m.newOrganization("default")
+		org, err := orgs.newOrganization("default")
 		if err != nil {
 			return err
 		}
 		if err := tx.CreateOrganization(ctx, org); err != nil {
 			return err
 		}
-		_, plain, err = m.createAPIKey(ctx, tx, org.ID, APIKeyInput{Name: "bootstrap", Role: RoleOwner, Key: key})
+		_, plain, err = orgs.createAPIKey(ctx, tx, org.ID, APIKeyInput{Name: "bootstrap", Role: RoleOwner, Key: key})
 		return err
 	})
 	if err != nil {
@@ -290,8 +290,8 @@ func (m *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
 }
 
 // Authenticate returns the organization owning key; unauthorized when there is none.
-func (m *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
-	a, err := m.AuthenticateKey(ctx, key)
+func (orgs *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
+	a, err := orgs.AuthenticateKey(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -300,44 +300,44 @@ func (m *Orgs) Authenticate(ctx context.Context, key string) (string, error) {
 
 // AuthenticateKey returns the caller that key makes (its organization, role and sites);
 // unauthorized when the key does not exist or has expired.
-func (m *Orgs) AuthenticateKey(ctx context.Context, key string) (*Actor, error) {
+func (orgs *Orgs) AuthenticateKey(ctx context.Context, key string) (*Actor, error) {
 	if key == "" {
 		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
-	k, err := m.store.APIKeyByHash(ctx, HashAPIKey(key))
+	k, err := orgs.store.APIKeyByHash(ctx, HashAPIKey(key))
 	if IsNotFound(err) {
 		return nil, Errorf(CodeUnauthorized, "invalid API key")
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := orgs.now()
 	if !k.Valid(now) {
 		return nil, Errorf(CodeUnauthorized, "API key expired: it was rotated, use its successor")
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= APIKeyTouchInterval {
 		// A failed write must not refuse a valid key: the next request tries again.
-		if err := m.store.TouchAPIKey(ctx, k.ID, now); err != nil {
-			m.log.WarnContext(ctx, "could not record an API key's last use", "key_id", k.ID, "error", err)
+		if err := orgs.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			orgs.log.WarnContext(ctx, "could not record an API key's last use", "key_id", k.ID, "error", err)
 		}
 	}
 	return k.Actor(), nil
 }
 
 // APIKeys lists the organization's keys, oldest first, without their secrets.
-func (m *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
+func (orgs *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	return m.store.APIKeys(ctx, orgID)
+	return orgs.store.APIKeys(ctx, orgID)
 }
 
 // RevokeAPIKey deletes a key of the organization: it is refused from the next request on.
-func (m *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
+func (orgs *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
-	return m.store.InTx(ctx, func(tx Store) error {
+	return orgs.store.InTx(ctx, func(tx Store) error {
 		k, err := tx.APIKey(ctx, orgID, id)
 		if err != nil {
 			return err
@@ -348,14 +348,14 @@ func (m *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 		if err := tx.DeleteAPIKey(ctx, orgID, id); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditKeyRevoke, id, k, nil)
+		return orgs.record(ctx, tx, orgID, "", AuditKeyRevoke, id, k, nil)
 	})
 }
 
 // RotateAPIKey replaces a key of the organization: it creates a key with the same name and lets
 // the old one work for grace more (DefaultRotateGrace when nil; 0 ends it at once), never
 // longer than it already would. It returns the new key (shown once) and the old one.
-func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (newKey *APIKey, plain string, old *APIKey, err error) {
+func (orgs *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (newKey *APIKey, plain string, old *APIKey, err error) {
 	g := DefaultRotateGrace
 	if grace != nil {
 		g = *grace
@@ -366,7 +366,7 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, "", nil, err
 	}
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = orgs.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if old, err = tx.APIKey(ctx, orgID, id); err != nil {
 			return err
@@ -374,7 +374,7 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 		if err := authorizeKeyRole(ctx, orgID, old.Role); err != nil {
 			return err
 		}
-		until := m.now().Add(g)
+		until := orgs.now().Add(g)
 		if old.ExpiresAt != nil && old.ExpiresAt.Before(until) {
 			until = *old.ExpiresAt
 		}
@@ -382,10 +382,10 @@ func (m *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *time.D
 			return err
 		}
 		old.ExpiresAt = &until
-		if newKey, plain, err = m.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs}); err != nil {
+		if newKey, plain, err = orgs.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs}); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditKeyRotate, old.ID, map[string]any{"expiresAt": nil},
+		return orgs.record(ctx, tx, orgID, "", AuditKeyRotate, old.ID, map[string]any{"expiresAt": nil},
 			map[string]any{"expiresAt": until, "successor": newKey.ID})
 	})
 	if err != nil {

@@ -332,14 +332,14 @@ type Tracker struct {
 }
 
 // TriggerScan creates a pending scan and enqueues its job in the same transaction.
-func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
+func (scans *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	site, err := m.store.Site(ctx, orgID, siteID)
+	site, err := scans.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -358,11 +358,11 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 	if len(urls) > MaxScanURLs {
 		return nil, Errorf(CodeInvalid, "urls: at most %d URLs with url included", MaxScanURLs)
 	}
-	mode := m.scanMode
+	mode := scans.scanMode
 	if in.Mode != nil {
 		mode = *in.Mode
 	}
-	s := &Scan{ID: m.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, Mode: mode, CreatedAt: m.now()}
+	s := &Scan{ID: scans.newID(), SiteID: siteID, URL: urls[0], URLs: urls, Status: ScanPending, Mode: mode, CreatedAt: scans.now()}
 	job := ScanJob{ScanID: s.ID, SiteID: siteID, URLs: urls, Mode: mode}
 	if mode == ScanVerify {
 		job.ProjectKey = site.ProjectKey
@@ -370,17 +370,17 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 	if in.StorefrontPassword != nil {
 		job.StorefrontPassword = *in.StorefrontPassword
 	}
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = scans.store.InTx(ctx, func(tx Store) error {
 		if err := tx.CreateScan(ctx, s); err != nil {
 			return err
 		}
-		if m.queue == nil {
+		if scans.queue == nil {
 			return errors.New("core: scans need a queue")
 		}
-		if err := m.queue.EnqueueScan(ctx, tx, job); err != nil {
+		if err := scans.queue.EnqueueScan(ctx, tx, job); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditScanTrigger, s.ID, nil, map[string]any{"urls": urls, "mode": mode})
+		return scans.record(ctx, tx, orgID, siteID, AuditScanTrigger, s.ID, nil, map[string]any{"urls": urls, "mode": mode})
 	})
 	if err != nil {
 		return nil, err
@@ -389,25 +389,25 @@ func (m *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanIn
 }
 
 // Scans lists a site's scans, most recent first.
-func (m *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
+func (scans *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.store.Scans(ctx, siteID)
+	return scans.store.Scans(ctx, siteID)
 }
 
 // Scan returns a scan of a site.
-func (m *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
+func (scans *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.store.Scan(ctx, siteID, scanID)
+	return scans.store.Scan(ctx, siteID, scanID)
 }
 
 func orEmptySlice[T any](s []T) []T {
@@ -419,19 +419,19 @@ func orEmptySlice[T any](s []T) []T {
 
 // ConfigureScan creates services, their cookies and blocking rules from the services a
 // completed scan detected. It is idempotent: services already on the site are skipped.
-func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
+func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
-	s, err := m.Scan(ctx, orgID, siteID, scanID)
+	s, err := scans.Scan(ctx, orgID, siteID, scanID)
 	if err != nil {
 		return nil, err
 	}
 	if s.Status != ScanCompleted {
 		return nil, Errorf(CodeInvalid, "scan %s is %s: only a completed scan can be configured", s.ID, s.Status)
 	}
-	defer m.forgetSite(siteID)
-	existing, err := m.store.Services(ctx, siteID)
+	defer scans.forgetSite(siteID)
+	existing, err := scans.store.Services(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -445,16 +445,16 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 			continue
 		}
 		have[d.Slug] = true
-		cat, err := m.store.CategoryBySlug(ctx, siteID, d.Category)
+		cat, err := scans.store.CategoryBySlug(ctx, siteID, d.Category)
 		if IsNotFound(err) {
-			cat, err = m.store.CategoryBySlug(ctx, siteID, "marketing")
+			cat, err = scans.store.CategoryBySlug(ctx, siteID, "marketing")
 		}
 		if err != nil {
 			return nil, err
 		}
-		svc, rules := m.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
-		m.addObservedCookies(svc, d.Cookies)
-		if err := m.store.CreateService(ctx, svc); err != nil {
+		svc, rules := scans.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
+		scans.addObservedCookies(svc, d.Cookies)
+		if err := scans.store.CreateService(ctx, svc); err != nil {
 			if IsConflict(err) { // configured concurrently by another request
 				continue
 			}
@@ -467,14 +467,14 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 	for _, svc := range res.Services {
 		slugs = append(slugs, svc.Slug)
 	}
-	err = m.store.InTx(ctx, func(tx Store) error {
-		if err := m.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs}); err != nil {
+	err = scans.store.InTx(ctx, func(tx Store) error {
+		if err := scans.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs}); err != nil {
 			return err
 		}
 		if len(res.Services) == 0 {
 			return nil
 		}
-		return m.changedIn(ctx, tx, siteID, "services", nil)
+		return scans.changedIn(ctx, tx, siteID, "services", nil)
 	})
 	if err != nil {
 		return nil, err
@@ -484,19 +484,19 @@ func (m *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string)
 
 // Trackers reports the site's latest finished scan and the non-essential trackers its latest
 // completed scan found.
-func (m *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
+func (scans *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	b, err := m.store.Banner(ctx, siteID)
+	b, err := scans.store.Banner(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
 	out := &Trackers{Trackers: []Tracker{}, SiteWide: b.SiteWideBlocking}
-	last, err := m.store.LatestScan(ctx, siteID, ScanCompleted, ScanFailed)
+	last, err := scans.store.LatestScan(ctx, siteID, ScanCompleted, ScanFailed)
 	if IsNotFound(err) {
 		return out, nil
 	}
@@ -510,7 +510,7 @@ func (m *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, 
 	out.Scan = &TrackersScan{ID: last.ID, Status: last.Status, Error: last.ErrorMessage, At: at}
 	done := last
 	if last.Status != ScanCompleted {
-		if done, err = m.store.LatestScan(ctx, siteID, ScanCompleted); IsNotFound(err) {
+		if done, err = scans.store.LatestScan(ctx, siteID, ScanCompleted); IsNotFound(err) {
 			return out, nil
 		} else if err != nil {
 			return nil, err

@@ -114,14 +114,14 @@ func contains(list []string, s string) bool {
 // mode created since the start of the schedule's current run (see slotStart) and none pending
 // or running. It returns how many scans it triggered; it stops at the first error other than
 // a site deleted meanwhile.
-func (m *Scans) RunSchedules(ctx context.Context) (int, error) {
-	if m.allSites == nil {
+func (scans *Scans) RunSchedules(ctx context.Context) (int, error) {
+	if scans.allSites == nil {
 		return 0, errors.New("schedules: no site lister configured")
 	}
-	now := m.now()
+	now := scans.now()
 	n, after := 0, ""
 	for {
-		page, err := m.allSites.AllSites(ctx, after, rescanPage)
+		page, err := scans.allSites.AllSites(ctx, after, rescanPage)
 		if err != nil {
 			return n, fmt.Errorf("schedules: list sites: %w", err)
 		}
@@ -129,16 +129,16 @@ func (m *Scans) RunSchedules(ctx context.Context) (int, error) {
 			after = s.ID
 			p := SchedulePeriod(s.ScanSchedule)
 			if s.ScanSchedule == ScheduleDefault || s.ScanSchedule == "" {
-				p = m.defaultScanPeriod
+				p = scans.defaultScanPeriod
 			}
 			for _, run := range []struct {
 				mode string
 				p    time.Duration
-			}{{m.scanMode, p}, {ScanVerify, SchedulePeriod(s.VerifySchedule)}} {
+			}{{scans.scanMode, p}, {ScanVerify, SchedulePeriod(s.VerifySchedule)}} {
 				if run.p <= 0 {
 					continue
 				}
-				due, err := m.scheduleDue(ctx, s, run.mode, run.p, now)
+				due, err := scans.scheduleDue(ctx, s, run.mode, run.p, now)
 				if err != nil {
 					return n, err
 				}
@@ -146,7 +146,7 @@ func (m *Scans) RunSchedules(ctx context.Context) (int, error) {
 					continue
 				}
 				mode := run.mode
-				if _, err := m.TriggerScan(ctx, s.OrganizationID, s.ID, ScanInput{Mode: &mode}); err != nil {
+				if _, err := scans.TriggerScan(ctx, s.OrganizationID, s.ID, ScanInput{Mode: &mode}); err != nil {
 					if IsNotFound(err) {
 						continue
 					}
@@ -161,13 +161,13 @@ func (m *Scans) RunSchedules(ctx context.Context) (int, error) {
 	}
 }
 
-func (m *Scans) scheduleDue(ctx context.Context, s *Site, mode string, p time.Duration, now time.Time) (bool, error) {
-	if _, err := m.store.LatestScanOfMode(ctx, s.ID, mode, ScanPending, ScanRunning); err == nil {
+func (scans *Scans) scheduleDue(ctx context.Context, s *Site, mode string, p time.Duration, now time.Time) (bool, error) {
+	if _, err := scans.store.LatestScanOfMode(ctx, s.ID, mode, ScanPending, ScanRunning); err == nil {
 		return false, nil
 	} else if !IsNotFound(err) {
 		return false, fmt.Errorf("schedules: site %s: %w", s.ID, err)
 	}
-	last, err := m.store.LatestScanOfMode(ctx, s.ID, mode, ScanCompleted, ScanFailed)
+	last, err := scans.store.LatestScanOfMode(ctx, s.ID, mode, ScanCompleted, ScanFailed)
 	if IsNotFound(err) {
 		return true, nil
 	}

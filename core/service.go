@@ -153,50 +153,50 @@ func validateCategorySlug(s string, required bool) error {
 }
 
 // Services lists a site's services with their cookies.
-func (m *Services) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
+func (services *Services) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return m.store.Services(ctx, siteID)
+	return services.store.Services(ctx, siteID)
 }
 
 // CreateService adds a custom service with its cookies.
-func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
+func (services *Services) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer m.forgetSite(siteID)
-	cat, err := m.categoryForService(ctx, siteID, in.CategorySlug)
+	defer services.forgetSite(siteID)
+	cat, err := services.categoryForService(ctx, siteID, in.CategorySlug)
 	if err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := services.now()
 	s := &Service{
-		ID: m.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: in.Slug, Label: in.Label,
+		ID: services.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: in.Slug, Label: in.Label,
 		Description: in.Description, LabelTranslations: orEmpty(in.LabelTranslations),
 		DescriptionTranslations: orEmpty(in.DescriptionTranslations), ServiceURL: in.ServiceURL,
 		CreatedAt: now, UpdatedAt: now, Cookies: []*Cookie{},
 	}
 	for _, c := range in.Cookies {
 		s.Cookies = append(s.Cookies, &Cookie{
-			ID: m.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
+			ID: services.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
 			DescriptionTranslations: orEmpty(c.DescriptionTranslations), CreatedAt: now,
 		})
 	}
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = services.store.InTx(ctx, func(tx Store) error {
 		if err := tx.CreateService(ctx, s); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditServiceCreate, s.ID, nil, s)
+		return services.record(ctx, tx, orgID, siteID, AuditServiceCreate, s.ID, nil, s)
 	})
 	if IsConflict(err) {
 		return nil, Errorf(CodeConflict, "service %q already exists on this site", in.Slug)
@@ -204,7 +204,7 @@ func (m *Services) CreateService(ctx context.Context, orgID, siteID string, in S
 	if err != nil {
 		return nil, err
 	}
-	m.configChanged(ctx, siteID, "services")
+	services.configChanged(ctx, siteID, "services")
 	return s, nil
 }
 
@@ -217,7 +217,7 @@ type ImportResult struct {
 // ImportService adds a library service to the site with all its documented cookies and the
 // blocking rule that holds its scripts back until consent. categorySlug overrides the
 // library's category when not empty.
-func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
+func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
@@ -227,27 +227,27 @@ func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categ
 	if err := validateCategorySlug(categorySlug, false); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer m.forgetSite(siteID)
-	lib, ok := m.catalog.Service(slug)
+	defer services.forgetSite(siteID)
+	lib, ok := services.catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
 	}
 	if categorySlug == "" {
 		categorySlug = lib.Category
 	}
-	cat, err := m.categoryForService(ctx, siteID, categorySlug)
+	cat, err := services.categoryForService(ctx, siteID, categorySlug)
 	if err != nil {
 		return nil, err
 	}
-	s, rules := m.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
-	err = m.store.InTx(ctx, func(tx Store) error {
+	s, rules := services.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
+	err = services.store.InTx(ctx, func(tx Store) error {
 		if err := tx.CreateService(ctx, s); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, siteID, AuditServiceImport, s.ID, nil, s)
+		return services.record(ctx, tx, orgID, siteID, AuditServiceImport, s.ID, nil, s)
 	})
 	if IsConflict(err) {
 		return nil, Errorf(CodeConflict, "service %q already exists on this site", slug)
@@ -255,7 +255,7 @@ func (m *Services) ImportService(ctx context.Context, orgID, siteID, slug, categ
 	if err != nil {
 		return nil, err
 	}
-	m.configChanged(ctx, siteID, "services")
+	services.configChanged(ctx, siteID, "services")
 	return &ImportResult{Services: []*Service{s}, BlockingRulesAdded: rules}, nil
 }
 
@@ -306,15 +306,15 @@ func (m *base) categoryForService(ctx context.Context, siteID, slug string) (*Ca
 }
 
 // DeleteService removes a service and its cookies.
-func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) error {
+func (services *Services) DeleteService(ctx context.Context, orgID, siteID, id string) error {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
-	if _, err := m.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer m.forgetSite(siteID)
-	return m.store.InTx(ctx, func(tx Store) error {
+	defer services.forgetSite(siteID)
+	return services.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Service(ctx, siteID, id)
 		if err != nil {
 			return err
@@ -322,16 +322,16 @@ func (m *Services) DeleteService(ctx context.Context, orgID, siteID, id string) 
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, siteID, "services", m.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil))
+		return services.changedIn(ctx, tx, siteID, "services", services.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil))
 	})
 }
 
 // LibraryServices searches the catalog; an empty q lists it all.
-func (m *Library) LibraryServices(q string) []*library.Service { return m.catalog.Search(q) }
+func (lib *Library) LibraryServices(q string) []*library.Service { return lib.catalog.Search(q) }
 
 // LibraryService returns one catalog entry; not_found when the catalog has none.
-func (m *Library) LibraryService(slug string) (*library.Service, error) {
-	s, ok := m.catalog.Service(slug)
+func (lib *Library) LibraryService(slug string) (*library.Service, error) {
+	s, ok := lib.catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
 	}

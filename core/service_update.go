@@ -7,12 +7,12 @@ import "context"
 // privacy policy and blocking patterns (in.Slug is ignored). Cookies whose name is unchanged keep
 // their ID. The service is rewritten in one transaction through the store's create and delete,
 // so that no store needs an update method of its own.
-func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, in ServiceInput) (*Service, error) {
+func (services *Services) UpdateService(ctx context.Context, orgID, siteID, id string, in ServiceInput) (*Service, error) {
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	var out *Service
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := services.store.InTx(ctx, func(tx Store) error {
 		if _, err := tx.Site(ctx, orgID, siteID); err != nil {
 			return err
 		}
@@ -31,7 +31,7 @@ func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, 
 		if err != nil {
 			return err
 		}
-		now := m.now()
+		now := services.now()
 		s := *old
 		s.CategoryID, s.Label, s.Description = cat.ID, in.Label, in.Description
 		s.LabelTranslations, s.DescriptionTranslations = orEmpty(in.LabelTranslations), orEmpty(in.DescriptionTranslations)
@@ -41,7 +41,7 @@ func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, 
 			kept[c.Name] = c
 		}
 		for _, c := range in.Cookies {
-			ck := &Cookie{ID: m.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
+			ck := &Cookie{ID: services.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
 				DescriptionTranslations: orEmpty(c.DescriptionTranslations), CreatedAt: now}
 			if k, ok := kept[c.Name]; ok {
 				ck.ID, ck.CreatedAt = k.ID, k.CreatedAt
@@ -52,15 +52,15 @@ func (m *Services) UpdateService(ctx context.Context, orgID, siteID, id string, 
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		if err := m.changedIn(ctx, tx, siteID, "services", tx.CreateService(ctx, &s)); err != nil {
+		if err := services.changedIn(ctx, tx, siteID, "services", tx.CreateService(ctx, &s)); err != nil {
 			return err
 		}
 		out = &s
-		return m.record(ctx, tx, orgID, siteID, AuditServiceUpdate, s.ID, old, &s)
+		return services.record(ctx, tx, orgID, siteID, AuditServiceUpdate, s.ID, old, &s)
 	})
 	if err != nil {
 		return nil, err
 	}
-	m.forgetSite(siteID)
+	services.forgetSite(siteID)
 	return out, nil
 }

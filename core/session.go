@@ -97,8 +97,8 @@ type SessionStart struct {
 
 // StartSession opens a session that lasts ttl at most and returns its token (for the
 // cookie; only its hash is stored) with the session.
-func (m *Sessions) StartSession(ctx context.Context, in SessionStart, ttl time.Duration) (string, *Session, error) {
-	now := m.now()
+func (sessions *Sessions) StartSession(ctx context.Context, in SessionStart, ttl time.Duration) (string, *Session, error) {
+	now := sessions.now()
 	ua := in.UserAgent
 	if r := []rune(ua); len(r) > MaxUserAgent {
 		ua = string(r[:MaxUserAgent])
@@ -109,10 +109,10 @@ func (m *Sessions) StartSession(ctx context.Context, in SessionStart, ttl time.D
 	token := NewSessionToken()
 	s := &Session{ID: SessionID(token), OrgID: in.OrgID, UserID: in.UserID, KeyID: in.KeyID, CSRF: NewSessionToken(),
 		UserAgent: ua, CreatedAt: now, SeenAt: now, ExpiresAt: now.Add(ttl)}
-	if err := m.store.DeleteExpiredSessions(ctx, now); err != nil {
-		m.log.WarnContext(ctx, "could not remove expired sessions", "error", err)
+	if err := sessions.store.DeleteExpiredSessions(ctx, now); err != nil {
+		sessions.log.WarnContext(ctx, "could not remove expired sessions", "error", err)
 	}
-	if err := m.store.CreateSession(ctx, s); err != nil {
+	if err := sessions.store.CreateSession(ctx, s); err != nil {
 		return "", nil, err
 	}
 	return token, s, nil
@@ -120,28 +120,28 @@ func (m *Sessions) StartSession(ctx context.Context, in SessionStart, ttl time.D
 
 // ResumeSession returns the live session of token; unauthorized when there is none, or when
 // it expired (ExpiresAt) or was idle for idle (then it is removed).
-func (m *Sessions) ResumeSession(ctx context.Context, token string, idle time.Duration) (*Session, error) {
+func (sessions *Sessions) ResumeSession(ctx context.Context, token string, idle time.Duration) (*Session, error) {
 	gone := Errorf(CodeUnauthorized, "session ended: sign in again")
 	if token == "" {
 		return nil, gone
 	}
 	id := SessionID(token)
-	s, err := m.store.Session(ctx, id)
+	s, err := sessions.store.Session(ctx, id)
 	if IsNotFound(err) {
 		return nil, gone
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := sessions.now()
 	if !now.Before(s.ExpiresAt) || !now.Before(s.SeenAt.Add(idle)) {
-		if err := m.store.DeleteSession(ctx, id); err != nil && !IsNotFound(err) {
+		if err := sessions.store.DeleteSession(ctx, id); err != nil && !IsNotFound(err) {
 			return nil, err
 		}
 		return nil, gone
 	}
 	if now.Sub(s.SeenAt) >= SessionTouchInterval {
-		if err := m.store.TouchSession(ctx, id, now); IsNotFound(err) {
+		if err := sessions.store.TouchSession(ctx, id, now); IsNotFound(err) {
 			return nil, gone // ended meanwhile, on this node or another
 		} else if err != nil {
 			return nil, err
@@ -152,8 +152,8 @@ func (m *Sessions) ResumeSession(ctx context.Context, token string, idle time.Du
 }
 
 // EndSession ends the session of token (sign-out); ending one that is gone is no error.
-func (m *Sessions) EndSession(ctx context.Context, token string) error {
-	if err := m.store.DeleteSession(ctx, SessionID(token)); err != nil && !IsNotFound(err) {
+func (sessions *Sessions) EndSession(ctx context.Context, token string) error {
+	if err := sessions.store.DeleteSession(ctx, SessionID(token)); err != nil && !IsNotFound(err) {
 		return err
 	}
 	return nil
@@ -169,15 +169,15 @@ func ownSession(a *Actor, s *Session) bool {
 
 // ListSessions lists the organization's live sessions, newest first: the caller's own, or
 // everyone's for a caller who manages members.
-func (m *Sessions) ListSessions(ctx context.Context, orgID string) ([]*Session, error) {
+func (sessions *Sessions) ListSessions(ctx context.Context, orgID string) ([]*Session, error) {
 	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
-	all, err := m.store.Sessions(ctx, orgID)
+	all, err := sessions.store.Sessions(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
-	a, now := ActorOf(ctx), m.now()
+	a, now := ActorOf(ctx), sessions.now()
 	out := []*Session{}
 	for _, s := range all {
 		if now.Before(s.ExpiresAt) && (ownSession(a, s) || a.Can(PermMembers)) {
@@ -189,11 +189,11 @@ func (m *Sessions) ListSessions(ctx context.Context, orgID string) ([]*Session, 
 
 // RevokeSession ends a session of the organization by its ID: the caller's own, or anyone's
 // for a caller who manages members.
-func (m *Sessions) RevokeSession(ctx context.Context, orgID, id string) error {
+func (sessions *Sessions) RevokeSession(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
 		return err
 	}
-	s, err := m.store.Session(ctx, id)
+	s, err := sessions.store.Session(ctx, id)
 	if IsNotFound(err) || (err == nil && s.OrgID != orgID) {
 		return Errorf(CodeNotFound, "session not found")
 	}
@@ -205,43 +205,43 @@ func (m *Sessions) RevokeSession(ctx context.Context, orgID, id string) error {
 			return err
 		}
 	}
-	return m.store.InTx(ctx, func(tx Store) error {
+	return sessions.store.InTx(ctx, func(tx Store) error {
 		if err := tx.DeleteSession(ctx, id); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditSessionRevoke, id[:12], map[string]any{"userAgent": s.UserAgent, "createdAt": s.CreatedAt}, nil)
+		return sessions.record(ctx, tx, orgID, "", AuditSessionRevoke, id[:12], map[string]any{"userAgent": s.UserAgent, "createdAt": s.CreatedAt}, nil)
 	})
 }
 
 // MoveSessionKey puts a session on another API key (the successor of the key it was opened
 // with, after a rotation).
-func (m *Sessions) MoveSessionKey(ctx context.Context, id, keyID string) error {
-	return m.store.SetSessionKey(ctx, id, keyID)
+func (sessions *Sessions) MoveSessionKey(ctx context.Context, id, keyID string) error {
+	return sessions.store.SetSessionKey(ctx, id, keyID)
 }
 
 // SetFlash leaves a one-time notice for the session's next page.
-func (m *Sessions) SetFlash(ctx context.Context, id, msg string) error {
-	return m.store.SetSessionFlash(ctx, id, msg)
+func (sessions *Sessions) SetFlash(ctx context.Context, id, msg string) error {
+	return sessions.store.SetSessionFlash(ctx, id, msg)
 }
 
 // TakeFlash returns the session's notice and clears it.
-func (m *Sessions) TakeFlash(ctx context.Context, s *Session) string {
+func (sessions *Sessions) TakeFlash(ctx context.Context, s *Session) string {
 	if s.Flash == "" {
 		return ""
 	}
 	f := s.Flash
 	s.Flash = ""
-	if err := m.store.SetSessionFlash(ctx, s.ID, ""); err != nil && !IsNotFound(err) {
-		m.log.WarnContext(ctx, "could not clear a session's notice", "error", err)
+	if err := sessions.store.SetSessionFlash(ctx, s.ID, ""); err != nil && !IsNotFound(err) {
+		sessions.log.WarnContext(ctx, "could not clear a session's notice", "error", err)
 	}
 	return f
 }
 
 // SignInRetryAfter is how long key (a client address or an account) must wait before it may
 // try to sign in again: zero while it has had fewer than max failures within window.
-func (m *Sessions) SignInRetryAfter(ctx context.Context, key string, max int, window time.Duration) (time.Duration, error) {
-	now := m.now()
-	fs, err := m.store.SignInFailures(ctx, key, now.Add(-window))
+func (sessions *Sessions) SignInRetryAfter(ctx context.Context, key string, max int, window time.Duration) (time.Duration, error) {
+	now := sessions.now()
+	fs, err := sessions.store.SignInFailures(ctx, key, now.Add(-window))
 	if err != nil || len(fs) < max {
 		return 0, err
 	}
@@ -249,10 +249,10 @@ func (m *Sessions) SignInRetryAfter(ctx context.Context, key string, max int, wi
 }
 
 // SignInFailed records a failed sign-in of key, and forgets failures older than window.
-func (m *Sessions) SignInFailed(ctx context.Context, key string, window time.Duration) error {
-	now := m.now()
-	if err := m.store.DeleteSignInFailures(ctx, now.Add(-window)); err != nil {
+func (sessions *Sessions) SignInFailed(ctx context.Context, key string, window time.Duration) error {
+	now := sessions.now()
+	if err := sessions.store.DeleteSignInFailures(ctx, now.Add(-window)); err != nil {
 		return err
 	}
-	return m.store.AddSignInFailure(ctx, key, now)
+	return sessions.store.AddSignInFailure(ctx, key, now)
 }

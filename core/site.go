@@ -109,16 +109,16 @@ func validateHTTPURL(field, s string) error {
 }
 
 // CreateSite creates a site with its banner and the default categories, in one transaction.
-func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
+func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
 	if err := authorize(ctx, PermSites, orgID, ""); err != nil {
 		return nil, err
 	}
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := sites.now()
 	s := &Site{
-		ID: m.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
+		ID: sites.newID(), OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), URL: *in.URL,
 		ProjectKey: newProjectKey(), CreatedAt: now, UpdatedAt: now, ScanSchedule: ScheduleDefault, VerifySchedule: ScheduleOff,
 	}
 	if err := in.applySchedules(s); err != nil {
@@ -127,7 +127,7 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 	if r := in.ConsentRetentionDays; r.Set && !r.Null {
 		s.ConsentRetentionDays = &r.Value
 	}
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := sites.store.InTx(ctx, func(tx Store) error {
 		// The organization must exist: the API's caller is authenticated as one, but the
 		// operator's CLI names it by hand.
 		if _, err := tx.Organization(ctx, orgID); err != nil {
@@ -136,18 +136,18 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 		if err := tx.CreateSite(ctx, s); err != nil {
 			return err
 		}
-		if err := tx.CreateBanner(ctx, newBanner(m.newID(), s.ID, now)); err != nil {
+		if err := tx.CreateBanner(ctx, newBanner(sites.newID(), s.ID, now)); err != nil {
 			return err
 		}
 		for _, d := range defaultCategories {
 			c := d
-			c.ID, c.SiteID, c.IsDefault, c.CreatedAt, c.UpdatedAt = m.newID(), s.ID, true, now, now
+			c.ID, c.SiteID, c.IsDefault, c.CreatedAt, c.UpdatedAt = sites.newID(), s.ID, true, now, now
 			c.NameTranslations, c.DescriptionTranslations = map[string]string{}, map[string]string{}
 			if err := tx.CreateCategory(ctx, &c); err != nil {
 				return err
 			}
 		}
-		return m.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
+		return sites.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
 	})
 	if err != nil {
 		return nil, err
@@ -156,11 +156,11 @@ func (m *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Si
 }
 
 // Sites lists the organization's sites (only its own for a key limited to some sites).
-func (m *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
+func (sites *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
 	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
-	all, err := m.store.Sites(ctx, orgID)
+	all, err := sites.store.Sites(ctx, orgID)
 	a := ActorOf(ctx)
 	if err != nil || a == nil || !a.Scoped() {
 		return all, err
@@ -175,15 +175,15 @@ func (m *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
 }
 
 // Site returns a site of the organization.
-func (m *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
+func (sites *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
 	if err := authorize(ctx, PermRead, orgID, id); err != nil {
 		return nil, err
 	}
-	return m.store.Site(ctx, orgID, id)
+	return sites.store.Site(ctx, orgID, id)
 }
 
 // UpdateSite changes a site's name or URL.
-func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
+func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
 	if err := authorize(ctx, PermConfigure, orgID, id); err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 		return nil, err
 	}
 	var s *Site
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := sites.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if s, err = tx.Site(ctx, orgID, id); err != nil {
 			return err
@@ -212,22 +212,22 @@ func (m *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) 
 				s.ConsentRetentionDays = &r.Value
 			}
 		}
-		s.UpdatedAt = m.now()
+		s.UpdatedAt = sites.now()
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return m.changedIn(ctx, tx, s.ID, "site", m.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
+		return sites.changedIn(ctx, tx, s.ID, "site", sites.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
 	})
 	return s, err
 }
 
 // DeleteSite removes a site and everything that belongs to it.
-func (m *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
+func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermSites, orgID, id); err != nil {
 		return err
 	}
-	defer m.forgetSite(id)
-	return m.store.InTx(ctx, func(tx Store) error {
+	defer sites.forgetSite(id)
+	return sites.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Site(ctx, orgID, id)
 		if err != nil {
 			return err
@@ -235,6 +235,6 @@ func (m *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 		if err := tx.DeleteSite(ctx, id); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
+		return sites.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
 	})
 }

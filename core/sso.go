@@ -26,7 +26,7 @@ type SSOPolicy struct {
 // user of that issuer and subject, else the user of that email (then linked to the
 // identity), else a new user; a person not yet a member joins with the default role. An
 // unverified email or one outside the allowed domains is refused (unauthorized).
-func (m *Users) SignInExternal(ctx context.Context, p SSOPolicy, id ExternalIdentity) (*User, error) {
+func (users *Users) SignInExternal(ctx context.Context, p SSOPolicy, id ExternalIdentity) (*User, error) {
 	email, err := NormalizeEmail("email", id.Email)
 	if err != nil || !id.EmailVerified {
 		return nil, Errorf(CodeUnauthorized, "the identity provider gave no verified email address")
@@ -42,7 +42,7 @@ func (m *Users) SignInExternal(ctx context.Context, p SSOPolicy, id ExternalIden
 		return nil, Errorf(CodeUnauthorized, "the identity provider gave no subject")
 	}
 	var u *User
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = users.store.InTx(ctx, func(tx Store) error {
 		var err error
 		u, err = tx.UserBySubject(ctx, id.Issuer, id.Subject)
 		if IsNotFound(err) {
@@ -54,7 +54,7 @@ func (m *Users) SignInExternal(ctx context.Context, p SSOPolicy, id ExternalIden
 				if len([]rune(name)) > MaxUserName || CheckText("name", name) != nil {
 					name = ""
 				}
-				u = &User{ID: m.newID(), Email: email, Name: name, Issuer: id.Issuer, Subject: id.Subject, CreatedAt: m.now()}
+				u = &User{ID: users.newID(), Email: email, Name: name, Issuer: id.Issuer, Subject: id.Subject, CreatedAt: users.now()}
 				err = tx.CreateUser(ctx, u)
 			}
 		}
@@ -65,7 +65,7 @@ func (m *Users) SignInExternal(ctx context.Context, p SSOPolicy, id ExternalIden
 			return err
 		}
 		actx := WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: p.OrgID, Role: p.DefaultRole})
-		return m.putMember(actx, tx, p.OrgID, u, p.DefaultRole)
+		return users.putMember(actx, tx, p.OrgID, u, p.DefaultRole)
 	})
 	if err != nil {
 		return nil, err

@@ -183,8 +183,8 @@ type Users struct{ *base }
 
 // UserActor is the caller a signed-in member makes in one of their organizations;
 // unauthorized when they are not (or no longer) a member.
-func (m *Users) UserActor(ctx context.Context, userID, orgID string) (*Actor, error) {
-	ms, err := m.store.Membership(ctx, orgID, userID)
+func (users *Users) UserActor(ctx context.Context, userID, orgID string) (*Actor, error) {
+	ms, err := users.store.Membership(ctx, orgID, userID)
 	if IsNotFound(err) {
 		return nil, Errorf(CodeUnauthorized, "not a member of this organization")
 	}
@@ -200,13 +200,13 @@ func (m *Users) UserActor(ctx context.Context, userID, orgID string) (*Actor, er
 
 // SignIn checks an email and password and returns the user with their organizations;
 // unauthorized when they do not match (the same answer for an unknown email).
-func (m *Users) SignIn(ctx context.Context, email, password string) (*User, []*Membership, error) {
+func (users *Users) SignIn(ctx context.Context, email, password string) (*User, []*Membership, error) {
 	bad := Errorf(CodeUnauthorized, "wrong email or password")
 	email, err := NormalizeEmail("email", email)
 	if err != nil || len(password) > MaxPassword {
 		return nil, nil, bad
 	}
-	u, err := m.store.UserByEmail(ctx, email)
+	u, err := users.store.UserByEmail(ctx, email)
 	if IsNotFound(err) {
 		CheckPassword(dummyHash(), password)
 		return nil, nil, bad
@@ -217,7 +217,7 @@ func (m *Users) SignIn(ctx context.Context, email, password string) (*User, []*M
 	if u.PasswordHash == "" || !CheckPassword(u.PasswordHash, password) {
 		return nil, nil, bad
 	}
-	ms, err := m.store.Memberships(ctx, u.ID)
+	ms, err := users.store.Memberships(ctx, u.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,22 +228,22 @@ func (m *Users) SignIn(ctx context.Context, email, password string) (*User, []*M
 }
 
 // Memberships lists a user's organizations.
-func (m *Users) Memberships(ctx context.Context, userID string) ([]*Membership, error) {
-	return m.store.Memberships(ctx, userID)
+func (users *Users) Memberships(ctx context.Context, userID string) ([]*Membership, error) {
+	return users.store.Memberships(ctx, userID)
 }
 
 // Members lists the organization's members.
-func (m *Users) Members(ctx context.Context, orgID string) ([]*Membership, error) {
+func (users *Users) Members(ctx context.Context, orgID string) ([]*Membership, error) {
 	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
-	return m.store.Members(ctx, orgID)
+	return users.store.Members(ctx, orgID)
 }
 
 // CreateMember is the operator's `consentd user create`: it creates the user when the email
 // is new (with password, which may be empty for a user who will set one through a reset
 // link) and makes them a member of the organization with role.
-func (m *Users) CreateMember(ctx context.Context, orgID, email, name, password string, role Role) (*User, error) {
+func (users *Users) CreateMember(ctx context.Context, orgID, email, name, password string, role Role) (*User, error) {
 	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -251,21 +251,21 @@ func (m *Users) CreateMember(ctx context.Context, orgID, email, name, password s
 		return nil, Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
 	}
 	var u *User
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := users.store.InTx(ctx, func(tx Store) error {
 		if _, err := tx.Organization(ctx, orgID); err != nil {
 			return err
 		}
 		var err error
-		if u, err = m.ensureUser(ctx, tx, email, name, password); err != nil {
+		if u, err = users.ensureUser(ctx, tx, email, name, password); err != nil {
 			return err
 		}
-		return m.putMember(ctx, tx, orgID, u, role)
+		return users.putMember(ctx, tx, orgID, u, role)
 	})
 	return u, err
 }
 
 // ensureUser finds the user of email or creates them with name and password.
-func (m *Users) ensureUser(ctx context.Context, tx Store, email, name, password string) (*User, error) {
+func (users *Users) ensureUser(ctx context.Context, tx Store, email, name, password string) (*User, error) {
 	email, err := NormalizeEmail("email", email)
 	if err != nil {
 		return nil, err
@@ -280,7 +280,7 @@ func (m *Users) ensureUser(ctx context.Context, tx Store, email, name, password 
 	if err := CheckText("name", name); err != nil {
 		return nil, err
 	}
-	u := &User{ID: m.newID(), Email: email, Name: name, CreatedAt: m.now()}
+	u := &User{ID: users.newID(), Email: email, Name: name, CreatedAt: users.now()}
 	if password != "" {
 		if err := checkPassword(password); err != nil {
 			return nil, err
@@ -290,19 +290,19 @@ func (m *Users) ensureUser(ctx context.Context, tx Store, email, name, password 
 	return u, tx.CreateUser(ctx, u)
 }
 
-func (m *Users) putMember(ctx context.Context, tx Store, orgID string, u *User, role Role) error {
+func (users *Users) putMember(ctx context.Context, tx Store, orgID string, u *User, role Role) error {
 	old, err := tx.Membership(ctx, orgID, u.ID)
 	if err != nil && !IsNotFound(err) {
 		return err
 	}
-	if err := tx.PutMembership(ctx, &Membership{UserID: u.ID, OrgID: orgID, Role: role, CreatedAt: m.now()}); err != nil {
+	if err := tx.PutMembership(ctx, &Membership{UserID: u.ID, OrgID: orgID, Role: role, CreatedAt: users.now()}); err != nil {
 		return err
 	}
 	if old != nil {
-		return m.record(ctx, tx, orgID, "", AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
+		return users.record(ctx, tx, orgID, "", AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
 			map[string]any{"email": u.Email, "role": role})
 	}
-	return m.record(ctx, tx, orgID, "", AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
+	return users.record(ctx, tx, orgID, "", AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
 }
 
 // newToken stores a one-time token and returns its secret.
@@ -314,7 +314,7 @@ func (m *base) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl time
 
 // Invite makes a one-time invitation link (its secret) for email to join the organization
 // with role, valid InviteTTL. Only owners manage members.
-func (m *Users) Invite(ctx context.Context, orgID, email string, role Role) (string, error) {
+func (users *Users) Invite(ctx context.Context, orgID, email string, role Role) (string, error) {
 	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return "", err
 	}
@@ -326,28 +326,28 @@ func (m *Users) Invite(ctx context.Context, orgID, email string, role Role) (str
 		return "", Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
 	}
 	var secret string
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = users.store.InTx(ctx, func(tx Store) error {
 		var by string
 		if a := ActorOf(ctx); a != nil {
 			by = a.Name
 		}
 		var err error
-		if secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
+		if secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
+		return users.record(ctx, tx, orgID, "", AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
 	})
 	return secret, err
 }
 
 // Invitation returns the live one-time token of secret; not_found when it does not exist,
 // was used or expired.
-func (m *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, error) {
-	t, err := m.store.Token(ctx, SessionID(secret))
+func (users *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, error) {
+	t, err := users.store.Token(ctx, SessionID(secret))
 	if err != nil {
 		return nil, Errorf(CodeNotFound, "this link is not valid: ask for a new one")
 	}
-	if t.UsedAt != nil || !m.now().Before(t.ExpiresAt) {
+	if t.UsedAt != nil || !users.now().Before(t.ExpiresAt) {
 		return nil, Errorf(CodeNotFound, "this link was used already or has expired: ask for a new one")
 	}
 	return t, nil
@@ -356,8 +356,8 @@ func (m *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, e
 // AcceptInvitation uses an invitation (or the first owner's link, which names no email: the
 // person gives theirs): a new user is created with name and password; an existing user must
 // give their password. It returns the user and the organization they joined.
-func (m *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (*User, string, error) {
-	t, err := m.Invitation(ctx, secret)
+func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (*User, string, error) {
+	t, err := users.Invitation(ctx, secret)
 	if err != nil {
 		return nil, "", err
 	}
@@ -371,8 +371,8 @@ func (m *Users) AcceptInvitation(ctx context.Context, secret, email, name, passw
 		return nil, "", err
 	}
 	var u *User
-	err = m.store.InTx(ctx, func(tx Store) error {
-		if err := tx.UseToken(ctx, t.ID, m.now()); err != nil {
+	err = users.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UseToken(ctx, t.ID, users.now()); err != nil {
 			return Errorf(CodeNotFound, "this link was used already: ask for a new one")
 		}
 		existing, err := tx.UserByEmail(ctx, email)
@@ -386,14 +386,14 @@ func (m *Users) AcceptInvitation(ctx context.Context, secret, email, name, passw
 			if err := checkPassword(password); err != nil {
 				return err
 			}
-			if u, err = m.ensureUser(ctx, tx, email, name, password); err != nil {
+			if u, err = users.ensureUser(ctx, tx, email, name, password); err != nil {
 				return err
 			}
 		default:
 			return err
 		}
 		ctx := WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
-		return m.putMember(ctx, tx, t.OrgID, u, t.Role)
+		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
 	})
 	if err != nil {
 		return nil, "", err
@@ -402,14 +402,14 @@ func (m *Users) AcceptInvitation(ctx context.Context, secret, email, name, passw
 }
 
 // ChangeRole changes a member's role. The last owner cannot be demoted.
-func (m *Users) ChangeRole(ctx context.Context, orgID, userID string, role Role) error {
+func (users *Users) ChangeRole(ctx context.Context, orgID, userID string, role Role) error {
 	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return err
 	}
 	if !ValidRole(role) {
 		return Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
 	}
-	return m.store.InTx(ctx, func(tx Store) error {
+	return users.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Membership(ctx, orgID, userID)
 		if err != nil {
 			return err
@@ -423,7 +423,7 @@ func (m *Users) ChangeRole(ctx context.Context, orgID, userID string, role Role)
 		if err != nil {
 			return err
 		}
-		return m.putMember(ctx, tx, orgID, u, role)
+		return users.putMember(ctx, tx, orgID, u, role)
 	})
 }
 
@@ -446,13 +446,13 @@ func lastOwner(ctx context.Context, tx Store, orgID string) error {
 
 // RemoveMember removes a member (or lets a member leave) and ends their sessions in the
 // organization at once. The last owner cannot leave.
-func (m *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
+func (users *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
 	if a := ActorOf(ctx); a == nil || a.Kind != ActorUser || a.ID != userID {
 		if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
 			return err
 		}
 	}
-	return m.store.InTx(ctx, func(tx Store) error {
+	return users.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Membership(ctx, orgID, userID)
 		if err != nil {
 			return err
@@ -468,24 +468,24 @@ func (m *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
 		if _, err := tx.DeleteUserSessions(ctx, orgID, userID); err != nil {
 			return err
 		}
-		return m.record(ctx, tx, orgID, "", AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
+		return users.record(ctx, tx, orgID, "", AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
 	})
 }
 
 // ResetLink is the operator's `consentd user reset-password`: a one-time link (its secret)
 // to set a new password, valid ResetTTL.
-func (m *Users) ResetLink(ctx context.Context, email string) (string, error) {
+func (users *Users) ResetLink(ctx context.Context, email string) (string, error) {
 	email, err := NormalizeEmail("email", email)
 	if err != nil {
 		return "", err
 	}
 	var secret string
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = users.store.InTx(ctx, func(tx Store) error {
 		if _, err := tx.UserByEmail(ctx, email); err != nil {
 			return err
 		}
 		var err error
-		secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenReset, Email: email}, ResetTTL)
+		secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenReset, Email: email}, ResetTTL)
 		return err
 	})
 	return secret, err
@@ -493,8 +493,8 @@ func (m *Users) ResetLink(ctx context.Context, email string) (string, error) {
 
 // ResetPassword uses a reset link to set a new password; it ends none of the user's
 // sessions (the operator removes a member for that).
-func (m *Users) ResetPassword(ctx context.Context, secret, password string) (*User, error) {
-	t, err := m.Invitation(ctx, secret)
+func (users *Users) ResetPassword(ctx context.Context, secret, password string) (*User, error) {
+	t, err := users.Invitation(ctx, secret)
 	if err != nil {
 		return nil, err
 	}
@@ -505,8 +505,8 @@ func (m *Users) ResetPassword(ctx context.Context, secret, password string) (*Us
 		return nil, err
 	}
 	var u *User
-	err = m.store.InTx(ctx, func(tx Store) error {
-		if err := tx.UseToken(ctx, t.ID, m.now()); err != nil {
+	err = users.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UseToken(ctx, t.ID, users.now()); err != nil {
 			return Errorf(CodeNotFound, "this link was used already")
 		}
 		var err error
@@ -522,7 +522,7 @@ func (m *Users) ResetPassword(ctx context.Context, secret, password string) (*Us
 			return err
 		}
 		for _, x := range ms {
-			if err := m.record(WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
+			if err := users.record(WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
 				AuditUserPasswordSet, u.ID, nil, nil); err != nil {
 				return err
 			}
@@ -534,19 +534,19 @@ func (m *Users) ResetPassword(ctx context.Context, secret, password string) (*Us
 
 // BootstrapOwnerLink returns a one-time link (its secret) to create the first owner of the
 // deployment's first organization, while the deployment has no user; "" once it has one.
-func (m *Users) BootstrapOwnerLink(ctx context.Context) (string, error) {
-	n, err := m.store.CountUsers(ctx)
+func (users *Users) BootstrapOwnerLink(ctx context.Context) (string, error) {
+	n, err := users.store.CountUsers(ctx)
 	if err != nil || n > 0 {
 		return "", err
 	}
-	orgs, err := m.store.Organizations(ctx)
+	orgs, err := users.store.Organizations(ctx)
 	if err != nil || len(orgs) == 0 {
 		return "", err
 	}
 	var secret string
-	err = m.store.InTx(ctx, func(tx Store) error {
+	err = users.store.InTx(ctx, func(tx Store) error {
 		var err error
-		secret, err = m.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgs[0].ID, Email: "", Role: RoleOwner, CreatedBy: "bootstrap"}, InviteTTL)
+		secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgs[0].ID, Email: "", Role: RoleOwner, CreatedBy: "bootstrap"}, InviteTTL)
 		return err
 	})
 	return secret, err

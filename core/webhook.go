@@ -222,7 +222,7 @@ const (
 	MaxDeliveryID = 100
 )
 
-func (m *Webhooks) validate(in WebhookInput, create bool) error {
+func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 	if create && in.URL == nil {
 		return Errorf(CodeInvalid, "url: required")
 	}
@@ -231,13 +231,13 @@ func (m *Webhooks) validate(in WebhookInput, create bool) error {
 			return err
 		}
 		u, _ := url.Parse(*in.URL)
-		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !m.webhookAllowPrivate {
+		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !hooks.webhookAllowPrivate {
 			ip = ip.Unmap()
 			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
 				return Errorf(CodeInvalid, "url: %s is a loopback or private address (the operator may allow them with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", ip)
 			}
 		}
-		if strings.EqualFold(u.Hostname(), "localhost") && !m.webhookAllowPrivate {
+		if strings.EqualFold(u.Hostname(), "localhost") && !hooks.webhookAllowPrivate {
 			return Errorf(CodeInvalid, "url: localhost is a loopback address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)")
 		}
 	}
@@ -284,15 +284,15 @@ func newWebhookSecret() string {
 // CreateEndpoint creates an endpoint of the organization, enabled, with a new secret (in the
 // returned endpoint only: it is not shown again). Consent records made before it are not
 // delivered to it.
-func (m *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*WebhookEndpoint, error) {
+func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*WebhookEndpoint, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	if err := m.validate(in, true); err != nil {
+	if err := hooks.validate(in, true); err != nil {
 		return nil, err
 	}
-	now := m.now()
-	e := &WebhookEndpoint{ID: m.newID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
+	now := hooks.now()
+	e := &WebhookEndpoint{ID: hooks.newID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
 		Secret: newWebhookSecret(), CreatedAt: now, UpdatedAt: now, ConsentCursor: map[string]int64{}}
 	if in.Description != nil {
 		e.Description = *in.Description
@@ -300,17 +300,17 @@ func (m *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookI
 	if in.Enabled != nil {
 		e.Enabled = *in.Enabled
 	}
-	have, err := m.store.WebhookEndpoints(ctx, orgID)
+	have, err := hooks.store.WebhookEndpoints(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
 	if len(have) >= MaxWebhookEndpoints {
 		return nil, Errorf(CodeInvalid, "an organization has at most %d webhook endpoints", MaxWebhookEndpoints)
 	}
-	if err := m.startConsentCursor(ctx, e); err != nil {
+	if err := hooks.startConsentCursor(ctx, e); err != nil {
 		return nil, err
 	}
-	if err := m.store.CreateWebhookEndpoint(ctx, e); err != nil {
+	if err := hooks.store.CreateWebhookEndpoint(ctx, e); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -318,14 +318,14 @@ func (m *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookI
 
 // startConsentCursor places the endpoint's consent cursors at the current end of each of its
 // organization's sites' chains, so that it receives the records made from now on.
-func (m *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoint) error {
-	sites, err := m.store.Sites(ctx, e.OrganizationID)
+func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoint) error {
+	sites, err := hooks.store.Sites(ctx, e.OrganizationID)
 	if err != nil {
 		return err
 	}
 	cur := map[string]int64{}
 	for _, s := range sites {
-		ch, err := m.store.ConsentChain(ctx, s.ID)
+		ch, err := hooks.store.ConsentChain(ctx, s.ID)
 		if err != nil {
 			return err
 		}
@@ -336,35 +336,35 @@ func (m *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoint) e
 }
 
 // Endpoints lists the organization's endpoints.
-func (m *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
+func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	return m.store.WebhookEndpoints(ctx, orgID)
+	return hooks.store.WebhookEndpoints(ctx, orgID)
 }
 
 // Endpoint returns one of the organization's endpoints.
-func (m *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error) {
+func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	return m.store.WebhookEndpoint(ctx, orgID, id)
+	return hooks.store.WebhookEndpoint(ctx, orgID, id)
 }
 
 // UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
 // its failure streak; subscribing it to consent.recorded anew starts at the current records.
-func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*WebhookEndpoint, error) {
+func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*WebhookEndpoint, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	if err := m.validate(in, false); err != nil {
+	if err := hooks.validate(in, false); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.WebhookEndpoint(ctx, orgID, id); err != nil {
+	if _, err := hooks.store.WebhookEndpoint(ctx, orgID, id); err != nil {
 		return nil, err
 	}
 	var e *WebhookEndpoint
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := hooks.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if e, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return err
@@ -386,11 +386,11 @@ func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in Webh
 			e.Enabled = *in.Enabled
 		}
 		if !wasConsents && e.Subscribed(EventConsentRecorded) {
-			if err := m.startConsentCursor(ctx, e); err != nil {
+			if err := hooks.startConsentCursor(ctx, e); err != nil {
 				return err
 			}
 		}
-		e.UpdatedAt = m.now()
+		e.UpdatedAt = hooks.now()
 		return tx.UpdateWebhookEndpoint(ctx, e)
 	})
 	if err != nil {
@@ -400,16 +400,16 @@ func (m *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in Webh
 }
 
 // DeleteEndpoint removes an endpoint and its delivery log.
-func (m *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
+func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
-	return m.store.DeleteWebhookEndpoint(ctx, orgID, id)
+	return hooks.store.DeleteWebhookEndpoint(ctx, orgID, id)
 }
 
 // Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
 // and limit as for consent records (0 takes the default).
-func (m *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*WebhookDelivery, int, error) {
+func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*WebhookDelivery, int, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, 0, err
 	}
@@ -425,34 +425,34 @@ func (m *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, pag
 	if limit < 1 || limit > MaxDeliveryListLimit {
 		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxDeliveryListLimit)
 	}
-	if _, err := m.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+	if _, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
 		return nil, 0, err
 	}
-	return m.store.WebhookDeliveries(ctx, endpointID, page, limit)
+	return hooks.store.WebhookDeliveries(ctx, endpointID, page, limit)
 }
 
 // Delivery returns one delivery of an endpoint of the organization.
-func (m *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	if _, err := m.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+	if _, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
 		return nil, err
 	}
-	return m.store.WebhookDelivery(ctx, endpointID, id)
+	return hooks.store.WebhookDelivery(ctx, endpointID, id)
 }
 
 // Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
 // receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
-func (m *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
+func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
-	e, err := m.store.WebhookEndpoint(ctx, orgID, endpointID)
+	e, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID)
 	if err != nil {
 		return nil, err
 	}
-	old, err := m.store.WebhookDelivery(ctx, endpointID, id)
+	old, err := hooks.store.WebhookDelivery(ctx, endpointID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -460,8 +460,8 @@ func (m *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) 
 		return nil, Errorf(CodeInvalid, "the endpoint is disabled: enable it before redelivering")
 	}
 	var d *WebhookDelivery
-	err = m.store.InTx(ctx, func(tx Store) error {
-		d, err = m.newDelivery(ctx, tx, e, old.EventType, old.Payload)
+	err = hooks.store.InTx(ctx, func(tx Store) error {
+		d, err = hooks.newDelivery(ctx, tx, e, old.EventType, old.Payload)
 		return err
 	})
 	return d, err
@@ -617,14 +617,14 @@ type ConsentBatchEvent struct {
 // committed chain heads, which only move forward once everything before them committed, so no
 // record is skipped. Queues run it every ConsentDispatchEvery on one process. It returns how
 // many records it handed to deliveries.
-func (m *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
-	eps, err := m.store.EndpointsSubscribedTo(ctx, EventConsentRecorded)
+func (hooks *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
+	eps, err := hooks.store.EndpointsSubscribedTo(ctx, EventConsentRecorded)
 	if err != nil {
 		return 0, err
 	}
 	total := 0
 	for _, ep := range eps {
-		n, err := m.dispatchConsentsTo(ctx, ep.ID)
+		n, err := hooks.dispatchConsentsTo(ctx, ep.ID)
 		if err != nil {
 			return total, fmt.Errorf("consent webhooks of endpoint %s: %w", ep.ID, err)
 		}
@@ -633,9 +633,9 @@ func (m *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-func (m *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (int, error) {
+func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (int, error) {
 	n := 0
-	err := m.store.InTx(ctx, func(tx Store) error {
+	err := hooks.store.InTx(ctx, func(tx Store) error {
 		e, err := tx.LockWebhookEndpoint(ctx, endpointID)
 		if err != nil {
 			return err
@@ -703,11 +703,11 @@ func (m *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (i
 			return nil
 		}
 		if len(records) > 0 {
-			payload, err := json.Marshal(Event{Type: EventConsentRecorded, Timestamp: m.now(), Data: ConsentBatchEvent{Records: records}})
+			payload, err := json.Marshal(Event{Type: EventConsentRecorded, Timestamp: hooks.now(), Data: ConsentBatchEvent{Records: records}})
 			if err != nil {
 				return err
 			}
-			if _, err := m.newDelivery(ctx, tx, e, EventConsentRecorded, payload); err != nil {
+			if _, err := hooks.newDelivery(ctx, tx, e, EventConsentRecorded, payload); err != nil {
 				return err
 			}
 		}
@@ -722,11 +722,11 @@ func (m *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (i
 // retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
 // endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
 // delivery is not sent again.
-func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
-	if m.webhookSender == nil {
+func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
+	if hooks.webhookSender == nil {
 		return errors.New("core: webhooks need a sender")
 	}
-	d, err := m.store.WebhookDelivery(ctx, "", deliveryID)
+	d, err := hooks.store.WebhookDelivery(ctx, "", deliveryID)
 	if IsNotFound(err) {
 		return nil
 	}
@@ -736,7 +736,7 @@ func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt b
 	if d.Status != DeliveryPending {
 		return nil
 	}
-	e, err := m.store.WebhookEndpoint(ctx, "", d.EndpointID)
+	e, err := hooks.store.WebhookEndpoint(ctx, "", d.EndpointID)
 	if IsNotFound(err) {
 		return nil
 	}
@@ -744,14 +744,14 @@ func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt b
 		return err
 	}
 	if !e.Enabled {
-		d.Status, d.UpdatedAt = DeliveryCancelled, m.now()
-		return m.store.UpdateWebhookDelivery(ctx, d)
+		d.Status, d.UpdatedAt = DeliveryCancelled, hooks.now()
+		return hooks.store.UpdateWebhookDelivery(ctx, d)
 	}
-	start := m.clock()
+	start := hooks.clock()
 	sctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
-	res, sendErr := m.webhookSender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
+	res, sendErr := hooks.webhookSender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
 	cancel()
-	at := DeliveryAttempt{At: m.now(), DurationMS: m.clock().Sub(start).Milliseconds()}
+	at := DeliveryAttempt{At: hooks.now(), DurationMS: hooks.clock().Sub(start).Milliseconds()}
 	ok := false
 	if sendErr != nil {
 		msg := sendErr.Error()
@@ -762,7 +762,7 @@ func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt b
 		ok = code >= 200 && code < 300
 	}
 	var failure error
-	err = m.store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
+	err = hooks.store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
 		d.UpdatedAt = at.At
 		ep, err := tx.LockWebhookEndpoint(ctx, e.ID)
@@ -783,7 +783,7 @@ func (m *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt b
 					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
 						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
 					ep.Enabled, ep.DisabledReason = false, &reason
-					m.log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
+					hooks.log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
 				}
 			} else {
 				failure = fmt.Errorf("delivery %s to endpoint %s: %s", d.ID, ep.ID, attemptOutcome(at))

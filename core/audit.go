@@ -118,7 +118,9 @@ const (
 )
 
 // AuditLog are the use cases of the audit log.
-type AuditLog struct{ *base }
+type AuditLog struct {
+	store Store
+}
 
 // AuditPage is a page of the audit log.
 type AuditPage struct {
@@ -253,18 +255,24 @@ func AuditCanonical(e *AuditEntry) string {
 // AuditHash is the hex SHA-256 of an entry's canonical form.
 func AuditHash(e *AuditEntry) string { return sha256Hex(AuditCanonical(e)) }
 
+// auditor appends entries to the audit log, in the transaction of the change they record.
+type auditor struct {
+	clock
+	newID func() string
+}
+
 // record appends an audit entry for the caller in ctx (the system when none) in tx, chained
 // after the organization's head. old and new are the resource before and after (nil for a
 // creation or a deletion); their differing JSON fields become the entry's changes.
-func (b *base) record(ctx context.Context, tx Store, orgID, siteID, action, target string, old, new any) error {
+func (audit auditor) record(ctx context.Context, tx Store, orgID, siteID, action, target string, old, new any) error {
 	changes, err := diffFields(old, new)
 	if err != nil {
 		return err
 	}
-	return b.recordChanges(ctx, tx, orgID, siteID, action, target, changes)
+	return audit.recordChanges(ctx, tx, orgID, siteID, action, target, changes)
 }
 
-func (b *base) recordChanges(ctx context.Context, tx Store, orgID, siteID, action, target string, changes []Change) error {
+func (audit auditor) recordChanges(ctx context.Context, tx Store, orgID, siteID, action, target string, changes []Change) error {
 	a := ActorOf(ctx)
 	if a == nil {
 		a = &Actor{Kind: ActorSystem, Name: "system"}
@@ -276,8 +284,8 @@ func (b *base) recordChanges(ctx context.Context, tx Store, orgID, siteID, actio
 	if changes == nil {
 		changes = []Change{}
 	}
-	e := &AuditEntry{ID: b.newID(), OrganizationID: orgID, Seq: seq + 1, SiteID: siteID, ActorKind: a.Kind, ActorID: a.ID,
-		ActorName: a.Name, Action: action, Target: target, Changes: changes, CreatedAt: b.now(), PrevHash: prev}
+	e := &AuditEntry{ID: audit.newID(), OrganizationID: orgID, Seq: seq + 1, SiteID: siteID, ActorKind: a.Kind, ActorID: a.ID,
+		ActorName: a.Name, Action: action, Target: target, Changes: changes, CreatedAt: audit.now(), PrevHash: prev}
 	e.Hash = AuditHash(e)
 	return tx.AppendAudit(ctx, e)
 }

@@ -330,7 +330,7 @@ func (banners *Banners) Banner(ctx context.Context, orgID, siteID string) (*Bann
 	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return banners.bannerWithRules(ctx, banners.store, siteID)
+	return bannerWithRules(ctx, banners.store, banners.catalog, siteID)
 }
 
 // PatchBanner changes the fields of the banner that p sets.
@@ -350,7 +350,7 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 			return nil, err
 		}
 	}
-	defer banners.forgetSite(siteID)
+	defer banners.views.forget(siteID)
 	var out *Banner
 	err = banners.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
@@ -360,13 +360,13 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 		old := snapshot(b)
 		p.apply(b)
 		b.UpdatedAt = banners.now()
-		if err := banners.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
+		if err := banners.events.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
 			return err
 		}
-		if err := banners.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
+		if err := banners.audit.record(ctx, tx, orgID, siteID, AuditBannerUpdate, b.ID, old, b); err != nil {
 			return err
 		}
-		out, err = banners.bannerWithRules(ctx, tx, siteID)
+		out, err = bannerWithRules(ctx, tx, banners.catalog, siteID)
 		return err
 	})
 	return out, err
@@ -381,7 +381,7 @@ func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID str
 	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer banners.forgetSite(siteID)
+	defer banners.views.forget(siteID)
 	return banners.store.InTx(ctx, func(tx Store) error {
 		b, err := tx.Banner(ctx, siteID)
 		if err != nil || b.SiteWideBlocking == enabled {
@@ -394,11 +394,11 @@ func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID str
 		if err := tx.UpdateBanner(ctx, b); err != nil {
 			return err
 		}
-		return banners.changedIn(ctx, tx, siteID, "blocking", banners.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
+		return banners.events.changedIn(ctx, tx, siteID, "blocking", banners.audit.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
 	})
 }
 
-func (m *base) bannerWithRules(ctx context.Context, st Store, siteID string) (*Banner, error) {
+func bannerWithRules(ctx context.Context, st Store, catalog Catalog, siteID string) (*Banner, error) {
 	b, err := st.Banner(ctx, siteID)
 	if err != nil {
 		return nil, err
@@ -411,14 +411,14 @@ func (m *base) bannerWithRules(ctx context.Context, st Store, siteID string) (*B
 	if err != nil {
 		return nil, err
 	}
-	b.BlockingRules = m.blockingRules(b, cats, svcs)
+	b.BlockingRules = blockingRules(catalog, b, cats, svcs)
 	return b, nil
 }
 
 // blockingRules derives a site's rules: one per service that had a rule added on import or
 // configure, plus the catalog's built-in rules, each held back until its category is allowed.
 // Services in a required category are never held back.
-func (m *base) blockingRules(b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
+func blockingRules(catalog Catalog, b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
 	byID := make(map[string]*Category, len(cats))
 	for _, c := range cats {
 		byID[c.ID] = c
@@ -433,7 +433,7 @@ func (m *base) blockingRules(b *Banner, cats []*Category, svcs []*Service) *Bloc
 		}
 		rules = append(rules, BlockingRule{ServiceSlug: s.Slug, CategorySlug: c.Slug, Patterns: s.BlockingPatterns})
 	}
-	for _, lib := range m.catalog.Services() {
+	for _, lib := range catalog.Services() {
 		if !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
 			continue
 		}

@@ -194,7 +194,7 @@ func (categories *Categories) CreateCategory(ctx context.Context, orgID, siteID 
 	if err := in.validate(true); err != nil {
 		return nil, err
 	}
-	defer categories.forgetSite(siteID)
+	defer categories.views.forget(siteID)
 	var c *Category
 	err := categories.store.InTx(ctx, func(tx Store) error {
 		// Reading the site in the transaction locks it on stores that lock rows, so that two
@@ -230,7 +230,7 @@ func (categories *Categories) CreateCategory(ctx context.Context, orgID, siteID 
 		if err := tx.CreateCategory(ctx, c); err != nil {
 			return err
 		}
-		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c))
+		return categories.events.changedIn(ctx, tx, siteID, "categories", categories.audit.record(ctx, tx, orgID, siteID, AuditCategoryCreate, c.ID, nil, c))
 	})
 	return c, err
 }
@@ -247,7 +247,7 @@ func (categories *Categories) UpdateCategory(ctx context.Context, orgID, siteID,
 	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer categories.forgetSite(siteID)
+	defer categories.views.forget(siteID)
 	var c *Category
 	err := categories.store.InTx(ctx, func(tx Store) error {
 		var err error
@@ -274,7 +274,7 @@ func (categories *Categories) UpdateCategory(ctx context.Context, orgID, siteID,
 		if err := tx.UpdateCategory(ctx, c); err != nil {
 			return err
 		}
-		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c))
+		return categories.events.changedIn(ctx, tx, siteID, "categories", categories.audit.record(ctx, tx, orgID, siteID, AuditCategoryUpdate, c.ID, old, c))
 	})
 	return c, err
 }
@@ -289,7 +289,7 @@ func (categories *Categories) DeleteCategory(ctx context.Context, orgID, siteID,
 	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer categories.forgetSite(siteID)
+	defer categories.views.forget(siteID)
 	return categories.store.InTx(ctx, func(tx Store) error {
 		c, err := tx.Category(ctx, siteID, id)
 		if err != nil {
@@ -308,7 +308,7 @@ func (categories *Categories) DeleteCategory(ctx context.Context, orgID, siteID,
 		if err := tx.DeleteCategory(ctx, siteID, id); err != nil {
 			return err
 		}
-		return categories.changedIn(ctx, tx, siteID, "categories", categories.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil))
+		return categories.events.changedIn(ctx, tx, siteID, "categories", categories.audit.record(ctx, tx, orgID, siteID, AuditCategoryDelete, c.ID, c, nil))
 	})
 }
 

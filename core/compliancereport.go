@@ -3,7 +3,12 @@ package core
 import "context"
 
 // Compliance answers "am I compliant, and how do you know?" for a site.
-type Compliance struct{ *base }
+type Compliance struct {
+	store   Store
+	catalog Catalog
+	clock
+	views *publicViews
+}
 
 // Report applies the compliance rules to the site's configuration (banner, categories,
 // services) and to its latest completed verification scan, if any. not_found when the site is
@@ -18,11 +23,11 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 	}
 	now := compliance.now()
 	// The public endpoints' view of the site: the configuration the runtime is served.
-	v, err := compliance.publicSite(ctx, site.ProjectKey, now)
+	v, err := compliance.views.site(ctx, site.ProjectKey, now)
 	if err != nil {
 		return nil, err
 	}
-	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: compliance.blockingRules(v.banner, v.cats, v.svcs)}
+	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: blockingRules(compliance.catalog, v.banner, v.cats, v.svcs)}
 	switch sc, err := compliance.store.LatestScan(ctx, site.ID, ScanCompleted); {
 	case err == nil:
 		in.Scan = sc

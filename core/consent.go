@@ -235,7 +235,7 @@ func actionAgrees(in ConsentInput, cats []*Category) error {
 // of the site is stored with an explicit boolean: required ones always true, unmentioned ones
 // false. A GPC signal under CCPA also stores doNotSell.
 func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
-	view, err := consents.consentSite(ctx, projectKey)
+	view, err := consents.views.consentSite(ctx, projectKey, consents.clock())
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +361,7 @@ func (consents *Consents) ExportConsentRecords(ctx context.Context, orgID string
 	// The export is recorded when it starts: the visitor's ID is not kept, only that the
 	// export was one visitor's.
 	err := consents.store.InTx(ctx, func(tx Store) error {
-		return consents.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
+		return consents.audit.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
 			map[string]any{"from": q.From, "to": q.To, "oneVisitor": q.VisitorID != ""})
 	})
 	if err != nil {
@@ -399,23 +399,23 @@ type PublicCategory struct {
 // for a second per project key and language (see ttlCache).
 func (consents *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
 	now := consents.clock()
-	v, err := consents.publicSite(ctx, projectKey, now)
+	v, err := consents.views.site(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := v.language(prefs)
 	key := projectKey + "\x00" + lang
-	base, ok := consents.configCache.get(key, now)
+	base, ok := consents.views.configCache.get(key, now)
 	if !ok {
 		base = consents.publicConfig(v, lang)
-		consents.configCache.put(key, v.site.ID, base, v.at)
+		consents.views.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.Jurisdiction = JurisdictionOf(country)
 	return &cfg, nil
 }
 
-func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
+func (consents *Consents) publicConfig(v *siteView, lang string) *PublicConfig {
 	texts := v.texts(lang)
 	for _, k := range DeclarationTextKeys {
 		delete(texts, k)
@@ -427,8 +427,8 @@ func (m *base) publicConfig(v *siteView, lang string) *PublicConfig {
 	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
-		BlockingRules: m.blockingRules(v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
-		CookieRules: m.cookieRules(v.cats, v.svcs),
+		BlockingRules: blockingRules(consents.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
+		CookieRules: cookieRules(consents.catalog, v.cats, v.svcs),
 	}
 	for _, c := range v.cats {
 		lc := *c

@@ -178,7 +178,7 @@ func (consents *Consents) snapshotFor(ctx context.Context, projectKey, lang, run
 		return nil, Errorf(CodeInvalid, "runtimeVersion: must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
 	}
 	key := projectKey + "\x00" + lang + "\x00" + runtime
-	return consents.snapshotCache.load(ctx, key, consents.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
+	return consents.views.snapshotCache.load(ctx, key, consents.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
 		cfg, err := consents.PublicConfig(ctx, projectKey, "")
 		if err != nil {
 			return nil, "", err
@@ -300,11 +300,11 @@ func (consents *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visit
 			return err
 		}
 		// The erased visitor's ID is not kept here either.
-		return consents.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
+		return consents.audit.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
 	})
 	if err != nil {
 		return 0, err
 	}
-	consents.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
+	consents.events.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
 	return n, nil
 }

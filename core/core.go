@@ -83,20 +83,100 @@ func New(deps Deps) (*UseCases, error) {
 	if !ValidScanMode(deps.ScanMode) || deps.ScanMode == ScanVerify {
 		return nil, fmt.Errorf("core: scan mode %q is not one of static, deep, auto", deps.ScanMode)
 	}
-	b := &base{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
-		log: deps.Logger, clock: deps.Now, newID: deps.NewID, scanMode: deps.ScanMode,
-		defaultScanPeriod: deps.DefaultScanPeriod, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
-		digestEvery: cmp.Or(deps.DigestEvery, DefaultDigestEvery), webhookQueue: deps.WebhookQueue, webhookSender: deps.WebhookSender, webhookAllowPrivate: deps.WebhookAllowPrivate}
+	clk, newID := clock(deps.Now), deps.NewID
+	audit := auditor{clock: clk, newID: newID}
+	events := &publisher{store: deps.Store, queue: deps.WebhookQueue, clock: clk, newID: newID, log: deps.Logger}
+	views := &publicViews{store: deps.Store}
+	scans := &Scans{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
+		clock: clk, newID: newID, log: deps.Logger, scanMode: deps.ScanMode, defaultScanPeriod: deps.DefaultScanPeriod,
+		audit: audit, events: events, views: views, importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}}
 	return &UseCases{
-		Orgs: &Orgs{b}, Sites: &Sites{b}, Banners: &Banners{b}, Categories: &Categories{b},
-		Services: &Services{b}, Library: &Library{b}, Scans: &Scans{b}, Consents: &Consents{b},
-		Compliance: &Compliance{b}, Webhooks: &Webhooks{b}, Digests: &Digests{b}, Health: &Health{b}, AuditLog: &AuditLog{b}, Sessions: &Sessions{b}, Users: &Users{b},
+		Orgs:       &Orgs{store: deps.Store, clock: clk, newID: newID, log: deps.Logger, audit: audit},
+		Sites:      &Sites{store: deps.Store, clock: clk, newID: newID, audit: audit, events: events, views: views},
+		Banners:    &Banners{store: deps.Store, catalog: deps.Catalog, clock: clk, audit: audit, events: events, views: views},
+		Categories: &Categories{store: deps.Store, clock: clk, newID: newID, audit: audit, events: events, views: views},
+		Services: &Services{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, audit: audit, events: events, views: views,
+			importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}},
+		Library: &Library{catalog: deps.Catalog},
+		Scans:   scans,
+		Consents: &Consents{store: deps.Store, catalog: deps.Catalog, allSites: deps.AllSites, clock: clk, newID: newID,
+			audit: audit, events: events, views: views},
+		Compliance: &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views},
+		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
+			clock: clk, newID: newID, log: deps.Logger, events: events},
+		Digests: &Digests{store: deps.Store, allSites: deps.AllSites, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
+			every: cmp.Or(deps.DigestEvery, DefaultDigestEvery), clock: clk, log: deps.Logger},
+		Health:   &Health{store: deps.Store},
+		AuditLog: &AuditLog{store: deps.Store},
+		Sessions: &Sessions{store: deps.Store, clock: clk, log: deps.Logger, audit: audit},
+		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit},
 	}, nil
 }
 
-// base is what every service shares: the dependencies and the public endpoints' caches, so
-// that a change made through any service drops the cached view of its site.
-type base struct {
+// clock is the use cases' clock; now is the time as stored (UTC, to the microsecond). Each
+// service that reads the time embeds it.
+type clock func() time.Time
+
+func (c clock) now() time.Time { return c().UTC().Truncate(time.Microsecond) }
+
+// Orgs are the use cases of organizations and their API keys.
+type Orgs struct {
+	store Store
+	clock
+	newID func() string
+	log   *slog.Logger
+	audit auditor
+}
+
+// Sites are the use cases of sites.
+type Sites struct {
+	store Store
+	clock
+	newID  func() string
+	audit  auditor
+	events *publisher
+	views  *publicViews
+}
+
+// Banners are the use cases of a site's banner and its script blocking.
+type Banners struct {
+	store   Store
+	catalog Catalog
+	clock
+	audit  auditor
+	events *publisher
+	views  *publicViews
+}
+
+// Categories are the use cases of a site's consent categories.
+type Categories struct {
+	store Store
+	clock
+	newID  func() string
+	audit  auditor
+	events *publisher
+	views  *publicViews
+}
+
+// Services are the use cases of the services (vendors) configured on a site.
+type Services struct {
+	store   Store
+	catalog Catalog
+	clock
+	newID    func() string
+	audit    auditor
+	events   *publisher
+	views    *publicViews
+	importer importer
+}
+
+// Library gives read access to the catalog of known services.
+type Library struct {
+	catalog Catalog
+}
+
+// Scans are the use cases of scans: triggering, running (for workers), results, configure.
+type Scans struct {
 	store   Store
 	queue   ScanQueue
 	crawler SiteCrawler
@@ -104,58 +184,36 @@ type base struct {
 	// allSites is only for deployment-wide work: request-scoped use cases never see across
 	// organizations.
 	allSites SiteLister
-	log      *slog.Logger
-	clock    func() time.Time
+	clock
 	newID    func() string
+	log      *slog.Logger
 	scanMode string
+	// defaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.
+	defaultScanPeriod time.Duration
+	audit             auditor
+	events            *publisher
+	views             *publicViews
+	importer          importer
+}
 
-	defaultScanPeriod   time.Duration
-	mailer              Mailer
-	publicURL           string
-	digestEvery         time.Duration
-	webhookQueue        WebhookQueue
-	webhookSender       WebhookSender
-	webhookAllowPrivate bool
-
-	consentCache ttlCache[consentView]
-	viewCache    ttlCache[*siteView]
-	configCache  ttlCache[*PublicConfig]
-	declCache    ttlCache[*Declaration]
-	// snapshotCache keeps the snapshot of each project key, language and runtime version,
-	// so that a consent POST stores and hashes what was shown once per second, not per post.
-	snapshotCache ttlCache[*ConsentSnapshot]
+// Consents are the use cases of the public banner endpoints and of consent records.
+type Consents struct {
+	store    Store
+	catalog  Catalog
+	allSites SiteLister
+	clock
+	newID  func() string
+	audit  auditor
+	events *publisher
+	views  *publicViews
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }
 
-// Orgs are the use cases of organizations and their API keys.
-type Orgs struct{ *base }
-
-// Sites are the use cases of sites.
-type Sites struct{ *base }
-
-// Banners are the use cases of a site's banner and its script blocking.
-type Banners struct{ *base }
-
-// Categories are the use cases of a site's consent categories.
-type Categories struct{ *base }
-
-// Services are the use cases of the services (vendors) configured on a site.
-type Services struct{ *base }
-
-// Library gives read access to the catalog of known services.
-type Library struct{ *base }
-
-// Scans are the use cases of scans: triggering, running (for workers), results, configure.
-type Scans struct{ *base }
-
-// Consents are the use cases of the public banner endpoints and of consent records.
-type Consents struct{ *base }
-
 // Health reports on the dependencies, for readiness probes.
-type Health struct{ *base }
+type Health struct {
+	store Store
+}
 
 // Ready reports whether the store answers.
 func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }
-
-func (b *base) now() time.Time { return b.clock().UTC().Truncate(time.Microsecond) }

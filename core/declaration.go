@@ -29,7 +29,7 @@ type CookieRule struct {
 // "*" being a prefix) and the library services that a built-in blocking rule holds back on
 // every site (blockingRules), under their library category, so that withdrawal deletes
 // Google Analytics' or the Meta Pixel's cookies without any service configured.
-func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
+func cookieRules(catalog Catalog, cats []*Category, svcs []*Service) []CookieRule {
 	byID := make(map[string]*Category, len(cats))
 	bySlug := make(map[string]*Category, len(cats))
 	for _, c := range cats {
@@ -57,7 +57,7 @@ func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
 		if c == nil || c.IsRequired {
 			continue
 		}
-		if lib, ok := m.catalog.Service(s.Slug); ok {
+		if lib, ok := catalog.Service(s.Slug); ok {
 			addLibrary(lib, c.Slug)
 		}
 		for _, k := range s.Cookies {
@@ -68,7 +68,7 @@ func (m *base) cookieRules(cats []*Category, svcs []*Service) []CookieRule {
 			}
 		}
 	}
-	for _, lib := range m.catalog.Services() {
+	for _, lib := range catalog.Services() {
 		if onSite[lib.Slug] || !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
 			continue
 		}
@@ -131,13 +131,13 @@ type DeclaredCookie struct {
 // cached like the public configuration.
 func (consents *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
 	now := consents.clock()
-	st, err := consents.publicSite(ctx, projectKey, now)
+	st, err := consents.views.site(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := st.language(prefs)
 	key := projectKey + "\x00" + lang
-	if d, ok := consents.declCache.get(key, now); ok {
+	if d, ok := consents.views.declCache.get(key, now); ok {
 		return d, nil
 	}
 	d := &Declaration{
@@ -192,7 +192,7 @@ func (consents *Consents) Declaration(ctx context.Context, projectKey string, pr
 		}
 		d.Categories = append(d.Categories, dc)
 	}
-	consents.declCache.put(key, st.site.ID, d, st.at)
+	consents.views.declCache.put(key, st.site.ID, d, st.at)
 	return d, nil
 }
 

@@ -87,7 +87,16 @@ func digestRecipients(siteID string, old []DigestRecipient, emails []string) ([]
 }
 
 // Digests are the email digests of what changed on sites.
-type Digests struct{ *base }
+type Digests struct {
+	store    Store
+	allSites SiteLister
+	mailer   Mailer
+	// publicURL is the base of the digests' links; every how often they go out.
+	publicURL string
+	every     time.Duration
+	clock
+	log *slog.Logger
+}
 
 // Unsubscribe removes the recipient whose link token is token from its site's digest. It
 // answers the address removed; not_found for an unknown or used token.
@@ -166,7 +175,7 @@ func (digests *Digests) digestSite(ctx context.Context, s *Site, now time.Time) 
 	if since.IsZero() {
 		// The first digest covers the last period, and at least the last day, since the
 		// site was created.
-		since = now.Add(-max(digests.digestEvery, 24*time.Hour))
+		since = now.Add(-max(digests.every, 24*time.Hour))
 		if s.CreatedAt.After(since) {
 			since = s.CreatedAt
 		}

@@ -18,27 +18,27 @@ type siteView struct {
 	svcs   []*Service
 }
 
-// publicSite returns what the public endpoints read of the site named by projectKey, from the
+// site returns what the public endpoints read of the site named by projectKey, from the
 // cache when fresh.
-func (m *base) publicSite(ctx context.Context, projectKey string, now time.Time) (*siteView, error) {
-	if v, ok := m.viewCache.get(projectKey, now); ok {
+func (views *publicViews) site(ctx context.Context, projectKey string, now time.Time) (*siteView, error) {
+	if v, ok := views.viewCache.get(projectKey, now); ok {
 		return v, nil
 	}
-	site, err := m.store.SiteByProjectKey(ctx, projectKey)
+	site, err := views.store.SiteByProjectKey(ctx, projectKey)
 	if err != nil {
 		return nil, err
 	}
 	v := &siteView{at: now, site: site}
-	if v.banner, err = m.store.Banner(ctx, site.ID); err != nil {
+	if v.banner, err = views.store.Banner(ctx, site.ID); err != nil {
 		return nil, err
 	}
-	if v.cats, err = m.store.Categories(ctx, site.ID); err != nil {
+	if v.cats, err = views.store.Categories(ctx, site.ID); err != nil {
 		return nil, err
 	}
-	if v.svcs, err = m.store.Services(ctx, site.ID); err != nil {
+	if v.svcs, err = views.store.Services(ctx, site.ID); err != nil {
 		return nil, err
 	}
-	m.viewCache.put(projectKey, site.ID, v, now)
+	views.viewCache.put(projectKey, site.ID, v, now)
 	return v, nil
 }
 

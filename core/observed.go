@@ -16,8 +16,8 @@ const (
 // addObservedCookies completes a service made from the library with what a scan observed: a
 // library cookie without a stated duration takes the observed one, and an observed cookie the
 // library does not list is added with its observed duration.
-func (m *base) addObservedCookies(svc *Service, observed []ObservedCookie) {
-	lib, _ := m.catalog.Service(svc.Slug)
+func (im importer) addObservedCookies(svc *Service, observed []ObservedCookie) {
+	lib, _ := im.catalog.Service(svc.Slug)
 	for _, o := range observed {
 		if o.Name == "" || len([]rune(o.Name)) > MaxCookieNameSize {
 			continue
@@ -46,7 +46,7 @@ func (m *base) addObservedCookies(svc *Service, observed []ObservedCookie) {
 			continue
 		}
 		svc.Cookies = append(svc.Cookies, &Cookie{
-			ID: m.newID(), ServiceID: svc.ID, Name: o.Name, Duration: dur,
+			ID: im.newID(), ServiceID: svc.ID, Name: o.Name, Duration: dur,
 			Description:             "Observed by a scan; not listed in the service library.",
 			DescriptionTranslations: map[string]string{}, CreatedAt: svc.CreatedAt,
 		})

@@ -219,7 +219,7 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 		if k, key, err = orgs.createAPIKey(ctx, tx, orgID, in); err != nil {
 			return err
 		}
-		return orgs.record(ctx, tx, orgID, "", AuditKeyCreate, k.ID, nil, k)
+		return orgs.audit.record(ctx, tx, orgID, "", AuditKeyCreate, k.ID, nil, k)
 	})
 	if err != nil {
 		return nil, "", err
@@ -348,7 +348,7 @@ func (orgs *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 		if err := tx.DeleteAPIKey(ctx, orgID, id); err != nil {
 			return err
 		}
-		return orgs.record(ctx, tx, orgID, "", AuditKeyRevoke, id, k, nil)
+		return orgs.audit.record(ctx, tx, orgID, "", AuditKeyRevoke, id, k, nil)
 	})
 }
 
@@ -385,7 +385,7 @@ func (orgs *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *tim
 		if newKey, plain, err = orgs.createAPIKey(ctx, tx, orgID, APIKeyInput{Name: old.Name, Role: old.Role, SiteIDs: old.SiteIDs}); err != nil {
 			return err
 		}
-		return orgs.record(ctx, tx, orgID, "", AuditKeyRotate, old.ID, map[string]any{"expiresAt": nil},
+		return orgs.audit.record(ctx, tx, orgID, "", AuditKeyRotate, old.ID, map[string]any{"expiresAt": nil},
 			map[string]any{"expiresAt": until, "successor": newKey.ID})
 	})
 	if err != nil {

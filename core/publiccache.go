@@ -129,6 +129,20 @@ func (c *ttlCache[V]) forget(siteID string) {
 	}
 }
 
+// publicViews are the public endpoints' caches of what they read of a site, shared by the
+// services that change a site, so that a change made through any of them drops its site's
+// cached views at once (forget).
+type publicViews struct {
+	store        Store
+	consentCache ttlCache[consentView]
+	viewCache    ttlCache[*siteView]
+	configCache  ttlCache[*PublicConfig]
+	declCache    ttlCache[*Declaration]
+	// snapshotCache keeps the snapshot of each project key, language and runtime version,
+	// so that a consent POST stores and hashes what was shown once per second, not per post.
+	snapshotCache ttlCache[*ConsentSnapshot]
+}
+
 // consentView is what recording consent needs of a site.
 type consentView struct {
 	site *Site
@@ -140,17 +154,17 @@ type consentView struct {
 // consentSite returns the site named by projectKey, its categories and its banner's current
 // consentVersion, from the cache (renewed ahead of expiry under traffic, see ttlCache.load).
 // The values are shared: callers must not modify them.
-func (m *base) consentSite(ctx context.Context, projectKey string) (consentView, error) {
-	return m.consentCache.load(ctx, projectKey, m.clock(), func(ctx context.Context) (consentView, string, error) {
-		site, err := m.store.SiteByProjectKey(ctx, projectKey)
+func (views *publicViews) consentSite(ctx context.Context, projectKey string, now time.Time) (consentView, error) {
+	return views.consentCache.load(ctx, projectKey, now, func(ctx context.Context) (consentView, string, error) {
+		site, err := views.store.SiteByProjectKey(ctx, projectKey)
 		if err != nil {
 			return consentView{}, "", err
 		}
-		cats, err := m.store.Categories(ctx, site.ID)
+		cats, err := views.store.Categories(ctx, site.ID)
 		if err != nil {
 			return consentView{}, "", err
 		}
-		b, err := m.store.Banner(ctx, site.ID)
+		b, err := views.store.Banner(ctx, site.ID)
 		if err != nil {
 			return consentView{}, "", err
 		}
@@ -158,12 +172,12 @@ func (m *base) consentSite(ctx context.Context, projectKey string) (consentView,
 	})
 }
 
-// forgetSite drops a site's cached entries after a change to it, its banner, categories or
+// forget drops a site's cached entries after a change to it, its banner, categories or
 // services.
-func (m *base) forgetSite(siteID string) {
-	m.consentCache.forget(siteID)
-	m.viewCache.forget(siteID)
-	m.configCache.forget(siteID)
-	m.declCache.forget(siteID)
-	m.snapshotCache.forget(siteID)
+func (views *publicViews) forget(siteID string) {
+	views.consentCache.forget(siteID)
+	views.viewCache.forget(siteID)
+	views.configCache.forget(siteID)
+	views.declCache.forget(siteID)
+	views.snapshotCache.forget(siteID)
 }

@@ -380,7 +380,7 @@ func (scans *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in Sc
 		if err := scans.queue.EnqueueScan(ctx, tx, job); err != nil {
 			return err
 		}
-		return scans.record(ctx, tx, orgID, siteID, AuditScanTrigger, s.ID, nil, map[string]any{"urls": urls, "mode": mode})
+		return scans.audit.record(ctx, tx, orgID, siteID, AuditScanTrigger, s.ID, nil, map[string]any{"urls": urls, "mode": mode})
 	})
 	if err != nil {
 		return nil, err
@@ -430,7 +430,7 @@ func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID str
 	if s.Status != ScanCompleted {
 		return nil, Errorf(CodeInvalid, "scan %s is %s: only a completed scan can be configured", s.ID, s.Status)
 	}
-	defer scans.forgetSite(siteID)
+	defer scans.views.forget(siteID)
 	existing, err := scans.store.Services(ctx, siteID)
 	if err != nil {
 		return nil, err
@@ -452,8 +452,8 @@ func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID str
 		if err != nil {
 			return nil, err
 		}
-		svc, rules := scans.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
-		scans.addObservedCookies(svc, d.Cookies)
+		svc, rules := scans.importer.serviceFromLibrary(d.Slug, d.Name, siteID, cat)
+		scans.importer.addObservedCookies(svc, d.Cookies)
 		if err := scans.store.CreateService(ctx, svc); err != nil {
 			if IsConflict(err) { // configured concurrently by another request
 				continue
@@ -468,13 +468,13 @@ func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID str
 		slugs = append(slugs, svc.Slug)
 	}
 	err = scans.store.InTx(ctx, func(tx Store) error {
-		if err := scans.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs}); err != nil {
+		if err := scans.audit.record(ctx, tx, orgID, siteID, AuditScanConfigure, s.ID, nil, map[string]any{"services": slugs}); err != nil {
 			return err
 		}
 		if len(res.Services) == 0 {
 			return nil
 		}
-		return scans.changedIn(ctx, tx, siteID, "services", nil)
+		return scans.events.changedIn(ctx, tx, siteID, "services", nil)
 	})
 	if err != nil {
 		return nil, err

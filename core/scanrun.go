@@ -71,7 +71,7 @@ func (scans *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlR
 		if err := scans.compareWithPrevious(ctx, tx, s); err != nil {
 			return err
 		}
-		return scans.publishScan(ctx, tx, s)
+		return scans.events.publishScan(ctx, tx, s)
 	})
 	return err
 }
@@ -118,7 +118,7 @@ func (scans *Scans) FailScan(ctx context.Context, scanID, reason string) error {
 	_, err := scans.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := scans.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-		return scans.publishScan(ctx, tx, s)
+		return scans.events.publishScan(ctx, tx, s)
 	})
 	return err
 }

@@ -174,7 +174,7 @@ func (services *Services) CreateService(ctx context.Context, orgID, siteID strin
 	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer services.forgetSite(siteID)
+	defer services.views.forget(siteID)
 	cat, err := services.categoryForService(ctx, siteID, in.CategorySlug)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (services *Services) CreateService(ctx context.Context, orgID, siteID strin
 		if err := tx.CreateService(ctx, s); err != nil {
 			return err
 		}
-		return services.record(ctx, tx, orgID, siteID, AuditServiceCreate, s.ID, nil, s)
+		return services.audit.record(ctx, tx, orgID, siteID, AuditServiceCreate, s.ID, nil, s)
 	})
 	if IsConflict(err) {
 		return nil, Errorf(CodeConflict, "service %q already exists on this site", in.Slug)
@@ -204,7 +204,7 @@ func (services *Services) CreateService(ctx context.Context, orgID, siteID strin
 	if err != nil {
 		return nil, err
 	}
-	services.configChanged(ctx, siteID, "services")
+	services.events.configChanged(ctx, siteID, "services")
 	return s, nil
 }
 
@@ -230,7 +230,7 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	defer services.forgetSite(siteID)
+	defer services.views.forget(siteID)
 	lib, ok := services.catalog.Service(slug)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "library service %q not found", slug)
@@ -242,12 +242,12 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 	if err != nil {
 		return nil, err
 	}
-	s, rules := services.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
+	s, rules := services.importer.serviceFromLibrary(lib.Slug, lib.Label, siteID, cat)
 	err = services.store.InTx(ctx, func(tx Store) error {
 		if err := tx.CreateService(ctx, s); err != nil {
 			return err
 		}
-		return services.record(ctx, tx, orgID, siteID, AuditServiceImport, s.ID, nil, s)
+		return services.audit.record(ctx, tx, orgID, siteID, AuditServiceImport, s.ID, nil, s)
 	})
 	if IsConflict(err) {
 		return nil, Errorf(CodeConflict, "service %q already exists on this site", slug)
@@ -255,22 +255,29 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 	if err != nil {
 		return nil, err
 	}
-	services.configChanged(ctx, siteID, "services")
+	services.events.configChanged(ctx, siteID, "services")
 	return &ImportResult{Services: []*Service{s}, BlockingRulesAdded: rules}, nil
+}
+
+// importer makes site services from the catalog's entries, for imports and scans.
+type importer struct {
+	catalog Catalog
+	clock
+	newID func() string
 }
 
 // serviceFromLibrary builds a site service from the catalog entry slug (or, when the catalog
 // no longer has it, a bare service labelled label). It returns the number of blocking rules
 // the service carries: none in a required category, for a service a built-in rule covers, or
 // one without known patterns.
-func (m *base) serviceFromLibrary(slug, label, siteID string, cat *Category) (*Service, int) {
-	now := m.now()
+func (im importer) serviceFromLibrary(slug, label, siteID string, cat *Category) (*Service, int) {
+	now := im.now()
 	s := &Service{
-		ID: m.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: slug, Label: label,
+		ID: im.newID(), SiteID: siteID, CategoryID: cat.ID, Slug: slug, Label: label,
 		LabelTranslations: map[string]string{}, DescriptionTranslations: map[string]string{},
 		CreatedAt: now, UpdatedAt: now, Cookies: []*Cookie{},
 	}
-	lib, ok := m.catalog.Service(slug)
+	lib, ok := im.catalog.Service(slug)
 	if !ok {
 		return s, 0
 	}
@@ -278,7 +285,7 @@ func (m *base) serviceFromLibrary(slug, label, siteID string, cat *Category) (*S
 	s.ServiceURL, s.PrivacyPolicyURL, s.LogoURL = nonEmpty(lib.ServiceURL), nonEmpty(lib.PrivacyPolicyURL), lib.Logo
 	for _, c := range lib.Cookies {
 		s.Cookies = append(s.Cookies, &Cookie{
-			ID: m.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
+			ID: im.newID(), ServiceID: s.ID, Name: c.Name, Duration: c.Duration, Description: c.Description,
 			DescriptionTranslations: map[string]string{}, CreatedAt: now,
 		})
 	}
@@ -297,8 +304,8 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-func (m *base) categoryForService(ctx context.Context, siteID, slug string) (*Category, error) {
-	cat, err := m.store.CategoryBySlug(ctx, siteID, slug)
+func (services *Services) categoryForService(ctx context.Context, siteID, slug string) (*Category, error) {
+	cat, err := services.store.CategoryBySlug(ctx, siteID, slug)
 	if IsNotFound(err) {
 		return nil, Errorf(CodeInvalid, "categorySlug: category %q not found on this site", slug)
 	}
@@ -313,7 +320,7 @@ func (services *Services) DeleteService(ctx context.Context, orgID, siteID, id s
 	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
 		return err
 	}
-	defer services.forgetSite(siteID)
+	defer services.views.forget(siteID)
 	return services.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Service(ctx, siteID, id)
 		if err != nil {
@@ -322,7 +329,7 @@ func (services *Services) DeleteService(ctx context.Context, orgID, siteID, id s
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		return services.changedIn(ctx, tx, siteID, "services", services.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil))
+		return services.events.changedIn(ctx, tx, siteID, "services", services.audit.record(ctx, tx, orgID, siteID, AuditServiceDelete, id, old, nil))
 	})
 }
 

@@ -52,15 +52,15 @@ func (services *Services) UpdateService(ctx context.Context, orgID, siteID, id s
 		if err := tx.DeleteService(ctx, siteID, id); err != nil {
 			return err
 		}
-		if err := services.changedIn(ctx, tx, siteID, "services", tx.CreateService(ctx, &s)); err != nil {
+		if err := services.events.changedIn(ctx, tx, siteID, "services", tx.CreateService(ctx, &s)); err != nil {
 			return err
 		}
 		out = &s
-		return services.record(ctx, tx, orgID, siteID, AuditServiceUpdate, s.ID, old, &s)
+		return services.audit.record(ctx, tx, orgID, siteID, AuditServiceUpdate, s.ID, old, &s)
 	})
 	if err != nil {
 		return nil, err
 	}
-	services.forgetSite(siteID)
+	services.views.forget(siteID)
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"log/slog"
 	"time"
 )
 
@@ -75,7 +76,12 @@ const (
 )
 
 // Sessions are the use cases of console sessions and the sign-in limit.
-type Sessions struct{ *base }
+type Sessions struct {
+	store Store
+	clock
+	log   *slog.Logger
+	audit auditor
+}
 
 // NewSessionToken returns a fresh random session token (32 bytes, URL-safe base64).
 func NewSessionToken() string {
@@ -209,7 +215,7 @@ func (sessions *Sessions) RevokeSession(ctx context.Context, orgID, id string) e
 		if err := tx.DeleteSession(ctx, id); err != nil {
 			return err
 		}
-		return sessions.record(ctx, tx, orgID, "", AuditSessionRevoke, id[:12], map[string]any{"userAgent": s.UserAgent, "createdAt": s.CreatedAt}, nil)
+		return sessions.audit.record(ctx, tx, orgID, "", AuditSessionRevoke, id[:12], map[string]any{"userAgent": s.UserAgent, "createdAt": s.CreatedAt}, nil)
 	})
 }
 

@@ -147,7 +147,7 @@ func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) 
 				return err
 			}
 		}
-		return sites.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
+		return sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
 	})
 	if err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInp
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return sites.changedIn(ctx, tx, s.ID, "site", sites.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
+		return sites.events.changedIn(ctx, tx, s.ID, "site", sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
 	})
 	return s, err
 }
@@ -226,7 +226,7 @@ func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 	if err := authorize(ctx, PermSites, orgID, id); err != nil {
 		return err
 	}
-	defer sites.forgetSite(id)
+	defer sites.views.forget(id)
 	return sites.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Site(ctx, orgID, id)
 		if err != nil {
@@ -235,6 +235,6 @@ func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 		if err := tx.DeleteSite(ctx, id); err != nil {
 			return err
 		}
-		return sites.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
+		return sites.audit.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
 	})
 }

@@ -179,7 +179,12 @@ func checkPassword(password string) error {
 }
 
 // Users are the use cases of people: sign-in, members, invitations, password resets.
-type Users struct{ *base }
+type Users struct {
+	store Store
+	clock
+	newID func() string
+	audit auditor
+}
 
 // UserActor is the caller a signed-in member makes in one of their organizations;
 // unauthorized when they are not (or no longer) a member.
@@ -299,16 +304,16 @@ func (users *Users) putMember(ctx context.Context, tx Store, orgID string, u *Us
 		return err
 	}
 	if old != nil {
-		return users.record(ctx, tx, orgID, "", AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
+		return users.audit.record(ctx, tx, orgID, "", AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
 			map[string]any{"email": u.Email, "role": role})
 	}
-	return users.record(ctx, tx, orgID, "", AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
+	return users.audit.record(ctx, tx, orgID, "", AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
 }
 
 // newToken stores a one-time token and returns its secret.
-func (m *base) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl time.Duration) (string, error) {
+func (users *Users) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl time.Duration) (string, error) {
 	secret := NewSessionToken()
-	t.ID, t.CreatedAt, t.ExpiresAt = SessionID(secret), m.now(), m.now().Add(ttl)
+	t.ID, t.CreatedAt, t.ExpiresAt = SessionID(secret), users.now(), users.now().Add(ttl)
 	return secret, tx.CreateToken(ctx, t)
 }
 
@@ -335,7 +340,7 @@ func (users *Users) Invite(ctx context.Context, orgID, email string, role Role) 
 		if secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
 			return err
 		}
-		return users.record(ctx, tx, orgID, "", AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
+		return users.audit.record(ctx, tx, orgID, "", AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
 	})
 	return secret, err
 }
@@ -468,7 +473,7 @@ func (users *Users) RemoveMember(ctx context.Context, orgID, userID string) erro
 		if _, err := tx.DeleteUserSessions(ctx, orgID, userID); err != nil {
 			return err
 		}
-		return users.record(ctx, tx, orgID, "", AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
+		return users.audit.record(ctx, tx, orgID, "", AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
 	})
 }
 
@@ -522,7 +527,7 @@ func (users *Users) ResetPassword(ctx context.Context, secret, password string) 
 			return err
 		}
 		for _, x := range ms {
-			if err := users.record(WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
+			if err := users.audit.record(WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
 				AuditUserPasswordSet, u.ID, nil, nil); err != nil {
 				return err
 			}

@@ -205,7 +205,16 @@ type WebhookSender interface {
 // Webhooks are the use cases of webhook endpoints and the delivery of events to them. Managing
 // endpoints and reading their log needs the keys permission (owner, admin): an endpoint's
 // secret is a credential, and its deliveries carry consent records.
-type Webhooks struct{ *base }
+type Webhooks struct {
+	store  Store
+	sender WebhookSender
+	// allowPrivate lets endpoints name loopback and private addresses.
+	allowPrivate bool
+	clock
+	newID  func() string
+	log    *slog.Logger
+	events *publisher
+}
 
 // WebhookInput creates or changes an endpoint; nil fields are left as they are on update.
 type WebhookInput struct {
@@ -231,13 +240,13 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 			return err
 		}
 		u, _ := url.Parse(*in.URL)
-		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !hooks.webhookAllowPrivate {
+		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !hooks.allowPrivate {
 			ip = ip.Unmap()
 			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
 				return Errorf(CodeInvalid, "url: %s is a loopback or private address (the operator may allow them with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", ip)
 			}
 		}
-		if strings.EqualFold(u.Hostname(), "localhost") && !hooks.webhookAllowPrivate {
+		if strings.EqualFold(u.Hostname(), "localhost") && !hooks.allowPrivate {
 			return Errorf(CodeInvalid, "url: localhost is a loopback address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)")
 		}
 	}
@@ -461,7 +470,7 @@ func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id stri
 	}
 	var d *WebhookDelivery
 	err = hooks.store.InTx(ctx, func(tx Store) error {
-		d, err = hooks.newDelivery(ctx, tx, e, old.EventType, old.Payload)
+		d, err = hooks.events.newDelivery(ctx, tx, e, old.EventType, old.Payload)
 		return err
 	})
 	return d, err
@@ -474,17 +483,27 @@ type Event struct {
 	Data      any       `json:"data"`
 }
 
-func (m *base) newDelivery(ctx context.Context, tx Store, e *WebhookEndpoint, eventType string, payload []byte) (*WebhookDelivery, error) {
-	if m.webhookQueue == nil {
+// publisher records webhook events: a delivery per subscribed endpoint, queued in the
+// transaction of the change it reports. Without a queue it records nothing.
+type publisher struct {
+	store Store
+	queue WebhookQueue
+	clock
+	newID func() string
+	log   *slog.Logger
+}
+
+func (events *publisher) newDelivery(ctx context.Context, tx Store, e *WebhookEndpoint, eventType string, payload []byte) (*WebhookDelivery, error) {
+	if events.queue == nil {
 		return nil, errors.New("core: webhooks need a queue")
 	}
-	now := m.now()
-	d := &WebhookDelivery{ID: "msg_" + strings.ReplaceAll(m.newID(), "-", ""), EndpointID: e.ID, EventType: eventType,
+	now := events.now()
+	d := &WebhookDelivery{ID: "msg_" + strings.ReplaceAll(events.newID(), "-", ""), EndpointID: e.ID, EventType: eventType,
 		Payload: payload, Status: DeliveryPending, Attempts: []DeliveryAttempt{}, CreatedAt: now, UpdatedAt: now}
 	if err := tx.CreateWebhookDelivery(ctx, d); err != nil {
 		return nil, err
 	}
-	if err := m.webhookQueue.EnqueueDelivery(ctx, tx, d.ID); err != nil {
+	if err := events.queue.EnqueueDelivery(ctx, tx, d.ID); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -493,8 +512,8 @@ func (m *base) newDelivery(ctx context.Context, tx Store, e *WebhookEndpoint, ev
 // publish creates a delivery of the event for every endpoint of the site's organization
 // subscribed to it, in tx, so that the deliveries exist if and only if what they report was
 // committed. Without a webhook queue it does nothing (the CLI's one-off use).
-func (m *base) publish(ctx context.Context, tx Store, siteID, eventType string, data any) error {
-	if m.webhookQueue == nil {
+func (events *publisher) publish(ctx context.Context, tx Store, siteID, eventType string, data any) error {
+	if events.queue == nil {
 		return nil
 	}
 	orgID, err := tx.SiteOrganization(ctx, siteID)
@@ -511,11 +530,11 @@ func (m *base) publish(ctx context.Context, tx Store, siteID, eventType string, 
 			continue
 		}
 		if payload == nil {
-			if payload, err = json.Marshal(Event{Type: eventType, Timestamp: m.now(), Data: data}); err != nil {
+			if payload, err = json.Marshal(Event{Type: eventType, Timestamp: events.now(), Data: data}); err != nil {
 				return err
 			}
 		}
-		if _, err := m.newDelivery(ctx, tx, e, eventType, payload); err != nil {
+		if _, err := events.newDelivery(ctx, tx, e, eventType, payload); err != nil {
 			return err
 		}
 	}
@@ -524,13 +543,13 @@ func (m *base) publish(ctx context.Context, tx Store, siteID, eventType string, 
 
 // publishNow is publish in a transaction of its own, after the change it reports was
 // committed; a failure is logged, not returned: the change stands.
-func (m *base) publishNow(ctx context.Context, siteID, eventType string, data any) {
-	if m.webhookQueue == nil {
+func (events *publisher) publishNow(ctx context.Context, siteID, eventType string, data any) {
+	if events.queue == nil {
 		return
 	}
-	err := m.store.InTx(context.WithoutCancel(ctx), func(tx Store) error { return m.publish(ctx, tx, siteID, eventType, data) })
+	err := events.store.InTx(context.WithoutCancel(ctx), func(tx Store) error { return events.publish(ctx, tx, siteID, eventType, data) })
 	if err != nil {
-		m.log.Error("could not queue a webhook event", slog.String("event", eventType), slog.String("site", siteID), slog.Any("error", err))
+		events.log.Error("could not queue a webhook event", slog.String("event", eventType), slog.String("site", siteID), slog.Any("error", err))
 	}
 }
 
@@ -542,17 +561,17 @@ type ConfigChange struct {
 }
 
 // configChanged publishes config.changed for a site.
-func (m *base) configChanged(ctx context.Context, siteID, what string) {
-	m.publishNow(ctx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
+func (events *publisher) configChanged(ctx context.Context, siteID, what string) {
+	events.publishNow(ctx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
 }
 
 // changedIn publishes config.changed in tx when err, the outcome of a configuration change
 // made in tx, is nil; it returns err otherwise.
-func (m *base) changedIn(ctx context.Context, tx Store, siteID, what string, err error) error {
+func (events *publisher) changedIn(ctx context.Context, tx Store, siteID, what string, err error) error {
 	if err != nil {
 		return err
 	}
-	return m.publish(ctx, tx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
+	return events.publish(ctx, tx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
 }
 
 // ScanEvent is the data of the scan.* and compliance.changed events.
@@ -578,20 +597,20 @@ func scanEvent(s *Scan) ScanEvent {
 }
 
 // publishScan publishes what a finished scan tells, in the transaction that finished it.
-func (m *base) publishScan(ctx context.Context, tx Store, s *Scan) error {
+func (events *publisher) publishScan(ctx context.Context, tx Store, s *Scan) error {
 	if s.Status == ScanFailed {
-		return m.publish(ctx, tx, s.SiteID, EventScanFailed, scanEvent(s))
+		return events.publish(ctx, tx, s.SiteID, EventScanFailed, scanEvent(s))
 	}
-	if err := m.publish(ctx, tx, s.SiteID, EventScanCompleted, scanEvent(s)); err != nil {
+	if err := events.publish(ctx, tx, s.SiteID, EventScanCompleted, scanEvent(s)); err != nil {
 		return err
 	}
 	if s.Changes != nil && s.Changes.Count > 0 {
-		if err := m.publish(ctx, tx, s.SiteID, EventScanChanged, scanEvent(s)); err != nil {
+		if err := events.publish(ctx, tx, s.SiteID, EventScanChanged, scanEvent(s)); err != nil {
 			return err
 		}
 	}
 	if s.Changes != nil && s.Changes.Compliance.Changed() {
-		if err := m.publish(ctx, tx, s.SiteID, EventComplianceChanged, scanEvent(s)); err != nil {
+		if err := events.publish(ctx, tx, s.SiteID, EventComplianceChanged, scanEvent(s)); err != nil {
 			return err
 		}
 	}
@@ -707,7 +726,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 			if err != nil {
 				return err
 			}
-			if _, err := hooks.newDelivery(ctx, tx, e, EventConsentRecorded, payload); err != nil {
+			if _, err := hooks.events.newDelivery(ctx, tx, e, EventConsentRecorded, payload); err != nil {
 				return err
 			}
 		}
@@ -723,7 +742,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 // endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
 // delivery is not sent again.
 func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
-	if hooks.webhookSender == nil {
+	if hooks.sender == nil {
 		return errors.New("core: webhooks need a sender")
 	}
 	d, err := hooks.store.WebhookDelivery(ctx, "", deliveryID)
@@ -749,7 +768,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 	}
 	start := hooks.clock()
 	sctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
-	res, sendErr := hooks.webhookSender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
+	res, sendErr := hooks.sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
 	cancel()
 	at := DeliveryAttempt{At: hooks.now(), DurationMS: hooks.clock().Sub(start).Milliseconds()}
 	ok := false

@@ -206,7 +206,7 @@ func (digests *Digests) digestSite(ctx context.Context, s *Site, now time.Time) 
 	}
 	sent := 0
 	for _, r := range s.DigestRecipients {
-		unsub := digests.publicURL + "/api/v1/unsubscribe/" + r.Token
+		unsub := digests.publicURL + APIPrefix + "/unsubscribe/" + r.Token
 		msg := EmailMessage{To: r.Email, Unsubscribe: unsub,
 			Subject: fmt.Sprintf("consentd: what changed on %s", s.Name),
 			Text: fmt.Sprintf("What consentd's scans saw on %s (%s) since %s:\n\n%s\n\n--\nYou get this digest because an administrator of %s added %s.\nUnsubscribe: %s\n",

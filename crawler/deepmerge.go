@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
 
@@ -30,25 +31,24 @@ func (s *scan) preConsentOf(svc *library.Service) *preConsentAgg {
 	return a
 }
 
-// consentdOwn reports whether a URL is consentd's own public endpoint (the banner runtime, its
-// configuration, consent records): the consent tool under test is not a finding.
+// consentdOwn reports whether a URL is one of consentd's own public resources (the banner
+// runtime, a site's loader, configuration, consent records, cookie declaration and page), on
+// whatever host and under whatever path prefix consentd is served: the consent tool under
+// test is not a finding.
 func consentdOwn(u *url.URL) bool {
-	p := u.Path
-	i := strings.Index(p, "/api/v1/public/")
-	if i < 0 {
-		return false
-	}
-	rest := p[i+len("/api/v1/public/"):]
-	return rest == "banner.js" || strings.HasSuffix(rest, "/config") || strings.HasSuffix(rest, "/consent")
+	_, _, ok := core.ParsePublicPath(u.EscapedPath())
+	return ok
 }
 
-// consentdRuntime reports whether an absolute script URL is consentd's banner runtime, which
-// is no unrecognized script on the sites that embed it.
+// consentdRuntime reports whether an absolute script URL is consentd's banner runtime, alone
+// or in a site's loader, which is no unrecognized script on the sites that embed it.
 func consentdRuntime(abs string) bool {
-	if i := strings.IndexAny(abs, "?#"); i >= 0 {
-		abs = abs[:i]
+	u, err := url.Parse(abs)
+	if err != nil {
+		return false
 	}
-	return strings.HasSuffix(abs, "/api/v1/public/banner.js")
+	r, _, ok := core.ParsePublicPath(u.EscapedPath())
+	return ok && (r == core.PublicRuntime || r == core.PublicLoader)
 }
 
 // consentdStorage reports whether a cookie or storage key is consentd's own: the visitor's

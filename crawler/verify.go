@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // ModeVerify is the Result.Mode of a verification scan (Verify).
@@ -81,7 +83,7 @@ const maxPublicConfig = 4 << 20
 
 // fetchPublicConfig reads the runtime's public configuration, in English.
 func fetchPublicConfig(ctx context.Context, tr http.RoundTripper, apiBase, projectKey string) ([]byte, string) {
-	u := strings.TrimSuffix(apiBase, "/") + "/" + url.PathEscape(projectKey) + "/config?lang=en"
+	u := strings.TrimSuffix(apiBase, "/") + strings.TrimPrefix(core.PublicPath(projectKey, core.PublicConfigPath), core.PublicPrefix) + "?lang=en"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err.Error()
@@ -305,7 +307,7 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 			ver.Banner = BannerConsentd
 		}
 		if ver.ProjectKey == "" && o.info.ProjectKey != "" {
-			ver.ProjectKey, ver.APIBase = o.info.ProjectKey, o.info.APIBase
+			ver.ProjectKey, ver.APIBase = o.info.ProjectKey, publicBase(o.info.Src)
 		}
 		cmd = cmd && o.info.ConsentDefault >= 0 && (o.info.GoogleRequest < 0 || o.info.ConsentDefault <= o.info.GoogleRequest)
 	}

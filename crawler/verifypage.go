@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
 
@@ -47,14 +49,12 @@ const initScript = `(function () {
 })();`
 
 // observeScript reads, at the end of a page: its storage keys, whether consentd's runtime
-// ran and what it held back unmarked, the runtime's project key and API base, and the times
+// ran and what it held back unmarked, the runtime's project key and script URL, and the times
 // of the Consent Mode default and of the first Google tag request.
 const observeScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
   var c = window.consentd, st = window.__consentdVerify || { cmd: -1 };
   var me = document.querySelector('script[data-project-key]');
-  var base = me ? (me.src || '').replace(/[?#].*$/, '') : '';
-  base = /\/loader\.js$/.test(base) ? base.replace(/\/[^\/]*\/[^\/]*$/, '') : base.replace(/\/[^\/]*$/, '');
   var held = [], heldURL = {};
   try {
     (c && c.heldUnmarked || []).forEach(function (h) {
@@ -74,9 +74,29 @@ const observeScript = `(function () {
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
     consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
-    apiBase: me ? base : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + `,
+    src: me ? me.src || '' : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + `,
     links: ` + linksJS + ` };
 })()`
+
+// publicBase is the base URL of consentd's public endpoints (".../api/v1/public") for the
+// runtime a page loads from src: the part before core.PublicPrefix's resources when src is one
+// of them (banner.js, a site's loader.js), else, as the runtime itself reads its address, src
+// without its last path segment; "" without src.
+func publicBase(src string) string {
+	u, err := url.Parse(src)
+	if err != nil || src == "" {
+		return ""
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	p := u.EscapedPath()
+	if _, _, ok := core.ParsePublicPath(p); ok {
+		p = p[:strings.LastIndex(p, core.PublicPrefix+"/")+len(core.PublicPrefix)]
+	} else {
+		p = p[:max(strings.LastIndex(p, "/"), 0)]
+	}
+	u.Path, u.RawPath = "", ""
+	return u.String() + p
+}
 
 // pageInfo is what observeScript returns.
 type pageInfo struct {
@@ -86,7 +106,7 @@ type pageInfo struct {
 	Consentd       bool      `json:"consentd"`
 	Held           []heldTag `json:"held"`
 	ProjectKey     string    `json:"projectKey"`
-	APIBase        string    `json:"apiBase"`
+	Src            string    `json:"src"`
 	ConsentDefault float64   `json:"consentDefault"`
 	GoogleRequest  float64   `json:"googleRequest"`
 	Tags           []string  `json:"tags"`

@@ -289,7 +289,7 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	if !langPattern.MatchString(lang) {
 		lang = "en"
 	}
-	src := "/api/v1/public/banner.js"
+	src := core.PublicPath("", core.PublicRuntime)
 	if h.cfg.RuntimeVersion != "" {
 		src += "?v=" + h.cfg.RuntimeVersion
 	}

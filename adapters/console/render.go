@@ -92,6 +92,9 @@ func (h *handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset": func(name string) string { return "/assets/" + name + "?v=" + h.version },
 		"max":   formMax,
+		// api is a path of the API (core.APIPrefix + p), cookiesPage a site's cookie declaration page.
+		"api":         func(p string) string { return core.APIPrefix + p },
+		"cookiesPage": func(projectKey string) string { return core.PublicPath(projectKey, core.PublicCookiesPage) },
 		"time": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

@@ -287,7 +287,7 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 // snippet is the setup snippet the API serves for the site, byte for byte.
 func (h *handler) snippet(r *http.Request, framework, key string) (string, string) {
 	if h.cfg.Snippet == nil {
-		return "", "GET /api/v1/sites/{id}/setup-snippet gives the setup snippet."
+		return "", "GET " + core.APIPrefix + "/sites/{id}/setup-snippet gives the setup snippet."
 	}
 	return h.cfg.Snippet(r, framework, key)
 }

@@ -20,9 +20,6 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// Prefix is the base path of the API: {base_url} of the contract.
-const Prefix = "/api/v1"
-
 // Config configures the HTTP adapter.
 type Config struct {
 	UseCases UseCases
@@ -35,12 +32,12 @@ type Config struct {
 	// PublicRateLimit is the public endpoints' requests per second per client address (burst
 	// twice that); 0 turns the limit off.
 	PublicRateLimit float64
-	// Runtime serves the banner runtime at /api/v1/public/banner.js; nil serves none.
+	// Runtime serves the banner runtime (core.PublicPath of core.PublicRuntime); nil serves none.
 	Runtime http.Handler
 	// RuntimeVersion is the runtime's content version, used for the cacheable snippet URL.
 	RuntimeVersion string
-	// RuntimeScript is the runtime's code, which the per-site loader
-	// (/api/v1/public/{projectKey}/loader.js) serves after the site's configuration; nil
+	// RuntimeScript is the runtime's code, which the per-site loader (core.PublicLoader)
+	// serves after the site's configuration; nil
 	// serves no loader.
 	RuntimeScript []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
@@ -89,11 +86,11 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
 	hc.DocsPath = ""     // huma's page loads its renderer from a CDN; apidocs serves one embedded
 	hc.Info.Description = apiDescription
-	hc.Servers = []*huma.Server{{URL: Prefix}}
+	hc.Servers = []*huma.Server{{URL: core.APIPrefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` or `POST /api-keys`, rotated and revoked under `/api-keys`, and stored only as hashes."},
 	}
-	api := humago.NewWithPrefix(mux, Prefix, hc)
+	api := humago.NewWithPrefix(mux, core.APIPrefix, hc)
 	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))
 
 	h.registerAPIKeys(api)
@@ -117,11 +114,11 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	documentRoles(api)
 
 	if cfg.Runtime != nil {
-		mux.Handle("GET "+Prefix+"/public/banner.js", http.StripPrefix(Prefix+"/public", cfg.Runtime))
+		mux.Handle("GET "+core.PublicPath("", core.PublicRuntime), http.StripPrefix(core.PublicPrefix, cfg.Runtime))
 		documentRuntime(api)
 	}
-	mux.Handle("GET "+Prefix+"/docs", apidocs.Page(Prefix+"/openapi.json", Prefix+"/docs/redoc.standalone.js"))
-	mux.Handle("GET "+Prefix+"/docs/redoc.standalone.js", apidocs.Script())
+	mux.Handle("GET "+core.APIPrefix+"/docs", apidocs.Page(core.APIPrefix+"/openapi.json", core.APIPrefix+"/docs/redoc.standalone.js"))
+	mux.Handle("GET "+core.APIPrefix+"/docs/redoc.standalone.js", apidocs.Script())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`)) //nolint:errcheck // the client went away
@@ -258,7 +255,7 @@ func recoverer(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-const apiDescription = `Management API of consentd, a self-hostable consent management platform.
+var apiDescription = `Management API of consentd, a self-hostable consent management platform.
 
 Every management operation needs ` + "`Authorization: Bearer <API key>`" + ` and acts on the
 organization owning the key; another organization's resources answer 404 as if they did not exist.
@@ -274,7 +271,7 @@ API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last u
 once rotated, when it stops working; the key itself is only in the answer that creates it.
 Rotation keeps the old key valid for a grace period (default one day); revocation is immediate.
 
-Public endpoints (` + "`/public/...`" + `) need no key: the banner runtime names the site by its
+Public endpoints (` + "`" + strings.TrimPrefix(core.PublicPrefix, core.APIPrefix) + "/...`" + `) need no key: the banner runtime names the site by its
 projectKey. They allow any origin (CORS) and are rate limited per client address (429).
 
 Decisions the contract leaves open: PATCH on the banner merges ` + "`colors`" + ` and
@@ -298,7 +295,7 @@ func compress(h http.Handler) http.Handler {
 	}
 	wrapped := gz(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+		if r.Method == http.MethodPost && isPublic(r.URL.Path) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -88,7 +88,7 @@ func (h *handlers) declaration(ctx context.Context, in *pageInput) (*core.Declar
 }
 
 func (h *handlers) registerDeclaration(api huma.API) {
-	o := publicOp("getDeclaration", http.MethodGet, "/public/{projectKey}/declaration", "Cookie declaration", 0)
+	o := publicOp("getDeclaration", http.MethodGet, core.PublicRoute(core.PublicDeclaration), "Cookie declaration", 0)
 	o.Description = "The site's cookie declaration in the visitor's language (lang, then Accept-Language): every category with its services, their privacy policies, and each cookie with its type, duration and purpose. Computed from the current configuration, so it follows every change of services; cached like the configuration. The banner runtime renders it into any <div data-consentd-declaration> element."
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The declaration.", Content: map[string]*huma.MediaType{
@@ -108,7 +108,7 @@ func (h *handlers) registerDeclaration(api huma.API) {
 		return rawBody(raw, "application/json", "public, max-age=60", in.IfNoneMatch, "Accept-Language"), nil
 	})
 
-	o = publicOp("getCookiePage", http.MethodGet, "/public/{projectKey}/cookies", "Cookie declaration page", 0)
+	o = publicOp("getCookiePage", http.MethodGet, core.PublicRoute(core.PublicCookiesPage), "Cookie declaration page", 0)
 	o.Description = "The cookie declaration as an HTML page in the visitor's language, usable as the banner's cookiePolicyUrl. The banner runtime on the page shows the visitor's current choice (passed by the runtime in the link's fragment), its date and record ID, and buttons to change or withdraw consent."
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The page.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}},

@@ -102,8 +102,8 @@ func (h *handlers) registerLoader(api huma.API) {
 		return
 	}
 	runtime := h.cfg.RuntimeScript
-	o := publicOp("getLoader", http.MethodGet, "/public/{projectKey}/loader.js", "Banner runtime with the site's configuration", 0)
-	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET /public/{projectKey}/config, in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language."
+	o := publicOp("getLoader", http.MethodGet, core.PublicRoute(core.PublicLoader), "Banner runtime with the site's configuration", 0)
+	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET " + core.PublicRoute(core.PublicConfigPath) + ", in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language."
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The loader script.", Content: map[string]*huma.MediaType{
 			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}},

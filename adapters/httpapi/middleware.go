@@ -135,12 +135,17 @@ func securityHeaders(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+		if !isPublic(r.URL.Path) {
 			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 			h.Set("X-Frame-Options", "DENY")
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isPublic reports whether a request path is under the public endpoints (core.PublicPrefix).
+func isPublic(path string) bool {
+	return strings.HasPrefix(path, core.PublicPrefix+"/")
 }
 
 // public adds CORS for any origin to the public endpoints, answers their preflights, and rate
@@ -149,7 +154,7 @@ func (h *handlers) public(next http.Handler) http.Handler {
 	lim := newLimiter(h.cfg.PublicRateLimit)
 	clientAddr := ClientIP(h.cfg.TrustedProxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, Prefix+"/public/") {
+		if !isPublic(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
 )
 
 // routeMux is a ServeMux that remembers its patterns, so that a test can compare what is
@@ -42,7 +44,7 @@ func (m *routeMux) routes() []string {
 func documentRuntime(api huma.API) {
 	str := &huma.Schema{Type: huma.TypeString}
 	api.OpenAPI().AddOperation(&huma.Operation{
-		OperationID: "getBannerRuntime", Method: http.MethodGet, Path: "/public/banner.js",
+		OperationID: "getBannerRuntime", Method: http.MethodGet, Path: core.PublicRoute(core.PublicRuntime),
 		Summary: "Banner runtime script", Tags: []string{"Public"},
 		Description: "The script a site embeds to show its banner and hold back trackers until consent. " +
 			"No API key; any origin. With ?v= equal to the current runtime version the response is cacheable " +

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/consentd/consentd/core"
 )
 
 // notDescribed are served patterns that the OpenAPI document cannot hold as operations: the
@@ -17,18 +19,19 @@ import (
 // live outside the API's base URL (/api/v1) and are not part of the contract.
 var notDescribed = map[string]bool{
 	"/": true, "GET /healthz": true, "GET /readyz": true, "GET /metrics": true,
-	"GET " + Prefix + "/docs": true, "GET " + Prefix + "/docs/redoc.standalone.js": true,
+	"GET " + core.APIPrefix + "/docs": true, "GET " + core.APIPrefix + "/docs/redoc.standalone.js": true,
 }
 
 // TestServedRoutesAreDocumented: every route the handler serves under the API prefix is an
 // operation of the served OpenAPI document, and every operation of the document is served.
 func TestServedRoutesAreDocumented(t *testing.T) {
 	h, routes := newHandler(Config{
-		Logger:  slog.New(slog.DiscardHandler),
-		Runtime: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
+		Logger:        slog.New(slog.DiscardHandler),
+		Runtime:       http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
+		RuntimeScript: []byte("/* runtime */"),
 	})
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", Prefix+"/openapi.json", nil))
+	h.ServeHTTP(rec, httptest.NewRequest("GET", core.APIPrefix+"/openapi.json", nil))
 	if rec.Code != 200 {
 		t.Fatalf("openapi.json: %d", rec.Code)
 	}
@@ -41,7 +44,7 @@ func TestServedRoutesAreDocumented(t *testing.T) {
 	documented := map[string]bool{}
 	for p, item := range doc.Paths {
 		for m := range item {
-			documented[strings.ToUpper(m)+" "+Prefix+p] = true
+			documented[strings.ToUpper(m)+" "+core.APIPrefix+p] = true
 		}
 	}
 	served := map[string]bool{}
@@ -59,12 +62,17 @@ func TestServedRoutesAreDocumented(t *testing.T) {
 			t.Errorf("in openapi.json but not served: %s", r)
 		}
 	}
-	if !documented["GET "+Prefix+"/public/banner.js"] {
-		t.Error("banner.js is not documented")
+	for _, r := range []string{core.PublicRuntime, core.PublicLoader, core.PublicConfigPath, core.PublicDeclaration, core.PublicCookiesPage} {
+		if !documented["GET "+core.APIPrefix+core.PublicRoute(r)] {
+			t.Errorf("GET %s is not documented", core.PublicRoute(r))
+		}
+	}
+	if !documented["POST "+core.APIPrefix+core.PublicRoute(core.PublicConsentPath)] {
+		t.Errorf("POST %s is not documented", core.PublicRoute(core.PublicConsentPath))
 	}
 	// the added operation keeps the document valid
 	rec = httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", Prefix+"/openapi-3.0.json", nil))
+	h.ServeHTTP(rec, httptest.NewRequest("GET", core.APIPrefix+"/openapi-3.0.json", nil))
 	d, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +86,6 @@ func TestServedRoutesAreDocumented(t *testing.T) {
 // 3.0 renderings, the docs page and the schemas).
 func isDocumentRoute(r string) bool {
 	_, path, _ := strings.Cut(r, " ")
-	rest, ok := strings.CutPrefix(path, Prefix+"/")
+	rest, ok := strings.CutPrefix(path, core.APIPrefix+"/")
 	return ok && (strings.HasPrefix(rest, "openapi") || rest == "docs" || strings.HasPrefix(rest, "schemas/"))
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/consentd/consentd/core"
 )
 
 type snippet struct {
@@ -57,9 +58,9 @@ func (c Config) snippet(base, framework, projectKey string) snippet {
 	}
 	// The per-site loader carries the runtime and the site's configuration, so that blocking
 	// is armed before the parser reaches the page's other tags.
-	src := base + Prefix + "/public/" + url.PathEscape(projectKey) + "/loader.js"
+	src := base + core.PublicPath(projectKey, core.PublicLoader)
 	if c.RuntimeScript == nil {
-		src = base + Prefix + "/public/banner.js"
+		src = base + core.PublicPath("", core.PublicRuntime)
 		if c.RuntimeVersion != "" {
 			src += "?v=" + c.RuntimeVersion
 		}

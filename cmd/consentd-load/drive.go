@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/consentd/consentd/core"
 )
 
 // target is a running consentd and the site the load writes to.
@@ -134,7 +136,7 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 
 func postConsent(ctx context.Context, c *http.Client, t target, body any) (string, error) {
 	b, _ := json.Marshal(body) // plain maps always marshal
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+"/api/v1/public/"+t.ProjectKey+"/consent", bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+core.PublicPath(t.ProjectKey, core.PublicConsentPath), bytes.NewReader(b))
 	if err != nil {
 		return "", err
 	}
@@ -163,7 +165,7 @@ func postConsent(ctx context.Context, c *http.Client, t target, body any) (strin
 
 // total lists page 1 of the site's records and returns the total.
 func total(ctx context.Context, c *http.Client, t target, query string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/api/v1/sites/"+t.SiteID+"/consent-records?"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+"/sites/"+t.SiteID+"/consent-records?"+query, nil)
 	if err != nil {
 		return 0, err
 	}

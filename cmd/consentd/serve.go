@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
 )
 
 func serve(ctx context.Context, args []string) error {
@@ -45,7 +46,7 @@ func serve(ctx context.Context, args []string) error {
 		if key != "" {
 			base := app.BaseURL(ln.Addr().String())
 			fmt.Fprintf(os.Stderr, "\nFirst start: created organization \"default\" and this API key (shown only once):\n\n  %s\n\n"+
-				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s/api/v1/sites\n", key, key, base)
+				"Use it as a bearer token, e.g.\n  curl -H 'Authorization: Bearer %s' %s%s/sites\n", key, key, base, core.APIPrefix)
 			if *console {
 				fmt.Fprintf(os.Stderr, "or sign in to the console with it at %s/\n", base)
 			}

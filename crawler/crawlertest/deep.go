@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
 
@@ -224,7 +225,10 @@ func SiteHost(cfg SiteConfig) string {
 }
 
 // Handler serves a recorded site, and runtime (consentd's real banner runtime, which the
-// caller passes in: the crawler does not depend on the adapters) on the site's consentd host.
+// caller passes in: the crawler does not depend on the adapters) on the site's consentd host,
+// as the API serves it: the runtime, each site's loader (its recorded configuration, then the
+// runtime), the recorded configuration (its recorded headers), and a receipt for each consent
+// posted, with the public endpoints' CORS.
 func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
 	rp := &Replay{Dir: dir, Gate: cfg.Gate}
 	if cfg.Consentd == "" || runtime == nil {
@@ -235,28 +239,40 @@ func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
 		if err != nil {
 			host = r.Host
 		}
-		if strings.EqualFold(host, cfg.Consentd) && r.URL.Path == "/api/v1/public/banner.js" {
-			runtime.ServeHTTP(w, r)
+		res, key, ok := core.ParsePublicPath(r.URL.EscapedPath())
+		if !ok || !strings.EqualFold(host, cfg.Consentd) {
+			rp.ServeHTTP(w, r)
 			return
 		}
-		// The per-site loader, as the API serves it: the recorded configuration, then the runtime.
-		if key, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/public/"), "/loader.js"); ok &&
-			strings.EqualFold(host, cfg.Consentd) && key != "" && !strings.Contains(key, "/") {
-			conf, err := os.ReadFile(filepath.Join(dir, host, "api", "v1", "public", key, "config@lang=en"))
+		switch {
+		case r.Method == http.MethodOptions:
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+			w.WriteHeader(http.StatusNoContent)
+		case res == core.PublicRuntime:
+			runtime.ServeHTTP(w, r)
+		case res == core.PublicLoader:
+			conf, err := os.ReadFile(filepath.Join(dir, host, filepath.FromSlash(core.PublicPath(key, core.PublicConfigPath))+"@lang=en"))
 			if err != nil {
 				http.NotFound(w, r)
 				return
 			}
 			rec := httptest.NewRecorder()
-			runtime.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/public/banner.js", nil))
+			runtime.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, core.PublicPath("", core.PublicRuntime), nil))
 			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 			_, _ = w.Write([]byte("window.__consentdBoot="))
 			_, _ = w.Write(bytes.TrimSpace(conf))
 			_, _ = w.Write([]byte(";\n"))
 			_, _ = w.Write(rec.Body.Bytes())
-			return
+		case res == core.PublicConsentPath && r.Method == http.MethodPost:
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{"id":"rec_replayed","visitorId":"vis_replayed"}`))
+		default:
+			rp.ServeHTTP(w, r)
 		}
-		rp.ServeHTTP(w, r)
 	})
 }
 

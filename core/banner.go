@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/consentd/consentd/library"
 )
 
 // Banner enumerations (interface-spec section 2.2).
@@ -448,7 +450,7 @@ func blockingRules(catalog Catalog, b *Banner, cats []*Category, svcs []*Service
 			}
 			catSlug = c.Slug
 		}
-		if catSlug == "essential" {
+		if catSlug == library.CategoryEssential {
 			continue
 		}
 		rules = append(rules, BlockingRule{ServiceSlug: lib.Slug, CategorySlug: catSlug, Patterns: lib.Scripts})

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/consentd/consentd/library"
 	"github.com/gosimple/unidecode"
 	"golang.org/x/text/unicode/norm"
 )
@@ -47,6 +48,9 @@ type CategoryStore interface {
 	DeleteCategory(ctx context.Context, siteID, id string) error
 }
 
+// fallbackCategory is where a scan's import puts a service whose category the site lacks.
+const fallbackCategory = library.CategoryMarketing
+
 // Limits of categories and translations (interface-spec section 8).
 const (
 	MaxCategoryName        = 100
@@ -55,13 +59,13 @@ const (
 	MaxSlug                = 100
 )
 
-// defaultCategories are created with every site.
+// defaultCategories are created with every site; their slugs are the library's categories.
 var defaultCategories = []Category{
-	{Slug: "essential", Name: "Essential", IsRequired: true, SortOrder: 0,
+	{Slug: library.CategoryEssential, Name: "Essential", IsRequired: true, SortOrder: 0,
 		Description: "Needed for the website to work: security, load balancing, remembering your choices. These cannot be switched off."},
-	{Slug: "statistics", Name: "Statistics", SortOrder: 1,
+	{Slug: library.CategoryStatistics, Name: "Statistics", SortOrder: 1,
 		Description: "Help us understand how visitors use the website by collecting information anonymously or in aggregate."},
-	{Slug: "marketing", Name: "Marketing", SortOrder: 2,
+	{Slug: library.CategoryMarketing, Name: "Marketing", SortOrder: 2,
 		Description: "Used to show relevant advertising and to measure campaigns, often across websites."},
 }
 

@@ -10,27 +10,23 @@ import (
 )
 
 // The configuration rules. Each reads the banner, categories and services as the runtime
-// (adapters/httpapi/bannerjs/banner.js) acts on them; each rule's comment says which behaviour
-// of the runtime it rests on.
+// (adapters/httpapi/bannerjs) acts on them: what the runtime decides, from the visitor's Policy
+// (DecidePolicy), the one function that decides it; how it shows it, from its UI. Each rule's
+// comment says which behaviour it rests on.
 
 // buttonDefaults are the runtime stylesheet's colours (banner.css), used when a banner's colors
 // lack a key.
 var buttonDefaults = map[string]string{"background": "#ffffff", "acceptButton": "#1a73e8", "rejectButton": "#1a73e8"}
 
-// consentModeServices are the library services that read Google Consent Mode: their tags
-// adjust to the consent state only when its default command ran before them.
-var consentModeServices = []string{"google-analytics", "google-ads", "google-ad-manager", "google-adsense",
-	"google-floodlight", "google-tag-manager"}
-
-// gpcCategory (consent.go) is the one category the runtime switches off on a GPC signal.
-
 func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	b := in.Banner
-	var optional []string // non-required category slugs
+	// What the runtime does for an EU visitor.
+	eu := DecidePolicy(b, in.Categories, VisitorRule{Jurisdiction: JurisdictionGDPR})
+	var preset []string // non-required categories on before a decision
 	var optionalServices []string
 	for _, c := range in.Categories {
-		if !c.IsRequired {
-			optional = append(optional, c.Slug)
+		if !c.IsRequired && eu.Categories[c.Slug].Initial {
+			preset = append(preset, c.Slug)
 		}
 	}
 	for _, s := range in.Services {
@@ -41,11 +37,12 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
 
 	// banner.reject-first-layer: the runtime's first layer always has reject and accept as
-	// <button>s of the same size side by side (buttons() in banner.js), so reject is missing
-	// from the first layer only when no banner is shown: defaultBehavior no_banner. That
-	// matters when something waits for consent: services in non-required categories.
+	// <button>s of the same size side by side (buttons() in the runtime's UI), so reject is
+	// missing from the first layer only when no banner is shown: the policy does not ask
+	// (defaultBehavior no_banner). That matters when something waits for consent: services in
+	// non-required categories.
 	e.check("banner.reject-first-layer")
-	if b.DefaultBehavior == "no_banner" && len(optionalServices) > 0 {
+	if !eu.Ask && len(optionalServices) > 0 {
 		e.add("banner.reject-first-layer", "", map[string]string{"value": b.DefaultBehavior,
 			"count": strconv.Itoa(len(optionalServices)), "services": listed(optionalServices)},
 			field("banner.defaultBehavior", b.DefaultBehavior))
@@ -115,23 +112,21 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 		e.add("banner.withdraw-lasting", "", map[string]string{"value": "false"}, field("banner.reopenButton", "false"))
 	}
 
-	// consent.opt-out-eu: before a decision the runtime allows a category when it is required
-	// or defaultBehavior is not opt_in (defaults() in banner.js), for every visitor: the
-	// jurisdiction does not change it. So opt_out and no_banner run every non-required
-	// category for EU (gdpr) visitors before they chose.
+	// consent.opt-out-eu: before a decision the runtime gives each category its policy's
+	// initial state, on for every non-required category unless defaultBehavior is opt_in. So
+	// opt_out and no_banner run them for EU (gdpr) visitors before they chose.
 	e.check("consent.opt-out-eu")
-	if b.DefaultBehavior != "opt_in" && len(optional) > 0 {
-		e.add("consent.opt-out-eu", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(optional)},
+	if len(preset) > 0 {
+		e.add("consent.opt-out-eu", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(preset)},
 			field("banner.defaultBehavior", b.DefaultBehavior))
 	}
 
 	// consent.preticked: the preferences' switches show the state in force, which before a
-	// decision is defaults(): every non-required category on unless defaultBehavior is
-	// opt_in. (A category's isDefault means "created with the site, cannot be deleted"; the
-	// runtime does not read it, so it ticks nothing.)
+	// decision is the policy's initial state. (A category's isDefault means "created with the
+	// site, cannot be deleted"; the runtime does not read it, so it ticks nothing.)
 	e.check("consent.preticked")
-	if b.DefaultBehavior != "opt_in" && len(optional) > 0 {
-		e.add("consent.preticked", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(optional)},
+	if len(preset) > 0 {
+		e.add("consent.preticked", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(preset)},
 			field("banner.defaultBehavior", b.DefaultBehavior))
 	}
 
@@ -147,7 +142,7 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	}
 
 	e.declarationRules(in)
-	e.consentModeConfig(in, v)
+	e.consentModeConfig(in, eu, v)
 	e.gpcRule(in)
 }
 
@@ -181,13 +176,13 @@ func (e *evaluation) declarationRules(in *ComplianceInput) {
 
 // consentModeConfig is the configuration side of consent.gcm-default. The runtime always
 // pushes Consent Mode's default (everything denied) before any tag, and with site-wide blocking
-// holds Google's tags until consent; gcmExcludeVendor lets Google's tags load at once and
-// relies on Consent Mode alone, which works only when nothing loads Google's tags before the
-// runtime. A verification scan settles it either way (consentModeVerified), so this notice is
-// only given without one.
-func (e *evaluation) consentModeConfig(in *ComplianceInput, v *Verification) {
+// holds Google's tags until consent; gcmExcludeVendor makes the policy leave Google's hosts
+// unheld (Policy.UnheldHosts) and rely on Consent Mode alone, which works only when nothing
+// loads Google's tags before the runtime. A verification scan settles it either way
+// (consentModeVerified), so this notice is only given without one.
+func (e *evaluation) consentModeConfig(in *ComplianceInput, pol *Policy, v *Verification) {
 	e.check("consent.gcm-default")
-	if !in.Banner.GCMExcludeVendor || v != nil {
+	if len(pol.UnheldHosts) == 0 || v != nil {
 		return
 	}
 	var google []string
@@ -204,23 +199,24 @@ func (e *evaluation) consentModeConfig(in *ComplianceInput, v *Verification) {
 		listed(google))}, Evidence{Field: strp("banner.gcmExcludeVendor"), Value: strp("true")})
 }
 
-func isConsentModeService(slug string) bool { return slices.Contains(consentModeServices, slug) }
+func isConsentModeService(slug string) bool {
+	return slices.Contains(library.ConsentModeServices(), slug)
+}
 
 // gpcRule is consent.gpc. Under CCPA the runtime answers a GPC signal by switching off the
-// category with slug gpcCategory ("marketing") and only that one (ccpaGPC() in banner.js, also
-// over a stored "accept all"): a non-required category of another slug that holds services the
-// library classes as marketing keeps them running for a visitor who opted out of sale.
+// categories the policy names (Policy.GPC.Off: SaleCategory, when the site has it and it is
+// not required) and only those, also over a stored "accept all": a non-required category of
+// another slug that holds services the library classes as marketing keeps them running for a
+// visitor who opted out of sale.
 func (e *evaluation) gpcRule(in *ComplianceInput) {
 	e.check("consent.gpc")
-	var hasGPC bool
-	for _, c := range in.Categories {
-		hasGPC = hasGPC || c.Slug == gpcCategory
-	}
+	pol := DecidePolicy(in.Banner, in.Categories, VisitorRule{Jurisdiction: JurisdictionCCPA})
+	hasGPC := slices.Contains(pol.GPC.Off, SaleCategory)
 	var uncovered []string
 	var first *Service
 	for _, s := range in.Services {
 		c := e.site.catByID[s.CategoryID]
-		if c == nil || c.IsRequired || c.Slug == gpcCategory || e.lib == nil {
+		if c == nil || c.IsRequired || slices.Contains(pol.GPC.Off, c.Slug) || e.lib == nil {
 			continue
 		}
 		if ls, ok := e.lib.Service(s.Slug); ok && ls.Category == library.CategoryMarketing {
@@ -234,10 +230,10 @@ func (e *evaluation) gpcRule(in *ComplianceInput) {
 		return
 	}
 	what := fmt.Sprintf("A GPC signal switches off only the category %q; %s keep running for a visitor who sent it.",
-		gpcCategory, listed(uncovered))
+		SaleCategory, listed(uncovered))
 	if !hasGPC {
 		what = fmt.Sprintf("The site has no category %q, the one a GPC signal switches off; %s keep running for a visitor who sent it.",
-			gpcCategory, listed(uncovered))
+			SaleCategory, listed(uncovered))
 	}
 	cat := e.site.catByID[first.CategoryID].Slug
 	e.add("consent.gpc", "", map[string]string{"what": what},

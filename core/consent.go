@@ -199,17 +199,13 @@ func JurisdictionOf(country string) string {
 	}
 }
 
-// gpcCategory is the category a Global Privacy Control signal turns off under CCPA: the one
-// holding the services that sell or share personal data.
-const gpcCategory = "marketing"
-
 // actionAgrees checks that a decision's action says what its categories say, so that no
 // record contradicts itself (docs/consent-records.md, "Records that cannot contradict
 // themselves"): reject_all with an optional category true, or accept_all with one false or
 // left out, is a validation error rather than a record rewritten from a guess. The one
-// exception is the category a Global Privacy Control signal turns off, which accept_all may
-// send false when the request carries the signal (the runtime locks it off then).
-func actionAgrees(in ConsentInput, cats []*Category) error {
+// exception is a category a Global Privacy Control signal turns off (Policy.GPC), which
+// accept_all may send false when the request carries the signal (the runtime locks it off then).
+func actionAgrees(in ConsentInput, cats []*Category, ps Policies) error {
 	if in.Action == nil {
 		return nil
 	}
@@ -222,7 +218,7 @@ func actionAgrees(in ConsentInput, cats []*Category) error {
 		}
 	case "accept_all":
 		for _, c := range cats {
-			if c.IsRequired || in.Categories[c.Slug] || (in.GPC && c.Slug == gpcCategory) {
+			if c.IsRequired || in.Categories[c.Slug] || (in.GPC && ps.GPCMayTurnOff(c.Slug)) {
 				continue
 			}
 			return Errorf(CodeInvalid, "categories.%s: must be true with action accept_all", c.Slug)
@@ -232,8 +228,9 @@ func actionAgrees(in ConsentInput, cats []*Category) error {
 }
 
 // RecordConsent stores a visitor's decision for the site named by projectKey. Every category
-// of the site is stored with an explicit boolean: required ones always true, unmentioned ones
-// false. A GPC signal under CCPA also stores doNotSell.
+// of the site is stored with an explicit boolean, as the visitor's Policy applies the decision:
+// required ones always true, unmentioned ones false, those a GPC signal turns off false when
+// the request carries one, which may also store doNotSell.
 func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
 	view, err := consents.views.consentSite(ctx, projectKey, consents.clock())
 	if err != nil {
@@ -250,7 +247,7 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 	if in.Action != nil && !slices.Contains(ConsentActions, *in.Action) {
 		return nil, Errorf(CodeInvalid, "action: must be one of %v", ConsentActions)
 	}
-	if err := actionAgrees(in, cats); err != nil {
+	if err := actionAgrees(in, cats, view.policies); err != nil {
 		return nil, err
 	}
 	visitor := consents.newID()
@@ -262,25 +259,16 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 	}
 	in.Country = countryCode(in.Country)
 	jur := JurisdictionOf(in.Country)
-	// Under CCPA a Global Privacy Control signal is an opt-out of sale and sharing: marketing
-	// is off and doNotSell on, whatever the client sent, as the runtime does in the browser.
-	gpcOptOut := in.GPC && jur == JurisdictionCCPA
-	known := make(map[string]bool, len(cats))
-	decided := make(map[string]bool, len(cats))
+	pol := view.policies.For(VisitorRule{Jurisdiction: jur})
+	decided := pol.Apply(in.Categories, in.GPC)
 	allOn, allOff := true, true
 	for _, c := range cats {
-		known[c.Slug] = true
-		v := in.Categories[c.Slug] || c.IsRequired
-		if gpcOptOut && c.Slug == gpcCategory && !c.IsRequired {
-			v = false
-		}
-		decided[c.Slug] = v
 		if !c.IsRequired {
-			allOn, allOff = allOn && v, allOff && !v
+			allOn, allOff = allOn && decided[c.Slug], allOff && !decided[c.Slug]
 		}
 	}
 	for slug := range in.Categories {
-		if !known[slug] {
+		if _, known := decided[slug]; !known {
 			return nil, Errorf(CodeInvalid, "categories.%s: unknown category", slug)
 		}
 	}
@@ -294,7 +282,7 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 	}
 	r := &ConsentRecord{
 		ID: consents.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
-		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || gpcOptOut,
+		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC != nil && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: consents.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 	}

@@ -149,6 +149,8 @@ type consentView struct {
 	cats []*Category
 	// version is the banner's current consentVersion, the highest a decision may carry.
 	version int
+	// policies are what the runtime does, by jurisdiction (DecidePolicies).
+	policies Policies
 }
 
 // consentSite returns the site named by projectKey, its categories and its banner's current
@@ -168,7 +170,7 @@ func (views *publicViews) consentSite(ctx context.Context, projectKey string, no
 		if err != nil {
 			return consentView{}, "", err
 		}
-		return consentView{site: site, cats: cats, version: b.ConsentVersion}, site.ID, nil
+		return consentView{site: site, cats: cats, version: b.ConsentVersion, policies: DecidePolicies(b, cats)}, site.ID, nil
 	})
 }
 

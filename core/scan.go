@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/library"
 )
 
 // Scan statuses (interface-spec section 3).
@@ -447,7 +449,7 @@ func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID str
 		have[d.Slug] = true
 		cat, err := scans.store.CategoryBySlug(ctx, siteID, d.Category)
 		if IsNotFound(err) {
-			cat, err = scans.store.CategoryBySlug(ctx, siteID, "marketing")
+			cat, err = scans.store.CategoryBySlug(ctx, siteID, fallbackCategory)
 		}
 		if err != nil {
 			return nil, err
@@ -518,7 +520,7 @@ func (scans *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Tracke
 	}
 	out.LastCompletedAt = done.FinishedAt
 	for _, d := range done.DetectedServices {
-		if d.Category == "essential" {
+		if d.Category == library.CategoryEssential {
 			continue
 		}
 		out.Trackers = append(out.Trackers, Tracker{Slug: d.Slug, Label: d.Name, Category: d.Category, TrackingIDs: orEmptySlice(d.TrackingIDs)})

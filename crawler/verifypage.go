@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ const initScript = `(function () {
 // observeScript reads, at the end of a page: its storage keys, whether consentd's runtime
 // ran and what it held back unmarked, the runtime's project key and script URL, and the times
 // of the Consent Mode default and of the first Google tag request.
-const observeScript = `(function () {
+var observeScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
   var c = window.consentd, st = window.__consentdVerify || { cmd: -1 };
   var me = document.querySelector('script[data-project-key]');
@@ -68,7 +69,7 @@ const observeScript = `(function () {
   var google = -1;
   try {
     performance.getEntriesByType('resource').forEach(function (e) {
-      if (/^https?:\/\/([^\/]*\.)?(googletagmanager\.com|google-analytics\.com|googleadservices\.com|doubleclick\.net)\//.test(e.name) &&
+      if (/^https?:\/\/([^\/]*\.)?(` + googleHostsRE() + `)\//.test(e.name) &&
         !heldURL[e.name] && (google < 0 || e.startTime < google)) google = e.startTime;
     });
   } catch (e) {}
@@ -96,6 +97,15 @@ func publicBase(src string) string {
 	}
 	u.Path, u.RawPath = "", ""
 	return u.String() + p
+}
+
+// googleHostsRE is the alternation of the library's Google tag hosts, for a JavaScript RegExp.
+func googleHostsRE() string {
+	hosts := library.GoogleTagHosts()
+	for i, h := range hosts {
+		hosts[i] = regexp.QuoteMeta(h)
+	}
+	return strings.Join(hosts, "|")
 }
 
 // pageInfo is what observeScript returns.

@@ -1,0 +1,222 @@
+package core
+
+import (
+	"slices"
+
+	"github.com/consentd/consentd/library"
+)
+
+// The server decides, the runtime applies: DecidePolicy is the one place that says what the
+// banner runtime does for a site and a visitor. The public configuration carries its result
+// (PublicConfig.Policy) and banner.js applies it without recomputing any of it; RecordConsent,
+// the configuration's compliance rules and the verification rules read the same result.
+
+// SaleCategory is the category holding the services that sell or share personal data: the one
+// a Global Privacy Control signal turns off where the law makes it an opt-out of sale (CCPA),
+// and the one whose refusal is a request not to sell. Category slugs are the library's.
+const SaleCategory = library.CategoryMarketing
+
+// Signals maps each signal a vendor reads to the categories that must all be allowed for it to
+// be granted; a signal with no category is always granted.
+type Signals map[string][]string
+
+// Google Consent Mode v2 consent types.
+const (
+	gcmAdStorage         = "ad_storage"
+	gcmAdUserData        = "ad_user_data"
+	gcmAdPersonalization = "ad_personalization"
+	gcmAnalyticsStorage  = "analytics_storage"
+	gcmFunctionality     = "functionality_storage"
+	gcmSecurity          = "security_storage"
+)
+
+// ConsentModeSignals returns the Google Consent Mode signals and the categories each needs.
+// The runtime's build sends them (none granted but those needing no category) as Consent Mode's
+// default before any tag runs, before it knows the site.
+func ConsentModeSignals() Signals {
+	return Signals{
+		gcmAdStorage:         {library.CategoryMarketing},
+		gcmAdUserData:        {library.CategoryMarketing},
+		gcmAdPersonalization: {library.CategoryMarketing},
+		gcmAnalyticsStorage:  {library.CategoryStatistics},
+		gcmFunctionality:     {},
+		gcmSecurity:          {},
+	}
+}
+
+// Grants reports, for each signal, whether allowed (category slug → allowed) grants it.
+func (s Signals) Grants(allowed map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(s))
+	for sig, cats := range s {
+		out[sig] = allAllowed(cats, allowed)
+	}
+	return out
+}
+
+func allAllowed(cats []string, allowed map[string]bool) bool {
+	for _, c := range cats {
+		if !allowed[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// VisitorRule is what the server knows of a visitor when it decides: today the jurisdiction
+// of the visitor's country (JurisdictionOf).
+type VisitorRule struct {
+	Jurisdiction string
+}
+
+// Policy is what the banner runtime does for a site and a visitor.
+type Policy struct {
+	Categories map[string]CategoryPolicy `json:"categories" doc:"Each category of the site by slug: its state before the visitor decides, and whether it is always on."`
+	Ask        bool                      `json:"ask" doc:"Whether the runtime shows the banner while the visitor has no current decision (false: the initial states apply silently)."`
+	GPC        *GPCPolicy                `json:"gpc" doc:"What a Global Privacy Control signal does for this visitor; null when it changes nothing."`
+	// DoNotSellWithout lists the categories whose refusal is a request not to sell; empty where
+	// the visitor's rule knows no opt-out of sale.
+	DoNotSellWithout []string          `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
+	ConsentMode      ConsentModePolicy `json:"consentMode" doc:"What the runtime tells Google Consent Mode."`
+	Storefront       Signals           `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; null when banner.storefrontIntegration is off."`
+	UnheldHosts      []string          `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.gcmExcludeVendor is true; empty otherwise."`
+}
+
+// CategoryPolicy is what the runtime does with one category.
+type CategoryPolicy struct {
+	Initial  bool `json:"initial" doc:"The category's state before the visitor decides."`
+	Required bool `json:"required" doc:"Always on: no decision switches it off."`
+}
+
+// GPCPolicy is what a Global Privacy Control signal does.
+type GPCPolicy struct {
+	Off       []string `json:"off" doc:"Categories the signal turns off and keeps off, over any decision."`
+	DoNotSell bool     `json:"doNotSell" doc:"Whether the signal is a request not to sell (the record's doNotSell)."`
+}
+
+// ConsentModePolicy is what the runtime tells Google Consent Mode: the update after each
+// decision grants each signal whose categories are all allowed.
+type ConsentModePolicy struct {
+	Signals          Signals  `json:"signals" doc:"Consent Mode's consent types and the categories each needs; one with none is always granted."`
+	RedactAdsWithout []string `json:"redactAdsWithout" doc:"ads_data_redaction is set while any of these categories is not allowed."`
+}
+
+// DecidePolicy computes what the runtime does on the site (its banner and categories) for a
+// visitor under rule.
+func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
+	p := &Policy{
+		Categories: make(map[string]CategoryPolicy, len(cats)),
+		Ask:        b.DefaultBehavior != "no_banner",
+		ConsentMode: ConsentModePolicy{Signals: ConsentModeSignals(),
+			RedactAdsWithout: []string{library.CategoryMarketing}},
+		DoNotSellWithout: []string{},
+		UnheldHosts:      []string{},
+	}
+	// Before a decision, a category is on when it is required or the banner does not ask for
+	// consent first (opt_out, no_banner), whatever the jurisdiction.
+	for _, c := range cats {
+		p.Categories[c.Slug] = CategoryPolicy{Initial: c.IsRequired || b.DefaultBehavior != "opt_in", Required: c.IsRequired}
+	}
+	// Under CCPA a GPC signal is an opt-out of sale and sharing: the sale category is off and
+	// doNotSell on, over any decision; refusing the sale category is a request not to sell.
+	if rule.Jurisdiction == JurisdictionCCPA {
+		p.GPC = &GPCPolicy{Off: []string{}, DoNotSell: true}
+		if c, ok := p.Categories[SaleCategory]; ok && !c.Required {
+			p.GPC.Off = append(p.GPC.Off, SaleCategory)
+		}
+		p.DoNotSellWithout = []string{SaleCategory}
+	}
+	if b.GCMExcludeVendor {
+		p.UnheldHosts = library.GoogleTagHosts()
+	}
+	if b.StorefrontIntegration {
+		// The storefront's preferences follow the site's "preferences" category, else its
+		// "functional" one, else are granted.
+		pref := []string{}
+		for _, slug := range []string{"preferences", "functional"} {
+			if _, ok := p.Categories[slug]; ok {
+				pref = []string{slug}
+				break
+			}
+		}
+		p.Storefront = Signals{
+			"analytics": {library.CategoryStatistics}, "marketing": {library.CategoryMarketing},
+			"preferences": pref, "sale_of_data": {SaleCategory},
+		}
+	}
+	return p
+}
+
+// Fixed returns the categories whose state no decision changes for a visitor who sent a GPC
+// signal (gpc) or not: required ones on, those the signal turns off off.
+func (p *Policy) Fixed(gpc bool) map[string]bool {
+	out := map[string]bool{}
+	for slug, c := range p.Categories {
+		if c.Required {
+			out[slug] = true
+		}
+	}
+	if gpc && p.GPC != nil {
+		for _, slug := range p.GPC.Off {
+			if !p.Categories[slug].Required {
+				out[slug] = false
+			}
+		}
+	}
+	return out
+}
+
+// Apply returns the state of every category of the site after a decision that chose chosen
+// (slugs left out are refused), for a visitor who sent a GPC signal or not.
+func (p *Policy) Apply(chosen map[string]bool, gpc bool) map[string]bool {
+	fixed := p.Fixed(gpc)
+	out := make(map[string]bool, len(p.Categories))
+	for slug := range p.Categories {
+		v, ok := fixed[slug]
+		if !ok {
+			v = chosen[slug]
+		}
+		out[slug] = v
+	}
+	return out
+}
+
+// DoNotSell reports whether a visitor with the categories allowed (after Apply) and a GPC
+// signal or not asks not to sell.
+func (p *Policy) DoNotSell(allowed map[string]bool, gpc bool) bool {
+	if gpc && p.GPC != nil && p.GPC.DoNotSell {
+		return true
+	}
+	return len(p.DoNotSellWithout) > 0 && !allAllowed(p.DoNotSellWithout, allowed)
+}
+
+// Policies are a site's policies by jurisdiction, computed once per cached view of the site.
+type Policies map[string]*Policy
+
+// DecidePolicies computes the site's policy for each jurisdiction.
+func DecidePolicies(b *Banner, cats []*Category) Policies {
+	out := make(Policies, len(Jurisdictions()))
+	for _, j := range Jurisdictions() {
+		out[j] = DecidePolicy(b, cats, VisitorRule{Jurisdiction: j})
+	}
+	return out
+}
+
+// For returns the policy of a visitor under rule.
+func (ps Policies) For(rule VisitorRule) *Policy {
+	if p, ok := ps[rule.Jurisdiction]; ok {
+		return p
+	}
+	return ps[JurisdictionNone]
+}
+
+// GPCMayTurnOff reports whether a GPC signal turns the category off under some jurisdiction: a
+// decision posted with the signal may refuse it even with accept_all, since the jurisdiction
+// the runtime's configuration was decided for may not be the one of the POST.
+func (ps Policies) GPCMayTurnOff(slug string) bool {
+	for _, p := range ps {
+		if p.GPC != nil && slices.Contains(p.GPC.Off, slug) {
+			return true
+		}
+	}
+	return false
+}

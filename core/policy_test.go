@@ -1,0 +1,159 @@
+package core_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+func policyCats(slugs ...string) []*core.Category {
+	var out []*core.Category
+	for i, s := range slugs {
+		out = append(out, &core.Category{Slug: s, IsRequired: s == library.CategoryEssential, SortOrder: i})
+	}
+	return out
+}
+
+// TestDecidePolicy: the table of what the runtime does, by banner settings and jurisdiction.
+func TestDecidePolicy(t *testing.T) {
+	t.Parallel()
+	std := policyCats(library.CategoryEssential, library.CategoryStatistics, library.CategoryMarketing)
+	type want struct {
+		initial    map[string]bool
+		ask        bool
+		gpcOff     []string // nil: GPC changes nothing
+		dnsWithout []string
+		unheld     bool
+		storefront map[string][]string
+	}
+	cases := []struct {
+		name string
+		b    core.Banner
+		cats []*core.Category
+		jur  string
+		want want
+	}{
+		{"opt_in gdpr", core.Banner{DefaultBehavior: "opt_in"}, std, core.JurisdictionGDPR,
+			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}}},
+		{"opt_out none", core.Banner{DefaultBehavior: "opt_out"}, std, core.JurisdictionNone,
+			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: true, dnsWithout: []string{}}},
+		{"no_banner gdpr", core.Banner{DefaultBehavior: "no_banner"}, std, core.JurisdictionGDPR,
+			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: false, dnsWithout: []string{}}},
+		{"opt_in ccpa", core.Banner{DefaultBehavior: "opt_in"}, std, core.JurisdictionCCPA,
+			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true,
+				gpcOff: []string{"marketing"}, dnsWithout: []string{"marketing"}}},
+		{"ccpa without marketing", core.Banner{DefaultBehavior: "opt_out"}, policyCats("essential", "statistics"), core.JurisdictionCCPA,
+			want{initial: map[string]bool{"essential": true, "statistics": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
+		{"ccpa with marketing required", core.Banner{DefaultBehavior: "opt_in"},
+			[]*core.Category{{Slug: "marketing", IsRequired: true}}, core.JurisdictionCCPA,
+			want{initial: map[string]bool{"marketing": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
+		{"gcmExcludeVendor", core.Banner{DefaultBehavior: "opt_in", GCMExcludeVendor: true}, std, core.JurisdictionGDPR,
+			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}, unheld: true}},
+		{"storefront with functional", core.Banner{DefaultBehavior: "opt_in", StorefrontIntegration: true},
+			policyCats("essential", "functional", "statistics", "marketing"), core.JurisdictionNone,
+			want{initial: map[string]bool{"essential": true, "functional": false, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
+				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {"functional"}, "sale_of_data": {"marketing"}}}},
+		{"storefront without preferences", core.Banner{DefaultBehavior: "opt_in", StorefrontIntegration: true}, std, core.JurisdictionNone,
+			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
+				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {}, "sale_of_data": {"marketing"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := core.DecidePolicy(&c.b, c.cats, core.VisitorRule{Jurisdiction: c.jur})
+			initial := map[string]bool{}
+			for slug, cp := range p.Categories {
+				initial[slug] = cp.Initial
+				if cp.Required && !cp.Initial {
+					t.Errorf("%s: required but initially off", slug)
+				}
+			}
+			if !reflect.DeepEqual(initial, c.want.initial) {
+				t.Errorf("initial states %v, want %v", initial, c.want.initial)
+			}
+			if p.Ask != c.want.ask {
+				t.Errorf("ask %t, want %t", p.Ask, c.want.ask)
+			}
+			switch {
+			case c.want.gpcOff == nil && p.GPC != nil:
+				t.Errorf("GPC %+v, want nothing", p.GPC)
+			case c.want.gpcOff != nil && (p.GPC == nil || !slices.Equal(p.GPC.Off, c.want.gpcOff) || !p.GPC.DoNotSell):
+				t.Errorf("GPC %+v, want off %v and doNotSell", p.GPC, c.want.gpcOff)
+			}
+			if !slices.Equal(p.DoNotSellWithout, c.want.dnsWithout) {
+				t.Errorf("doNotSellWithout %v, want %v", p.DoNotSellWithout, c.want.dnsWithout)
+			}
+			if got := len(p.UnheldHosts) > 0; got != c.want.unheld || (got && !slices.Equal(p.UnheldHosts, library.GoogleTagHosts())) {
+				t.Errorf("unheld hosts %v", p.UnheldHosts)
+			}
+			if !reflect.DeepEqual(map[string][]string(p.Storefront), c.want.storefront) {
+				t.Errorf("storefront %v, want %v", p.Storefront, c.want.storefront)
+			}
+			if !reflect.DeepEqual(p.ConsentMode.Signals, core.ConsentModeSignals()) || !slices.Equal(p.ConsentMode.RedactAdsWithout, []string{"marketing"}) {
+				t.Errorf("consent mode %+v", p.ConsentMode)
+			}
+			// The JSON has no nulls but where the document says so (gpc, storefront).
+			b, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			for k, v := range m {
+				if v == nil && k != "gpc" && k != "storefront" {
+					t.Errorf("%s is null in %s", k, b)
+				}
+			}
+		})
+	}
+}
+
+// TestPolicyApply: a decision as the policy makes it, with and without a GPC signal.
+func TestPolicyApply(t *testing.T) {
+	t.Parallel()
+	std := policyCats("essential", "statistics", "marketing")
+	b := &core.Banner{DefaultBehavior: "opt_in"}
+	ccpa := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionCCPA})
+	gdpr := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
+	all := map[string]bool{"essential": false, "statistics": true, "marketing": true}
+	cases := []struct {
+		name      string
+		p         *core.Policy
+		chosen    map[string]bool
+		gpc       bool
+		want      map[string]bool
+		doNotSell bool
+	}{
+		{"gdpr all", gdpr, all, false, map[string]bool{"essential": true, "statistics": true, "marketing": true}, false},
+		{"gdpr gpc changes nothing", gdpr, all, true, map[string]bool{"essential": true, "statistics": true, "marketing": true}, false},
+		{"gdpr nothing", gdpr, nil, false, map[string]bool{"essential": true, "statistics": false, "marketing": false}, false},
+		{"ccpa all", ccpa, all, false, map[string]bool{"essential": true, "statistics": true, "marketing": true}, false},
+		{"ccpa gpc", ccpa, all, true, map[string]bool{"essential": true, "statistics": true, "marketing": false}, true},
+		{"ccpa refused marketing", ccpa, map[string]bool{"statistics": true}, false, map[string]bool{"essential": true, "statistics": true, "marketing": false}, true},
+	}
+	for _, c := range cases {
+		got := c.p.Apply(c.chosen, c.gpc)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		if dns := c.p.DoNotSell(got, c.gpc); dns != c.doNotSell {
+			t.Errorf("%s: doNotSell %t, want %t", c.name, dns, c.doNotSell)
+		}
+	}
+	grants := gdpr.ConsentMode.Signals.Grants(map[string]bool{"statistics": true})
+	want := map[string]bool{"ad_storage": false, "ad_user_data": false, "ad_personalization": false, "analytics_storage": true,
+		"functionality_storage": true, "security_storage": true}
+	if !reflect.DeepEqual(grants, want) {
+		t.Errorf("consent mode grants %v, want %v", grants, want)
+	}
+	ps := core.DecidePolicies(b, std)
+	if !ps.GPCMayTurnOff("marketing") || ps.GPCMayTurnOff("statistics") {
+		t.Error("GPCMayTurnOff: only marketing")
+	}
+	if ps.For(core.VisitorRule{Jurisdiction: "mars"}) != ps[core.JurisdictionNone] {
+		t.Error("an unknown jurisdiction gets the policy of none")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -26,7 +27,6 @@ import (
 	"github.com/consentd/consentd/adapters/smtpmail"
 	"github.com/consentd/consentd/adapters/webhookhttp"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
 
@@ -102,7 +102,7 @@ type App struct {
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
-	browsers *crawler.Browsers
+	browsers *browser.Pool
 	// collectors are the scrape-time gauges registered for /metrics.
 	collectors []prometheus.Collector
 	// stopTelemetry flushes and stops the exporters.

@@ -7,6 +7,7 @@ import (
 	"github.com/consentd/consentd/adapters/sitecrawler"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 )
@@ -62,12 +63,12 @@ func ScanOptions(s ScanSettings) (crawler.Options, error) {
 
 // NewBrowsers builds a process's browser pool for deep scans; no browser starts before a deep
 // scan needs one.
-func NewBrowsers(s ScanSettings) *crawler.Browsers {
+func NewBrowsers(s ScanSettings) *browser.Pool {
 	n := s.Browsers
 	if n <= 0 {
 		n = core.DefaultBrowsers
 	}
-	return crawler.NewBrowsers(crawler.BrowserOptions{Path: s.ChromiumPath, Size: n})
+	return browser.NewPool(browser.Options{Path: s.ChromiumPath, Size: n, UserAgent: crawler.DefaultUserAgent})
 }
 
 func (c Config) scanSettings() ScanSettings {
@@ -98,7 +99,7 @@ func validateScanSettings(c Config) []error {
 	return errs
 }
 
-func newCrawler(catalog *library.Catalog, cfg Config) (*sitecrawler.Crawler, *crawler.Browsers, error) {
+func newCrawler(catalog *library.Catalog, cfg Config) (*sitecrawler.Crawler, *browser.Pool, error) {
 	engine, err := NewEngine(catalog)
 	if err != nil {
 		return nil, nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/consentd/consentd/crawler/browser"
 )
 
 // DeepCrawl is Crawl followed by a browser pass: the static pass discovers the pages (limits,
@@ -28,7 +29,7 @@ import (
 // A browser that crashes or hangs is replaced and the page tried once more; when it fails
 // again the scan fails with a temporary *Error (KindBrowser). With no browser installed it
 // fails at once with KindNoBrowser.
-func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers) (*Result, error) {
+func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *browser.Pool) (*Result, error) {
 	if err := needBrowser(browsers); err != nil {
 		return nil, err
 	}
@@ -43,14 +44,14 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 	s := d.s
 	pages := append([]string(nil), s.htmlPages...)
 	sort.Strings(pages)
-	br, err := browsers.acquire(ctx)
+	br, err := browsers.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, browserError(err)
 	}
 	d.browsers, d.br = browsers, br
 	defer func() {
 		if d.br != nil {
-			browsers.release(d.br, !d.br.alive())
+			browsers.Release(d.br, !d.br.Alive())
 		}
 	}()
 	// Pages reachable only through links the pages' scripts make (router links, click
@@ -96,8 +97,8 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *Browsers
 		d.mu.Unlock()
 		pages = next
 	}
-	if d.budget.hit.Load() && len(s.htmlPages) > 0 {
-		s.pageError(s.htmlPages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
+	if d.budget.Hit() && len(s.htmlPages) > 0 {
+		s.pageError(s.htmlPages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.Limit()))
 	}
 	r := s.result()
 	r.Mode = ModeDeep
@@ -157,7 +158,7 @@ func (e *Engine) browserPass(ctx context.Context, opts Options) (*deepScan, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &deepScan{s: s, budget: &deepBudget{limit: opts.MaxBrowserBytes}, tr: s.scanTransport(), jar: s.client.Jar, linked: map[string]bool{}}
+	d := &deepScan{s: s, budget: browser.NewBudget(opts.MaxBrowserBytes), tr: s.scanTransport(), jar: s.client.Jar, linked: map[string]bool{}}
 	// The browser replaces what Set-Cookie headers said: only what it holds at the end counts.
 	s.storage, s.preConsent, s.cookies = map[string]*storageAgg{}, map[string]*preConsentAgg{}, map[string]*cookieAgg{}
 	return d, nil
@@ -166,10 +167,10 @@ func (e *Engine) browserPass(ctx context.Context, opts Options) (*deepScan, erro
 // deepScan is the browser pass of one scan.
 type deepScan struct {
 	s        *scan
-	browsers *Browsers
+	browsers *browser.Pool
 	mu       sync.Mutex
-	br       *browser // nil after a broken one was given back
-	budget   *deepBudget
+	br       *browser.Browser // nil after a broken one was given back
+	budget   *browser.Budget
 	tr       *http.Transport
 	jar      http.CookieJar
 	// links are the same-site links the loaded pages made, not yet followed; linked the
@@ -205,7 +206,7 @@ func (d *deepScan) page(ctx context.Context, page string) error {
 			d.s.pageError(page, 0, "not loaded in the browser: the scan's time limit was reached")
 			return nil
 		}
-		if !errors.Is(err, errBrowserBroken) && br.alive() {
+		if !errors.Is(err, errBrowserBroken) && br.Alive() {
 			d.s.pageError(page, 0, "not loaded in the browser: "+err.Error())
 			return nil
 		}
@@ -217,13 +218,13 @@ func (d *deepScan) page(ctx context.Context, page string) error {
 }
 
 // browser is the scan's current browser.
-func (d *deepScan) browser(ctx context.Context) (*browser, error) {
+func (d *deepScan) browser(ctx context.Context) (*browser.Browser, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.br == nil {
-		br, err := d.browsers.acquire(ctx)
+		br, err := d.browsers.Acquire(ctx)
 		if err != nil {
-			return nil, err
+			return nil, browserError(err)
 		}
 		d.br = br
 	}
@@ -232,11 +233,11 @@ func (d *deepScan) browser(ctx context.Context) (*browser, error) {
 
 // replace gives back a broken browser; the next page starts a new one. Pages running on the
 // same broken browser replace it once.
-func (d *deepScan) replace(_ context.Context, broken *browser) {
+func (d *deepScan) replace(_ context.Context, broken *browser.Browser) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.br == broken {
-		d.browsers.release(broken, true)
+		d.browsers.Release(broken, true)
 		d.br = nil
 	}
 }
@@ -245,7 +246,7 @@ func (d *deepScan) replace(_ context.Context, broken *browser) {
 // and storage keys.
 type visit struct {
 	page     string
-	records  []proxied
+	records  []browser.Record
 	types    map[string]requestInfo
 	cookies  []*network.Cookie
 	injected map[string]bool // name and domain of cookies the scan put in the browser
@@ -259,8 +260,8 @@ type pageStorage struct {
 	Host    string   `json:"host"`
 	Local   []string `json:"local"`
 	Session []string `json:"session"`
-	// Tags are the addresses of the scripts and iframes the page was given (tagsJS); Links
-	// the addresses it links to once its scripts ran (linksJS).
+	// Tags are the addresses of the scripts and iframes the page was given (browser.TagsJS);
+	// Links the addresses it links to once its scripts ran (browser.LinksJS).
 	Tags  []string `json:"tags"`
 	Links []string `json:"links"`
 }
@@ -268,35 +269,22 @@ type pageStorage struct {
 // storageScript lists the page's storage keys and tags; it runs in the top frame.
 const storageScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
-  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage), tags: ` + tagsJS + `,
-    links: ` + linksJS + `};
+  return {host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage), tags: ` + browser.TagsJS + `,
+    links: ` + browser.LinksJS + `};
 })()`
 
-// scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms
-// after each so that the page renders there and lazy loads (IntersectionObserver, loading=lazy)
-// start: synchronous scrollTo calls in a row would only render the last position.
-const scrollScript = `(async function () {
-  var h = Math.max(document.body ? document.body.scrollHeight : 0, document.documentElement.scrollHeight);
-  var step = Math.max(window.innerHeight || 800, Math.ceil(h / 10));
-  for (var y = step; y < h + step; y += step) {
-    window.scrollTo(0, Math.min(y, h));
-    await new Promise(function (r) { setTimeout(r, 40); });
-  }
-  return true;
-})()`
-
-func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit, error) {
+func (d *deepScan) visit(ctx context.Context, br *browser.Browser, page string) (*visit, error) {
 	s := d.s
 	if s.e.beforeVisit != nil {
 		s.e.beforeVisit(page, br)
 	}
-	proxy, err := newPageProxy(d.tr, br, d.budget)
+	proxy, err := br.NewProxy(d.tr, d.budget, MaxRequests)
 	if err != nil {
 		return nil, err
 	}
-	defer proxy.close()
-	cctx, cancel := chromedp.NewContext(br.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
-		p.ProxyServer = proxy.addr()
+	defer proxy.Close()
+	cctx, cancel := chromedp.NewContext(br.Context(), chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
 	defer cancel()
@@ -328,7 +316,7 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	if _, err := chromedp.Call(pctx, network.Enable, network.EnableParams{}); err != nil {
 		return nil, d.browserErr(br, pctx, err)
 	}
-	if err := installClock(pctx); err != nil {
+	if err := browser.InstallClock(pctx); err != nil {
 		return nil, d.browserErr(br, pctx, err)
 	}
 	bctxID := chromedp.FromContext(cctx).BrowserContextID
@@ -339,13 +327,13 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	navErr := chromedp.Do(navCtx, chromedp.Navigate(page))
 	navCancel()
 	if navErr != nil && pctx.Err() == nil && !errors.Is(navErr, context.DeadlineExceeded) {
-		if !br.alive() {
+		if !br.Alive() {
 			return nil, errBrowserBroken
 		}
 		// The page may still have run: what it did is recorded below.
 		s.pageError(page, 0, "the browser reported a failed load: "+navErr.Error())
 	}
-	_ = settle(pctx, proxy, s.opts)
+	_ = browser.Settle(pctx, proxy, s.opts.QuietFor, s.opts.QuietMax)
 	st, err := chromedp.Run(pctx, chromedp.Evaluate[pageStorage](storageScript))
 	if err != nil {
 		return nil, d.browserErr(br, pctx, err)
@@ -357,7 +345,7 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 	}
 	v.cookies, v.at = res.Cookies, time.Now()
 	mu.Lock()
-	v.records = proxy.recorded()
+	v.records = proxy.Records()
 	mu.Unlock()
 	return v, nil
 }
@@ -365,12 +353,12 @@ func (d *deepScan) visit(ctx context.Context, br *browser, page string) (*visit,
 // browserErr classifies a failed browser command: a dead browser, or one that no longer
 // answers when the page's time ran out, is broken; a browser that still answers had a page
 // that did not finish in time (an endless script), which is the page's failure.
-func (d *deepScan) browserErr(br *browser, pctx context.Context, err error) error {
-	if !br.alive() {
+func (d *deepScan) browserErr(br *browser.Browser, pctx context.Context, err error) error {
+	if !br.Alive() {
 		return fmt.Errorf("%w: %v", errBrowserBroken, err)
 	}
 	if errors.Is(pctx.Err(), context.DeadlineExceeded) {
-		if !br.responsive() {
+		if !br.Responsive() {
 			return fmt.Errorf("%w: %v", errBrowserBroken, err)
 		}
 		return fmt.Errorf("the page did not finish within %v", d.s.opts.PageTimeout)
@@ -401,31 +389,33 @@ func (d *deepScan) injectCookies(ctx context.Context, id cdp.BrowserContextID, p
 	return err
 }
 
-// waitQuiet waits until the page's network has been idle for quietFor, at most quietMax.
-func waitQuiet(ctx context.Context, p *pageProxy, quietFor, quietMax time.Duration) {
-	deadline := time.Now().Add(quietMax)
-	t := time.NewTicker(25 * time.Millisecond)
-	defer t.Stop()
-	for !p.quiet(quietFor) && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // addBrowserPage lists a page only the browser loaded (reached by a link a script made), with
 // the status the browser got for it.
 func (s *scan) addBrowserPage(v *visit) {
 	p := Page{URL: v.page, Depth: 1}
 	for _, r := range v.records {
-		if r.url == v.page {
-			p.Status, p.Bytes = r.status, r.bytes
+		if r.URL == v.page {
+			p.Status, p.Bytes = r.Status, r.Bytes
 			break
 		}
 	}
 	s.mu.Lock()
 	s.pages = append(s.pages, p)
 	s.mu.Unlock()
+}
+
+// scanTransport is the deep scan's upstream transport: the static engine's guarded dialer and
+// TLS configuration, no proxy of its own.
+func (s *scan) scanTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           s.hooks.Dialer(s.opts.AllowPrivate, s.opts.ConnectTo),
+		TLSClientConfig:       s.tlsConfig,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       30 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: s.opts.PageTimeout,
+	}
 }

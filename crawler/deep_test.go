@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library"
 )
@@ -21,12 +22,12 @@ const chromiumPath = "/usr/bin/chromium"
 
 var (
 	poolOnce sync.Once
-	pool     *Browsers
+	pool     *browser.Pool
 )
 
 // testBrowsers is the test binary's browser pool. Without Chromium the test is skipped loudly,
 // or fails when CI=true.
-func testBrowsers(t testing.TB) *Browsers {
+func testBrowsers(t testing.TB) *browser.Pool {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -34,7 +35,9 @@ func testBrowsers(t testing.TB) *Browsers {
 		}
 		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
 	}
-	poolOnce.Do(func() { pool = NewBrowsers(BrowserOptions{Path: chromiumPath, Size: 1}) })
+	poolOnce.Do(func() {
+		pool = browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: chromiumPath, Size: 1})
+	})
 	return pool
 }
 
@@ -52,7 +55,7 @@ func deepSiteDirs(t testing.TB) []string {
 
 // deepScanSite scans a recorded site in the browser, every host routed to the replay servers
 // as in scanSite.
-func deepScanSite(t testing.TB, dir string, ix *library.Index, b *Browsers, mutate func(*Options)) (*Result, error) {
+func deepScanSite(t testing.TB, dir string, ix *library.Index, b *browser.Pool, mutate func(*Options)) (*Result, error) {
 	cfg := loadSiteConfig(t, dir)
 	tb := newTestbed(t, siteHandler(dir, cfg))
 	e := New(ix)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/crawler/browser"
 )
 
 // BenchmarkDeep20 deep-scans a recorded 20-page site (every page runs a tag manager that
@@ -41,7 +43,7 @@ func BenchmarkDeep20(b *testing.B) {
 				return
 			case <-t.C:
 			}
-			for _, pid := range pool.pids() {
+			for _, pid := range pool.PIDs() {
 				pss, rss := treeMemory(pid)
 				peakPSS, peakRSS = max(peakPSS, pss), max(peakRSS, rss)
 			}
@@ -76,23 +78,12 @@ func BenchmarkDeep20(b *testing.B) {
 	b.ReportMetric(float64(peakRSS)/(1<<20), "peak-rss-MB")
 }
 
-// pids are the pool's browser processes.
-func (b *Browsers) pids() []int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []int
-	for br := range b.all {
-		out = append(out, br.pid)
-	}
-	return out
-}
-
 // poolCPU is the CPU time the pool's browsers used so far: the user and system time of every
 // live process of each browser, and of the children they reaped (renderers of closed
 // contexts), which no live process counts twice.
-func poolCPU(b *Browsers) time.Duration {
+func poolCPU(b *browser.Pool) time.Duration {
 	var ticks int64
-	for _, root := range b.pids() {
+	for _, root := range b.PIDs() {
 		for _, pid := range tree(root) {
 			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
 )
 
@@ -114,7 +115,7 @@ func TestDeepAddressGuard(t *testing.T) {
 // TestDeepBrowserCrash: a browser that dies while loading a page is replaced and the page
 // loaded again; one that dies every time fails the scan with a temporary error saying so.
 func TestDeepBrowserCrash(t *testing.T) {
-	b := NewBrowsers(BrowserOptions{Path: testBrowserPath(t), Size: 1})
+	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: testBrowserPath(t), Size: 1})
 	defer b.Close()
 	dir := "../testdata/deep/script-cookies"
 	cfg := loadSiteConfig(t, dir)
@@ -122,15 +123,15 @@ func TestDeepBrowserCrash(t *testing.T) {
 	e := New(catalogIndex(t))
 	tb.install(e, nil)
 	var kills atomic.Int64
-	kill := func(_ string, br *browser) {
+	kill := func(_ string, br *browser.Browser) {
 		kills.Add(1)
-		_ = syscall.Kill(br.pid, syscall.SIGKILL)
-		for br.alive() {
+		_ = syscall.Kill(br.PID(), syscall.SIGKILL)
+		for br.Alive() {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	once := atomic.Bool{}
-	e.beforeVisit = func(page string, br *browser) {
+	e.beforeVisit = func(page string, br *browser.Browser) {
 		if once.CompareAndSwap(false, true) {
 			kill(page, br)
 		}
@@ -154,7 +155,7 @@ func TestDeepBrowserCrash(t *testing.T) {
 // TestDeepNoBrowser: without Chromium a deep scan fails at once with a sentence saying how to
 // get one.
 func TestDeepNoBrowser(t *testing.T) {
-	b := NewBrowsers(BrowserOptions{Path: "/nonexistent/chromium"})
+	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: "/nonexistent/chromium"})
 	_, err := New(catalogIndex(t)).DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.example.com/"}}, b)
 	var se *Error
 	if !errors.As(err, &se) || se.Kind != KindNoBrowser || !strings.Contains(se.Message, "CONSENTD_CHROMIUM_PATH") ||
@@ -222,7 +223,7 @@ func TestDeepStorefront(t *testing.T) {
 // TestDeepBrowserHang: a browser that stops answering (SIGSTOP) is given up at the page
 // timeout, replaced, and the page loaded on the new one.
 func TestDeepBrowserHang(t *testing.T) {
-	b := NewBrowsers(BrowserOptions{Path: testBrowserPath(t), Size: 1})
+	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: testBrowserPath(t), Size: 1})
 	defer b.Close()
 	dir := "../testdata/deep/script-cookies"
 	cfg := loadSiteConfig(t, dir)
@@ -230,9 +231,9 @@ func TestDeepBrowserHang(t *testing.T) {
 	e := New(catalogIndex(t))
 	tb.install(e, nil)
 	var stopped atomic.Int64
-	e.beforeVisit = func(_ string, br *browser) {
-		if stopped.CompareAndSwap(0, int64(br.pid)) {
-			_ = syscall.Kill(br.pid, syscall.SIGSTOP)
+	e.beforeVisit = func(_ string, br *browser.Browser) {
+		if stopped.CompareAndSwap(0, int64(br.PID())) {
+			_ = syscall.Kill(br.PID(), syscall.SIGSTOP)
 		}
 	}
 	start := time.Now()
@@ -244,7 +245,7 @@ func TestDeepBrowserHang(t *testing.T) {
 	if stopped.Load() == 0 || len(res.Cookies) == 0 {
 		t.Fatalf("stopped %d, cookies %+v", stopped.Load(), res.Cookies)
 	}
-	for _, pid := range b.pids() {
+	for _, pid := range b.PIDs() {
 		if pid == int(stopped.Load()) {
 			t.Fatal("the hung browser is still in the pool")
 		}

@@ -82,29 +82,29 @@ func (s *scan) mergeVisit(v *visit) {
 	var acts []did
 	var reqs []Request
 	for _, r := range v.records {
-		u, err := url.Parse(r.url)
+		u, err := url.Parse(r.URL)
 		if err != nil {
 			continue
 		}
-		info := v.types[r.url]
+		info := v.types[r.URL]
 		host := strings.ToLower(u.Hostname())
 		third, dom := x.thirdParty(host)
-		req := Request{Page: v.page, URL: r.url, Type: info.typ, Initiator: info.initiator, ThirdParty: third,
-			Status: r.status, Bytes: r.bytes, Error: r.err}
-		if r.refused {
-			s.pageError(r.url, 0, r.err+" (requested by the browser on "+v.page+")")
+		req := Request{Page: v.page, URL: r.URL, Type: info.typ, Initiator: info.initiator, ThirdParty: third,
+			Status: r.Status, Bytes: r.Bytes, Error: r.Err}
+		if r.Refused {
+			s.pageError(r.URL, 0, r.Err+" (requested by the browser on "+v.page+")")
 		}
 		if consentdOwn(u) {
 			reqs = append(reqs, req)
 			continue
 		}
-		loaded := r.status > 0
-		f := s.fp.url(ix, r.url)
+		loaded := r.Status > 0
+		f := s.fp.url(ix, r.URL)
 		if f.svc != nil {
 			req.Service = f.svc.Slug
-			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.url}})
+			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.URL}})
 			if loaded {
-				acts = append(acts, did{f.svc, r.url, 0})
+				acts = append(acts, did{f.svc, r.URL, 0})
 			}
 			if third {
 				if o, ok := vendorOf[dom]; ok && o != f.svc {
@@ -114,41 +114,41 @@ func (s *scan) mergeVisit(v *visit) {
 			}
 		}
 		for _, id := range f.ids {
-			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.url}})
+			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.URL}})
 			if loaded && id.svc != f.svc {
-				acts = append(acts, did{id.svc, r.url, 0})
+				acts = append(acts, did{id.svc, r.URL, 0})
 			}
 		}
-		isScript := info.typ == "Script" || r.dest == "script"
+		isScript := info.typ == "Script" || r.Dest == "script"
 		switch {
-		case len(r.body) > 0 && r.status == 200 && f.svc != nil:
+		case len(r.Body) > 0 && r.Status == 200 && f.svc != nil:
 			// A vendor's own script: the IDs of that vendor written in it.
-			body := string(r.body)
+			body := string(r.Body)
 			ix.FindTrackingIDs(body, func(m library.IDMatch) {
 				if m.Service == f.svc {
 					x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
-						ev: Evidence{Kind: EvidenceScriptBody, Page: v.page, URL: r.url, Snippet: snippet(body, m.Start, m.End)}})
+						ev: Evidence{Kind: EvidenceScriptBody, Page: v.page, URL: r.URL, Snippet: snippet(body, m.Start, m.End)}})
 				}
 			})
-		case len(r.body) > 0 && r.status == 200 && !third:
+		case len(r.Body) > 0 && r.Status == 200 && !third:
 			// The site's own script: a self-served container, or loader code.
-			if resource, ok := containerResource(r.body); ok && isContainerResource(resource) {
-				crep := analyzeResource(ix, s.domainOf, u, v.page, r.body, resource, true)
+			if resource, ok := containerResource(r.Body); ok && isContainerResource(resource) {
+				crep := analyzeResource(ix, s.domainOf, u, v.page, r.Body, resource, true)
 				if svc := ix.Service(TagManagerSlug); svc != nil {
-					ev := Evidence{Kind: EvidenceTagManager, Page: v.page, URL: r.url, Snippet: "tag manager container served by the site"}
+					ev := Evidence{Kind: EvidenceTagManager, Page: v.page, URL: r.URL, Snippet: "tag manager container served by the site"}
 					crep.hits = append(crep.hits, hit{svc: svc, ev: ev})
-					for _, id := range containerIDs(ix, r.body) {
+					for _, id := range containerIDs(ix, r.Body) {
 						crep.hits = append(crep.hits, hit{svc: svc, id: id, ev: ev})
 					}
 				}
 				containers = append(containers, crep)
 			} else {
-				x.inline(r.body, false)
+				x.inline(r.Body, false)
 			}
 		case isScript && third && f.svc == nil && len(f.ids) == 0 && loaded:
 			// The browser requests a non-ASCII address percent-encoded: the script the static
 			// pass listed as written is the same one.
-			src := r.url
+			src := r.URL
 			if dec, err := url.PathUnescape(src); err == nil && dec != src {
 				s.mu.Lock()
 				if _, ok := s.unrec[dec]; ok {
@@ -165,7 +165,7 @@ func (s *scan) mergeVisit(v *visit) {
 	// configure. Detections, not pre-consent actions.
 	requested := map[string]bool{}
 	for _, r := range v.records {
-		requested[r.url] = true
+		requested[r.URL] = true
 	}
 	for _, tag := range v.storage.Tags {
 		if requested[tag] {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 	"github.com/gocolly/colly/v2"
@@ -28,7 +29,7 @@ type Engine struct {
 	hooks     *netguard.Hooks
 	tlsConfig *tls.Config
 	// beforeVisit, set by tests only, runs before the browser loads a page (to crash it).
-	beforeVisit func(page string, br *browser)
+	beforeVisit func(page string, br *browser.Browser)
 }
 
 // New returns an engine matching against ix.

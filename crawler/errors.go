@@ -10,6 +10,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/gocolly/colly/v2"
 )
@@ -78,6 +79,32 @@ func (s *scan) pageError(u string, status int, msg string) {
 	s.mu.Lock()
 	s.errs = append(s.errs, PageError{URL: u, Status: status, Message: msg})
 	s.mu.Unlock()
+}
+
+// noBrowser is the failure of a deep scan or a verification without Chromium; why says what
+// is missing.
+func noBrowser(why string) *Error {
+	return &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and " + why +
+		": install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
+}
+
+// browserError is the scan error of a browser pool's failure: no Chromium (KindNoBrowser), a
+// pool shut down or a browser that did not start (KindBrowser, temporary). Other errors (the
+// scan's context) are returned as they are.
+func browserError(err error) error {
+	var missing *browser.MissingError
+	var launch *browser.LaunchError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &missing):
+		return noBrowser(missing.Why)
+	case errors.Is(err, browser.ErrClosed):
+		return &Error{Kind: KindBrowser, Temporary: true, Message: "the scan's browser was shut down"}
+	case errors.As(err, &launch):
+		return &Error{Kind: KindBrowser, Temporary: true, Err: launch.Err, Message: launch.Error()}
+	}
+	return err
 }
 
 // isTemporaryNet classifies transport errors.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/browser"
 )
 
 // ModeVerify is the Result.Mode of a verification scan (Verify).
@@ -179,7 +180,7 @@ type HeldTag struct {
 //
 // Without consentd's runtime on the pages only no_decision is visited. The Result is the deep
 // scan's of the no_decision state, with Mode ModeVerify and Verification set.
-func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, vo VerifyOptions) (*Result, error) {
+func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Pool, vo VerifyOptions) (*Result, error) {
 	if err := needBrowser(browsers); err != nil {
 		return nil, err
 	}
@@ -204,26 +205,26 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 	if len(pages) == 0 {
 		return nil, &Error{Kind: KindInvalidInput, Message: "no HTML page could be fetched, so there is nothing to verify"}
 	}
-	br, err := browsers.acquire(ctx)
+	br, err := browsers.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, browserError(err)
 	}
 	d.browsers, d.br = browsers, br
-	defer func() { browsers.release(br, !br.alive()) }()
+	defer func() { browsers.Release(br, !br.Alive()) }()
 	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}}
 	ver, err := v.run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err, Message: "the verification did not finish within its time limit"}
 		}
-		if !br.alive() || !br.responsive() {
+		if !br.Alive() || !br.Responsive() {
 			return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err,
 				Message: "the browser crashed or stopped answering during the verification; the scan will be retried"}
 		}
 		return nil, &Error{Kind: KindBrowser, Err: err, Message: "the verification could not drive the browser: " + err.Error()}
 	}
-	if d.budget.hit.Load() {
-		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.limit))
+	if d.budget.Hit() {
+		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.Limit()))
 	}
 	if ver.Banner == BannerConsentd && ver.ProjectKey != "" && ver.APIBase != "" {
 		ver.PublicConfig, ver.PublicConfigError = fetchPublicConfig(ctx, d.tr, ver.APIBase, ver.ProjectKey)
@@ -236,11 +237,11 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *Browsers, v
 }
 
 // needBrowser is the failure of a browser scan without a usable browser pool.
-func needBrowser(browsers *Browsers) error {
+func needBrowser(browsers *browser.Pool) error {
 	if browsers == nil {
 		return noBrowser("this process has no browser pool")
 	}
-	return browsers.Available()
+	return browserError(browsers.Available())
 }
 
 // firstPageFirst sorts the pages, the first start URL first: the page a visitor lands on,
@@ -265,7 +266,7 @@ func firstPageFirst(pages, start []string) []string {
 // verifier runs the states of one verification on one browser.
 type verifier struct {
 	d     *deepScan
-	br    *browser
+	br    *browser.Browser
 	pages []string
 	vo    VerifyOptions
 	// injected are the storefront cookies the scan gives every state ("name\x00domain").
@@ -291,7 +292,7 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 			v.pages = append(known, extra...)
 			obs = append(obs, more...)
 			for _, o := range more {
-				v.d.s.addBrowserPage(o.visit(nd.proxy.recorded(), v.injected))
+				v.d.s.addBrowserPage(o.visit(nd.proxy.Records(), v.injected))
 			}
 		}
 	}
@@ -432,11 +433,11 @@ func (v *verifier) decide(ctx context.Context, sc *stateCtx, decision func(*stat
 	if err := sc.navigate(ctx, v.pages[0], opts.PageTimeout); err != nil {
 		return nil, err
 	}
-	waitQuiet(ctx, sc.proxy, opts.QuietFor, opts.QuietMax)
+	sc.proxy.WaitQuiet(ctx, opts.QuietFor, opts.QuietMax)
 	if err := decision(sc); err != nil {
 		return nil, err
 	}
-	waitQuiet(ctx, sc.proxy, opts.QuietFor, opts.QuietMax)
+	sc.proxy.WaitQuiet(ctx, opts.QuietFor, opts.QuietMax)
 	if clear != keepAll {
 		if err := sc.clearStorage(ctx); err != nil {
 			return nil, err
@@ -451,7 +452,7 @@ func (v *verifier) decide(ctx context.Context, sc *stateCtx, decision func(*stat
 	return sc.clearCookies(v.d.s, clear, v.injected)
 }
 
-// scriptLinked are the same-site pages the no_decision pages link to by script (linksJS) that
+// scriptLinked are the same-site pages the no_decision pages link to by script (browser.LinksJS) that
 // the static pass did not reach, within MaxPages and robots.txt.
 func (v *verifier) scriptLinked(ctx context.Context, obs []*pageObs) []string {
 	s := v.d.s

@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library"
 )
 
 // verifySite runs a verification of a recorded site under testdata/verify, every host routed
 // to the replay servers as in deepScanSite.
-func verifySite(t testing.TB, name string, ix *library.Index, b *Browsers, vo VerifyOptions) (*Result, error) {
+func verifySite(t testing.TB, name string, ix *library.Index, b *browser.Pool, vo VerifyOptions) (*Result, error) {
 	dir := filepath.Join("..", "testdata", "verify", name)
 	if strings.Contains(name, "/") {
 		dir = filepath.Join("..", "testdata", filepath.FromSlash(name))

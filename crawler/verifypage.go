@@ -17,13 +17,14 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library"
 )
 
 // stateCtx is one browser context of a verification: its proxy (every request of its pages),
 // and its control tab, where the banner is driven.
 type stateCtx struct {
-	proxy  *pageProxy
+	proxy  *browser.Proxy
 	ctx    context.Context // the control tab; its cancel disposes of the browser context
 	cancel context.CancelFunc
 	id     cdp.BrowserContextID
@@ -75,8 +76,8 @@ var observeScript = `(function () {
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
     consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
-    src: me ? me.src || '' : '', consentDefault: st.cmd, googleRequest: google, tags: ` + tagsJS + `,
-    links: ` + linksJS + ` };
+    src: me ? me.src || '' : '', consentDefault: st.cmd, googleRequest: google, tags: ` + browser.TagsJS + `,
+    links: ` + browser.LinksJS + ` };
 })()`
 
 // publicBase is the base URL of consentd's public endpoints (".../api/v1/public") for the
@@ -131,12 +132,12 @@ type heldTag struct {
 
 // open starts a state's browser context with a proxy of its own.
 func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
-	proxy, err := newPageProxy(v.d.tr, v.br, v.d.budget)
+	proxy, err := v.br.NewProxy(v.d.tr, v.d.budget, MaxRequests)
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := chromedp.NewContext(v.br.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
-		p.ProxyServer = proxy.addr()
+	cctx, cancel := chromedp.NewContext(v.br.Context(), chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
 	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel}
@@ -156,7 +157,7 @@ func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
 
 func (sc *stateCtx) close() {
 	sc.cancel()
-	sc.proxy.close()
+	sc.proxy.Close()
 }
 
 // prepareTab enables the network domain (recording the tab's requests into obs when given)
@@ -182,7 +183,7 @@ func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pag
 	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: initScript}); err != nil {
 		return err
 	}
-	return installClock(tab)
+	return browser.InstallClock(tab)
 }
 
 // navigate loads url in the control tab; a load that fails or times out is no error (the

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
+	"github.com/consentd/consentd/crawler/browser"
 
 	"github.com/consentd/consentd/library"
 )
@@ -65,7 +66,7 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool)
 		return nil, fail
 	}
 	if merge {
-		records := sc.proxy.recorded()
+		records := sc.proxy.Records()
 		for _, o := range obs {
 			s.mergeVisit(o.visit(records, v.injected))
 		}
@@ -75,7 +76,7 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool)
 
 // visit is a page of the state as DeepCrawl's merge reads it: the proxy's records of the
 // URLs its tab requested.
-func (o *pageObs) visit(records []proxied, injected map[string]bool) *visit {
+func (o *pageObs) visit(records []browser.Record, injected map[string]bool) *visit {
 	v := &visit{page: o.page, types: map[string]requestInfo{}, injected: injected, cookies: o.cookies, at: o.at,
 		storage: pageStorage{Host: o.info.Host, Local: o.info.Local, Session: o.info.Session, Tags: o.info.Tags}}
 	for _, r := range o.reqs {
@@ -83,8 +84,8 @@ func (o *pageObs) visit(records []proxied, injected map[string]bool) *visit {
 	}
 	taken := map[string]bool{}
 	for _, r := range records {
-		if o.seen[r.url] && !taken[r.url] {
-			taken[r.url] = true
+		if o.seen[r.URL] && !taken[r.URL] {
+			taken[r.URL] = true
 			v.records = append(v.records, r)
 		}
 	}
@@ -109,12 +110,12 @@ func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, p string) (*pageO
 	navErr := chromedp.Do(navCtx, chromedp.Navigate(p))
 	navCancel()
 	if navErr != nil && pctx.Err() == nil && !errors.Is(navErr, context.DeadlineExceeded) {
-		if !v.br.alive() {
+		if !v.br.Alive() {
 			return o, errBrowserBroken
 		}
 		s.pageError(p, 0, "the browser reported a failed load: "+navErr.Error())
 	}
-	_ = settle(pctx, sc.proxy, s.opts)
+	_ = browser.Settle(pctx, sc.proxy, s.opts.QuietFor, s.opts.QuietMax)
 	info, err := chromedp.Run(pctx, chromedp.Evaluate[pageInfo](observeScript))
 	if err != nil {
 		return o, v.pageFailed(ctx, p, err)
@@ -135,7 +136,7 @@ func (v *verifier) pageFailed(ctx context.Context, p string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if !v.br.alive() || !v.br.responsive() {
+	if !v.br.Alive() || !v.br.Responsive() {
 		return errors.Join(errBrowserBroken, err)
 	}
 	v.d.s.pageError(p, 0, "not verified in the browser: "+err.Error())

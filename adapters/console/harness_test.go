@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/consentd/consentd/app"
+	chromium "github.com/consentd/consentd/crawler/browser"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -55,17 +56,9 @@ func browser(t *testing.T) context.Context {
 			browserErr = err
 			return
 		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		opts := append(chromium.Flags(),
 			chromedp.ExecPath(chromiumPath),
 			chromedp.UserDataDir(dir),
-			chromedp.Flag("headless", true),
-			chromedp.Flag("no-sandbox", true),
-			chromedp.Flag("disable-gpu", true),
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("no-first-run", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
 			chromedp.Flag("no-proxy-server", true),
 			// All external network is blocked: every name but loopback fails to resolve.
 			chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),

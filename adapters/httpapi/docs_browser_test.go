@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/crawler/browser"
 )
 
 // TestDocsOffline loads /api/v1/docs in headless Chromium with every host but the server's
@@ -41,13 +43,10 @@ func TestDocsOffline(t *testing.T) {
 		t.Fatalf("only %d operations in the document", len(summaries))
 	}
 
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("no-proxy-server", true),
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(browser.Flags(),
+		chromedp.ExecPath(chromium), chromedp.Flag("no-proxy-server", true),
 		// Every name resolves to nothing except the test server's loopback address.
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library"
 )
 
@@ -18,7 +19,7 @@ import (
 type Crawler struct {
 	engine   *crawler.Engine
 	opts     crawler.Options
-	browsers *crawler.Browsers
+	browsers *browser.Pool
 }
 
 var _ core.SiteCrawler = (*Crawler)(nil)
@@ -27,7 +28,7 @@ var _ core.SiteCrawler = (*Crawler)(nil)
 // policy applied to every scan (its StartURLs and password are ignored). browsers is the
 // worker's browser pool for deep scans; nil makes every scan static (auto) or fail (deep).
 // The deep scans' limits are core's.
-func New(engine *crawler.Engine, opts crawler.Options, browsers *crawler.Browsers) *Crawler {
+func New(engine *crawler.Engine, opts crawler.Options, browsers *browser.Pool) *Crawler {
 	opts.MaxBrowserBytes = core.ScanByteBudget
 	opts.QuietFor, opts.QuietMax, opts.PagesAtOnce = core.DeepQuietFor, core.DeepQuietMax, core.DeepPagesAtOnce
 	if opts.PageTimeout == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library"
 )
 
@@ -35,7 +36,7 @@ func TestModes(t *testing.T) {
 		fmt.Fprint(w, `<html><head><script async src="https://www.googletagmanager.com/gtag/js?id=G-MODES12345"></script></head></html>`)
 	}))
 	defer srv.Close()
-	noBrowser := crawler.NewBrowsers(crawler.BrowserOptions{Path: "/nonexistent/chromium"})
+	noBrowser := browser.NewPool(browser.Options{Path: "/nonexistent/chromium"})
 	c := New(engine(t), crawler.Options{AllowPrivate: true}, noBrowser)
 	for _, mode := range []string{core.ScanAuto, core.ScanStatic} {
 		res, err := c.Crawl(context.Background(), core.CrawlRequest{URLs: []string{srv.URL}, Mode: mode})

@@ -17,6 +17,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
+	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
@@ -26,7 +27,7 @@ const chromiumPath = "/usr/bin/chromium"
 
 var (
 	poolOnce sync.Once
-	pool     *crawler.Browsers
+	pool     *browser.Pool
 )
 
 func TestMain(m *testing.M) {
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // browsers is the test binary's browser pool: skipped loudly without Chromium, failed under CI.
-func browsers(t *testing.T) *crawler.Browsers {
+func browsers(t *testing.T) *browser.Pool {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -46,7 +47,9 @@ func browsers(t *testing.T) *crawler.Browsers {
 		}
 		t.Skipf("!!! SKIPPING VERIFY TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
 	}
-	poolOnce.Do(func() { pool = crawler.NewBrowsers(crawler.BrowserOptions{Path: chromiumPath, Size: 1}) })
+	poolOnce.Do(func() {
+		pool = browser.NewPool(browser.Options{Path: chromiumPath, Size: 1, UserAgent: crawler.DefaultUserAgent})
+	})
 	return pool
 }
 

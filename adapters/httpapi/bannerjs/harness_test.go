@@ -29,6 +29,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/consentd/consentd/app"
+	chromium "github.com/consentd/consentd/crawler/browser"
 )
 
 // chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
@@ -90,17 +91,9 @@ func browser(t testing.TB) context.Context {
 		for _, h := range append(append([]string{}, thirdParties...), siteHosts...) {
 			rules += "MAP " + h + " 127.0.0.1, "
 		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		opts := append(chromium.Flags(),
 			chromedp.ExecPath(chromiumPath),
 			chromedp.UserDataDir(dir),
-			chromedp.Flag("headless", true),
-			chromedp.Flag("no-sandbox", true),
-			chromedp.Flag("disable-gpu", true),
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("no-first-run", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
 			chromedp.Flag("no-proxy-server", true),
 			// The third-party server's certificate is httptest's own, for 127.0.0.1 only.
 			chromedp.Flag("ignore-certificate-errors", true),

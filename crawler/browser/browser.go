@@ -1,4 +1,4 @@
-package crawler
+package browser
 
 import (
 	"context"
@@ -23,79 +23,90 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// BrowserOptions configure a pool of headless Chromium processes.
-type BrowserOptions struct {
+// Options configure a pool of headless Chromium processes.
+type Options struct {
 	// Path is the Chromium (or Chrome) executable; empty looks for chromium,
 	// chromium-browser, google-chrome and google-chrome-stable on the PATH.
 	Path string
 	// Size is the number of browsers at most, each working one scan at a time (at least 1).
 	Size int
-	// UserAgent is the browsers' User-Agent; DefaultUserAgent when empty.
+	// UserAgent is the browsers' User-Agent; Chromium's own when empty.
 	UserAgent string
 }
 
-// Browsers is a pool of headless Chromium processes, started on first use and replaced when
+// Pool is a pool of headless Chromium processes, started on first use and replaced when
 // they crash or hang. It is safe for concurrent use.
-type Browsers struct {
-	opts BrowserOptions
+type Pool struct {
+	opts Options
 	sem  chan struct{}
 
 	mu     sync.Mutex
-	idle   []*browser
-	all    map[*browser]bool
+	idle   []*Browser
+	all    map[*Browser]bool
 	closed bool
 }
 
-// NewBrowsers returns a pool; no browser starts before a deep scan needs one.
-func NewBrowsers(opts BrowserOptions) *Browsers {
+// NewPool returns a pool; no browser starts before Acquire needs one.
+func NewPool(opts Options) *Pool {
 	if opts.Size < 1 {
 		opts.Size = 1
 	}
-	if opts.UserAgent == "" {
-		opts.UserAgent = DefaultUserAgent
-	}
-	return &Browsers{opts: opts, sem: make(chan struct{}, opts.Size), all: map[*browser]bool{}}
+	return &Pool{opts: opts, sem: make(chan struct{}, opts.Size), all: map[*Browser]bool{}}
 }
 
-// executable finds the browser, or returns the scan error saying how to install one.
-func (b *Browsers) executable() (string, error) {
+// MissingError is the failure of a pool without a Chromium executable; Why says what is
+// missing ("none was found", "/path does not exist").
+type MissingError struct{ Why string }
+
+func (e *MissingError) Error() string { return "no Chromium executable: " + e.Why }
+
+// ErrClosed is returned by Acquire once the pool is closed.
+var ErrClosed = errors.New("the browser pool was shut down")
+
+// LaunchError is the failure of a browser to start (Temporary for the scan that needed it).
+type LaunchError struct {
+	Path string
+	Err  error
+}
+
+func (e *LaunchError) Error() string {
+	return fmt.Sprintf("the browser %s could not be started: %v", e.Path, e.Err)
+}
+
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// executable finds the browser, or returns the *MissingError saying what is missing.
+func (b *Pool) executable() (string, error) {
 	if b.opts.Path != "" {
 		if fi, err := os.Stat(b.opts.Path); err == nil && !fi.IsDir() {
 			return b.opts.Path, nil
 		}
-		return "", noBrowser(b.opts.Path + " does not exist")
+		return "", &MissingError{Why: b.opts.Path + " does not exist"}
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
 	}
-	return "", noBrowser("none was found")
+	return "", &MissingError{Why: "none was found"}
 }
 
-// noBrowser is the failure of a deep scan or a verification without Chromium; why says what
-// is missing.
-func noBrowser(why string) *Error {
-	return &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and " + why +
-		": install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
-}
-
-// Available returns nil when the pool can start a browser, else the *Error (KindNoBrowser) a
-// deep scan would fail with.
-func (b *Browsers) Available() error {
+// Available returns nil when the pool can start a browser, else the *MissingError Acquire
+// would fail with.
+func (b *Pool) Available() error {
 	_, err := b.executable()
 	return err
 }
 
 // Close stops every browser; scans still running fail.
-func (b *Browsers) Close() error {
+func (b *Pool) Close() error {
 	b.mu.Lock()
 	b.closed = true
-	all := make([]*browser, 0, len(b.all))
+	all := make([]*Browser, 0, len(b.all))
 	for br := range b.all {
 		all = append(all, br)
 	}
-	b.all, b.idle = map[*browser]bool{}, nil
+	b.all, b.idle = map[*Browser]bool{}, nil
 	b.mu.Unlock()
 	for _, br := range all {
 		br.stop()
@@ -103,8 +114,21 @@ func (b *Browsers) Close() error {
 	return nil
 }
 
-// acquire waits for a free slot and returns an idle browser or starts one.
-func (b *Browsers) acquire(ctx context.Context) (*browser, error) {
+// PIDs are the pool's browser processes.
+func (b *Pool) PIDs() []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []int
+	for br := range b.all {
+		out = append(out, br.pid)
+	}
+	return out
+}
+
+// Acquire waits for a free slot and returns an idle browser or starts one: the caller has it
+// alone until Release. It fails with the context's error, ErrClosed, a *MissingError or a
+// *LaunchError.
+func (b *Pool) Acquire(ctx context.Context) (*Browser, error) {
 	select {
 	case b.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -114,12 +138,12 @@ func (b *Browsers) acquire(ctx context.Context) (*browser, error) {
 	if b.closed {
 		b.mu.Unlock()
 		<-b.sem
-		return nil, &Error{Kind: KindBrowser, Temporary: true, Message: "the scan's browser was shut down"}
+		return nil, ErrClosed
 	}
 	for len(b.idle) > 0 {
 		br := b.idle[len(b.idle)-1]
 		b.idle = b.idle[:len(b.idle)-1]
-		if br.alive() {
+		if br.Alive() {
 			b.mu.Unlock()
 			return br, nil
 		}
@@ -137,18 +161,18 @@ func (b *Browsers) acquire(ctx context.Context) (*browser, error) {
 		b.mu.Unlock()
 		br.stop()
 		<-b.sem
-		return nil, &Error{Kind: KindBrowser, Temporary: true, Message: "the scan's browser was shut down"}
+		return nil, ErrClosed
 	}
 	b.all[br] = true
 	b.mu.Unlock()
 	return br, nil
 }
 
-// release gives a browser back; a broken one (crashed, hung) is stopped and replaced on the
-// next acquire.
-func (b *Browsers) release(br *browser, broken bool) {
+// Release gives a browser back; a broken one (crashed, hung) is stopped and replaced on the
+// next Acquire.
+func (b *Pool) Release(br *Browser, broken bool) {
 	b.mu.Lock()
-	if broken || b.closed || !br.alive() {
+	if broken || b.closed || !br.Alive() {
 		delete(b.all, br)
 		b.mu.Unlock()
 		br.stop()
@@ -159,9 +183,9 @@ func (b *Browsers) release(br *browser, broken bool) {
 	<-b.sem
 }
 
-// browser is one Chromium process. Its key signs the certificates the scan proxies present for
+// Browser is one Chromium process. Its key signs the certificates its page proxies present for
 // HTTPS hosts; the browser is started trusting that key's SPKI, and nothing else extra.
-type browser struct {
+type Browser struct {
 	ctx    context.Context // the chromedp browser context
 	cancel func()
 	dir    string
@@ -171,20 +195,27 @@ type browser struct {
 	pid    int
 }
 
-func (br *browser) alive() bool { return br.ctx.Err() == nil }
+// Context is the chromedp browser context: a page's tab is a chromedp.NewContext of it.
+func (br *Browser) Context() context.Context { return br.ctx }
+
+// PID is the browser's process ID, 0 when unknown.
+func (br *Browser) PID() int { return br.pid }
+
+// Alive reports whether the browser process still runs.
+func (br *Browser) Alive() bool { return br.ctx.Err() == nil }
 
 // responsiveWithin bounds the check that a browser still answers.
 const responsiveWithin = 5 * time.Second
 
-// responsive reports whether the browser answers a browser-level command in time.
-func (br *browser) responsive() bool {
+// Responsive reports whether the browser answers a browser-level command in time.
+func (br *Browser) Responsive() bool {
 	ctx, cancel := context.WithTimeout(br.ctx, responsiveWithin)
 	defer cancel()
 	_, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
 	return err == nil
 }
 
-func (br *browser) stop() {
+func (br *Browser) stop() {
 	br.cancel()
 	_ = br.deny.Close()
 	_ = os.RemoveAll(br.dir)
@@ -195,9 +226,9 @@ const launchTimeout = 30 * time.Second
 
 // launch starts Chromium so that nothing it does reaches the network by itself: its own proxy
 // (for the default context, its background services) refuses every request, each scan page's
-// browser context gets a proxy of its own (see pageProxy), loopback is not exempted from
+// browser context gets a proxy of its own (see Proxy), loopback is not exempted from
 // proxying, and host names never resolve inside the browser.
-func (b *Browsers) launch(ctx context.Context) (*browser, error) {
+func (b *Pool) launch(ctx context.Context) (*Browser, error) {
 	path, err := b.executable()
 	if err != nil {
 		return nil, err
@@ -230,19 +261,10 @@ func (b *Browsers) launch(ctx context.Context) (*browser, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "Default"), 0o700); err == nil {
 		_ = os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(`{"profile":{"cookie_controls_mode":0}}`), 0o600)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+	opts := append(Flags(),
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(dir),
-		chromedp.UserAgent(b.opts.UserAgent),
 		chromedp.WindowSize(1280, 800),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("dns-prefetch-disable", true),
 		chromedp.Flag("mute-audio", true),
@@ -256,9 +278,12 @@ func (b *Browsers) launch(ctx context.Context) (*browser, error) {
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("ignore-certificate-errors-spki-list", base64.StdEncoding.EncodeToString(sum[:])),
 	)
+	if b.opts.UserAgent != "" {
+		opts = append(opts, chromedp.UserAgent(b.opts.UserAgent))
+	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	br := &browser{ctx: bctx, cancel: func() { bcancel(); acancel() }, dir: dir, key: key, deny: deny}
+	br := &Browser{ctx: bctx, cancel: func() { bcancel(); acancel() }, dir: dir, key: key, deny: deny}
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(bctx) }()
 	timer := time.NewTimer(launchTimeout)
@@ -272,11 +297,27 @@ func (b *Browsers) launch(ctx context.Context) (*browser, error) {
 	}
 	if err != nil {
 		br.stop()
-		return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err,
-			Message: fmt.Sprintf("the browser %s could not be started: %v", path, err)}
+		return nil, &LaunchError{Path: path, Err: err}
 	}
 	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
 		br.pid = c.Browser.Process().Pid
 	}
 	return br, nil
+}
+
+// Flags are the launch options every headless Chromium of consentd starts with, the scan's
+// pool and the tests that drive a browser alike: chromedp's defaults, headless and without the
+// sandbox (containers run it as root), no GPU, no QUIC, no first-run or background traffic of
+// Chromium's own. Each call returns a fresh slice, for the caller to append its own.
+func Flags() []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
 }

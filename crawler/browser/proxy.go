@@ -1,4 +1,4 @@
-package crawler
+package browser
 
 import (
 	"crypto/rand"
@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,64 +20,76 @@ import (
 	"github.com/consentd/consentd/crawler/netguard"
 )
 
-// The browser's only way out is a pageProxy: an HTTP proxy on loopback, one per page, that
+// The browser's only way out is a Proxy: an HTTP proxy on loopback, one per page, that
 // the page's browser context is created with. It forwards each request through the scan's
-// transport, whose dialer applies the address guard (after DNS, for every redirect hop the
+// transport, whose dialer applies the address guard (netguard) (after DNS, for every redirect hop the
 // browser follows, since each hop is a new request) and the connect-to rules, and whose TLS
 // configuration trusts the system roots plus the scan's extra CA. HTTPS is terminated at the
 // proxy (CONNECT, then TLS with a certificate signed by the browser's own key, which that
 // browser alone was started trusting), so every request is seen, counted and recorded.
 
-// maxScriptBody bounds the script text kept per response for fingerprinting.
-const maxScriptBody = 2 << 20
+// MaxScriptBody bounds the script text kept per response for fingerprinting.
+const MaxScriptBody = 2 << 20
 
-// deepBudget is the byte budget of one deep scan, shared by its pages' proxies.
-type deepBudget struct {
+// Budget is the byte budget of one scan, shared by its pages' proxies.
+type Budget struct {
 	limit int64 // 0: none
 	used  atomic.Int64
 	hit   atomic.Bool
 }
 
-func (b *deepBudget) exceeded() bool { return b.limit > 0 && b.used.Load() >= b.limit }
+// NewBudget returns a budget of limit bytes, or none when limit is 0.
+func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
 
-// proxied is one request the proxy handled.
-type proxied struct {
-	url     string
-	status  int
-	bytes   int64
-	ctype   string
-	dest    string // Sec-Fetch-Dest
-	body    []byte // script text, when it is a script of at most maxScriptBody
-	err     string
-	refused bool
+// Limit is the budget in bytes, 0 for none.
+func (b *Budget) Limit() int64 { return b.limit }
+
+// Hit reports whether a request was refused or cut because the budget was used up.
+func (b *Budget) Hit() bool { return b.hit.Load() }
+
+func (b *Budget) exceeded() bool { return b.limit > 0 && b.used.Load() >= b.limit }
+
+// Record is one request a Proxy handled.
+type Record struct {
+	URL         string
+	Status      int
+	Bytes       int64
+	ContentType string
+	Dest        string // Sec-Fetch-Dest
+	Body        []byte // script text, when it is a script of at most MaxScriptBody
+	Err         string // why it was not loaded, or was cut
+	Refused     bool   // the address guard refused it
 }
 
-// pageProxy serves one page's browser context.
-type pageProxy struct {
-	ln     net.Listener
-	srv    *http.Server
-	inner  *http.Server
-	conns  chan net.Conn
-	tr     *http.Transport
-	br     *browser
-	budget *deepBudget
+// Proxy serves one page's browser context.
+type Proxy struct {
+	ln         net.Listener
+	srv        *http.Server
+	inner      *http.Server
+	conns      chan net.Conn
+	tr         *http.Transport
+	br         *Browser
+	budget     *Budget
+	maxRecords int
 
 	inflight atomic.Int64
 	last     atomic.Int64 // unix nanoseconds of the last activity
 
 	mu      sync.Mutex
-	records []proxied
+	records []Record
 	closed  bool
 	done    chan struct{}
 }
 
-func newPageProxy(tr *http.Transport, br *browser, budget *deepBudget) (*pageProxy, error) {
+// NewProxy starts a proxy for one page of br: it forwards through tr, counts against budget and
+// keeps at most maxRecords records.
+func (br *Browser) NewProxy(tr *http.Transport, budget *Budget, maxRecords int) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &pageProxy{ln: ln, tr: tr, br: br, budget: budget, conns: make(chan net.Conn), done: make(chan struct{})}
-	p.touch()
+	p := &Proxy{ln: ln, tr: tr, br: br, budget: budget, maxRecords: maxRecords, conns: make(chan net.Conn), done: make(chan struct{})}
+	p.Touch()
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	p.inner = &http.Server{Handler: http.HandlerFunc(p.serveTLS), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
@@ -84,10 +97,11 @@ func newPageProxy(tr *http.Transport, br *browser, budget *deepBudget) (*pagePro
 	return p, nil
 }
 
-// addr is the proxy's address for the browser context.
-func (p *pageProxy) addr() string { return "http://" + p.ln.Addr().String() }
+// Addr is the proxy's address for the browser context.
+func (p *Proxy) Addr() string { return "http://" + p.ln.Addr().String() }
 
-func (p *pageProxy) close() {
+// Close stops the proxy.
+func (p *Proxy) Close() {
 	p.mu.Lock()
 	if !p.closed {
 		p.closed = true
@@ -98,29 +112,31 @@ func (p *pageProxy) close() {
 	_ = p.inner.Close()
 }
 
-func (p *pageProxy) touch() { p.last.Store(time.Now().UnixNano()) }
+// Touch counts as network activity now: what the page does next is waited for.
+func (p *Proxy) Touch() { p.last.Store(time.Now().UnixNano()) }
 
-// quiet reports whether no request is in flight and none ended within d.
-func (p *pageProxy) quiet(d time.Duration) bool {
+// Quiet reports whether no request is in flight and none ended within d.
+func (p *Proxy) Quiet(d time.Duration) bool {
 	return p.inflight.Load() == 0 && time.Since(time.Unix(0, p.last.Load())) >= d
 }
 
-func (p *pageProxy) recorded() []proxied {
+// Records are the requests handled so far.
+func (p *Proxy) Records() []Record {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]proxied(nil), p.records...)
+	return append([]Record(nil), p.records...)
 }
 
-func (p *pageProxy) record(r proxied) {
+func (p *Proxy) record(r Record) {
 	p.mu.Lock()
-	if len(p.records) < MaxRequests {
+	if len(p.records) < p.maxRecords {
 		p.records = append(p.records, r)
 	}
 	p.mu.Unlock()
 }
 
 // ServeHTTP handles the browser's proxy requests: CONNECT for HTTPS, absolute-form for HTTP.
-func (p *pageProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		p.connect(w, r)
 		return
@@ -134,7 +150,7 @@ func (p *pageProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // connect terminates the browser's TLS with a certificate for the requested host and hands the
 // connection to the inner server, which sees the requests inside.
-func (p *pageProxy) connect(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	host := r.Host
 	hj, ok := w.(http.Hijacker)
 	if !ok {
@@ -172,7 +188,7 @@ func (p *pageProxy) connect(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveTLS handles a request that arrived inside a CONNECT tunnel.
-func (p *pageProxy) serveTLS(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) serveTLS(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, "https://"+r.Host+r.URL.RequestURI())
 }
 
@@ -180,27 +196,27 @@ func (p *pageProxy) serveTLS(w http.ResponseWriter, r *http.Request) {
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target string) {
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 	p.inflight.Add(1)
-	defer func() { p.touch(); p.inflight.Add(-1) }()
-	p.touch()
-	rec := proxied{url: target, dest: r.Header.Get("Sec-Fetch-Dest")}
+	defer func() { p.Touch(); p.inflight.Add(-1) }()
+	p.Touch()
+	rec := Record{URL: target, Dest: r.Header.Get("Sec-Fetch-Dest")}
 	if p.budget.exceeded() {
 		p.budget.hit.Store(true)
-		rec.err = fmt.Sprintf("not loaded: the scan's download budget of %d bytes was used up", p.budget.limit)
+		rec.Err = fmt.Sprintf("not loaded: the scan's download budget of %d bytes was used up", p.budget.limit)
 		p.record(rec)
 		http.Error(w, "consentd: scan budget used up", http.StatusServiceUnavailable)
 		return
 	}
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		rec.err = "not loaded: WebSocket connections are not proxied"
+		rec.Err = "not loaded: WebSocket connections are not proxied"
 		p.record(rec)
 		http.Error(w, "consentd: websockets are not proxied", http.StatusNotImplemented)
 		return
 	}
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
 	if err != nil {
-		rec.err = "not loaded: " + err.Error()
+		rec.Err = "not loaded: " + err.Error()
 		p.record(rec)
 		http.Error(w, "consentd: bad request", http.StatusBadRequest)
 		return
@@ -217,14 +233,14 @@ func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target strin
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
 		var refused *netguard.RefusedError
-		rec.refused = errors.As(err, &refused)
-		rec.err = fetchMessage(err)
+		rec.Refused = errors.As(err, &refused)
+		rec.Err = errorMessage(err)
 		p.record(rec)
-		http.Error(w, "consentd: "+rec.err, http.StatusBadGateway)
+		http.Error(w, "consentd: "+rec.Err, http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
-	rec.status, rec.ctype = resp.StatusCode, resp.Header.Get("Content-Type")
+	rec.Status, rec.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
@@ -236,16 +252,16 @@ func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target strin
 		w.Header().Del("Content-Encoding")
 	}
 	w.WriteHeader(resp.StatusCode)
-	keep := isScriptResponse(rec.dest, rec.ctype)
+	keep := isScriptResponse(rec.Dest, rec.ContentType)
 	var kept []byte
 	buf := make([]byte, 32<<10)
 	for {
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
-			rec.bytes += int64(n)
+			rec.Bytes += int64(n)
 			p.budget.used.Add(int64(n))
-			p.touch()
-			if keep && len(kept)+n <= maxScriptBody {
+			p.Touch()
+			if keep && len(kept)+n <= MaxScriptBody {
 				kept = append(kept, buf[:n]...)
 			} else if keep {
 				keep, kept = false, nil
@@ -255,7 +271,7 @@ func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target strin
 			}
 			if p.budget.exceeded() {
 				p.budget.hit.Store(true)
-				rec.err = fmt.Sprintf("cut: the scan's download budget of %d bytes was used up", p.budget.limit)
+				rec.Err = fmt.Sprintf("cut: the scan's download budget of %d bytes was used up", p.budget.limit)
 				keep, kept = false, nil
 				break
 			}
@@ -265,7 +281,7 @@ func (p *pageProxy) forward(w http.ResponseWriter, r *http.Request, target strin
 		}
 	}
 	if keep {
-		rec.body = kept
+		rec.Body = kept
 	}
 	p.record(rec)
 }
@@ -280,7 +296,7 @@ func isScriptResponse(dest, ctype string) bool {
 }
 
 // chanListener hands the proxy's TLS connections to its inner server.
-type chanListener struct{ p *pageProxy }
+type chanListener struct{ p *Proxy }
 
 func (l *chanListener) Accept() (net.Conn, error) {
 	select {
@@ -296,7 +312,7 @@ func (l *chanListener) Addr() net.Addr { return l.p.ln.Addr() }
 
 // certificate returns the browser's certificate for host: self-signed with the browser's key,
 // whose SPKI the browser was started trusting (--ignore-certificate-errors-spki-list).
-func (br *browser) certificate(host string) (*tls.Certificate, error) {
+func (br *Browser) certificate(host string) (*tls.Certificate, error) {
 	if c, ok := br.certs.Load(host); ok {
 		return c.(*tls.Certificate), nil
 	}
@@ -330,18 +346,15 @@ func randSerial() (*big.Int, error) {
 	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 }
 
-// scanTransport is the deep scan's upstream transport: the static engine's guarded dialer and
-// TLS configuration, no proxy of its own.
-func (s *scan) scanTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:                 nil,
-		DialContext:           s.hooks.Dialer(s.opts.AllowPrivate, s.opts.ConnectTo),
-		TLSClientConfig:       s.tlsConfig,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          64,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       30 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: s.opts.PageTimeout,
+// errorMessage turns a transport error into a short message without Go's wrapping noise.
+func errorMessage(err error) string {
+	var refused *netguard.RefusedError
+	if errors.As(err, &refused) {
+		return refused.Error()
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
 }

@@ -1,7 +1,8 @@
-package crawler
+package browser
 
 import (
 	"context"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
@@ -17,7 +18,7 @@ import (
 // (setTimeout of 50 ms to 15 s) and idle callbacks; after the page has loaded and gone quiet,
 // the scan moves the pointer, scrolls to the bottom, then runs every pending timer and idle
 // callback at once (cancelling the original), waits for the network to be quiet for half of
-// QuietFor from then, and does so again while new ones keep coming, at most flushRounds times.
+// quietFor from then, and does so again while new ones keep coming, at most flushRounds times.
 
 // clockScript keeps the page's pending timers and idle callbacks so that flushScript can run
 // them early. Timers given code as a string, and intervals, are left alone.
@@ -84,18 +85,18 @@ const clockScript = `(function () {
   } } });
 })();`
 
-// tagsJS is an expression: the addresses of the scripts and iframes the document was given
+// TagsJS is an expression: the addresses of the scripts and iframes the document was given
 // (clockScript) and of the tags consentd's runtime held back unmarked, at most 500.
-const tagsJS = `(function () {
+const TagsJS = `(function () {
   var c = window.__consentdClock, out = c ? Array.from(c.tags) : [];
   try { (window.consentd && window.consentd.heldUnmarked || []).forEach(function (h) { out.push(new URL(String(h.url), location.href).href); }); } catch (e) {}
   return out.slice(0, 500);
 })()`
 
-// linksJS is an expression: the addresses the page links to once its scripts ran — anchors
+// LinksJS is an expression: the addresses the page links to once its scripts ran — anchors
 // (router links included, whatever handles their clicks), elements whose click handlers go by
 // an address in a data attribute, and the client-side navigations of its router — at most 500.
-const linksJS = `(function () {
+const LinksJS = `(function () {
   var out = new Set(), c = window.__consentdClock;
   function add(u) { try { if (u && out.size < 500) out.add(new URL(String(u), document.baseURI).href); } catch (e) {} }
   try {
@@ -123,18 +124,20 @@ const touchScript = `(function () {
 // flushRounds bounds how many times a page's clock is run forward.
 const flushRounds = 3
 
-// installClock makes clockScript run before any script of the tab's documents.
-func installClock(ctx context.Context) error {
+// InstallClock makes clockScript run before any script of the tab's documents: call it on a
+// tab before it navigates, for Settle to run the page's clock forward.
+func InstallClock(ctx context.Context) error {
 	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clockScript})
 	return err
 }
 
-// settle watches a loaded page until what it would do within seconds of a visit has happened:
-// quiet network, a first interaction (pointer move, touch, wheel, scroll to the bottom a
-// viewport at a time), then its clock run forward while timers keep coming. It returns the
-// scroll's error (the page's context is gone or the page hangs); the rest is best effort.
-func settle(ctx context.Context, p *pageProxy, opts Options) error {
-	waitQuiet(ctx, p, opts.QuietFor, opts.QuietMax)
+// Settle watches a loaded page until what it would do within seconds of a visit has happened:
+// quiet network for quietFor (waiting at most quietMax each time), a first interaction
+// (pointer move, touch, wheel, scroll to the bottom a viewport at a time), then its clock run
+// forward while timers keep coming. It returns the scroll's error (the page's context is gone
+// or the page hangs); the rest is best effort.
+func Settle(ctx context.Context, p *Proxy, quietFor, quietMax time.Duration) error {
+	p.WaitQuiet(ctx, quietFor, quietMax)
 	for _, at := range [][2]float64{{120, 160}, {240, 320}} {
 		_, _ = chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at[0], Y: at[1]})
 	}
@@ -142,7 +145,7 @@ func settle(ctx context.Context, p *pageProxy, opts Options) error {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](scrollScript, chromedp.EvalAwaitPromise)); err != nil {
 		return err
 	}
-	waitQuiet(ctx, p, opts.QuietFor, opts.QuietMax)
+	p.WaitQuiet(ctx, quietFor, quietMax)
 	for range flushRounds {
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](flushScript))
 		if err != nil || n == 0 {
@@ -150,8 +153,35 @@ func settle(ctx context.Context, p *pageProxy, opts Options) error {
 		}
 		// What the callbacks inserted starts its requests within milliseconds: the network
 		// counts as busy from the flush, so the wait sees them.
-		p.touch()
-		waitQuiet(ctx, p, opts.QuietFor/2, opts.QuietMax)
+		p.Touch()
+		p.WaitQuiet(ctx, quietFor/2, quietMax)
 	}
 	return nil
+}
+
+// scrollScript scrolls to the bottom a viewport at a time, at most 10 steps, pausing 40 ms
+// after each so that the page renders there and lazy loads (IntersectionObserver, loading=lazy)
+// start: synchronous scrollTo calls in a row would only render the last position.
+const scrollScript = `(async function () {
+  var h = Math.max(document.body ? document.body.scrollHeight : 0, document.documentElement.scrollHeight);
+  var step = Math.max(window.innerHeight || 800, Math.ceil(h / 10));
+  for (var y = step; y < h + step; y += step) {
+    window.scrollTo(0, Math.min(y, h));
+    await new Promise(function (r) { setTimeout(r, 40); });
+  }
+  return true;
+})()`
+
+// WaitQuiet waits until the page's network has been idle for quietFor, at most quietMax.
+func (p *Proxy) WaitQuiet(ctx context.Context, quietFor, quietMax time.Duration) {
+	deadline := time.Now().Add(quietMax)
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for !p.Quiet(quietFor) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -200,12 +200,12 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	a.queue.SetConsentRetention(a.useCases.Consents, 0)
+	a.queue.SetConsentRetention(a.useCases.ConsentLog, 0)
 	a.queue.SetWebhooks(a.useCases.Webhooks, cfg.WebhookRetrySchedule)
 	if mailer != nil {
 		a.queue.SetDigests(a.useCases.Digests, cmp.Or(cfg.DigestInterval, core.DefaultDigestEvery))
 	}
-	if a.workers, err = a.queue.Workers(a.useCases.Scans); err != nil {
+	if a.workers, err = a.queue.Workers(a.useCases.ScanWorker); err != nil {
 		a.Close()
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return 
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 func TestAPIKeyRevokeIsImmediate(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	k, plain, err := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	if err != nil {
@@ -42,7 +42,7 @@ func TestAPIKeyRevokeIsImmediate(t *testing.T) {
 
 func TestAPIKeyRotateGrace(t *testing.T) {
 	c := &clock{t: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)}
-	m, _, _ := newManagerAt(t, c.now)
+	m, _, _ := newCoreAt(t, c.now)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	old, oldPlain, err := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	if err != nil {
@@ -84,7 +84,7 @@ func TestAPIKeyRotateGrace(t *testing.T) {
 
 func TestAPIKeyLastUsedOncePerMinute(t *testing.T) {
 	c := &clock{t: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)}
-	m, _, _ := newManagerAt(t, c.now)
+	m, _, _ := newCoreAt(t, c.now)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	k, plain, _ := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	lastUsed := func() *time.Time {
@@ -112,7 +112,7 @@ func TestAPIKeyLastUsedOncePerMinute(t *testing.T) {
 }
 
 func TestAPIKeyNameLimit(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	_, _, err := m.Orgs.CreateAPIKey(ctx, org.ID, strings.Repeat("n", core.MaxAPIKeyName+1), "")
 	wantCode(t, err, core.CodeInvalid)

@@ -23,7 +23,7 @@ func asKey(t *testing.T, m *testCore, key string) context.Context {
 // old and new values of the fields it changed; the chain verifies; listing pages and
 // filters; only the roles with the audit permission read it.
 func TestAuditRecordsChanges(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	_, ownerKey, _ := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	owner := asKey(t, m, ownerKey)

@@ -43,7 +43,7 @@ func TestCookieDomainFor(t *testing.T) {
 
 func TestPatchBannerReopenAndCookieDomain(t *testing.T) {
 	t.Parallel()
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	b, err := m.Banners.Banner(ctx, org, s.ID)
 	if err != nil || !b.ReopenButton || b.ReopenPosition != "bottom_left" || b.ReopenLabel != nil || b.CookieDomain != nil {

@@ -419,7 +419,7 @@ func TestButtonTextColorAndContrast(t *testing.T) {
 
 func TestComplianceReportUseCase(t *testing.T) {
 	t.Parallel()
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	orgID, site := mustSite(t, m)
 	other, _ := m.Orgs.CreateOrganization(ctx, "other")
 	_, err := m.Compliance.Report(ctx, other.ID, site.ID)
@@ -491,7 +491,7 @@ func TestConsentModeSettledByVerification(t *testing.T) {
 // the same configuration findings as the management API's report.
 func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 	t.Parallel()
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	orgID, site := mustSite(t, m)
 	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", "statistics"); err != nil {
 		t.Fatal(err)
@@ -503,7 +503,7 @@ func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := m.Consents.PublicConfig(ctx, site.ProjectKey, "DE")
+	cfg, err := m.PublicBanner.PublicConfig(ctx, site.ProjectKey, "DE")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +581,7 @@ func TestFirstPartyCookieBeforeDecision(t *testing.T) {
 // back makes it not compliant, naming the service; a passing verification makes it compliant.
 func TestVerdict(t *testing.T) {
 	t.Parallel()
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	orgID, site := mustSite(t, m)
 	report := func() *core.ComplianceReport {
 		t.Helper()

@@ -231,8 +231,8 @@ func actionAgrees(in ConsentInput, cats []*Category, ps Policies) error {
 // of the site is stored with an explicit boolean, as the visitor's Policy applies the decision:
 // required ones always true, unmentioned ones false, those a GPC signal turns off false when
 // the request carries one, which may also store doNotSell.
-func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
-	view, err := consents.views.consentSite(ctx, projectKey, consents.clock())
+func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
+	view, err := public.views.consentSite(ctx, projectKey, public.clock())
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 	if err := actionAgrees(in, cats, view.policies); err != nil {
 		return nil, err
 	}
-	visitor := consents.newID()
+	visitor := public.newID()
 	if in.VisitorID != nil {
 		if err := checkVisitorID(*in.VisitorID); err != nil {
 			return nil, err
@@ -276,14 +276,14 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 	if err != nil {
 		return nil, err
 	}
-	snap, err := consents.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
+	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
 	if err != nil {
 		return nil, err
 	}
 	r := &ConsentRecord{
-		ID: consents.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
+		ID: public.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC != nil && pol.GPC.DoNotSell),
-		ConsentVersion: in.ConsentVersion, CreatedAt: consents.now(),
+		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 	}
 	switch {
@@ -297,14 +297,14 @@ func (consents *Consents) RecordConsent(ctx context.Context, projectKey string, 
 		r.Action = "custom"
 	}
 	SealConsentRecord(r)
-	if err := consents.store.CreateConsentRecord(ctx, r); err != nil {
+	if err := public.store.CreateConsentRecord(ctx, r); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
-func (consents *Consents) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
+func (consentLog *ConsentLog) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
 	if err := authorize(ctx, consentReadPermission(q.VisitorID), orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
@@ -323,16 +323,16 @@ func (consents *Consents) ConsentRecords(ctx context.Context, orgID string, q Co
 	if q.After != nil && q.Page != 1 {
 		return nil, 0, Errorf(CodeInvalid, "page: must be 1 (or absent) with a cursor")
 	}
-	if _, err := consents.store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
-	return consents.store.ConsentRecords(ctx, q)
+	return consentLog.store.ConsentRecords(ctx, q)
 }
 
 // ExportConsentRecords streams every record of the site matching q's dates to fn, newest
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
-func (consents *Consents) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
+func (consentLog *ConsentLog) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
 	if err := authorize(ctx, PermExport, orgID, q.SiteID); err != nil {
 		return err
 	}
@@ -343,19 +343,19 @@ func (consents *Consents) ExportConsentRecords(ctx context.Context, orgID string
 		return err
 	}
 	q.After = nil
-	if _, err := consents.store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return err
 	}
 	// The export is recorded when it starts: the visitor's ID is not kept, only that the
 	// export was one visitor's.
-	err := consents.store.InTx(ctx, func(tx Store) error {
-		return consents.audit.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
+	err := consentLog.store.InTx(ctx, func(tx Store) error {
+		return consentLog.audit.record(ctx, tx, orgID, q.SiteID, AuditConsentExport, "", nil,
 			map[string]any{"from": q.From, "to": q.To, "oneVisitor": q.VisitorID != ""})
 	})
 	if err != nil {
 		return err
 	}
-	return consents.store.EachConsentRecord(ctx, q, fn)
+	return consentLog.store.EachConsentRecord(ctx, q, fn)
 }
 
 // PublicConfig is everything the banner runtime needs for a site, in one language.
@@ -385,25 +385,25 @@ type PublicCategory struct {
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
 // visitor from country who prefers the languages prefs (BCP 47 tags, best first). It is cached
 // for a second per project key and language (see ttlCache).
-func (consents *Consents) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
-	now := consents.clock()
-	v, err := consents.views.site(ctx, projectKey, now)
+func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
+	now := public.clock()
+	v, err := public.views.site(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := v.language(prefs)
 	key := projectKey + "\x00" + lang
-	base, ok := consents.views.configCache.get(key, now)
+	base, ok := public.views.configCache.get(key, now)
 	if !ok {
-		base = consents.publicConfig(v, lang)
-		consents.views.configCache.put(key, v.site.ID, base, v.at)
+		base = public.publicConfig(v, lang)
+		public.views.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.Jurisdiction = JurisdictionOf(country)
 	return &cfg, nil
 }
 
-func (consents *Consents) publicConfig(v *siteView, lang string) *PublicConfig {
+func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig {
 	texts := v.texts(lang)
 	for _, k := range DeclarationTextKeys {
 		delete(texts, k)
@@ -415,8 +415,8 @@ func (consents *Consents) publicConfig(v *siteView, lang string) *PublicConfig {
 	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
-		BlockingRules: blockingRules(consents.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
-		CookieRules: cookieRules(consents.catalog, v.cats, v.svcs),
+		BlockingRules: blockingRules(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
+		CookieRules: cookieRules(public.catalog, v.cats, v.svcs),
 	}
 	for _, c := range v.cats {
 		lc := *c

@@ -167,7 +167,7 @@ func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
 
 // snapshotFor returns the snapshot of what the runtime showed for the site named by
 // projectKey in lang, stored once per content and cached like the public configuration.
-func (consents *Consents) snapshotFor(ctx context.Context, projectKey, lang, runtime string) (*ConsentSnapshot, error) {
+func (public *PublicBanner) snapshotFor(ctx context.Context, projectKey, lang, runtime string) (*ConsentSnapshot, error) {
 	if utf8.RuneCountInString(lang) > MaxLanguageKey {
 		return nil, Errorf(CodeInvalid, "language: must be at most %d characters", MaxLanguageKey)
 	}
@@ -178,8 +178,8 @@ func (consents *Consents) snapshotFor(ctx context.Context, projectKey, lang, run
 		return nil, Errorf(CodeInvalid, "runtimeVersion: must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
 	}
 	key := projectKey + "\x00" + lang + "\x00" + runtime
-	return consents.views.snapshotCache.load(ctx, key, consents.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
-		cfg, err := consents.PublicConfig(ctx, projectKey, "")
+	return public.views.snapshotCache.load(ctx, key, public.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
+		cfg, err := public.PublicConfig(ctx, projectKey, "")
 		if err != nil {
 			return nil, "", err
 		}
@@ -187,14 +187,14 @@ func (consents *Consents) snapshotFor(ctx context.Context, projectKey, lang, run
 		if err != nil {
 			return nil, "", Wrap(CodeInternal, err, "snapshot")
 		}
-		s := &ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: sha256Hex(string(content)), Content: content, CreatedAt: consents.now()}
+		s := &ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: sha256Hex(string(content)), Content: content, CreatedAt: public.now()}
 		// Snapshots are never removed while their site exists: one this process stored
 		// need not be stored again when the cache entry is renewed with the same content.
-		if !consents.savedSnapshots.has(s.SiteID + "\x00" + s.Hash) {
-			if err := consents.store.SaveConsentSnapshot(ctx, s); err != nil {
+		if !public.savedSnapshots.has(s.SiteID + "\x00" + s.Hash) {
+			if err := public.store.SaveConsentSnapshot(ctx, s); err != nil {
 				return nil, "", err
 			}
-			consents.savedSnapshots.add(s.SiteID + "\x00" + s.Hash)
+			public.savedSnapshots.add(s.SiteID + "\x00" + s.Hash)
 		}
 		return s, s.SiteID, nil
 	})
@@ -222,17 +222,17 @@ func (k *keySet) add(key string) {
 }
 
 // ConsentSnapshot returns a snapshot of a site by its hash.
-func (consents *Consents) ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*ConsentSnapshot, error) {
+func (consentLog *ConsentLog) ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*ConsentSnapshot, error) {
 	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := consents.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if len(hash) != HashHexLength || strings.Trim(hash, "0123456789abcdef") != "" {
 		return nil, Errorf(CodeNotFound, "snapshot not found")
 	}
-	return consents.store.ConsentSnapshot(ctx, siteID, hash)
+	return consentLog.store.ConsentSnapshot(ctx, siteID, hash)
 }
 
 // EncodeConsentCursor returns the opaque listing cursor that resumes after r.
@@ -264,47 +264,47 @@ func DecodeConsentCursor(c string) (*ConsentKey, error) {
 
 // VerifyConsentChain recomputes the chain of a site of the organization (see
 // VerifyConsentChain the function).
-func (consents *Consents) VerifyConsentChain(ctx context.Context, orgID, siteID string) (*ChainReport, error) {
+func (consentLog *ConsentLog) VerifyConsentChain(ctx context.Context, orgID, siteID string) (*ChainReport, error) {
 	if err := authorize(ctx, PermVerify, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if _, err := consents.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	return VerifyConsentChain(ctx, consents.store, siteID)
+	return VerifyConsentChain(ctx, consentLog.store, siteID)
 }
 
 // VerifyAnyConsentChain verifies a site's chain by the site's ID alone, for the operator's
 // command line, which acts across organizations.
-func (consents *Consents) VerifyAnyConsentChain(ctx context.Context, siteID string) (*ChainReport, error) {
-	return VerifyConsentChain(ctx, consents.store, siteID)
+func (consentLog *ConsentLog) VerifyAnyConsentChain(ctx context.Context, siteID string) (*ChainReport, error) {
+	return VerifyConsentChain(ctx, consentLog.store, siteID)
 }
 
 // EraseVisitor removes a visitor's ID from their records of the site (a visitor's erasure
 // request). The decisions stay, with the visitor's hash, which without the removed salt
 // links to no one; the chain still verifies. It returns how many records were changed.
-func (consents *Consents) EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error) {
+func (consentLog *ConsentLog) EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error) {
 	if err := authorize(ctx, PermVisitors, orgID, siteID); err != nil {
 		return 0, err
 	}
 	if err := checkVisitorID(visitorID); err != nil {
 		return 0, err
 	}
-	if _, err := consents.store.Site(ctx, orgID, siteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
 		return 0, err
 	}
 	var n int
-	err := consents.store.InTx(ctx, func(tx Store) error {
+	err := consentLog.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if n, err = tx.EraseConsentVisitor(ctx, siteID, visitorID); err != nil {
 			return err
 		}
 		// The erased visitor's ID is not kept here either.
-		return consents.audit.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
+		return consentLog.audit.record(ctx, tx, orgID, siteID, AuditVisitorErase, "", nil, map[string]any{"records": n})
 	})
 	if err != nil {
 		return 0, err
 	}
-	consents.events.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
+	consentLog.events.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
 	return n, nil
 }

@@ -145,7 +145,7 @@ func statsNext(t time.Time, interval string) time.Time {
 
 // ConsentStats returns a site's statistics, summed from the hour aggregates the store keeps
 // with the inserts: the cost depends on the hours in the range, not on the records.
-func (consents *Consents) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
+func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
 	if err := authorize(ctx, PermRead, orgID, q.SiteID); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (consents *Consents) ConsentStats(ctx context.Context, orgID string, q Cons
 	if !slices.Contains([]string{StatsHour, StatsDay, StatsWeek}, q.Interval) {
 		return nil, Errorf(CodeInvalid, "interval: must be hour, day or week")
 	}
-	to := consents.now()
+	to := consentLog.now()
 	if q.To != nil {
 		to = *q.To
 	}
@@ -179,7 +179,7 @@ func (consents *Consents) ConsentStats(ctx context.Context, orgID string, q Cons
 	if to.Sub(from) > span {
 		return nil, Errorf(CodeInvalid, "to: at most %d days after from with interval %s", int(span.Hours()/24), q.Interval)
 	}
-	if _, err := consents.store.Site(ctx, orgID, q.SiteID); err != nil {
+	if _, err := consentLog.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, err
 	}
 	start := StatsBucketStart(from, q.Interval)
@@ -190,7 +190,7 @@ func (consents *Consents) ConsentStats(ctx context.Context, orgID string, q Cons
 	if end.After(MaxTime) || start.Before(MinTime) {
 		return nil, Errorf(CodeInvalid, "from, to: must be between years %d and %d", MinTime.Year(), MaxTime.Year())
 	}
-	hours, err := consents.store.ConsentStatBuckets(ctx, q.SiteID, start, end, q.Interval)
+	hours, err := consentLog.store.ConsentStatBuckets(ctx, q.SiteID, start, end, q.Interval)
 	if err != nil {
 		return nil, err
 	}
@@ -236,15 +236,15 @@ const retentionBatches = 500
 // batches whose records are all older than that, and returns how many records it removed.
 // It needs Deps.AllSites. One site's failure does not stop the others; the errors are
 // returned together.
-func (consents *Consents) ApplyConsentRetention(ctx context.Context) (int, error) {
-	if consents.allSites == nil {
+func (consentLog *ConsentLog) ApplyConsentRetention(ctx context.Context) (int, error) {
+	if consentLog.allSites == nil {
 		return 0, Errorf(CodeInternal, "consent retention needs a site lister")
 	}
-	now := consents.now()
+	now := consentLog.now()
 	removed, after := 0, ""
 	var errs []error
 	for {
-		sites, err := consents.allSites.AllSites(ctx, after, 500)
+		sites, err := consentLog.allSites.AllSites(ctx, after, 500)
 		if err != nil {
 			return removed, err
 		}
@@ -254,7 +254,7 @@ func (consents *Consents) ApplyConsentRetention(ctx context.Context) (int, error
 			}
 			before := now.AddDate(0, 0, -*s.ConsentRetentionDays)
 			for {
-				n, err := consents.store.RemoveConsentBatches(ctx, s.ID, before, retentionBatches)
+				n, err := consentLog.store.RemoveConsentBatches(ctx, s.ID, before, retentionBatches)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("site %s: %w", s.ID, err))
 					break

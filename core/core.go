@@ -56,14 +56,18 @@ type UseCases struct {
 	Services   *Services
 	Library    *Library
 	Scans      *Scans
-	Consents   *Consents
-	Compliance *Compliance
-	Webhooks   *Webhooks
-	Digests    *Digests
-	Health     *Health
-	AuditLog   *AuditLog
-	Sessions   *Sessions
-	Users      *Users
+	ScanWorker *ScanWorker
+	// PublicBanner serves the public endpoints a site's banner calls; ConsentLog keeps
+	// the consent records they make.
+	PublicBanner *PublicBanner
+	ConsentLog   *ConsentLog
+	Compliance   *Compliance
+	Webhooks     *Webhooks
+	Digests      *Digests
+	Health       *Health
+	AuditLog     *AuditLog
+	Sessions     *Sessions
+	Users        *Users
 }
 
 // New builds the use cases on deps.
@@ -87,8 +91,7 @@ func New(deps Deps) (*UseCases, error) {
 	audit := auditor{clock: clk, newID: newID}
 	events := &publisher{store: deps.Store, queue: deps.WebhookQueue, clock: clk, newID: newID, log: deps.Logger}
 	views := &publicViews{store: deps.Store}
-	scans := &Scans{store: deps.Store, queue: deps.Queue, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
-		clock: clk, newID: newID, log: deps.Logger, scanMode: deps.ScanMode, defaultScanPeriod: deps.DefaultScanPeriod,
+	scans := &Scans{store: deps.Store, queue: deps.Queue, clock: clk, newID: newID, scanMode: deps.ScanMode,
 		audit: audit, events: events, views: views, importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}}
 	return &UseCases{
 		Orgs:       &Orgs{store: deps.Store, clock: clk, newID: newID, log: deps.Logger, audit: audit},
@@ -99,9 +102,11 @@ func New(deps Deps) (*UseCases, error) {
 			importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}},
 		Library: &Library{catalog: deps.Catalog},
 		Scans:   scans,
-		Consents: &Consents{store: deps.Store, catalog: deps.Catalog, allSites: deps.AllSites, clock: clk, newID: newID,
-			audit: audit, events: events, views: views},
-		Compliance: &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views},
+		ScanWorker: &ScanWorker{store: deps.Store, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
+			clock: clk, log: deps.Logger, scanMode: deps.ScanMode, defaultScanPeriod: deps.DefaultScanPeriod, events: events, scans: scans},
+		PublicBanner: &PublicBanner{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, views: views},
+		ConsentLog:   &ConsentLog{store: deps.Store, allSites: deps.AllSites, clock: clk, audit: audit, events: events},
+		Compliance:   &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views},
 		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
 			clock: clk, newID: newID, log: deps.Logger, events: events},
 		Digests: &Digests{store: deps.Store, allSites: deps.AllSites, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
@@ -175,39 +180,61 @@ type Library struct {
 	catalog Catalog
 }
 
-// Scans are the use cases of scans: triggering, running (for workers), results, configure.
+// Scans are the use cases of scans the API and the console call: triggering one, reading the
+// results, configuring what a scan found.
 type Scans struct {
+	store Store
+	queue ScanQueue
+	clock
+	newID func() string
+	// scanMode is the mode of scans triggered without one.
+	scanMode string
+	audit    auditor
+	events   *publisher
+	views    *publicViews
+	importer importer
+}
+
+// ScanWorker are the use cases of the scan worker: running a queued scan through the
+// crawler, and the periodic rescans and schedules.
+type ScanWorker struct {
 	store   Store
-	queue   ScanQueue
 	crawler SiteCrawler
 	catalog Catalog
 	// allSites is only for deployment-wide work: request-scoped use cases never see across
 	// organizations.
 	allSites SiteLister
 	clock
-	newID    func() string
 	log      *slog.Logger
 	scanMode string
 	// defaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.
 	defaultScanPeriod time.Duration
-	audit             auditor
 	events            *publisher
-	views             *publicViews
-	importer          importer
+	// scans trigger the rescans and configure what a scan found, as the API does.
+	scans *Scans
 }
 
-// Consents are the use cases of the public banner endpoints and of consent records.
-type Consents struct {
-	store    Store
-	catalog  Catalog
-	allSites SiteLister
+// PublicBanner are the use cases of the public endpoints a site's banner calls: its
+// configuration, its cookie declaration, and recording a visitor's consent (with the
+// snapshot of what the visitor was shown).
+type PublicBanner struct {
+	store   Store
+	catalog Catalog
 	clock
-	newID  func() string
-	audit  auditor
-	events *publisher
-	views  *publicViews
+	newID func() string
+	views *publicViews
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
+}
+
+// ConsentLog are the use cases of consent records: listing and exporting them, their proof
+// (snapshots, the hash chain, erasure), statistics and retention.
+type ConsentLog struct {
+	store    Store
+	allSites SiteLister
+	clock
+	audit  auditor
+	events *publisher
 }
 
 // Health reports on the dependencies, for readiness probes.

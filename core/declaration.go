@@ -129,15 +129,15 @@ type DeclaredCookie struct {
 // Declaration returns the cookie declaration of the site named by projectKey in the first of
 // the visitor's preferred languages (BCP 47 tags, best first) that the site speaks. It is
 // cached like the public configuration.
-func (consents *Consents) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
-	now := consents.clock()
-	st, err := consents.views.site(ctx, projectKey, now)
+func (public *PublicBanner) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
+	now := public.clock()
+	st, err := public.views.site(ctx, projectKey, now)
 	if err != nil {
 		return nil, err
 	}
 	lang := st.language(prefs)
 	key := projectKey + "\x00" + lang
-	if d, ok := consents.views.declCache.get(key, now); ok {
+	if d, ok := public.views.declCache.get(key, now); ok {
 		return d, nil
 	}
 	d := &Declaration{
@@ -170,7 +170,7 @@ func (consents *Consents) Declaration(ctx context.Context, projectKey string, pr
 			if ds.PrivacyPolicyURL == nil {
 				ds.PrivacyPolicyURL = s.ServiceURL
 			}
-			lib, _ := consents.catalog.Service(s.Slug)
+			lib, _ := public.catalog.Service(s.Slug)
 			for _, k := range s.Cookies {
 				dk := DeclaredCookie{
 					Name: k.Name, Type: storageOf(lib, k.Name), Duration: k.Duration,
@@ -192,7 +192,7 @@ func (consents *Consents) Declaration(ctx context.Context, projectKey string, pr
 		}
 		d.Categories = append(d.Categories, dc)
 	}
-	consents.views.declCache.put(key, st.site.ID, d, st.at)
+	public.views.declCache.put(key, st.site.ID, d, st.at)
 	return d, nil
 }
 

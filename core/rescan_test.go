@@ -14,14 +14,6 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// recordingQueue is a test queue that remembers the jobs it was given.
-type recordingQueue struct{ jobs []core.ScanJob }
-
-func (q *recordingQueue) EnqueueScan(_ context.Context, _ core.Store, job core.ScanJob) error {
-	q.jobs = append(q.jobs, job)
-	return nil
-}
-
 // listerOf walks a fixed list of sites the way a store does: by ID, a page at a time.
 type listerOf []*core.Site
 
@@ -40,7 +32,7 @@ func (l listerOf) AllSites(_ context.Context, after string, limit int) ([]*core.
 func TestRescanAll(t *testing.T) {
 	ctx := context.Background()
 	var seq atomic.Int64
-	q := &recordingQueue{}
+	q := &fakeQueue{}
 	var sites listerOf
 	m, err := core.New(core.Deps{
 		Store: memstore.New(), Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, Now: time.Now,
@@ -68,7 +60,7 @@ func TestRescanAll(t *testing.T) {
 	}
 	q.jobs = nil
 
-	n, err := m.Scans.RescanAll(ctx)
+	n, err := m.ScanWorker.RescanAll(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +82,7 @@ func TestRescanAll(t *testing.T) {
 	}
 
 	// Run again: every site now has a pending scan, so nothing is triggered.
-	if n, err := m.Scans.RescanAll(ctx); err != nil || n != 0 {
+	if n, err := m.ScanWorker.RescanAll(ctx); err != nil || n != 0 {
 		t.Fatalf("second rescan: %d, %v; want 0 while scans are pending", n, err)
 	}
 }

@@ -11,9 +11,9 @@ import (
 // serialized). Only pending and running scans may move: a scan that already completed or
 // failed is refused with conflict, so a late worker, the sweeper and a rescued job cannot
 // overwrite each other's result; the first transition wins.
-func (scans *Scans) transition(ctx context.Context, scanID string, apply func(tx Store, s *Scan) error) (*Scan, error) {
+func (worker *ScanWorker) transition(ctx context.Context, scanID string, apply func(tx Store, s *Scan) error) (*Scan, error) {
 	var s *Scan
-	err := scans.store.InTx(ctx, func(tx Store) error {
+	err := worker.store.InTx(ctx, func(tx Store) error {
 		var err error
 		if s, err = tx.ScanByID(ctx, scanID); err != nil {
 			return err
@@ -35,10 +35,10 @@ func (scans *Scans) transition(ctx context.Context, scanID string, apply func(tx
 // StartScan moves a pending scan to running; a running one (its worker died and the job was
 // rescued) stays running. A finished scan is refused with conflict, so that a redelivered job
 // does nothing.
-func (scans *Scans) StartScan(ctx context.Context, scanID string) (*Scan, error) {
-	return scans.transition(ctx, scanID, func(_ Store, s *Scan) error {
+func (worker *ScanWorker) StartScan(ctx context.Context, scanID string) (*Scan, error) {
+	return worker.transition(ctx, scanID, func(_ Store, s *Scan) error {
 		if s.Status == ScanPending {
-			now := scans.now()
+			now := worker.now()
 			s.Status, s.StartedAt = ScanRunning, &now
 		}
 		return nil
@@ -48,9 +48,9 @@ func (scans *Scans) StartScan(ctx context.Context, scanID string) (*Scan, error)
 // CompleteScan stores a crawl's result on a pending or running scan, with what changed since
 // the previous completed scan of the same site and mode; conflict when the scan already
 // finished.
-func (scans *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
-	_, err := scans.transition(ctx, scanID, func(tx Store, s *Scan) error {
-		now := scans.now()
+func (worker *ScanWorker) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
+	_, err := worker.transition(ctx, scanID, func(tx Store, s *Scan) error {
+		now := worker.now()
 		if s.StartedAt == nil {
 			s.StartedAt = &now
 		}
@@ -68,10 +68,10 @@ func (scans *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlR
 			used = ScanStatic
 		}
 		s.ModeUsed = &used
-		if err := scans.compareWithPrevious(ctx, tx, s); err != nil {
+		if err := worker.compareWithPrevious(ctx, tx, s); err != nil {
 			return err
 		}
-		return scans.events.publishScan(ctx, tx, s)
+		return worker.events.publishScan(ctx, tx, s)
 	})
 	return err
 }
@@ -80,7 +80,7 @@ func (scans *Scans) CompleteScan(ctx context.Context, scanID string, res *CrawlR
 // in tx (the transaction completing s); it stays nil for the site's first such scan. A
 // verification scan's changes include the compliance verdict: the site's configuration, as it
 // is now, judged with the previous scan's observations and with s's.
-func (scans *Scans) compareWithPrevious(ctx context.Context, tx Store, s *Scan) error {
+func (worker *ScanWorker) compareWithPrevious(ctx context.Context, tx Store, s *Scan) error {
 	prev, err := tx.LatestScanOfMode(ctx, s.SiteID, s.Mode, ScanCompleted)
 	if IsNotFound(err) {
 		return nil
@@ -103,9 +103,9 @@ func (scans *Scans) compareWithPrevious(ctx context.Context, tx Store, s *Scan) 
 		if in.Services, err = tx.Services(ctx, s.SiteID); err != nil {
 			return err
 		}
-		now := scans.now()
-		before = EvaluateCompliance(in, prev.Verification, prev.ID, scans.catalog, now)
-		after = EvaluateCompliance(in, s.Verification, s.ID, scans.catalog, now)
+		now := worker.now()
+		before = EvaluateCompliance(in, prev.Verification, prev.ID, worker.catalog, now)
+		after = EvaluateCompliance(in, s.Verification, s.ID, worker.catalog, now)
 	}
 	s.Changes = CompareScans(prev, s, before, after)
 	return nil
@@ -114,11 +114,11 @@ func (scans *Scans) compareWithPrevious(ctx context.Context, tx Store, s *Scan) 
 // FailScan ends a pending or running scan as failed; conflict when it already finished.
 // reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
 // error, a panic value or queue internals.
-func (scans *Scans) FailScan(ctx context.Context, scanID, reason string) error {
-	_, err := scans.transition(ctx, scanID, func(tx Store, s *Scan) error {
-		now := scans.now()
+func (worker *ScanWorker) FailScan(ctx context.Context, scanID, reason string) error {
+	_, err := worker.transition(ctx, scanID, func(tx Store, s *Scan) error {
+		now := worker.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-		return scans.events.publishScan(ctx, tx, s)
+		return worker.events.publishScan(ctx, tx, s)
 	})
 	return err
 }
@@ -165,35 +165,35 @@ func scanFailureMessage(err error) (string, bool) {
 // a sentence for the site owner (the cause goes to the log with the scan ID). A job whose
 // scan already finished or was deleted does nothing. It returns the scan's status after the
 // attempt ("" when the scan is gone).
-func (scans *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (string, error) {
-	_, err := scans.StartScan(ctx, job.ScanID)
+func (worker *ScanWorker) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (string, error) {
+	_, err := worker.StartScan(ctx, job.ScanID)
 	switch {
 	case IsNotFound(err), IsConflict(err): // deleted meanwhile, or finished: a redelivered job
 		return "", nil
 	case err != nil:
 		return "", err
 	}
-	if scans.crawler == nil {
+	if worker.crawler == nil {
 		return ScanRunning, errors.New("core: scans need a crawler")
 	}
 	mode := job.Mode
 	if mode == "" {
 		mode = ScanStatic
 	}
-	res, err := scans.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode, ProjectKey: job.ProjectKey})
+	res, err := worker.crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode, ProjectKey: job.ProjectKey})
 	if err != nil {
 		if IsTemporary(err) && !lastAttempt {
 			return ScanRunning, err
 		}
 		msg, known := scanFailureMessage(err)
 		if !known {
-			scans.log.Error("scan failed", slog.String("scan", job.ScanID), slog.Any("error", err))
+			worker.log.Error("scan failed", slog.String("scan", job.ScanID), slog.Any("error", err))
 		}
-		return scans.finish(ctx, job.ScanID, scans.FailScan(context.WithoutCancel(ctx), job.ScanID, msg), ScanFailed)
+		return worker.finish(ctx, job.ScanID, worker.FailScan(context.WithoutCancel(ctx), job.ScanID, msg), ScanFailed)
 	}
-	status, err := scans.finish(ctx, job.ScanID, scans.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
+	status, err := worker.finish(ctx, job.ScanID, worker.CompleteScan(ctx, job.ScanID, res), ScanCompleted)
 	if err == nil && status == ScanCompleted {
-		scans.autoConfigure(context.WithoutCancel(ctx), job.SiteID, job.ScanID)
+		worker.autoConfigure(context.WithoutCancel(ctx), job.SiteID, job.ScanID)
 	}
 	return status, err
 }
@@ -201,38 +201,38 @@ func (scans *Scans) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) 
 // autoConfigure adds the services a completed scan detected that the site lacks, when the
 // site asks for it (Site.AutoConfigure), and notes them on the scan for the timeline. A
 // failure is logged: the scan's result stands, and configure can be run by hand.
-func (scans *Scans) autoConfigure(ctx context.Context, siteID, scanID string) {
-	orgID, err := scans.store.SiteOrganization(ctx, siteID)
+func (worker *ScanWorker) autoConfigure(ctx context.Context, siteID, scanID string) {
+	orgID, err := worker.store.SiteOrganization(ctx, siteID)
 	if err != nil {
 		return // deleted meanwhile
 	}
-	site, err := scans.store.Site(ctx, orgID, siteID)
+	site, err := worker.store.Site(ctx, orgID, siteID)
 	if err != nil || !site.AutoConfigure {
 		return
 	}
-	res, err := scans.ConfigureScan(ctx, orgID, siteID, scanID)
+	res, err := worker.scans.ConfigureScan(ctx, orgID, siteID, scanID)
 	if err == nil && len(res.Services) > 0 {
 		var sc *Scan
-		if sc, err = scans.store.ScanByID(ctx, scanID); err == nil {
+		if sc, err = worker.store.ScanByID(ctx, scanID); err == nil {
 			for _, s := range res.Services {
 				sc.AutoConfigured = append(sc.AutoConfigured, s.Slug)
 			}
-			err = scans.store.UpdateScan(ctx, sc)
+			err = worker.store.UpdateScan(ctx, sc)
 		}
 	}
 	if err != nil {
-		scans.log.Error("auto-configure after a scan failed", slog.String("scan", scanID), slog.Any("error", err))
+		worker.log.Error("auto-configure after a scan failed", slog.String("scan", scanID), slog.Any("error", err))
 	}
 }
 
 // finish turns the outcome of a final transition into RunScan's answer: refused means another
 // party (the sweeper, a rescued copy of the job) finished the scan first, which is no error.
-func (scans *Scans) finish(ctx context.Context, scanID string, err error, status string) (string, error) {
+func (worker *ScanWorker) finish(ctx context.Context, scanID string, err error, status string) (string, error) {
 	if err == nil {
 		return status, nil
 	}
 	if IsConflict(err) || IsNotFound(err) {
-		scans.log.Info("scan finished elsewhere first", slog.String("scan", scanID), slog.Any("error", err))
+		worker.log.Info("scan finished elsewhere first", slog.String("scan", scanID), slog.Any("error", err))
 		return "", nil
 	}
 	return ScanRunning, err
@@ -241,8 +241,8 @@ func (scans *Scans) finish(ctx context.Context, scanID string, err error, status
 // FailUnfinished ends a scan failed with reason when it is still pending or running, for
 // queues that give up on a job (its last attempt errored, panicked or was abandoned). A
 // finished or deleted scan is left as it is, without error.
-func (scans *Scans) FailUnfinished(ctx context.Context, scanID, reason string) error {
-	err := scans.FailScan(ctx, scanID, reason)
+func (worker *ScanWorker) FailUnfinished(ctx context.Context, scanID, reason string) error {
+	err := worker.FailScan(ctx, scanID, reason)
 	if IsConflict(err) || IsNotFound(err) {
 		return nil
 	}

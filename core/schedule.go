@@ -114,14 +114,14 @@ func contains(list []string, s string) bool {
 // mode created since the start of the schedule's current run (see slotStart) and none pending
 // or running. It returns how many scans it triggered; it stops at the first error other than
 // a site deleted meanwhile.
-func (scans *Scans) RunSchedules(ctx context.Context) (int, error) {
-	if scans.allSites == nil {
+func (worker *ScanWorker) RunSchedules(ctx context.Context) (int, error) {
+	if worker.allSites == nil {
 		return 0, errors.New("schedules: no site lister configured")
 	}
-	now := scans.now()
+	now := worker.now()
 	n, after := 0, ""
 	for {
-		page, err := scans.allSites.AllSites(ctx, after, rescanPage)
+		page, err := worker.allSites.AllSites(ctx, after, rescanPage)
 		if err != nil {
 			return n, fmt.Errorf("schedules: list sites: %w", err)
 		}
@@ -129,16 +129,16 @@ func (scans *Scans) RunSchedules(ctx context.Context) (int, error) {
 			after = s.ID
 			p := SchedulePeriod(s.ScanSchedule)
 			if s.ScanSchedule == ScheduleDefault || s.ScanSchedule == "" {
-				p = scans.defaultScanPeriod
+				p = worker.defaultScanPeriod
 			}
 			for _, run := range []struct {
 				mode string
 				p    time.Duration
-			}{{scans.scanMode, p}, {ScanVerify, SchedulePeriod(s.VerifySchedule)}} {
+			}{{worker.scanMode, p}, {ScanVerify, SchedulePeriod(s.VerifySchedule)}} {
 				if run.p <= 0 {
 					continue
 				}
-				due, err := scans.scheduleDue(ctx, s, run.mode, run.p, now)
+				due, err := worker.scheduleDue(ctx, s, run.mode, run.p, now)
 				if err != nil {
 					return n, err
 				}
@@ -146,7 +146,7 @@ func (scans *Scans) RunSchedules(ctx context.Context) (int, error) {
 					continue
 				}
 				mode := run.mode
-				if _, err := scans.TriggerScan(ctx, s.OrganizationID, s.ID, ScanInput{Mode: &mode}); err != nil {
+				if _, err := worker.scans.TriggerScan(ctx, s.OrganizationID, s.ID, ScanInput{Mode: &mode}); err != nil {
 					if IsNotFound(err) {
 						continue
 					}
@@ -161,13 +161,13 @@ func (scans *Scans) RunSchedules(ctx context.Context) (int, error) {
 	}
 }
 
-func (scans *Scans) scheduleDue(ctx context.Context, s *Site, mode string, p time.Duration, now time.Time) (bool, error) {
-	if _, err := scans.store.LatestScanOfMode(ctx, s.ID, mode, ScanPending, ScanRunning); err == nil {
+func (worker *ScanWorker) scheduleDue(ctx context.Context, s *Site, mode string, p time.Duration, now time.Time) (bool, error) {
+	if _, err := worker.store.LatestScanOfMode(ctx, s.ID, mode, ScanPending, ScanRunning); err == nil {
 		return false, nil
 	} else if !IsNotFound(err) {
 		return false, fmt.Errorf("schedules: site %s: %w", s.ID, err)
 	}
-	last, err := scans.store.LatestScanOfMode(ctx, s.ID, mode, ScanCompleted, ScanFailed)
+	last, err := worker.store.LatestScanOfMode(ctx, s.ID, mode, ScanCompleted, ScanFailed)
 	if IsNotFound(err) {
 		return true, nil
 	}

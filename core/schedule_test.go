@@ -16,7 +16,7 @@ import (
 func TestRunSchedules(t *testing.T) {
 	clock := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	var n int
-	q := &recordingQueue{}
+	q := &fakeQueue{}
 	var sites listerOf
 	store := memstore.New()
 	m, err := core.New(core.Deps{Store: store, Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, ScanMode: core.ScanStatic,
@@ -40,16 +40,16 @@ func TestRunSchedules(t *testing.T) {
 	mk("off", core.SiteInput{ScanSchedule: ptr(core.ScheduleOff)})
 
 	// Never scanned: every schedule is due at once (the off site excepted).
-	got, err := m.Scans.RunSchedules(ctx)
+	got, err := m.ScanWorker.RunSchedules(ctx)
 	if err != nil || got != 3 {
 		t.Fatalf("first tick triggered %d scans (%v), want 3: daily, its verification, default", got, err)
 	}
 	// Pending scans are not doubled.
-	if got, _ := m.Scans.RunSchedules(ctx); got != 0 {
+	if got, _ := m.ScanWorker.RunSchedules(ctx); got != 0 {
 		t.Fatalf("second tick triggered %d scans, want 0", got)
 	}
 	for _, j := range q.jobs {
-		if err := m.Scans.FailScan(ctx, j.ScanID, "test"); err != nil {
+		if err := m.ScanWorker.FailScan(ctx, j.ScanID, "test"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,10 +62,10 @@ func TestRunSchedules(t *testing.T) {
 	if !core.NextScheduledRun(start, 7*24*time.Hour, daily.ID, core.ScanVerify).After(clock) {
 		want = 2
 	}
-	if got, _ := m.Scans.RunSchedules(ctx); got != want || q.jobs[0].SiteID != daily.ID || q.jobs[0].Mode != core.ScanStatic {
+	if got, _ := m.ScanWorker.RunSchedules(ctx); got != want || q.jobs[0].SiteID != daily.ID || q.jobs[0].Mode != core.ScanStatic {
 		t.Fatalf("a day later: %d scans %+v, want %d of the daily site", got, q.jobs, want)
 	}
-	if got, _ := m.Scans.RunSchedules(ctx); got != 0 {
+	if got, _ := m.ScanWorker.RunSchedules(ctx); got != 0 {
 		t.Fatalf("a second tick in the same run triggered %d scans", got)
 	}
 
@@ -86,7 +86,7 @@ func TestRunSchedules(t *testing.T) {
 // TestAutoConfigure: with the setting on, a completed scan's new services are added to the
 // site and named on the scan; off (the default), nothing is added.
 func TestAutoConfigure(t *testing.T) {
-	m, q, c := newManager(t)
+	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
 	c.res = &core.CrawlResult{DetectedServices: []core.DetectedService{{Slug: "stats", Name: "Stats", Category: "statistics"}}}
 	run := func() *core.Scan {
@@ -95,7 +95,7 @@ func TestAutoConfigure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Scans.RunScan(context.Background(), q.jobs[len(q.jobs)-1], false); err != nil {
+		if _, err := m.ScanWorker.RunScan(context.Background(), q.jobs[len(q.jobs)-1], false); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := m.Scans.Scan(ctx, org, s.ID, sc.ID)

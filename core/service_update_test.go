@@ -7,7 +7,7 @@ import (
 )
 
 func TestUpdateServiceKeepsIdentityAndEditsCookies(t *testing.T) {
-	uc, _, _ := newManager(t)
+	uc, _, _ := newCore(t)
 	org, st := mustSite(t, uc)
 	site := st.ID
 	res, err := uc.Services.ImportService(ctx, org, site, "stats", "")

@@ -16,7 +16,8 @@ import (
 
 var ctx = context.Background()
 
-// fakeQueue and fakeCrawler are test doubles of the queue and crawler ports.
+// fakeQueue and fakeCrawler are core's tests' doubles of the scan queue and crawler ports;
+// the queue remembers the jobs it was given.
 type fakeQueue struct{ jobs []core.ScanJob }
 
 func (q *fakeQueue) EnqueueScan(_ context.Context, _ core.Store, j core.ScanJob) error {
@@ -53,13 +54,13 @@ type testCore struct {
 	newID func() string
 }
 
-func newManager(t *testing.T) (*testCore, *fakeQueue, *fakeCrawler) {
+func newCore(t *testing.T) (*testCore, *fakeQueue, *fakeCrawler) {
 	t.Helper()
-	return newManagerAt(t, nil)
+	return newCoreAt(t, nil)
 }
 
-// newManagerAt is newManager on the clock now; nil ticks a second per ID made.
-func newManagerAt(t *testing.T, now func() time.Time) (*testCore, *fakeQueue, *fakeCrawler) {
+// newCoreAt is newCore on the clock now; nil ticks a second per ID made.
+func newCoreAt(t *testing.T, now func() time.Time) (*testCore, *fakeQueue, *fakeCrawler) {
 	t.Helper()
 	cat, err := library.FromServices([]*library.Service{
 		svc("tagman", "statistics", true, "tags.example/t.js"),
@@ -135,7 +136,7 @@ func TestJurisdiction(t *testing.T) {
 }
 
 func TestAuthenticateAndBootstrap(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	key, err := m.Orgs.Bootstrap(ctx, "")
 	if err != nil || len(key) < 40 {
 		t.Fatalf("bootstrap: %q %v", key, err)
@@ -158,7 +159,7 @@ func TestAuthenticateAndBootstrap(t *testing.T) {
 }
 
 func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	b, err := m.Banners.Banner(ctx, org, s.ID)
 	// Enforced by default: site-wide blocking on, opt-in, at version 1.
@@ -178,7 +179,7 @@ func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
 }
 
 func TestCategoryRules(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	c1, err := m.Categories.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Statistics")})
 	if err != nil || c1.Slug != "statistics-2" || c1.IsDefault || c1.IsRequired || c1.SortOrder != 3 {
@@ -204,7 +205,7 @@ func TestCategoryRules(t *testing.T) {
 }
 
 func TestImportBlockingRules(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	for _, c := range []struct {
 		slug, cat string
@@ -244,7 +245,7 @@ func TestImportBlockingRules(t *testing.T) {
 }
 
 func TestBuiltinRuleWithoutImport(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	b, _ := m.Banners.Banner(ctx, org, s.ID)
 	if len(b.BlockingRules.Rules) != 1 || b.BlockingRules.Rules[0].ServiceSlug != "tagman" {
@@ -255,10 +256,10 @@ func TestBuiltinRuleWithoutImport(t *testing.T) {
 // TestWithdrawalCookieRules: withdrawal deletes the cookies of the site's services and of the
 // library services that built-in rules hold back, with no service configured.
 func TestWithdrawalCookieRules(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	rules := func() string {
-		cfg, err := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +282,7 @@ func TestWithdrawalCookieRules(t *testing.T) {
 }
 
 func TestScriptBlockingVersion(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	for _, c := range []struct {
 		on      bool
@@ -298,7 +299,7 @@ func TestScriptBlockingVersion(t *testing.T) {
 }
 
 func TestRecordConsent(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	cases := []struct {
 		in     core.ConsentInput
@@ -313,7 +314,7 @@ func TestRecordConsent(t *testing.T) {
 		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1, GPC: true, Country: "DE"}, "reject_all", false, "gdpr"},
 	}
 	for i, c := range cases {
-		r, err := m.Consents.RecordConsent(ctx, s.ProjectKey, c.in)
+		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, c.in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,24 +322,24 @@ func TestRecordConsent(t *testing.T) {
 			t.Errorf("case %d: %+v", i, r)
 		}
 	}
-	_, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
+	_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.Consents.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
+	_, err = m.PublicBanner.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
 	wantCode(t, err, core.CodeNotFound)
-	recs, total, err := m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
+	recs, total, err := m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
 	if err != nil || total != 5 || len(recs) != 2 || recs[0].Action != "reject_all" {
 		t.Fatalf("list: %d %d %v", total, len(recs), err)
 	}
-	_, _, err = m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
+	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
 	wantCode(t, err, core.CodeInvalid)
-	_, _, err = m.Consents.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
+	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
 	wantCode(t, err, core.CodeInvalid)
 }
 
 // TestRecordConsentCannotContradictItself: the action and the categories agree in every
 // stored record, and a decision cannot name a banner version the site has not shown.
 func TestRecordConsentCannotContradictItself(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	for i, c := range []struct {
 		in   core.ConsentInput
@@ -357,7 +358,7 @@ func TestRecordConsentCannotContradictItself(t *testing.T) {
 		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}, "consentVersion"},
 		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 99}, "consentVersion"},
 	} {
-		r, err := m.Consents.RecordConsent(ctx, s.ProjectKey, c.in)
+		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, c.in)
 		if c.want != "" {
 			wantCode(t, err, core.CodeInvalid)
 			if err == nil || !strings.HasPrefix(core.ErrorMessage(err), c.want+":") {
@@ -378,7 +379,7 @@ func TestRecordConsentCannotContradictItself(t *testing.T) {
 	if err := m.Banners.SetScriptBlocking(ctx, org, s.ID, !mustBanner(t, m, org, s.ID).SiteWideBlocking); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}); err != nil {
+	if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}); err != nil {
 		t.Fatalf("version 2 after the change: %v", err)
 	}
 }
@@ -393,7 +394,7 @@ func mustBanner(t *testing.T, m *testCore, org, siteID string) *core.Banner {
 }
 
 func TestRunScan(t *testing.T) {
-	m, q, c := newManager(t)
+	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
 	trigger := func() string {
 		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
@@ -413,7 +414,7 @@ func TestRunScan(t *testing.T) {
 	// temporary failure before the last attempt: returned for retry, scan stays running
 	id := trigger()
 	c.err = core.Temporary(errors.New("timeout"))
-	if _, err := m.Scans.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
+	if _, err := m.ScanWorker.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
 		t.Fatalf("want temporary error, got %v", err)
 	}
 	if st := status(id); st.Status != core.ScanRunning || st.StartedAt == nil {
@@ -421,7 +422,7 @@ func TestRunScan(t *testing.T) {
 	}
 	// last attempt: failed; an error that is no CrawlError gets the internal-failure
 	// sentence, never its own text
-	if st, err := m.Scans.RunScan(ctx, q.jobs[0], true); err != nil || st != core.ScanFailed {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[0], true); err != nil || st != core.ScanFailed {
 		t.Fatal(st, err)
 	}
 	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != core.ScanInternalFailure {
@@ -429,13 +430,13 @@ func TestRunScan(t *testing.T) {
 	}
 	// a redelivered job of a finished scan does nothing
 	calls := c.calls
-	if _, err := m.Scans.RunScan(ctx, q.jobs[0], false); err != nil || c.calls != calls {
+	if _, err := m.ScanWorker.RunScan(ctx, q.jobs[0], false); err != nil || c.calls != calls {
 		t.Fatal("finished scan was crawled again")
 	}
 	// permanent failure ends it at once
 	id = trigger()
 	c.err = &core.CrawlError{Message: "the storefront password was rejected", Err: errors.New("401 from /password")}
-	if _, err := m.Scans.RunScan(ctx, q.jobs[1], false); err != nil {
+	if _, err := m.ScanWorker.RunScan(ctx, q.jobs[1], false); err != nil {
 		t.Fatal(err)
 	}
 	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != "the storefront password was rejected" {
@@ -451,7 +452,7 @@ func TestRunScan(t *testing.T) {
 	}}
 	_, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
 	wantCode(t, err, core.CodeInvalid)
-	if st, err := m.Scans.RunScan(ctx, q.jobs[2], false); err != nil || st != core.ScanCompleted {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[2], false); err != nil || st != core.ScanCompleted {
 		t.Fatal(err)
 	}
 	res, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
@@ -469,7 +470,7 @@ func TestRunScan(t *testing.T) {
 }
 
 func TestTriggerScanValidation(t *testing.T) {
-	m, q, _ := newManager(t)
+	m, q, _ := newCore(t)
 	org, s := mustSite(t, m)
 	urls := make([]string, 11)
 	for i := range urls {
@@ -489,10 +490,10 @@ func TestTriggerScanValidation(t *testing.T) {
 // another node (straight into the store) counts once the cache entry is a second old.
 func TestConsentSiteCache(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	m, _, _ := newManagerAt(t, func() time.Time { return now })
+	m, _, _ := newCoreAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
 	post := func(slug string) error {
-		_, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
+		_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
 		return err
 	}
 	if err := post("statistics"); err != nil {
@@ -522,13 +523,13 @@ func TestConsentSiteCache(t *testing.T) {
 // and another node's changes after the TTL; the jurisdiction is the visitor's, not the cache's.
 func TestPublicConfigCache(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	m, _, _ := newManagerAt(t, func() time.Time { return now })
+	m, _, _ := newCoreAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
-	cfg, err := m.Consents.PublicConfig(ctx, s.ProjectKey, "DE")
+	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "DE")
 	if err != nil || cfg.Jurisdiction != "gdpr" || cfg.Banner.ConsentVersion != 1 {
 		t.Fatalf("%+v %v", cfg, err)
 	}
-	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
 		t.Fatal("jurisdiction taken from the cache")
 	}
 	for _, change := range []func() error{
@@ -539,16 +540,16 @@ func TestPublicConfigCache(t *testing.T) {
 			return err
 		},
 	} {
-		before, _ := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+		before, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
 		if err := change(); err != nil {
 			t.Fatal(err)
 		}
-		after, _ := m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+		after, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
 		if after == before || (after.Banner == before.Banner && len(after.BlockingRules.Rules) == len(before.BlockingRules.Rules)) {
 			t.Fatal("a change through the use cases is not visible at once")
 		}
 	}
-	cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, "")
+	cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
 	if cfg.Banner.Template != "modal" || cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
 		t.Fatalf("config: %+v", cfg.Banner)
 	}
@@ -558,11 +559,11 @@ func TestPublicConfigCache(t *testing.T) {
 	if err := m.store.UpdateBanner(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
 		t.Fatal("cache not used within the TTL")
 	}
 	now = now.Add(time.Second)
-	if cfg, _ = m.Consents.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
 		t.Fatal("another node's change not seen after the TTL")
 	}
 }
@@ -571,7 +572,7 @@ func TestPublicConfigCache(t *testing.T) {
 // is stored with what the browser saw, and configure completes library services with the
 // cookies observed: a duration where the library states none, and cookies it does not list.
 func TestDeepScanResults(t *testing.T) {
-	m, q, c := newManager(t)
+	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
 	_, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{Mode: ptr("browser")})
 	wantCode(t, err, core.CodeInvalid)
@@ -590,7 +591,7 @@ func TestDeepScanResults(t *testing.T) {
 		}},
 	}, UnrecognizedCookies: []core.UnrecognizedCookie{{Kind: core.StorageCookie, Name: "cart", Duration: "1 day"}},
 		PreConsent: []core.PreConsentFinding{{Slug: "stats", Name: "Stats", Category: "statistics", Cookies: []string{"_stats"}}}}
-	if st, err := m.Scans.RunScan(ctx, q.jobs[1], false); err != nil || st != core.ScanCompleted {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[1], false); err != nil || st != core.ScanCompleted {
 		t.Fatal(st, err)
 	}
 	got, err := m.Scans.Scan(ctx, org, s.ID, sc.ID)
@@ -615,9 +616,9 @@ func TestDeepScanResults(t *testing.T) {
 // TestDeclarationNamesOwnCookieAndPrefixes: a new site's declaration lists consentd's own
 // cookie under essential, with its purpose and lifetime; a prefix cookie reads "_ga_*".
 func TestDeclarationNamesOwnCookieAndPrefixes(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	d, err := m.Consents.Declaration(ctx, s.ProjectKey)
+	d, err := m.PublicBanner.Declaration(ctx, s.ProjectKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,7 +643,7 @@ func TestDeclarationNamesOwnCookieAndPrefixes(t *testing.T) {
 		Cookies: []core.CookieInput{{Name: "chat_*", Duration: "1 day"}, {Name: "chat", Duration: "1 day"}}}); err != nil {
 		t.Fatal(err)
 	}
-	d, _ = m.Consents.Declaration(ctx, s.ProjectKey)
+	d, _ = m.PublicBanner.Declaration(ctx, s.ProjectKey)
 	var got []string
 	for _, sv := range d.Categories[1].Services {
 		for _, k := range sv.Cookies {

@@ -11,7 +11,7 @@ import (
 // with the chosen password, belongs to both organizations (an agency) with their roles; the
 // last owner cannot leave or be demoted; removing a member ends their sessions at once.
 func TestMembers(t *testing.T) {
-	m, _, _ := newManager(t)
+	m, _, _ := newCore(t)
 	agency, _ := m.Orgs.CreateOrganization(ctx, "agency")
 	client, _ := m.Orgs.CreateOrganization(ctx, "client")
 	cli := core.WithActor(ctx, core.System("consentd user create"))

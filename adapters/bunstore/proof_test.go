@@ -63,7 +63,7 @@ func (e *proofEnv) record(t *testing.T, n int, visitor func(i int) string) {
 		go func() {
 			defer wg.Done()
 			v := visitor(i)
-			_, err := e.m.Consents.RecordConsent(context.Background(), e.site.ProjectKey, core.ConsentInput{
+			_, err := e.m.PublicBanner.RecordConsent(context.Background(), e.site.ProjectKey, core.ConsentInput{
 				VisitorID: &v, Categories: map[string]bool{"statistics": i%2 == 0, "marketing": i%3 == 0}, ConsentVersion: 1,
 				Country: []string{"DE", "US", "BR"}[i%3], GPC: i%5 == 0, Language: []string{"", "de"}[i%2], RuntimeVersion: "1.4.0",
 				PageURL: fmt.Sprintf("https://shop.example/p/%d?token=secret", i%4), UserAgent: "Mozilla/5.0 Firefox/130.0",
@@ -82,7 +82,7 @@ func (e *proofEnv) record(t *testing.T, n int, visitor func(i int) string) {
 
 func (e *proofEnv) verify(t *testing.T) *core.ChainReport {
 	t.Helper()
-	rep, err := e.m.Consents.VerifyConsentChain(context.Background(), e.org, e.site.ID)
+	rep, err := e.m.ConsentLog.VerifyConsentChain(context.Background(), e.org, e.site.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestConsentErasureEverywhere(t *testing.T) {
 			if n := e.occurrences(t, victim); n == 0 {
 				t.Fatal("the search finds nothing before erasure: it could not fail")
 			}
-			n, err := e.m.Consents.EraseVisitor(ctx, e.org, e.site.ID, victim)
+			n, err := e.m.ConsentLog.EraseVisitor(ctx, e.org, e.site.ID, victim)
 			if err != nil || n != 8 {
 				t.Fatalf("erased %d records (%v), want 8", n, err)
 			}
@@ -305,7 +305,7 @@ func TestConsentStatsBruteForce(t *testing.T) {
 				clock = base.Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour))))
 				mu.Unlock()
 				v := fmt.Sprint("v", i)
-				r, err := e.m.Consents.RecordConsent(ctx, e.site.ProjectKey, core.ConsentInput{VisitorID: &v,
+				r, err := e.m.PublicBanner.RecordConsent(ctx, e.site.ProjectKey, core.ConsentInput{VisitorID: &v,
 					Categories: map[string]bool{"statistics": rng.IntN(2) == 0, "marketing": rng.IntN(3) == 0}, ConsentVersion: 1,
 					Country: []string{"DE", "US", "JP", ""}[rng.IntN(4)], GPC: rng.IntN(4) == 0})
 				if err != nil {
@@ -323,7 +323,7 @@ func TestConsentStatsBruteForce(t *testing.T) {
 				from := base.Add(-2 * 24 * time.Hour).Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour)))).Truncate(time.Second)
 				to := from.Add(span + time.Minute)
 				zf, zt := from.In(zones[rng.IntN(len(zones))]), to.In(zones[rng.IntN(len(zones))])
-				st, err := e.m.Consents.ConsentStats(ctx, e.org, core.ConsentStatsQuery{SiteID: e.site.ID, From: &zf, To: &zt, Interval: interval})
+				st, err := e.m.ConsentLog.ConsentStats(ctx, e.org, core.ConsentStatsQuery{SiteID: e.site.ID, From: &zf, To: &zt, Interval: interval})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -128,7 +128,7 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 			v.Categories = append(v.Categories, c.Slug)
 		}
 	}
-	if h.m.ProofUseCases != nil && err == nil {
+	if err == nil {
 		v.Shown = h.shown(r, rq, s.ID, v.Records)
 		x, err := h.proofView(r, rq, s.ID, q, v.Categories)
 		if err != nil {

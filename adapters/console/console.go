@@ -153,16 +153,12 @@ func (h *handler) routes() {
 	a("GET /sites/{id}/scans/{scan}", h.scanPage)
 	a("POST /sites/{id}/scans/{scan}/configure", h.configureScan)
 
-	if h.m.KeyUseCases != nil {
-		a("GET /keys", h.keysPage)
-		a("POST /keys", h.createKey)
-		a("POST /keys/{kid}/rotate", h.rotateKey)
-		a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
-		a("POST /keys/{kid}/revoke", h.revokeKey)
-	}
-	if h.m.AuditUseCases != nil {
-		a("GET /audit", h.auditPage)
-	}
+	a("GET /keys", h.keysPage)
+	a("POST /keys", h.createKey)
+	a("POST /keys/{kid}/rotate", h.rotateKey)
+	a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
+	a("POST /keys/{kid}/revoke", h.revokeKey)
+	a("GET /audit", h.auditPage)
 	mux.HandleFunc("GET /sso/{org}/start", h.ssoStart)
 	mux.HandleFunc("GET /sso/callback", h.ssoCallback)
 	mux.HandleFunc("GET /invite/{token}", h.invitePage)
@@ -178,10 +174,8 @@ func (h *handler) routes() {
 	a("POST /sessions/{sid}/revoke", h.revokeSession)
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
-	if h.m.ProofUseCases != nil {
-		a("GET /sites/{id}/consents/erase", h.confirmErase)
-		a("POST /sites/{id}/consents/erase", h.erase)
-	}
+	a("GET /sites/{id}/consents/erase", h.confirmErase)
+	a("POST /sites/{id}/consents/erase", h.erase)
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.errorPage(w, r, nil, http.StatusNotFound, "Page not found", "There is no page at this address. Go back to your sites.")

@@ -1,6 +1,6 @@
 package console
 
-// features reports the optional pages of this build.
+// features reports what the sign-in page offers in this deployment.
 func (h *handler) features() features {
-	return features{Keys: h.m.KeyUseCases != nil, Proof: h.m.ProofUseCases != nil, Audit: h.m.AuditUseCases != nil, SSO: h.ssoOrgs()}
+	return features{SSO: h.ssoOrgs()}
 }

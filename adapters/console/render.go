@@ -45,9 +45,8 @@ type page struct {
 // shows only the actions the use cases would allow.
 func (p page) Can(perm string) bool { return p.Actor == nil || p.Actor.Can(core.Permission(perm)) }
 
-// features are the optional pages this build has.
+// features are what the deployment's configuration adds to the pages.
 type features struct {
-	Keys, Proof, Audit bool
 	// SSO are the organizations with single sign-on, for the sign-in page.
 	SSO []string
 }

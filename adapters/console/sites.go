@@ -66,13 +66,11 @@ func (h *handler) siteStatus(ctx context.Context, org string, site *core.Site) (
 	if len(scans) > 0 {
 		row.LastScan = scans[0]
 	}
-	if h.m.ComplianceUseCases != nil {
-		rep, err := h.m.Report(ctx, org, site.ID)
-		if err != nil {
-			return row, err
-		}
-		row.Verdict = rep.Verdict
+	rep, err := h.m.Report(ctx, org, site.ID)
+	if err != nil {
+		return row, err
 	}
+	row.Verdict = rep.Verdict
 	return row, nil
 }
 
@@ -267,17 +265,15 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 	if len(scans) > 0 {
 		o.Latest = scans[0]
 	}
-	if h.m.ComplianceUseCases != nil {
-		rep, err := h.m.Report(ctx, rq.org, s.ID)
-		if err != nil {
-			h.fail(w, r, rq, err)
-			return
-		}
-		o.Compliance = summarize(rep)
-		for i, slug := range o.Compliance.Unheld {
-			if ls, err := h.m.LibraryService(slug); err == nil {
-				o.Compliance.Unheld[i] = ls.Label
-			}
+	rep, err := h.m.Report(ctx, rq.org, s.ID)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	o.Compliance = summarize(rep)
+	for i, slug := range o.Compliance.Unheld {
+		if ls, err := h.m.LibraryService(slug); err == nil {
+			o.Compliance.Unheld[i] = ls.Label
 		}
 	}
 	p.Title, p.Section, p.Tab, p.Site, p.Data = s.Name, "sites", "overview", s, o

@@ -76,9 +76,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	huma.NewError = newError
-	if cfg.UseCases.ConsentUseCases != nil {
-		cfg.UseCases.ConsentUseCases = countedConsents{cfg.UseCases.ConsentUseCases}
-	}
+	cfg.UseCases.PublicBannerUseCases = countedConsents{cfg.UseCases.PublicBannerUseCases}
 	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
 
 	mux := &routeMux{ServeMux: http.NewServeMux()}

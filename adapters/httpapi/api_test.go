@@ -297,10 +297,10 @@ func TestScans(t *testing.T) {
 
 	// a worker completes the first scan
 	ctx := context.Background()
-	if _, err := e.m.Scans.StartScan(ctx, sid); err != nil {
+	if _, err := e.m.ScanWorker.StartScan(ctx, sid); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.m.Scans.CompleteScan(ctx, sid, &core.CrawlResult{PagesScanned: 3,
+	if err := e.m.ScanWorker.CompleteScan(ctx, sid, &core.CrawlResult{PagesScanned: 3,
 		DetectedServices: []core.DetectedService{
 			{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics", TrackingIDs: []string{"G-ABC123"}, Pages: []string{"https://shop.example/"}},
 			{Slug: "mixpanel", Name: "Mixpanel", Category: "statistics"},
@@ -338,7 +338,7 @@ func TestScans(t *testing.T) {
 
 	// a later failed scan is reported, the trackers stay those of the last completed one
 	sid2 := s2["id"].(string)
-	if err := e.m.Scans.FailScan(ctx, sid2, "connection refused"); err != nil {
+	if err := e.m.ScanWorker.FailScan(ctx, sid2, "connection refused"); err != nil {
 		t.Fatal(err)
 	}
 	tr = e.want(e.do("GET", base+"/trackers", nil), 200).obj(t)

@@ -23,10 +23,10 @@ func init() {
 }
 
 // countedConsents counts the consent records the public endpoint stores.
-type countedConsents struct{ ConsentUseCases }
+type countedConsents struct{ PublicBannerUseCases }
 
 func (c countedConsents) RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error) {
-	rec, err := c.ConsentUseCases.RecordConsent(ctx, projectKey, in)
+	rec, err := c.PublicBannerUseCases.RecordConsent(ctx, projectKey, in)
 	if err == nil {
 		consentRecords.WithLabelValues(rec.Jurisdiction, rec.Action).Inc()
 	}

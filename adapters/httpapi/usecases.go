@@ -9,7 +9,9 @@ import (
 )
 
 // The use cases the handlers call, one small interface per concept, declared here where they
-// are consumed; core's services satisfy them (app wires core.UseCases in).
+// are consumed; core's services satisfy them (app wires core.UseCases in). The console
+// consumes the same ones for what it shares with the API (sites, banners, scans, records...)
+// and declares only its own.
 type (
 	// AuthUseCases authenticate API keys: the caller's organization, role and sites.
 	AuthUseCases interface {
@@ -47,6 +49,7 @@ type (
 	ServiceUseCases interface {
 		Services(ctx context.Context, orgID, siteID string) ([]*core.Service, error)
 		CreateService(ctx context.Context, orgID, siteID string, in core.ServiceInput) (*core.Service, error)
+		UpdateService(ctx context.Context, orgID, siteID, id string, in core.ServiceInput) (*core.Service, error)
 		ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*core.ImportResult, error)
 		DeleteService(ctx context.Context, orgID, siteID, id string) error
 	}
@@ -63,11 +66,14 @@ type (
 		ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*core.ImportResult, error)
 		Trackers(ctx context.Context, orgID, siteID string) (*core.Trackers, error)
 	}
-	// ConsentUseCases serve the banner and keep consent records.
-	ConsentUseCases interface {
+	// PublicBannerUseCases serve the public endpoints a site's banner calls.
+	PublicBannerUseCases interface {
 		PublicConfig(ctx context.Context, projectKey, country string, langs ...string) (*core.PublicConfig, error)
 		Declaration(ctx context.Context, projectKey string, langs ...string) (*core.Declaration, error)
 		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
+	}
+	// ConsentLogUseCases list, export, prove, count and erase consent records.
+	ConsentLogUseCases interface {
 		ConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery) ([]*core.ConsentRecord, int, error)
 		ExportConsentRecords(ctx context.Context, orgID string, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error
 		ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*core.ConsentSnapshot, error)
@@ -100,7 +106,8 @@ type UseCases struct {
 	ServiceUseCases
 	LibraryUseCases
 	ScanUseCases
-	ConsentUseCases
+	PublicBannerUseCases
+	ConsentLogUseCases
 	ComplianceUseCases
 	WebhookUseCases
 	DigestUseCases
@@ -113,7 +120,7 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentUseCases: uc.Consents, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
+		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog,
 	}
 }

@@ -49,9 +49,6 @@ const webhooksDoc = "Events are delivered as POST requests signed as the Standar
 	"scan changed the compliance verdict), consent.recorded, visitor.erased, config.changed."
 
 func (h *handlers) registerWebhooks(api huma.API) {
-	if h.m.WebhookUseCases == nil {
-		return
-	}
 	type webhookCreateBody struct {
 		URL         string   `json:"url" format:"uri" maxLength:"500" doc:"Where events are POSTed: an absolute http(s) URL on a public address."`
 		Events      []string `json:"events" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed" doc:"Event types delivered."`
@@ -166,9 +163,6 @@ type unsubscribeOutput struct {
 }
 
 func (h *handlers) registerUnsubscribe(api huma.API) {
-	if h.m.DigestUseCases == nil {
-		return
-	}
 	handler := func(ctx context.Context, in *struct {
 		Token string `path:"token" maxLength:"200" doc:"The token of the email's unsubscribe link."`
 	}) (*unsubscribeOutput, error) {

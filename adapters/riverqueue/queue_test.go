@@ -144,7 +144,7 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	startWorkers(t, q, m.Scans)
+	startWorkers(t, q, m.ScanWorker)
 	return &env{url: url, store: store, m: m, q: q, site: site}
 }
 
@@ -369,7 +369,7 @@ func TestSweepFailsAbandonedScans(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer q.Close()
-		startWorkers(t, q, e.m.Scans)
+		startWorkers(t, q, e.m.ScanWorker)
 		got := e.waitFinished(t, s.ID, 20*time.Second)
 		if got.Status != core.ScanFailed || deref(got.ErrorMessage) != core.ScanCancelled {
 			t.Fatalf("scan = %s %q, want failed as cancelled", got.Status, deref(got.ErrorMessage))

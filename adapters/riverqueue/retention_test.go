@@ -40,7 +40,7 @@ func TestConsentRetentionJob(t *testing.T) {
 		}
 		post := func(s *core.Site, n int) {
 			for range n {
-				if _, err := m.Consents.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
+				if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -51,10 +51,10 @@ func TestConsentRetentionJob(t *testing.T) {
 		clock = time.Now()
 		mu.Unlock()
 		post(site, 4)
-		q.SetConsentRetention(m.Consents, 100*time.Millisecond)
-		startWorkers(t, q, m.Scans)
+		q.SetConsentRetention(m.ConsentLog, 100*time.Millisecond)
+		startWorkers(t, q, m.ScanWorker)
 		total := func(s *core.Site) int {
-			_, n, err := m.Consents.ConsentRecords(ctx, org.ID, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})
+			_, n, err := m.ConsentLog.ConsentRecords(ctx, org.ID, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestConsentRetentionJob(t *testing.T) {
 		if total(keep) != 3 {
 			t.Fatal("retention removed records of a site without retention")
 		}
-		rep, err := m.Consents.VerifyConsentChain(ctx, org.ID, site.ID)
+		rep, err := m.ConsentLog.VerifyConsentChain(ctx, org.ID, site.ID)
 		if err != nil || !rep.OK || rep.Records != 4 || rep.Chain.AnchorSeq != 7 {
 			t.Fatalf("chain after retention: %+v %v", rep, err)
 		}

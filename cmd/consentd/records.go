@@ -20,7 +20,7 @@ func recordsVerify(ctx context.Context, args []string) error {
 		if site == "" {
 			return fmt.Errorf("--site is required")
 		}
-		rep, err := a.UseCases().Consents.VerifyAnyConsentChain(ctx, site)
+		rep, err := a.UseCases().ConsentLog.VerifyAnyConsentChain(ctx, site)
 		if err != nil {
 			return fmt.Errorf("--site %q: %s (in database %s)", site, core.ErrorMessage(err), a.DatabaseName())
 		}

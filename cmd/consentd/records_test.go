@@ -35,7 +35,7 @@ func TestRecordsVerify(t *testing.T) {
 	}
 	var last *core.ConsentRecord
 	for range 5 {
-		if last, err = m.Consents.RecordConsent(ctx, site.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
+		if last, err = m.PublicBanner.RecordConsent(ctx, site.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

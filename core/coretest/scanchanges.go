@@ -10,12 +10,12 @@ import (
 // scan of the same mode, and reads it back whole; the first scan of a mode has none.
 func testScanChanges(t *testing.T, s core.Store) {
 	f := seed(t, s)
-	scans := scanUseCases(t, s)
+	worker := scanWorker(t, s)
 	scanOf := func(mode string, res *core.CrawlResult) *core.Scan {
 		t.Helper()
 		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: now()}
 		must(t, s.CreateScan(ctx, sc))
-		must(t, scans.CompleteScan(ctx, sc.ID, res))
+		must(t, worker.CompleteScan(ctx, sc.ID, res))
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
 		return got

@@ -1,7 +1,6 @@
 package coretest
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -10,11 +9,6 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// nopQueue accepts every job: the transition tests create their scans by hand.
-type nopQueue struct{}
-
-func (nopQueue) EnqueueScan(context.Context, core.Store, core.ScanJob) error { return nil }
-
 // emptyCatalog is a library without services.
 type emptyCatalog struct{}
 
@@ -22,12 +16,13 @@ func (emptyCatalog) Services() []*library.Service            { return nil }
 func (emptyCatalog) Service(string) (*library.Service, bool) { return nil, false }
 func (emptyCatalog) Search(string) []*library.Service        { return nil }
 
-// scanUseCases are core's scan use cases on the store under test.
-func scanUseCases(t *testing.T, s core.Store) *core.Scans {
+// scanWorker is core's scan worker on the store under test. It needs no queue: the
+// transition tests create their scans by hand.
+func scanWorker(t *testing.T, s core.Store) *core.ScanWorker {
 	t.Helper()
-	uc, err := core.New(core.Deps{Store: s, Queue: nopQueue{}, Catalog: emptyCatalog{}, Now: now, NewID: id})
+	uc, err := core.New(core.Deps{Store: s, Catalog: emptyCatalog{}, Now: now, NewID: id})
 	must(t, err)
-	return uc.Scans
+	return uc.ScanWorker
 }
 
 func newPendingScan(t *testing.T, s core.Store, f fixture) *core.Scan {
@@ -42,19 +37,19 @@ func newPendingScan(t *testing.T, s core.Store, f fixture) *core.Scan {
 // first transition's result stays.
 func testScanTransitions(t *testing.T, s core.Store) {
 	f := seed(t, s)
-	scans := scanUseCases(t, s)
+	worker := scanWorker(t, s)
 	result := func(pages int) *core.CrawlResult { return &core.CrawlResult{PagesScanned: pages} }
 
 	t.Run("CompleteAfterFail", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		got, err := scans.StartScan(ctx, sc.ID)
+		got, err := worker.StartScan(ctx, sc.ID)
 		must(t, err)
 		if got.Status != core.ScanRunning || got.StartedAt == nil {
 			t.Fatalf("started scan: %s", got.Status)
 		}
-		must(t, scans.FailScan(ctx, sc.ID, "the site answered 503 on every page"))
-		wantCode(t, scans.CompleteScan(ctx, sc.ID, result(3)), core.CodeConflict)
-		_, err = scans.StartScan(ctx, sc.ID)
+		must(t, worker.FailScan(ctx, sc.ID, "the site answered 503 on every page"))
+		wantCode(t, worker.CompleteScan(ctx, sc.ID, result(3)), core.CodeConflict)
+		_, err = worker.StartScan(ctx, sc.ID)
 		wantCode(t, err, core.CodeConflict)
 		got, err = s.ScanByID(ctx, sc.ID)
 		must(t, err)
@@ -65,9 +60,9 @@ func testScanTransitions(t *testing.T, s core.Store) {
 
 	t.Run("FailAfterComplete", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		must(t, scans.CompleteScan(ctx, sc.ID, result(3)))
-		wantCode(t, scans.FailScan(ctx, sc.ID, "late sweeper"), core.CodeConflict)
-		must(t, scans.FailUnfinished(ctx, sc.ID, "late sweeper")) // the sweeper's form: no error, no change
+		must(t, worker.CompleteScan(ctx, sc.ID, result(3)))
+		wantCode(t, worker.FailScan(ctx, sc.ID, "late sweeper"), core.CodeConflict)
+		must(t, worker.FailUnfinished(ctx, sc.ID, "late sweeper")) // the sweeper's form: no error, no change
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
 		if got.Status != core.ScanCompleted || got.PagesScanned != 3 || got.ErrorMessage != nil {
@@ -77,7 +72,7 @@ func testScanTransitions(t *testing.T, s core.Store) {
 
 	t.Run("RacingCompletes", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		_, err := scans.StartScan(ctx, sc.ID)
+		_, err := worker.StartScan(ctx, sc.ID)
 		must(t, err)
 		const n = 6
 		var wg sync.WaitGroup
@@ -87,9 +82,9 @@ func testScanTransitions(t *testing.T, s core.Store) {
 			go func() {
 				defer wg.Done()
 				if i%2 == 0 {
-					errs[i] = scans.CompleteScan(ctx, sc.ID, result(i+1))
+					errs[i] = worker.CompleteScan(ctx, sc.ID, result(i+1))
 				} else {
-					errs[i] = scans.FailScan(ctx, sc.ID, "rescued copy failed")
+					errs[i] = worker.FailScan(ctx, sc.ID, "rescued copy failed")
 				}
 			}()
 		}
@@ -117,8 +112,8 @@ func testScanTransitions(t *testing.T, s core.Store) {
 	})
 
 	t.Run("Missing", func(t *testing.T) {
-		wantCode(t, scans.CompleteScan(ctx, id(), result(1)), core.CodeNotFound)
-		must(t, scans.FailUnfinished(ctx, id(), "gone"))
+		wantCode(t, worker.CompleteScan(ctx, id(), result(1)), core.CodeNotFound)
+		must(t, worker.FailUnfinished(ctx, id(), "gone"))
 	})
 }
 

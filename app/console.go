@@ -29,8 +29,9 @@ func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.
 	con, err := console.New(console.Config{
 		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
 		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
-		ClientAddr: httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
-		CSVColumns: httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
+		SnippetFrameworks: httpapi.SnippetFrameworks(),
+		ClientAddr:        httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
+		CSVColumns:        httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
 		SSO: sso,
 	})
 	if err != nil {

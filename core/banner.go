@@ -15,18 +15,42 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// Banner enumerations (interface-spec section 2.2).
+// Banner enumerations (docs/banner.md), each read through the function of its name, which
+// returns a fresh slice: the API's enums and the console's forms are pinned to them.
 var (
-	Templates            = []string{"floating", "wide_bar", "modal"}
-	Positions            = []string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
-	DefaultBehaviors     = []string{"opt_in", "opt_out", "no_banner"}
-	CloseButtonBehaviors = []string{"accept_all", "reject_all", "dismiss"}
-	ColorKeys            = []string{"primary", "background", "text", "acceptButton", "rejectButton"}
-	// TextKeys are the contract's banner texts followed by the runtime's other texts, which a
-	// site may override or translate too: the keys of the built-in English texts (core/i18n).
-	TextKeys = textKeys()
-	// ReopenPositions are the corners the reopen ("privacy settings") button may sit in.
-	ReopenPositions       = []string{"bottom_left", "bottom_right", "top_left", "top_right"}
+	templates            = [...]string{"floating", "wide_bar", "modal"}
+	positions            = [...]string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
+	defaultBehaviors     = [...]string{"opt_in", "opt_out", "no_banner"}
+	closeButtonBehaviors = [...]string{"accept_all", "reject_all", "dismiss"}
+	colorKeys            = [...]string{"primary", "background", "text", "acceptButton", "rejectButton"}
+	reopenPositions      = [...]string{"bottom_left", "bottom_right", "top_left", "top_right"}
+	textKeyList          = textKeys()
+)
+
+// Templates returns the banner's layouts.
+func Templates() []string { return slices.Clone(templates[:]) }
+
+// Positions returns where the banner may sit.
+func Positions() []string { return slices.Clone(positions[:]) }
+
+// DefaultBehaviors returns what the banner does before a decision.
+func DefaultBehaviors() []string { return slices.Clone(defaultBehaviors[:]) }
+
+// CloseButtonBehaviors returns what the banner's close button may do.
+func CloseButtonBehaviors() []string { return slices.Clone(closeButtonBehaviors[:]) }
+
+// ColorKeys returns the banner's colours.
+func ColorKeys() []string { return slices.Clone(colorKeys[:]) }
+
+// TextKeys returns the contract's banner texts followed by the runtime's other texts, which a
+// site may override or translate too: the keys of the built-in English texts (core/i18n).
+func TextKeys() []string { return slices.Clone(textKeyList) }
+
+// ReopenPositions returns the corners the reopen ("privacy settings") button may sit in.
+func ReopenPositions() []string { return slices.Clone(reopenPositions[:]) }
+
+// Limits of the consent cookie's lifetime, in days.
+const (
 	MinCookieExpiration   = 1
 	MaxCookieExpiration   = 730
 	DefaultCookieLifetime = 365
@@ -155,18 +179,18 @@ func (p BannerPatch) validate() error {
 		v     *string
 		enum  []string
 	}{
-		{"template", p.Template, Templates},
-		{"position", p.Position, Positions},
-		{"defaultBehavior", p.DefaultBehavior, DefaultBehaviors},
-		{"closeButtonBehavior", p.CloseButtonBehavior, CloseButtonBehaviors},
-		{"reopenPosition", p.ReopenPosition, ReopenPositions},
+		{"template", p.Template, templates[:]},
+		{"position", p.Position, positions[:]},
+		{"defaultBehavior", p.DefaultBehavior, defaultBehaviors[:]},
+		{"closeButtonBehavior", p.CloseButtonBehavior, closeButtonBehaviors[:]},
+		{"reopenPosition", p.ReopenPosition, reopenPositions[:]},
 	} {
 		if c.v != nil && !slices.Contains(c.enum, *c.v) {
 			return Errorf(CodeInvalid, "%s: must be one of %v", c.field, c.enum)
 		}
 	}
 	for k, v := range p.Colors {
-		if !slices.Contains(ColorKeys, k) || v == "" {
+		if !slices.Contains(colorKeys[:], k) || v == "" {
 			return Errorf(CodeInvalid, "colors.%s: unknown key or empty value", k)
 		}
 	}
@@ -239,8 +263,8 @@ func CookieDomainFor(siteURL, domain string) (string, error) {
 
 func validateTexts(field string, texts map[string]string) error {
 	for k, v := range texts {
-		if !slices.Contains(TextKeys, k) {
-			return Errorf(CodeInvalid, "%s.%s: unknown key, expected one of %v", field, k, TextKeys)
+		if !slices.Contains(textKeyList, k) {
+			return Errorf(CodeInvalid, "%s.%s: unknown key, expected one of %v", field, k, textKeyList)
 		}
 		if err := maxLen(field+"."+k, v, MaxTranslation); err != nil {
 			return err

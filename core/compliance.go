@@ -12,8 +12,11 @@ const (
 	SeverityNotice  = "notice"
 )
 
-// Severities lists the severities, most serious first.
-var Severities = []string{SeverityError, SeverityWarning, SeverityNotice}
+// severities are the severities, most serious first.
+var severities = [...]string{SeverityError, SeverityWarning, SeverityNotice}
+
+// Severities returns the severities, most serious first.
+func Severities() []string { return slices.Clone(severities[:]) }
 
 // Finding is one broken rule, with its evidence.
 type Finding struct {
@@ -135,9 +138,9 @@ func ComplianceInputFromPublicConfig(cfg *PublicConfig) *ComplianceInput {
 // Reaches reports whether a finding is at severity or more serious: the exit status of
 // `consentd verify --fail-on`. An unknown severity is reached by nothing.
 func (r *ComplianceReport) Reaches(severity string) bool {
-	limit := slices.Index(Severities, severity)
+	limit := slices.Index(severities[:], severity)
 	for _, f := range r.Findings {
-		if i := slices.Index(Severities, f.Severity); i >= 0 && limit >= 0 && i <= limit {
+		if i := slices.Index(severities[:], f.Severity); i >= 0 && limit >= 0 && i <= limit {
 			return true
 		}
 	}

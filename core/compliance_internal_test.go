@@ -63,7 +63,7 @@ func TestComplianceRuleFile(t *testing.T) {
 	if got := renderDetail("a {x} b {y}", map[string]string{"x": "1"}); got != "a 1 b {y}" {
 		t.Fatalf("renderDetail %q", got)
 	}
-	if !slices.Equal(RuleFamilies, []string{"banner", "consent", "declaration", "enforcement"}) {
+	if !slices.Equal(RuleFamilies(), []string{"banner", "consent", "declaration", "enforcement"}) {
 		t.Fatal("families")
 	}
 }

@@ -24,8 +24,11 @@ const (
 	FamilyEnforcement = "enforcement"
 )
 
-// RuleFamilies lists the families, in summary order.
-var RuleFamilies = []string{FamilyBanner, FamilyConsent, FamilyDeclaration, FamilyEnforcement}
+// ruleFamilies are the families, in summary order.
+var ruleFamilies = [...]string{FamilyBanner, FamilyConsent, FamilyDeclaration, FamilyEnforcement}
+
+// RuleFamilies returns the families, in summary order.
+func RuleFamilies() []string { return slices.Clone(ruleFamilies[:]) }
 
 // Consent lifetimes the rules measure banner.cookieExpirationDays against: at most 13 months
 // (CNIL), and about six months recommended.
@@ -71,7 +74,7 @@ func mustRuleTexts(b []byte) map[string]ruleText {
 		panic("core: compliance_rules.json: " + err.Error())
 	}
 	for id, r := range m {
-		if !slices.Contains(RuleFamilies, r.Family) || !slices.Contains(Severities, r.Severity) ||
+		if !slices.Contains(ruleFamilies[:], r.Family) || !slices.Contains(severities[:], r.Severity) ||
 			!strings.HasPrefix(id, r.Family+".") || r.Title == "" || r.Source == "" || r.Fix == "" || r.Detail == "" {
 			panic("core: compliance_rules.json: incomplete or inconsistent rule " + id)
 		}
@@ -261,7 +264,7 @@ func (e *evaluation) finish() []Finding {
 			Source: r.Source, Fix: r.Fix, Detail: renderDetail(r.Detail, p.params), Evidence: p.evidence})
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
-		if c := slices.Index(Severities, a.Severity) - slices.Index(Severities, b.Severity); c != 0 {
+		if c := slices.Index(severities[:], a.Severity) - slices.Index(severities[:], b.Severity); c != 0 {
 			return c
 		}
 		if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
@@ -283,8 +286,8 @@ func (ev Evidence) sortKey() string {
 }
 
 func (e *evaluation) summary(fs []Finding) []FamilySummary {
-	out := make([]FamilySummary, 0, len(RuleFamilies))
-	for _, fam := range RuleFamilies {
+	out := make([]FamilySummary, 0, len(ruleFamilies))
+	for _, fam := range ruleFamilies {
 		s := FamilySummary{Family: fam}
 		failed := map[string]bool{}
 		for _, f := range fs {

@@ -16,8 +16,11 @@ const (
 // Jurisdictions returns the jurisdictions a consent record may have.
 func Jurisdictions() []string { return []string{JurisdictionGDPR, JurisdictionCCPA, JurisdictionNone} }
 
-// Consent actions, stored on every record.
-var ConsentActions = []string{"accept_all", "reject_all", "custom", "gpc"}
+// consentActions are the actions a record may have.
+var consentActions = [...]string{"accept_all", "reject_all", "custom", "gpc"}
+
+// ConsentActions returns the consent actions, stored on every record.
+func ConsentActions() []string { return slices.Clone(consentActions[:]) }
 
 // ConsentRecord is one stored visitor decision, kept as proof of consent.
 type ConsentRecord struct {
@@ -244,8 +247,8 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if in.ConsentVersion > view.version {
 		return nil, Errorf(CodeInvalid, "consentVersion: must be 1 to %d, the site's current version", view.version)
 	}
-	if in.Action != nil && !slices.Contains(ConsentActions, *in.Action) {
-		return nil, Errorf(CodeInvalid, "action: must be one of %v", ConsentActions)
+	if in.Action != nil && !slices.Contains(consentActions[:], *in.Action) {
+		return nil, Errorf(CodeInvalid, "action: must be one of %v", consentActions)
 	}
 	if err := actionAgrees(in, cats, view.policies); err != nil {
 		return nil, err
@@ -364,7 +367,7 @@ type PublicConfig struct {
 	Jurisdiction string `json:"jurisdiction"`
 	// Lang is the language of Texts and of the categories' and services' names and
 	// descriptions; Languages are all the languages the site's banner speaks. Texts leave out
-	// DeclarationTextKeys.
+	// declarationTextKeys.
 	Lang      string            `json:"lang"`
 	Languages []string          `json:"languages"`
 	Texts     map[string]string `json:"texts"`
@@ -405,7 +408,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey, countr
 
 func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig {
 	texts := v.texts(lang)
-	for _, k := range DeclarationTextKeys {
+	for _, k := range declarationTextKeys {
 		delete(texts, k)
 	}
 	// The texts travel in one language, merged into Texts. The banner carries the site's own

@@ -15,6 +15,9 @@ const (
 	StatsWeek = "week"
 )
 
+// StatsIntervals returns the statistics' intervals, finest first.
+func StatsIntervals() []string { return []string{StatsHour, StatsDay, StatsWeek} }
+
 // Limits of the statistics: how far a request may reach, so that its cost is bounded by the
 // number of hour aggregates it sums.
 const (

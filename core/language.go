@@ -90,18 +90,18 @@ func CheckLanguage(field, lang string) error {
 // defaultLanguage is the language of a visitor who prefers none the site speaks.
 const defaultLanguage = "en"
 
-// DeclarationTextKeys are the texts only the cookie declaration shows. The runtime's
+// declarationTextKeys are the texts only the cookie declaration shows. The runtime's
 // configuration leaves them out, to keep what every page view loads small; the declaration
 // carries them itself.
-var DeclarationTextKeys = []string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
+var declarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
 	"sessionDuration", "noServicesLabel", "lastUpdatedLabel", "categoryLabel", "typeLabel", "storageCookie",
 	"storageLocal", "storageSession", "ownCookieDescription", "prefixCookieNote"}
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
-// all but DeclarationTextKeys.
+// all but declarationTextKeys.
 func RuntimeTexts(lang string) map[string]string {
 	out := builtinTexts(lang)
-	for _, k := range DeclarationTextKeys {
+	for _, k := range declarationTextKeys {
 		delete(out, k)
 	}
 	return out

@@ -11,16 +11,16 @@ import (
 func TestTextKeysComeFromTheBuiltInTexts(t *testing.T) {
 	t.Parallel()
 	en, _ := i18n.Texts("en")
-	if len(core.TextKeys) != len(en) {
-		t.Fatalf("%d text keys, %d English texts", len(core.TextKeys), len(en))
+	if len(core.TextKeys()) != len(en) {
+		t.Fatalf("%d text keys, %d English texts", len(core.TextKeys()), len(en))
 	}
 	for _, k := range []string{"headline", "reopenLabel", "declarationTitle", "storageSession", "privacyPolicyOfLabel"} {
-		if !slices.Contains(core.TextKeys, k) {
+		if !slices.Contains(core.TextKeys(), k) {
 			t.Errorf("TextKeys lack %s", k)
 		}
 	}
-	if core.TextKeys[0] != "headline" || core.TextKeys[5] != "privacyLabel" {
-		t.Errorf("the contract's keys come first: %v", core.TextKeys[:6])
+	if core.TextKeys()[0] != "headline" || core.TextKeys()[5] != "privacyLabel" {
+		t.Errorf("the contract's keys come first: %v", core.TextKeys()[:6])
 	}
 }
 

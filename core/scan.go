@@ -105,6 +105,9 @@ const (
 	StorageSession = "sessionStorage"
 )
 
+// StorageKinds returns the kinds of what a site stores in the browser.
+func StorageKinds() []string { return []string{StorageCookie, StorageLocal, StorageSession} }
+
 // UnrecognizedCookie is a cookie or storage key no service claims.
 type UnrecognizedCookie struct {
 	// Kind is cookie, localStorage or sessionStorage.
@@ -233,11 +236,14 @@ const (
 	ScanAuto   = "auto"
 )
 
-// ScanModes are the modes a scan may ask for, in the order the API lists them.
-var ScanModes = []string{ScanStatic, ScanDeep, ScanAuto, ScanVerify}
+// scanModes are the modes a scan may ask for, in the order the API lists them.
+var scanModes = [...]string{ScanStatic, ScanDeep, ScanAuto, ScanVerify}
+
+// ScanModes returns the modes a scan may ask for, in the order the API lists them.
+func ScanModes() []string { return slices.Clone(scanModes[:]) }
 
 // ValidScanMode reports whether mode is one of ScanModes.
-func ValidScanMode(mode string) bool { return slices.Contains(ScanModes, mode) }
+func ValidScanMode(mode string) bool { return slices.Contains(scanModes[:], mode) }
 
 // SiteCrawler crawls a site and fingerprints what it loads.
 type SiteCrawler interface {
@@ -304,7 +310,7 @@ func (in ScanInput) validate() error {
 		}
 	}
 	if in.Mode != nil && !ValidScanMode(*in.Mode) {
-		return Errorf(CodeInvalid, "mode: must be one of %s", strings.Join(ScanModes, ", "))
+		return Errorf(CodeInvalid, "mode: must be one of %s", strings.Join(scanModes[:], ", "))
 	}
 	return nil
 }

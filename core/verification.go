@@ -32,6 +32,9 @@ const (
 	BannerNone = "none"
 )
 
+// VerifiedBanners returns the banner kinds a verification scan can find.
+func VerifiedBanners() []string { return []string{BannerConsentd, BannerNone} }
+
 // ScanVerify is the scan mode of a verification scan. It needs a browser.
 const ScanVerify = "verify"
 

@@ -15,6 +15,9 @@ const (
 	CategoryMarketing  = "marketing"
 )
 
+// Categories returns the categories a library service may belong to.
+func Categories() []string { return []string{CategoryEssential, CategoryStatistics, CategoryMarketing} }
+
 // Service is one known third-party service.
 type Service struct {
 	// Slug identifies the service; lower-case letters, digits and hyphens.

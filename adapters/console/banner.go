@@ -12,7 +12,7 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// contractTexts are the banner texts the contract names; the other core.TextKeys are shown
+// contractTexts are the banner texts the contract names; the other core.TextKeys() are shown
 // under "More texts".
 var contractTexts = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel"}
 
@@ -90,12 +90,12 @@ func parseBannerForm(r *http.Request) bannerForm {
 		NewLanguage:     strings.TrimSpace(r.PostFormValue("newLanguage")),
 		PreviewLanguage: r.PostFormValue("previewLanguage"), PreviewCountry: r.PostFormValue("previewCountry"),
 	}
-	for _, k := range core.ColorKeys {
+	for _, k := range core.ColorKeys() {
 		if v := strings.TrimSpace(r.PostFormValue("color." + k)); v != "" {
 			f.Colors[k] = v
 		}
 	}
-	for _, k := range core.TextKeys {
+	for _, k := range core.TextKeys() {
 		f.Texts[k] = r.PostFormValue("text." + k)
 	}
 	for _, l := range r.PostForm["language"] {
@@ -104,13 +104,13 @@ func parseBannerForm(r *http.Request) bannerForm {
 			continue
 		}
 		f.Translations[l] = map[string]string{}
-		for _, k := range core.TextKeys {
+		for _, k := range core.TextKeys() {
 			f.Translations[l][k] = r.PostFormValue("t." + l + "." + k)
 		}
 	}
 	if f.NewLanguage != "" {
 		t := map[string]string{}
-		for _, k := range core.TextKeys {
+		for _, k := range core.TextKeys() {
 			if v := r.PostFormValue("t.new." + k); v != "" {
 				t[k] = v
 			}
@@ -165,10 +165,10 @@ func (f bannerForm) applyTo(b core.Banner) *core.Banner {
 		}
 		return def
 	}
-	b.Template = pick(f.Template, core.Templates, b.Template)
-	b.Position = pick(f.Position, core.Positions, b.Position)
-	b.DefaultBehavior = pick(f.DefaultBehavior, core.DefaultBehaviors, b.DefaultBehavior)
-	b.CloseButtonBehavior = pick(f.CloseButtonBehavior, core.CloseButtonBehaviors, b.CloseButtonBehavior)
+	b.Template = pick(f.Template, core.Templates(), b.Template)
+	b.Position = pick(f.Position, core.Positions(), b.Position)
+	b.DefaultBehavior = pick(f.DefaultBehavior, core.DefaultBehaviors(), b.DefaultBehavior)
+	b.CloseButtonBehavior = pick(f.CloseButtonBehavior, core.CloseButtonBehaviors(), b.CloseButtonBehavior)
 	b.Colors = maps.Clone(b.Colors)
 	maps.Copy(b.Colors, f.Colors)
 	b.TextOverrides = nonEmptyTexts(f.Texts)
@@ -189,7 +189,7 @@ func (f bannerForm) applyTo(b core.Banner) *core.Banner {
 		b.CookieExpirationDays = d
 	}
 	b.GCMExcludeVendor, b.StorefrontIntegration = f.GCMExcludeVendor, f.StorefrontIntegration
-	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, core.ReopenPositions, b.ReopenPosition)
+	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, core.ReopenPositions(), b.ReopenPosition)
 	b.ReopenLabel, b.CookieDomain = opt(f.ReopenLabel), opt(f.CookieDomain)
 	return &b
 }
@@ -219,10 +219,10 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 		return
 	}
 	e := bannerEditor{
-		Banner: b, Templates: core.Templates, Positions: core.Positions, Behaviors: core.DefaultBehaviors,
-		CloseActions: core.CloseButtonBehaviors, Corners: core.ReopenPositions, ColorKeys: core.ColorKeys, MainTexts: contractTexts,
+		Banner: b, Templates: core.Templates(), Positions: core.Positions(), Behaviors: core.DefaultBehaviors(),
+		CloseActions: core.CloseButtonBehaviors(), Corners: core.ReopenPositions(), ColorKeys: core.ColorKeys(), MainTexts: contractTexts,
 	}
-	for _, k := range core.TextKeys {
+	for _, k := range core.TextKeys() {
 		if !slices.Contains(contractTexts, k) {
 			e.MoreTexts = append(e.MoreTexts, k)
 		}

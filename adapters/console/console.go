@@ -40,6 +40,9 @@ type Config struct {
 	// (httpapi.Config.SetupSnippet), so that the console hands out the API's snippet byte for
 	// byte; nil shows where to get it instead.
 	Snippet func(r *http.Request, framework, projectKey string) (code, instructions string)
+	// SnippetFrameworks are the frameworks Snippet writes for, the default first
+	// (httpapi.SnippetFrameworks); the overview offers a tab for each.
+	SnippetFrameworks []string
 	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
 	CSVColumns []string
 	CSVRow     func(*core.ConsentRecord) []string

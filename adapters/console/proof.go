@@ -186,7 +186,7 @@ func horizontal(bars []bar) barChart {
 // stacked lays out the decisions per bucket, stacked by action.
 func stacked(st *core.ConsentStats) stackChart {
 	c := stackChart{Width: chartW, Height: stackH + stackBelow, Interval: st.Interval}
-	for i, a := range core.ConsentActions {
+	for i, a := range core.ConsentActions() {
 		c.Series = append(c.Series, series{Name: actionNames[a], Class: fmt.Sprintf("fill-%d", i%4)})
 	}
 	for _, b := range st.Buckets {
@@ -204,7 +204,7 @@ func stacked(st *core.ConsentStats) stackChart {
 		col := column{Label: b.Start.Format("2 Jan"), X: stackLeft + int(float64(i)*slot+(slot-float64(w))/2), W: w}
 		var parts []string
 		y := stackH
-		for k, a := range core.ConsentActions {
+		for k, a := range core.ConsentActions() {
 			v := b.Actions[a]
 			if v == 0 {
 				continue

@@ -235,9 +235,9 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 		return
 	}
 	ctx := r.Context()
-	o := overview{Frameworks: []string{"script", "react", "next"}, Framework: r.URL.Query().Get("framework")}
-	if !slices.Contains(o.Frameworks, o.Framework) {
-		o.Framework = "script"
+	o := overview{Frameworks: h.cfg.SnippetFrameworks, Framework: r.URL.Query().Get("framework")}
+	if !slices.Contains(o.Frameworks, o.Framework) && len(o.Frameworks) > 0 {
+		o.Framework = o.Frameworks[0]
 	}
 	o.Code, o.Instructions = h.snippet(r, o.Framework, s.ProjectKey)
 	var err error

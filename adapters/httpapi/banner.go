@@ -48,15 +48,15 @@ type colorsIn struct {
 	RejectButton *string `json:"rejectButton,omitempty" nullable:"false" minLength:"1"`
 }
 
-// textsIn are the banner texts a PATCH may set, keyed as core.TextKeys (the contract's six
+// textsIn are the banner texts a PATCH may set, keyed as core.TextKeys() (the contract's six
 // and the runtime's other texts, taken from the built-in English texts); an empty string
 // removes an override. Core validates the keys and lengths; the schema documents them.
 type textsIn map[string]string
 
 // Schema lists every text key with its limit, and no other.
 func (textsIn) Schema(huma.Registry) *huma.Schema {
-	props := make(map[string]*huma.Schema, len(core.TextKeys))
-	for _, k := range core.TextKeys {
+	props := make(map[string]*huma.Schema, len(core.TextKeys()))
+	for _, k := range core.TextKeys() {
 		props[k] = &huma.Schema{Type: huma.TypeString, MaxLength: &maxText}
 	}
 	return &huma.Schema{Type: huma.TypeObject, Properties: props, AdditionalProperties: false,

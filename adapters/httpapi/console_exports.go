@@ -11,5 +11,8 @@ import (
 // ConsentCSVColumns is the header of the CSV export of consent records.
 func ConsentCSVColumns() []string { return slices.Clone(exportColumns) }
 
+// SnippetFrameworks returns the frameworks a setup snippet is written for, the default first.
+func SnippetFrameworks() []string { return slices.Clone(snippetFrameworks[:]) }
+
 // ConsentCSVRow is a consent record as a row of the CSV export.
 func ConsentCSVRow(r *core.ConsentRecord) []string { return csvRow(r) }

@@ -16,6 +16,16 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
+// Export formats: CSV (the default) and NDJSON.
+const (
+	exportCSV    = "csv"
+	exportNDJSON = "ndjson"
+)
+
+// exportFormats are the formats of the export (its query's enum, pinned by
+// TestSchemaEnumsAreCore), the default first.
+var exportFormats = [...]string{exportCSV, exportNDJSON}
+
 // exportColumns are the CSV header; NDJSON lines carry the listing's JSON fields.
 var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
 	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt",
@@ -68,14 +78,14 @@ func (h *handlers) registerExport(api huma.API) {
 			ContentType:        "text/csv; charset=utf-8",
 			ContentDisposition: `attachment; filename="consent-records-` + in.ID + `.` + in.Format + `"`,
 		}
-		if in.Format == "ndjson" {
+		if in.Format == exportNDJSON {
 			out.ContentType = "application/x-ndjson"
 		}
 		out.Body = func(hc huma.Context) {
 			hc.SetStatus(http.StatusOK)
 			w := bufio.NewWriterSize(hc.BodyWriter(), 32<<10)
 			var write func(*core.ConsentRecord) error
-			if in.Format == "ndjson" {
+			if in.Format == exportNDJSON {
 				enc := json.NewEncoder(w)
 				write = func(r *core.ConsentRecord) error { return enc.Encode(r) }
 			} else {

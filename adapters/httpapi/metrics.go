@@ -16,7 +16,7 @@ var consentRecords = promauto.NewCounterVec(prometheus.CounterOpts{
 // Every jurisdiction and action has a series from the start, at zero.
 func init() {
 	for _, j := range core.Jurisdictions() {
-		for _, a := range core.ConsentActions {
+		for _, a := range core.ConsentActions() {
 			consentRecords.WithLabelValues(j, a)
 		}
 	}

@@ -231,7 +231,7 @@ func upper(s string) string {
 
 func init() {
 	// every banner text, overridden or translated, is limited like a translation
-	for _, k := range core.TextKeys {
+	for _, k := range core.TextKeys() {
 		schemaLimits["BannerPatchBody.textOverrides."+k+" maxLength"] = core.MaxTranslation
 		schemaLimits["BannerPatchBody.textTranslations.*."+k+" maxLength"] = core.MaxTranslation
 	}

@@ -11,6 +11,17 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
+// Setup snippet frameworks: a plain script tag, a React module, a Next.js layout.
+const (
+	frameworkScript = "script"
+	frameworkReact  = "react"
+	frameworkNext   = "next"
+)
+
+// snippetFrameworks are the frameworks of a setup snippet (the enum of its query and body,
+// pinned by TestSchemaEnumsAreCore), the default first.
+var snippetFrameworks = [...]string{frameworkScript, frameworkReact, frameworkNext}
+
 type snippet struct {
 	Framework    string `json:"framework" enum:"script,react,next"`
 	Code         string `json:"code"`
@@ -71,12 +82,12 @@ func (c Config) snippet(base, framework, projectKey string) snippet {
 func makeSnippet(framework, src, key string) snippet {
 	tag := fmt.Sprintf(`<script src="%s" data-project-key="%s"></script>`, src, key)
 	switch framework {
-	case "react":
+	case frameworkReact:
 		return snippet{Framework: framework, Code: fmt.Sprintf(reactSnippet, src, key), Instructions: "Save this as src/consentd.js and make `import \"./consentd\";` the very first import of your entry file (src/main.jsx or src/index.js), so the banner loads before the rest of your app. For the strictest blocking of tags that sit in index.html itself, put this tag first in index.html's <head> instead; the module sees it and does not load the banner twice:\n" + tag + "\nuseConsent() gives components the visitor's current choices; any element with data-consentd-open reopens the preferences."}
-	case "next":
+	case frameworkNext:
 		return snippet{Framework: framework, Code: fmt.Sprintf(nextSnippet, src, key), Instructions: "App Router: merge this into app/layout.tsx. The Script component with strategy=\"beforeInteractive\" puts the banner loader (the runtime with the site's configuration) first in <head>, before Next.js and any other script runs. Mark third-party tags that need consent with type=\"text/plain\" and data-category=\"statistics\" or \"marketing\"."}
 	default:
-		return snippet{Framework: "script", Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer): it carries the site's blocking rules, so Google Consent Mode defaults and blocking are in place before the browser reaches your other tags, and tags matching a blocking rule are held back from the first page view. Unmarked tags may still be fetched (not run) by the browser's preload scanner; mark them so that they are not even requested:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
+		return snippet{Framework: frameworkScript, Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer): it carries the site's blocking rules, so Google Consent Mode defaults and blocking are in place before the browser reaches your other tags, and tags matching a blocking rule are held back from the first page view. Unmarked tags may still be fetched (not run) by the browser's preload scanner; mark them so that they are not even requested:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
 	}
 }
 

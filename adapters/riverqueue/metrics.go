@@ -30,7 +30,7 @@ var (
 // Every known label value has a series from the start, at zero, so that dashboards and
 // alerts (rate(consentd_scans_total{status="failed"}[5m])) work before the first scan.
 func init() {
-	for _, mode := range core.ScanModes {
+	for _, mode := range core.ScanModes() {
 		for _, status := range []string{core.ScanCompleted, core.ScanFailed, core.ScanPending, "error"} {
 			scansFinished.WithLabelValues(mode, status)
 			scanDuration.WithLabelValues(mode, status)

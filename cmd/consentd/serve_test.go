@@ -213,14 +213,14 @@ func TestMetricsFromTheStart(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	text := string(b)
 	var want []string
-	for _, mode := range core.ScanModes {
+	for _, mode := range core.ScanModes() {
 		for _, status := range []string{"completed", "failed", "pending", "error"} {
 			want = append(want, fmt.Sprintf(`consentd_scans_total{mode=%q,status=%q} 0`, mode, status),
 				fmt.Sprintf(`consentd_scan_duration_seconds_count{mode=%q,status=%q} 0`, mode, status))
 		}
 	}
 	for _, j := range core.Jurisdictions() {
-		for _, a := range core.ConsentActions {
+		for _, a := range core.ConsentActions() {
 			want = append(want, fmt.Sprintf(`consentd_consent_records_total{action=%q,jurisdiction=%q} 0`, a, j))
 		}
 	}

@@ -66,8 +66,8 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(urls) != 1 {
 		errs = append(errs, errors.New(verifyUsage))
 	}
-	if !slices.Contains(core.Severities, failOn) {
-		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(core.Severities, ", ")))
+	if !slices.Contains(core.Severities(), failOn) {
+		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(core.Severities(), ", ")))
 	}
 	opts, err := r.options(urls)
 	if err = errors.Join(append(errs, err)...); err != nil {
@@ -145,7 +145,7 @@ func printReport(w io.Writer, site string, v *crawler.Verification, rep *core.Co
 	} else {
 		fmt.Fprintln(w, "\nNot compliant: see the errors below.")
 	}
-	for _, sev := range core.Severities {
+	for _, sev := range core.Severities() {
 		var list []core.Finding
 		for _, f := range rep.Findings {
 			if f.Severity == sev {

@@ -17,7 +17,7 @@ func randomConsent(rng *rand.Rand, siteID string, at time.Time, visitor string) 
 	r := &core.ConsentRecord{
 		ID: id(), SiteID: siteID, VisitorID: visitor, IPCountry: "DE", Jurisdiction: jur,
 		CategoriesConsented: map[string]bool{"essential": true, "statistics": rng.IntN(2) == 0, "marketing": rng.IntN(3) == 0},
-		GPCSignal:           rng.IntN(4) == 0, ConsentVersion: 1 + rng.IntN(3), Action: core.ConsentActions[rng.IntN(4)],
+		GPCSignal:           rng.IntN(4) == 0, ConsentVersion: 1 + rng.IntN(3), Action: core.ConsentActions()[rng.IntN(4)],
 		CreatedAt: at.UTC().Truncate(time.Microsecond), PageURL: "https://shop.example/p/" + fmt.Sprint(rng.IntN(5)),
 		UserAgent: "Firefox desktop", SnapshotHash: core.GenesisHash,
 	}

@@ -360,7 +360,7 @@ func testScans(t *testing.T, s core.Store) {
 	base := now()
 	var ids []string
 	for i, st := range []string{core.ScanFailed, core.ScanCompleted, core.ScanPending} {
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, Mode: core.ScanModes[i], CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, Mode: core.ScanModes()[i], CreatedAt: base.Add(time.Duration(i) * time.Second)}
 		must(t, s.CreateScan(ctx, sc))
 		ids = append(ids, sc.ID)
 	}

@@ -109,7 +109,7 @@ func Languages() []string {
 	return slices.Clone(codes)
 }
 
-// Texts returns a copy of the runtime texts of lang, keyed as core.TextKeys and the
+// Texts returns a copy of the runtime texts of lang, keyed as core.TextKeys() and the
 // runtime's other text keys; ok is false when lang is not built in. lang is a code as
 // returned by Languages or Match.
 func Texts(lang string) (texts map[string]string, ok bool) {

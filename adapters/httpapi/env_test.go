@@ -24,7 +24,7 @@ import (
 )
 
 // recordingQueue is a test double of core.ScanQueue: it keeps the jobs it was given so that a
-// test can work them through the real Manager.
+// test can work them through core's scan worker.
 type recordingQueue struct {
 	mu   sync.Mutex
 	jobs []core.ScanJob

@@ -410,7 +410,7 @@ type Workers struct {
 
 // Workers builds this process's workers, which run scans through scans. With cfg.Workers 0
 // they are inert: Start and Stop do nothing.
-func (q *Queue) Workers(scans Scans) (*Workers, error) {
+func (q *Queue) Workers(scans ScanWorker) (*Workers, error) {
 	w := &Workers{cfg: q.cfg, q: q}
 	if q.cfg.Workers == 0 {
 		return w, nil

@@ -67,7 +67,7 @@ func (noCatalog) Service(string) (*library.Service, bool) { return nil, false }
 func (noCatalog) Search(string) []*library.Service        { return nil }
 
 // startWorkers starts q's workers on scans when q has any, and stops them when t ends.
-func startWorkers(t *testing.T, q *Queue, scans Scans) {
+func startWorkers(t *testing.T, q *Queue, scans ScanWorker) {
 	t.Helper()
 	ctx := context.Background()
 	w, err := q.Workers(scans)

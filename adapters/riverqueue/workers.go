@@ -44,9 +44,9 @@ type SweepArgs struct{}
 // Kind implements river.JobArgs.
 func (SweepArgs) Kind() string { return KindSweep }
 
-// Scans is what the workers need of the core: run a scan job, fail the scan of a job River
+// ScanWorker is what the workers need of the core: run a scan job, fail the scan of a job River
 // gives up on, and rescan every site.
-type Scans interface {
+type ScanWorker interface {
 	// RunScan works one attempt of a job and returns the scan's status after it.
 	RunScan(ctx context.Context, job core.ScanJob, lastAttempt bool) (string, error)
 	// FailUnfinished fails a scan that is still pending or running with reason, a sentence
@@ -59,7 +59,7 @@ type Scans interface {
 }
 
 // riverConfig is the workers' River configuration, shared by both databases.
-func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
+func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 	cfg := q.cfg
 	rc := &river.Config{
 		ID:                   cfg.InstanceID,
@@ -121,7 +121,7 @@ func (q *Queue) riverConfig(m Scans) (*river.Config, error) {
 
 type scanWorker struct {
 	river.WorkerDefaults[ScanArgs]
-	m       Scans
+	m       ScanWorker
 	timeout time.Duration
 }
 
@@ -143,7 +143,7 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
 // an error, which means RunScan could not record the outcome itself (the database was
 // unreachable, say), or it panicked. Should this fail too, the sweeper tries again later.
 type errorHandler struct {
-	m   Scans
+	m   ScanWorker
 	log *slog.Logger
 }
 
@@ -185,7 +185,7 @@ const sweepWindow = 24 * time.Hour
 // attempt without running any of our code, and the error handler may have failed to write.
 type sweepWorker struct {
 	river.WorkerDefaults[SweepArgs]
-	m Scans
+	m ScanWorker
 	// jobs lists River's jobs (the queue's insert-only client does).
 	jobs riverClient
 	log  *slog.Logger
@@ -232,7 +232,7 @@ func abandonedReason(job *rivertype.JobRow) string {
 // rescanWorker triggers the scheduled scans that are due (docs/scan-jobs.md).
 type rescanWorker struct {
 	river.WorkerDefaults[RescanArgs]
-	m   Scans
+	m   ScanWorker
 	log *slog.Logger
 }
 

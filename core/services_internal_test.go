@@ -191,3 +191,31 @@ func TestServiceReceivers(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreImportsNoAdapter: of consentd's own packages, core's Go files import only library
+// and core's packages (its tests also memstore, to run the use cases on): never an adapter,
+// the crawler or app, which all depend on core.
+func TestCoreImportsNoAdapter(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/consentd/consentd"
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			switch {
+			case !strings.HasPrefix(path, module+"/"):
+			case path == module+"/library", path == module+"/core", strings.HasPrefix(path, module+"/core/"):
+			case strings.HasSuffix(name, "_test.go") && path == module+"/adapters/memstore":
+			default:
+				t.Errorf("%s imports %s: core depends on no adapter, on neither the crawler nor app", name, path)
+			}
+		}
+	}
+}

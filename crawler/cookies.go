@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/crawler/extract"
 )
 
 // cookieAgg gathers the responses setting one cookie (by name and domain).
@@ -77,7 +79,7 @@ func (s *scan) recordCookies(req *http.Request, date string, lines []string) {
 	host := strings.ToLower(reqURL.Hostname())
 	respURL := normalizeURL(reqURL)
 	page := pageOf(req)
-	var rep pageReport
+	var rep extract.Report
 	s.mu.Lock()
 	for _, line := range lines {
 		c, err := http.ParseSetCookie(line)
@@ -115,11 +117,11 @@ func (s *scan) recordCookies(req *http.Request, date string, lines []string) {
 		a.urls[respURL] = true
 		a.pages[page] = true
 		if a.c.Service != "" && !s.deep {
-			rep.hits = append(rep.hits, hit{svc: s.e.ix.Service(a.c.Service), ev: Evidence{Kind: EvidenceCookie, Page: respURL, Snippet: c.Name}})
+			rep.Hits = append(rep.Hits, extract.Hit{Service: s.e.ix.Service(a.c.Service), Evidence: extract.Evidence{Kind: extract.EvidenceCookie, Page: respURL, Snippet: c.Name}})
 		}
 	}
 	s.mu.Unlock()
-	if len(rep.hits) > 0 {
+	if len(rep.Hits) > 0 {
 		s.merge(&rep, true)
 	}
 }

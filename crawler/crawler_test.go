@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 )
@@ -213,7 +214,7 @@ func checkExpectation(t *testing.T, want expectation, res *Result) {
 	}
 }
 
-func evidenceOf(res *Result, slug string) []Evidence {
+func evidenceOf(res *Result, slug string) []extract.Evidence {
 	for _, s := range res.Services {
 		if s.Slug == slug {
 			return s.Evidence

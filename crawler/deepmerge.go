@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/library"
 )
 
@@ -68,9 +69,8 @@ func (s *scan) mergeVisit(v *visit) {
 		return
 	}
 	ix := s.e.ix
-	x := newExtractor(ix, s.domainOf, pageURL, v.page, false)
-	x.fp = s.fp
-	var containers []*pageReport
+	x := extract.New(ix, s.fp, s.domainOf, pageURL, v.page, false)
+	var containers []*extract.Report
 	// vendorOf maps the registrable domain of matched requests to their service, when one.
 	vendorOf := map[string]*library.Service{}
 	ambiguous := map[string]bool{}
@@ -88,7 +88,7 @@ func (s *scan) mergeVisit(v *visit) {
 		}
 		info := v.types[r.URL]
 		host := strings.ToLower(u.Hostname())
-		third, dom := x.thirdParty(host)
+		third, dom := x.ThirdParty(host)
 		req := Request{Page: v.page, URL: r.URL, Type: info.typ, Initiator: info.initiator, ThirdParty: third,
 			Status: r.Status, Bytes: r.Bytes, Error: r.Err}
 		if r.Refused {
@@ -99,53 +99,52 @@ func (s *scan) mergeVisit(v *visit) {
 			continue
 		}
 		loaded := r.Status > 0
-		f := s.fp.url(ix, r.URL)
-		if f.svc != nil {
-			req.Service = f.svc.Slug
-			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.URL}})
+		f := s.fp.URL(ix, r.URL)
+		if f.Service != nil {
+			req.Service = f.Service.Slug
+			x.Report().AddHit(extract.Hit{Service: f.Service, Evidence: extract.Evidence{Kind: extract.EvidenceRequest, Page: v.page, URL: r.URL}})
 			if loaded {
-				acts = append(acts, did{f.svc, r.URL, 0})
+				acts = append(acts, did{f.Service, r.URL, 0})
 			}
 			if third {
-				if o, ok := vendorOf[dom]; ok && o != f.svc {
+				if o, ok := vendorOf[dom]; ok && o != f.Service {
 					ambiguous[dom] = true
 				}
-				vendorOf[dom] = f.svc
+				vendorOf[dom] = f.Service
 			}
 		}
-		for _, id := range f.ids {
-			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceRequest, Page: v.page, URL: r.URL}})
-			if loaded && id.svc != f.svc {
-				acts = append(acts, did{id.svc, r.URL, 0})
+		for _, id := range f.IDs {
+			x.Report().AddHit(extract.Hit{Service: id.Service, ID: id.ID, Evidence: extract.Evidence{Kind: extract.EvidenceRequest, Page: v.page, URL: r.URL}})
+			if loaded && id.Service != f.Service {
+				acts = append(acts, did{id.Service, r.URL, 0})
 			}
 		}
 		isScript := info.typ == "Script" || r.Dest == "script"
 		switch {
-		case len(r.Body) > 0 && r.Status == 200 && f.svc != nil:
+		case len(r.Body) > 0 && r.Status == 200 && f.Service != nil:
 			// A vendor's own script: the IDs of that vendor written in it.
 			body := string(r.Body)
 			ix.FindTrackingIDs(body, func(m library.IDMatch) {
-				if m.Service == f.svc {
-					x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
-						ev: Evidence{Kind: EvidenceScriptBody, Page: v.page, URL: r.URL, Snippet: snippet(body, m.Start, m.End)}})
+				if m.Service == f.Service {
+					x.Report().AddHit(extract.Hit{Service: m.Service, ID: strings.Clone(m.ID),
+						Evidence: extract.Evidence{Kind: extract.EvidenceScriptBody, Page: v.page, URL: r.URL, Snippet: extract.Snippet(body, m.Start, m.End)}})
 				}
 			})
 		case len(r.Body) > 0 && r.Status == 200 && !third:
 			// The site's own script: a self-served container, or loader code.
-			if resource, ok := containerResource(r.Body); ok && isContainerResource(resource) {
-				crep := analyzeResource(ix, s.domainOf, u, v.page, r.Body, resource, true)
-				if svc := ix.Service(TagManagerSlug); svc != nil {
-					ev := Evidence{Kind: EvidenceTagManager, Page: v.page, URL: r.URL, Snippet: "tag manager container served by the site"}
-					crep.hits = append(crep.hits, hit{svc: svc, ev: ev})
-					for _, id := range containerIDs(ix, r.Body) {
-						crep.hits = append(crep.hits, hit{svc: svc, id: id, ev: ev})
+			if crep, ok := extract.SiteContainer(ix, s.domainOf, u, v.page, r.Body); ok {
+				if svc := ix.Service(extract.TagManagerSlug); svc != nil {
+					ev := extract.Evidence{Kind: extract.EvidenceTagManager, Page: v.page, URL: r.URL, Snippet: "tag manager container served by the site"}
+					crep.Hits = append(crep.Hits, extract.Hit{Service: svc, Evidence: ev})
+					for _, id := range extract.ContainerIDs(ix, r.Body) {
+						crep.Hits = append(crep.Hits, extract.Hit{Service: svc, ID: id, Evidence: ev})
 					}
 				}
 				containers = append(containers, crep)
 			} else {
-				x.inline(r.Body, false)
+				x.Inline(r.Body, false)
 			}
-		case isScript && third && f.svc == nil && len(f.ids) == 0 && loaded:
+		case isScript && third && f.Service == nil && len(f.IDs) == 0 && loaded:
 			// The browser requests a non-ASCII address percent-encoded: the script the static
 			// pass listed as written is the same one.
 			src := r.URL
@@ -156,7 +155,7 @@ func (s *scan) mergeVisit(v *visit) {
 				}
 				s.mu.Unlock()
 			}
-			x.rep.unrec = append(x.rep.unrec, unrecHit{src: src, domain: dom, page: v.page})
+			x.Report().Unrecognized = append(x.Report().Unrecognized, extract.Unrecognized{Src: src, Domain: dom, Page: v.page})
 		}
 		reqs = append(reqs, req)
 	}
@@ -171,12 +170,12 @@ func (s *scan) mergeVisit(v *visit) {
 		if requested[tag] {
 			continue
 		}
-		f := s.fp.url(ix, tag)
-		if f.svc != nil {
-			x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
+		f := s.fp.URL(ix, tag)
+		if f.Service != nil {
+			x.Report().AddHit(extract.Hit{Service: f.Service, Evidence: extract.Evidence{Kind: extract.EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
 		}
-		for _, id := range f.ids {
-			x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
+		for _, id := range f.IDs {
+			x.Report().AddHit(extract.Hit{Service: id.Service, ID: id.ID, Evidence: extract.Evidence{Kind: extract.EvidenceScript, Page: v.page, URL: tag, Snippet: "held in the browser", Gated: true}})
 		}
 	}
 	// Script text read above can name vendors (loaders, containers) whose code never ran:
@@ -212,7 +211,7 @@ func (s *scan) mergeVisit(v *visit) {
 		}
 		s.mu.Unlock()
 		if svc != nil {
-			x.rep.addHit(hit{svc: svc, ev: Evidence{Kind: EvidenceCookie, Page: v.page, Snippet: c.Name}})
+			x.Report().AddHit(extract.Hit{Service: svc, Evidence: extract.Evidence{Kind: extract.EvidenceCookie, Page: v.page, Snippet: c.Name}})
 			acts = append(acts, did{svc, c.Name, 1})
 		}
 	}
@@ -242,12 +241,12 @@ func (s *scan) mergeVisit(v *visit) {
 			}
 			s.mu.Unlock()
 			if svc != nil {
-				x.rep.addHit(hit{svc: svc, ev: Evidence{Kind: EvidenceStorage, Page: v.page, Snippet: name}})
+				x.Report().AddHit(extract.Hit{Service: svc, Evidence: extract.Evidence{Kind: extract.EvidenceStorage, Page: v.page, Snippet: name}})
 				acts = append(acts, did{svc, name, 2})
 			}
 		}
 	}
-	s.merge(x.rep, false)
+	s.merge(x.Report(), false)
 	for _, c := range containers {
 		s.merge(c, false)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
 	"github.com/gocolly/colly/v2"
@@ -59,7 +60,7 @@ type scan struct {
 
 	domains  map[string]bool // registrable domains of the start URLs
 	domCache sync.Map
-	fp       *fingerprints // what repeated script URLs and inline scripts yield
+	fp       *extract.Cache // what repeated script URLs and inline scripts yield
 
 	unlockMu sync.Mutex
 	unlocked bool
@@ -338,13 +339,12 @@ func (s *scan) visit(t task) (r visitResult) {
 	s.mu.Lock()
 	s.htmlPages = append(s.htmlPages, t.url)
 	s.mu.Unlock()
-	x := newExtractor(s.e.ix, s.domainOf, f.final, t.url, t.depth < s.opts.MaxDepth)
-	x.fp = s.fp
-	x.run(decodeHTML(body, ct))
-	s.merge(x.rep, false)
-	s.tagManagers(x.rep, t.url)
-	s.ownScripts(x.rep, t.url)
-	return visitResult{ok: true, links: x.rep.links, finalURL: final}
+	x := extract.New(s.e.ix, s.fp, s.domainOf, f.final, t.url, t.depth < s.opts.MaxDepth)
+	x.Run(extract.DecodeHTML(body, ct))
+	s.merge(x.Report(), false)
+	s.tagManagers(x.Report(), t.url)
+	s.ownScripts(x.Report(), t.url)
+	return visitResult{ok: true, links: x.Report().Links, finalURL: final}
 }
 
 func isHTML(contentType string, body []byte) bool {

@@ -4,9 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strings"
 
-	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/crawler/extract"
 )
 
 // A tag manager container can be served from the site's own domain (server-side tagging, a
@@ -21,12 +20,12 @@ const (
 
 // ownScripts fetches, once per scan each and at most maxOwnScripts in all, the same-site
 // scripts of a page, and fingerprints those that are tag manager containers.
-func (s *scan) ownScripts(rep *pageReport, page string) {
-	for _, o := range rep.own {
+func (s *scan) ownScripts(rep *extract.Report, page string) {
+	for _, o := range rep.Own {
 		s.mu.Lock()
-		done := s.ownSeen[o.url] || len(s.ownSeen) >= maxOwnScripts
+		done := s.ownSeen[o.URL] || len(s.ownSeen) >= maxOwnScripts
 		if !done {
-			s.ownSeen[o.url] = true
+			s.ownSeen[o.URL] = true
 		}
 		s.mu.Unlock()
 		if !done {
@@ -37,8 +36,8 @@ func (s *scan) ownScripts(rep *pageReport, page string) {
 
 // ownScript fetches one same-site script. A script that cannot be fetched is no finding and no
 // page error: the page itself was scanned.
-func (s *scan) ownScript(o ownScript, page string) {
-	req, err := http.NewRequestWithContext(context.WithValue(s.ctx, pageKey{}, page), http.MethodGet, o.url, nil)
+func (s *scan) ownScript(o extract.OwnScript, page string) {
+	req, err := http.NewRequestWithContext(context.WithValue(s.ctx, pageKey{}, page), http.MethodGet, o.URL, nil)
 	if err != nil {
 		return
 	}
@@ -55,28 +54,27 @@ func (s *scan) ownScript(o ownScript, page string) {
 	if err != nil {
 		return
 	}
-	resource, ok := containerResource(body)
-	if !ok || !isContainerResource(resource) {
-		return
-	}
-	cu, err := url.Parse(o.url)
+	cu, err := url.Parse(o.URL)
 	if err != nil {
 		return
 	}
-	crep := analyzeResource(s.e.ix, s.domainOf, cu, page, body, resource, true)
-	ids := containerIDs(s.e.ix, body)
-	if svc := s.e.ix.Service(TagManagerSlug); svc != nil {
-		ev := Evidence{Kind: EvidenceTagManager, Page: page, URL: o.url, Snippet: "tag manager container served by the site"}
+	crep, ok := extract.SiteContainer(s.e.ix, s.domainOf, cu, page, body)
+	if !ok {
+		return
+	}
+	ids := extract.ContainerIDs(s.e.ix, body)
+	if svc := s.e.ix.Service(extract.TagManagerSlug); svc != nil {
+		ev := extract.Evidence{Kind: extract.EvidenceTagManager, Page: page, URL: o.URL, Snippet: "tag manager container served by the site"}
 		if len(ids) == 0 {
-			crep.hits = append(crep.hits, hit{svc: svc, ev: ev})
+			crep.Hits = append(crep.Hits, extract.Hit{Service: svc, Evidence: ev})
 		}
 		for _, id := range ids {
-			crep.hits = append(crep.hits, hit{svc: svc, id: id, ev: ev})
+			crep.Hits = append(crep.Hits, extract.Hit{Service: svc, ID: id, Evidence: ev})
 		}
 	}
-	if o.gated {
-		for i := range crep.hits {
-			crep.hits[i].ev.Gated = true
+	if o.Gated {
+		for i := range crep.Hits {
+			crep.Hits[i].Evidence.Gated = true
 		}
 	}
 	s.mu.Lock()
@@ -86,33 +84,4 @@ func (s *scan) ownScript(o ownScript, page string) {
 	s.mu.Unlock()
 	s.merge(crep, false)
 	s.markInjects()
-}
-
-// isContainerResource reports whether a decoded "resource" value is a tag manager container's
-// configuration: an object with a version and tags, macros or predicates.
-func isContainerResource(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	if _, ok := m["version"]; !ok {
-		return false
-	}
-	for _, k := range [...]string{"tags", "macros", "predicates"} {
-		if _, ok := m[k].([]any); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// containerIDs are the GTM container IDs written in a container script, sorted and distinct.
-func containerIDs(ix *library.Index, body []byte) []string {
-	seen := map[string]bool{}
-	ix.FindTrackingIDs(string(body), func(m library.IDMatch) {
-		if m.Service.Slug == TagManagerSlug && strings.HasPrefix(m.ID, "GTM-") {
-			seen[strings.Clone(m.ID)] = true
-		}
-	})
-	return sortedKeys(seen)
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/library"
 )
 
@@ -12,7 +13,7 @@ type serviceAgg struct {
 	svc        *library.Service
 	ids        map[string]bool
 	pages      map[string]bool
-	evidence   map[Evidence]string // evidence without page → first page in sort order
+	evidence   map[extract.Evidence]string // evidence without page → first page in sort order
 	ungated    bool
 	injectTags bool
 	// witnessed is true when a sighting is more than a mention (see mention); witnessedIDs
@@ -30,12 +31,12 @@ type serviceAgg struct {
 // scan the browser is the witness: a service or ID seen only that way is a mention, not a
 // detection. Tags (script src, iframes, pixels), tags held until consent, tag manager
 // containers, cookies and what the browser requested or stored are witnesses.
-func mention(ev Evidence) bool {
+func mention(ev extract.Evidence) bool {
 	if ev.Gated {
 		return false
 	}
 	switch ev.Kind {
-	case EvidenceInlineScript, EvidenceInlineURL, EvidenceLink:
+	case extract.EvidenceInlineScript, extract.EvidenceInlineURL, extract.EvidenceLink:
 		return true
 	}
 	return false
@@ -49,53 +50,56 @@ type unrecAgg struct {
 }
 
 // merge adds a page's findings to the scan; cookies say the hits must not add pages.
-func (s *scan) merge(rep *pageReport, noPages bool) {
+func (s *scan) merge(rep *extract.Report, noPages bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, h := range rep.hits {
-		a := s.services[h.svc.Slug]
+	for _, h := range rep.Hits {
+		a := s.services[h.Service.Slug]
 		if a == nil {
-			a = &serviceAgg{svc: h.svc, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[Evidence]string{},
+			a = &serviceAgg{svc: h.Service, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[extract.Evidence]string{},
 				witnessedIDs: map[string]bool{}, witnessedOn: map[string]bool{}, namedOn: map[string]map[string]bool{}}
-			s.services[h.svc.Slug] = a
+			s.services[h.Service.Slug] = a
 		}
-		if h.id != "" {
-			a.ids[h.id] = true
+		if h.ID != "" {
+			a.ids[h.ID] = true
 		}
-		if !mention(h.ev) {
+		if !mention(h.Evidence) {
 			a.witnessed = true
-			a.witnessedOn[h.ev.Page] = true
-			if h.id != "" {
-				a.witnessedIDs[h.id] = true
+			a.witnessedOn[h.Evidence.Page] = true
+			if h.ID != "" {
+				a.witnessedIDs[h.ID] = true
 			}
-		} else if h.id != "" {
-			if a.namedOn[h.id] == nil {
-				a.namedOn[h.id] = map[string]bool{}
+		} else if h.ID != "" {
+			if a.namedOn[h.ID] == nil {
+				a.namedOn[h.ID] = map[string]bool{}
 			}
-			a.namedOn[h.id][h.ev.Page] = true
+			a.namedOn[h.ID][h.Evidence.Page] = true
 		}
 		if !noPages {
-			a.pages[h.ev.Page] = true
+			a.pages[h.Evidence.Page] = true
 		}
-		if !h.ev.Gated {
+		if !h.Evidence.Gated {
 			a.ungated = true
 		}
-		key := h.ev
+		key := h.Evidence
 		key.Page = ""
-		if p, ok := a.evidence[key]; !ok || h.ev.Page < p {
-			a.evidence[key] = h.ev.Page
+		if p, ok := a.evidence[key]; !ok || h.Evidence.Page < p {
+			a.evidence[key] = h.Evidence.Page
 		}
 	}
-	for _, u := range rep.unrec {
-		a := s.unrec[u.src]
-		if a == nil {
-			a = &unrecAgg{domain: u.domain, pages: map[string]bool{}}
-			s.unrec[u.src] = a
+	for _, u := range rep.Unrecognized {
+		if consentdRuntime(u.Src) {
+			continue // the consent tool under test, loaded from another domain
 		}
-		if !u.gated {
+		a := s.unrec[u.Src]
+		if a == nil {
+			a = &unrecAgg{domain: u.Domain, pages: map[string]bool{}}
+			s.unrec[u.Src] = a
+		}
+		if !u.Gated {
 			a.ungated = true
 		}
-		a.pages[u.page] = true
+		a.pages[u.Page] = true
 	}
 }
 
@@ -148,7 +152,7 @@ func (s *scan) result() *Result {
 	return r
 }
 
-func evidenceLess(a, b Evidence) bool {
+func evidenceLess(a, b extract.Evidence) bool {
 	if a.Kind != b.Kind {
 		return a.Kind < b.Kind
 	}
@@ -209,7 +213,7 @@ func (s *scan) splitMentions(r *Result) {
 				named = append(named, id)
 			}
 		}
-		var said []Evidence
+		var said []extract.Evidence
 		for _, ev := range ds.Evidence {
 			if mention(ev) {
 				said = append(said, ev)

@@ -4,31 +4,20 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/net/publicsuffix"
+	"github.com/consentd/consentd/crawler/extract"
 )
 
 func (s *scan) domainOf(host string) string {
 	if d, ok := s.domCache.Load(host); ok {
 		return d.(string)
 	}
-	d := registrableDomain(host)
+	d := extract.RegistrableDomain(host)
 	s.domCache.Store(host, d)
 	return d
 }
 
-// registrableDomain is the public suffix plus one label, or the host itself for IP addresses,
-// single-label hosts and public suffixes.
-func registrableDomain(host string) string {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
-}
-
 func (s *scan) sameSite(u string) bool {
-	host, _, _, ok := splitHostOnly(u)
+	host, ok := extract.URLHost(u)
 	return ok && s.domains[s.domainOf(strings.ToLower(host))]
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
 )
 
@@ -185,35 +186,6 @@ type Page struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Evidence kinds.
-const (
-	EvidenceScript       = "script"        // <script src>
-	EvidenceInlineScript = "inline-script" // a tracking ID in inline script text
-	EvidenceInlineURL    = "inline-url"    // a service URL written inside inline script text
-	EvidenceIframe       = "iframe"
-	EvidencePixel        = "pixel" // <img>, including inside <noscript>
-	EvidenceLink         = "link"  // <link> preloads, stylesheets, preconnects
-	EvidenceCookie       = "cookie"
-	EvidenceTagManager   = "tag-manager" // configured in a fetched tag manager container
-	EvidenceRequest      = "request"     // a request the browser made (deep scans)
-	EvidenceScriptBody   = "script-body" // a tracking ID in a script the browser loaded
-	EvidenceStorage      = "storage"     // a localStorage or sessionStorage key
-)
-
-// Evidence is one sighting of a service.
-type Evidence struct {
-	// Kind is one of the Evidence* constants.
-	Kind string `json:"kind"`
-	// Page is the page (or, for cookies, the response URL) where it was seen.
-	Page string `json:"page"`
-	// URL is the matched URL, when the evidence is a URL.
-	URL string `json:"url,omitempty"`
-	// Snippet is the matched text (tracking ID in context, cookie name, tag type).
-	Snippet string `json:"snippet,omitempty"`
-	// Gated is true when the element is held back by a consent tool (type="text/plain").
-	Gated bool `json:"gated,omitempty"`
-}
-
 // DetectedService is a library service seen during the scan.
 type DetectedService struct {
 	// Slug, Name and Category are the library service's.
@@ -225,7 +197,7 @@ type DetectedService struct {
 	// Pages are the pages where the service was seen, sorted.
 	Pages []string `json:"pages"`
 	// Evidence lists distinct sightings, at most MaxEvidence, sorted.
-	Evidence []Evidence `json:"evidence"`
+	Evidence []extract.Evidence `json:"evidence"`
 	// Gated is true when every sighting was held back by a consent tool.
 	Gated bool `json:"gated"`
 	// InjectsTags is true for a tag manager: it may load more tags than the scan saw.
@@ -240,10 +212,10 @@ type Mention struct {
 	Category string `json:"category"`
 	// Detected is true when the service itself is detected (in Result.Services) and only
 	// these IDs are mentions.
-	Detected    bool       `json:"detected,omitempty"`
-	TrackingIDs []string   `json:"trackingIds"`
-	Pages       []string   `json:"pages"`
-	Evidence    []Evidence `json:"evidence"`
+	Detected    bool               `json:"detected,omitempty"`
+	TrackingIDs []string           `json:"trackingIds"`
+	Pages       []string           `json:"pages"`
+	Evidence    []extract.Evidence `json:"evidence"`
 }
 
 // MaxEvidence bounds DetectedService.Evidence.

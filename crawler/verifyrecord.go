@@ -166,10 +166,10 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 			}
 			dom := s.domainOf(strings.ToLower(u.Hostname()))
 			third := dom != pageDom
-			f := s.fp.url(s.e.ix, r.url)
-			svc := f.svc
-			if svc == nil && len(f.ids) > 0 {
-				svc = f.ids[0].svc
+			f := s.fp.URL(s.e.ix, r.url)
+			svc := f.Service
+			if svc == nil && len(f.IDs) > 0 {
+				svc = f.IDs[0].Service
 			}
 			if svc == nil && !third {
 				continue

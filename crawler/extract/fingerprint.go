@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"strings"
@@ -9,12 +9,12 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// fingerprints caches, for one scan, what a resource URL or an inline script's text yields: the
-// pages of a site repeat their tags, and the work depends on the text alone. A nil
-// *fingerprints computes every time.
-type fingerprints struct {
+// Cache holds, for one scan, what a resource URL or an inline script's text yields: the
+// pages of a site repeat their tags, and the work depends on the text alone. A nil *Cache
+// computes every time. It is safe for concurrent use.
+type Cache struct {
 	mu      sync.Mutex
-	urls    map[string]urlFindings
+	urls    map[string]URLFindings
 	scripts map[scriptKey][]finding
 	size    int // bytes of script text held
 }
@@ -26,22 +26,25 @@ const (
 	maxCachedScriptBytes = 8 << 20
 )
 
-func newFingerprints() *fingerprints {
-	return &fingerprints{urls: map[string]urlFindings{}, scripts: map[scriptKey][]finding{}}
+// NewCache returns an empty cache, for one scan.
+func NewCache() *Cache {
+	return &Cache{urls: map[string]URLFindings{}, scripts: map[scriptKey][]finding{}}
 }
 
 // scriptKey is an inline script's text and the scheme scheme-relative URLs in it resolve to.
 type scriptKey struct{ text, scheme string }
 
-// urlFindings is what a URL yields: the service its pattern names and the IDs it carries.
-type urlFindings struct {
-	svc *library.Service
-	ids []idFinding
+// URLFindings is what a URL yields: the service its pattern names (nil: none) and the IDs it
+// carries.
+type URLFindings struct {
+	Service *library.Service
+	IDs     []IDFinding
 }
 
-type idFinding struct {
-	svc *library.Service
-	id  string
+// IDFinding is a tracking ID and the service it belongs to.
+type IDFinding struct {
+	Service *library.Service
+	ID      string
 }
 
 // finding is a service sighting in an inline script: an ID (with a snippet) or a URL.
@@ -52,7 +55,8 @@ type finding struct {
 	url, snippet string
 }
 
-func (c *fingerprints) url(ix *library.Index, abs string) urlFindings {
+// URL matches an absolute URL against the index: the service of its pattern and the IDs in it.
+func (c *Cache) URL(ix *library.Index, abs string) URLFindings {
 	if c != nil {
 		c.mu.Lock()
 		f, ok := c.urls[abs]
@@ -61,12 +65,12 @@ func (c *fingerprints) url(ix *library.Index, abs string) urlFindings {
 			return f
 		}
 	}
-	var f urlFindings
+	var f URLFindings
 	if m, ok := ix.MatchURL(abs); ok {
-		f.svc = m.Service
+		f.Service = m.Service
 	}
 	ix.FindTrackingIDs(abs, func(m library.IDMatch) {
-		f.ids = append(f.ids, idFinding{m.Service, m.ID})
+		f.IDs = append(f.IDs, IDFinding{m.Service, m.ID})
 	})
 	if c != nil {
 		c.mu.Lock()
@@ -80,7 +84,7 @@ func (c *fingerprints) url(ix *library.Index, abs string) urlFindings {
 
 // script returns the findings of an inline script, scheme-relative URLs resolved to scheme; text
 // may alias a buffer that changes later.
-func (c *fingerprints) script(ix *library.Index, text, scheme string) []finding {
+func (c *Cache) script(ix *library.Index, text, scheme string) []finding {
 	cacheable := c != nil && len(text) <= maxCachedScript
 	if cacheable {
 		c.mu.Lock()
@@ -108,7 +112,7 @@ func (c *fingerprints) script(ix *library.Index, text, scheme string) []finding 
 func scriptFindings(ix *library.Index, text, scheme string) []finding {
 	var out []finding
 	ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		out = append(out, finding{svc: m.Service, id: strings.Clone(m.ID), kind: EvidenceInlineScript, snippet: snippet(text, m.Start, m.End)})
+		out = append(out, finding{svc: m.Service, id: strings.Clone(m.ID), kind: EvidenceInlineScript, snippet: Snippet(text, m.Start, m.End)})
 	})
 	if norm, gaps, ok := callNamesOf(ix).normalizeCalls(text); ok {
 		// Calls spaced or quoted unusually: what the plain pass missed.
@@ -121,7 +125,7 @@ func scriptFindings(ix *library.Index, text, scheme string) []finding {
 			}
 			// The snippet is cut from the text as written.
 			out = append(out, finding{svc: m.Service, id: m.ID, kind: EvidenceInlineScript,
-				snippet: snippet(text, origOffset(gaps, m.Start), origOffset(gaps, m.End))})
+				snippet: Snippet(text, origOffset(gaps, m.Start), origOffset(gaps, m.End))})
 		})
 	}
 	scanConcatenatedHosts(text, func(lit string, start, end int) {
@@ -156,8 +160,9 @@ func scriptFindings(ix *library.Index, text, scheme string) []finding {
 	return out
 }
 
-// snippet returns the match with a little context, whitespace collapsed, at most ~100 bytes.
-func snippet(text string, start, end int) string {
+// Snippet returns the match text[start:end] with a little context, whitespace collapsed, at
+// most ~100 bytes.
+func Snippet(text string, start, end int) string {
 	const ctx = 24
 	lo, hi := max(start-ctx, 0), min(end+ctx, len(text))
 	if end-start > 80 {

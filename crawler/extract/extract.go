@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -8,57 +8,62 @@ import (
 
 	"github.com/consentd/consentd/library"
 	"golang.org/x/net/html"
+	"golang.org/x/net/publicsuffix"
 )
 
-// pageReport is what one page (or one tag-manager container) contributes to a scan. Every
+// Report is what one page (or one tag-manager container) contributes to a scan. Every
 // string in it is owned (never aliases a tokenizer buffer).
-type pageReport struct {
-	links []string
-	hits  []hit
-	unrec []unrecHit
-	// own are the page's same-site script URLs no library URL pattern claims: a tag manager
+type Report struct {
+	// Links are the page's links to follow (absolute http(s) URLs), when the extractor follows.
+	Links []string
+	Hits  []Hit
+	// Unrecognized are the third-party scripts no library pattern or ID claims.
+	Unrecognized []Unrecognized
+	// Own are the page's same-site script URLs no library URL pattern claims: a tag manager
 	// container may be served from the site itself, at any path.
-	own []ownScript
+	Own []OwnScript
 }
 
-// ownScript is a same-site script of a page.
-type ownScript struct {
-	url   string
-	gated bool
+// OwnScript is a same-site script of a page.
+type OwnScript struct {
+	URL   string
+	Gated bool
 }
 
 // addLink appends a link, starting with room for a page's navigation.
-func (r *pageReport) addLink(u string) {
-	if r.links == nil {
-		r.links = make([]string, 0, 16)
+func (r *Report) addLink(u string) {
+	if r.Links == nil {
+		r.Links = make([]string, 0, 16)
 	}
-	r.links = append(r.links, u)
+	r.Links = append(r.Links, u)
 }
 
-// addHit appends a hit, starting with room for a page's usual share.
-func (r *pageReport) addHit(h hit) {
-	if r.hits == nil {
-		r.hits = make([]hit, 0, 4)
+// AddHit appends a hit, starting with room for a page's usual share.
+func (r *Report) AddHit(h Hit) {
+	if r.Hits == nil {
+		r.Hits = make([]Hit, 0, 4)
 	}
-	r.hits = append(r.hits, h)
+	r.Hits = append(r.Hits, h)
 }
 
-// hit is a sighting of a library service, with the tracking ID it carries, if any.
-type hit struct {
-	svc *library.Service
-	id  string
-	ev  Evidence
+// Hit is a sighting of a library service, with the tracking ID it carries, if any.
+type Hit struct {
+	Service  *library.Service
+	ID       string
+	Evidence Evidence
 }
 
-type unrecHit struct {
-	src, domain, page string
-	gated             bool
+// Unrecognized is a third-party script (Src, on registrable domain Domain) of a page that no
+// library pattern claims.
+type Unrecognized struct {
+	Src, Domain, Page string
+	Gated             bool
 }
 
-// extractor streams a page through html.Tokenizer and fingerprints what it finds: script,
+// Extractor streams a page through html.Tokenizer and fingerprints what it finds: script,
 // iframe, image and link URLs against the index's host map, inline script text against the
 // tracking-ID prefilter and for URL literals. No document tree is built.
-type extractor struct {
+type Extractor struct {
 	ix       *library.Index
 	domainOf func(host string) string // registrable domain, cached by the caller
 	page     string                   // page URL as reported
@@ -68,24 +73,31 @@ type extractor struct {
 	pageHost string // lower case
 	pageDom  string // registrable domain of the page
 	follow   bool   // collect <a href> links
-	rep      *pageReport
+	rep      *Report
 	attrBuf  []byte
-	fp       *fingerprints // the scan's cache, or nil
+	fp       *Cache // the scan's cache, or nil
 	// linkPrefix ("https://host") and linkDir (the base path up to its last '/') let link
 	// resolve plain relative references without net/url; linkPrefix is "" when the base is not a
 	// plain http(s) URL.
 	linkPrefix, linkDir string
 }
 
-func newExtractor(ix *library.Index, domainOf func(string) string, pageURL *url.URL, page string, follow bool) *extractor {
+// New returns an extractor for the page at pageURL, reported as page: its findings go to
+// Report, its <a href> links too when follow is set. domainOf returns a host's registrable
+// domain (RegistrableDomain, cached by the caller); cache is the scan's fingerprint cache, or
+// nil.
+func New(ix *library.Index, cache *Cache, domainOf func(string) string, pageURL *url.URL, page string, follow bool) *Extractor {
 	host := strings.ToLower(pageURL.Hostname())
-	x := &extractor{
+	x := &Extractor{
 		ix: ix, domainOf: domainOf, page: page, pageURL: pageURL,
-		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &pageReport{},
+		pageHost: host, pageDom: domainOf(host), follow: follow, rep: &Report{}, fp: cache,
 	}
 	x.setBase(pageURL)
 	return x
 }
+
+// Report is what the extractor found so far.
+func (x *Extractor) Report() *Report { return x.rep }
 
 // Elements the extractor reads; every other tag is skipped without decoding its name or
 // attributes.
@@ -174,8 +186,8 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
-// run extracts from an HTML document or fragment.
-func (x *extractor) run(body []byte) {
+// Run extracts from an HTML document or fragment.
+func (x *Extractor) Run(body []byte) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	inScript, gated := false, false
 	var ta tagAttrs
@@ -186,7 +198,7 @@ func (x *extractor) run(body []byte) {
 			return
 		case html.TextToken:
 			if inScript {
-				x.inline(z.Text(), gated)
+				x.Inline(z.Text(), gated)
 			}
 			inScript = false
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -251,7 +263,7 @@ func (x *extractor) run(body []byte) {
 }
 
 // element handles the URL-bearing elements other than script.
-func (x *extractor) element(tag int, attrs *tagAttrs) {
+func (x *Extractor) element(tag int, attrs *tagAttrs) {
 	if (tag == tagA && !x.follow) || (tag == tagBase && x.baseSet) {
 		return
 	}
@@ -319,7 +331,7 @@ func (x *extractor) element(tag int, attrs *tagAttrs) {
 
 // absolute returns raw as an absolute http(s) URL string and its lower-case host, resolving
 // relative references against the base. ok is false for other schemes and unparsable values.
-func (x *extractor) absolute(raw string) (abs, host string, ok bool) {
+func (x *Extractor) absolute(raw string) (abs, host string, ok bool) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", "", false
@@ -372,7 +384,9 @@ func splitHostOnly(abs string) (host, rest string, port bool, ok bool) {
 	return host, rest, port, host != ""
 }
 
-func (x *extractor) thirdParty(host string) (bool, string) {
+// ThirdParty reports whether host is on another registrable domain than the page, and returns
+// that domain.
+func (x *Extractor) ThirdParty(host string) (bool, string) {
 	if host == x.pageHost {
 		return false, x.pageDom
 	}
@@ -381,46 +395,64 @@ func (x *extractor) thirdParty(host string) (bool, string) {
 }
 
 // resource fingerprints a script, iframe, pixel or link URL.
-func (x *extractor) resource(kind, raw string, gated bool) {
+func (x *Extractor) resource(kind, raw string, gated bool) {
 	abs, host, ok := x.absolute(raw)
 	if !ok {
 		return
 	}
-	third, dom := x.thirdParty(host)
-	f := x.fp.url(x.ix, abs)
-	if f.svc != nil {
-		x.rep.addHit(hit{svc: f.svc, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	third, dom := x.ThirdParty(host)
+	f := x.fp.URL(x.ix, abs)
+	if f.Service != nil {
+		x.rep.AddHit(Hit{Service: f.Service, Evidence: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
-	for _, id := range f.ids {
-		x.rep.addHit(hit{svc: id.svc, id: id.id, ev: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
+	for _, id := range f.IDs {
+		x.rep.AddHit(Hit{Service: id.Service, ID: id.ID, Evidence: Evidence{Kind: kind, Page: x.page, URL: abs, Gated: gated}})
 	}
-	if f.svc == nil && len(f.ids) == 0 && kind == EvidenceScript && third && !consentdRuntime(abs) {
-		x.rep.unrec = append(x.rep.unrec, unrecHit{src: abs, domain: dom, page: x.page, gated: gated})
+	if f.Service == nil && len(f.IDs) == 0 && kind == EvidenceScript && third {
+		x.rep.Unrecognized = append(x.rep.Unrecognized, Unrecognized{Src: abs, Domain: dom, Page: x.page, Gated: gated})
 	}
-	if f.svc == nil && kind == EvidenceScript && !third {
-		x.rep.own = append(x.rep.own, ownScript{url: abs, gated: gated})
+	if f.Service == nil && kind == EvidenceScript && !third {
+		x.rep.Own = append(x.rep.Own, OwnScript{URL: abs, Gated: gated})
 	}
 }
 
-// inline fingerprints inline script text: tracking IDs, and service URLs written in the code
+// Inline fingerprints inline script text: tracking IDs, and service URLs written in the code
 // (vendor snippets build their script tags from string literals).
-func (x *extractor) inline(b []byte, gated bool) {
+func (x *Extractor) Inline(b []byte, gated bool) {
 	if len(b) == 0 {
 		return
 	}
 	// text aliases the tokenizer's buffer for the duration of this call only; the findings own
 	// their strings.
 	for _, f := range x.fp.script(x.ix, unsafe.String(&b[0], len(b)), x.base.Scheme) {
-		x.rep.addHit(hit{svc: f.svc, id: f.id,
-			ev: Evidence{Kind: f.kind, Page: x.page, URL: f.url, Snippet: f.snippet, Gated: gated}})
+		x.rep.AddHit(Hit{Service: f.svc, ID: f.id,
+			Evidence: Evidence{Kind: f.kind, Page: x.page, URL: f.url, Snippet: f.snippet, Gated: gated}})
 	}
 }
 
 // attributes looks for tracking IDs in a script element's attributes.
-func (x *extractor) attributes(b []byte, gated bool) {
+func (x *Extractor) attributes(b []byte, gated bool) {
 	text := unsafe.String(&b[0], len(b))
 	x.ix.FindTrackingIDs(text, func(m library.IDMatch) {
-		x.rep.addHit(hit{svc: m.Service, id: strings.Clone(m.ID),
-			ev: Evidence{Kind: EvidenceScript, Page: x.page, Snippet: snippet(text, m.Start, m.End), Gated: gated}})
+		x.rep.AddHit(Hit{Service: m.Service, ID: strings.Clone(m.ID),
+			Evidence: Evidence{Kind: EvidenceScript, Page: x.page, Snippet: Snippet(text, m.Start, m.End), Gated: gated}})
 	})
+}
+
+// URLHost returns the host of an absolute URL string, without its port and trailing dot, and
+// without parsing the rest; ok is false when there is none.
+func URLHost(abs string) (host string, ok bool) {
+	host, _, _, ok = splitHostOnly(abs)
+	return host, ok
+}
+
+// RegistrableDomain is the public suffix plus one label, or the host itself for IP addresses,
+// single-label hosts and public suffixes: what "third party" is judged by.
+func RegistrableDomain(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return host
+	}
+	return d
 }

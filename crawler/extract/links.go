@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 )
 
 // setBase sets the URL relative references resolve against.
-func (x *extractor) setBase(u *url.URL) {
+func (x *Extractor) setBase(u *url.URL) {
 	x.base = u
 	x.linkPrefix, x.linkDir = "", ""
 	if (u.Scheme == "http" || u.Scheme == "https") && u.User == nil && u.Opaque == "" && u.RawPath == "" &&
@@ -51,7 +51,7 @@ func plainPath[T string | []byte](p T) bool {
 // plainLink resolves a reference ("/a/b.html?x=1", "c.html", "https://host/d") the way net/url
 // would, without parsing, when it and the base are plain: abs is the absolute URL and path its
 // path. ok is false for any other reference.
-func (x *extractor) plainLink(raw []byte) (abs, path string, ok bool) {
+func (x *Extractor) plainLink(raw []byte) (abs, path string, ok bool) {
 	if len(raw) == 0 {
 		return "", "", false
 	}
@@ -129,7 +129,7 @@ func plainHost(h []byte) bool {
 }
 
 // linkBytes records an <a href> for the crawl frontier.
-func (x *extractor) linkBytes(raw []byte) {
+func (x *Extractor) linkBytes(raw []byte) {
 	raw = bytes.TrimSpace(raw)
 	if abs, path, ok := x.plainLink(raw); ok {
 		if !skipExtension(path) {
@@ -141,7 +141,7 @@ func (x *extractor) linkBytes(raw []byte) {
 }
 
 // link records an <a href> for the crawl frontier.
-func (x *extractor) link(raw string) {
+func (x *Extractor) link(raw string) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || raw[0] == '#' {
 		return

@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"encoding/binary"
@@ -10,10 +10,10 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-// decodeHTML returns body as UTF-8. colly has already converted bodies whose Content-Type header
+// DecodeHTML returns body as UTF-8. colly has already converted bodies whose Content-Type header
 // names a charset; otherwise a BOM or <meta charset> decides, and undeclared pages that are not
 // valid UTF-8 are read as windows-1252, as browsers do.
-func decodeHTML(body []byte, contentType string) []byte {
+func DecodeHTML(body []byte, contentType string) []byte {
 	if containsFold(contentType, "charset") {
 		if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
 			return body

@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -31,38 +31,38 @@ func TestScanURLLiterals(t *testing.T) {
 func TestDecodeHTML(t *testing.T) {
 	t.Parallel()
 	latin := []byte("<meta charset=\"iso-8859-1\"><p>Gr\xfc\xdf</p>")
-	if got := string(decodeHTML(latin, "text/html")); !strings.Contains(got, "Grüß") {
+	if got := string(DecodeHTML(latin, "text/html")); !strings.Contains(got, "Grüß") {
 		t.Errorf("meta-declared latin-1 not decoded: %q", got)
 	}
 	utf := []byte("<p>Grüß</p>")
-	if got := decodeHTML(utf, "text/html"); !bytes.Equal(got, utf) {
+	if got := DecodeHTML(utf, "text/html"); !bytes.Equal(got, utf) {
 		t.Errorf("undeclared UTF-8 changed: %q", got)
 	}
 	undeclared := []byte("<p>Gr\xfc\xdf</p>")
-	if got := string(decodeHTML(undeclared, "")); got != "<p>Grüß</p>" {
+	if got := string(DecodeHTML(undeclared, "")); got != "<p>Grüß</p>" {
 		t.Errorf("undeclared invalid UTF-8 not read as windows-1252: %q", got)
 	}
 	// Valid UTF-8 declaring Shift_JIS is read as Shift_JIS.
 	sjis := []byte("<meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>")
-	if got := string(decodeHTML(sjis, "")); !strings.Contains(got, "<p>ﾃｼ</p>") {
+	if got := string(DecodeHTML(sjis, "")); !strings.Contains(got, "<p>ﾃｼ</p>") {
 		t.Errorf("page declaring Shift_JIS not decoded: %q", got)
 	}
 	// A page declaring UTF-8 in a <meta> is kept; one with an unknown declaration is decoded.
 	for _, head := range []string{`<meta charset="utf-8">`, `<META CHARSET = 'UTF-8'/>`, `<meta http-equiv="content-type" content="text/html; charset=utf-8">`} {
 		page := []byte(head + "<p>Grüß</p>")
-		if got := decodeHTML(page, ""); !bytes.Equal(got, page) {
+		if got := DecodeHTML(page, ""); !bytes.Equal(got, page) {
 			t.Errorf("%s: page changed to %q", head, got)
 		}
 	}
-	if got := string(decodeHTML([]byte("<meta charset=\"utf-8\"><meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>"), "")); !strings.Contains(got, "<p>ü</p>") {
+	if got := string(DecodeHTML([]byte("<meta charset=\"utf-8\"><meta charset=\"Shift_JIS\"><p>\xc3\xbc</p>"), "")); !strings.Contains(got, "<p>ü</p>") {
 		t.Errorf("first declaration not honoured: %q", got)
 	}
 	utf16 := []byte("\xff\xfe<\x00p\x00>\x00\xfc\x00")
-	if got := string(decodeHTML(utf16, "")); !strings.HasSuffix(got, "<p>ü") {
+	if got := string(DecodeHTML(utf16, "")); !strings.HasSuffix(got, "<p>ü") {
 		t.Errorf("UTF-16 with BOM not decoded: %q", got)
 	}
 	// A charset in the header means colly already converted the body.
-	if got := decodeHTML(latin, "text/html; charset=utf-8"); !bytes.Equal(got, latin) {
+	if got := DecodeHTML(latin, "text/html; charset=utf-8"); !bytes.Equal(got, latin) {
 		t.Errorf("body with header charset changed")
 	}
 }
@@ -78,11 +78,11 @@ func TestExtractElements(t *testing.T) {
 	<img src="data:image/gif;base64,R0lGOD"><iframe src="about:blank"></iframe>
 	<noscript><img src="https://www.facebook.com/tr?id=123456789012345&amp;ev=PageView"></noscript></body></html>`
 	u, _ := url.Parse("https://shop.example/")
-	x := newExtractor(ix, registrableDomain, u, u.String(), true)
-	x.run([]byte(page))
+	x := New(ix, nil, RegistrableDomain, u, u.String(), true)
+	x.Run([]byte(page))
 	got := map[string]string{}
-	for _, h := range x.rep.hits {
-		got[h.svc.Slug] += fmt.Sprintf("%s:%s:%v;", h.ev.Kind, h.id, h.ev.Gated)
+	for _, h := range x.rep.Hits {
+		got[h.Service.Slug] += fmt.Sprintf("%s:%s:%v;", h.Evidence.Kind, h.ID, h.Evidence.Gated)
 	}
 	want := map[string]string{
 		"google-analytics": "script::true;script:G-PLAIN12345:true;",
@@ -92,11 +92,11 @@ func TestExtractElements(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("hits\n got %v\nwant %v", got, want)
 	}
-	if fmt.Sprint(x.rep.links) != "[https://cdn.base.example/next]" {
-		t.Errorf("links %v", x.rep.links)
+	if fmt.Sprint(x.rep.Links) != "[https://cdn.base.example/next]" {
+		t.Errorf("links %v", x.rep.Links)
 	}
-	if len(x.rep.unrec) != 1 || x.rep.unrec[0].src != "https://cdn.base.example/app/lib.js" || x.rep.unrec[0].domain != "base.example" {
-		t.Errorf("unrecognized %+v", x.rep.unrec)
+	if len(x.rep.Unrecognized) != 1 || x.rep.Unrecognized[0].Src != "https://cdn.base.example/app/lib.js" || x.rep.Unrecognized[0].Domain != "base.example" {
+		t.Errorf("unrecognized %+v", x.rep.Unrecognized)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestExtractElements(t *testing.T) {
 func corpus(t testing.TB) [][]byte {
 	t.Helper()
 	var pages [][]byte
-	err := filepath.Walk(filepath.Join("..", "testdata", "sites"), func(p string, info os.FileInfo, err error) error {
+	err := filepath.Walk(filepath.Join("..", "..", "testdata", "sites"), func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() || strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".headers") || strings.HasSuffix(p, ".txt") {
 			return err
 		}
@@ -129,19 +129,19 @@ func FuzzExtract(f *testing.F) {
 	ix := catalogIndex(f)
 	u, _ := url.Parse("https://fuzz.example/p")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		x := newExtractor(ix, registrableDomain, u, u.String(), true)
-		x.run(decodeHTML(body, ""))
-		for _, h := range x.rep.hits {
-			if h.svc == nil || h.ev.Kind == "" || h.ev.Page != "https://fuzz.example/p" {
+		x := New(ix, nil, RegistrableDomain, u, u.String(), true)
+		x.Run(DecodeHTML(body, ""))
+		for _, h := range x.rep.Hits {
+			if h.Service == nil || h.Evidence.Kind == "" || h.Evidence.Page != "https://fuzz.example/p" {
 				t.Fatalf("bad hit %+v", h)
 			}
 		}
-		for _, l := range x.rep.links {
+		for _, l := range x.rep.Links {
 			if !strings.HasPrefix(l, "http") {
 				t.Fatalf("bad link %q", l)
 			}
 		}
-		analyzeContainer(ix, registrableDomain, u, u.String(), body)
+		AnalyzeContainer(ix, RegistrableDomain, u, u.String(), body)
 		_ = utf8.Valid(body)
 	})
 }
@@ -182,24 +182,23 @@ func benchmarkExtract(b *testing.B, cache bool) {
 	page := u.String() // a scan has each page's URL as a string
 	b.SetBytes(corpusBytes(pages))
 	for b.Loop() {
-		var fp *fingerprints
+		var fp *Cache
 		if cache {
-			fp = newFingerprints()
+			fp = NewCache()
 		}
 		// One registrable-domain cache per pass, as a scan keeps one.
 		domains := map[string]string{}
 		domainOf := func(host string) string {
 			d, ok := domains[host]
 			if !ok {
-				d = registrableDomain(host)
+				d = RegistrableDomain(host)
 				domains[host] = d
 			}
 			return d
 		}
 		for _, p := range pages {
-			x := newExtractor(ix, domainOf, u, page, true)
-			x.fp = fp
-			x.run(decodeHTML(p, "text/html"))
+			x := New(ix, fp, domainOf, u, page, true)
+			x.Run(DecodeHTML(p, "text/html"))
 		}
 	}
 }
@@ -275,12 +274,12 @@ func checkPlainLink(t *testing.T, base, ref string) bool {
 	if err != nil {
 		return false
 	}
-	fast := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
-	slow := newExtractor(nil, func(string) string { return "" }, bu, bu.String(), true)
+	fast := New(nil, nil, func(string) string { return "" }, bu, bu.String(), true)
+	slow := New(nil, nil, func(string) string { return "" }, bu, bu.String(), true)
 	fast.linkBytes([]byte(ref))
 	slow.link(ref)
-	if fmt.Sprint(fast.rep.links) != fmt.Sprint(slow.rep.links) {
-		t.Fatalf("base %q ref %q: fast path %q, net/url %q", base, ref, fast.rep.links, slow.rep.links)
+	if fmt.Sprint(fast.rep.Links) != fmt.Sprint(slow.rep.Links) {
+		t.Fatalf("base %q ref %q: fast path %q, net/url %q", base, ref, fast.rep.Links, slow.rep.Links)
 	}
 	_, _, ok := fast.plainLink(bytes.TrimSpace([]byte(ref)))
 	return ok
@@ -351,7 +350,7 @@ func FuzzDecodeHTML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if got, want := decodeHTML(body, ""), referenceDecode(body); !bytes.Equal(got, want) {
+		if got, want := DecodeHTML(body, ""), referenceDecode(body); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %q, want %q", body, got, want)
 		}
 	})

@@ -15,7 +15,7 @@ const publicCacheMax = 10000
 
 // ttlCache keeps values per project key for publicCacheTTL: every page view of every banner
 // fetches the configuration or posts consent, while sites change rarely. Changes made through
-// any service drop the site's entries at once (forgetSite); other nodes see them within the
+// any service drop the site's entries at once (publicViews.forget); other nodes see them within the
 // TTL. Cached values are shared between requests and must not be modified.
 type ttlCache[V any] struct {
 	mu      sync.Mutex

@@ -331,7 +331,7 @@ func FuzzCollapseSpace(f *testing.F) {
 	})
 }
 
-// referenceDecode is decodeHTML without its shortcuts: the charset package decides.
+// referenceDecode is DecodeHTML without its shortcuts: the charset package decides.
 func referenceDecode(body []byte) []byte {
 	e, name, _ := charset.DetermineEncoding(body, "text/html")
 	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {

@@ -31,6 +31,7 @@ func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.
 		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
 		SnippetFrameworks: httpapi.SnippetFrameworks(),
 		ClientAddr:        httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
+		ErrorStatus:       httpapi.ErrorStatus,
 		CSVColumns:        httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
 		SSO: sso,
 	})

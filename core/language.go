@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -79,8 +80,32 @@ func (v *siteView) language(prefs []string) string {
 // visitor.
 const MaxLanguageKey = 35
 
-// CheckLanguage refuses a language key that is empty or longer than MaxLanguageKey.
+// LanguagePattern is the shape of a language key a site gives texts in: a BCP 47 tag's
+// primary language subtag (two or three letters) and optional further subtags, as "de", "pt-BR"
+// or "zh-Hant-TW". A key of another shape ("de_DE", "German") would never match a visitor's
+// language. The API (CheckLanguage) and the console's forms check it.
+const LanguagePattern = `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`
+
+var languageKey = regexp.MustCompile(LanguagePattern)
+
+// ValidLanguage reports whether lang is a language key: LanguagePattern, at most
+// MaxLanguageKey characters.
+func ValidLanguage(lang string) bool {
+	return len(lang) <= MaxLanguageKey && languageKey.MatchString(lang)
+}
+
+// CheckLanguage refuses a language key of a site's texts that is not ValidLanguage.
 func CheckLanguage(field, lang string) error {
+	if !ValidLanguage(lang) {
+		return Errorf(CodeInvalid, "%s: %q is not a language code such as de, fr or pt-BR (at most %d characters)", field, lang, MaxLanguageKey)
+	}
+	return nil
+}
+
+// CheckPreferredLanguage refuses a language a visitor asks for that is empty or longer than
+// MaxLanguageKey. Its shape is not checked: a page's lang attribute may be malformed, and an
+// unknown language falls back to the site's like any other the site does not speak.
+func CheckPreferredLanguage(field, lang string) error {
 	if lang == "" || len(lang) > MaxLanguageKey {
 		return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
 	}

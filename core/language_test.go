@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/consentd/consentd/core"
@@ -94,5 +95,29 @@ func TestDeclarationFollowsServices(t *testing.T) {
 	}
 	if !rule {
 		t.Errorf("cookie rules %+v lack _stats", cfg.CookieRules)
+	}
+}
+
+// TestLanguageKeys: the one rule of a site's language keys, which the API and the console
+// check; the language a visitor asks for is only bounded.
+func TestLanguageKeys(t *testing.T) {
+	t.Parallel()
+	for lang, ok := range map[string]bool{
+		"de": true, "fil": true, "pt-BR": true, "zh-Hant-TW": true, "en-us": true, "es-419": true,
+		"": false, "d": false, "de_DE": false, "German": false, "de-": false, "-de": false, "de DE": false,
+		"de-" + strings.Repeat("a", 9): false, "de" + strings.Repeat("-abcdefgh", 4): false,
+	} {
+		if core.ValidLanguage(lang) != ok {
+			t.Errorf("ValidLanguage(%q) = %v", lang, !ok)
+		}
+		if err := core.CheckLanguage("textTranslations", lang); (err == nil) != ok || (err != nil && core.ErrorCode(err) != core.CodeInvalid) {
+			t.Errorf("CheckLanguage(%q) = %v", lang, err)
+		}
+	}
+	if err := core.CheckPreferredLanguage("lang", "de_DE"); err != nil {
+		t.Errorf("a malformed page language is refused: %v", err)
+	}
+	if err := core.CheckPreferredLanguage("lang", strings.Repeat("a", core.MaxLanguageKey+1)); err == nil {
+		t.Error("an overlong page language is taken")
 	}
 }

@@ -3,7 +3,6 @@ package console
 import (
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -73,8 +72,6 @@ func deref(s *string) string {
 	return *s
 }
 
-var langPattern = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-
 // parseBannerForm reads the editor's fields; existing translations are named t.LANG.KEY,
 // a new language's texts t.new.KEY with its code in newLanguage.
 func parseBannerForm(r *http.Request) bannerForm {
@@ -137,7 +134,7 @@ func (f bannerForm) patch() (core.BannerPatch, error) {
 	for _, l := range f.Removed {
 		p.TextTranslations[l] = map[string]string{}
 	}
-	if f.NewLanguage != "" && !langPattern.MatchString(f.NewLanguage) {
+	if f.NewLanguage != "" && !core.ValidLanguage(f.NewLanguage) {
 		return p, core.Errorf(core.CodeInvalid, "new language: use a language code such as de, fr or pt-BR")
 	}
 	if f.NewLanguage != "" && len(f.Translations[f.NewLanguage]) == 0 {
@@ -286,7 +283,7 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	draft.Banner = f.applyTo(*cfg.Banner)
 	draft.ProjectKey = "preview"
 	lang := f.PreviewLanguage
-	if !langPattern.MatchString(lang) {
+	if !core.ValidLanguage(lang) {
 		lang = "en"
 	}
 	src := core.PublicPath("", core.PublicRuntime)

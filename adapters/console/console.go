@@ -31,6 +31,9 @@ type Config struct {
 	// passes the API's rule, httpapi.ClientIP, which trusts forwarding headers from the
 	// configured proxies only.
 	ClientAddr func(*http.Request) string
+	// ErrorStatus is the HTTP status of an error (required): the app passes the API's,
+	// httpapi.ErrorStatus, so that the console and the API answer an error alike.
+	ErrorStatus func(error) int
 	// PublicURL is the external base URL of the service for setup snippets ("": the
 	// request's own).
 	PublicURL string
@@ -91,6 +94,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.ClientAddr == nil {
 		return nil, errors.New("console: Config.ClientAddr is required")
+	}
+	if cfg.ErrorStatus == nil {
+		return nil, errors.New("console: Config.ErrorStatus is required")
 	}
 	assets, err := fs.Sub(files, "assets")
 	if err != nil {
@@ -305,18 +311,14 @@ func (h *handler) secure(r *http.Request) bool {
 
 // fail shows err in words: the use case's message for what the person can fix, a generic
 // sentence (and a log line with the cause) for the rest.
+// The status is the API's for the same error (Config.ErrorStatus).
 func (h *handler) message(r *http.Request, err error) (int, string) {
 	switch core.ErrorCode(err) {
-	case core.CodeInvalid:
-		return http.StatusBadRequest, sentence(core.ErrorMessage(err))
-	case core.CodeNotFound:
-		return http.StatusNotFound, sentence(core.ErrorMessage(err))
-	case core.CodeConflict:
-		return http.StatusConflict, sentence(core.ErrorMessage(err))
-	case core.CodeUnauthorized:
-		return http.StatusUnauthorized, sentence(core.ErrorMessage(err))
+	case core.CodeInternal:
 	case core.CodeForbidden:
-		return http.StatusForbidden, "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
+		return h.cfg.ErrorStatus(err), "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
+	default:
+		return h.cfg.ErrorStatus(err), sentence(core.ErrorMessage(err))
 	}
 	if errors.Is(err, context.Canceled) {
 		return http.StatusServiceUnavailable, "The request was cancelled."

@@ -89,8 +89,10 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"asset": func(name string) string { return "/assets/" + name + "?v=" + h.version },
-		"max":   formMax,
+		"asset":   func(name string) string { return "/assets/" + name + "?v=" + h.version },
+		"max":     formMax,
+		"min":     formMin,
+		"pattern": formPattern,
 		// api is a path of the API (core.APIPrefix + p), cookiesPage a site's cookie declaration page.
 		"api":         func(p string) string { return core.APIPrefix + p },
 		"cookiesPage": func(projectKey string) string { return core.PublicPath(projectKey, core.PublicCookiesPage) },
@@ -277,16 +279,43 @@ func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request) {
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 
-// formLimits are the maxlength of the console's form fields, by field: core's limits, so that
-// a form never allows what the API refuses or refuses what it allows.
+// formLimits are the maxlength (or, for a number, the max) of the console's form fields, by
+// field, and formMinimums the min of its numbers: core's limits, so that a form never allows
+// what the API refuses or refuses what it allows.
 var formLimits = map[string]int{
-	"siteName": core.MaxSiteName, "url": core.MaxURL, "slug": core.MaxSlug,
+	"cookieExpirationDays": core.MaxCookieExpiration,
+	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": core.MaxSlug,
 	"categoryName": core.MaxCategoryName, "categoryDescription": core.MaxCategoryDescription,
 	"serviceLabel": core.MaxServiceLabel, "serviceDescription": core.MaxServiceDescription,
 	"cookieName": core.MaxCookieName, "cookieDuration": core.MaxCookieDuration, "cookieDescription": core.MaxCookieDescription,
 	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
 	"userName": core.MaxUserName, "userPassword": core.MaxPassword,
 	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID, "reopenLabel": core.MaxReopenLabel,
+}
+
+var formMinimums = map[string]int{"cookieExpirationDays": core.MinCookieExpiration}
+
+// formPatterns are the pattern attributes of form fields: core's patterns without their
+// anchors, which the attribute implies.
+var formPatterns = map[string]string{"slug": htmlPattern(core.SlugPattern)}
+
+func htmlPattern(re string) string { return strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$") }
+
+// formMin is the template function min: the minimum of a number field; like formMax, an
+// unknown field fails the rendering.
+func formMin(field string) (int, error) {
+	if n, ok := formMinimums[field]; ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("console: no form minimum named %q", field)
+}
+
+// formPattern is the template function pattern: the pattern attribute of a field.
+func formPattern(field string) (string, error) {
+	if p, ok := formPatterns[field]; ok {
+		return p, nil
+	}
+	return "", fmt.Errorf("console: no form pattern named %q", field)
 }
 
 // formMax is the template function max: the limit of a form field; an unknown field fails

@@ -2,7 +2,6 @@ package console
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -38,29 +37,45 @@ func TestWords(t *testing.T) {
 	}
 }
 
-// TestFormLimitsAreCore: every maxlength in the templates names one of core's limits through
-// the max function, so a form never restates a number the API may change.
+// TestFormLimitsAreCore: every maxlength, minlength, max, min and pattern in the templates
+// names one of core's limits or patterns through the max, min or pattern function, so a form
+// never restates a number or a rule the API may change.
 func TestFormLimitsAreCore(t *testing.T) {
 	entries, err := files.ReadDir("templates")
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := regexp.MustCompile(`maxlength="\{\{max "([A-Za-z]+)"\}\}"`)
+	attr := regexp.MustCompile(`\s(maxlength|minlength|max|min|pattern)="(\{\{[^}]*\}\}|[^"]*)"`)
+	fn := regexp.MustCompile(`^\{\{(max|min|pattern) "([A-Za-z]+)"\}\}$`)
+	funcs := map[string]func(string) error{
+		"max":     func(f string) error { _, err := formMax(f); return err },
+		"min":     func(f string) error { _, err := formMin(f); return err },
+		"pattern": func(f string) error { _, err := formPattern(f); return err },
+	}
+	// which function each attribute takes its value from
+	from := map[string]string{"maxlength": "max", "max": "max", "min": "min", "pattern": "pattern"}
 	for _, e := range entries {
 		b, err := files.ReadFile("templates/" + e.Name())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(b), "maxlength="); n != len(used.FindAll(b, -1)) {
-			t.Errorf("%s: a maxlength that does not come from max", e.Name())
-		}
-		for _, m := range used.FindAllSubmatch(b, -1) {
-			if _, err := formMax(string(m[1])); err != nil {
+		for _, a := range attr.FindAllSubmatch(b, -1) {
+			m := fn.FindSubmatch(a[2])
+			if m == nil || string(m[1]) != from[string(a[1])] {
+				t.Errorf("%s: %s=%q does not come from core (through %s)", e.Name(), a[1], a[2], from[string(a[1])])
+				continue
+			}
+			if err := funcs[string(m[1])](string(m[2])); err != nil {
 				t.Errorf("%s: %v", e.Name(), err)
 			}
 		}
 	}
-	if _, err := formMax("nothing"); err == nil {
-		t.Error("an unknown field has a limit")
+	for name, f := range funcs {
+		if err := f("nothing"); err == nil {
+			t.Errorf("%s: an unknown field has a value", name)
+		}
+	}
+	if p, _ := formPattern("slug"); !regexp.MustCompile("^(?:" + p + ")$").MatchString("google-analytics") {
+		t.Errorf("the slug pattern %q refuses a slug", p)
 	}
 }

@@ -89,7 +89,7 @@ func translationRows(r *http.Request) (names, descs map[string]string, err error
 		if l == "" || (name == "" && desc == "") {
 			continue
 		}
-		if !langPattern.MatchString(l) {
+		if !core.ValidLanguage(l) {
 			return nil, nil, core.Errorf(core.CodeInvalid, "translations: %q is not a language code (de, fr, pt-BR…)", l)
 		}
 		if name != "" {

@@ -62,7 +62,7 @@ func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 		t.Fatal(err)
 	}
 	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL,
-		ClientAddr: httpapi.ClientIP(nil)})
+		ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestSSO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, err = console.New(console.Config{UseCases: console.FromCore(uc), ClientAddr: httpapi.ClientIP(nil), SSO: []console.SSOProvider{p}}); err != nil {
+	if h, err = console.New(console.Config{UseCases: console.FromCore(uc), ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus, SSO: []console.SSOProvider{p}}); err != nil {
 		t.Fatal(err)
 	}
 	signIn := func(user *mockoidc.MockUser) (*http.Client, int, string) {

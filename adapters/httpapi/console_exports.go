@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"slices"
 
 	"github.com/consentd/consentd/core"
@@ -10,6 +11,14 @@ import (
 
 // ConsentCSVColumns is the header of the CSV export of consent records.
 func ConsentCSVColumns() []string { return slices.Clone(exportColumns) }
+
+// ErrorStatus is the HTTP status the API answers err with: statusOf of its code.
+func ErrorStatus(err error) int {
+	if s, ok := statusOf[core.ErrorCode(err)]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
 
 // SnippetFrameworks returns the frameworks a setup snippet is written for, the default first.
 func SnippetFrameworks() []string { return slices.Clone(snippetFrameworks[:]) }

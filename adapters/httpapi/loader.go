@@ -67,7 +67,7 @@ type LanguageParams struct {
 func (p LanguageParams) prefs() ([]string, error) {
 	var out []string
 	if p.Lang != "" {
-		if err := core.CheckLanguage("lang", p.Lang); err != nil {
+		if err := core.CheckPreferredLanguage("lang", p.Lang); err != nil {
 			return nil, err
 		}
 		out = append(out, p.Lang)

@@ -134,3 +134,21 @@ func TestSchemaEnumsAreCore(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageKeyRule: the API refuses a translation in a language key of another shape than
+// core.LanguagePattern, as the console does, and takes one of that shape.
+func TestLanguageKeyRule(t *testing.T) {
+	e := newEnv(t)
+	id, key := e.site()
+	path := core.APIPrefix + "/sites/" + id
+	for _, lang := range []string{"de_DE", "German"} {
+		r := e.want(e.do("PATCH", path+"/banner", map[string]any{"textTranslations": map[string]any{lang: map[string]any{"headline": "Hallo"}}}), 400, "validation_error")
+		if !strings.Contains(string(r.body), lang) {
+			t.Errorf("the message does not name %s: %s", lang, r.body)
+		}
+		e.want(e.do("POST", path+"/categories", map[string]any{"name": "Extra " + lang, "nameTranslations": map[string]any{lang: "Mehr"}}), 400, "validation_error")
+	}
+	e.want(e.do("PATCH", path+"/banner", map[string]any{"textTranslations": map[string]any{"pt-BR": map[string]any{"headline": "Olá"}}}), 200)
+	// the language a visitor asks for is only bounded: a malformed page language falls back
+	e.want(e.raw("GET", core.PublicPath(key, core.PublicConfigPath)+"?lang=de_DE", "", ""), 200)
+}

@@ -285,7 +285,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	r := &ConsentRecord{
 		ID: public.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
-		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC != nil && pol.GPC.DoNotSell),
+		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 	}
@@ -377,6 +377,11 @@ type PublicConfig struct {
 	BlockingRules *BlockingRules   `json:"blockingRules"`
 	// CookieRules are the first-party cookies the runtime deletes on withdrawal.
 	CookieRules []CookieRule `json:"cookieRules"`
+	// Policy is what the runtime does for this visitor, decided by DecidePolicy; the runtime
+	// applies it and recomputes none of it.
+	Policy *Policy `json:"policy" doc:"What the runtime does for this visitor (its jurisdiction): the categories' initial states, what a Global Privacy Control signal turns off, the signals each category grants to Google Consent Mode and the storefront, the hosts never held. Decided by the server; the runtime applies it as it is."`
+	// policies are the site's policies by jurisdiction, cached with the rest.
+	policies Policies
 }
 
 // PublicCategory is a category with the services in it, as the runtime shows it.
@@ -403,6 +408,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey, countr
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.Jurisdiction = JurisdictionOf(country)
+	cfg.Policy = base.policies.For(VisitorRule{Jurisdiction: cfg.Jurisdiction})
 	return &cfg, nil
 }
 
@@ -419,7 +425,7 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 	cfg := &PublicConfig{
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
 		BlockingRules: blockingRules(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
-		CookieRules: cookieRules(public.catalog, v.cats, v.svcs),
+		CookieRules: cookieRules(public.catalog, v.cats, v.svcs), policies: DecidePolicies(v.banner, v.cats),
 	}
 	for _, c := range v.cats {
 		lc := *c

@@ -30,10 +30,15 @@ const (
 	gcmSecurity          = "security_storage"
 )
 
-// ConsentModeSignals returns the Google Consent Mode signals and the categories each needs.
-// The runtime's build sends them (none granted but those needing no category) as Consent Mode's
-// default before any tag runs, before it knows the site.
-func ConsentModeSignals() Signals {
+// ConsentMode returns what the runtime tells Google Consent Mode: its consent types and the
+// categories each needs, and the ads_data_redaction setting. The runtime's build puts it into
+// the runtime, which sends it (granting only what needs no category, redacting) as Consent
+// Mode's default before any tag runs, before it knows the site.
+func ConsentMode() ConsentModePolicy {
+	return ConsentModePolicy{Signals: consentModeSignals(), Redact: Signals{"ads_data_redaction": {library.CategoryMarketing}}}
+}
+
+func consentModeSignals() Signals {
 	return Signals{
 		gcmAdStorage:         {library.CategoryMarketing},
 		gcmAdUserData:        {library.CategoryMarketing},
@@ -72,12 +77,12 @@ type VisitorRule struct {
 type Policy struct {
 	Categories map[string]CategoryPolicy `json:"categories" doc:"Each category of the site by slug: its state before the visitor decides, and whether it is always on."`
 	Ask        bool                      `json:"ask" doc:"Whether the runtime shows the banner while the visitor has no current decision (false: the initial states apply silently)."`
-	GPC        *GPCPolicy                `json:"gpc" doc:"What a Global Privacy Control signal does for this visitor; null when it changes nothing."`
+	GPC        GPCPolicy                 `json:"gpc" doc:"What a Global Privacy Control signal does for this visitor."`
 	// DoNotSellWithout lists the categories whose refusal is a request not to sell; empty where
 	// the visitor's rule knows no opt-out of sale.
 	DoNotSellWithout []string          `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
 	ConsentMode      ConsentModePolicy `json:"consentMode" doc:"What the runtime tells Google Consent Mode."`
-	Storefront       Signals           `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; null when banner.storefrontIntegration is off."`
+	Storefront       Signals           `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
 	UnheldHosts      []string          `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.gcmExcludeVendor is true; empty otherwise."`
 }
 
@@ -89,6 +94,7 @@ type CategoryPolicy struct {
 
 // GPCPolicy is what a Global Privacy Control signal does.
 type GPCPolicy struct {
+	Honored   bool     `json:"honored" doc:"Whether the signal changes anything for this visitor (the runtime then tells the visitor it is honored)."`
 	Off       []string `json:"off" doc:"Categories the signal turns off and keeps off, over any decision."`
 	DoNotSell bool     `json:"doNotSell" doc:"Whether the signal is a request not to sell (the record's doNotSell)."`
 }
@@ -96,20 +102,21 @@ type GPCPolicy struct {
 // ConsentModePolicy is what the runtime tells Google Consent Mode: the update after each
 // decision grants each signal whose categories are all allowed.
 type ConsentModePolicy struct {
-	Signals          Signals  `json:"signals" doc:"Consent Mode's consent types and the categories each needs; one with none is always granted."`
-	RedactAdsWithout []string `json:"redactAdsWithout" doc:"ads_data_redaction is set while any of these categories is not allowed."`
+	Signals Signals `json:"signals" doc:"Consent Mode's consent types and the categories each needs; one with none is always granted."`
+	Redact  Signals `json:"redact" doc:"Settings (gtag 'set') that are true while any of their categories is not allowed: ads_data_redaction."`
 }
 
 // DecidePolicy computes what the runtime does on the site (its banner and categories) for a
 // visitor under rule.
 func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	p := &Policy{
-		Categories: make(map[string]CategoryPolicy, len(cats)),
-		Ask:        b.DefaultBehavior != "no_banner",
-		ConsentMode: ConsentModePolicy{Signals: ConsentModeSignals(),
-			RedactAdsWithout: []string{library.CategoryMarketing}},
+		Categories:       make(map[string]CategoryPolicy, len(cats)),
+		Ask:              b.DefaultBehavior != "no_banner",
+		ConsentMode:      ConsentMode(),
+		GPC:              GPCPolicy{Off: []string{}},
 		DoNotSellWithout: []string{},
 		UnheldHosts:      []string{},
+		Storefront:       Signals{},
 	}
 	// Before a decision, a category is on when it is required or the banner does not ask for
 	// consent first (opt_out, no_banner), whatever the jurisdiction.
@@ -119,7 +126,7 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// Under CCPA a GPC signal is an opt-out of sale and sharing: the sale category is off and
 	// doNotSell on, over any decision; refusing the sale category is a request not to sell.
 	if rule.Jurisdiction == JurisdictionCCPA {
-		p.GPC = &GPCPolicy{Off: []string{}, DoNotSell: true}
+		p.GPC = GPCPolicy{Honored: true, Off: []string{}, DoNotSell: true}
 		if c, ok := p.Categories[SaleCategory]; ok && !c.Required {
 			p.GPC.Off = append(p.GPC.Off, SaleCategory)
 		}
@@ -155,7 +162,7 @@ func (p *Policy) Fixed(gpc bool) map[string]bool {
 			out[slug] = true
 		}
 	}
-	if gpc && p.GPC != nil {
+	if gpc && p.GPC.Honored {
 		for _, slug := range p.GPC.Off {
 			if !p.Categories[slug].Required {
 				out[slug] = false
@@ -183,7 +190,7 @@ func (p *Policy) Apply(chosen map[string]bool, gpc bool) map[string]bool {
 // DoNotSell reports whether a visitor with the categories allowed (after Apply) and a GPC
 // signal or not asks not to sell.
 func (p *Policy) DoNotSell(allowed map[string]bool, gpc bool) bool {
-	if gpc && p.GPC != nil && p.GPC.DoNotSell {
+	if gpc && p.GPC.Honored && p.GPC.DoNotSell {
 		return true
 	}
 	return len(p.DoNotSellWithout) > 0 && !allAllowed(p.DoNotSellWithout, allowed)
@@ -214,7 +221,7 @@ func (ps Policies) For(rule VisitorRule) *Policy {
 // the runtime's configuration was decided for may not be the one of the POST.
 func (ps Policies) GPCMayTurnOff(slug string) bool {
 	for _, p := range ps {
-		if p.GPC != nil && slices.Contains(p.GPC.Off, slug) {
+		if slices.Contains(p.GPC.Off, slug) {
 			return true
 		}
 	}

@@ -78,10 +78,10 @@ func TestDecidePolicy(t *testing.T) {
 				t.Errorf("ask %t, want %t", p.Ask, c.want.ask)
 			}
 			switch {
-			case c.want.gpcOff == nil && p.GPC != nil:
+			case c.want.gpcOff == nil && (p.GPC.Honored || p.GPC.DoNotSell || len(p.GPC.Off) > 0):
 				t.Errorf("GPC %+v, want nothing", p.GPC)
-			case c.want.gpcOff != nil && (p.GPC == nil || !slices.Equal(p.GPC.Off, c.want.gpcOff) || !p.GPC.DoNotSell):
-				t.Errorf("GPC %+v, want off %v and doNotSell", p.GPC, c.want.gpcOff)
+			case c.want.gpcOff != nil && (!p.GPC.Honored || !slices.Equal(p.GPC.Off, c.want.gpcOff) || !p.GPC.DoNotSell):
+				t.Errorf("GPC %+v, want honored, off %v and doNotSell", p.GPC, c.want.gpcOff)
 			}
 			if !slices.Equal(p.DoNotSellWithout, c.want.dnsWithout) {
 				t.Errorf("doNotSellWithout %v, want %v", p.DoNotSellWithout, c.want.dnsWithout)
@@ -89,13 +89,16 @@ func TestDecidePolicy(t *testing.T) {
 			if got := len(p.UnheldHosts) > 0; got != c.want.unheld || (got && !slices.Equal(p.UnheldHosts, library.GoogleTagHosts())) {
 				t.Errorf("unheld hosts %v", p.UnheldHosts)
 			}
+			if c.want.storefront == nil {
+				c.want.storefront = map[string][]string{}
+			}
 			if !reflect.DeepEqual(map[string][]string(p.Storefront), c.want.storefront) {
 				t.Errorf("storefront %v, want %v", p.Storefront, c.want.storefront)
 			}
-			if !reflect.DeepEqual(p.ConsentMode.Signals, core.ConsentModeSignals()) || !slices.Equal(p.ConsentMode.RedactAdsWithout, []string{"marketing"}) {
+			if !reflect.DeepEqual(p.ConsentMode, core.ConsentMode()) || !reflect.DeepEqual(p.ConsentMode.Redact, core.Signals{"ads_data_redaction": {"marketing"}}) {
 				t.Errorf("consent mode %+v", p.ConsentMode)
 			}
-			// The JSON has no nulls but where the document says so (gpc, storefront).
+			// The JSON has no nulls.
 			b, err := json.Marshal(p)
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +106,7 @@ func TestDecidePolicy(t *testing.T) {
 			var m map[string]any
 			_ = json.Unmarshal(b, &m)
 			for k, v := range m {
-				if v == nil && k != "gpc" && k != "storefront" {
+				if v == nil {
 					t.Errorf("%s is null in %s", k, b)
 				}
 			}

@@ -39,9 +39,9 @@
   var VERSION = "__CONSENTD_VERSION__";
   var COOKIE = 'consentd';
   var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
-  // Google tag hosts left to Consent Mode when gcmExcludeVendor is true.
-  var GOOGLE = ['googletagmanager.com', 'google-analytics.com', 'analytics.google.com',
-    'googleadservices.com', 'doubleclick.net', 'googlesyndication.com'];
+  // What Consent Mode is told (core.ConsentMode, put here by the build): the default, sent
+  // before the configuration is known, grants what needs no category.
+  var GCM = "__CONSENTD_GCM__";
 
   var T0 = now(), busy = 0, depth = 1, shownAt = 0; // our own main-thread work (consentd.timing())
   var boot = w.__consentdBoot || null; // the configuration the loader inlined
@@ -84,25 +84,62 @@
   w.dataLayer = w.dataLayer || [];
   function gtag() { w.dataLayer.push(arguments); }
   if (typeof w.gtag !== 'function') w.gtag = gtag;
-  function consentMode(stats, mkt) {
-    var g = function (v) { return v ? 'granted' : 'denied'; };
-    return {
-      ad_storage: g(mkt), ad_user_data: g(mkt), ad_personalization: g(mkt), analytics_storage: g(stats),
-      functionality_storage: 'granted', security_storage: 'granted'
-    };
+  // consentMode is Consent Mode's state for signals when the categories in al are allowed.
+  function consentMode(signals, al) {
+    var m = granted(signals, al);
+    for (var k in m) m[k] = m[k] ? 'granted' : 'denied';
+    return m;
   }
-  var gcmSent = JSON.stringify(consentMode(false, false));
-  gtag('consent', 'default', Object.assign(consentMode(false, false), { wait_for_update: 500 }));
-  gtag('set', 'ads_data_redaction', true);
+  function redact(cm, al) {
+    var r = granted(cm.redact, al);
+    for (var k in r) gtag('set', k, !r[k]);
+  }
+  var gcmSent = JSON.stringify(consentMode(GCM.signals, {}));
+  gtag('consent', 'default', Object.assign(consentMode(GCM.signals, {}), { wait_for_update: 500 }));
+  redact(GCM, {});
   // updateConsentMode sends an update on every decision (force), and otherwise when the
   // effective state differs from the last one sent.
   function updateConsentMode(force) {
-    var m = consentMode(allowed.statistics, allowed.marketing);
+    var cm = cfg.policy.consentMode, m = consentMode(cm.signals, allowed);
     var key = JSON.stringify(m);
     if (key === gcmSent && !force) return;
     gcmSent = key;
     gtag('consent', 'update', m);
-    gtag('set', 'ads_data_redaction', !allowed.marketing);
+    redact(cm, allowed);
+  }
+
+  // ---- Policy: applies the server's decision (core.DecidePolicy), recomputing none of it. ----
+  // every reports whether every category in cats is allowed in al.
+  function every(cats, al) { return cats.every(function (c) { return al[c] === true; }); }
+  // granted maps each of signals (signal -> categories it needs) to whether al grants it.
+  function granted(signals, al) {
+    var o = {};
+    for (var k in signals) o[k] = every(signals[k], al);
+    return o;
+  }
+  // fixed is the categories whose state no decision changes: required ones on, and with a GPC
+  // signal (g) those it turns off.
+  function fixed(P, g) {
+    var o = {};
+    for (var s in P.categories) if (P.categories[s].required) o[s] = true;
+    if (g && P.gpc.honored) P.gpc.off.forEach(function (s) { o[s] = false; });
+    return o;
+  }
+  // effective is the state of every category after a decision choosing c.
+  function effective(P, c, g) {
+    var o = {}, fx = fixed(P, g);
+    for (var s in P.categories) o[s] = fx.hasOwnProperty(s) ? fx[s] : c[s] === true;
+    return o;
+  }
+  // initial is the state of every category before the visitor decides.
+  function initial(P) {
+    var o = {};
+    for (var s in P.categories) o[s] = P.categories[s].initial;
+    return o;
+  }
+  // dontSell reports whether a visitor allowing al (with a GPC signal g or not) asks not to sell.
+  function dontSell(P, al, g) {
+    return (g && P.gpc.honored && P.gpc.doNotSell) || (P.doNotSellWithout.length > 0 && !every(P.doNotSellWithout, al));
   }
 
   // ---- Pattern language (library/README.md; mirrors library/pattern.go). ----
@@ -178,7 +215,9 @@
     }
     return false;
   }
-  function compileRules(br) {
+  // compileRules compiles the blocking rules br; a pattern on one of the hosts unheld (or their
+  // subdomains) never holds anything.
+  function compileRules(br, unheld) {
     var out = [];
     ((br && br.rules) || []).forEach(function (r) {
       (r.patterns || []).forEach(function (raw) {
@@ -186,7 +225,7 @@
         if (!p) return;
         p.svc = r.serviceSlug;
         p.cat = r.categorySlug;
-        p.google = GOOGLE.some(function (g) { return p.host === g || p.host.slice(-g.length - 1) === '.' + g; });
+        p.free = (unheld || []).some(function (g) { return p.host === g || p.host.slice(-g.length - 1) === '.' + g; });
         out.push(p);
       });
     });
@@ -217,7 +256,7 @@
     if (!c) return dyn && pk && crossOrigin(url) ? PENDING : null;
     if (!c.blockingRules || !c.blockingRules.siteWide) return null;
     var r = ruleFor(url);
-    if (!r || (r.google && c.banner && c.banner.gcmExcludeVendor)) return null;
+    if (!r || r.free) return null;
     return allowed[r.cat] ? null : r;
   }
 
@@ -419,7 +458,8 @@
     if (!s || !cfg || s.v < cfg.banner.consentVersion) return false;
     return cfg.categories.every(function (c) { return typeof s.c[c.slug] === 'boolean'; });
   }
-  function ccpaGPC() { return gpc && cfg && cfg.jurisdiction === 'ccpa'; }
+  // gpcOn is true when the visitor's GPC signal changes something under the policy.
+  function gpcOn() { return gpc && !!cfg && cfg.policy.gpc.honored; }
 
   // ---- 3. Configuration. ----
   var cacheKey = 'consentd:' + pk;
@@ -427,42 +467,34 @@
   // than the page's, while the right one is fetched) applies the stored decision or the defaults
   // and nothing else: no banner, no recording.
   function useConfig(c, quiet) {
-    if (!c || !c.banner || !Array.isArray(c.categories)) throw new Error('config: bad shape');
+    if (!c || !c.banner || !c.policy || !Array.isArray(c.categories)) throw new Error('config: bad shape');
     cfg = c;
     cfg.categories = c.categories.slice().sort(function (a, b) { return (a.sortOrder || 0) - (b.sortOrder || 0); });
-    rules = compileRules(c.blockingRules);
-    var b = c.banner;
+    var P = c.policy;
+    rules = compileRules(c.blockingRules, P.unheldHosts);
     if (quiet) {
       decided = current(stored);
-      apply(decided ? stored.c : defaults(), false);
+      apply(decided ? stored.c : initial(P), false);
       return;
     }
     if (current(stored)) {
       decided = true;
       apply(stored.c, false);
-      if (ccpaGPC() && stored.c.marketing !== false) decide(Object.assign({}, stored.c, { marketing: false }), 'gpc');
+      // A GPC signal turns categories off over a stored decision too.
+      if (gpcOn() && P.gpc.off.some(function (s) { return stored.c[s] !== false; })) decide(stored.c, 'gpc');
       else if (stored.p) post(stored);
-    } else if (ccpaGPC()) {
-      var g = {};
-      cfg.categories.forEach(function (k) { g[k.slug] = k.isRequired || (b.defaultBehavior !== 'opt_in' && k.slug !== 'marketing'); });
-      g.marketing = false;
-      decide(g, 'gpc');
+    } else if (gpcOn()) {
+      decide(initial(P), 'gpc');
     } else {
       decided = false;
-      apply(defaults(), false);
-      if (b.defaultBehavior !== 'no_banner' && !declPage) whenBody(showBanner);
+      apply(initial(P), false);
+      if (P.ask && !declPage) whenBody(showBanner);
     }
     whenReady(function () { reopenButton(); declarations(); });
   }
-  function defaults() {
-    var def = {};
-    cfg.categories.forEach(function (k) { def[k.slug] = k.isRequired || cfg.banner.defaultBehavior !== 'opt_in'; });
-    return def;
-  }
   // apply makes the categories in c the effective consent.
   function apply(c, isDecision) {
-    var next = {};
-    cfg.categories.forEach(function (k) { next[k.slug] = k.isRequired || c[k.slug] === true; });
+    var next = effective(cfg.policy, c, gpc);
     var revoked = Object.keys(allowed).filter(function (s) { return allowed[s] && !next[s]; });
     var changed = JSON.stringify(next) !== JSON.stringify(allowed);
     allowed = next;
@@ -499,32 +531,24 @@
     });
   }
   function storefront() {
-    if (!cfg || !cfg.banner.storefrontIntegration || !decided) return;
-    var shop = w.Shopify;
-    if (!shop) return;
+    var sf = cfg && cfg.policy.storefront, shop = w.Shopify;
+    if (!decided || !shop || !Object.keys(sf).length) return;
     var send = function () {
       var cp = shop.customerPrivacy;
       if (!cp || typeof cp.setTrackingConsent !== 'function') return;
-      var has = function (s) { return allowed.hasOwnProperty(s); };
-      var pref = has('preferences') ? allowed.preferences : has('functional') ? allowed.functional : true;
-      cp.setTrackingConsent({
-        analytics: !!allowed.statistics, marketing: !!allowed.marketing, preferences: !!pref,
-        sale_of_data: !!allowed.marketing && !doNotSell()
-      }, function () {});
+      cp.setTrackingConsent(granted(sf, allowed), function () {});
     };
     if (shop.customerPrivacy) send();
     else if (typeof shop.loadFeatures === 'function') {
       shop.loadFeatures([{ name: 'consent-tracking-api', version: '0.1' }], function (err) { if (!err) send(); });
     }
   }
-  function doNotSell() { return !!cfg && cfg.jurisdiction === 'ccpa' && (ccpaGPC() || !allowed.marketing); }
+  function doNotSell() { return !!cfg && dontSell(cfg.policy, allowed, gpc); }
 
   // decide records a visitor's decision: categories c, taken by action.
   function decide(c, action) {
     if (!cfg) return;
-    var full = {};
-    cfg.categories.forEach(function (k) { full[k.slug] = k.isRequired || c[k.slug] === true; });
-    if (ccpaGPC()) full.marketing = false;
+    var full = effective(cfg.policy, c, gpc);
     decided = true;
     stored = { v: cfg.banner.consentVersion, id: stored && stored.id, r: stored && stored.r, c: full, a: action, t: Date.now(), p: 1 };
     writeCookie(stored);
@@ -720,7 +744,7 @@
     var kids = [close, h('div', { 'class': 'tx' }, [
       heading('cd-h', t('headline')),
       h('p', { id: 'cd-b', text: t('body') }),
-      ccpaGPC() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+      gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
       policyLinks()
     ]), buttons(true)];
     var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
@@ -771,14 +795,13 @@
     if (!u.banner) lastFocus = deepFocus();
     else { u.banner.remove(); u.banner = null; }
     var now = decided ? allowed : (stored && stored.c) || allowed;
-    var lockMkt = ccpaGPC();
+    var fx = fixed(cfg.policy, gpc);
     var list = h('div', { 'class': 'cs' }, cfg.categories.map(function (k) {
-      var id = 'cd-c-' + k.slug;
-      var locked = k.isRequired || (lockMkt && k.slug === 'marketing');
-      var ctl = k.isRequired ? h('span', { 'class': 'on', text: t('alwaysOnLabel') }) : h('label', { 'class': 'tg' }, [
+      var id = 'cd-c-' + k.slug, locked = fx.hasOwnProperty(k.slug);
+      var ctl = fx[k.slug] ? h('span', { 'class': 'on', text: t('alwaysOnLabel') }) : h('label', { 'class': 'tg' }, [
         h('input', {
           type: 'checkbox', role: 'switch', id: id, 'data-category': k.slug, 'aria-labelledby': id + '-n',
-          'aria-describedby': catDesc(k) ? id + '-d' : null, checked: !!now[k.slug] && !(lockMkt && k.slug === 'marketing'), disabled: locked
+          'aria-describedby': catDesc(k) ? id + '-d' : null, checked: locked ? fx[k.slug] : !!now[k.slug], disabled: locked
         }),
         h('span', { 'class': 'sw', 'aria-hidden': 'true' })
       ]);
@@ -803,7 +826,7 @@
       h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
       heading('cd-p', t('preferencesTitle')),
       h('p', { id: 'cd-pb', text: t('preferencesBody') }),
-      lockMkt ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+      gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
       policyLinks(),
       list,
       h('div', { 'class': 'ac' }, [

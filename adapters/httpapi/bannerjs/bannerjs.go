@@ -40,6 +40,8 @@ import (
 	"sync"
 
 	"github.com/tdewolff/minify/v2"
+
+	"github.com/consentd/consentd/core"
 	"github.com/tdewolff/minify/v2/css"
 	"github.com/tdewolff/minify/v2/js"
 )
@@ -51,6 +53,7 @@ const (
 	cssPlaceholder     = `"__CONSENTD_CSS__"`
 	moreCSSPlaceholder = `"__CONSENTD_CSS_MORE__"`
 	versionPlaceholder = `"__CONSENTD_VERSION__"`
+	gcmPlaceholder     = `"__CONSENTD_GCM__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
 	shortCache = "public, max-age=300"
@@ -107,6 +110,12 @@ func build() bundle {
 // assemble inlines the stylesheets into the script, minifying all when min is true. It
 // reports whether minification succeeded.
 func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
+	// Consent Mode's signals, for the default the runtime sends before it has a configuration.
+	gcm, err := json.Marshal(core.ConsentMode())
+	if err != nil {
+		return nil, false
+	}
+	jsSrc = bytes.ReplaceAll(jsSrc, []byte(gcmPlaceholder), gcm)
 	if min {
 		m := minify.New()
 		m.AddFunc("text/css", css.Minify)

@@ -38,6 +38,7 @@ func TestBrowserButtonTextParity(t *testing.T) {
 				{"slug": "marketing", "name": "Marketing", "isRequired": false, "sortOrder": 1, "services": []any{}},
 			},
 			"blockingRules": map[string]any{"siteWide": false, "rules": []any{}},
+			"policy":        standInPolicy(),
 		})
 		if err != nil {
 			t.Fatal(err)

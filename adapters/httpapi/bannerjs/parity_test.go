@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
 
@@ -65,6 +67,7 @@ func TestBrowserPatternParity(t *testing.T) {
 			{"slug": "marketing", "name": "Marketing", "isRequired": false, "sortOrder": 1, "services": []any{}},
 		},
 		"blockingRules": map[string]any{"siteWide": true, "rules": rules},
+		"policy":        standInPolicy(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +106,27 @@ func TestBrowserPatternParity(t *testing.T) {
 		}
 	}
 	noViolations(t, ctx)
+}
+
+// TestRuntimeDecidesNothing: the runtime applies the configuration's policy and reads none of
+// what the server decides it from (the banner's default behaviour and vendor exclusions, the
+// jurisdiction, which categories are required): a runtime that reads them again recomputes a
+// rule the server computes (core.DecidePolicy).
+func TestRuntimeDecidesNothing(t *testing.T) {
+	t.Parallel()
+	js := string(bannerjs.Script())
+	for _, input := range []string{"defaultBehavior", "jurisdiction", "gcmExcludeVendor", "storefrontIntegration",
+		"isRequired", core.JurisdictionCCPA, core.JurisdictionGDPR} {
+		if strings.Contains(js, input) {
+			t.Errorf("the runtime reads %q: the decision it makes from it belongs in core.DecidePolicy", input)
+		}
+	}
+}
+
+// standInPolicy is the policy the server decides for the stand-in configurations of the tests
+// that do not run on the real server: an opt_in banner with an essential and a marketing
+// category, for an EU visitor.
+func standInPolicy() *core.Policy {
+	cats := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryMarketing, SortOrder: 1}}
+	return core.DecidePolicy(&core.Banner{DefaultBehavior: "opt_in"}, cats, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
 }

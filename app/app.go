@@ -30,7 +30,8 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// Config is everything consentd can be told (product.md section 1).
+// Config is everything consentd can be told; cmd/consentd fills it from flags and the
+// environment (README.md lists the variables).
 type Config struct {
 	Addr             string
 	DatabaseURL      string

@@ -7,8 +7,8 @@ import (
 	"github.com/consentd/consentd/core/i18n"
 )
 
-// contractTextKeys are the banner texts of the contract (interface-spec section 4.2), listed
-// first in TextKeys.
+// contractTextKeys are the banner texts the API's contract names (textOverrides of the
+// banner), listed first in TextKeys.
 var contractTextKeys = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel", "privacyLabel"}
 
 // textKeys are the contract's texts followed by the runtime's other texts: every key of the

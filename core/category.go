@@ -51,7 +51,8 @@ type CategoryStore interface {
 // fallbackCategory is where a scan's import puts a service whose category the site lacks.
 const fallbackCategory = library.CategoryMarketing
 
-// Limits of categories and translations (interface-spec section 8).
+// Limits of categories and translations, stated by the API's OpenAPI document (pinned by its
+// schemalimits test).
 const (
 	MaxCategoryName        = 100
 	MaxCategoryDescription = 500

@@ -7,7 +7,7 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// Limits of service cookies (interface-spec section 8), which observed cookies must fit.
+// Limits of service cookies (as the API states them), which observed cookies must fit.
 const (
 	MaxCookieNameSize     = 200
 	MaxCookieDurationSize = 100

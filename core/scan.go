@@ -10,7 +10,7 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-// Scan statuses (interface-spec section 3).
+// Scan statuses, as the API reports them (docs/scan-jobs.md).
 const (
 	ScanPending   = "pending"
 	ScanRunning   = "running"
@@ -253,7 +253,8 @@ type SiteCrawler interface {
 	Crawl(ctx context.Context, req CrawlRequest) (*CrawlResult, error)
 }
 
-// Limits of scan triggers (interface-spec section 8).
+// Limits of scan triggers, stated by the API's OpenAPI document (pinned by its schemalimits
+// test).
 const (
 	MaxScanURLs     = 10
 	MaxPasswordSize = 100

@@ -56,7 +56,8 @@ type ServiceStore interface {
 	DeleteService(ctx context.Context, siteID, id string) error
 }
 
-// Limits of services and cookies (interface-spec section 8).
+// Limits of services and cookies, stated by the API's OpenAPI document (pinned by its
+// schemalimits test).
 const (
 	MaxServiceLabel       = 200
 	MaxServiceDescription = 1000

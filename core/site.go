@@ -50,7 +50,7 @@ type SiteStore interface {
 	DeleteSite(ctx context.Context, id string) error
 }
 
-// Limits of sites (product.md section 2).
+// Limits of sites, stated by the API's OpenAPI document (pinned by its schemalimits test).
 const (
 	MaxSiteName = 200
 	MaxURL      = 500

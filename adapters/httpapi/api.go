@@ -1,4 +1,5 @@
-// Package httpapi is consentd's HTTP adapter: the management API (interface-spec.md), the
+// Package httpapi is consentd's HTTP adapter: the management API (described by the OpenAPI
+// document it serves at /api/v1/openapi.json, rendered at /api/v1/docs), the
 // public endpoints the banner runtime calls, and the operational endpoints, on huma v2 over
 // net/http. Errors from core are mapped to statuses in one place (errors.go).
 package httpapi

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestLimits checks every limit of interface-spec section 8 at its boundary: accepted at the
-// limit, 400 one past it.
+// TestLimits checks every limit of the API's contract at its boundary: accepted at the limit,
+// 400 one past it.
 func TestLimits(t *testing.T) {
 	e := newEnv(t)
 	id, _ := e.site()

@@ -8,8 +8,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// TestOpenAPI: the served document is OpenAPI 3.1, describes every path of the contract and
-// of product.md with the bearer scheme, and the docs page renders it.
+// TestOpenAPI: the served document is OpenAPI 3.1, describes every path of the API with the
+// bearer scheme, and the docs page renders it.
 func TestOpenAPI(t *testing.T) {
 	e := newEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)

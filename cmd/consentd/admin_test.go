@@ -49,7 +49,7 @@ func runCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, 
 	return o.String(), e.String(), err
 }
 
-// TestAdminCommands runs org create, apikey create and site create as product.md describes
+// TestAdminCommands runs org create, apikey create and site create as README.md describes
 // them, with the database named by the environment, and checks their JSON.
 func TestAdminCommands(t *testing.T) {
 	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(t.TempDir(), "cli.db")}

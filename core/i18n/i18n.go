@@ -143,31 +143,10 @@ func Name(lang string) string {
 	return ""
 }
 
-// Match returns the first built-in language among prefs, in order: each preference is a
-// language tag such as "de-AT", "pt_BR" or "fr", compared case-insensitively; a tag with a
-// region or script matches its base language when it does not match as a whole. It returns
-// "" when no preference matches; "*" matches nothing.
-func Match(prefs ...string) string {
-	for _, p := range prefs {
-		tag := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(p), "_", "-"))
-		if tag == "" || tag == "*" {
-			continue
-		}
-		if _, ok := locales[tag]; ok {
-			return tag
-		}
-		base, _, _ := strings.Cut(tag, "-")
-		if _, ok := locales[base]; ok {
-			return base
-		}
-	}
-	return ""
-}
-
 // ParseAcceptLanguage returns the language tags of an HTTP Accept-Language header, most
 // preferred first: ordered by quality value, keeping the header's order among equal values.
 // Tags with q=0 (not acceptable), the wildcard "*" and malformed entries are left out. The
-// tags are returned as written, ready for Match.
+// tags are returned as written.
 func ParseAcceptLanguage(header string) []string {
 	type entry struct {
 		tag string

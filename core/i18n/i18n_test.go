@@ -374,37 +374,6 @@ func TestTextsReturnsACopy(t *testing.T) {
 	}
 }
 
-func TestMatch(t *testing.T) {
-	tests := []struct {
-		prefs []string
-		want  string
-	}{
-		{nil, ""},
-		{[]string{""}, ""},
-		{[]string{"de"}, "de"},
-		{[]string{"de-AT"}, "de"},
-		{[]string{"DE-at"}, "de"},
-		{[]string{"pt-BR"}, "pt"},
-		{[]string{"pt_PT"}, "pt"},
-		{[]string{"fr-CA", "en"}, "fr"},
-		{[]string{"ja", "ko", "sv-FI"}, "sv"},
-		{[]string{"ja", "zh-Hant-TW"}, ""},
-		{[]string{"*"}, ""},
-		{[]string{"*", "mt"}, "mt"},
-		{[]string{" ga-IE "}, "ga"},
-		{[]string{"nb", "no", "da"}, "da"},
-		{[]string{"sr-Latn-RS", "hr"}, "hr"},
-		{[]string{"en-GB", "de"}, "en"},
-		{[]string{"de-", "it"}, "de"},
-		{[]string{"xde", "de"}, "de"},
-	}
-	for _, tt := range tests {
-		if got := Match(tt.prefs...); got != tt.want {
-			t.Errorf("Match(%q) = %q, want %q", tt.prefs, got, tt.want)
-		}
-	}
-}
-
 func TestParseAcceptLanguage(t *testing.T) {
 	tests := []struct {
 		header string
@@ -435,8 +404,5 @@ func TestParseAcceptLanguage(t *testing.T) {
 		if got := ParseAcceptLanguage(tt.header); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseAcceptLanguage(%q) = %q, want %q", tt.header, got, tt.want)
 		}
-	}
-	if got := Match(ParseAcceptLanguage("ja;q=0.9, pt-BR;q=0.8, en;q=0.5")...); got != "pt" {
-		t.Errorf("Match(ParseAcceptLanguage(...)) = %q, want pt", got)
 	}
 }

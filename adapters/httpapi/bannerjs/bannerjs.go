@@ -33,7 +33,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -252,10 +251,4 @@ func acceptsGzip(header string) bool {
 		return gzip > 0
 	}
 	return star > 0
-}
-
-// Summary describes the built script (version, sizes), for logs.
-func Summary() string {
-	b := get()
-	return fmt.Sprintf("banner.js %s: %d bytes, %d gzipped, minified=%t", b.version, len(b.plain), len(b.gz), b.minified)
 }

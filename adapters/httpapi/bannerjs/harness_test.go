@@ -315,8 +315,8 @@ func (c *consentd) close() {
 
 // edge serves consentd at a new origin behind a trusted front (a CDN or reverse proxy) that
 // puts the visitor's country in countryHeader, replacing whatever the client sent, as
-// deployments do (product.md: the country comes from a trusted header). An empty country
-// removes the header. The browser itself never sends it.
+// deployments do (CONSENTD_COUNTRY_HEADER in README.md: the country comes from a trusted
+// header). An empty country removes the header. The browser itself never sends it.
 func (c *consentd) edge(t testing.TB, country string) string {
 	t.Helper()
 	h := c.app.Handler()

@@ -63,7 +63,8 @@ func (e *MissingError) Error() string { return "no Chromium executable: " + e.Wh
 // ErrClosed is returned by Acquire once the pool is closed.
 var ErrClosed = errors.New("the browser pool was shut down")
 
-// LaunchError is the failure of a browser to start (Temporary for the scan that needed it).
+// LaunchError is the failure of a browser to start (it crashed or did not answer in time); a
+// later attempt may succeed.
 type LaunchError struct {
 	Path string
 	Err  error

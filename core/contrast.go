@@ -6,7 +6,7 @@ import (
 )
 
 // The banner runtime writes its buttons' text in black or white, whichever suits the button's
-// colour (onColor in adapters/httpapi/bannerjs/banner.js); the compliance rules compute the
+// colour (onColor in adapters/httpapi/bannerjs/ui.js); the compliance rules compute the
 // contrast the visitor gets from the same choice. The runtime's copy is kept equal to this one
 // by a browser parity test in that package.
 

@@ -11,7 +11,7 @@ import (
 )
 
 // ConsentCookieName is the first-party cookie in which the banner runtime keeps the visitor's
-// decision (COOKIE in banner.js); the declaration lists it under the required category.
+// decision (COOKIE in bannerjs/boot.js); the declaration lists it under the required category.
 const ConsentCookieName = "consentd"
 
 // CookieRule names first-party cookies that the banner runtime deletes when a visitor withdraws

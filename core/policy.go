@@ -8,7 +8,7 @@ import (
 
 // The server decides, the runtime applies: DecidePolicy is the one place that says what the
 // banner runtime does for a site and a visitor. The public configuration carries its result
-// (PublicConfig.Policy) and banner.js applies it without recomputing any of it; RecordConsent,
+// (PublicConfig.Policy) and the runtime (bannerjs/policy.js) applies it as it is; RecordConsent,
 // the configuration's compliance rules and the verification rules read the same result.
 
 // SaleCategory is the category holding the services that sell or share personal data: the one
@@ -164,9 +164,7 @@ func (p *Policy) Fixed(gpc bool) map[string]bool {
 	}
 	if gpc && p.GPC.Honored {
 		for _, slug := range p.GPC.Off {
-			if !p.Categories[slug].Required {
-				out[slug] = false
-			}
+			out[slug] = false
 		}
 	}
 	return out

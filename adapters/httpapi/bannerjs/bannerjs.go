@@ -1,18 +1,21 @@
 // Package bannerjs serves the banner runtime: the script a site embeds, first thing in <head>,
 // to show its consent banner and enforce the visitor's choice in the browser.
 //
-// The readable sources (banner.js, banner.css and banner-more.css) are embedded. At first use
-// the stylesheets are minified and inlined into the script (the runtime adopts it into its Shadow DOM as a
-// constructable stylesheet, which strict Content-Security-Policies allow), the script is
-// minified and gzip-compressed once, and every request is answered from memory with a strong
-// ETag.
+// The readable sources are embedded: the runtime's modules (Modules: policy.js applies the
+// server's decision, guard.js enforces it, ui.js shows the banner, boot.js holds the shared
+// state and starts the others), banner.css and banner-more.css. At first use the modules are
+// joined into one closure, what the runtime takes from core is put in their placeholders
+// (Consent Mode's signals, the public resources' names), the stylesheets are minified and
+// inlined into the script (the runtime adopts it into its Shadow DOM as a constructable
+// stylesheet, which strict Content-Security-Policies allow), the script is minified and
+// gzip-compressed once, and every request is answered from memory with a strong ETag.
 //
 // The same code is served two ways: here, at the immutable /api/v1/public/banner.js?v=<Version>
 // (older setup snippets), and by the HTTP adapter's per-site loader
 // (/api/v1/public/{projectKey}/loader.js), which puts the site's configuration in front of
 // Script() so that blocking is armed before the parser reaches the page's other tags.
 //
-// What a site can use (see banner.js and docs/banner.md for the details):
+// What a site can use (see boot.js and docs/banner.md for the details):
 //   - markup: <script type="text/plain" data-category="statistics" src="…"> (several categories
 //     separated by spaces must all be allowed; data-type restores a non-classic type such as
 //     module) and <iframe data-src="…" data-category="marketing" data-service="slug">, which
@@ -45,14 +48,49 @@ import (
 	"github.com/tdewolff/minify/v2/js"
 )
 
-//go:embed banner.js banner.css banner-more.css
+//go:embed policy.js guard.js ui.js boot.js banner.css banner-more.css
 var sources embed.FS
+
+// Modules are the runtime's modules in the order the build joins them. Each declares functions
+// and its own state; boot.js, last, holds the shared state and starts the others.
+var Modules = []string{"policy.js", "guard.js", "ui.js", "boot.js"}
+
+// joinModules joins the runtime's modules into the closure the served script is.
+func joinModules(read func(string) ([]byte, error)) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("(function () {\n'use strict';\n")
+	for _, m := range Modules {
+		src, err := read(m)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	b.WriteString("})();\n")
+	return b.Bytes(), nil
+}
+
+// coreValues are the placeholders of the modules and what the build puts there from core.
+func coreValues() (map[string][]byte, error) {
+	gcm, err := json.Marshal(core.ConsentMode())
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{
+		// Consent Mode's signals, for the default the runtime sends before it has a configuration.
+		`"__CONSENTD_GCM__"`: gcm,
+		// The site's public resources the runtime fetches.
+		`"__CONSENTD_PUBLIC_CONFIG__"`:      quote(core.PublicConfigPath),
+		`"__CONSENTD_PUBLIC_CONSENT__"`:     quote(core.PublicConsentPath),
+		`"__CONSENTD_PUBLIC_DECLARATION__"`: quote(core.PublicDeclaration),
+	}, nil
+}
 
 const (
 	cssPlaceholder     = `"__CONSENTD_CSS__"`
 	moreCSSPlaceholder = `"__CONSENTD_CSS_MORE__"`
 	versionPlaceholder = `"__CONSENTD_VERSION__"`
-	gcmPlaceholder     = `"__CONSENTD_GCM__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
 	shortCache = "public, max-age=300"
@@ -83,7 +121,7 @@ func get() *bundle {
 // build assembles the served script. A minifier error (which the package tests rule out for the
 // embedded sources) falls back to the readable sources rather than failing the service.
 func build() bundle {
-	jsSrc, err1 := sources.ReadFile("banner.js")
+	jsSrc, err1 := joinModules(sources.ReadFile)
 	cssSrc, err2 := sources.ReadFile("banner.css")
 	moreSrc, err3 := sources.ReadFile("banner-more.css")
 	if err1 != nil || err2 != nil || err3 != nil {
@@ -109,12 +147,13 @@ func build() bundle {
 // assemble inlines the stylesheets into the script, minifying all when min is true. It
 // reports whether minification succeeded.
 func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
-	// Consent Mode's signals, for the default the runtime sends before it has a configuration.
-	gcm, err := json.Marshal(core.ConsentMode())
+	values, err := coreValues()
 	if err != nil {
 		return nil, false
 	}
-	jsSrc = bytes.ReplaceAll(jsSrc, []byte(gcmPlaceholder), gcm)
+	for k, v := range values {
+		jsSrc = bytes.ReplaceAll(jsSrc, []byte(k), v)
+	}
 	if min {
 		m := minify.New()
 		m.AddFunc("text/css", css.Minify)

@@ -1,0 +1,348 @@
+// The runtime's guard module: what enforces the visitor's consent in the page. Consent Mode's
+// default and updates; the blocking rules (the pattern language of library/README.md, mirroring
+// library/pattern.go) and the guard that holds back matching scripts and iframes, created by
+// script or inserted by the parser, until their category is allowed; activation of held and
+// marked elements; removal of a withdrawn category's cookies.
+
+// ---- Google Consent Mode v2. ----
+function gtag() { w.dataLayer.push(arguments); }
+function redact(cm, al) {
+  var r = granted(cm.redact, al);
+  for (var k in r) gtag('set', k, !r[k]);
+}
+var gcmSent;
+// startConsentMode sends Consent Mode's default (GCM: nothing granted that needs a category),
+// before any tag on the page runs.
+function startConsentMode() {
+  w.dataLayer = w.dataLayer || [];
+  if (typeof w.gtag !== 'function') w.gtag = gtag;
+  gcmSent = JSON.stringify(consentMode(GCM.signals, {}));
+  gtag('consent', 'default', Object.assign(consentMode(GCM.signals, {}), { wait_for_update: 500 }));
+  redact(GCM, {});
+}
+// updateConsentMode sends an update on every decision (force), and otherwise when the
+// effective state differs from the last one sent.
+function updateConsentMode(force) {
+  var cm = cfg.policy.consentMode, m = consentMode(cm.signals, allowed);
+  var key = JSON.stringify(m);
+  if (key === gcmSent && !force) return;
+  gcmSent = key;
+  gtag('consent', 'update', m);
+  redact(cm, allowed);
+}
+
+var rules = [];       // compiled blocking rules
+var held = [];        // elements held back by a blocking rule
+var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
+
+// ---- Pattern language (library/README.md; mirrors library/pattern.go). ----
+function compile(raw) {
+  if (typeof raw !== 'string' || !raw || raw.trim() !== raw || raw.indexOf('://') >= 0) return null;
+  var s = raw, param = '', pre = '';
+  var qi = s.indexOf('?');
+  if (qi >= 0) {
+    var q = s.slice(qi + 1), eq = q.indexOf('=');
+    s = s.slice(0, qi);
+    if (eq <= 0) return null;
+    param = q.slice(0, eq);
+    pre = q.slice(eq + 1);
+    if (!pre || /[&=?]/.test(pre)) return null;
+  }
+  var si = s.indexOf('/');
+  var host = (si < 0 ? s : s.slice(0, si)).toLowerCase();
+  var path = si < 0 ? '' : '/' + s.slice(si + 1);
+  if (path === '/') path = '';
+  var sub = host.slice(0, 2) === '*.';
+  if (sub) host = host.slice(2);
+  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(host) || /[# \t\n]/.test(raw)) return null;
+  var glob = null;
+  if (path.indexOf('*') >= 0) {
+    glob = globRegExp(path);
+    if (!glob) return null;
+  }
+  return { host: host, sub: sub, path: path, glob: glob, param: param, pre: pre };
+}
+// globRegExp translates Go's path.Match syntax (*, ?, [class], \escape) to an anchored RegExp.
+function globRegExp(g) {
+  var r = '^', i = 0, esc = function (c) { return c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'); };
+  while (i < g.length) {
+    var c = g[i++];
+    if (c === '*') r += '[^/]*';
+    else if (c === '?') r += '[^/]';
+    else if (c === '\\') { if (i >= g.length) return null; r += esc(g[i++]); }
+    else if (c === '[') {
+      var cls = '[';
+      if (g[i] === '^') { cls += '^'; i++; }
+      var n = 0;
+      for (;;) {
+        if (i >= g.length) return null;
+        var k = g[i++];
+        if (k === ']' && n > 0) break;
+        if (k === '\\') { if (i >= g.length) return null; k = g[i++]; }
+        if (k === '-' && n > 0 && g[i] !== ']') { cls += '-'; continue; }
+        cls += esc(k);
+        n++;
+      }
+      r += cls + ']';
+    } else r += esc(c);
+  }
+  try { return new RegExp(r + '$'); } catch (e) { return null; }
+}
+function matches(p, u) {
+  var h = u.hostname.toLowerCase();
+  if (h !== p.host && !(p.sub && h.length > p.host.length &&
+      h.slice(-p.host.length - 1) === '.' + p.host)) return false;
+  var path = u.pathname || '/';
+  if (p.path && (p.glob ? !p.glob.test(path) : path.indexOf(p.path) !== 0)) return false;
+  if (!p.param) return true;
+  var pairs = u.search.slice(1).split('&');
+  for (var i = 0; i < pairs.length; i++) {
+    if (!pairs[i] || pairs[i].indexOf(';') >= 0) continue;
+    var eq = pairs[i].indexOf('=');
+    var k = eq < 0 ? pairs[i] : pairs[i].slice(0, eq), v = eq < 0 ? '' : pairs[i].slice(eq + 1);
+    try {
+      k = decodeURIComponent(k.replace(/\+/g, ' '));
+      v = decodeURIComponent(v.replace(/\+/g, ' '));
+    } catch (e) { continue; }
+    if (k === p.param && v.indexOf(p.pre) === 0) return true;
+  }
+  return false;
+}
+// compileRules compiles the blocking rules br; a pattern on one of the hosts unheld (or their
+// subdomains) never holds anything.
+function compileRules(br, unheld) {
+  var out = [];
+  ((br && br.rules) || []).forEach(function (r) {
+    (r.patterns || []).forEach(function (raw) {
+      var p = compile(raw);
+      if (!p) return;
+      p.svc = r.serviceSlug;
+      p.cat = r.categorySlug;
+      p.free = (unheld || []).some(function (g) { return p.host === g || p.host.slice(-g.length - 1) === '.' + g; });
+      out.push(p);
+    });
+  });
+  return out;
+}
+// ruleFor returns the blocking rule matching url (resolved against the page), or null.
+function ruleFor(url) {
+  if (!url) return null;
+  var u;
+  try { u = new URL(url, d.baseURI); } catch (e) { return null; }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  for (var i = 0; i < rules.length; i++) if (matches(rules[i], u)) return rules[i];
+  return null;
+}
+// PENDING holds a dynamically inserted cross-origin element while no configuration is known
+// yet (first visit, before the config arrives): it is re-evaluated as soon as it is.
+var PENDING = { cat: '', svc: '' };
+function crossOrigin(url) {
+  try {
+    var o = new URL(url, d.baseURI).origin;
+    return /^https?:/.test(o) && o !== location.origin && api.indexOf(o) !== 0;
+  } catch (e) { return false; }
+}
+// holdFor returns the rule that must hold url back now, or null when it may load. dyn is true
+// for elements created by script, which may be held before the configuration is known.
+function holdFor(url, dyn) {
+  var c = cfg || cached;
+  if (!c) return dyn && pk && crossOrigin(url) ? PENDING : null;
+  if (!c.blockingRules || !c.blockingRules.siteWide) return null;
+  var r = ruleFor(url);
+  if (!r || r.free) return null;
+  return allowed[r.cat] ? null : r;
+}
+
+// ---- Guarding script and iframe insertion. ----
+var SRC = {
+  SCRIPT: Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'src'),
+  IFRAME: Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'src')
+};
+var TYPE = Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'type');
+var setAttr = Element.prototype.setAttribute;
+var getAttr = Element.prototype.getAttribute;
+
+// hold marks el (a script or iframe not yet run or loaded) as blocked by rule r.
+function hold(el, r, url) {
+  setAttr.call(el, 'data-category', r.cat);
+  setAttr.call(el, 'data-consentd-service', r.svc || '');
+  if (el.tagName === 'SCRIPT') {
+    if (!el.hasAttribute('data-consentd-type')) setAttr.call(el, 'data-consentd-type', getAttr.call(el, 'type') || '');
+    setAttr.call(el, 'type', 'text/plain');
+  } else {
+    setAttr.call(el, 'data-src', url);
+    el.removeAttribute('src');
+  }
+  if (held.indexOf(el) < 0) held.push(el);
+}
+function guard(el) {
+  var tag = el.tagName;
+  var desc = SRC[tag];
+  if (!desc || el.__consentd) return;
+  el.__consentd = 1;
+  Object.defineProperty(el, 'src', {
+    configurable: true,
+    get: function () { return tag === 'IFRAME' && getAttr.call(this, 'data-src') && !getAttr.call(this, 'src') ? getAttr.call(this, 'data-src') : desc.get.call(this); },
+    set: function (v) {
+      var r = holdFor(v, true);
+      if (!r) return desc.set.call(this, v);
+      if (tag === 'SCRIPT') { desc.set.call(this, v); hold(this, r, v); } else hold(this, r, String(v));
+    }
+  });
+  if (tag === 'SCRIPT') {
+    Object.defineProperty(el, 'type', {
+      configurable: true,
+      get: function () { return TYPE.get.call(this); },
+      set: function (v) {
+        if (held.indexOf(this) >= 0) setAttr.call(this, 'data-consentd-type', v);
+        else TYPE.set.call(this, v);
+      }
+    });
+  }
+  el.setAttribute = function (name, value) {
+    var n = String(name).toLowerCase();
+    if (n === 'src') { this.src = value; return; }
+    if (n === 'type' && tag === 'SCRIPT') { this.type = value; return; }
+    return setAttr.call(this, name, value);
+  };
+}
+var createElement = Document.prototype.createElement;
+// startGuard guards elements created by script from now on, and watches the document for
+// those the parser inserts.
+function startGuard() {
+  Document.prototype.createElement = function () {
+    var el = createElement.apply(this, arguments);
+    if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') guard(el);
+    return el;
+  };
+  new MutationObserver(timed(function (recs) {
+    recs.forEach(function (rec) { rec.addedNodes.forEach(inspect); });
+    if (bodyWaiters.length) flushBody();
+  })).observe(d.documentElement, { childList: true, subtree: true });
+}
+// Parser-inserted elements and those built by innerHTML or cloneNode are caught here, before a
+// parser-inserted script runs.
+function inspect(el) {
+  if (el.nodeType !== 1 || el === me) return;
+  if (held.indexOf(el) >= 0) { activateSoon(); return; }
+  if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') {
+    var type = getAttr.call(el, 'type');
+    if (el.tagName === 'SCRIPT' && type === 'text/plain') {
+      if (el.hasAttribute('data-category')) activateSoon();
+      return;
+    }
+    if (el.tagName === 'IFRAME' && el.hasAttribute('data-src') && el.hasAttribute('data-category')) {
+      activateSoon();
+      return;
+    }
+    var src = getAttr.call(el, 'src');
+    var r = src && holdFor(src);
+    if (r) {
+      var page = !el.__consentd;
+      hold(el, r, src);
+      if (el.tagName === 'IFRAME') {
+        // A parser-inserted iframe started loading on insertion: send it nowhere.
+        if (page) { setAttr.call(el, 'src', 'about:blank'); el.removeAttribute('src'); }
+        placeholder(el);
+      }
+      if (page && r !== PENDING) heldUnmarked.push({ url: src, service: r.svc, category: r.cat });
+    }
+  } else if (el.querySelectorAll) {
+    var list = el.querySelectorAll('script,iframe');
+    for (var i = 0; i < list.length; i++) inspect(list[i]);
+  }
+}
+
+// ---- Activation of allowed elements. ----
+function cats(el) { return (getAttr.call(el, 'data-category') || '').split(/[\s,]+/).filter(Boolean); }
+function isAllowed(el) {
+  var c = cats(el);
+  return c.length > 0 && c.every(function (s) { return allowed[s] === true; });
+}
+function activate(el) {
+  if (!el.parentNode) return;
+  var i = held.indexOf(el);
+  if (i >= 0) held.splice(i, 1);
+  var ph = el.__consentdPh;
+  if (ph) { ph.remove(); el.__consentdPh = null; el.style.removeProperty('display'); }
+  if (el.tagName === 'IFRAME') {
+    setAttr.call(el, 'src', getAttr.call(el, 'data-src'));
+    el.removeAttribute('data-src');
+    return;
+  }
+  var type = getAttr.call(el, 'data-consentd-type') || '';
+  if (el.__consentd && i >= 0) {
+    // Held at creation by this runtime, never prepared: reinserting it runs it and keeps the
+    // page's own handlers (onload, listeners) attached to the element.
+    var parent = el.parentNode, next = el.nextSibling;
+    if (type) setAttr.call(el, 'type', type); else el.removeAttribute('type');
+    el.removeAttribute('data-consentd-type');
+    el.async = false; // held scripts run in document order, async ones too
+    parent.removeChild(el);
+    parent.insertBefore(el, next);
+    return;
+  }
+  // Written in the page's markup: a fresh element is run in its place.
+  var s = createElement.call(d, 'script');
+  s.__consentd = 1;
+  for (var a = 0; a < el.attributes.length; a++) {
+    var at = el.attributes[a];
+    if (at.name !== 'type' && at.name !== 'data-consentd-type') setAttr.call(s, at.name, at.value);
+  }
+  if (type) setAttr.call(s, 'type', type);
+  else if (el.hasAttribute('data-type')) setAttr.call(s, 'type', getAttr.call(el, 'data-type'));
+  if (el.nonce) s.nonce = el.nonce;
+  if (s.src) s.async = false;
+  else s.text = el.text;
+  el.parentNode.replaceChild(s, el);
+}
+var activating = false;
+function activateSoon() {
+  if (activating) return;
+  activating = true;
+  Promise.resolve().then(function () { activating = false; activateAll(); });
+}
+// activateAll runs, in document order, every held or marked element whose categories are
+// allowed (a held script that is not in the document yet runs when it is inserted).
+var activateAll = timed(function () {
+  var list = Array.prototype.slice.call(d.querySelectorAll(MARKED));
+  held.forEach(function (el) { if (list.indexOf(el) < 0) list.push(el); });
+  list.sort(function (a, b) { return a.compareDocumentPosition(b) & 2 ? 1 : -1; });
+  list.forEach(function (el) {
+    if (held.indexOf(el) >= 0) {
+      var r = holdFor(getAttr.call(el, el.tagName === 'IFRAME' ? 'data-src' : 'src'), true);
+      if (!r || isAllowed(el)) activate(el);
+      else if (r !== PENDING) {
+        setAttr.call(el, 'data-category', r.cat);
+        setAttr.call(el, 'data-consentd-service', r.svc || '');
+        if (el.tagName === 'IFRAME') placeholder(el);
+      }
+    } else if (cfg) {
+      if (isAllowed(el)) activate(el);
+      else if (el.tagName === 'IFRAME') placeholder(el);
+    }
+  });
+});
+// revoke deletes the first-party cookies of the withdrawn categories' services that the
+// configuration's cookie rules name (exact names and prefixes), on this host, its parent
+// domains and the configured cookie domain, and re-blocks their iframes.
+function revoke(slugs) {
+  var cr = (cfg.cookieRules || []).filter(function (r) { return slugs.indexOf(r.category) >= 0; });
+  d.cookie.split(';').forEach(function (kv) {
+    var name = kv.split('=')[0].trim();
+    if (!name || name === COOKIE || !cr.some(function (r) {
+      return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
+    })) return;
+    // This host's parent domains include the configured cookie domain, when it applies here.
+    var parts = location.hostname.split('.'), doms = [''];
+    for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
+    doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
+  });
+  d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
+    if (cats(f).some(function (s) { return slugs.indexOf(s) >= 0; })) {
+      setAttr.call(f, 'data-src', getAttr.call(f, 'src'));
+      f.removeAttribute('src');
+      placeholder(f);
+    }
+  });
+}

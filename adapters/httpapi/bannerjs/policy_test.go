@@ -1,0 +1,171 @@
+package bannerjs
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"reflect"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+// policyCase is one row of the policy module's table: a policy the server decided, a decision
+// (chosen categories) and whether the visitor sends a GPC signal.
+type policyCase struct {
+	Name   string          `json:"name"`
+	Policy *core.Policy    `json:"policy"`
+	Chosen map[string]bool `json:"chosen"`
+	GPC    bool            `json:"gpc"`
+}
+
+// policyResult is what the runtime does for a row: every function of policy.js.
+type policyResult struct {
+	Initial     map[string]bool   `json:"initial"`
+	Fixed       map[string]bool   `json:"fixed"`
+	Effective   map[string]bool   `json:"effective"`
+	DoNotSell   bool              `json:"doNotSell"`
+	ConsentMode map[string]string `json:"consentMode"`
+	Redact      map[string]bool   `json:"redact"`
+	Storefront  map[string]bool   `json:"storefront"`
+}
+
+// policyHarness runs policy.js's functions on the rows read from stdin.
+const policyHarness = `
+var rows = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(rows.map(function (r) {
+  var P = r.policy, al = effective(P, r.chosen, r.gpc), red = granted(P.consentMode.redact, al);
+  for (var k in red) red[k] = !red[k];
+  return { initial: initial(P), fixed: fixed(P, r.gpc), effective: al, doNotSell: !!dontSell(P, al, r.gpc),
+    consentMode: consentMode(P.consentMode.signals, al), redact: red, storefront: granted(P.storefront, al) };
+})));
+`
+
+// runPolicyModule runs the runtime's policy module in node on rows. Without node the test is
+// skipped, loudly, except under CI=true, where it fails.
+func runPolicyModule(t *testing.T, rows []policyCase) []policyResult {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is not installed: the runtime's policy module cannot be tested (CI=true)")
+		}
+		t.Skip("SKIPPED: node is not installed, so the runtime's policy module (policy.js) is not tested")
+	}
+	src, err := sources.ReadFile("policy.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := json.Marshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "-e", "'use strict';\n"+string(src)+policyHarness)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var res []policyResult
+	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(rows) {
+		t.Fatalf("node answered %d results for %d rows (%v): %.300s", len(res), len(rows), err, out)
+	}
+	return res
+}
+
+// TestPolicyModuleTable: the runtime's policy module on a table with the expected values
+// written out.
+func TestPolicyModuleTable(t *testing.T) {
+	t.Parallel()
+	std := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryStatistics, SortOrder: 1},
+		{Slug: library.CategoryMarketing, SortOrder: 2}}
+	optIn, optOut := &core.Banner{DefaultBehavior: "opt_in"}, &core.Banner{DefaultBehavior: "opt_out", StorefrontIntegration: true}
+	ccpa, gdpr := core.VisitorRule{Jurisdiction: core.JurisdictionCCPA}, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR}
+	all := map[string]bool{"essential": true, "statistics": true, "marketing": true}
+	rows := []policyCase{
+		{"gdpr opt_in, nothing chosen", core.DecidePolicy(optIn, std, gdpr), map[string]bool{}, false},
+		{"ccpa, all chosen, GPC", core.DecidePolicy(optIn, std, ccpa), all, true},
+		{"ccpa opt_out storefront, statistics refused", core.DecidePolicy(optOut, std, ccpa), map[string]bool{"marketing": true}, false},
+	}
+	want := []policyResult{
+		{Initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, Fixed: map[string]bool{"essential": true},
+			Effective: map[string]bool{"essential": true, "statistics": false, "marketing": false}, DoNotSell: false,
+			ConsentMode: map[string]string{"ad_storage": "denied", "ad_user_data": "denied", "ad_personalization": "denied",
+				"analytics_storage": "denied", "functionality_storage": "granted", "security_storage": "granted"},
+			Redact: map[string]bool{"ads_data_redaction": true}, Storefront: map[string]bool{}},
+		{Initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, Fixed: map[string]bool{"essential": true, "marketing": false},
+			Effective: map[string]bool{"essential": true, "statistics": true, "marketing": false}, DoNotSell: true,
+			ConsentMode: map[string]string{"ad_storage": "denied", "ad_user_data": "denied", "ad_personalization": "denied",
+				"analytics_storage": "granted", "functionality_storage": "granted", "security_storage": "granted"},
+			Redact: map[string]bool{"ads_data_redaction": true}, Storefront: map[string]bool{}},
+		{Initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, Fixed: map[string]bool{"essential": true},
+			Effective: map[string]bool{"essential": true, "statistics": false, "marketing": true}, DoNotSell: false,
+			ConsentMode: map[string]string{"ad_storage": "granted", "ad_user_data": "granted", "ad_personalization": "granted",
+				"analytics_storage": "denied", "functionality_storage": "granted", "security_storage": "granted"},
+			Redact:     map[string]bool{"ads_data_redaction": false},
+			Storefront: map[string]bool{"analytics": false, "marketing": true, "preferences": true, "sale_of_data": true}},
+	}
+	got := runPolicyModule(t, rows)
+	for i, r := range rows {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s:\n got %+v\nwant %+v", r.Name, got[i], want[i])
+		}
+	}
+}
+
+// TestPolicyModuleAgreesWithCore: over every banner setting, category set, jurisdiction,
+// decision and GPC signal, the runtime's policy module applies a policy exactly as core's
+// Policy methods do (RecordConsent's Apply, DoNotSell, the signals' Grants).
+func TestPolicyModuleAgreesWithCore(t *testing.T) {
+	t.Parallel()
+	cat := func(slug string, required bool) *core.Category {
+		return &core.Category{Slug: slug, IsRequired: required}
+	}
+	catSets := [][]*core.Category{
+		{cat("essential", true), cat("statistics", false), cat("marketing", false)},
+		{cat("essential", true), cat("functional", false), cat("statistics", false), cat("marketing", false)},
+		{cat("essential", true), cat("preferences", false), cat("statistics", false)},
+		{cat("marketing", true), cat("statistics", false)},
+	}
+	var rows []policyCase
+	for _, behavior := range core.DefaultBehaviors() {
+		for _, flags := range [][2]bool{{false, false}, {true, false}, {false, true}} {
+			b := &core.Banner{DefaultBehavior: behavior, GCMExcludeVendor: flags[0], StorefrontIntegration: flags[1]}
+			for _, cats := range catSets {
+				for _, j := range core.Jurisdictions() {
+					p := core.DecidePolicy(b, cats, core.VisitorRule{Jurisdiction: j})
+					for _, chosen := range []map[string]bool{{}, {"statistics": true}, {"marketing": true, "functional": true},
+						{"essential": false, "statistics": true, "marketing": true, "functional": true, "preferences": true}} {
+						for _, gpc := range []bool{false, true} {
+							rows = append(rows, policyCase{Name: behavior + "/" + j, Policy: p, Chosen: chosen, GPC: gpc})
+						}
+					}
+				}
+			}
+		}
+	}
+	got := runPolicyModule(t, rows)
+	for i, r := range rows {
+		p := r.Policy
+		eff := p.Apply(r.Chosen, r.GPC)
+		want := policyResult{Initial: map[string]bool{}, Fixed: p.Fixed(r.GPC), Effective: eff, DoNotSell: p.DoNotSell(eff, r.GPC),
+			ConsentMode: map[string]string{}, Redact: map[string]bool{}, Storefront: p.Storefront.Grants(eff)}
+		for slug, c := range p.Categories {
+			want.Initial[slug] = c.Initial
+		}
+		for sig, ok := range p.ConsentMode.Signals.Grants(eff) {
+			want.ConsentMode[sig] = map[bool]string{true: "granted", false: "denied"}[ok]
+		}
+		for k, ok := range p.ConsentMode.Redact.Grants(eff) {
+			want.Redact[k] = !ok
+		}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s, chosen %v, gpc %t:\n runtime %+v\n    core %+v", r.Name, r.Chosen, r.GPC, got[i], want)
+		}
+	}
+	t.Logf("%d rows agree", len(rows))
+}

@@ -15,7 +15,8 @@ import (
 // page, the runtime (which fetches the configuration) on the other, the runtime's decision
 // posted back, the cookie declaration page in an iframe. None of consentd's resources is an
 // unrecognized script, and nothing of consentd's is a finding: no service, cookie, storage key
-// or pre-consent finding names the consent host.
+// or pre-consent finding names the consent host, and its decision cookie and cached
+// configuration on the site are no cookie or storage finding.
 func TestConsentdOnAnotherDomain(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "deep", "consentd-elsewhere")
 	cmp := loadSiteConfig(t, dir).Consentd
@@ -43,6 +44,16 @@ func TestConsentdOnAnotherDomain(t *testing.T) {
 		}
 		if strings.Contains(string(b), cmp) {
 			t.Errorf("%s: a finding names consentd's host %s:\n%s", mode, cmp, b)
+		}
+		for _, c := range res.Cookies {
+			if consentdStorage(c.Name) {
+				t.Errorf("%s: consentd's own cookie %s is a finding", mode, c.Name)
+			}
+		}
+		for _, k := range res.Storage {
+			if consentdStorage(k.Name) {
+				t.Errorf("%s: consentd's own storage key %s is a finding", mode, k.Name)
+			}
 		}
 		if len(res.Errors) > 0 {
 			t.Errorf("%s: page errors %+v", mode, res.Errors)

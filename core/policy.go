@@ -173,14 +173,16 @@ func (p *Policy) Fixed(gpc bool) map[string]bool {
 // Apply returns the state of every category of the site after a decision that chose chosen
 // (slugs left out are refused), for a visitor who sent a GPC signal or not.
 func (p *Policy) Apply(chosen map[string]bool, gpc bool) map[string]bool {
-	fixed := p.Fixed(gpc)
 	out := make(map[string]bool, len(p.Categories))
-	for slug := range p.Categories {
-		v, ok := fixed[slug]
-		if !ok {
-			v = chosen[slug]
+	for slug, c := range p.Categories {
+		out[slug] = c.Required || chosen[slug]
+	}
+	if gpc && p.GPC.Honored {
+		for _, slug := range p.GPC.Off {
+			if _, ok := out[slug]; ok {
+				out[slug] = false
+			}
 		}
-		out[slug] = v
 	}
 	return out
 }

@@ -20,11 +20,18 @@ import (
 var (
 	templates            = [...]string{"floating", "wide_bar", "modal"}
 	positions            = [...]string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
-	defaultBehaviors     = [...]string{"opt_in", "opt_out", "no_banner"}
+	defaultBehaviors     = [...]string{BehaviorOptIn, BehaviorOptOut, BehaviorNoBanner}
 	closeButtonBehaviors = [...]string{"accept_all", "reject_all", "dismiss"}
 	colorKeys            = [...]string{"primary", "background", "text", "acceptButton", "rejectButton"}
 	reopenPositions      = [...]string{"bottom_left", "bottom_right", "top_left", "top_right"}
 	textKeyList          = textKeys()
+)
+
+// Default behaviours: what the banner does before a decision (DecidePolicy reads them).
+const (
+	BehaviorOptIn    = "opt_in"    // only required categories until the visitor decides
+	BehaviorOptOut   = "opt_out"   // every category until the visitor opts out
+	BehaviorNoBanner = "no_banner" // every category, and no banner asks
 )
 
 // Templates returns the banner's layouts.
@@ -132,7 +139,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		},
 		TextOverrides:        map[string]string{},
 		TextTranslations:     map[string]map[string]string{},
-		DefaultBehavior:      "opt_in",
+		DefaultBehavior:      BehaviorOptIn,
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
 		ConsentVersion:       1,

@@ -111,7 +111,7 @@ type ConsentModePolicy struct {
 func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	p := &Policy{
 		Categories:       make(map[string]CategoryPolicy, len(cats)),
-		Ask:              b.DefaultBehavior != "no_banner",
+		Ask:              b.DefaultBehavior != BehaviorNoBanner,
 		ConsentMode:      ConsentMode(),
 		GPC:              GPCPolicy{Off: []string{}},
 		DoNotSellWithout: []string{},
@@ -121,7 +121,7 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// Before a decision, a category is on when it is required or the banner does not ask for
 	// consent first (opt_out, no_banner), whatever the jurisdiction.
 	for _, c := range cats {
-		p.Categories[c.Slug] = CategoryPolicy{Initial: c.IsRequired || b.DefaultBehavior != "opt_in", Required: c.IsRequired}
+		p.Categories[c.Slug] = CategoryPolicy{Initial: c.IsRequired || b.DefaultBehavior != BehaviorOptIn, Required: c.IsRequired}
 	}
 	// Under CCPA a GPC signal is an opt-out of sale and sharing: the sale category is off and
 	// doNotSell on, over any decision; refusing the sale category is a request not to sell.

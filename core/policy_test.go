@@ -37,27 +37,27 @@ func TestDecidePolicy(t *testing.T) {
 		jur  string
 		want want
 	}{
-		{"opt_in gdpr", core.Banner{DefaultBehavior: "opt_in"}, std, core.JurisdictionGDPR,
+		{"opt_in gdpr", core.Banner{DefaultBehavior: core.BehaviorOptIn}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}}},
-		{"opt_out none", core.Banner{DefaultBehavior: "opt_out"}, std, core.JurisdictionNone,
+		{"opt_out none", core.Banner{DefaultBehavior: core.BehaviorOptOut}, std, core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: true, dnsWithout: []string{}}},
-		{"no_banner gdpr", core.Banner{DefaultBehavior: "no_banner"}, std, core.JurisdictionGDPR,
+		{"no_banner gdpr", core.Banner{DefaultBehavior: core.BehaviorNoBanner}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: false, dnsWithout: []string{}}},
-		{"opt_in ccpa", core.Banner{DefaultBehavior: "opt_in"}, std, core.JurisdictionCCPA,
+		{"opt_in ccpa", core.Banner{DefaultBehavior: core.BehaviorOptIn}, std, core.JurisdictionCCPA,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true,
 				gpcOff: []string{"marketing"}, dnsWithout: []string{"marketing"}}},
-		{"ccpa without marketing", core.Banner{DefaultBehavior: "opt_out"}, policyCats("essential", "statistics"), core.JurisdictionCCPA,
+		{"ccpa without marketing", core.Banner{DefaultBehavior: core.BehaviorOptOut}, policyCats("essential", "statistics"), core.JurisdictionCCPA,
 			want{initial: map[string]bool{"essential": true, "statistics": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
-		{"ccpa with marketing required", core.Banner{DefaultBehavior: "opt_in"},
+		{"ccpa with marketing required", core.Banner{DefaultBehavior: core.BehaviorOptIn},
 			[]*core.Category{{Slug: "marketing", IsRequired: true}}, core.JurisdictionCCPA,
 			want{initial: map[string]bool{"marketing": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
-		{"gcmExcludeVendor", core.Banner{DefaultBehavior: "opt_in", GCMExcludeVendor: true}, std, core.JurisdictionGDPR,
+		{"gcmExcludeVendor", core.Banner{DefaultBehavior: core.BehaviorOptIn, GCMExcludeVendor: true}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}, unheld: true}},
-		{"storefront with functional", core.Banner{DefaultBehavior: "opt_in", StorefrontIntegration: true},
+		{"storefront with functional", core.Banner{DefaultBehavior: core.BehaviorOptIn, StorefrontIntegration: true},
 			policyCats("essential", "functional", "statistics", "marketing"), core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "functional": false, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
 				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {"functional"}, "sale_of_data": {"marketing"}}}},
-		{"storefront without preferences", core.Banner{DefaultBehavior: "opt_in", StorefrontIntegration: true}, std, core.JurisdictionNone,
+		{"storefront without preferences", core.Banner{DefaultBehavior: core.BehaviorOptIn, StorefrontIntegration: true}, std, core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
 				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {}, "sale_of_data": {"marketing"}}}},
 	}
@@ -118,7 +118,7 @@ func TestDecidePolicy(t *testing.T) {
 func TestPolicyApply(t *testing.T) {
 	t.Parallel()
 	std := policyCats("essential", "statistics", "marketing")
-	b := &core.Banner{DefaultBehavior: "opt_in"}
+	b := &core.Banner{DefaultBehavior: core.BehaviorOptIn}
 	ccpa := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionCCPA})
 	gdpr := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
 	all := map[string]bool{"essential": false, "statistics": true, "marketing": true}

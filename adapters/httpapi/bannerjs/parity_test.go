@@ -128,5 +128,5 @@ func TestRuntimeDecidesNothing(t *testing.T) {
 // category, for an EU visitor.
 func standInPolicy() *core.Policy {
 	cats := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryMarketing, SortOrder: 1}}
-	return core.DecidePolicy(&core.Banner{DefaultBehavior: "opt_in"}, cats, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
+	return core.DecidePolicy(&core.Banner{DefaultBehavior: core.BehaviorOptIn}, cats, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
 }

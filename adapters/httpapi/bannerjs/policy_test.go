@@ -83,7 +83,7 @@ func TestPolicyModuleTable(t *testing.T) {
 	t.Parallel()
 	std := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryStatistics, SortOrder: 1},
 		{Slug: library.CategoryMarketing, SortOrder: 2}}
-	optIn, optOut := &core.Banner{DefaultBehavior: "opt_in"}, &core.Banner{DefaultBehavior: "opt_out", StorefrontIntegration: true}
+	optIn, optOut := &core.Banner{DefaultBehavior: core.BehaviorOptIn}, &core.Banner{DefaultBehavior: core.BehaviorOptOut, StorefrontIntegration: true}
 	ccpa, gdpr := core.VisitorRule{Jurisdiction: core.JurisdictionCCPA}, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR}
 	all := map[string]bool{"essential": true, "statistics": true, "marketing": true}
 	rows := []policyCase{

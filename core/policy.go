@@ -227,3 +227,16 @@ func (ps Policies) GPCMayTurnOff(slug string) bool {
 	}
 	return false
 }
+
+// WithBanner returns a copy of the configuration with b as its banner and the policy b
+// decides for the same visitor: what the runtime does with a draft (the console's preview).
+func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
+	out := *cfg // shallow: the shared parts are read only
+	out.Banner = b
+	cats := make([]*Category, 0, len(cfg.Categories))
+	for _, pc := range cfg.Categories {
+		cats = append(cats, pc.Category)
+	}
+	out.Policy = DecidePolicy(b, cats, VisitorRule{Jurisdiction: cfg.Jurisdiction})
+	return &out
+}

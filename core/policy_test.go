@@ -160,3 +160,23 @@ func TestPolicyApply(t *testing.T) {
 		t.Error("an unknown jurisdiction gets the policy of none")
 	}
 }
+
+// TestPublicConfigWithBanner: a draft banner gets the policy it decides; the configuration it
+// was copied from keeps its own.
+func TestPublicConfigWithBanner(t *testing.T) {
+	t.Parallel()
+	cats := policyCats("essential", "statistics", "marketing")
+	stored := &core.Banner{DefaultBehavior: core.BehaviorOptIn}
+	cfg := &core.PublicConfig{Jurisdiction: core.JurisdictionCCPA, Banner: stored,
+		Policy: core.DecidePolicy(stored, cats, core.VisitorRule{Jurisdiction: core.JurisdictionCCPA})}
+	for _, c := range cats {
+		cfg.Categories = append(cfg.Categories, core.PublicCategory{Category: c})
+	}
+	draft := cfg.WithBanner(&core.Banner{DefaultBehavior: core.BehaviorNoBanner})
+	if draft.Policy.Ask || !draft.Policy.Categories["marketing"].Initial || !draft.Policy.GPC.Honored {
+		t.Errorf("draft policy %+v", draft.Policy)
+	}
+	if !cfg.Policy.Ask || cfg.Policy.Categories["marketing"].Initial || cfg.Banner != stored {
+		t.Errorf("the original configuration changed: %+v", cfg.Policy)
+	}
+}

@@ -279,8 +279,9 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 		h.fail(w, r, rq, err)
 		return
 	}
-	draft := *cfg // the configuration is shared: only copies are changed
-	draft.Banner = f.applyTo(*cfg.Banner)
+	// The configuration is shared: only copies are changed. The draft's policy is decided
+	// from the draft, so the preview behaves as the draft would.
+	draft := cfg.WithBanner(f.applyTo(*cfg.Banner))
 	draft.ProjectKey = "preview"
 	lang := f.PreviewLanguage
 	if !core.ValidLanguage(lang) {
@@ -290,5 +291,5 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	if h.cfg.RuntimeVersion != "" {
 		src += "?v=" + h.cfg.RuntimeVersion
 	}
-	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: &draft, Runtime: src}})
+	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: draft, Runtime: src}})
 }

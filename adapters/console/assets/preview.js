@@ -71,7 +71,7 @@
       try { cfg = JSON.parse(draft); } catch (e) { cfg = {}; }
       var b = cfg.banner || {};
       parent.postMessage({ type: 'consentd-preview', shown: false, template: b.template, position: b.position,
-        reason: b.defaultBehavior === 'no_banner' ? 'the default behaviour is “no banner”' : 'the runtime drew nothing' }, '*');
+        reason: cfg.policy && !cfg.policy.ask ? 'the default behaviour is “no banner”' : 'the runtime drew nothing' }, '*');
       return;
     }
     var h = root.querySelector('#cd-h');

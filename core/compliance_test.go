@@ -503,7 +503,7 @@ func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := m.PublicBanner.PublicConfig(ctx, site.ProjectKey, "DE")
+	cfg, err := m.PublicBanner.PublicConfig(ctx, site.ProjectKey, core.Location{Country: "DE"})
 	if err != nil {
 		t.Fatal(err)
 	}

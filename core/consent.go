@@ -174,6 +174,8 @@ type ConsentInput struct {
 	GPC bool
 	// Country is the visitor's ISO 3166-1 alpha-2 country, "" when unknown.
 	Country string
+	// Region is the visitor's ISO 3166-2 subdivision ("US-CA"), "" when unknown.
+	Region string
 	// Language is the language of the texts the runtime showed ("" for the defaults).
 	Language string
 	// RuntimeVersion is the banner runtime's version ("" when it did not say).
@@ -260,9 +262,11 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		}
 		visitor = *in.VisitorID
 	}
-	in.Country = countryCode(in.Country)
-	jur := JurisdictionOf(in.Country)
-	pol := view.policies.For(VisitorRule{Jurisdiction: jur})
+	loc := LocationOf(in.Country, in.Region)
+	in.Country, in.Region = loc.Country, loc.Region
+	rule := VisitorRuleAt(loc)
+	jur := rule.Jurisdiction
+	pol := view.policies.For(rule)
 	decided := pol.Apply(in.Categories, in.GPC)
 	allOn, allOff := true, true
 	for _, c := range cats {
@@ -391,9 +395,9 @@ type PublicCategory struct {
 }
 
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
-// visitor from country who prefers the languages prefs (BCP 47 tags, best first). It is cached
+// visitor at loc who prefers the languages prefs (BCP 47 tags, best first). It is cached
 // for a second per project key and language (see ttlCache).
-func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey, country string, prefs ...string) (*PublicConfig, error) {
+func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string, loc Location, prefs ...string) (*PublicConfig, error) {
 	now := public.clock()
 	v, err := public.views.site(ctx, projectKey, now)
 	if err != nil {
@@ -407,8 +411,9 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey, countr
 		public.views.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
-	cfg.Jurisdiction = JurisdictionOf(country)
-	cfg.Policy = base.policies.For(VisitorRule{Jurisdiction: cfg.Jurisdiction})
+	rule := VisitorRuleAt(LocationOf(loc.Country, loc.Region))
+	cfg.Jurisdiction = rule.Jurisdiction
+	cfg.Policy = base.policies.For(rule)
 	return &cfg, nil
 }
 

@@ -179,7 +179,7 @@ func (public *PublicBanner) snapshotFor(ctx context.Context, projectKey, lang, r
 	}
 	key := projectKey + "\x00" + lang + "\x00" + runtime
 	return public.views.snapshotCache.load(ctx, key, public.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
-		cfg, err := public.PublicConfig(ctx, projectKey, "")
+		cfg, err := public.PublicConfig(ctx, projectKey, Location{})
 		if err != nil {
 			return nil, "", err
 		}

@@ -30,7 +30,7 @@ func TestPublicConfigLanguage(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	de, _ := i18n.Texts("de")
-	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "DE", "de-AT", "en")
+	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: "DE"}, "de-AT", "en")
 	if err != nil || cfg.Lang != "de" || cfg.Texts["headline"] != de["headline"] || cfg.Texts["reopenLabel"] != de["reopenLabel"] {
 		t.Fatalf("German visitor: lang %q headline %q (%v)", cfg.Lang, cfg.Texts["headline"], err)
 	}
@@ -41,7 +41,7 @@ func TestPublicConfigLanguage(t *testing.T) {
 	if len(cfg.Languages) < 24 {
 		t.Errorf("languages %v", cfg.Languages)
 	}
-	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "", "xx", "tlh"); cfg.Lang != "en" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}, "xx", "tlh"); cfg.Lang != "en" {
 		t.Errorf("unknown languages give %q, want en", cfg.Lang)
 	}
 	_, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{
@@ -51,14 +51,14 @@ func TestPublicConfigLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "DE", "de")
+	cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: "DE"}, "de")
 	if cfg.Texts["headline"] != "Unser Titel" || cfg.Texts["body"] != "Our body" || cfg.Texts["acceptLabel"] != de["acceptLabel"] || cfg.Texts["reopenLabel"] != "Cookies" {
 		t.Errorf("site texts must win over built-in ones: %v", cfg.Texts)
 	}
 	if len(cfg.Banner.TextTranslations) != 0 || cfg.Banner.TextOverrides["headline"] != "Unser Titel" || cfg.Banner.TextOverrides["acceptLabel"] != "" {
 		t.Errorf("only the chosen language's texts travel, the site's own as textOverrides: %v %v", cfg.Banner.TextOverrides, cfg.Banner.TextTranslations)
 	}
-	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "", "ja-JP"); cfg.Lang != "ja" || cfg.Texts["headline"] != "見出し" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}, "ja-JP"); cfg.Lang != "ja" || cfg.Texts["headline"] != "見出し" {
 		t.Errorf("a site translation adds its language: %q %q", cfg.Lang, cfg.Texts["headline"])
 	}
 	d, err := m.PublicBanner.Declaration(ctx, s.ProjectKey, "fr")
@@ -85,7 +85,7 @@ func TestDeclarationFollowsServices(t *testing.T) {
 		sv[0].Cookies[0].Type != "cookie" || sv[0].PrivacyPolicyURL == nil || d.Texts["declarationTitle"] == "" {
 		t.Errorf("after an import the declaration lists %+v", sv)
 	}
-	cfg, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
+	cfg, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{})
 	if _, ok := cfg.Texts["declarationTitle"]; ok {
 		t.Error("the runtime's configuration carries the declaration-only texts")
 	}

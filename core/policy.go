@@ -67,10 +67,16 @@ func allAllowed(cats []string, allowed map[string]bool) bool {
 	return true
 }
 
-// VisitorRule is what the server knows of a visitor when it decides: today the jurisdiction
-// of the visitor's country (JurisdictionOf).
+// VisitorRule is what the server knows of a visitor when it decides: the visitor's location
+// and the jurisdiction of its country (JurisdictionOf).
 type VisitorRule struct {
+	Location     Location
 	Jurisdiction string
+}
+
+// VisitorRuleAt returns the rule of a visitor at loc.
+func VisitorRuleAt(loc Location) VisitorRule {
+	return VisitorRule{Location: loc, Jurisdiction: JurisdictionOf(loc.Country)}
 }
 
 // Policy is what the banner runtime does for a site and a visitor.

@@ -259,7 +259,7 @@ func TestWithdrawalCookieRules(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	rules := func() string {
-		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -525,11 +525,11 @@ func TestPublicConfigCache(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	m, _, _ := newCoreAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
-	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "DE")
+	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: "DE"})
 	if err != nil || cfg.Jurisdiction != "gdpr" || cfg.Banner.ConsentVersion != 1 {
 		t.Fatalf("%+v %v", cfg, err)
 	}
-	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "US"); cfg.Jurisdiction != "ccpa" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: "US"}); cfg.Jurisdiction != "ccpa" {
 		t.Fatal("jurisdiction taken from the cache")
 	}
 	for _, change := range []func() error{
@@ -540,16 +540,16 @@ func TestPublicConfigCache(t *testing.T) {
 			return err
 		},
 	} {
-		before, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
+		before, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{})
 		if err := change(); err != nil {
 			t.Fatal(err)
 		}
-		after, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
+		after, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{})
 		if after == before || (after.Banner == before.Banner && len(after.BlockingRules.Rules) == len(before.BlockingRules.Rules)) {
 			t.Fatal("a change through the use cases is not visible at once")
 		}
 	}
-	cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, "")
+	cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{})
 	if cfg.Banner.Template != "modal" || cfg.BlockingRules.SiteWide || cfg.Banner.ConsentVersion != 2 {
 		t.Fatalf("config: %+v", cfg.Banner)
 	}
@@ -559,11 +559,11 @@ func TestPublicConfigCache(t *testing.T) {
 	if err := m.store.UpdateBanner(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "modal" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}); cfg.Banner.Template != "modal" {
 		t.Fatal("cache not used within the TTL")
 	}
 	now = now.Add(time.Second)
-	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, ""); cfg.Banner.Template != "wide_bar" {
+	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}); cfg.Banner.Template != "wide_bar" {
 		t.Fatal("another node's change not seen after the TTL")
 	}
 }

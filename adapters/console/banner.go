@@ -274,7 +274,7 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	if country != "" && (len(country) != 2 || strings.ToUpper(country) != country) {
 		country = ""
 	}
-	cfg, err := h.m.PublicConfig(r.Context(), s.ProjectKey, country)
+	cfg, err := h.m.PublicConfig(r.Context(), s.ProjectKey, core.LocationOf(country, ""))
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return

@@ -29,7 +29,7 @@ type (
 	// PreviewUseCases give the banner preview the site's public configuration, which the
 	// draft is applied to.
 	PreviewUseCases interface {
-		PublicConfig(ctx context.Context, projectKey, country string, langs ...string) (*core.PublicConfig, error)
+		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 	}
 )
 

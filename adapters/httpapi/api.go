@@ -58,7 +58,7 @@ type ctxKey int
 
 const (
 	orgKey ctxKey = iota
-	countryKey
+	locationKey
 	gpcKey
 	baseURLKey
 )
@@ -197,7 +197,7 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 		if len(c) != 2 {
 			c = ""
 		}
-		ctx = huma.WithValue(ctx, countryKey, c)
+		ctx = huma.WithValue(ctx, locationKey, core.Location{Country: c})
 	}
 	ctx = huma.WithValue(ctx, baseURLKey, requestBase(ctx.TLS() != nil, ctx.Header("X-Forwarded-Proto"), ctx.Host()))
 	if ctx.Header("Sec-GPC") == "1" {
@@ -211,9 +211,10 @@ func orgOf(ctx context.Context) string {
 	return s
 }
 
-func countryOf(ctx context.Context) string {
-	s, _ := ctx.Value(countryKey).(string)
-	return s
+// locationOf is the visitor's location, resolved once per request by requestFacts.
+func locationOf(ctx context.Context) core.Location {
+	l, _ := ctx.Value(locationKey).(core.Location)
+	return l
 }
 
 // op describes an authenticated operation of the management API.

@@ -90,7 +90,7 @@ func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp L
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := h.m.PublicConfig(ctx, projectKey, countryOf(ctx), prefs...)
+	cfg, err := h.m.PublicConfig(ctx, projectKey, locationOf(ctx), prefs...)
 	if err != nil {
 		return nil, err
 	}

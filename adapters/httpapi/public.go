@@ -58,7 +58,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		gpc, _ := ctx.Value(gpcKey).(bool)
 		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
-			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: countryOf(ctx),
+			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: locationOf(ctx).Country, Region: locationOf(ctx).Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
 		})
 		if err != nil {

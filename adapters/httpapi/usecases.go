@@ -68,7 +68,7 @@ type (
 	}
 	// PublicBannerUseCases serve the public endpoints a site's banner calls.
 	PublicBannerUseCases interface {
-		PublicConfig(ctx context.Context, projectKey, country string, langs ...string) (*core.PublicConfig, error)
+		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 		Declaration(ctx context.Context, projectKey string, langs ...string) (*core.Declaration, error)
 		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
 	}

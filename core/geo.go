@@ -1,0 +1,51 @@
+package core
+
+import "strings"
+
+// Location is where the server places a visitor: the country, and the subdivision where it
+// knows it. It decides the visitor's rule (VisitorRule); the visitor's address itself is never
+// kept.
+type Location struct {
+	// Country is the ISO 3166-1 alpha-2 code in upper case ("FR"), "" when unknown.
+	Country string
+	// Region is the ISO 3166-2 subdivision code ("US-CA"), "" when unknown. When set, it
+	// starts with Country and a hyphen.
+	Region string
+}
+
+// LocationOf returns the location named by a country code and a subdivision code, as a
+// trusted header or a geolocation database gives them: codes of any case and surrounding
+// space, a subdivision either whole ("US-CA") or without its country ("CA"). A code that is
+// not well formed is dropped, and so is a subdivision of another country than country; a whole
+// subdivision code gives the country when country is empty.
+func LocationOf(country, region string) Location {
+	country = countryCode(strings.ToUpper(strings.TrimSpace(country)))
+	region = strings.ToUpper(strings.TrimSpace(region))
+	if c, sub, whole := strings.Cut(region, "-"); whole {
+		if country == "" {
+			country = countryCode(c)
+		}
+		if c != country {
+			return Location{Country: country}
+		}
+		region = sub
+	}
+	if country == "" || !subdivisionCode(region) {
+		return Location{Country: country}
+	}
+	return Location{Country: country, Region: country + "-" + region}
+}
+
+// subdivisionCode reports whether s is the part of an ISO 3166-2 code after the country: one to
+// three letters or digits.
+func subdivisionCode(s string) bool {
+	if len(s) < 1 || len(s) > 3 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}

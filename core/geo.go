@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"net/netip"
+	"strings"
+	"time"
+)
 
 // Location is where the server places a visitor: the country, and the subdivision where it
 // knows it. It decides the visitor's rule (VisitorRule); the visitor's address itself is never
@@ -48,4 +52,32 @@ func subdivisionCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// Geolocator places a client address, offline, from a geolocation database. The address is
+// only looked up: no Geolocator keeps it.
+type Geolocator interface {
+	// Locate returns where addr is, the zero Location when the database does not know it (a
+	// private or reserved address, a range it lacks). It returns an internal error when the
+	// database is corrupt where the lookup led.
+	Locate(addr netip.Addr) (Location, error)
+	// Database describes the database the Geolocator reads.
+	Database() GeoDatabase
+}
+
+// GeoDatabase describes a geolocation database, as `consentd geoip` reports it.
+type GeoDatabase struct {
+	// Name names the database ("geo-whois-asn-country", "GeoLite2-City").
+	Name string
+	// Source is where it was read from: "embedded" or the file's path.
+	Source string
+	// Version is the published version of an embedded database, "" for a file.
+	Version string
+	// Built is when the database was built, zero when it does not say.
+	Built time.Time
+	// Licence is the database's licence and the attribution it requires.
+	Licence string
+	// Subdivisions reports whether the database's records carry subdivisions (a City
+	// database), and so a Location's Region.
+	Subdivisions bool
 }

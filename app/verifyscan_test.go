@@ -1,9 +1,6 @@
 package app
 
 import (
-	"crypto/tls"
-	"net"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,15 +17,9 @@ import (
 func TestVerifyScanOverHTTP(t *testing.T) {
 	needChromium(t)
 	dir := filepath.Join("..", "testdata", "verify", "clean")
-	cfg := crawlertest.LoadSite(t, dir)
-	cert, caFile := crawlertest.CA(t, crawlertest.Hosts(t, dir)...)
-	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg, bannerjs.Handler()))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	cfg, rule, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())
 	r := serve(t, "sqlite", func(c *Config) {
-		c.ScanConnectTo = []string{"::127.0.0.1:" + port}
+		c.ScanConnectTo = []string{rule}
 		c.ScanCACert, c.ChromiumPath = caFile, chromiumPath
 		c.ScanTimeout = 2 * time.Minute
 	})

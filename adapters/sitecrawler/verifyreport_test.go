@@ -2,10 +2,7 @@ package sitecrawler
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"net"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,7 +17,7 @@ import (
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/crawler/netguard"
-	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -59,25 +56,12 @@ func browsers(t *testing.T) *browser.Pool {
 func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceReport) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "verify", name)
-	cfg := crawlertest.LoadSite(t, dir)
-	cert, caFile := crawlertest.CA(t, crawlertest.Hosts(t, dir)...)
-	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg, bannerjs.Handler()))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	rule, err := netguard.ParseConnectTo("::127.0.0.1:" + port)
+	cfg, connectTo, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())
+	rule, err := netguard.ParseConnectTo(connectTo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := library.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := library.NewIndex(cat.Services())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, ix := librarytest.Catalog(t), librarytest.Index(t)
 	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []netguard.ConnectTo{rule}, RootCAFile: caFile,
 		Timeout: 120 * time.Second, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PagesAtOnce: core.DeepPagesAtOnce,
 		PageTimeout: core.DeepPageTimeout}

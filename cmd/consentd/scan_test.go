@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
-	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +17,8 @@ const chromiumPath = "/usr/bin/chromium"
 // certificate of a fresh test CA; it returns the connect-to rule that sends every host there
 // and the CA file.
 func serveSite(t *testing.T, dir string) (rule, caFile string) {
-	cfg := crawlertest.LoadSite(t, dir)
-	cert, caFile := crawlertest.CA(t, crawlertest.Hosts(t, dir)...)
-	srv := httptest.NewUnstartedServer(crawlertest.Handler(dir, cfg, bannerjs.Handler()))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	return "::127.0.0.1:" + port, caFile
+	_, rule, caFile = crawlertest.ServeTLS(t, dir, bannerjs.Handler())
+	return rule, caFile
 }
 
 // runScan runs 'consentd scan' and returns its standard output.

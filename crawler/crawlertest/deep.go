@@ -331,3 +331,19 @@ func CA(t testing.TB, hosts ...string) (tls.Certificate, string) {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, file
 }
+
+// ServeTLS serves the recorded site in dir (with runtime as consentd's banner runtime) over
+// TLS on loopback, with a certificate of a fresh test CA for all its hosts, until the test
+// ends. It returns the site's configuration, the connect-to rule that sends every host there
+// (what --connect-to and CONSENTD_SCAN_CONNECT_TO take) and the CA file.
+func ServeTLS(t testing.TB, dir string, runtime http.Handler) (cfg SiteConfig, connectTo, caFile string) {
+	t.Helper()
+	cfg = LoadSite(t, dir)
+	cert, caFile := CA(t, Hosts(t, dir)...)
+	srv := httptest.NewUnstartedServer(Handler(dir, cfg, runtime))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	return cfg, "::127.0.0.1:" + port, caFile
+}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // syntheticSite serves a 2,000-page site: page i links to pages 20i+1..20i+20 (a tree of depth
@@ -57,7 +59,7 @@ func BenchmarkCrawl(b *testing.B) {
 		cw := &countingWriter{ResponseWriter: w, n: &served}
 		h.ServeHTTP(cw, r)
 	}))
-	e := New(catalogIndex(b))
+	e := New(librarytest.Index(b))
 	tb.install(e, nil)
 	var peak atomic.Uint64
 	stop := make(chan struct{})

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/crawler/netguard"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // testCA is a root CA and a server certificate it signed for the given names.
@@ -89,7 +90,7 @@ func TestConnectToTLS(t *testing.T) {
 	}
 	named := []netguard.ConnectTo{rule("www.shop-local.example:443:127.0.0.1:" + port), rule("www.googletagmanager.com:443:127.0.0.1:" + port)}
 	anyHost := []netguard.ConnectTo{rule("::127.0.0.1:" + port)}
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	crawl := func(mutate func(*Options)) (*Result, error) {
 		opts := Options{StartURLs: []string{"https://www.shop-local.example/"}, IgnoreRobots: true, AllowPrivate: true,
 			Timeout: 20 * time.Second}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // TestConsentdOnAnotherDomain scans, statically and in the browser, a recorded site whose
@@ -20,7 +21,7 @@ import (
 func TestConsentdOnAnotherDomain(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "deep", "consentd-elsewhere")
 	cmp := loadSiteConfig(t, dir).Consentd
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	static, err := scanSite(t, dir, ix, nil)
 	if err != nil {
 		t.Fatalf("static scan: %v", err)

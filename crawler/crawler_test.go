@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -25,33 +24,10 @@ import (
 	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/sites")
-
-var (
-	indexOnce sync.Once
-	indexVal  *library.Index
-	indexErr  error
-)
-
-// catalogIndex is the index over the real embedded catalog: the recorded sites are checked
-// against what consentd ships.
-func catalogIndex(t testing.TB) *library.Index {
-	t.Helper()
-	indexOnce.Do(func() {
-		cat, err := library.Load("")
-		if err != nil {
-			indexErr = err
-			return
-		}
-		indexVal, indexErr = library.NewIndex(cat.Services())
-	})
-	if indexErr != nil {
-		t.Fatal(indexErr)
-	}
-	return indexVal
-}
 
 // expectation is testdata/sites/<name>/expected.json, written by hand: the oracle of precision
 // and recall on the corpus.
@@ -110,7 +86,7 @@ func scanSite(t testing.TB, dir string, ix *library.Index, mutate func(*Options)
 
 func TestRecordedSites(t *testing.T) {
 	t.Parallel()
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	for _, dir := range siteDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
@@ -283,7 +259,7 @@ func firstDiff(a, b string) string {
 
 func TestStorefrontPassword(t *testing.T) {
 	t.Parallel()
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	dir := filepath.Join("..", "testdata", "sites", "shop-password")
 	_, err := scanSite(t, dir, ix, func(o *Options) { o.StorefrontPassword = "wrong-one" })
 	var se *Error
@@ -307,7 +283,7 @@ func TestRefusesLoopback(t *testing.T) {
 		fmt.Fprint(w, `<script src="https://www.googletagmanager.com/gtag/js?id=G-LOOP123456"></script>`)
 	}))
 	defer srv.Close()
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	_, err := e.Crawl(context.Background(), Options{StartURLs: []string{srv.URL + "/"}, IgnoreRobots: true})
 	want := "refused to scan 127.0.0.1: loopback address (set CONSENTD_SCAN_ALLOW_PRIVATE=true to allow)"
 	if err == nil || err.Error() != want {
@@ -347,7 +323,7 @@ func TestCrawlRefusesEmbeddedIPv4(t *testing.T) {
 		}
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	for _, host := range []string{"[::ffff:127.0.0.1]", "[::127.0.0.1]", "[::ffff:0:127.0.0.1]", "[64:ff9b::7f00:1]",
 		"[2002:7f00:1::1]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[2606:4700::5efe:127.0.0.1]"} {
 		u := "http://" + host + ":" + port + "/"
@@ -397,7 +373,7 @@ func TestIsTemporary(t *testing.T) {
 
 func TestOptionsValidation(t *testing.T) {
 	t.Parallel()
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	for _, starts := range [][]string{nil, {"ftp://x.example/"}, {"/relative"}, {"http://"},
 		strings.Split(strings.Repeat("http://a.example/,", 11), ",")[:11]} {
 		_, err := e.Crawl(context.Background(), Options{StartURLs: starts})

@@ -15,6 +15,7 @@ import (
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
@@ -84,7 +85,7 @@ func facts(t testing.TB, r *Result, site string) map[string]bool {
 // figures on the same expectations are logged beside them.
 func TestDeepRecordedSites(t *testing.T) {
 	b := testBrowsers(t)
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	for _, dir := range deepSiteDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want := crawlertest.LoadDeepExpectation(t, dir)

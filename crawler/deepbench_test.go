@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // BenchmarkDeep20 deep-scans a recorded 20-page site (every page runs a tag manager that
@@ -25,7 +26,7 @@ import (
 func BenchmarkDeep20(b *testing.B) {
 	pool := testBrowsers(b)
 	dir := filepath.Join("..", "testdata", "bench", "deep-20")
-	ix := catalogIndex(b)
+	ix := librarytest.Index(b)
 	if _, err := deepScanSite(b, dir, ix, pool, nil); err != nil { // start the browser
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // canary is a real loopback server that counts what reaches it.
@@ -65,7 +66,7 @@ func TestDeepAddressGuard(t *testing.T) {
 	target := srv.URL // http://127.0.0.1:PORT
 	run := func(allow bool) *Result {
 		tb := newTestbed(t, guardedSite(t, target))
-		e := New(catalogIndex(t))
+		e := New(librarytest.Index(t))
 		tb.install(e, map[string]string{"inside.guarded.example": "127.0.0.1"})
 		if allow {
 			// The canary is a real loopback server: let the scan's connector reach it.
@@ -120,7 +121,7 @@ func TestDeepBrowserCrash(t *testing.T) {
 	dir := "../testdata/deep/script-cookies"
 	cfg := loadSiteConfig(t, dir)
 	tb := newTestbed(t, siteHandler(dir, cfg))
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	tb.install(e, nil)
 	var kills atomic.Int64
 	kill := func(_ string, br *browser.Browser) {
@@ -156,7 +157,7 @@ func TestDeepBrowserCrash(t *testing.T) {
 // get one.
 func TestDeepNoBrowser(t *testing.T) {
 	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: "/nonexistent/chromium"})
-	_, err := New(catalogIndex(t)).DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.example.com/"}}, b)
+	_, err := New(librarytest.Index(t)).DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.example.com/"}}, b)
 	var se *Error
 	if !errors.As(err, &se) || se.Kind != KindNoBrowser || !strings.Contains(se.Message, "CONSENTD_CHROMIUM_PATH") ||
 		!strings.Contains(se.Message, "apt-get install chromium") {
@@ -171,7 +172,7 @@ func TestDeepNoBrowser(t *testing.T) {
 // are refused and the scan says so.
 func TestDeepBudget(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := deepScanSite(t, "../testdata/deep/gtm-inject", catalogIndex(t), b, func(o *Options) { o.MaxBrowserBytes = 1500 })
+	res, err := deepScanSite(t, "../testdata/deep/gtm-inject", librarytest.Index(t), b, func(o *Options) { o.MaxBrowserBytes = 1500 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,11 +192,11 @@ func TestDeepBudget(t *testing.T) {
 // browser sees the shop behind the gate, not the password page.
 func TestDeepStorefront(t *testing.T) {
 	b := testBrowsers(t)
-	static, err := scanSite(t, "../testdata/sites/shop-password", catalogIndex(t), nil)
+	static, err := scanSite(t, "../testdata/sites/shop-password", librarytest.Index(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := deepScanSite(t, "../testdata/sites/shop-password", catalogIndex(t), b, nil)
+	res, err := deepScanSite(t, "../testdata/sites/shop-password", librarytest.Index(t), b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestDeepBrowserHang(t *testing.T) {
 	dir := "../testdata/deep/script-cookies"
 	cfg := loadSiteConfig(t, dir)
 	tb := newTestbed(t, siteHandler(dir, cfg))
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	tb.install(e, nil)
 	var stopped atomic.Int64
 	e.beforeVisit = func(_ string, br *browser.Browser) {
@@ -268,7 +269,7 @@ func TestDeepEndlessScript(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	e := New(catalogIndex(t))
+	e := New(librarytest.Index(t))
 	tb.install(e, nil)
 	res, err := e.DeepCrawl(context.Background(), Options{StartURLs: []string{"https://www.busy.example/"}, Timeout: 60 * time.Second,
 		PageTimeout: 4 * time.Second}, b)

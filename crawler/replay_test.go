@@ -15,6 +15,7 @@ import (
 
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/crawler/netguard"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // siteConfig and replay are crawlertest's, shared with the command's tests.
@@ -68,7 +69,7 @@ func loadSiteConfig(t testing.TB, dir string) siteConfig { return crawlertest.Lo
 // Both precision and recall must be 100%; TestRecordedSites says which site falls short.
 func TestReplayPrecisionRecall(t *testing.T) {
 	t.Parallel()
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	var tp, fp, fn int
 	for _, dir := range siteDirs(t) {
 		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/crawler/crawlertest"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 var scoreFlag = flag.Bool("score", false, "TestCorpusScores: score every recorded corpus in static and deep mode")
@@ -108,7 +109,7 @@ func TestCorpusScores(t *testing.T) {
 		t.Skip("run with -score (task score)")
 	}
 	b := testBrowsers(t)
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	var lines []string
 	row := func(corpus, mode string, tl tally, target bool) {
 		var cols []string

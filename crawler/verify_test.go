@@ -11,6 +11,7 @@ import (
 
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // verifySite runs a verification of a recorded site under testdata/verify, every host routed
@@ -69,7 +70,7 @@ func dump(t *testing.T, v any) {
 // after withdrawal nothing comes back.
 func TestVerifyClean(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := verifySite(t, "clean", catalogIndex(t), b, VerifyOptions{Categories: []string{"statistics"}})
+	res, err := verifySite(t, "clean", librarytest.Index(t), b, VerifyOptions{Categories: []string{"statistics"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestVerifyClean(t *testing.T) {
 // trackers run before a decision.
 func TestVerifyFaulty(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := verifySite(t, "faulty", catalogIndex(t), b, VerifyOptions{})
+	res, err := verifySite(t, "faulty", librarytest.Index(t), b, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestVerifyFaulty(t *testing.T) {
 // analytics already loaded and stored.
 func TestVerifyOtherVendor(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := verifySite(t, "other-vendor", catalogIndex(t), b, VerifyOptions{Categories: []string{"statistics"}})
+	res, err := verifySite(t, "other-vendor", librarytest.Index(t), b, VerifyOptions{Categories: []string{"statistics"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestVerifyOtherVendor(t *testing.T) {
 // any fetch (and, inserted by script, is not one of the page's own tags). After accept both run.
 func TestVerifyHeldUnmarked(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := verifySite(t, "held-unmarked", catalogIndex(t), b, VerifyOptions{})
+	res, err := verifySite(t, "held-unmarked", librarytest.Index(t), b, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestVerifyHeldUnmarked(t *testing.T) {
 // the storefront cookie the scan gave the browser is not reported.
 func TestVerifyStorefront(t *testing.T) {
 	b := testBrowsers(t)
-	res, err := verifySite(t, "sites/shop-password", catalogIndex(t), b, VerifyOptions{})
+	res, err := verifySite(t, "sites/shop-password", librarytest.Index(t), b, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"testing"
+
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 // BenchmarkVerify verifies the recorded 10-page clean site (testdata/verify/clean) with one
@@ -12,7 +14,7 @@ import (
 //	go test -run '^$' -bench Verify -benchtime 2x ./crawler/
 func BenchmarkVerify(b *testing.B) {
 	pool := testBrowsers(b)
-	ix := catalogIndex(b)
+	ix := librarytest.Index(b)
 	if _, err := verifySite(b, "clean", ix, pool, VerifyOptions{}); err != nil { // start the browser
 		b.Fatal(err)
 	}

@@ -12,19 +12,12 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
-	"github.com/consentd/consentd/library"
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 func engine(t *testing.T) *crawler.Engine {
 	t.Helper()
-	cat, err := library.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := library.NewIndex(cat.Services())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := librarytest.Index(t)
 	return crawler.New(ix)
 }
 

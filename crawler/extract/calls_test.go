@@ -3,6 +3,8 @@ package extract
 import (
 	"fmt"
 	"testing"
+
+	"github.com/consentd/consentd/library/librarytest"
 )
 
 func TestCallNames(t *testing.T) {
@@ -14,7 +16,7 @@ func TestCallNames(t *testing.T) {
 	if fmt.Sprint(names) != "map[fbq:true getInstance:true init:true ym:true]" {
 		t.Errorf("call names %v", names)
 	}
-	if !callNamesOf(catalogIndex(t))["fbq"] {
+	if !callNamesOf(librarytest.Index(t))["fbq"] {
 		t.Error("the catalog's call names lack fbq")
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/consentd/consentd/library/librarytest"
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 )
 
 func TestScanURLLiterals(t *testing.T) {
@@ -69,7 +69,7 @@ func TestDecodeHTML(t *testing.T) {
 
 func TestExtractElements(t *testing.T) {
 	t.Parallel()
-	ix := catalogIndex(t)
+	ix := librarytest.Index(t)
 	page := `<html><head><base href="https://cdn.base.example/app/">
 	<script src="lib.js"></script>
 	<script type="text/plain" data-src="https://www.googletagmanager.com/gtag/js?id=G-PLAIN12345"></script>
@@ -126,7 +126,7 @@ func FuzzExtract(f *testing.F) {
 	}
 	f.Add([]byte(`<script>fbq('init','123456789012345')</script><noscript><noscript><img src=//x`))
 	f.Add([]byte("<script src=\"https:\\/\\/\\/\"><script>'https:\\/\\/a.b\\/'\x00\xff"))
-	ix := catalogIndex(f)
+	ix := librarytest.Index(f)
 	u, _ := url.Parse("https://fuzz.example/p")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		x := New(ix, nil, RegistrableDomain, u, u.String(), true)
@@ -177,7 +177,7 @@ func BenchmarkExtractUncached(b *testing.B) { benchmarkExtract(b, false) }
 
 func benchmarkExtract(b *testing.B, cache bool) {
 	pages := corpus(b)
-	ix := catalogIndex(b)
+	ix := librarytest.Index(b)
 	u, _ := url.Parse("https://bench.example/")
 	page := u.String() // a scan has each page's URL as a string
 	b.SetBytes(corpusBytes(pages))
@@ -331,26 +331,13 @@ func FuzzCollapseSpace(f *testing.F) {
 	})
 }
 
-// referenceDecode is DecodeHTML without its shortcuts: the charset package decides.
-func referenceDecode(body []byte) []byte {
-	e, name, _ := charset.DetermineEncoding(body, "text/html")
-	if name == "utf-8" || (name == "windows-1252" && utf8.Valid(body)) {
-		return body
-	}
-	out, err := e.NewDecoder().Bytes(body)
-	if err != nil {
-		return body
-	}
-	return out
-}
-
 func FuzzDecodeHTML(f *testing.F) {
 	for _, s := range []string{"<meta charset=utf-8>é", "<meta charset='UTF-8 '>\xe9", "<meta content=\"charset=utf-8\">ü",
 		"<meta charset=\"Shift_JIS\">\xc3\xbc", "\xef\xbb\xbf<p>é", "\xff\xfe<\x00", "charset=utf-8x é", "<p>plain"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if got, want := DecodeHTML(body, ""), referenceDecode(body); !bytes.Equal(got, want) {
+		if got, want := DecodeHTML(body, ""), charsetDecode(body); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %q, want %q", body, got, want)
 		}
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/consentd/consentd/adapters/bunstore"
+	"github.com/consentd/consentd/adapters/geoip"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/riverqueue"
@@ -44,14 +45,19 @@ type Config struct {
 	// ScanConnectTo are connect-to rules and ScanCACert an extra root CA file for every scan
 	// (tests, intranets); ChromiumPath the deep scans' browser and ScanBrowsers the size of
 	// the process's browser pool (docs/crawler.md).
-	ScanConnectTo   []string
-	ScanCACert      string
-	ChromiumPath    string
-	ScanBrowsers    int
+	ScanConnectTo []string
+	ScanCACert    string
+	ChromiumPath  string
+	ScanBrowsers  int
+	// CountryHeader and RegionHeader name trusted request headers carrying the visitor's
+	// country and subdivision (a CDN's); requests without them are geolocated by their client
+	// address in GeoIPDB, an MMDB file ("" for the embedded country database).
 	CountryHeader   string
+	RegionHeader    string
+	GeoIPDB         string
 	PublicRateLimit float64
 	// TrustedProxies are CIDRs (or addresses) of reverse proxies whose X-Forwarded-For and
-	// Forwarded headers name the client, for the public rate limit only.
+	// Forwarded headers name the client, for the public rate limit and geolocation.
 	TrustedProxies []string
 	LibraryDir     string
 	// InstanceID is the process's stable scan-worker ID on Postgres (riverqueue.Config,
@@ -104,6 +110,7 @@ type App struct {
 	workers  *riverqueue.Workers
 	handler  http.Handler
 	browsers *browser.Pool
+	geo      *geoip.Reader
 	// collectors are the scrape-time gauges registered for /metrics.
 	collectors []prometheus.Collector
 	// stopTelemetry flushes and stops the exporters.
@@ -136,36 +143,42 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service library: %w", err)
 	}
+	geo, err := OpenGeolocator(cfg.GeoIPDB)
+	if err != nil {
+		return nil, err
+	}
 	scanner, browsers, err := newCrawler(catalog, cfg)
 	if err != nil {
+		geo.Close() //nolint:errcheck // read only: nothing to lose
 		return nil, err
 	}
 	// Exporters are built before the store is opened, so that a bad OTEL_ setting stops the
 	// process before anything is created; they connect lazily.
 	stopTelemetry, err := StartTelemetry(ctx, cfg.Telemetry)
-	closeBrowsers := func() {
+	closeOpened := func() {
+		geo.Close() //nolint:errcheck // read only: nothing to lose
 		if browsers != nil {
 			browsers.Close()
 		}
 	}
 	if err != nil {
-		closeBrowsers()
+		closeOpened()
 		return nil, err
 	}
 	if cfg.ExistingDatabase {
 		if err := noNewSQLite(cfg.DatabaseURL); err != nil {
-			closeBrowsers()
+			closeOpened()
 			stopTelemetry(ctx) //nolint:errcheck // nothing was exported yet
 			return nil, err
 		}
 	}
 	store, err := bunstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		closeBrowsers()
+		closeOpened()
 		stopTelemetry(ctx) //nolint:errcheck // nothing was exported yet
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, browsers: browsers, stopTelemetry: stopTelemetry}
+	a := &App{cfg: cfg, log: cfg.Logger, store: store, catalog: catalog, browsers: browsers, geo: geo, stopTelemetry: stopTelemetry}
 	if cfg.ExistingDatabase {
 		if ok, err := store.Migrated(ctx); err != nil || !ok {
 			a.Close()
@@ -213,7 +226,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	a.registerCollectors()
 	apiCfg := httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
-		PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
+		RegionHeader: cfg.RegionHeader, Geolocator: geo, PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
 		RuntimeScript: bannerjs.Script(), TrustedProxies: trustedProxies(cfg.TrustedProxies),
 	}
 	a.handler = httpapi.New(apiCfg)
@@ -228,6 +241,15 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	return a, nil
+}
+
+// OpenGeolocator opens the geolocation database at path, an MMDB file, or the embedded country
+// database when path is "" (adapters/geoip).
+func OpenGeolocator(path string) (*geoip.Reader, error) {
+	if path == "" {
+		return geoip.OpenEmbedded()
+	}
+	return geoip.Open(path)
 }
 
 // DefaultInstanceID is the instance ID of a 'consentd serve' given none: this host's name and
@@ -325,6 +347,9 @@ func (a *App) Close() error {
 	a.unregisterCollectors()
 	if a.browsers != nil {
 		a.browsers.Close()
+	}
+	if a.geo != nil {
+		a.geo.Close() //nolint:errcheck // read only: nothing to lose
 	}
 	if a.queue != nil {
 		a.queue.Close()

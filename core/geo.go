@@ -20,14 +20,15 @@ type Location struct {
 // LocationOf returns the location named by a country code and a subdivision code, as a
 // trusted header or a geolocation database gives them: codes of any case and surrounding
 // space, a subdivision either whole ("US-CA") or without its country ("CA"). A code that is
-// not well formed is dropped, and so is a subdivision of another country than country; a whole
-// subdivision code gives the country when country is empty.
+// not well formed is dropped, and so are the user-assigned codes that name no country (CDNs send
+// XX for unknown) and a subdivision of another country than country; a whole subdivision code
+// gives the country when country is empty.
 func LocationOf(country, region string) Location {
-	country = countryCode(strings.ToUpper(strings.TrimSpace(country)))
+	country = assignedCountry(strings.ToUpper(strings.TrimSpace(country)))
 	region = strings.ToUpper(strings.TrimSpace(region))
 	if c, sub, whole := strings.Cut(region, "-"); whole {
 		if country == "" {
-			country = countryCode(c)
+			country = assignedCountry(c)
 		}
 		if c != country {
 			return Location{Country: country}
@@ -38,6 +39,16 @@ func LocationOf(country, region string) Location {
 		return Location{Country: country}
 	}
 	return Location{Country: country, Region: country + "-" + region}
+}
+
+// assignedCountry is c when it is a well-formed ISO 3166-1 alpha-2 code outside the
+// user-assigned ranges (AA, QM to QZ, XA to XZ, ZZ), "" otherwise.
+func assignedCountry(c string) string {
+	c = countryCode(c)
+	if c == "AA" || c == "ZZ" || (c >= "QM" && c <= "QZ") || (c != "" && c[0] == 'X') {
+		return ""
+	}
+	return c
 }
 
 // subdivisionCode reports whether s is the part of an ISO 3166-2 code after the country: one to

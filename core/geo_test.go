@@ -26,6 +26,12 @@ func TestLocationOf(t *testing.T) {
 		{"US", "C_", core.Location{Country: "US"}},
 		{"US", "-", core.Location{Country: "US"}},
 		{"XX1", "", core.Location{}},
+		{"XX", "", core.Location{}},
+		{"T1", "", core.Location{}},
+		{"ZZ", "", core.Location{}},
+		{"QM", "", core.Location{}},
+		{"QA", "", core.Location{Country: "QA"}},
+		{"", "XX-CA", core.Location{}},
 	} {
 		if got := core.LocationOf(tc.country, tc.region); got != tc.want {
 			t.Errorf("LocationOf(%q, %q) = %+v, want %+v", tc.country, tc.region, got, tc.want)

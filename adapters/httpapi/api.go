@@ -30,6 +30,12 @@ type Config struct {
 	PublicURL string
 	// CountryHeader names a trusted request header carrying the visitor's ISO country code.
 	CountryHeader string
+	// RegionHeader names a trusted request header carrying the visitor's subdivision, as
+	// "US-CA" or "CA".
+	RegionHeader string
+	// Geolocator places visitors whose request carries none of the trusted headers, by the
+	// client address TrustedProxies picks; nil places them nowhere.
+	Geolocator core.Geolocator
 	// PublicRateLimit is the public endpoints' requests per second per client address (burst
 	// twice that); 0 turns the limit off.
 	PublicRateLimit float64
@@ -44,7 +50,7 @@ type Config struct {
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
-	// client, for the public rate limit (and the access log's masked address) only.
+	// client, for the public rate limit, geolocation and the access log's masked address.
 	TrustedProxies []netip.Prefix
 }
 
@@ -52,6 +58,7 @@ type handlers struct {
 	m   UseCases
 	log *slog.Logger
 	cfg Config
+	loc *locator
 }
 
 type ctxKey int
@@ -78,7 +85,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	}
 	huma.NewError = newError
 	cfg.UseCases.PublicBannerUseCases = countedConsents{cfg.UseCases.PublicBannerUseCases}
-	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg}
+	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg, loc: newLocator(cfg)}
 
 	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
@@ -189,15 +196,13 @@ func (h *handlers) authenticateHeader(ctx context.Context, header string) (*core
 	return h.m.AuthenticateKey(ctx, strings.TrimSpace(key))
 }
 
-// requestFacts records what handlers need from the request itself: the visitor's country from
-// the trusted header, the Global Privacy Control signal, and the base URL the client used.
+// requestFacts records what handlers need from the request itself: the visitor's location
+// (on the public endpoints, see locator), the Global Privacy Control signal, and the base URL
+// the client used.
 func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
-	if h.cfg.CountryHeader != "" {
-		c := strings.ToUpper(strings.TrimSpace(ctx.Header(h.cfg.CountryHeader)))
-		if len(c) != 2 {
-			c = ""
-		}
-		ctx = huma.WithValue(ctx, locationKey, core.Location{Country: c})
+	if isPublic(ctx.URL().Path) {
+		r, _ := humago.Unwrap(ctx)
+		ctx = huma.WithValue(ctx, locationKey, h.loc.locate(r))
 	}
 	ctx = huma.WithValue(ctx, baseURLKey, requestBase(ctx.TLS() != nil, ctx.Header("X-Forwarded-Proto"), ctx.Host()))
 	if ctx.Header("Sec-GPC") == "1" {

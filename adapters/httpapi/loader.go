@@ -18,7 +18,12 @@ import (
 // loaderCache lets browsers use a site's loader for a minute, then use it once more while
 // they revalidate it in the background: a change to the site reaches visitors within a
 // minute or one page view. The runtime inside it is the same code as /public/banner.js.
-const loaderCache = "public, max-age=60, stale-while-revalidate=3600"
+// (locator.cacheControl puts public or private before it.)
+const loaderCache = "max-age=60, stale-while-revalidate=3600"
+
+// locationCaching is what the OpenAPI descriptions of the location-dependent public GETs say
+// of shared caches.
+const locationCaching = " The body depends on the visitor's location (its jurisdiction and policy), so its ETag is one per rule, never per address. With CONSENTD_COUNTRY_HEADER set (and CONSENTD_REGION_HEADER), the response is public and its Vary names those headers besides Accept-Language: a CDN in front, which sets them, keeps one copy per language and place. Without a country header, the location comes from geolocating the client address, which no Vary header can name: the response is then private (browsers cache it, shared caches do not)."
 
 // bodyOutput is a response whose body is written as is, with a validator and caching headers.
 type bodyOutput struct {
@@ -44,15 +49,6 @@ func rawBody(body []byte, contentType, cacheControl, inm, vary string) *bodyOutp
 		hc.BodyWriter().Write(body) //nolint:errcheck // the client went away
 	}
 	return out
-}
-
-// varyOn is the Vary header of responses that depend on the visitor's languages and, when a
-// trusted country header is configured, on their country.
-func (h *handlers) varyOn() string {
-	if h.cfg.CountryHeader != "" {
-		return "Accept-Language, " + h.cfg.CountryHeader
-	}
-	return "Accept-Language"
 }
 
 // LanguageParams are the visitor's language preferences, as every public endpoint that
@@ -103,7 +99,7 @@ func (h *handlers) registerLoader(api huma.API) {
 	}
 	runtime := h.cfg.RuntimeScript
 	o := publicOp("getLoader", http.MethodGet, core.PublicRoute(core.PublicLoader), "Banner runtime with the site's configuration", 0)
-	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET " + core.PublicRoute(core.PublicConfigPath) + ", in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language."
+	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET " + core.PublicRoute(core.PublicConfigPath) + ", in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language." + locationCaching
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The loader script.", Content: map[string]*huma.MediaType{
 			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}},
@@ -121,6 +117,6 @@ func (h *handlers) registerLoader(api huma.API) {
 		b.Write(raw)
 		b.WriteString(";\n")
 		b.Write(runtime)
-		return rawBody(b.Bytes(), "text/javascript; charset=utf-8", loaderCache, in.IfNoneMatch, h.varyOn()), nil
+		return rawBody(b.Bytes(), "text/javascript; charset=utf-8", h.loc.cacheControl(loaderCache), in.IfNoneMatch, h.loc.vary()), nil
 	})
 }

@@ -24,7 +24,7 @@ func publicOp(id, method, path, summary string, status int) huma.Operation {
 
 func (h *handlers) registerPublic(api huma.API) {
 	o := publicOp("getPublicConfig", http.MethodGet, core.PublicRoute(core.PublicConfigPath), "Banner runtime configuration", 0)
-	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, the cookies to delete on withdrawal, the visitor's jurisdiction, and the texts in the visitor's language (lang, then Accept-Language). No API key; cacheable for a minute, with an ETag."
+	o.Description = "Everything the banner runtime needs: banner settings, categories with their services and cookies, blocking rules, the cookies to delete on withdrawal, the visitor's jurisdiction, and the texts in the visitor's language (lang, then Accept-Language). No API key; cacheable for a minute, with an ETag." + locationCaching
 	// The body is marshalled once, for the ETag and the wire alike; its schema is declared here.
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The configuration.", Content: map[string]*huma.MediaType{
@@ -37,11 +37,11 @@ func (h *handlers) registerPublic(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return rawBody(raw, "application/json", "public, max-age=60", in.IfNoneMatch, h.varyOn()), nil
+		return rawBody(raw, "application/json", h.loc.cacheControl("max-age=60"), in.IfNoneMatch, h.loc.vary()), nil
 	})
 
 	o = publicOp("recordConsent", http.MethodPost, core.PublicRoute(core.PublicConsentPath), "Record a consent decision", http.StatusCreated)
-	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the visitor's receipt: the record's id and recordHash, the visitorId stored, and snapshotHash, which names what was shown (the site's configuration in the language and runtime version named); nothing that links records or rebuilds the chain (no visitor salt or hash, no batch hashes). The IP address is never stored, only the country. gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. " +
+	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the visitor's receipt: the record's id and recordHash, the visitorId stored, and snapshotHash, which names what was shown (the site's configuration in the language and runtime version named); nothing that links records or rebuilds the chain (no visitor salt or hash, no batch hashes). The IP address is never stored or logged, only the country: from CONSENTD_COUNTRY_HEADER when configured and present, otherwise from the built-in geolocation of the client address (which CONSENTD_TRUSTED_PROXIES picks). gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. " +
 		"A record never contradicts itself: action reject_all with an optional category true, or accept_all with an optional category false or left out (except marketing when the request carries a GPC signal), is a 400 rather than a record rewritten from a guess; a consentVersion above the site's current one is a 400; an unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
 	// The body is checked, validated and decoded in one pass (consentBody.UnmarshalJSON).

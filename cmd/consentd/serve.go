@@ -19,6 +19,8 @@ func serve(ctx context.Context, args []string) error {
 		bind(fs, "public-url", &cfg.PublicURL)
 		bind(fs, "bootstrap-api-key", &cfg.BootstrapAPIKey)
 		bind(fs, "country-header", &cfg.CountryHeader)
+		bind(fs, "region-header", &cfg.RegionHeader)
+		bind(fs, "geoip-db", &cfg.GeoIPDB)
 		bind(fs, "public-rate-limit", &cfg.PublicRateLimit)
 		bind(fs, "trusted-proxies", &cfg.TrustedProxies)
 		bind(fs, "console", &cfg.Console)

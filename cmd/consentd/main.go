@@ -49,6 +49,9 @@ func init() {
 		{"library lint", "DIR", "validate a directory of library entries", func(_ context.Context, args []string) error { return libraryLint(args) }},
 		{"library import-ocd", "FILE.csv --out DIR", "convert Open Cookie Database CSV to library entries", func(_ context.Context, args []string) error { return libraryImportOCD(args) }},
 		{"backup", "--to FILE", "online copy of the SQLite database (VACUUM INTO)", backup},
+		{"geoip", "[--geoip-db FILE] [ADDRESS...]", "which geolocation database serve uses, its build date and licence; where each ADDRESS is", func(_ context.Context, args []string) error {
+			return geoipCmd(args, os.Stdout)
+		}},
 		{"version", "", "version, commit and Go version", func(_ context.Context, args []string) error { return versionCmd(args) }},
 	}
 }

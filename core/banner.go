@@ -93,6 +93,9 @@ type Banner struct {
 	// its registrable domain), so that a decision holds on every subdomain; nil keeps the
 	// cookie on the host that set it.
 	CookieDomain *string `json:"cookieDomain"`
+	// RegionRules are the banner's regional rules, in order (RegionRule); DefaultBehavior applies
+	// to a visitor none of them matches, and to everyone when there are none.
+	RegionRules []RegionRule `json:"regionRules"`
 	// BlockingRules is derived on read from the site's services and the catalog's built-in
 	// rules; it is not stored.
 	BlockingRules *BlockingRules `json:"blockingRules"`
@@ -139,6 +142,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		},
 		TextOverrides:        map[string]string{},
 		TextTranslations:     map[string]map[string]string{},
+		RegionRules:          []RegionRule{},
 		DefaultBehavior:      BehaviorOptIn,
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
@@ -178,6 +182,9 @@ type BannerPatch struct {
 	ReopenPosition        *string
 	ReopenLabel           Optional[string]
 	CookieDomain          Optional[string]
+	// RegionRules, when not nil, replaces the banner's regional rules (an empty list removes
+	// them).
+	RegionRules *[]RegionRuleInput
 }
 
 func (p BannerPatch) validate() error {
@@ -374,6 +381,13 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	var rules []RegionRule
+	if p.RegionRules != nil {
+		var err error
+		if rules, err = regionRulesOf(*p.RegionRules); err != nil {
+			return nil, err
+		}
+	}
 	site, err := banners.store.Site(ctx, orgID, siteID)
 	if err != nil {
 		return nil, err
@@ -392,6 +406,9 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 		}
 		old := snapshot(b)
 		p.apply(b)
+		if p.RegionRules != nil {
+			b.RegionRules = rules
+		}
 		b.UpdatedAt = banners.now()
 		if err := banners.events.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
 			return err

@@ -24,11 +24,16 @@ func ConsentActions() []string { return slices.Clone(consentActions[:]) }
 
 // ConsentRecord is one stored visitor decision, kept as proof of consent.
 type ConsentRecord struct {
-	ID                  string          `json:"id"`
-	SiteID              string          `json:"siteId"`
-	VisitorID           string          `json:"visitorId"`
-	IPCountry           string          `json:"ipCountry"`
-	Jurisdiction        string          `json:"jurisdiction"`
+	ID           string `json:"id"`
+	SiteID       string `json:"siteId"`
+	VisitorID    string `json:"visitorId"`
+	IPCountry    string `json:"ipCountry"`
+	Jurisdiction string `json:"jurisdiction"`
+	// Region is the visitor's subdivision (ISO 3166-2, "US-CO"), "" when unknown; RegionRule
+	// names the banner's regional rule that applied (VisitorRule.Rule; the snapshot holds the
+	// rules), "" on a banner without regional rules.
+	Region              string          `json:"region"`
+	RegionRule          string          `json:"regionRule"`
 	CategoriesConsented map[string]bool `json:"categoriesConsented"`
 	GPCSignal           bool            `json:"gpcSignal"`
 	DoNotSell           bool            `json:"doNotSell"`
@@ -186,16 +191,12 @@ type ConsentInput struct {
 	UserAgent string
 }
 
-// gdprCountries are the EU and EEA member states plus the United Kingdom and Switzerland.
-var gdprCountries = []string{
-	"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
-	"LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO", "GB", "CH",
-}
-
-// JurisdictionOf maps an ISO country code to the privacy regime the banner applies.
+// JurisdictionOf maps an ISO country code to the privacy regime the banner applies on a banner
+// without regional rules: gdpr in the EU, the EEA, the United Kingdom and Switzerland
+// (InGDPRRegion, from regions.json), ccpa in the United States, none elsewhere.
 func JurisdictionOf(country string) string {
 	switch {
-	case slices.Contains(gdprCountries, country):
+	case InGDPRRegion(country):
 		return JurisdictionGDPR
 	case country == "US":
 		return JurisdictionCCPA
@@ -264,7 +265,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	loc := LocationOf(in.Country, in.Region)
 	in.Country, in.Region = loc.Country, loc.Region
-	rule := VisitorRuleAt(loc)
+	rule := view.banner.VisitorRule(loc)
 	jur := rule.Jurisdiction
 	pol := view.policies.For(rule)
 	decided := pol.Apply(in.Categories, in.GPC)
@@ -289,6 +290,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	r := &ConsentRecord{
 		ID: public.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
+		Region: loc.Region, RegionRule: rule.Rule,
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
@@ -384,8 +386,14 @@ type PublicConfig struct {
 	// Policy is what the runtime does for this visitor, decided by DecidePolicy; the runtime
 	// applies it and recomputes none of it.
 	Policy *Policy `json:"policy" doc:"What the runtime does for this visitor (its jurisdiction): the categories' initial states, what a Global Privacy Control signal turns off, the signals each category grants to Google Consent Mode and the storefront, the hosts never held. Decided by the server; the runtime applies it as it is."`
-	// policies are the site's policies by jurisdiction, cached with the rest.
+	// Region is the visitor's subdivision (ISO 3166-2, "US-CO"), "" when unknown; Rule names the
+	// banner's regional rule that applies (VisitorRule.Rule), "" on a banner without them.
+	Region string `json:"region,omitempty" doc:"The visitor's subdivision (ISO 3166-2, such as US-CO), when known."`
+	Rule   string `json:"rule,omitempty" doc:"The banner's regional rule that applies to the visitor: regionRules[i], or defaultBehavior when none matches; absent on a banner without regional rules."`
+	// policies are the site's policies by rule, cached with the rest; location is the
+	// visitor's (WithBanner decides a draft's policy for it).
 	policies Policies
+	location Location
 }
 
 // PublicCategory is a category with the services in it, as the runtime shows it.
@@ -411,8 +419,9 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 		public.views.configCache.put(key, v.site.ID, base, v.at)
 	}
 	cfg := *base // shallow: the shared parts are read only
-	rule := VisitorRuleAt(LocationOf(loc.Country, loc.Region))
-	cfg.Jurisdiction = rule.Jurisdiction
+	cfg.location = LocationOf(loc.Country, loc.Region)
+	rule := base.Banner.VisitorRule(cfg.location)
+	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	cfg.Policy = base.policies.For(rule)
 	return &cfg, nil
 }

@@ -113,6 +113,9 @@ type snapshotContent struct {
 	Default        string            `json:"defaultBehavior"`
 	Close          string            `json:"closeButtonBehavior"`
 	Categories     []snapshotCat     `json:"categories"`
+	// RegionRules are the banner's regional rules, which a record's regionRule names; left
+	// out when there are none, so that a site without them keeps its snapshots' hashes.
+	RegionRules []RegionRule `json:"regionRules,omitempty"`
 }
 
 type snapshotCat struct {
@@ -146,7 +149,7 @@ func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
 		Format: "consentd-snapshot-v1", RuntimeVersion: runtime, Language: lang, ConsentVersion: b.ConsentVersion,
 		Template: b.Template, Position: b.Position, Colors: b.Colors, Texts: texts, LogoURL: b.LogoURL,
 		PrivacyURL: b.PrivacyPolicyURL, CookiePolicy: b.CookiePolicyURL, Default: b.DefaultBehavior,
-		Close: b.CloseButtonBehavior, Categories: []snapshotCat{},
+		Close: b.CloseButtonBehavior, Categories: []snapshotCat{}, RegionRules: b.RegionRules,
 	}
 	for _, pc := range cfg.Categories {
 		name, desc := categoryText(pc.Category, lang)

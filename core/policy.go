@@ -2,6 +2,8 @@ package core
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/consentd/consentd/library"
 )
@@ -67,16 +69,64 @@ func allAllowed(cats []string, allowed map[string]bool) bool {
 	return true
 }
 
-// VisitorRule is what the server knows of a visitor when it decides: the visitor's location
-// and the jurisdiction of its country (JurisdictionOf).
+// VisitorRule is what the server knows of a visitor when it decides: the visitor's location,
+// the jurisdiction of the record (gdpr, ccpa or none) and, on a banner with regional rules, the
+// rule that applies (Banner.VisitorRule resolves all three).
 type VisitorRule struct {
 	Location     Location
 	Jurisdiction string
+	// Rule names the banner's regional rule that applies: "regionRules[2]" (its place in
+	// banner.regionRules), RuleDefault when the banner has regional rules and none matches,
+	// "" when the banner has none (the jurisdiction then decides, as before regional rules).
+	Rule string
 }
 
-// VisitorRuleAt returns the rule of a visitor at loc.
+// RuleDefault is the VisitorRule.Rule of a visitor whom none of the banner's regional rules
+// matches: banner.defaultBehavior applies.
+const RuleDefault = "defaultBehavior"
+
+// VisitorRuleAt returns the rule of a visitor at loc on a banner without regional rules.
 func VisitorRuleAt(loc Location) VisitorRule {
 	return VisitorRule{Location: loc, Jurisdiction: JurisdictionOf(loc.Country)}
+}
+
+// VisitorRule resolves the rule of a visitor at loc: the regional rule that applies
+// (regionRuleFor), and the record's jurisdiction. Without regional rules the jurisdiction is
+// the country's (JurisdictionOf). With them it follows what applies: an opt-in rule in Europe
+// (InGDPRRegion) is gdpr, an opt-out rule in the United States ccpa, anything else none.
+func (b *Banner) VisitorRule(loc Location) VisitorRule {
+	if len(b.RegionRules) == 0 {
+		return VisitorRuleAt(loc)
+	}
+	vr := VisitorRule{Location: loc, Rule: RuleDefault}
+	behavior := b.DefaultBehavior
+	if i := regionRuleFor(b.RegionRules, loc); i >= 0 {
+		vr.Rule, behavior = regionRuleRef(i), b.RegionRules[i].DefaultBehavior
+	}
+	switch {
+	case behavior == BehaviorOptIn && InGDPRRegion(loc.Country):
+		vr.Jurisdiction = JurisdictionGDPR
+	case behavior == BehaviorOptOut && loc.Country == "US":
+		vr.Jurisdiction = JurisdictionCCPA
+	default:
+		vr.Jurisdiction = JurisdictionNone
+	}
+	return vr
+}
+
+func regionRuleRef(i int) string { return "regionRules[" + strconv.Itoa(i) + "]" }
+
+// regionRuleOf returns the regional rule vr names, nil for none (RuleDefault, "").
+func (b *Banner) regionRuleOf(vr VisitorRule) *RegionRule {
+	n, ok := strings.CutPrefix(vr.Rule, "regionRules[")
+	if !ok {
+		return nil
+	}
+	i, err := strconv.Atoi(strings.TrimSuffix(n, "]"))
+	if err != nil || i < 0 || i >= len(b.RegionRules) {
+		return nil
+	}
+	return &b.RegionRules[i]
 }
 
 // Policy is what the banner runtime does for a site and a visitor.
@@ -84,6 +134,9 @@ type Policy struct {
 	Categories map[string]CategoryPolicy `json:"categories" doc:"Each category of the site by slug: its state before the visitor decides, and whether it is always on."`
 	Ask        bool                      `json:"ask" doc:"Whether the runtime shows the banner while the visitor has no current decision (false: the initial states apply silently)."`
 	GPC        GPCPolicy                 `json:"gpc" doc:"What a Global Privacy Control signal does for this visitor."`
+	// DoNotSellLink is whether the visitor may opt out of sale and sharing (a "Do Not Sell or
+	// Share" control): the regional rule's doNotSellLink, or the jurisdiction ccpa.
+	DoNotSellLink bool `json:"doNotSellLink,omitempty" doc:"Whether the visitor's rule offers an opt-out of sale and sharing (a Do Not Sell or Share control); refusing doNotSellWithout is then a request not to sell."`
 	// DoNotSellWithout lists the categories whose refusal is a request not to sell; empty where
 	// the visitor's rule knows no opt-out of sale.
 	DoNotSellWithout []string          `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
@@ -115,9 +168,18 @@ type ConsentModePolicy struct {
 // DecidePolicy computes what the runtime does on the site (its banner and categories) for a
 // visitor under rule.
 func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
+	// What differs by place: the behaviour before a decision, whether a GPC signal is honoured
+	// (an opt-out of sale and sharing) and whether refusing the sale category is a request not
+	// to sell. A regional rule says all three; otherwise the banner's defaultBehavior applies
+	// and the jurisdiction ccpa decides the other two.
+	behavior, honorGPC, doNotSell := b.DefaultBehavior, rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA
+	if r := b.regionRuleOf(rule); r != nil {
+		behavior, honorGPC, doNotSell = r.DefaultBehavior, r.HonorGPC, r.DoNotSellLink
+	}
 	p := &Policy{
 		Categories:       make(map[string]CategoryPolicy, len(cats)),
-		Ask:              b.DefaultBehavior != BehaviorNoBanner,
+		Ask:              behavior != BehaviorNoBanner,
+		DoNotSellLink:    doNotSell,
 		ConsentMode:      ConsentMode(),
 		GPC:              GPCPolicy{Off: []string{}},
 		DoNotSellWithout: []string{},
@@ -127,15 +189,18 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// Before a decision, a category is on when it is required or the banner does not ask for
 	// consent first (opt_out, no_banner), whatever the jurisdiction.
 	for _, c := range cats {
-		p.Categories[c.Slug] = CategoryPolicy{Initial: c.IsRequired || b.DefaultBehavior != BehaviorOptIn, Required: c.IsRequired}
+		p.Categories[c.Slug] = CategoryPolicy{Initial: c.IsRequired || behavior != BehaviorOptIn, Required: c.IsRequired}
 	}
-	// Under CCPA a GPC signal is an opt-out of sale and sharing: the sale category is off and
-	// doNotSell on, over any decision; refusing the sale category is a request not to sell.
-	if rule.Jurisdiction == JurisdictionCCPA {
+	// Where honoured (CCPA and the US state laws requiring it), a GPC signal is an opt-out of
+	// sale and sharing: the sale category is off and doNotSell on, over any decision.
+	if honorGPC {
 		p.GPC = GPCPolicy{Honored: true, Off: []string{}, DoNotSell: true}
 		if c, ok := p.Categories[SaleCategory]; ok && !c.Required {
 			p.GPC.Off = append(p.GPC.Off, SaleCategory)
 		}
+	}
+	// Where the visitor may opt out of sale, refusing the sale category is a request not to sell.
+	if doNotSell {
 		p.DoNotSellWithout = []string{SaleCategory}
 	}
 	if b.GCMExcludeVendor {
@@ -202,21 +267,34 @@ func (p *Policy) DoNotSell(allowed map[string]bool, gpc bool) bool {
 	return len(p.DoNotSellWithout) > 0 && !allAllowed(p.DoNotSellWithout, allowed)
 }
 
-// Policies are a site's policies by jurisdiction, computed once per cached view of the site.
+// Policies are a site's policies by rule (policyKey): by jurisdiction, and on a banner with
+// regional rules by regional rule; computed once per cached view of the site.
 type Policies map[string]*Policy
 
-// DecidePolicies computes the site's policy for each jurisdiction.
+// policyKey names the policy of a visitor under rule: a regional rule decides alone, the
+// jurisdiction decides otherwise.
+func policyKey(rule VisitorRule) string {
+	if rule.Rule == "" || rule.Rule == RuleDefault {
+		return rule.Jurisdiction
+	}
+	return rule.Rule
+}
+
+// DecidePolicies computes the site's policy for each jurisdiction and each regional rule.
 func DecidePolicies(b *Banner, cats []*Category) Policies {
-	out := make(Policies, len(Jurisdictions()))
+	out := make(Policies, len(Jurisdictions())+len(b.RegionRules))
 	for _, j := range Jurisdictions() {
 		out[j] = DecidePolicy(b, cats, VisitorRule{Jurisdiction: j})
+	}
+	for i := range b.RegionRules {
+		out[regionRuleRef(i)] = DecidePolicy(b, cats, VisitorRule{Rule: regionRuleRef(i)})
 	}
 	return out
 }
 
 // For returns the policy of a visitor under rule.
 func (ps Policies) For(rule VisitorRule) *Policy {
-	if p, ok := ps[rule.Jurisdiction]; ok {
+	if p, ok := ps[policyKey(rule)]; ok {
 		return p
 	}
 	return ps[JurisdictionNone]
@@ -243,6 +321,11 @@ func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
 	for _, pc := range cfg.Categories {
 		cats = append(cats, pc.Category)
 	}
-	out.Policy = DecidePolicy(b, cats, VisitorRule{Jurisdiction: cfg.Jurisdiction})
+	rule := b.VisitorRule(cfg.location)
+	if len(b.RegionRules) == 0 && cfg.Rule == "" {
+		rule.Jurisdiction = cfg.Jurisdiction // neither has regional rules: the country's, as decided
+	}
+	out.Jurisdiction, out.Region, out.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
+	out.Policy = DecidePolicy(b, cats, rule)
 	return &out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
 
@@ -41,6 +42,19 @@ func TestPolicyListsWrittenOnce(t *testing.T) {
 		}
 		return n
 	}
+	// A list of the law's places (regions.json): two European countries, or two US states with
+	// a privacy law, side by side in a list literal.
+	var eea, states []string
+	for _, g := range core.RegionGroups() {
+		if g.Code == core.RegionEEA {
+			eea = g.Regions
+		}
+	}
+	for _, l := range core.USStateLaws() {
+		states = append(states, regexp.QuoteMeta(l.Region))
+	}
+	eeaOne, stateOne := `"(`+strings.Join(eea, "|")+`)"`, `"(`+strings.Join(states, "|")+`)"`
+	lawList := regexp.MustCompile(eeaOne + `\s*,\s*` + eeaOne + `|` + stateOne + `\s*,\s*` + stateOne)
 	checks := []struct {
 		what    string
 		allowed []string
@@ -50,6 +64,7 @@ func TestPolicyListsWrittenOnce(t *testing.T) {
 		{"Google's tag hosts (two or more)", []string{"library/vendors.go"}, nil,
 			func(src string) bool { return count(hosts, src) >= 2 }},
 		{"a list of the services reading Consent Mode", []string{"library/vendors.go"}, nil, serviceList.MatchString},
+		{"a list of the places of a law (European countries, US states with a privacy law)", []string{"core/regions.json"}, nil, lawList.MatchString},
 		{"a Consent Mode or storefront signal name", []string{"core/policy.go"}, nil, signals.MatchString},
 		{"a category slug literal", []string{"core/policy.go"},
 			func(p string) bool {

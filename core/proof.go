@@ -22,8 +22,13 @@ import (
 // followed by each record's hash, in batch order, each followed by a newline. The first batch
 // of a site follows GenesisHash.
 
-// ConsentCanonicalVersion is the first field of every canonical record line.
+// ConsentCanonicalVersion is the first field of the canonical line of a record with no region
+// and no regional rule: every record stored before regional rules, whose hash stays as it was.
 const ConsentCanonicalVersion = "consentd-record-v1"
+
+// ConsentCanonicalVersionRegion is the first field of the canonical line of a record with a
+// region or a regional rule: the v1 fields followed by region and regionRule.
+const ConsentCanonicalVersionRegion = "consentd-record-v2"
 
 // HashHexLength is the length of every hash consentd shows: hex SHA-256.
 const HashHexLength = 64
@@ -52,7 +57,8 @@ const LegacyBatchSeq = 0
 
 // ConsentCanonical returns the canonical line of a record (without a newline). Every field is
 // free of tabs and newlines by construction: IDs are UUIDs, the visitor is represented by its
-// hash, the page URL is percent-encoded, the rest are enumerations, numbers and slugs.
+// hash, the page URL is percent-encoded, the region is an ISO 3166-2 code and the rule
+// "regionRules[i]" or "defaultBehavior", the rest are enumerations, numbers and slugs.
 func ConsentCanonical(r *ConsentRecord) string {
 	slugs := make([]string, 0, len(r.CategoriesConsented))
 	for s := range r.CategoriesConsented {
@@ -71,11 +77,19 @@ func ConsentCanonical(r *ConsentRecord) string {
 			cats.WriteString("=0")
 		}
 	}
-	return strings.Join([]string{
+	fields := []string{
 		ConsentCanonicalVersion, r.ID, r.SiteID, CanonicalTime(r.CreatedAt), r.VisitorHash, r.IPCountry,
 		r.Jurisdiction, r.Action, cats.String(), strconv.FormatBool(r.GPCSignal), strconv.FormatBool(r.DoNotSell),
 		strconv.Itoa(r.ConsentVersion), r.PageURL, r.UserAgent, r.SnapshotHash,
-	}, "\t")
+	}
+	// A record with a region or a regional rule seals them too; one with neither keeps the v1
+	// line, so that every record stored before them still verifies, and emptying both fields
+	// of a v2 record changes its line (the version) and breaks its hash.
+	if r.Region != "" || r.RegionRule != "" {
+		fields[0] = ConsentCanonicalVersionRegion
+		fields = append(fields, r.Region, r.RegionRule)
+	}
+	return strings.Join(fields, "\t")
 }
 
 // CanonicalTime is the form of createdAt in the canonical line: UTC, microseconds, always six

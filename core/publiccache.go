@@ -149,8 +149,10 @@ type consentView struct {
 	cats []*Category
 	// version is the banner's current consentVersion, the highest a decision may carry.
 	version int
-	// policies are what the runtime does, by jurisdiction (DecidePolicies).
+	// policies are what the runtime does, by rule (DecidePolicies).
 	policies Policies
+	// banner resolves a visitor's rule (Banner.VisitorRule).
+	banner *Banner
 }
 
 // consentSite returns the site named by projectKey, its categories and its banner's current
@@ -170,7 +172,7 @@ func (views *publicViews) consentSite(ctx context.Context, projectKey string, no
 		if err != nil {
 			return consentView{}, "", err
 		}
-		return consentView{site: site, cats: cats, version: b.ConsentVersion, policies: DecidePolicies(b, cats)}, site.ID, nil
+		return consentView{site: site, cats: cats, version: b.ConsentVersion, policies: DecidePolicies(b, cats), banner: b}, site.ID, nil
 	})
 }
 

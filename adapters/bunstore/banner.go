@@ -32,6 +32,7 @@ type banner struct {
 	ReopenPosition        string                       `bun:"reopen_position"`
 	ReopenLabel           *string                      `bun:"reopen_label"`
 	CookieDomain          *string                      `bun:"cookie_domain"`
+	RegionRules           []core.RegionRule            `bun:"region_rules,type:jsonb"`
 	CreatedAt             time.Time                    `bun:"created_at"`
 	UpdatedAt             time.Time                    `bun:"updated_at"`
 }
@@ -45,7 +46,8 @@ func fromBanner(b *core.Banner) *banner {
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
-		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
+		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -58,7 +60,8 @@ func (b *banner) core() *core.Banner {
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
-		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
+		CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
 	}
 }
 

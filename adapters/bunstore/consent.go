@@ -35,6 +35,8 @@ type consentRecord struct {
 	// BatchSeq is NULL only for a row written around the store (verification reports it).
 	BatchSeq   *int64 `bun:"batch_seq"`
 	BatchIndex int    `bun:"batch_index"`
+	Region     string `bun:"region"`
+	RegionRule string `bun:"region_rule"`
 }
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
@@ -128,6 +130,7 @@ func fromConsent(r *core.ConsentRecord) consentRecord {
 		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
 		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
 		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
+		Region: r.Region, RegionRule: r.RegionRule,
 	}
 }
 
@@ -142,6 +145,7 @@ func (m *consentRecord) core() *core.ConsentRecord {
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
 		PageURL: m.PageURL, UserAgent: m.UserAgent, SnapshotHash: m.SnapshotHash, VisitorSalt: m.VisitorSalt,
 		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,
+		Region: m.Region, RegionRule: m.RegionRule,
 	}
 }
 

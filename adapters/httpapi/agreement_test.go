@@ -140,10 +140,11 @@ func TestSchemaAgreement(t *testing.T) {
 // semanticRules are the fields whose refusal of plain text depends on other data than the
 // value's form, which no schema can state.
 var semanticRules = map[string]string{
-	"GET /audit-log query:cursor":                   "an opaque token of the listing",
-	"GET /sites/{id}/consent-records query:cursor":  "an opaque token of the listing",
-	"POST /sites/{id}/services categorySlug":        "must name a category of the site",
-	"POST /sites/{id}/services/import categorySlug": "must name a category of the site",
+	"GET /audit-log query:cursor":                        "an opaque token of the listing",
+	"GET /sites/{id}/consent-records query:cursor":       "an opaque token of the listing",
+	"POST /sites/{id}/services categorySlug":             "must name a category of the site",
+	"POST /sites/{id}/services/import categorySlug":      "must name a category of the site",
+	"PATCH /sites/{id}/banner regionRules[0].regions[0]": "must be a region code of core's law data (a country, a US or Canadian subdivision, a group, * or unknown)",
 }
 
 // baseBodies are valid bodies of the operations with required fields, into which each probe
@@ -156,6 +157,7 @@ var baseBodies = map[string]any{
 		"cookies": []any{map[string]any{"name": "probe", "duration": "1 day"}}},
 	"POST /sites/{id}/services/import": map[string]any{"slug": "hotjar", "categorySlug": "marketing"},
 	"POST /webhooks":                   map[string]any{"url": "https://hooks.example/in", "events": []any{core.EventTypes()[0]}},
+	"PATCH /sites/{id}/banner":         map[string]any{"regionRules": []any{map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}}},
 }
 
 // merge returns base with over laid on it (objects merged key by key, anything else replaced).

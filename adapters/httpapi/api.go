@@ -105,6 +105,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerCategories(api)
 	h.registerServices(api)
 	h.registerLibrary(api)
+	h.registerRegions(api)
 	h.registerScans(api)
 	h.registerCompliance(api)
 	h.registerWebhooks(api)

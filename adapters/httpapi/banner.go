@@ -101,6 +101,16 @@ type bannerPatchBody struct {
 	ReopenPosition        *string            `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
 	ReopenLabel           nullable[string]   `json:"reopenLabel,omitempty" doc:"Text of the reopen button; null uses the visitor's language's default."`
 	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" maxLength:"254" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
+	RegionRules           *[]regionRuleIn    `json:"regionRules,omitempty" nullable:"false" maxItems:"50" doc:"Regional rules, in order; replaces the list (an empty list removes every rule). A visitor gets the most specific match: the first rule naming the visitor's subdivision, else its country, else a group holding either, else *; a visitor whose location is unknown gets the first rule naming unknown. defaultBehavior applies when none matches. The jurisdiction recorded stays gdpr (an opt-in rule in the EU, EEA, GB or CH), ccpa (an opt-out rule in the US) or none. Presets: GET /region-presets; the law behind the groups: GET /region-laws."`
+}
+
+// regionRuleIn is a regional rule of a banner PATCH (core.RegionRuleInput).
+type regionRuleIn struct {
+	Regions            []string `json:"regions" minItems:"1" maxItems:"300" doc:"ISO 3166-1 alpha-2 countries (FR), ISO 3166-2 subdivisions (US-CA; every US and Canadian one), the groups EU, EEA and US-STATE-LAWS, * for every other known place, unknown for a visitor whose location is unknown."`
+	DefaultBehavior    string   `json:"defaultBehavior" enum:"opt_in,opt_out,no_banner" doc:"What the banner does before a decision for these visitors."`
+	HonorGPC           *bool    `json:"honorGpc,omitempty" nullable:"false" doc:"A Global Privacy Control signal turns the sale category off and is recorded as a request not to sell. Default true."`
+	DoNotSellLink      *bool    `json:"doNotSellLink,omitempty" nullable:"false" doc:"The visitor may opt out of sale and sharing; refusing the sale category is recorded as a request not to sell. Default true under opt_out, false otherwise."`
+	RejectOnFirstLayer *bool    `json:"rejectOnFirstLayer,omitempty" nullable:"false" doc:"The first layer offers reject beside accept. Default true."`
 }
 
 // TransformSchema declares the form core requires of cookieDomain, its pattern from core.
@@ -137,6 +147,14 @@ func (h *handlers) registerBanner(api huma.API) {
 				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor,
 				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
 				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(),
+			}
+			if p.RegionRules != nil {
+				rules := make([]core.RegionRuleInput, len(*p.RegionRules))
+				for i, r := range *p.RegionRules {
+					rules[i] = core.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
+						HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer}
+				}
+				patch.RegionRules = &rules
 			}
 			if p.TextTranslations != nil {
 				patch.TextTranslations = map[string]map[string]string{}

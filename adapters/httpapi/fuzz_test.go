@@ -32,6 +32,8 @@ var fuzzOps = []struct{ method, path string }{
 	{"DELETE", "/api/v1/sites/{id}/services/{x}"},
 	{"GET", "/api/v1/library/services"},
 	{"GET", "/api/v1/library/services/{x}"},
+	{"GET", "/api/v1/region-presets"},
+	{"GET", "/api/v1/region-laws"},
 	{"POST", "/api/v1/sites/{id}/scan"},
 	{"GET", "/api/v1/sites/{id}/scans"},
 	{"GET", "/api/v1/sites/{id}/scans/{scan}"},

@@ -23,6 +23,8 @@ type exportLine struct {
 	VisitorID           string          `json:"visitorId"`
 	IPCountry           string          `json:"ipCountry"`
 	Jurisdiction        string          `json:"jurisdiction"`
+	Region              string          `json:"region"`
+	RegionRule          string          `json:"regionRule"`
 	CategoriesConsented map[string]bool `json:"categoriesConsented"`
 	GPCSignal           bool            `json:"gpcSignal"`
 	DoNotSell           bool            `json:"doNotSell"`
@@ -74,9 +76,14 @@ func thirdPartyCheck(ndjson []byte) error {
 				cats[i] = s + "=1"
 			}
 		}
-		line := strings.Join([]string{"consentd-record-v1", r.ID, r.SiteID, r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"),
+		f := []string{"consentd-record-v1", r.ID, r.SiteID, r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"),
 			r.VisitorHash, r.IPCountry, r.Jurisdiction, r.Action, strings.Join(cats, ","), strconv.FormatBool(r.GPCSignal),
-			strconv.FormatBool(r.DoNotSell), strconv.Itoa(r.ConsentVersion), r.PageURL, r.UserAgent, r.SnapshotHash}, "\t")
+			strconv.FormatBool(r.DoNotSell), strconv.Itoa(r.ConsentVersion), r.PageURL, r.UserAgent, r.SnapshotHash}
+		if r.Region != "" || r.RegionRule != "" {
+			f[0] = "consentd-record-v2"
+			f = append(f, r.Region, r.RegionRule)
+		}
+		line := strings.Join(f, "\t")
 		if hexSHA(line) != r.RecordHash {
 			return fmt.Errorf("record %s: recordHash does not match its fields", r.ID)
 		}

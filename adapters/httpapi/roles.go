@@ -40,6 +40,8 @@ var opPermissions = map[string]core.Permission{
 	"deleteService":     core.PermConfigure,
 	"searchLibrary":     core.PermRead,
 	"getLibraryService": core.PermRead,
+	"listRegionPresets": core.PermRead,
+	"getRegionLaws":     core.PermRead,
 
 	"triggerScan":   core.PermConfigure,
 	"listScans":     core.PermRead,

@@ -24,6 +24,7 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.defaultBehavior":     core.DefaultBehaviors(),
 	"BannerPatchBody.closeButtonBehavior": core.CloseButtonBehaviors(),
 	"BannerPatchBody.reopenPosition":      core.ReopenPositions(),
+	"RegionRuleIn.defaultBehavior":        core.DefaultBehaviors(),
 	"ConsentBody.action":                  core.ConsentActions(),
 	"ScanTriggerBody.mode":                core.ScanModes(),
 	"Scan.mode":                           core.ScanModes(),

@@ -103,6 +103,13 @@ func cloneBanner(b core.Banner) *core.Banner {
 		tt[k] = maps.Clone(v)
 	}
 	b.TextTranslations = tt
+	b.RegionRules = slices.Clone(b.RegionRules)
+	for i := range b.RegionRules {
+		b.RegionRules[i].Regions = slices.Clone(b.RegionRules[i].Regions)
+	}
+	if b.RegionRules == nil {
+		b.RegionRules = []core.RegionRule{}
+	}
 	b.BlockingRules = nil
 	return &b
 }

@@ -1,0 +1,418 @@
+package core_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+// TestRegionData checks regions.json: every country code is one CLDR (golang.org/x/text) knows
+// as a country, the groups have their members, and each US state's entry is complete, its
+// dates real and its state in the group US-STATE-LAWS.
+func TestRegionData(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for a := 'A'; a <= 'Z'; a++ {
+		for b := 'A'; b <= 'Z'; b++ {
+			code := string([]rune{a, b})
+			if !core.IsCountry(code) {
+				continue
+			}
+			n++
+			if r, err := language.ParseRegion(code); err != nil || !r.IsCountry() || r.String() != code {
+				t.Errorf("%s is in regions.json's countries but is no country for CLDR", code)
+			}
+		}
+	}
+	if n != 249 {
+		t.Errorf("%d countries, want ISO 3166-1's 249", n)
+	}
+	groups := map[string][]string{}
+	for _, g := range core.RegionGroups() {
+		groups[g.Code] = g.Regions
+		if g.Name == "" || g.Source == "" {
+			t.Errorf("group %s has no name or source", g.Code)
+		}
+	}
+	if len(groups[core.RegionEU]) != 27 || len(groups[core.RegionEEA]) != 30 {
+		t.Errorf("EU has %d members, EEA %d: want 27 and 30", len(groups[core.RegionEU]), len(groups[core.RegionEEA]))
+	}
+	for _, c := range groups[core.RegionEU] {
+		if !slices.Contains(groups[core.RegionEEA], c) {
+			t.Errorf("%s is in the EU but not the EEA", c)
+		}
+	}
+	gdpr := 0
+	for a := 'A'; a <= 'Z'; a++ {
+		for b := 'A'; b <= 'Z'; b++ {
+			if core.InGDPRRegion(string([]rune{a, b})) {
+				gdpr++
+			}
+		}
+	}
+	if gdpr != 32 || !core.InGDPRRegion("GB") || !core.InGDPRRegion("CH") || !core.InGDPRRegion("NO") || core.InGDPRRegion("US") {
+		t.Errorf("%d countries are gdpr, want the EEA's 30, GB and CH", gdpr)
+	}
+	laws := core.USStateLaws()
+	if len(laws) < 19 {
+		t.Errorf("%d US state laws, want at least the 19 comprehensive ones in force on 2026-01-01", len(laws))
+	}
+	var inGroup []string
+	for _, l := range laws {
+		inGroup = append(inGroup, l.Region)
+		if err := core.CheckRegionCode("r", l.Region); err != nil || !strings.HasPrefix(l.Region, "US-") {
+			t.Errorf("%s: not a US subdivision", l.Region)
+		}
+		if l.Law == "" || l.Citation == "" || len(l.Sources) == 0 {
+			t.Errorf("%s: law, citation and sources are required", l.Region)
+		}
+		eff, err := time.Parse(time.DateOnly, l.Effective)
+		if err != nil || eff.Year() < 2020 || eff.Year() > 2026 {
+			t.Errorf("%s: effective %q", l.Region, l.Effective)
+		}
+		if from, err := time.Parse(time.DateOnly, l.GPCRequiredFrom); l.GPCRequired && (err != nil || from.Before(eff)) {
+			t.Errorf("%s: GPC required from %q, before the law or no date", l.Region, l.GPCRequiredFrom)
+		} else if !l.GPCRequired && l.GPCRequiredFrom != "" {
+			t.Errorf("%s: GPC not required but from %q", l.Region, l.GPCRequiredFrom)
+		}
+		if got, ok := core.USStateLawOf(l.Region); !ok || got.Law != l.Law {
+			t.Errorf("USStateLawOf(%s) = %+v", l.Region, got)
+		}
+	}
+	if !slices.Equal(groups[core.RegionUSStateLaws], inGroup) {
+		t.Errorf("US-STATE-LAWS = %v, want the states with a law %v", groups[core.RegionUSStateLaws], inGroup)
+	}
+	for _, s := range []string{"US-CA", "US-CO", "US-CT", "US-TX", "US-OR", "US-MT", "US-NJ", "US-MD", "US-MN"} {
+		if l, _ := core.USStateLawOf(s); !l.GPCRequired {
+			t.Errorf("%s requires a universal opt-out (GPC) to be honoured", s)
+		}
+	}
+	for _, s := range []string{"US-VA", "US-UT", "US-IA", "US-TN"} {
+		if l, _ := core.USStateLawOf(s); l.GPCRequired {
+			t.Errorf("%s's law has no universal opt-out requirement", s)
+		}
+	}
+}
+
+// TestCheckRegionCode: the codes a regional rule may name, and the message naming the field.
+func TestCheckRegionCode(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"FR", "US", "GB", "US-CA", "US-DC", "US-PR", "CA-QC", "CA-YT", "EU", "EEA", "US-STATE-LAWS", "*", "unknown"} {
+		if err := core.CheckRegionCode("regions[0]", ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"XX", "ZZ", "UK", "fr", "", "US-XX", "US-", "CA-ZZ", "EUR", "**", "Unknown", "US-CA "} {
+		err := core.CheckRegionCode("regionRules[1].regions[0]", bad)
+		if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), `regionRules[1].regions[0]: unknown region code "`+bad+`"`) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// issueRules are the rules of #26's browser test.
+func issueRules() []core.RegionRule {
+	return []core.RegionRule{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn, RejectOnFirstLayer: true},
+		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	}
+}
+
+// TestVisitorRule: which rule applies where, and the jurisdiction recorded.
+func TestVisitorRule(t *testing.T) {
+	t.Parallel()
+	loc := func(c, r string) core.Location { return core.Location{Country: c, Region: r} }
+	issue := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: issueRules()}
+	specific := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"US"}, DefaultBehavior: core.BehaviorNoBanner},
+		{Regions: []string{"US-TX", "CA-QC"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"unknown"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"EEA"}, DefaultBehavior: core.BehaviorOptOut},
+	}}
+	none := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{}}
+	cases := []struct {
+		name       string
+		b          *core.Banner
+		loc        core.Location
+		rule, juri string
+	}{
+		{"France, opt-in in Europe", issue, loc("FR", ""), "regionRules[0]", "gdpr"},
+		{"Germany with a region", issue, loc("DE", "DE-BY"), "regionRules[0]", "gdpr"},
+		{"United Kingdom", issue, loc("GB", ""), "regionRules[0]", "gdpr"},
+		{"Norway by the EEA", issue, loc("NO", ""), "regionRules[0]", "gdpr"},
+		{"California", issue, loc("US", "US-CA"), "regionRules[1]", "ccpa"},
+		{"Texas: the rest", issue, loc("US", "US-TX"), "regionRules[2]", "none"},
+		{"US, state unknown", issue, loc("US", ""), "regionRules[2]", "none"},
+		{"Japan", issue, loc("JP", ""), "regionRules[2]", "none"},
+		{"unknown: no rule, the banner's default", issue, loc("", ""), "defaultBehavior", "none"},
+		{"a CDN's XX is unknown", issue, loc("XX", ""), "defaultBehavior", "none"},
+		{"subdivision before country and group", specific, loc("US", "US-TX"), "regionRules[3]", "none"},
+		{"Canadian province", specific, loc("CA", "CA-QC"), "regionRules[3]", "none"},
+		{"country before group", specific, loc("US", "US-CO"), "regionRules[2]", "none"},
+		{"group before *", specific, loc("NO", ""), "regionRules[5]", "none"},
+		{"* for the rest", specific, loc("JP", ""), "regionRules[0]", "none"},
+		{"unknown rule, * not", specific, loc("", ""), "regionRules[4]", "none"},
+		{"Tor's T1 is unknown", specific, loc("T1", ""), "regionRules[4]", "none"},
+		{"no rules: the country's jurisdiction", none, loc("US", "US-CO"), "", "ccpa"},
+		{"no rules, France", none, loc("FR", ""), "", "gdpr"},
+	}
+	for _, c := range cases {
+		got := c.b.VisitorRule(c.loc)
+		if got.Rule != c.rule || got.Jurisdiction != c.juri || got.Location != c.loc {
+			t.Errorf("%s: %+v, want rule %q jurisdiction %q", c.name, got, c.rule, c.juri)
+		}
+	}
+	// The first of two rules at the same level applies.
+	twice := &core.Banner{RegionRules: []core.RegionRule{
+		{Regions: []string{"FR"}, DefaultBehavior: core.BehaviorNoBanner}, {Regions: []string{"FR"}, DefaultBehavior: core.BehaviorOptIn}}}
+	if got := twice.VisitorRule(loc("FR", "")); got.Rule != "regionRules[0]" || got.Jurisdiction != "none" {
+		t.Errorf("two rules naming France: %+v", got)
+	}
+}
+
+// TestDecidePolicyRegionRules: the rule that applies decides the behaviour, GPC and the opt-out
+// of sale, whatever the banner's defaultBehavior.
+func TestDecidePolicyRegionRules(t *testing.T) {
+	t.Parallel()
+	std := policyCats(library.CategoryEssential, library.CategoryStatistics, library.CategoryMarketing)
+	b := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: issueRules()}
+	ps := core.DecidePolicies(b, std)
+	at := func(c, r string) *core.Policy {
+		vr := b.VisitorRule(core.Location{Country: c, Region: r})
+		p := core.DecidePolicy(b, std, vr)
+		if cached := ps.For(vr); !equalJSON(t, p, cached) {
+			t.Errorf("%s %s: the cached policy differs from the decided one", c, r)
+		}
+		return p
+	}
+	fr := at("FR", "")
+	if !fr.Ask || fr.Categories["marketing"].Initial || fr.GPC.Honored || fr.DoNotSellLink || len(fr.DoNotSellWithout) != 0 {
+		t.Errorf("France: %+v", fr)
+	}
+	ca := at("US", "US-CA")
+	if !ca.Ask || !ca.Categories["marketing"].Initial || !ca.GPC.Honored || !slices.Equal(ca.GPC.Off, []string{"marketing"}) ||
+		!ca.DoNotSellLink || !slices.Equal(ca.DoNotSellWithout, []string{"marketing"}) {
+		t.Errorf("California: %+v", ca)
+	}
+	if got := ca.Apply(map[string]bool{"statistics": true, "marketing": true}, true); got["marketing"] || !got["statistics"] || !ca.DoNotSell(got, true) {
+		t.Errorf("California with GPC: %v", got)
+	}
+	jp := at("JP", "")
+	if jp.Ask || !jp.Categories["statistics"].Initial || jp.GPC.Honored {
+		t.Errorf("Japan: %+v", jp)
+	}
+	unknown := at("", "")
+	if !unknown.Ask || unknown.Categories["statistics"].Initial || unknown.GPC.Honored {
+		t.Errorf("unknown location (banner default opt_in): %+v", unknown)
+	}
+	// A US opt-out rule without GPC honoured: the rule says so, not the jurisdiction.
+	noGPC := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{{Regions: []string{"US"}, DefaultBehavior: core.BehaviorOptOut}}}
+	vr := noGPC.VisitorRule(core.Location{Country: "US", Region: "US-CO"})
+	if p := core.DecidePolicy(noGPC, std, vr); vr.Jurisdiction != "ccpa" || p.GPC.Honored || len(p.GPC.Off) != 0 || p.DoNotSellLink {
+		t.Errorf("US opt-out without GPC: %+v %+v", vr, p)
+	}
+}
+
+// TestRegionPresets: every preset is valid as a PATCH, and decides as its name says.
+func TestRegionPresets(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newCore(t)
+	org, s := mustSite(t, m)
+	presets := core.RegionPresets()
+	if len(presets) != 2 {
+		t.Fatalf("%d presets, want 2", len(presets))
+	}
+	for _, p := range presets {
+		in := make([]core.RegionRuleInput, len(p.RegionRules))
+		for i, r := range p.RegionRules {
+			in[i] = core.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
+				HonorGPC: ptr(r.HonorGPC), DoNotSellLink: ptr(r.DoNotSellLink), RejectOnFirstLayer: ptr(r.RejectOnFirstLayer)}
+		}
+		b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in})
+		if err != nil {
+			t.Fatalf("%s: %v", p.ID, err)
+		}
+		if !equalJSON(t, b.RegionRules, p.RegionRules) {
+			t.Errorf("%s: stored %+v", p.ID, b.RegionRules)
+		}
+	}
+	want := map[string]map[core.Location]string{
+		core.PresetGDPRUSLaws: {
+			{Country: "FR"}: "gdpr/opt_in", {Country: "CH"}: "gdpr/opt_in", {Country: "US", Region: "US-CO"}: "ccpa/opt_out",
+			{Country: "US"}: "ccpa/opt_out", {Country: "JP"}: "none/no_banner", {}: "none/opt_in",
+		},
+		core.PresetOptInEverywhere: {
+			{Country: "FR"}: "gdpr/opt_in", {Country: "US", Region: "US-CA"}: "none/opt_in", {Country: "JP"}: "none/opt_in", {}: "none/opt_in",
+		},
+	}
+	for _, p := range presets {
+		b := &core.Banner{DefaultBehavior: core.BehaviorNoBanner, RegionRules: p.RegionRules}
+		for loc, w := range want[p.ID] {
+			vr := b.VisitorRule(loc)
+			behavior := b.DefaultBehavior
+			if vr.Rule != core.RuleDefault {
+				i := strings.TrimSuffix(strings.TrimPrefix(vr.Rule, "regionRules["), "]")
+				behavior = b.RegionRules[i[0]-'0'].DefaultBehavior
+			}
+			if got := vr.Jurisdiction + "/" + behavior; got != w {
+				t.Errorf("%s at %+v: %s, want %s", p.ID, loc, got, w)
+			}
+		}
+	}
+}
+
+// TestPatchBannerRegionRules: invalid rules are validation errors naming the field; the
+// booleans left out take their defaults; an empty list clears the rules.
+func TestPatchBannerRegionRules(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newCore(t)
+	org, s := mustSite(t, m)
+	rules := func(rs ...core.RegionRuleInput) *[]core.RegionRuleInput { return &rs }
+	ok := core.RegionRuleInput{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn}
+	many := make([]string, core.MaxRuleRegions+1)
+	for i := range many {
+		many[i] = "FR"
+	}
+	tooMany := make([]core.RegionRuleInput, core.MaxRegionRules+1)
+	for i := range tooMany {
+		tooMany[i] = ok
+	}
+	for want, p := range map[string]*[]core.RegionRuleInput{
+		`regionRules[1].regions[0]: unknown region code "XX"`:    rules(ok, core.RegionRuleInput{Regions: []string{"XX"}, DefaultBehavior: core.BehaviorOptIn}),
+		`regionRules[0].regions[1]: unknown region code "US-ZZ"`: rules(core.RegionRuleInput{Regions: []string{"US", "US-ZZ"}, DefaultBehavior: core.BehaviorOptIn}),
+		`regionRules[0].regions: must list 1 to`:                 rules(core.RegionRuleInput{Regions: []string{}, DefaultBehavior: core.BehaviorOptIn}),
+		`regionRules[1].regions: must list 1 to`:                 rules(ok, core.RegionRuleInput{Regions: many, DefaultBehavior: core.BehaviorOptIn}),
+		`regionRules[0].defaultBehavior: must be one of`:         rules(core.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: "gdpr"}),
+		`regionRules: must have at most`:                         &tooMany,
+	} {
+		_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: p})
+		if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), ": "+want) {
+			t.Errorf("want %q, got %v", want, err)
+		}
+	}
+	b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: rules(
+		core.RegionRuleInput{Regions: []string{" US-CA ", "US-CA", "US-CO"}, DefaultBehavior: core.BehaviorOptOut},
+		core.RegionRuleInput{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner, HonorGPC: ptr(false), RejectOnFirstLayer: ptr(false)},
+	)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.RegionRule{
+		{Regions: []string{"US-CA", "US-CO"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	}
+	if !equalJSON(t, b.RegionRules, want) {
+		t.Errorf("stored %+v, want %+v", b.RegionRules, want)
+	}
+	// A patch without regionRules keeps them; an empty list clears them.
+	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")}); err != nil || len(b.RegionRules) != 2 {
+		t.Fatalf("untouched: %v %+v", err, b.RegionRules)
+	}
+	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: rules()}); err != nil || b.RegionRules == nil || len(b.RegionRules) != 0 {
+		t.Fatalf("cleared: %v %+v", err, b.RegionRules)
+	}
+}
+
+// TestRecordConsentRegion: the record keeps the region and the rule that applied, in its
+// hash; the configuration says the same; the snapshot holds the rules.
+func TestRecordConsentRegion(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newCore(t)
+	org, s := mustSite(t, m)
+	in := []core.RegionRuleInput{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		country, region, rule, juri string
+		gpc, dns                    bool
+	}{
+		{"FR", "", "regionRules[0]", "gdpr", false, false},
+		{"US", "US-CO", "regionRules[1]", "ccpa", true, true},
+		{"US", "US-AL", "regionRules[2]", "none", true, true}, // honorGpc defaults to true
+		{"JP", "", "regionRules[2]", "none", false, false},
+		{"", "", "defaultBehavior", "none", false, false},
+	}
+	for _, c := range cases {
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: c.country, Region: c.region})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Rule != c.rule || cfg.Region != c.region || cfg.Jurisdiction != c.juri {
+			t.Errorf("%s %s: config rule %q region %q jurisdiction %q", c.country, c.region, cfg.Rule, cfg.Region, cfg.Jurisdiction)
+		}
+		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true},
+			ConsentVersion: 1, Country: c.country, Region: strings.TrimPrefix(c.region, c.country+"-"), GPC: c.gpc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Region != c.region || r.RegionRule != c.rule || r.Jurisdiction != c.juri || r.DoNotSell != c.dns || r.CategoriesConsented["marketing"] == c.dns {
+			t.Errorf("%s %s: record %+v", c.country, c.region, r)
+		}
+		if r.RecordHash != core.ConsentRecordHash(r) || !strings.HasPrefix(core.ConsentCanonical(r), core.ConsentCanonicalVersionRegion+"\t") ||
+			!strings.HasSuffix(core.ConsentCanonical(r), "\t"+c.region+"\t"+c.rule) {
+			t.Errorf("%s %s: the region and rule are not sealed: %q", c.country, c.region, core.ConsentCanonical(r))
+		}
+		snap, err := m.ConsentLog.ConsentSnapshot(ctx, org, s.ID, r.SnapshotHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(snap.Content), `"regionRules":[{"regions":["EU","EEA","GB","CH"],"defaultBehavior":"opt_in"`) {
+			t.Errorf("the snapshot lacks the rules: %s", snap.Content)
+		}
+	}
+}
+
+// equalJSON reports whether a and b marshal alike.
+func equalJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ja) == string(jb)
+}
+
+// TestConsentCanonicalRegion: a record without region or rule keeps the v1 line (old records
+// verify as they did); one with either is sealed with both, and emptying them breaks its hash.
+func TestConsentCanonicalRegion(t *testing.T) {
+	t.Parallel()
+	r := &core.ConsentRecord{ID: "id1", SiteID: "site1", CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), VisitorHash: "vh",
+		IPCountry: "US", Jurisdiction: "ccpa", Action: "custom", CategoriesConsented: map[string]bool{"marketing": false}, ConsentVersion: 1}
+	v1 := core.ConsentCanonical(r)
+	if !strings.HasPrefix(v1, core.ConsentCanonicalVersion+"\t") || strings.Count(v1, "\t") != 14 {
+		t.Fatalf("v1 line: %q", v1)
+	}
+	r.Region, r.RegionRule = "US-CO", "regionRules[1]"
+	v2 := core.ConsentCanonical(r)
+	if v2 != core.ConsentCanonicalVersionRegion+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\tUS-CO\tregionRules[1]" {
+		t.Fatalf("v2 line: %q", v2)
+	}
+	sealed := core.ConsentRecordHash(r)
+	r.RegionRule = "regionRules[0]"
+	if core.ConsentRecordHash(r) == sealed {
+		t.Error("changing the rule keeps the hash")
+	}
+	r.Region, r.RegionRule = "", ""
+	if core.ConsentRecordHash(r) == sealed {
+		t.Error("emptying the region and rule keeps the hash")
+	}
+}

@@ -75,16 +75,26 @@ type isoCode struct {
 	ISOCode string `maxminddb:"iso_code"`
 }
 
+// subdivision is one of a record's subdivisions: its code, or where the database gives none
+// (DB-IP), its English name.
+type subdivision struct {
+	ISOCode string `maxminddb:"iso_code"`
+	Names   struct {
+		EN string `maxminddb:"en"`
+	} `maxminddb:"names"`
+}
+
 // record is what Locate reads of a record, in the layouts of the databases it knows:
 // ip-location-db and IPinfo Lite put the country in country_code; MaxMind's and DB-IP's put it
 // in country.iso_code (registered_country.iso_code when the record has no country, as for some
 // anycast ranges) and the subdivisions, largest first, in subdivisions[].iso_code ("CA", the
-// part after the country). Other fields are skipped undecoded.
+// part after the country), or, in DB-IP's, only in subdivisions[].names.en ("California").
+// Other fields are skipped undecoded.
 type record struct {
-	CountryCode       string    `maxminddb:"country_code"`
-	Country           isoCode   `maxminddb:"country"`
-	RegisteredCountry isoCode   `maxminddb:"registered_country"`
-	Subdivisions      []isoCode `maxminddb:"subdivisions"`
+	CountryCode       string        `maxminddb:"country_code"`
+	Country           isoCode       `maxminddb:"country"`
+	RegisteredCountry isoCode       `maxminddb:"registered_country"`
+	Subdivisions      []subdivision `maxminddb:"subdivisions"`
 }
 
 // Locate returns where addr is: the record's country and, when it has subdivisions, the largest
@@ -115,6 +125,9 @@ func (r *Reader) Locate(addr netip.Addr) (core.Location, error) {
 	var region string
 	if len(rec.Subdivisions) > 0 {
 		region = rec.Subdivisions[0].ISOCode
+		if region == "" {
+			region = subdivisionNames[country][rec.Subdivisions[0].Names.EN]
+		}
 	}
 	return core.LocationOf(country, region), nil
 }

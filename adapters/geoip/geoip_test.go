@@ -82,6 +82,10 @@ func writeCity(t testing.TB) string {
 		"198.51.100.0/24":  {"city": names},
 		"2001:db9:ff::/48": city("us", "co"),
 		"10.0.0.0/8":       city("AU"),
+		// DB-IP's layout: subdivisions named, without codes.
+		"192.0.2.0/25":   {"country": iso("US"), "subdivisions": mmdbtype.Slice{mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String("California")}}}},
+		"192.0.2.128/26": {"country": iso("CA"), "subdivisions": mmdbtype.Slice{mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String("Québec")}}}},
+		"192.0.2.192/26": {"country": iso("FR"), "subdivisions": mmdbtype.Slice{mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String("Île-de-France")}}}},
 	} {
 		_, n, err := net.ParseCIDR(cidr)
 		if err != nil {

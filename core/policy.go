@@ -22,35 +22,6 @@ const SaleCategory = library.CategoryMarketing
 // be granted; a signal with no category is always granted.
 type Signals map[string][]string
 
-// Google Consent Mode v2 consent types.
-const (
-	gcmAdStorage         = "ad_storage"
-	gcmAdUserData        = "ad_user_data"
-	gcmAdPersonalization = "ad_personalization"
-	gcmAnalyticsStorage  = "analytics_storage"
-	gcmFunctionality     = "functionality_storage"
-	gcmSecurity          = "security_storage"
-)
-
-// ConsentMode returns what the runtime tells Google Consent Mode: its consent types and the
-// categories each needs, and the ads_data_redaction setting. The runtime's build puts it into
-// the runtime, which sends it (granting only what needs no category, redacting) as Consent
-// Mode's default before any tag runs, before it knows the site.
-func ConsentMode() ConsentModePolicy {
-	return ConsentModePolicy{Signals: consentModeSignals(), Redact: Signals{"ads_data_redaction": {library.CategoryMarketing}}}
-}
-
-func consentModeSignals() Signals {
-	return Signals{
-		gcmAdStorage:         {library.CategoryMarketing},
-		gcmAdUserData:        {library.CategoryMarketing},
-		gcmAdPersonalization: {library.CategoryMarketing},
-		gcmAnalyticsStorage:  {library.CategoryStatistics},
-		gcmFunctionality:     {},
-		gcmSecurity:          {},
-	}
-}
-
 // Grants reports, for each signal, whether allowed (category slug → allowed) grants it.
 func (s Signals) Grants(allowed map[string]bool) map[string]bool {
 	out := make(map[string]bool, len(s))
@@ -139,10 +110,10 @@ type Policy struct {
 	DoNotSellLink bool `json:"doNotSellLink,omitempty" doc:"Whether the visitor's rule offers an opt-out of sale and sharing (a Do Not Sell or Share control); refusing doNotSellWithout is then a request not to sell."`
 	// DoNotSellWithout lists the categories whose refusal is a request not to sell; empty where
 	// the visitor's rule knows no opt-out of sale.
-	DoNotSellWithout []string          `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
-	ConsentMode      ConsentModePolicy `json:"consentMode" doc:"What the runtime tells Google Consent Mode."`
-	Storefront       Signals           `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
-	UnheldHosts      []string          `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.gcmExcludeVendor is true; empty otherwise."`
+	DoNotSellWithout []string        `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
+	Vendors          []VendorConsent `json:"vendors" doc:"The vendors' consent APIs the runtime tells (Google Consent Mode, Microsoft UET, Microsoft Clarity): how it calls each and which categories each signal needs."`
+	Storefront       Signals         `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
+	UnheldHosts      []string        `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.gcmExcludeVendor is true; empty otherwise."`
 }
 
 // CategoryPolicy is what the runtime does with one category.
@@ -156,13 +127,6 @@ type GPCPolicy struct {
 	Honored   bool     `json:"honored" doc:"Whether the signal changes anything for this visitor (the runtime then tells the visitor it is honored)."`
 	Off       []string `json:"off" doc:"Categories the signal turns off and keeps off, over any decision."`
 	DoNotSell bool     `json:"doNotSell" doc:"Whether the signal is a request not to sell (the record's doNotSell)."`
-}
-
-// ConsentModePolicy is what the runtime tells Google Consent Mode: the update after each
-// decision grants each signal whose categories are all allowed.
-type ConsentModePolicy struct {
-	Signals Signals `json:"signals" doc:"Consent Mode's consent types and the categories each needs; one with none is always granted."`
-	Redact  Signals `json:"redact" doc:"Settings (gtag 'set') that are true while any of their categories is not allowed: ads_data_redaction."`
 }
 
 // DecidePolicy computes what the runtime does on the site (its banner and categories) for a
@@ -180,7 +144,7 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 		Categories:       make(map[string]CategoryPolicy, len(cats)),
 		Ask:              behavior != BehaviorNoBanner,
 		DoNotSellLink:    doNotSell,
-		ConsentMode:      ConsentMode(),
+		Vendors:          VendorConsents(),
 		GPC:              GPCPolicy{Off: []string{}},
 		DoNotSellWithout: []string{},
 		UnheldHosts:      []string{},

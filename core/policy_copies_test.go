@@ -14,7 +14,8 @@ import (
 )
 
 // TestPolicyListsWrittenOnce: every vendor list and signal name the policy uses (Google's tag
-// hosts, the services reading Consent Mode, Consent Mode's and the storefront's signal names)
+// hosts, the services reading Consent Mode, the vendors' (core/vendorconsent.go) and the storefront's signal
+// names)
 // and the category slugs are written in one place; a source file (Go or the runtime's
 // JavaScript, tests and test data aside) that writes a copy fails here.
 func TestPolicyListsWrittenOnce(t *testing.T) {
@@ -32,7 +33,7 @@ func TestPolicyListsWrittenOnce(t *testing.T) {
 	}
 	one := `(` + strings.Join(slugAlt, "|") + `)`
 	serviceList := regexp.MustCompile(one + `["'\x60]\s*,\s*["'\x60]` + one)
-	signals := regexp.MustCompile(`\b(ad_storage|ad_user_data|ad_personalization|analytics_storage|functionality_storage|security_storage|ads_data_redaction|sale_of_data)\b`)
+	signals := regexp.MustCompile(`\b(ad_storage|ad_user_data|ad_personalization|analytics_storage|functionality_storage|security_storage|ads_data_redaction|sale_of_data|ad_Storage|analytics_Storage)\b`)
 	slugs := regexp.MustCompile(`["'](` + library.CategoryEssential + `|` + library.CategoryStatistics + `|` + library.CategoryMarketing + `)["']`)
 	count := func(res []*regexp.Regexp, src string) (n int) {
 		for _, re := range res {
@@ -65,7 +66,7 @@ func TestPolicyListsWrittenOnce(t *testing.T) {
 			func(src string) bool { return count(hosts, src) >= 2 }},
 		{"a list of the services reading Consent Mode", []string{"library/vendors.go"}, nil, serviceList.MatchString},
 		{"a list of the places of a law (European countries, US states with a privacy law)", []string{"core/regions.json"}, nil, lawList.MatchString},
-		{"a Consent Mode or storefront signal name", []string{"core/policy.go"}, nil, signals.MatchString},
+		{"a vendor's or the storefront's signal name", []string{"core/policy.go", "core/vendorconsent.go"}, nil, signals.MatchString},
 		{"a category slug literal", []string{"core/policy.go"},
 			func(p string) bool {
 				return (filepath.Dir(p) == "core" && strings.HasSuffix(p, ".go")) || strings.HasPrefix(p, "adapters/httpapi/bannerjs/")

@@ -95,8 +95,8 @@ func TestDecidePolicy(t *testing.T) {
 			if !reflect.DeepEqual(map[string][]string(p.Storefront), c.want.storefront) {
 				t.Errorf("storefront %v, want %v", p.Storefront, c.want.storefront)
 			}
-			if !reflect.DeepEqual(p.ConsentMode, core.ConsentMode()) || !reflect.DeepEqual(p.ConsentMode.Redact, core.Signals{"ads_data_redaction": {"marketing"}}) {
-				t.Errorf("consent mode %+v", p.ConsentMode)
+			if !reflect.DeepEqual(p.Vendors, core.VendorConsents()) {
+				t.Errorf("vendors %+v", p.Vendors)
 			}
 			// The JSON has no nulls.
 			b, err := json.Marshal(p)
@@ -146,7 +146,7 @@ func TestPolicyApply(t *testing.T) {
 			t.Errorf("%s: doNotSell %t, want %t", c.name, dns, c.doNotSell)
 		}
 	}
-	grants := gdpr.ConsentMode.Signals.Grants(map[string]bool{"statistics": true})
+	grants := gdpr.Vendors[0].Signals.Grants(map[string]bool{"statistics": true})
 	want := map[string]bool{"ad_storage": false, "ad_user_data": false, "ad_personalization": false, "analytics_storage": true,
 		"functionality_storage": true, "security_storage": true}
 	if !reflect.DeepEqual(grants, want) {
@@ -178,5 +178,45 @@ func TestPublicConfigWithBanner(t *testing.T) {
 	}
 	if !cfg.Policy.Ask || cfg.Policy.Categories["marketing"].Initial || cfg.Banner != stored {
 		t.Errorf("the original configuration changed: %+v", cfg.Policy)
+	}
+}
+
+// TestVendorConsents: the vendors' signals and calls as their documentation writes them, each
+// signal needing the categories of what it stores.
+func TestVendorConsents(t *testing.T) {
+	t.Parallel()
+	type call struct {
+		call, kind, queue string
+		def, upd          []string
+		grants            map[string]bool // with statistics allowed, marketing refused
+		set               map[string]bool
+	}
+	want := map[string]call{
+		core.VendorGoogleConsentMode: {"gtag", "function", "dataLayer", []string{"consent", "default"}, []string{"consent", "update"},
+			map[string]bool{"ad_storage": false, "ad_user_data": false, "ad_personalization": false, "analytics_storage": true,
+				"functionality_storage": true, "security_storage": true}, map[string]bool{"ads_data_redaction": false}},
+		core.VendorMicrosoftUET: {"uetq", "queue", "", []string{"consent", "default"}, []string{"consent", "update"},
+			map[string]bool{"ad_storage": false}, map[string]bool{}},
+		core.VendorMicrosoftClarity: {"clarity", "function", "", []string{"consentv2"}, []string{"consentv2"},
+			map[string]bool{"ad_Storage": false, "analytics_Storage": true}, map[string]bool{}},
+	}
+	vs := core.VendorConsents()
+	if len(vs) != len(want) {
+		t.Fatalf("%d vendors, want %d", len(vs), len(want))
+	}
+	al := map[string]bool{"essential": true, "statistics": true}
+	for _, v := range vs {
+		w, ok := want[v.Vendor]
+		if !ok {
+			t.Errorf("unexpected vendor %q", v.Vendor)
+			continue
+		}
+		got := call{v.Call, v.Kind, v.Queue, v.Default, v.Update, v.Signals.Grants(al), v.Set.Grants(al)}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: %+v, want %+v", v.Vendor, got, w)
+		}
+		if v.Signals == nil {
+			t.Errorf("%s: no signals", v.Vendor)
+		}
 	}
 }

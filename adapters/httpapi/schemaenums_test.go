@@ -49,6 +49,7 @@ var schemaEnums = map[string][]string{
 	"ChangedCookie.kind":                  core.StorageKinds(),
 	"UnrecognizedCookie.kind":             core.StorageKinds(),
 	"VerifiedStorage.kind":                core.StorageKinds(),
+	"VendorConsent.kind":                  core.VendorCallKinds(),
 
 	"GET /sites/{id}/setup-snippet query:framework":       httpapi.SnippetFrameworks(),
 	"GET /sites/{id}/consent-records/export query:format": httpapi.ExportFormats,

@@ -5,7 +5,7 @@
 // server's decision, guard.js enforces it, ui.js shows the banner, boot.js holds the shared
 // state and starts the others), banner.css and banner-more.css. At first use the modules are
 // joined into one closure, what the runtime takes from core is put in their placeholders
-// (Consent Mode's signals, the public resources' names), the stylesheets are minified and
+// (the vendors' consent APIs, the public resources' names), the stylesheets are minified and
 // inlined into the script (the runtime adopts it into its Shadow DOM as a constructable
 // stylesheet, which strict Content-Security-Policies allow), the script is minified and
 // gzip-compressed once, and every request is answered from memory with a strong ETag.
@@ -73,13 +73,13 @@ func joinModules(read func(string) ([]byte, error)) ([]byte, error) {
 
 // coreValues are the placeholders of the modules and what the build puts there from core.
 func coreValues() (map[string][]byte, error) {
-	gcm, err := json.Marshal(core.ConsentMode())
+	vendors, err := json.Marshal(core.VendorConsents())
 	if err != nil {
 		return nil, err
 	}
 	return map[string][]byte{
-		// Consent Mode's signals, for the default the runtime sends before it has a configuration.
-		`"__CONSENTD_GCM__"`: gcm,
+		// The vendors' consent APIs, for the defaults the runtime sends before it has a configuration.
+		`"__CONSENTD_VENDORS__"`: vendors,
 		// The site's public resources the runtime fetches.
 		`"__CONSENTD_PUBLIC_CONFIG__"`:      quote(core.PublicConfigPath),
 		`"__CONSENTD_PUBLIC_CONSENT__"`:     quote(core.PublicConsentPath),

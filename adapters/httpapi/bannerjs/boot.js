@@ -8,8 +8,9 @@
  *   <script src="https://consentd.example/api/v1/public/banner.js?v=…" data-project-key="pk_…"></script>
  *
  * In order, it:
- *  1. sets the Google Consent Mode v2 default (everything denied but functionality and security)
- *     before any other script on the page can run;
+ *  1. sets the defaults of the vendors' consent APIs (Google Consent Mode v2: everything denied
+ *     but functionality and security; Microsoft UET and Clarity: denied) before any other script
+ *     on the page can run;
  *  2. starts guarding script and iframe insertion, so that with site-wide blocking on an element
  *     whose URL matches a blocking rule is held back until its category is allowed;
  *  3. reads the stored decision (first-party cookie) and the site's configuration (inlined by
@@ -19,7 +20,7 @@
  *  4. activates marked elements (<script type="text/plain" data-category="…">,
  *     <iframe data-src="…" data-category="…">) whose categories are allowed, and shows the banner
  *     when a decision is needed;
- *  5. records every decision with /public/{projectKey}/consent and tells Consent Mode, the page
+ *  5. records every decision with /public/{projectKey}/consent and tells the vendors, the page
  *     (`consentd:change` event) and, when configured, the storefront's customer-privacy API.
  *
  * Built from four modules, joined in one closure by the build (bannerjs.go): policy.js (applies
@@ -41,9 +42,9 @@ var MORE = "__CONSENTD_CSS_MORE__"; // preferences, placeholder, reopen button, 
 var VERSION = "__CONSENTD_VERSION__";
 var COOKIE = 'consentd';
 var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
-// What Consent Mode is told (core.ConsentMode, put here by the build): the default, sent
-// before the configuration is known, grants what needs no category.
-var GCM = "__CONSENTD_GCM__";
+// The vendors' consent APIs (core.VendorConsents, put here by the build): their defaults, sent
+// before the configuration is known, grant what needs no category.
+var VENDORS = "__CONSENTD_VENDORS__";
 
 var T0 = now(), busy = 0, depth = 1, shownAt = 0; // our own main-thread work (consentd.timing())
 var boot = w.__consentdBoot || null; // the configuration the loader inlined
@@ -145,7 +146,7 @@ function apply(c, isDecision) {
   var revoked = Object.keys(allowed).filter(function (s) { return allowed[s] && !next[s]; });
   var changed = JSON.stringify(next) !== JSON.stringify(allowed);
   allowed = next;
-  updateConsentMode(isDecision);
+  tellVendors(cfg.policy.vendors, allowed, false, isDecision);
   if (revoked.length) revoke(revoked);
   activateAll();
   if (changed || isDecision) {
@@ -246,7 +247,7 @@ d.addEventListener('click', function (e) {
 
 // ---- Start (steps 1 to 4 above): Consent Mode and the guard at once; the configuration, the
 // loader's at once, else a cached copy at once, then a fresh one. ----
-startConsentMode();
+tellVendors(VENDORS, {}, true);
 startGuard();
 // Without a configuration the runtime fails closed: what it holds stays held (marked tags,
 // cross-origin tags inserted by script) while it retries, five times, 3 s apart.

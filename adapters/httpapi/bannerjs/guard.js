@@ -1,34 +1,34 @@
 // The runtime's guard module: what enforces the visitor's consent in the page. Consent Mode's
-// default and updates; the blocking rules (the pattern language of library/README.md, mirroring
+// and Microsoft's signals (defaults and updates); the blocking rules (the pattern language of library/README.md, mirroring
 // library/pattern.go) and the guard that holds back matching scripts and iframes, created by
 // script or inserted by the parser, until their category is allowed; activation of held and
 // marked elements; removal of a withdrawn category's cookies.
 
-// ---- Google Consent Mode v2. ----
-function gtag() { w.dataLayer.push(arguments); }
-function redact(cm, al) {
-  var r = granted(cm.redact, al);
-  for (var k in r) gtag('set', k, !r[k]);
+// ---- The vendors' consent APIs (core.VendorConsents): Google Consent Mode, Microsoft UET,
+// Microsoft Clarity, applied as data. ----
+// vcall calls vendor v's API with args. While the vendor's tag has not loaded, a stand-in
+// queues them: an array for a queue (UET's uetq), else a function pushing its arguments onto the
+// page's queue (gtag's dataLayer) or onto its own q (Clarity's snippet does the same).
+function vcall(v, args) {
+  var f = w[v.call], q = v.queue;
+  if (v.kind === 'queue') (f && f.push ? f : w[v.call] = []).push.apply(w[v.call], args);
+  else {
+    if (typeof f !== 'function') f = w[v.call] = function () { (q ? w[q] = w[q] || [] : f.q = f.q || []).push(arguments); };
+    f.apply(w, args);
+  }
 }
-var gcmSent;
-// startConsentMode sends Consent Mode's default (GCM: nothing granted that needs a category),
-// before any tag on the page runs.
-function startConsentMode() {
-  w.dataLayer = w.dataLayer || [];
-  if (typeof w.gtag !== 'function') w.gtag = gtag;
-  gcmSent = JSON.stringify(consentMode(GCM.signals, {}));
-  gtag('consent', 'default', Object.assign(consentMode(GCM.signals, {}), { wait_for_update: 500 }));
-  redact(GCM, {});
-}
-// updateConsentMode sends an update on every decision (force), and otherwise when the
-// effective state differs from the last one sent.
-function updateConsentMode(force) {
-  var cm = cfg.policy.consentMode, m = consentMode(cm.signals, allowed);
-  var key = JSON.stringify(m);
-  if (key === gcmSent && !force) return;
-  gcmSent = key;
-  gtag('consent', 'update', m);
-  redact(cm, allowed);
+var vSent = {};
+// tellVendors sends each vendor's default (first, before any tag on the page runs: nothing
+// granted that needs a category) or, after a decision (force) or a change of the effective
+// state, its update.
+function tellVendors(vs, al, first, force) {
+  vs.forEach(function (v) {
+    var m = states(v.signals, al), key = JSON.stringify(m), set = granted(v.set, al);
+    if (!first && key === vSent[v.vendor] && !force) return;
+    vSent[v.vendor] = key;
+    vcall(v, (first ? v.default : v.update).concat(first ? Object.assign(m, v.params) : m));
+    for (var k in set) vcall(v, ['set', k, !set[k]]);
+  });
 }
 
 var rules = [];       // compiled blocking rules

@@ -35,8 +35,8 @@ function initial(P) {
 function dontSell(P, al, g) {
   return (g && P.gpc.honored && P.gpc.doNotSell) || (P.doNotSellWithout.length > 0 && !every(P.doNotSellWithout, al));
 }
-// consentMode is Consent Mode's state for signals when the categories in al are allowed.
-function consentMode(signals, al) {
+// states is each of a vendor's signals, 'granted' or 'denied', when the categories in al are allowed.
+function states(signals, al) {
   var m = granted(signals, al);
   for (var k in m) m[k] = m[k] ? 'granted' : 'denied';
   return m;

@@ -27,19 +27,23 @@ type policyResult struct {
 	Fixed       map[string]bool   `json:"fixed"`
 	Effective   map[string]bool   `json:"effective"`
 	DoNotSell   bool              `json:"doNotSell"`
-	ConsentMode map[string]string `json:"consentMode"`
-	Redact      map[string]bool   `json:"redact"`
-	Storefront  map[string]bool   `json:"storefront"`
+	Vendors     map[string]map[string]string `json:"vendors"` // vendor -> signal -> granted|denied
+	Set         map[string]map[string]bool   `json:"set"`     // vendor -> setting -> value
+	Storefront  map[string]bool              `json:"storefront"`
 }
 
 // policyHarness runs policy.js's functions on the rows read from stdin.
 const policyHarness = `
 var rows = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 process.stdout.write(JSON.stringify(rows.map(function (r) {
-  var P = r.policy, al = effective(P, r.chosen, r.gpc), red = granted(P.consentMode.redact, al);
-  for (var k in red) red[k] = !red[k];
+  var P = r.policy, al = effective(P, r.chosen, r.gpc), vs = {}, set = {};
+  P.vendors.forEach(function (v) {
+    vs[v.vendor] = states(v.signals, al);
+    var s = set[v.vendor] = granted(v.set, al);
+    for (var k in s) s[k] = !s[k];
+  });
   return { initial: initial(P), fixed: fixed(P, r.gpc), effective: al, doNotSell: !!dontSell(P, al, r.gpc),
-    consentMode: consentMode(P.consentMode.signals, al), redact: red, storefront: granted(P.storefront, al) };
+    vendors: vs, set: set, storefront: granted(P.storefront, al) };
 })));
 `
 
@@ -94,19 +98,13 @@ func TestPolicyModuleTable(t *testing.T) {
 	want := []policyResult{
 		{Initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, Fixed: map[string]bool{"essential": true},
 			Effective: map[string]bool{"essential": true, "statistics": false, "marketing": false}, DoNotSell: false,
-			ConsentMode: map[string]string{"ad_storage": "denied", "ad_user_data": "denied", "ad_personalization": "denied",
-				"analytics_storage": "denied", "functionality_storage": "granted", "security_storage": "granted"},
-			Redact: map[string]bool{"ads_data_redaction": true}, Storefront: map[string]bool{}},
+			Vendors: vendorStates("denied", "denied"), Set: redacted(true), Storefront: map[string]bool{}},
 		{Initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, Fixed: map[string]bool{"essential": true, "marketing": false},
 			Effective: map[string]bool{"essential": true, "statistics": true, "marketing": false}, DoNotSell: true,
-			ConsentMode: map[string]string{"ad_storage": "denied", "ad_user_data": "denied", "ad_personalization": "denied",
-				"analytics_storage": "granted", "functionality_storage": "granted", "security_storage": "granted"},
-			Redact: map[string]bool{"ads_data_redaction": true}, Storefront: map[string]bool{}},
+			Vendors: vendorStates("denied", "granted"), Set: redacted(true), Storefront: map[string]bool{}},
 		{Initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, Fixed: map[string]bool{"essential": true},
 			Effective: map[string]bool{"essential": true, "statistics": false, "marketing": true}, DoNotSell: false,
-			ConsentMode: map[string]string{"ad_storage": "granted", "ad_user_data": "granted", "ad_personalization": "granted",
-				"analytics_storage": "denied", "functionality_storage": "granted", "security_storage": "granted"},
-			Redact:     map[string]bool{"ads_data_redaction": false},
+			Vendors: vendorStates("granted", "denied"), Set: redacted(false),
 			Storefront: map[string]bool{"analytics": false, "marketing": true, "preferences": true, "sale_of_data": true}},
 	}
 	got := runPolicyModule(t, rows)
@@ -115,6 +113,22 @@ func TestPolicyModuleTable(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", r.Name, got[i], want[i])
 		}
 	}
+}
+
+// vendorStates is what every vendor is told when ads (marketing) and analytics (statistics)
+// are as given, written out from the vendors' documentation.
+func vendorStates(ads, analytics string) map[string]map[string]string {
+	return map[string]map[string]string{
+		"google_consent_mode": {"ad_storage": ads, "ad_user_data": ads, "ad_personalization": ads,
+			"analytics_storage": analytics, "functionality_storage": "granted", "security_storage": "granted"},
+		"microsoft_uet":     {"ad_storage": ads},
+		"microsoft_clarity": {"ad_Storage": ads, "analytics_Storage": analytics},
+	}
+}
+
+// redacted is the vendors' settings when Google's ads data redaction is on or off.
+func redacted(on bool) map[string]map[string]bool {
+	return map[string]map[string]bool{"google_consent_mode": {"ads_data_redaction": on}, "microsoft_uet": {}, "microsoft_clarity": {}}
 }
 
 // TestPolicyModuleAgreesWithCore: over every banner setting, category set, jurisdiction,
@@ -153,15 +167,18 @@ func TestPolicyModuleAgreesWithCore(t *testing.T) {
 		p := r.Policy
 		eff := p.Apply(r.Chosen, r.GPC)
 		want := policyResult{Initial: map[string]bool{}, Fixed: p.Fixed(r.GPC), Effective: eff, DoNotSell: p.DoNotSell(eff, r.GPC),
-			ConsentMode: map[string]string{}, Redact: map[string]bool{}, Storefront: p.Storefront.Grants(eff)}
+			Vendors: map[string]map[string]string{}, Set: map[string]map[string]bool{}, Storefront: p.Storefront.Grants(eff)}
 		for slug, c := range p.Categories {
 			want.Initial[slug] = c.Initial
 		}
-		for sig, ok := range p.ConsentMode.Signals.Grants(eff) {
-			want.ConsentMode[sig] = map[bool]string{true: "granted", false: "denied"}[ok]
-		}
-		for k, ok := range p.ConsentMode.Redact.Grants(eff) {
-			want.Redact[k] = !ok
+		for _, v := range p.Vendors {
+			want.Vendors[v.Vendor], want.Set[v.Vendor] = map[string]string{}, map[string]bool{}
+			for sig, ok := range v.Signals.Grants(eff) {
+				want.Vendors[v.Vendor][sig] = map[bool]string{true: "granted", false: "denied"}[ok]
+			}
+			for k, ok := range v.Set.Grants(eff) {
+				want.Set[v.Vendor][k] = !ok
+			}
 		}
 		if !reflect.DeepEqual(got[i], want) {
 			t.Errorf("%s, chosen %v, gpc %t:\n runtime %+v\n    core %+v", r.Name, r.Chosen, r.GPC, got[i], want)

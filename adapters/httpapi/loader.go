@@ -23,7 +23,7 @@ const loaderCache = "max-age=60, stale-while-revalidate=3600"
 
 // locationCaching is what the OpenAPI descriptions of the location-dependent public GETs say
 // of shared caches.
-const locationCaching = " The body depends on the visitor's location (its jurisdiction and policy), so its ETag is one per rule, never per address. With CONSENTD_COUNTRY_HEADER set (and CONSENTD_REGION_HEADER), the response is public and its Vary names those headers besides Accept-Language: a CDN in front, which sets them, keeps one copy per language and place. Without a country header, the location comes from geolocating the client address, which no Vary header can name: the response is then private (browsers cache it, shared caches do not)."
+const locationCaching = " The body depends on the visitor's location (its jurisdiction, regional rule and policy, and its subdivision), never on the address: its ETag is one per rule and subdivision. With CONSENTD_COUNTRY_HEADER set (and CONSENTD_REGION_HEADER), the response is public and its Vary names those headers besides Accept-Language: a CDN in front, which sets them, keeps one copy per language and place. Without a country header, the location comes from geolocating the client address, which no Vary header can name: the response is then private (browsers cache it, shared caches do not)."
 
 // bodyOutput is a response whose body is written as is, with a validator and caching headers.
 type bodyOutput struct {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/consentd/consentd/library"
 )
@@ -20,8 +21,9 @@ var buttonDefaults = map[string]string{"background": "#ffffff", "acceptButton": 
 
 func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	b := in.Banner
-	// What the runtime does for an EU visitor.
-	eu := DecidePolicy(b, in.Categories, VisitorRule{Jurisdiction: JurisdictionGDPR})
+	// What the runtime does for an EU visitor (one from France: on a banner without regional
+	// rules, any EU visitor).
+	eu := DecidePolicy(b, in.Categories, b.VisitorRule(Location{Country: "FR"}))
 	var preset []string // non-required categories on before a decision
 	var optionalServices []string
 	for _, c := range in.Categories {
@@ -115,8 +117,9 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	// consent.opt-out-eu: before a decision the runtime gives each category its policy's
 	// initial state, on for every non-required category unless defaultBehavior is opt_in. So
 	// opt_out and no_banner run them for EU (gdpr) visitors before they chose.
+	// With regional rules, consent.region-europe-opt-in checks every European country instead.
 	e.check("consent.opt-out-eu")
-	if len(preset) > 0 {
+	if len(preset) > 0 && len(b.RegionRules) == 0 {
 		e.add("consent.opt-out-eu", "", map[string]string{"value": b.DefaultBehavior, "categories": listed(preset)},
 			field("banner.defaultBehavior", b.DefaultBehavior))
 	}
@@ -144,6 +147,95 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	e.declarationRules(in)
 	e.consentModeConfig(in, eu, v)
 	e.gpcRule(in)
+	e.regionRules(in)
+}
+
+// regionRules are the rules of a banner's regional rules, read from the law data
+// (regions.json) through the rule each place gets (Banner.VisitorRule) and the policy it decides
+// (DecidePolicy): consent.region-europe-opt-in, consent.region-us-gpc and
+// consent.region-unknown. A banner without regional rules is judged by consent.opt-out-eu and
+// consent.gpc alone (its US visitors are ccpa, GPC honoured).
+func (e *evaluation) regionRules(in *ComplianceInput) {
+	e.check("consent.region-europe-opt-in", "consent.region-us-gpc", "consent.region-unknown")
+	b := in.Banner
+	if len(b.RegionRules) == 0 {
+		return
+	}
+	type group struct {
+		rule, value string
+		regions     []string
+		laws        []string
+	}
+	// collect groups the places where the rule they get fails, by that rule, in the order met.
+	collect := func(places []Location, fails func(vr VisitorRule, behavior string, p *Policy) bool, law func(Location) string) []*group {
+		var out []*group
+		idx := map[string]*group{}
+		for _, loc := range places {
+			vr := b.VisitorRule(loc)
+			behavior := b.DefaultBehavior
+			if r := b.regionRuleOf(vr); r != nil {
+				behavior = r.DefaultBehavior
+			}
+			if !fails(vr, behavior, DecidePolicy(b, in.Categories, vr)) {
+				continue
+			}
+			g := idx[vr.Rule]
+			if g == nil {
+				g = &group{rule: vr.Rule, value: behavior}
+				idx[vr.Rule] = g
+				out = append(out, g)
+			}
+			name := loc.Country
+			if loc.Region != "" {
+				name = loc.Region
+			}
+			g.regions = append(g.regions, name)
+			if law != nil {
+				g.laws = append(g.laws, law(loc))
+			}
+		}
+		return out
+	}
+	ruleField := func(rule, leaf string) string {
+		if rule == RuleDefault {
+			return "banner.defaultBehavior"
+		}
+		return "banner." + rule + "." + leaf
+	}
+	var europe []Location
+	for _, c := range GDPRCountries() {
+		europe = append(europe, Location{Country: c})
+	}
+	for _, g := range collect(europe, func(_ VisitorRule, behavior string, _ *Policy) bool { return behavior != BehaviorOptIn }, nil) {
+		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "value": g.value, "regions": listed(g.regions)},
+			Evidence{Field: strp(ruleField(g.rule, "defaultBehavior")), Value: strp(g.value)})
+	}
+	today := e.now.UTC().Format(time.DateOnly)
+	var gpcStates []Location
+	laws := map[string]string{}
+	for _, l := range USStateLaws() {
+		if l.GPCRequired && (e.now.IsZero() || l.GPCRequiredFrom <= today) {
+			gpcStates = append(gpcStates, Location{Country: "US", Region: l.Region})
+			laws[l.Region] = l.Law
+		}
+	}
+	for _, g := range collect(gpcStates, func(_ VisitorRule, _ string, p *Policy) bool { return !p.GPC.Honored },
+		func(loc Location) string { return laws[loc.Region] }) {
+		value := "false"
+		if g.rule == RuleDefault {
+			value = g.value
+		}
+		e.add("consent.region-us-gpc", "", map[string]string{"rule": g.rule, "regions": listed(g.regions), "laws": listed(g.laws)},
+			Evidence{Field: strp(ruleField(g.rule, "honorGpc")), Value: strp(value)})
+	}
+	named := false
+	for _, r := range b.RegionRules {
+		named = named || slices.Contains(r.Regions, RegionUnknown)
+	}
+	if !named {
+		e.add("consent.region-unknown", "", map[string]string{"value": b.DefaultBehavior},
+			Evidence{Field: strp("banner.regionRules"), Value: strp(b.DefaultBehavior)})
+	}
 }
 
 // declarationRules check the services as the cookie declaration shows them.
@@ -210,7 +302,7 @@ func isConsentModeService(slug string) bool {
 // visitor who opted out of sale.
 func (e *evaluation) gpcRule(in *ComplianceInput) {
 	e.check("consent.gpc")
-	pol := DecidePolicy(in.Banner, in.Categories, VisitorRule{Jurisdiction: JurisdictionCCPA})
+	pol := DecidePolicy(in.Banner, in.Categories, in.Banner.VisitorRule(Location{Country: "US", Region: "US-CA"}))
 	hasGPC := slices.Contains(pol.GPC.Off, SaleCategory)
 	var uncovered []string
 	var first *Service

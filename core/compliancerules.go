@@ -100,7 +100,7 @@ func renderDetail(tmpl string, params map[string]string) string {
 // of services; now is GeneratedAt. The report's SiteID is in's banner's site, if any; the
 // caller sets VerificationScanID's time (VerifiedAt).
 func EvaluateCompliance(in *ComplianceInput, v *Verification, scanID string, lib Catalog, now time.Time) *ComplianceReport {
-	e := &evaluation{checked: map[string]bool{}, groups: map[string]*pending{}, scanID: scanID, lib: lib}
+	e := &evaluation{checked: map[string]bool{}, groups: map[string]*pending{}, scanID: scanID, lib: lib, now: now}
 	if in != nil {
 		e.site = newSiteIndex(in)
 		if in.Banner != nil {
@@ -208,6 +208,8 @@ type evaluation struct {
 	scanID  string
 	lib     Catalog
 	site    *siteIndex
+	// now is when the report is made: a law's requirement counts from its date.
+	now time.Time
 }
 
 // check records that rules were checked, for the summary.

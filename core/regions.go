@@ -162,6 +162,17 @@ func USStateLawOf(region string) (USStateLaw, bool) {
 // IsCountry reports whether code is an ISO 3166-1 alpha-2 country code (upper case).
 func IsCountry(code string) bool { return laws.countries[code] }
 
+// GDPRCountries returns the countries whose regime is the jurisdiction gdpr (InGDPRRegion),
+// sorted.
+func GDPRCountries() []string {
+	out := make([]string, 0, len(laws.gdpr))
+	for c := range laws.gdpr {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // InGDPRRegion reports whether a country's regime is the jurisdiction gdpr: an opt-in regime
 // in the EU, the EEA, the United Kingdom or Switzerland.
 func InGDPRRegion(country string) bool { return laws.gdpr[country] }

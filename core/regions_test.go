@@ -416,3 +416,55 @@ func TestConsentCanonicalRegion(t *testing.T) {
 		t.Error("emptying the region and rule keeps the hash")
 	}
 }
+
+// TestComplianceRegionRules: with regional rules, a European country not under an opt-in rule
+// is an error, a US state whose law requires GPC without it honoured an error, and no rule for
+// an unknown location a warning; the presets pass all three; a banner without rules none.
+func TestComplianceRegionRules(t *testing.T) {
+	t.Parallel()
+	lib := complianceCatalog(t)
+	report := func(rules []core.RegionRule) *core.ComplianceReport {
+		in := cleanInput()
+		in.Banner.RegionRules = rules
+		return core.EvaluateCompliance(in, nil, "", lib, reportTime)
+	}
+	for _, rules := range [][]core.RegionRule{nil, core.RegionPresets()[0].RegionRules, core.RegionPresets()[1].RegionRules} {
+		r := report(rules)
+		for _, id := range []string{"consent.region-europe-opt-in", "consent.region-us-gpc", "consent.region-unknown", "consent.opt-out-eu"} {
+			if f := withRule(r, id); len(f) != 0 {
+				t.Errorf("rules %v: %s: %+v", rules, id, f)
+			}
+		}
+	}
+	r := report([]core.RegionRule{
+		{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner, HonorGPC: true},
+	})
+	eu := withRule(r, "consent.region-europe-opt-in")
+	if len(eu) != 1 || eu[0].Severity != core.SeverityError || *eu[0].Evidence.Field != "banner.regionRules[3].defaultBehavior" ||
+		!strings.Contains(eu[0].Detail, "CH, GB, IS, LI, NO") || strings.Contains(eu[0].Detail, "FR") {
+		t.Errorf("Europe outside the EU under no_banner: %+v", eu)
+	}
+	us := withRule(r, "consent.region-us-gpc")
+	if len(us) != 1 || us[0].Severity != core.SeverityError || *us[0].Evidence.Field != "banner.regionRules[2].honorGpc" ||
+		!strings.Contains(us[0].Detail, "US-CO") || !strings.Contains(us[0].Detail, "Colorado Privacy Act") ||
+		strings.Contains(us[0].Detail, "US-CA") || strings.Contains(us[0].Detail, "US-VA") {
+		t.Errorf("US states requiring GPC under a rule without it: %+v", us)
+	}
+	if u := withRule(r, "consent.region-unknown"); len(u) != 1 || u[0].Severity != core.SeverityWarning {
+		t.Errorf("no rule for an unknown location: %+v", u)
+	}
+	if r.Compliant {
+		t.Error("a report with region errors is compliant")
+	}
+	// A requirement counts from its date: Oregon's from 2026-01-01.
+	in := cleanInput()
+	in.Banner.RegionRules = []core.RegionRule{{Regions: []string{"US-OR"}, DefaultBehavior: core.BehaviorOptOut}, {Regions: []string{"unknown", "*"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true}}
+	before := core.EvaluateCompliance(in, nil, "", lib, time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC))
+	after := core.EvaluateCompliance(in, nil, "", lib, reportTime)
+	if len(withRule(before, "consent.region-us-gpc")) != 0 || len(withRule(after, "consent.region-us-gpc")) != 1 {
+		t.Errorf("Oregon's GPC requirement before and after 2026-01-01: %+v / %+v", withRule(before, "consent.region-us-gpc"), withRule(after, "consent.region-us-gpc"))
+	}
+}

@@ -14,7 +14,8 @@
  *  2. starts guarding script and iframe insertion, so that with site-wide blocking on an element
  *     whose URL matches a blocking rule is held back until its category is allowed;
  *  3. reads the stored decision (first-party cookie) and the site's configuration (inlined by
- *     the loader; otherwise a cached copy first, then a fresh one from /public/{projectKey}/config),
+ *     the loader; otherwise a cached copy first, then a fresh one from /public/{projectKey}/config;
+ *     while consentd cannot be reached, the cached copy applies a returning visitor's decision),
  *     so that parser-inserted scripts and iframes matching a blocking rule are switched to
  *     type="text/plain" / data-src by a MutationObserver before they run;
  *  4. activates marked elements (<script type="text/plain" data-category="…">,
@@ -102,9 +103,11 @@ function writeCookie(v) {
   d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
     (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');
 }
-function current(s) {
-  if (!s || !cfg || s.v < cfg.banner.consentVersion) return false;
-  return cfg.categories.every(function (c) { return typeof s.c[c.slug] === 'boolean'; });
+// current reports whether s is a current decision under the configuration c (default: cfg).
+function current(s, c) {
+  c = c || cfg;
+  if (!s || !c || s.v < c.banner.consentVersion) return false;
+  return c.categories.every(function (k) { return typeof s.c[k.slug] === 'boolean'; });
 }
 // gpcOn is true when the visitor's GPC signal changes something under the policy.
 function gpcOn() { return gpc && !!cfg && cfg.policy.gpc.honored; }
@@ -260,8 +263,12 @@ function fetchConfig(lang, keep, fallback, n) { // n: retries so far (undefined:
     })
     .catch(function (e) {
       console.warn('consentd:', e.message);
-      if (fallback) useConfig(fallback);
-      else if (!(n > 4)) setTimeout(fetchConfig, 3e3, lang, keep, 0, -~n);
+      if (fallback) return useConfig(fallback);
+      // consentd unreachable: a returning visitor's decision applies from the configuration
+      // cached at the previous view, quietly (nothing shown, nothing recorded) while the runtime
+      // retries; without a current decision under it, what is held stays held.
+      try { if (!cfg && current(stored, cached)) useConfig(cached, true); } catch (x) { /* a bad copy */ }
+      if (!(n > 4)) setTimeout(fetchConfig, 3e3, lang, keep, 0, -~n);
     });
 }
 if (boot) {

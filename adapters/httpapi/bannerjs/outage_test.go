@@ -1,0 +1,92 @@
+package bannerjs_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+)
+
+// TestBrowserOutageCachedConfig: on a second visit while consentd cannot be reached (every
+// request but the runtime's script, which the browser keeps in its cache, fails as a refused
+// connection would), the visitor's earlier decision applies from the configuration cached at
+// the previous view: "accept all" lets the held tags run, "reject all" keeps them held, and no
+// banner is shown. A visitor who saw the site without deciding stays held.
+func TestBrowserOutageCachedConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, action string // action: the first visit's button; "" decides nothing
+		run          bool
+	}{{"accept all", "accept", true}, {"reject all", "reject", false}, {"no decision", "", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, "DE")
+			var down atomic.Bool
+			h := e.srv.app.Handler()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if down.Load() && !strings.HasSuffix(r.URL.Path, "/banner.js") {
+					if hj, ok := w.(http.Hijacker); ok {
+						if conn, _, err := hj.Hijack(); err == nil {
+							_ = conn.Close() // unreachable: the connection drops
+							return
+						}
+					}
+					http.Error(w, "unavailable", http.StatusServiceUnavailable)
+					return
+				}
+				r.Header.Set(countryHeader, "DE")
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			s := newSite(t, srv.URL)
+			legacy := `<script src="` + srv.URL + `/api/v1/public/banner.js?v=` + bannerjs.Version() + `" data-project-key="` + e.pk + `"></script>`
+			marked := `<script type="text/plain" data-category="statistics" src="` + s.tracker() + `/static/track.js?id=stat"></script>
+<script type="text/plain" data-category="marketing" src="` + s.tracker() + `/static/track.js?id=mkt"></script>`
+			url := s.page("outage", "en", legacy, "", marked+pixelTag(s.thirdPort()))
+
+			ctx := tab(t)
+			navigate(t, ctx, url)
+			waitFor(t, ctx, bannerShown)
+			if c.action != "" {
+				eval(t, ctx, `window.__cd('[data-action=`+c.action+`]').click()`, nil)
+				waitFor(t, ctx, `window.consentd.getConsent().recordId`)
+			}
+
+			// The configuration's copy in the browser's HTTP cache would hide the outage.
+			clearHTTPCache(t, ctx)
+			down.Store(true)
+			navigate(t, ctx, url)
+			settle()
+			var st struct {
+				Ran     []string
+				Banner  bool
+				Decided bool
+			}
+			eval(t, ctx, `({ran: window.__ran || [], banner: !!window.__cd('[data-template]'), decided: window.consentd.getConsent().decided})`, &st)
+			if st.Banner {
+				t.Error("a banner while consentd is unreachable")
+			}
+			if !c.run {
+				if v := vendors(t, ctx); len(st.Ran) != 0 || v.Fbq != 0 || strings.Contains(v.Cookies, "_fbp") {
+					t.Fatalf("tags ran: %q, vendor state %+v", st.Ran, v)
+				}
+				if hits := s.vendorHits(); len(hits) != 0 && c.action == "" {
+					t.Fatalf("collection requests: %q", hits)
+				}
+				if st.Decided != (c.action != "") {
+					t.Errorf("decided %t", st.Decided)
+				}
+				return
+			}
+			waitFor(t, ctx, `['stat', 'mkt', 'pixel'].every(function (id) { return (window.__ran || []).indexOf(id) >= 0; }) && window.__vendor.fbq > 0`)
+			var cons map[string]any
+			eval(t, ctx, `window.consentd.getConsent()`, &cons)
+			if cons["decided"] != true || cons["action"] != "accept_all" {
+				t.Errorf("consent %v", cons)
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // The law of each place lives once, in regions.json: the codes a regional rule may name, the
@@ -241,7 +240,7 @@ func regionRuleFor(rules []RegionRule, loc Location) int {
 	best, bestLevel := -1, matchNone
 	for i, r := range rules {
 		for _, code := range r.Regions {
-			if l := matchLevel(strings.TrimSpace(code), loc); l > bestLevel {
+			if l := matchLevel(code, loc); l > bestLevel {
 				best, bestLevel = i, l
 			}
 		}

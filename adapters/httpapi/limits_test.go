@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/consentd/consentd/core"
 )
 
 // TestLimits checks every limit of the API's contract at its boundary: accepted at the limit,
@@ -56,6 +58,20 @@ func TestLimits(t *testing.T) {
 		{"banner cookiePolicyUrl", "PATCH", site + "/banner", 500, func(n int) any { return map[string]any{"cookiePolicyUrl": url(n)} }, nil},
 		{"banner translation value", "PATCH", site + "/banner", 2000, func(n int) any {
 			return map[string]any{"textTranslations": map[string]any{"de": map[string]any{"headline": s(n)}}}
+		}, nil},
+		{"banner regionRules", "PATCH", site + "/banner", core.MaxRegionRules, func(n int) any {
+			rules := make([]any, n)
+			for i := range rules {
+				rules[i] = map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}
+			}
+			return map[string]any{"regionRules": rules}
+		}, nil},
+		{"banner regionRules regions", "PATCH", site + "/banner", core.MaxRuleRegions, func(n int) any {
+			regions := make([]any, n)
+			for i := range regions {
+				regions[i] = "FR"
+			}
+			return map[string]any{"regionRules": []any{map[string]any{"regions": regions, "defaultBehavior": "opt_in"}}}
 		}, nil},
 		{"category name", "POST", site + "/categories", 100, func(n int) any { return map[string]any{"name": s(n)} }, nil},
 		{"category description", "POST", site + "/categories", 500, func(n int) any { return map[string]any{"name": "d", "description": s(n)} }, nil},

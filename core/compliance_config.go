@@ -207,8 +207,20 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 		europe = append(europe, Location{Country: c})
 	}
 	for _, g := range collect(europe, func(_ VisitorRule, behavior string, _ *Policy) bool { return behavior != BehaviorOptIn }, nil) {
-		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "value": g.value, "regions": listed(g.regions)},
+		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),
+			"what": "it is " + g.value + ", not opt_in: non-essential categories run before they decide"},
 			Evidence{Field: strp(ruleField(g.rule, "defaultBehavior")), Value: strp(g.value)})
+	}
+	// An opt-in rule that says its first layer need not offer reject (the runtime shows it
+	// anyway; the rule is what the site asks for).
+	noReject := func(vr VisitorRule, behavior string, _ *Policy) bool {
+		r := b.regionRuleOf(vr)
+		return behavior == BehaviorOptIn && r != nil && !r.RejectOnFirstLayer
+	}
+	for _, g := range collect(europe, noReject, nil) {
+		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),
+			"what": "its rejectOnFirstLayer is false, while refusing must be as easy as accepting"},
+			Evidence{Field: strp(ruleField(g.rule, "rejectOnFirstLayer")), Value: strp("false")})
 	}
 	today := e.now.UTC().Format(time.DateOnly)
 	var gpcStates []Location

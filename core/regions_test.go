@@ -437,11 +437,12 @@ func TestComplianceRegionRules(t *testing.T) {
 		}
 	}
 	r := report([]core.RegionRule{
-		{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn, RejectOnFirstLayer: true},
 		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true},
 		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
 		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner, HonorGPC: true},
 	})
+	// Europe outside the EU falls to *, no_banner.
 	eu := withRule(r, "consent.region-europe-opt-in")
 	if len(eu) != 1 || eu[0].Severity != core.SeverityError || *eu[0].Evidence.Field != "banner.regionRules[3].defaultBehavior" ||
 		!strings.Contains(eu[0].Detail, "CH, GB, IS, LI, NO") || strings.Contains(eu[0].Detail, "FR") {
@@ -458,6 +459,13 @@ func TestComplianceRegionRules(t *testing.T) {
 	}
 	if r.Compliant {
 		t.Error("a report with region errors is compliant")
+	}
+	// An opt-in rule for Europe without reject on its first layer.
+	noReject := report([]core.RegionRule{{Regions: []string{"EEA", "GB", "CH", "unknown"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true}})
+	if f := withRule(noReject, "consent.region-europe-opt-in"); len(f) != 1 || *f[0].Evidence.Field != "banner.regionRules[0].rejectOnFirstLayer" ||
+		!strings.Contains(f[0].Detail, "rejectOnFirstLayer is false") {
+		t.Errorf("Europe without reject on the first layer: %+v", f)
 	}
 	// A requirement counts from its date: Oregon's from 2026-01-01.
 	in := cleanInput()

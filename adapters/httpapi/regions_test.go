@@ -60,3 +60,45 @@ func TestBannerRegionRules(t *testing.T) {
 		t.Errorf("region laws: %v", laws)
 	}
 }
+
+// TestRegionRecordsVerify: records made before and after a banner got regional rules share one
+// chain that verifies, and a third party checks an export of both kinds (v1 and v2 lines) from
+// docs/consent-records.md alone; editing a record's regionRule breaks the check.
+func TestRegionRecordsVerify(t *testing.T) {
+	e := newEnv(t)
+	id, pk := e.site()
+	post := func(country string) {
+		e.want(e.raw("POST", "/api/v1/public/"+pk+"/consent", "", `{"categories":{"statistics":true},"consentVersion":1}`,
+			"X-Country", country, "Content-Type", "application/json"), 201)
+	}
+	post("FR")
+	post("US")
+	e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"regionRules": []any{
+		map[string]any{"regions": []any{"EU"}, "defaultBehavior": "opt_in"},
+		map[string]any{"regions": []any{"US"}, "defaultBehavior": "opt_out"},
+	}}), 200)
+	post("FR")
+	post("US")
+	post("JP")
+	rep := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/verify", nil), 200).obj(t)
+	if rep["ok"] != true || rep["records"].(float64) != 5 {
+		t.Fatalf("verify: %v", rep)
+	}
+	export := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/export?format=ndjson", nil), 200).body
+	if err := thirdPartyCheck(export); err != nil {
+		t.Fatalf("third-party check: %v", err)
+	}
+	for _, want := range []string{`"regionRule":"regionRules[0]"`, `"regionRule":"regionRules[1]"`, `"regionRule":"defaultBehavior"`, `"regionRule":""`} {
+		if !strings.Contains(string(export), want) {
+			t.Errorf("the export lacks %s", want)
+		}
+	}
+	forged := strings.Replace(string(export), `"regionRule":"regionRules[1]"`, `"regionRule":"regionRules[0]"`, 1)
+	if err := thirdPartyCheck([]byte(forged)); err == nil {
+		t.Error("the third-party check accepts an edited regionRule")
+	}
+	csv := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/export?format=csv", nil), 200).body
+	if !strings.Contains(string(csv), "prevBatchHash,region,regionRule") {
+		t.Errorf("the CSV header lacks region and regionRule: %s", csv)
+	}
+}

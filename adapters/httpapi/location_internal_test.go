@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/consentd/consentd/adapters/geoip"
 	"github.com/consentd/consentd/core"
 )
 
@@ -101,6 +102,25 @@ func TestLocationCaching(t *testing.T) {
 		l := newLocator(tc.cfg)
 		if c, v := l.cacheControl("max-age=60"), l.vary(); c != tc.cache || v != tc.vary {
 			t.Errorf("%+v: Cache-Control %q, Vary %q; want %q, %q", tc.cfg, c, v, tc.cache, tc.vary)
+		}
+	}
+}
+
+// BenchmarkLocateRequest is what geolocation adds to each public request: the client address
+// by the trusted-proxy rule, then the lookup in the embedded database (BenchmarkLoaderAB
+// compares whole loader requests).
+func BenchmarkLocateRequest(b *testing.B) {
+	geo, err := geoip.OpenEmbedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLocator(Config{Geolocator: geo, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
+	r := httptest.NewRequest("GET", "/api/v1/public/pk/loader.js", nil)
+	r.RemoteAddr = "127.0.0.1:40000"
+	r.Header.Set("X-Forwarded-For", "80.67.169.12")
+	for b.Loop() {
+		if l.locate(r).Country != "FR" {
+			b.Fatal("not FR")
 		}
 	}
 }

@@ -34,6 +34,32 @@ const (
 	BehaviorNoBanner = "no_banner" // every category, and no banner asks
 )
 
+// Google Consent Mode's modes (Banner.ConsentMode): one setting with gcmExcludeVendor, which is
+// its name in the contract (advanced is gcmExcludeVendor true).
+const (
+	// ConsentModeBasic holds Google's tags until the visitor allows their category, like any
+	// other tag: nothing reaches Google before consent.
+	ConsentModeBasic = "basic"
+	// ConsentModeAdvanced lets Google's tags load at once with every signal denied (cookieless
+	// pings, which Google uses to model conversions); the update after a decision grants what
+	// the visitor allowed.
+	ConsentModeAdvanced = "advanced"
+)
+
+var consentModes = [...]string{ConsentModeBasic, ConsentModeAdvanced}
+
+// ConsentModes returns Google Consent Mode's modes.
+func ConsentModes() []string { return slices.Clone(consentModes[:]) }
+
+// ConsentModeOf returns the mode of a banner whose gcmExcludeVendor is gcmExcludeVendor: the
+// stores read the one stored value through it.
+func ConsentModeOf(gcmExcludeVendor bool) string {
+	if gcmExcludeVendor {
+		return ConsentModeAdvanced
+	}
+	return ConsentModeBasic
+}
+
 // Templates returns the banner's layouts.
 func Templates() []string { return slices.Clone(templates[:]) }
 
@@ -65,23 +91,27 @@ const (
 
 // Banner is a site's consent-dialog configuration; there is one per site.
 type Banner struct {
-	ID                    string                       `json:"id"`
-	SiteID                string                       `json:"siteId"`
-	Template              string                       `json:"template"`
-	Position              string                       `json:"position"`
-	Colors                map[string]string            `json:"colors"`
-	TextOverrides         map[string]string            `json:"textOverrides"`
-	TextTranslations      map[string]map[string]string `json:"textTranslations"`
-	LogoURL               *string                      `json:"logoUrl"`
-	PrivacyPolicyURL      *string                      `json:"privacyPolicyUrl"`
-	CookiePolicyURL       *string                      `json:"cookiePolicyUrl"`
-	DefaultBehavior       string                       `json:"defaultBehavior"`
-	CloseButtonBehavior   string                       `json:"closeButtonBehavior"`
-	CookieExpirationDays  int                          `json:"cookieExpirationDays"`
-	ConsentVersion        int                          `json:"consentVersion"`
-	SiteWideBlocking      bool                         `json:"-"`
-	GCMExcludeVendor      bool                         `json:"gcmExcludeVendor"`
-	StorefrontIntegration bool                         `json:"storefrontIntegration"`
+	ID                   string                       `json:"id"`
+	SiteID               string                       `json:"siteId"`
+	Template             string                       `json:"template"`
+	Position             string                       `json:"position"`
+	Colors               map[string]string            `json:"colors"`
+	TextOverrides        map[string]string            `json:"textOverrides"`
+	TextTranslations     map[string]map[string]string `json:"textTranslations"`
+	LogoURL              *string                      `json:"logoUrl"`
+	PrivacyPolicyURL     *string                      `json:"privacyPolicyUrl"`
+	CookiePolicyURL      *string                      `json:"cookiePolicyUrl"`
+	DefaultBehavior      string                       `json:"defaultBehavior"`
+	CloseButtonBehavior  string                       `json:"closeButtonBehavior"`
+	CookieExpirationDays int                          `json:"cookieExpirationDays"`
+	ConsentVersion       int                          `json:"consentVersion"`
+	SiteWideBlocking     bool                         `json:"-"`
+	GCMExcludeVendor     bool                         `json:"gcmExcludeVendor"`
+	// ConsentMode is GCMExcludeVendor as Google names it, one of ConsentModes: advanced lets
+	// Google's tags load with Consent Mode's denied defaults, basic holds them until consent.
+	// The stores keep one value (ConsentModeOf).
+	ConsentMode           string `json:"consentMode"`
+	StorefrontIntegration bool   `json:"storefrontIntegration"`
 	// ReopenButton shows a small "privacy settings" button after a decision, unless the page
 	// has its own [data-consentd-open] element; it reopens the preferences.
 	ReopenButton bool `json:"reopenButton"`
@@ -148,6 +178,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		CookieExpirationDays: DefaultCookieLifetime,
 		ConsentVersion:       1,
 		SiteWideBlocking:     true,
+		ConsentMode:          ConsentModeBasic,
 		ReopenButton:         true,
 		ReopenPosition:       "bottom_left",
 		CreatedAt:            now, UpdatedAt: now,
@@ -165,18 +196,21 @@ type Optional[T any] struct {
 // TextOverrides merge key by key, an empty text removing its override; TextTranslations merge
 // by language, an empty language object removing that language.
 type BannerPatch struct {
-	Template              *string
-	Position              *string
-	Colors                map[string]string
-	TextOverrides         map[string]string
-	TextTranslations      map[string]map[string]string
-	LogoURL               Optional[string]
-	PrivacyPolicyURL      Optional[string]
-	CookiePolicyURL       Optional[string]
-	DefaultBehavior       *string
-	CloseButtonBehavior   *string
-	CookieExpirationDays  *int
-	GCMExcludeVendor      *bool
+	Template             *string
+	Position             *string
+	Colors               map[string]string
+	TextOverrides        map[string]string
+	TextTranslations     map[string]map[string]string
+	LogoURL              Optional[string]
+	PrivacyPolicyURL     Optional[string]
+	CookiePolicyURL      Optional[string]
+	DefaultBehavior      *string
+	CloseButtonBehavior  *string
+	CookieExpirationDays *int
+	GCMExcludeVendor     *bool
+	// ConsentMode sets GCMExcludeVendor by its other name (advanced: true); both in one patch
+	// must agree.
+	ConsentMode           *string
 	StorefrontIntegration *bool
 	ReopenButton          *bool
 	ReopenPosition        *string
@@ -198,10 +232,14 @@ func (p BannerPatch) validate() error {
 		{"defaultBehavior", p.DefaultBehavior, defaultBehaviors[:]},
 		{"closeButtonBehavior", p.CloseButtonBehavior, closeButtonBehaviors[:]},
 		{"reopenPosition", p.ReopenPosition, reopenPositions[:]},
+		{"consentMode", p.ConsentMode, consentModes[:]},
 	} {
 		if c.v != nil && !slices.Contains(c.enum, *c.v) {
 			return Errorf(CodeInvalid, "%s: must be one of %v", c.field, c.enum)
 		}
+	}
+	if p.ConsentMode != nil && p.GCMExcludeVendor != nil && ConsentModeOf(*p.GCMExcludeVendor) != *p.ConsentMode {
+		return Errorf(CodeInvalid, "consentMode: %s contradicts gcmExcludeVendor %t (advanced is gcmExcludeVendor true)", *p.ConsentMode, *p.GCMExcludeVendor)
 	}
 	for k, v := range p.Colors {
 		if !slices.Contains(colorKeys[:], k) || v == "" {
@@ -330,6 +368,10 @@ func (p BannerPatch) apply(b *Banner) {
 	if p.GCMExcludeVendor != nil {
 		b.GCMExcludeVendor = *p.GCMExcludeVendor
 	}
+	if p.ConsentMode != nil {
+		b.GCMExcludeVendor = *p.ConsentMode == ConsentModeAdvanced
+	}
+	b.ConsentMode = ConsentModeOf(b.GCMExcludeVendor)
 	if p.StorefrontIntegration != nil {
 		b.StorefrontIntegration = *p.StorefrontIntegration
 	}

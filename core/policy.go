@@ -113,7 +113,7 @@ type Policy struct {
 	DoNotSellWithout []string        `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
 	Vendors          []VendorConsent `json:"vendors" doc:"The vendors' consent APIs the runtime tells (Google Consent Mode, Microsoft UET, Microsoft Clarity): how it calls each and which categories each signal needs."`
 	Storefront       Signals         `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
-	UnheldHosts      []string        `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.gcmExcludeVendor is true; empty otherwise."`
+	UnheldHosts      []string        `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.consentMode is advanced (gcmExcludeVendor true); empty otherwise."`
 }
 
 // CategoryPolicy is what the runtime does with one category.

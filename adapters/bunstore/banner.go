@@ -58,7 +58,7 @@ func (b *banner) core() *core.Banner {
 		PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL,
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
-		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
+		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor, ConsentMode: core.ConsentModeOf(b.GCMExcludeVendor),
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
 		CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),

@@ -610,3 +610,39 @@ func TestConcurrentCategoryCreates(t *testing.T) {
 		t.Fatalf("%d distinct slugs, want %d", len(seen), n)
 	}
 }
+
+// TestBannerConsentMode: consentMode is gcmExcludeVendor by Google's name: basic by default,
+// either name sets both, and a request giving both must agree.
+func TestBannerConsentMode(t *testing.T) {
+	e := newEnv(t)
+	id, _ := e.site()
+	path := "/api/v1/sites/" + id + "/banner"
+	b := e.want(e.do("GET", path, nil), 200).obj(t)
+	if b["consentMode"] != "basic" || b["gcmExcludeVendor"] != false {
+		t.Fatalf("default: consentMode %v, gcmExcludeVendor %v", b["consentMode"], b["gcmExcludeVendor"])
+	}
+	for _, c := range []struct {
+		patch map[string]any
+		mode  string
+		gcm   bool
+	}{
+		{map[string]any{"consentMode": "advanced"}, "advanced", true},
+		{map[string]any{"consentMode": "basic"}, "basic", false},
+		{map[string]any{"gcmExcludeVendor": true}, "advanced", true},
+		{map[string]any{"gcmExcludeVendor": false, "consentMode": "basic"}, "basic", false},
+	} {
+		p := e.want(e.do("PATCH", path, c.patch), 200).obj(t)
+		if p["consentMode"] != c.mode || p["gcmExcludeVendor"] != c.gcm {
+			t.Errorf("PATCH %v: consentMode %v, gcmExcludeVendor %v", c.patch, p["consentMode"], p["gcmExcludeVendor"])
+		}
+		if g := e.want(e.do("GET", path, nil), 200).obj(t); g["consentMode"] != c.mode {
+			t.Errorf("GET after %v: consentMode %v", c.patch, g["consentMode"])
+		}
+	}
+	for _, bad := range []string{`{"consentMode":"full"}`, `{"consentMode":"advanced","gcmExcludeVendor":false}`} {
+		r := e.want(e.raw("PATCH", path, e.keyA, bad), 400, "validation_error")
+		if !strings.Contains(string(r.body), "consentMode") {
+			t.Errorf("PATCH %s: the message does not name consentMode: %s", bad, r.body)
+		}
+	}
+}

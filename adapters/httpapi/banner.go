@@ -96,6 +96,7 @@ type bannerPatchBody struct {
 	CloseButtonBehavior   *string            `json:"closeButtonBehavior,omitempty" nullable:"false" enum:"accept_all,reject_all,dismiss"`
 	CookieExpirationDays  *int               `json:"cookieExpirationDays,omitempty" nullable:"false" minimum:"1" maximum:"730"`
 	GCMExcludeVendor      *bool              `json:"gcmExcludeVendor,omitempty" nullable:"false"`
+	ConsentMode           *string            `json:"consentMode,omitempty" nullable:"false" enum:"basic,advanced" doc:"Google Consent Mode: basic holds Google's tags until consent; advanced lets them load with every signal denied (cookieless pings) and grants what the visitor allows. The same setting as gcmExcludeVendor (advanced is true); both in one request must agree."`
 	StorefrontIntegration *bool              `json:"storefrontIntegration,omitempty" nullable:"false"`
 	ReopenButton          *bool              `json:"reopenButton,omitempty" nullable:"false" doc:"Show a small privacy-settings button after a decision (unless the page has its own [data-consentd-open] element)."`
 	ReopenPosition        *string            `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
@@ -144,7 +145,7 @@ func (h *handlers) registerBanner(api huma.API) {
 				Template: p.Template, Position: p.Position, Colors: p.Colors.toMap(), TextOverrides: p.TextOverrides,
 				LogoURL: p.LogoURL.core(), PrivacyPolicyURL: p.PrivacyPolicyURL.core(), CookiePolicyURL: p.CookiePolicyURL.core(),
 				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
-				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor,
+				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor, ConsentMode: p.ConsentMode,
 				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
 				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(),
 			}

@@ -24,6 +24,7 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.defaultBehavior":     core.DefaultBehaviors(),
 	"BannerPatchBody.closeButtonBehavior": core.CloseButtonBehaviors(),
 	"BannerPatchBody.reopenPosition":      core.ReopenPositions(),
+	"BannerPatchBody.consentMode":         core.ConsentModes(),
 	"RegionRuleIn.defaultBehavior":        core.DefaultBehaviors(),
 	"ConsentBody.action":                  core.ConsentActions(),
 	"ScanTriggerBody.mode":                core.ScanModes(),

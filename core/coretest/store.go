@@ -245,6 +245,9 @@ func testBanner(t *testing.T, s core.Store) {
 		!got.SiteWideBlocking || !got.GCMExcludeVendor || got.Colors["text"] != "#111" || got.TextTranslations["de"]["headline"] != "Datenschutz" {
 		t.Fatalf("banner round trip: %+v", got)
 	}
+	if got.ConsentMode != core.ConsentModeAdvanced { // one stored value, read by its two names
+		t.Fatalf("consentMode %q with gcmExcludeVendor true, want advanced", got.ConsentMode)
+	}
 	got.LogoURL = nil
 	must(t, s.UpdateBanner(ctx, got))
 	got, err = s.Banner(ctx, f.site.ID)

@@ -699,17 +699,36 @@ var gif = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf
 // collection requests (www.google-analytics.com/g/collect, www.facebook.com/tr), which the
 // test server records. window.__vendor counts the commands each processed.
 var vendorScripts = map[string]string{
+	// Like gtag.js, the stand-in reads Consent Mode: while analytics_storage is denied a
+	// 'config' sends a cookieless ping (gcs=G1<ad><analytics>, here G100) and sets no cookie; once
+	// an update grants it, the configured tags set their cookies and send again.
 	"/gtag/js": `(function () {
   var port = new URL(document.currentScript.src).port;
   var v = window.__vendor = window.__vendor || {gtag: 0, fbq: 0};
   var dl = window.dataLayer = window.dataLayer || [];
+  var consent = {}, ids = [];
+  function on(k) { return consent[k] === 'granted'; }
+  function send(id) {
+    var granted = on('analytics_storage');
+    if (granted) {
+      document.cookie = '_ga=GA1.1.42.1700000000;path=/;max-age=63072000';
+      document.cookie = '_ga_' + String(id).replace(/^G-/, '') + '=GS1.1.1700000000.1.0;path=/;max-age=63072000';
+    }
+    new Image().src = 'https://www.google-analytics.com:' + port + '/g/collect?v=2&tid=' + encodeURIComponent(id) +
+      '&gcs=G1' + (on('ad_storage') ? 1 : 0) + (granted ? 1 : 0);
+  }
   function run(a) {
-    if (!a || a[0] !== 'config') return;
+    if (!a) return;
+    if (a[0] === 'consent' && a[2]) {
+      var before = on('analytics_storage');
+      for (var k in a[2]) consent[k] = a[2][k];
+      if (!before && on('analytics_storage')) ids.forEach(send);
+      return;
+    }
+    if (a[0] !== 'config') return;
     v.gtag++;
-    var id = String(a[1]).replace(/^G-/, '');
-    document.cookie = '_ga=GA1.1.42.1700000000;path=/;max-age=63072000';
-    document.cookie = '_ga_' + id + '=GS1.1.1700000000.1.0;path=/;max-age=63072000';
-    new Image().src = 'https://www.google-analytics.com:' + port + '/g/collect?v=2&tid=' + encodeURIComponent(a[1]);
+    ids.push(a[1]);
+    send(a[1]);
   }
   dl.forEach(run);
   var push = dl.push;

@@ -110,12 +110,12 @@ func TestBrowserPatternParity(t *testing.T) {
 
 // TestRuntimeDecidesNothing: the runtime applies the configuration's policy and reads none of
 // what the server decides it from (the banner's default behaviour and vendor exclusions, the
-// jurisdiction, which categories are required): a runtime that reads them again recomputes a
+// jurisdiction, which categories are required, Consent Mode basic or advanced): a runtime that reads them again recomputes a
 // rule the server computes (core.DecidePolicy).
 func TestRuntimeDecidesNothing(t *testing.T) {
 	t.Parallel()
 	js := string(bannerjs.Script())
-	for _, input := range []string{"defaultBehavior", "jurisdiction", "gcmExcludeVendor", "storefrontIntegration",
+	for _, input := range []string{"defaultBehavior", "jurisdiction", "gcmExcludeVendor", "consentMode", "storefrontIntegration",
 		"isRequired", core.JurisdictionCCPA, core.JurisdictionGDPR} {
 		if strings.Contains(js, input) {
 			t.Errorf("the runtime reads %q: the decision it makes from it belongs in core.DecidePolicy", input)

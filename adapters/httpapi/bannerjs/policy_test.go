@@ -23,13 +23,13 @@ type policyCase struct {
 
 // policyResult is what the runtime does for a row: every function of policy.js.
 type policyResult struct {
-	Initial     map[string]bool   `json:"initial"`
-	Fixed       map[string]bool   `json:"fixed"`
-	Effective   map[string]bool   `json:"effective"`
-	DoNotSell   bool              `json:"doNotSell"`
-	Vendors     map[string]map[string]string `json:"vendors"` // vendor -> signal -> granted|denied
-	Set         map[string]map[string]bool   `json:"set"`     // vendor -> setting -> value
-	Storefront  map[string]bool              `json:"storefront"`
+	Initial    map[string]bool              `json:"initial"`
+	Fixed      map[string]bool              `json:"fixed"`
+	Effective  map[string]bool              `json:"effective"`
+	DoNotSell  bool                         `json:"doNotSell"`
+	Vendors    map[string]map[string]string `json:"vendors"` // vendor -> signal -> granted|denied
+	Set        map[string]map[string]bool   `json:"set"`     // vendor -> setting -> value
+	Storefront map[string]bool              `json:"storefront"`
 }
 
 // policyHarness runs policy.js's functions on the rows read from stdin.

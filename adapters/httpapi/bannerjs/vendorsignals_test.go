@@ -2,6 +2,7 @@ package bannerjs_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,43 @@ func TestBrowserMicrosoftSignals(t *testing.T) {
 	if want := `{"UET":["consent","update",{"ad_storage":"granted"}],"Clarity":["consentv2",{"ad_Storage":"granted","analytics_Storage":"granted"}]}`; string(got) != want {
 		t.Errorf("after accept all: %s, want %s", got, want)
 	}
+	noViolations(t, ctx)
+}
+
+// TestBrowserConsentModeAdvanced: with consentMode advanced, Google's tag pasted unmarked loads
+// before any decision, finds every Consent Mode signal that needs a category denied, sends only
+// a cookieless ping and sets no _ga cookie; Meta's pixel stays held. "Accept all" grants
+// analytics_storage and the tag sets its cookies.
+func TestBrowserConsentModeAdvanced(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	e.patchBanner(t, map[string]any{"consentMode": "advanced"})
+	ctx := tab(t)
+	navigate(t, ctx, e.page("advanced", "en", unmarkedTags(e.site.thirdPort()), ""))
+	waitFor(t, ctx, bannerShown)
+	waitFor(t, ctx, `window.__vendor && window.__vendor.gtag > 0`)
+	waitFor(t, ctx, `performance.getEntriesByType('resource').some(function (r) { return r.name.indexOf('/g/collect?') > 0; })`)
+	settle()
+	var st struct {
+		Default map[string]any
+		Fbq     int
+		Cookies string
+	}
+	eval(t, ctx, `({default: Array.prototype.slice.call(window.dataLayer[0])[2], fbq: window.__vendor.fbq, cookies: document.cookie})`, &st)
+	for _, sig := range []string{"ad_storage", "ad_user_data", "ad_personalization", "analytics_storage"} {
+		if st.Default[sig] != "denied" {
+			t.Errorf("Consent Mode default %s = %v, want denied", sig, st.Default[sig])
+		}
+	}
+	if strings.Contains(st.Cookies, "_ga") || st.Fbq != 0 || strings.Contains(st.Cookies, "_fbp") {
+		t.Fatalf("before consent: cookies %q, Meta commands %d", st.Cookies, st.Fbq)
+	}
+	hits := strings.Join(e.site.vendorHits(), " ")
+	if !strings.Contains(hits, "tid=G-UNMARKED&gcs=G100") || strings.Contains(hits, "gcs=G111") || strings.Contains(hits, "/tr?") {
+		t.Errorf("before consent, collection requests %q: want Google's cookieless ping alone", hits)
+	}
+
+	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
+	waitFor(t, ctx, `document.cookie.indexOf('_ga=') >= 0 && window.__vendor.fbq > 0`)
 	noViolations(t, ctx)
 }

@@ -265,7 +265,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	loc := LocationOf(in.Country, in.Region)
 	in.Country, in.Region = loc.Country, loc.Region
-	rule := view.banner.VisitorRule(loc)
+	rule := view.banner.visitorRule(view.regions, loc)
 	jur := rule.Jurisdiction
 	pol := view.policies.For(rule)
 	decided := pol.Apply(in.Categories, in.GPC)
@@ -393,6 +393,7 @@ type PublicConfig struct {
 	// policies are the site's policies by rule, cached with the rest; location is the
 	// visitor's (WithBanner decides a draft's policy for it).
 	policies Policies
+	regions  *regionIndex
 	location Location
 }
 
@@ -420,7 +421,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.location = LocationOf(loc.Country, loc.Region)
-	rule := base.Banner.VisitorRule(cfg.location)
+	rule := base.Banner.visitorRule(base.regions, cfg.location)
 	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	cfg.Policy = base.policies.For(rule)
 	return &cfg, nil
@@ -440,6 +441,7 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
 		BlockingRules: blockingRules(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
 		CookieRules: cookieRules(public.catalog, v.cats, v.svcs), policies: DecidePolicies(v.banner, v.cats),
+		regions: newRegionIndex(v.banner.RegionRules),
 	}
 	for _, c := range v.cats {
 		lc := *c

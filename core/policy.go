@@ -62,16 +62,24 @@ func VisitorRuleAt(loc Location) VisitorRule {
 }
 
 // VisitorRule resolves the rule of a visitor at loc: the regional rule that applies
-// (regionRuleFor), and the record's jurisdiction. Without regional rules the jurisdiction is
+// (regionIndex.ruleFor), and the record's jurisdiction. Without regional rules the jurisdiction is
 // the country's (JurisdictionOf). With them it follows what applies: an opt-in rule in Europe
 // (InGDPRRegion) is gdpr, an opt-out rule in the United States ccpa, anything else none.
 func (b *Banner) VisitorRule(loc Location) VisitorRule {
 	if len(b.RegionRules) == 0 {
 		return VisitorRuleAt(loc)
 	}
+	return b.visitorRule(newRegionIndex(b.RegionRules), loc)
+}
+
+// visitorRule is VisitorRule with x, the index of b's rules, built once per cached view.
+func (b *Banner) visitorRule(x *regionIndex, loc Location) VisitorRule {
+	if len(b.RegionRules) == 0 {
+		return VisitorRuleAt(loc)
+	}
 	vr := VisitorRule{Location: loc, Rule: RuleDefault}
 	behavior := b.DefaultBehavior
-	if i := regionRuleFor(b.RegionRules, loc); i >= 0 {
+	if i := x.ruleFor(loc); i >= 0 {
 		vr.Rule, behavior = regionRuleRef(i), b.RegionRules[i].DefaultBehavior
 	}
 	switch {

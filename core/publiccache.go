@@ -151,8 +151,9 @@ type consentView struct {
 	version int
 	// policies are what the runtime does, by rule (DecidePolicies).
 	policies Policies
-	// banner resolves a visitor's rule (Banner.VisitorRule).
-	banner *Banner
+	// banner and regions resolve a visitor's rule (Banner.VisitorRule).
+	banner  *Banner
+	regions *regionIndex
 }
 
 // consentSite returns the site named by projectKey, its categories and its banner's current
@@ -172,7 +173,8 @@ func (views *publicViews) consentSite(ctx context.Context, projectKey string, no
 		if err != nil {
 			return consentView{}, "", err
 		}
-		return consentView{site: site, cats: cats, version: b.ConsentVersion, policies: DecidePolicies(b, cats), banner: b}, site.ID, nil
+		return consentView{site: site, cats: cats, version: b.ConsentVersion, policies: DecidePolicies(b, cats), banner: b,
+			regions: newRegionIndex(b.RegionRules)}, site.ID, nil
 	})
 }
 

@@ -476,3 +476,42 @@ func TestComplianceRegionRules(t *testing.T) {
 		t.Errorf("Oregon's GPC requirement before and after 2026-01-01: %+v / %+v", withRule(before, "consent.region-us-gpc"), withRule(after, "consent.region-us-gpc"))
 	}
 }
+
+// BenchmarkVisitorRule: what resolving a visitor's rule costs per public request (the cached
+// views index the rules once), with the first preset and with the most rules of the most
+// regions a banner may have; "uncached" indexes them on each call, as Banner.VisitorRule does.
+func BenchmarkVisitorRule(b *testing.B) {
+	ca := core.Location{Country: "US", Region: "US-CA"}
+	var codes []string
+	for a := 'A'; a <= 'Z'; a++ {
+		for c := 'A'; c <= 'Z'; c++ {
+			if code := string([]rune{a, c}); core.IsCountry(code) && code != "US" {
+				codes = append(codes, code)
+			}
+		}
+	}
+	rules := make([]core.RegionRule, core.MaxRegionRules)
+	for i := range rules {
+		rules[i] = core.RegionRule{Regions: codes, DefaultBehavior: core.BehaviorOptIn}
+	}
+	rules[len(rules)-1].Regions = []string{"*"}
+	for _, c := range []struct {
+		name   string
+		banner *core.Banner
+	}{
+		{"preset", &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: core.RegionPresets()[0].RegionRules}},
+		{"largest", &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: rules}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			rule := core.VisitorRuleCached(c.banner)
+			for b.Loop() {
+				rule(ca)
+			}
+		})
+		b.Run(c.name+"/uncached", func(b *testing.B) {
+			for b.Loop() {
+				c.banner.VisitorRule(ca)
+			}
+		})
+	}
+}

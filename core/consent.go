@@ -468,3 +468,40 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 	}
 	return cfg
 }
+
+// FirstViewConfig is the configuration the loader inlines: what a page's first view needs. Its
+// categories name their services by slug and label only (the blocked-content placeholders
+// show the label); the services' descriptions and cookies, which only the preferences and the
+// declaration show, come with the declaration (PublicDeclaration), which the runtime fetches
+// when the visitor opens them. GET /public/{projectKey}/config keeps carrying them all.
+type FirstViewConfig struct {
+	*PublicConfig
+	// Texts leave out the preferences' own too (FirstViewTexts).
+	Texts      map[string]string   `json:"texts"`
+	Categories []FirstViewCategory `json:"categories"`
+}
+
+// FirstViewCategory is a category of a FirstViewConfig.
+type FirstViewCategory struct {
+	*Category
+	Services []ServiceName `json:"services"`
+}
+
+// ServiceName names a service of a FirstViewCategory.
+type ServiceName struct {
+	Slug  string `json:"slug"`
+	Label string `json:"label"`
+}
+
+// FirstView returns the first-view configuration of cfg (shared parts read only).
+func (cfg *PublicConfig) FirstView() *FirstViewConfig {
+	out := &FirstViewConfig{PublicConfig: cfg, Texts: FirstViewTexts(cfg.Texts), Categories: make([]FirstViewCategory, len(cfg.Categories))}
+	for i, pc := range cfg.Categories {
+		names := make([]ServiceName, len(pc.Services))
+		for j, s := range pc.Services {
+			names[j] = ServiceName{Slug: s.Slug, Label: s.Label}
+		}
+		out.Categories[i] = FirstViewCategory{Category: pc.Category, Services: names}
+	}
+	return out
+}

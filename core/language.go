@@ -124,6 +124,21 @@ var declarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "y
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
 // all but declarationTextKeys.
+// preferencesTextKeys are the texts only the preferences dialog shows. The first view's
+// configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes them from the
+// declaration, which it fetches when the visitor opens the preferences.
+var preferencesTextKeys = [...]string{"preferencesTitle", "preferencesBody", "saveLabel", "alwaysOnLabel", "servicesLabel"}
+
+// FirstViewTexts returns texts (the runtime's, RuntimeTexts or a configuration's) without the
+// preferences' own, as the first view's configuration carries them.
+func FirstViewTexts(texts map[string]string) map[string]string {
+	out := maps.Clone(texts)
+	for _, k := range preferencesTextKeys {
+		delete(out, k)
+	}
+	return out
+}
+
 func RuntimeTexts(lang string) map[string]string {
 	out := builtinTexts(lang)
 	for _, k := range declarationTextKeys {

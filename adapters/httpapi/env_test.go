@@ -114,6 +114,12 @@ func memCore(tb testing.TB, store core.Store) *core.UseCases {
 
 func newEnvOn(t testing.TB, dbURL string) *env {
 	t.Helper()
+	return newEnvWith(t, dbURL, []byte("/* runtime */"))
+}
+
+// newEnvWith is newEnvOn serving runtime as the banner runtime (the loader's code).
+func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
+	t.Helper()
 	ctx := context.Background()
 	store, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
@@ -133,7 +139,7 @@ func newEnvOn(t testing.TB, dbURL string) *env {
 	}
 	logs := &logBuffer{}
 	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0,
-		RuntimeScript: []byte("/* runtime */")})
+		RuntimeScript: runtime})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}

@@ -80,8 +80,9 @@ type pageInput struct {
 }
 
 // publicConfigJSON is the runtime configuration of a site for the visitor's languages and
-// country, as JSON: the body of GET /public/{projectKey}/config and what the loader inlines.
-func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp LanguageParams) ([]byte, error) {
+// country, as JSON: the body of GET /public/{projectKey}/config, or with firstView what the
+// loader inlines (core.FirstViewConfig: the services' details left to the declaration).
+func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp LanguageParams, firstView bool) ([]byte, error) {
 	prefs, err := lp.prefs()
 	if err != nil {
 		return nil, err
@@ -89,6 +90,9 @@ func (h *handlers) publicConfigJSON(ctx context.Context, projectKey string, lp L
 	cfg, err := h.m.PublicConfig(ctx, projectKey, locationOf(ctx), prefs...)
 	if err != nil {
 		return nil, err
+	}
+	if firstView {
+		return json.Marshal(cfg.FirstView())
 	}
 	return json.Marshal(cfg)
 }
@@ -99,7 +103,7 @@ func (h *handlers) registerLoader(api huma.API) {
 	}
 	runtime := h.cfg.RuntimeScript
 	o := publicOp("getLoader", http.MethodGet, core.PublicRoute(core.PublicLoader), "Banner runtime with the site's configuration", 0)
-	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET " + core.PublicRoute(core.PublicConfigPath) + ", in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language." + locationCaching
+	o.Description = "What the setup snippet loads, synchronously and first in <head>: the banner runtime with the site's configuration (the body of GET " + core.PublicRoute(core.PublicConfigPath) + ", in the visitor's language) inlined, so that blocking rules hold back matching parser-inserted scripts and iframes from the first page view; of the services it carries their slugs and labels, the rest (descriptions, cookies) coming with GET " + core.PublicRoute(core.PublicDeclaration) + " when the visitor opens the preferences. Cached for a minute with stale-while-revalidate, with an ETag; varies with Accept-Language." + locationCaching
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The loader script.", Content: map[string]*huma.MediaType{
 			"text/javascript": {Schema: &huma.Schema{Type: huma.TypeString}},
@@ -107,7 +111,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
 	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
-		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
+		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams, true)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -147,3 +147,57 @@ func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
 		t.Error("?lang= does not win over Accept-Language")
 	}
 }
+
+// TestLoaderFirstView: the loader inlines the first view's configuration: services by slug and
+// label, without their descriptions and cookies, and without the preferences' own texts, which
+// come with the declaration; GET config still carries everything.
+func TestLoaderFirstView(t *testing.T) {
+	e := newEnv(t)
+	id, pk := e.site()
+	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
+	body := string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/loader.js", "", ""), 200).body)
+	raw, _, ok := strings.Cut(strings.TrimPrefix(body, "window.__consentdBoot="), ";\n")
+	if !ok {
+		t.Fatalf("loader %.100q", body)
+	}
+	type cfg struct {
+		Texts      map[string]string `json:"texts"`
+		Categories []struct {
+			Slug     string           `json:"slug"`
+			Services []map[string]any `json:"services"`
+		} `json:"categories"`
+	}
+	var boot, full cfg
+	if err := json.Unmarshal([]byte(raw), &boot); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/public/"+pk+"/config", "", ""), 200).body, &full); err != nil {
+		t.Fatal(err)
+	}
+	services := func(c cfg) (out []map[string]any) {
+		for _, k := range c.Categories {
+			out = append(out, k.Services...)
+		}
+		return out
+	}
+	bs, fs := services(boot), services(full)
+	if len(bs) != len(fs) || len(bs) == 0 {
+		t.Fatalf("%d services inlined, %d in config", len(bs), len(fs))
+	}
+	for i, s := range bs {
+		if len(s) != 2 || s["slug"] != fs[i]["slug"] || s["label"] != fs[i]["label"] {
+			t.Errorf("inlined service %v, want its slug and label alone", s)
+		}
+		if cookies, _ := fs[i]["cookies"].([]any); fs[i]["slug"] == "google-analytics" && len(cookies) == 0 {
+			t.Errorf("config service %v without cookies", fs[i]["slug"])
+		}
+	}
+	for _, k := range []string{"saveLabel", "preferencesTitle", "servicesLabel"} {
+		if _, ok := boot.Texts[k]; ok || full.Texts[k] == "" {
+			t.Errorf("text %s: in the loader %t, in config %q", k, ok, full.Texts[k])
+		}
+	}
+	if boot.Texts["acceptLabel"] == "" || boot.Texts["blockedText"] == "" {
+		t.Errorf("the loader lacks first-view texts: %v", boot.Texts)
+	}
+}

@@ -33,7 +33,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
 	huma.Register(api, o, func(ctx context.Context, in *pageInput) (*bodyOutput, error) {
-		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams)
+		raw, err := h.publicConfigJSON(ctx, in.ProjectKey, in.LanguageParams, false)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

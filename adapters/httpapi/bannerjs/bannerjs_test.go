@@ -200,12 +200,13 @@ func BenchmarkHandler(b *testing.B) {
 	}
 }
 
-// TestSizeBudgetWithLanguage: the runtime and its styles with the texts of one language (the
-// configuration carries only the visitor's), for every built-in language, stay within budget.
+// TestSizeBudgetWithLanguage: the runtime and its styles with the texts of one language that
+// the first view's configuration carries (the visitor's, the preferences' own left to the
+// declaration: core.FirstViewTexts), for every built-in language, stay within budget.
 func TestSizeBudgetWithLanguage(t *testing.T) {
 	largest, lang := 0, ""
 	for _, l := range i18n.Languages() {
-		js, err := json.Marshal(map[string]any{"texts": core.RuntimeTexts(l)})
+		js, err := json.Marshal(map[string]any{"texts": core.FirstViewTexts(core.RuntimeTexts(l))})
 		if err != nil {
 			t.Fatal(err)
 		}

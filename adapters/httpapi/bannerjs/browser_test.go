@@ -98,7 +98,7 @@ func TestBrowserTemplates(t *testing.T) {
 		waitFor(t, ctx, `window.__cd('dialog[data-preferences]')`)
 		eval(t, ctx, `window.__cd('details').open = true`, nil)
 		var names []string
-		eval(t, ctx, `Array.from(window.__cd('dialog[data-preferences]').querySelectorAll('.nm,td')).map(function (e) { return e.textContent; })`, &names)
+		eval(t, ctx, `Array.from(window.__cd('dialog[data-preferences]').querySelectorAll('.nm,h4,td')).map(function (e) { return e.textContent; })`, &names)
 		// The site's categories and the services imported from the library, with their cookies.
 		for _, w := range []string{"Essential", "Statistics", "Marketing", "Stripe", "__stripe_mid", "1 year",
 			"Google Analytics", "_ga", "Meta Pixel", "_fbp"} {

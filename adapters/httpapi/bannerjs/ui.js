@@ -151,11 +151,15 @@ function heading(id, text) {
     h('h2', { id: id, text: text })
   ]);
 }
-function buttons(withPrefs) {
+function button(cls, action, key, fn) {
+  return h('button', { type: 'button', 'class': cls, 'data-action': action, text: t(key), onclick: fn });
+}
+// buttons are the dialogs' actions, reject and accept with mid between them, one code path for
+// the banner and the preferences.
+function buttons(mid) {
   return h('div', { 'class': 'ac' }, [
-    h('button', { type: 'button', 'class': 'no', 'data-action': 'reject', text: t('rejectLabel'), onclick: function () { api_.rejectAll(); } }),
-    withPrefs ? h('button', { type: 'button', 'class': 'pf', 'data-action': 'preferences', text: t('preferencesLabel'), onclick: function () { api_.showPreferences(); } }) : null,
-    h('button', { type: 'button', 'class': 'ok', 'data-action': 'accept', text: t('acceptLabel'), onclick: function () { api_.acceptAll(); } })
+    button('no', 'reject', 'rejectLabel', function () { api_.rejectAll(); }), mid,
+    button('ok', 'accept', 'acceptLabel', function () { api_.acceptAll(); })
   ]);
 }
 
@@ -180,7 +184,7 @@ var showBanner = timed(function () {
     h('p', { id: 'cd-b', text: t('body') }),
     gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
     policyLinks()
-  ]), buttons(true)];
+  ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { api_.showPreferences(); }))];
   var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
   var el;
   lastFocus = deepFocus();
@@ -220,9 +224,13 @@ function restoreFocus() {
 }
 
 // ---- Preferences dialog. ----
-function showPrefs() {
-  if (!cfg) return;
-  var u = mount();
+function showPrefs() { if (cfg) details(prefs); }
+// prefs shows the preferences with the services and cookies of the declaration dc (none when
+// it could not be fetched).
+function prefs(dc) {
+  var u = mount(), svc = {}, tt = texter(dc ? dc.texts : {});
+  // The preferences' own texts come with the declaration (not in the loader's configuration).
+  if (dc) dc.categories.forEach(function (k) { svc[k.slug] = k.services; }), Object.assign(cfg.texts, dc.texts);
   if (u.prefs) { u.prefs.focus(); return; }
   styleMore(u.root);
   var reopenBanner = !!u.banner;
@@ -239,21 +247,13 @@ function showPrefs() {
       }),
       h('span', { 'class': 'sw', 'aria-hidden': 'true' })
     ]);
-    var svcs = k.services || [];
+    var svcs = svc[k.slug] || [];
     return h('div', { 'class': 'ct' }, [
       h('div', { 'class': 'rw' }, [h('span', { 'class': 'nm', id: id + '-n', text: catName(k) }), ctl]),
       catDesc(k) ? h('p', { 'class': 'ds', id: id + '-d', text: catDesc(k) }) : null,
       svcs.length ? h('details', null, [
         h('summary', { text: t('servicesLabel') + ' (' + svcs.length + ')' })
-      ].concat(svcs.map(function (s) {
-        var ck = s.cookies || [];
-        return h('div', { 'class': 'sv' }, [
-          h('div', { 'class': 'nm', text: s.label || s.slug }),
-          s.description ? h('p', { text: s.description }) : null,
-          s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') })]) : null,
-          table(['cookieLabel', 'durationLabel', 'purposeLabel'], t, ck.map(function (c) { return [c.name, c.duration, c.description]; }))
-        ]);
-      }))) : null
+      ].concat(svcs.map(function (s) { return service(s, tt, 'sv'); }))) : null
     ]);
   }));
   var dlg = h('dialog', { 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
@@ -263,11 +263,7 @@ function showPrefs() {
     gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
     policyLinks(),
     list,
-    h('div', { 'class': 'ac' }, [
-      h('button', { type: 'button', 'class': 'no', 'data-action': 'reject', text: t('rejectLabel'), onclick: function () { api_.rejectAll(); } }),
-      h('button', { type: 'button', 'class': 'pf', 'data-action': 'save', text: t('saveLabel'), onclick: save }),
-      h('button', { type: 'button', 'class': 'ok', 'data-action': 'accept', text: t('acceptLabel'), onclick: function () { api_.acceptAll(); } })
-    ])
+    buttons(button('pf', 'save', 'saveLabel', save))
   ]);
   dlg.__reopen = reopenBanner && !decided;
   dlg.addEventListener('cancel', function (e) { e.preventDefault(); closePrefs(); });
@@ -363,42 +359,54 @@ function table(heads, tx, rows) {
 
 // ---- Cookie declaration: [data-consentd-declaration] gets the list and the visitor's choice,
 // [data-consentd-choice] (consentd's own declaration page) the choice only. ----
+// The services' descriptions and cookies are not in the first view's configuration (the
+// loader's): details fetches the declaration, in the configuration's language, once, when the
+// preferences or a declaration first need it, and passes it to fn (null when it failed).
+var decl = null;
+function details(fn) {
+  decl = decl || fetch(siteURL("__CONSENTD_PUBLIC_DECLARATION__") + '?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
+    .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
+  decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
+}
 var declFetched = false;
 function declarations() {
   renderChoices();
   var els = d.querySelectorAll('[data-consentd-declaration]');
   if (!els.length || declFetched) return;
   declFetched = true;
-  fetch(siteURL("__CONSENTD_PUBLIC_DECLARATION__") + '?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
-    .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); })
-    .then(function (dc) {
-      els.forEach(function (el) {
-        el.textContent = '';
-        el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
-        el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
-        dc.categories.forEach(function (k) { el.appendChild(declCategory(k, dc.texts)); });
-      });
-      renderChoices();
-    })
-    .catch(function (e) { console.warn('consentd:', e.message); });
+  details(function (dc) {
+    if (!dc) return;
+    els.forEach(function (el) {
+      el.textContent = '';
+      el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
+      el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
+      dc.categories.forEach(function (k) { el.appendChild(declCategory(k, texter(dc.texts))); });
+    });
+    renderChoices();
+  });
 }
-function declCategory(k, tx) {
-  var tt = function (key, vars) { return fill(tx[key] || '', vars); };
-  var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
+// texter returns a function giving the text key of tx filled with vars.
+function texter(tx) { return function (key, vars) { return fill(tx[key] || '', vars); }; }
+function declCategory(k, tt) {
   return h('section', { 'class': 'consentd-category' }, [
     h('h3', { text: k.name }),
     k.description ? h('p', { text: k.description }) : null
-  ].concat(k.services.length ? k.services.map(function (s) {
-    return h('div', { 'class': 'consentd-service' }, [
-      h('h4', { text: s.label }),
-      s.description ? h('p', { text: s.description }) : null,
-      s.note ? h('p', { text: s.note }) : null,
-      s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
-      table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
-        return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), c.duration, c.description];
-      }))
-    ]);
-  }) : [h('p', { text: tt('noServicesLabel') })]));
+  ].concat(k.services.length ? k.services.map(function (s) { return service(s, tt, 'consentd-service'); }) :
+    [h('p', { text: tt('noServicesLabel') })]));
+}
+// service shows a service of the declaration and its cookies, in the declaration and in the
+// preferences alike (texts tt, the declaration's; class cls).
+function service(s, tt, cls) {
+  var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
+  return h('div', { 'class': cls }, [
+    h('h4', { text: s.label }),
+    s.description ? h('p', { text: s.description }) : null,
+    s.note ? h('p', { text: s.note }) : null,
+    s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
+    table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
+      return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), c.duration, c.description];
+    }))
+  ]);
 }
 // renderChoices shows the visitor's current choice, its date and record ID, with buttons to
 // change or withdraw it, in every [data-consentd-choice] element (in a shadow root styled

@@ -473,18 +473,40 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 // categories name their services by slug and label only (the blocked-content placeholders
 // show the label); the services' descriptions and cookies, which only the preferences and the
 // declaration show, come with the declaration (PublicDeclaration), which the runtime fetches
-// when the visitor opens them. GET /public/{projectKey}/config keeps carrying them all.
+// when the visitor opens them, as do the preferences' own texts. The banner and the categories
+// carry what the runtime reads of them, no identifiers, timestamps or other languages.
+// GET /public/{projectKey}/config keeps carrying everything.
 type FirstViewConfig struct {
 	*PublicConfig
 	// Texts leave out the preferences' own too (FirstViewTexts).
 	Texts      map[string]string   `json:"texts"`
+	Banner     FirstViewBanner     `json:"banner"`
 	Categories []FirstViewCategory `json:"categories"`
+}
+
+// FirstViewBanner is what the runtime reads of the banner.
+type FirstViewBanner struct {
+	Template             string            `json:"template"`
+	Position             string            `json:"position"`
+	Colors               map[string]string `json:"colors"`
+	LogoURL              *string           `json:"logoUrl"`
+	PrivacyPolicyURL     *string           `json:"privacyPolicyUrl"`
+	CookiePolicyURL      *string           `json:"cookiePolicyUrl"`
+	CloseButtonBehavior  string            `json:"closeButtonBehavior"`
+	CookieExpirationDays int               `json:"cookieExpirationDays"`
+	ConsentVersion       int               `json:"consentVersion"`
+	ReopenButton         bool              `json:"reopenButton"`
+	ReopenPosition       string            `json:"reopenPosition"`
+	CookieDomain         *string           `json:"cookieDomain"`
 }
 
 // FirstViewCategory is a category of a FirstViewConfig.
 type FirstViewCategory struct {
-	*Category
-	Services []ServiceName `json:"services"`
+	Slug        string        `json:"slug"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	SortOrder   int           `json:"sortOrder"`
+	Services    []ServiceName `json:"services"`
 }
 
 // ServiceName names a service of a FirstViewCategory.
@@ -495,13 +517,18 @@ type ServiceName struct {
 
 // FirstView returns the first-view configuration of cfg (shared parts read only).
 func (cfg *PublicConfig) FirstView() *FirstViewConfig {
-	out := &FirstViewConfig{PublicConfig: cfg, Texts: FirstViewTexts(cfg.Texts), Categories: make([]FirstViewCategory, len(cfg.Categories))}
+	b := cfg.Banner
+	out := &FirstViewConfig{PublicConfig: cfg, Texts: FirstViewTexts(cfg.Texts), Categories: make([]FirstViewCategory, len(cfg.Categories)),
+		Banner: FirstViewBanner{Template: b.Template, Position: b.Position, Colors: b.Colors, LogoURL: b.LogoURL,
+			PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL, CloseButtonBehavior: b.CloseButtonBehavior,
+			CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion, ReopenButton: b.ReopenButton,
+			ReopenPosition: b.ReopenPosition, CookieDomain: b.CookieDomain}}
 	for i, pc := range cfg.Categories {
 		names := make([]ServiceName, len(pc.Services))
 		for j, s := range pc.Services {
 			names[j] = ServiceName{Slug: s.Slug, Label: s.Label}
 		}
-		out.Categories[i] = FirstViewCategory{Category: pc.Category, Services: names}
+		out.Categories[i] = FirstViewCategory{Slug: pc.Slug, Name: pc.Name, Description: pc.Description, SortOrder: pc.SortOrder, Services: names}
 	}
 	return out
 }

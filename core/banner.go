@@ -426,7 +426,7 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 	var rules []RegionRule
 	if p.RegionRules != nil {
 		var err error
-		if rules, err = regionRulesOf(*p.RegionRules); err != nil {
+		if rules, err = RegionRulesOf(*p.RegionRules); err != nil {
 			return nil, err
 		}
 	}

@@ -42,8 +42,9 @@ type RegionRuleInput struct {
 	RejectOnFirstLayer *bool
 }
 
-// regionRulesOf validates rules and returns them with their defaults, region codes trimmed.
-func regionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
+// RegionRulesOf validates rules and returns them with their defaults, region codes trimmed
+// (PatchBanner; the console's preview of a draft).
+func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
 	if len(in) > MaxRegionRules {
 		return nil, Errorf(CodeInvalid, "regionRules: must have at most %d rules", MaxRegionRules)
 	}

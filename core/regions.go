@@ -54,10 +54,12 @@ type USStateLaw struct {
 }
 
 type regionData struct {
-	Countries    []string                 `json:"countries"`
-	Subdivisions map[string][]string      `json:"subdivisions"`
-	Groups       map[string]regionGroupIn `json:"groups"`
-	GDPR         struct {
+	Countries    []string            `json:"countries"`
+	Subdivisions map[string][]string `json:"subdivisions"`
+	// SubdivisionNames are the subdivisions' English names (ISO 3166-2), by code.
+	SubdivisionNames map[string]string        `json:"subdivisionNames"`
+	Groups           map[string]regionGroupIn `json:"groups"`
+	GDPR             struct {
 		Regions []string `json:"regions"`
 	} `json:"gdpr"`
 	USStates []USStateLaw `json:"usStates"`
@@ -78,6 +80,7 @@ var laws = loadRegions()
 type lawTable struct {
 	countries    map[string]bool
 	subdivisions map[string]bool
+	subNames     map[string]string
 	groups       []RegionGroup
 	// members maps a group's code to its countries and subdivisions.
 	members map[string]map[string]bool
@@ -92,13 +95,18 @@ func loadRegions() *lawTable {
 		panic("core: regions.json: " + err.Error())
 	}
 	t := &lawTable{countries: map[string]bool{}, subdivisions: map[string]bool{}, members: map[string]map[string]bool{},
-		gdpr: map[string]bool{}, usState: map[string]USStateLaw{}, states: d.USStates}
+		gdpr: map[string]bool{}, usState: map[string]USStateLaw{}, states: d.USStates, subNames: d.SubdivisionNames}
 	for _, c := range d.Countries {
 		t.countries[c] = true
 	}
 	for c, subs := range d.Subdivisions {
 		for _, s := range subs {
 			t.subdivisions[c+"-"+s] = true
+		}
+	}
+	for code := range d.SubdivisionNames {
+		if !t.subdivisions[code] {
+			panic("core: regions.json: subdivisionNames names " + code + ", not a subdivision")
 		}
 	}
 	for _, s := range d.USStates {
@@ -160,6 +168,27 @@ func USStateLawOf(region string) (USStateLaw, bool) {
 
 // IsCountry reports whether code is an ISO 3166-1 alpha-2 country code (upper case).
 func IsCountry(code string) bool { return laws.countries[code] }
+
+// Countries returns the ISO 3166-1 alpha-2 codes a regional rule and a Location may name,
+// sorted.
+func Countries() []string { return sortedKeys(laws.countries) }
+
+// Subdivisions returns the ISO 3166-2 subdivisions a regional rule may name ("US-CA",
+// "CA-QC"), sorted.
+func Subdivisions() []string { return sortedKeys(laws.subdivisions) }
+
+// SubdivisionName returns the English name of a subdivision of Subdivisions ("US-CA":
+// "California"), "" for any other code.
+func SubdivisionName(code string) string { return laws.subNames[code] }
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // GDPRCountries returns the countries whose regime is the jurisdiction gdpr (InGDPRRegion),
 // sorted.

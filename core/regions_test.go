@@ -117,6 +117,35 @@ func TestCheckRegionCode(t *testing.T) {
 	}
 }
 
+// TestRegionCodeLists: Countries and Subdivisions list exactly the codes a rule may name, so
+// that the console's choice of a visitor's place offers each one.
+func TestRegionCodeLists(t *testing.T) {
+	t.Parallel()
+	cs, subs := core.Countries(), core.Subdivisions()
+	if len(cs) != 249 || !slices.IsSorted(cs) || !slices.Contains(cs, "FR") || slices.Contains(cs, "EU") {
+		t.Errorf("Countries: %d codes, sorted %v", len(cs), slices.IsSorted(cs))
+	}
+	if len(subs) != 57+13 || !slices.IsSorted(subs) || !slices.Contains(subs, "US-CA") || !slices.Contains(subs, "CA-QC") {
+		t.Errorf("Subdivisions: %d codes %v", len(subs), subs)
+	}
+	for _, c := range append(cs, subs...) {
+		if err := core.CheckRegionCode("regions[0]", c); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, s := range subs {
+		if core.SubdivisionName(s) == "" {
+			t.Errorf("regions.json: subdivisionNames lacks %s", s)
+		}
+	}
+	if n := core.SubdivisionName("US-CA"); n != "California" || core.SubdivisionName("FR") != "" {
+		t.Errorf("SubdivisionName: US-CA %q", n)
+	}
+	if loc := core.LocationOf("", subs[0]); loc.Region != subs[0] {
+		t.Errorf("LocationOf(%q) = %+v", subs[0], loc)
+	}
+}
+
 // issueRules are the rules of #26's browser test.
 func issueRules() []core.RegionRule {
 	return []core.RegionRule{

@@ -3,10 +3,15 @@ package console
 import (
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
 
 	"github.com/consentd/consentd/core"
 )
@@ -28,6 +33,146 @@ type bannerEditor struct {
 	MoreTexts    []string
 	Languages    []string
 	Form         bannerForm
+	// Presets are core's presets of regional rules; Places the visitor locations the preview
+	// offers.
+	Presets []core.RegionPreset
+	Groups  []core.RegionGroup
+	Places  []place
+	// PlaceGroups are the headings of Places.
+	PlaceGroups []string
+}
+
+// place is a location the preview may pretend the visitor is at: Code is a country
+// ("FR") or a subdivision ("US-CA"), "" for an unknown location; Group the heading it is
+// listed under.
+type place struct{ Code, Name, Group string }
+
+// placeGroups are the headings of the preview's locations, in order.
+var placeGroups = []string{"Countries", "US states and territories", "Canadian provinces and territories"}
+
+// places lists the preview's locations from core's data, once: every country by its English
+// name, then the US and Canadian subdivisions (with the US state's privacy law where it has
+// one).
+var places = sync.OnceValue(func() []place {
+	names := display.English.Regions()
+	out := []place{}
+	for _, c := range core.Countries() {
+		n := c
+		if r, err := language.ParseRegion(c); err == nil {
+			if s := names.Name(r); s != "" {
+				n = s
+			}
+		}
+		out = append(out, place{Code: c, Name: n, Group: placeGroups[0]})
+	}
+	var subs []place
+	for _, s := range core.Subdivisions() {
+		g := placeGroups[1]
+		if strings.HasPrefix(s, "CA-") {
+			g = placeGroups[2]
+		}
+		n := core.SubdivisionName(s) + " (" + s + ")"
+		if _, ok := core.USStateLawOf(s); ok {
+			n += ", state privacy law"
+		}
+		subs = append(subs, place{Code: s, Name: n, Group: g})
+	}
+	out = append(out, subs...)
+	slices.SortStableFunc(out, func(a, b place) int {
+		if c := slices.Index(placeGroups, a.Group) - slices.Index(placeGroups, b.Group); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+})
+
+// ruleForm is one regional rule in the editor: its region codes as typed, separated by commas
+// or spaces.
+type ruleForm struct {
+	Regions, DefaultBehavior                    string
+	HonorGPC, DoNotSellLink, RejectOnFirstLayer bool
+}
+
+func rulesOf(rs []core.RegionRule) []ruleForm {
+	out := make([]ruleForm, len(rs))
+	for i, r := range rs {
+		out[i] = ruleForm{Regions: strings.Join(r.Regions, ", "), DefaultBehavior: r.DefaultBehavior,
+			HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer}
+	}
+	return out
+}
+
+// inputs are the rules as core takes them; every boolean is set, as the form shows it.
+func (f bannerForm) inputs() []core.RegionRuleInput {
+	out := make([]core.RegionRuleInput, len(f.Rules))
+	for i, r := range f.Rules {
+		out[i] = core.RegionRuleInput{
+			Regions:         strings.FieldsFunc(r.Regions, func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r' }),
+			DefaultBehavior: r.DefaultBehavior, HonorGPC: &r.HonorGPC, DoNotSellLink: &r.DoNotSellLink, RejectOnFirstLayer: &r.RejectOnFirstLayer,
+		}
+	}
+	return out
+}
+
+// editRules applies one of the regional rules' buttons to the draft: "add", "remove.N",
+// "up.N", "down.N" or "preset.ID". It returns what it did, or an error for an action it does
+// not know.
+func (f *bannerForm) editRules(action string) (string, error) {
+	verb, arg, _ := strings.Cut(action, ".")
+	if verb == "add" {
+		f.Rules = append(f.Rules, ruleForm{DefaultBehavior: core.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true})
+		return "Rule " + strconv.Itoa(len(f.Rules)) + " added to the draft", nil
+	}
+	if verb == "preset" {
+		for _, p := range core.RegionPresets() {
+			if p.ID == arg {
+				f.Rules = rulesOf(p.RegionRules)
+				return "The preset “" + p.Name + "” replaced the draft's rules", nil
+			}
+		}
+		return "", core.Errorf(core.CodeInvalid, "preset: unknown preset %q", arg)
+	}
+	i, err := strconv.Atoi(arg)
+	if err != nil || i < 0 || i >= len(f.Rules) {
+		return "", core.Errorf(core.CodeInvalid, "regionRules: no rule %s", arg)
+	}
+	n := strconv.Itoa(i + 1)
+	switch {
+	case verb == "remove":
+		f.Rules = slices.Delete(f.Rules, i, i+1)
+		return "Rule " + n + " removed from the draft", nil
+	case verb == "up" && i > 0:
+		f.Rules[i-1], f.Rules[i] = f.Rules[i], f.Rules[i-1]
+		return "Rule " + n + " moved up", nil
+	case verb == "down" && i+1 < len(f.Rules):
+		f.Rules[i], f.Rules[i+1] = f.Rules[i+1], f.Rules[i]
+		return "Rule " + n + " moved down", nil
+	}
+	return "", core.Errorf(core.CodeInvalid, "regionRules: cannot %s rule %s", verb, n)
+}
+
+// ruleField reads the rule a validation error of core names: regionRules[N].regions[M].
+var ruleField = regexp.MustCompile(`^regionRules\[(\d+)\]\.(regions|defaultBehavior)(?:\[(\d+)\])?: (.*)$`)
+
+// ruleError returns the form ("rule-N") and the sentence of a validation error naming one
+// of the rules, or "" when err names none.
+func ruleError(err error) (form, msg string) {
+	m := ruleField.FindStringSubmatch(core.ErrorMessage(err))
+	if m == nil {
+		return "", ""
+	}
+	i, _ := strconv.Atoi(m[1])
+	switch {
+	case m[3] != "":
+		j, _ := strconv.Atoi(m[3])
+		msg = "Rule " + strconv.Itoa(i+1) + ", region " + strconv.Itoa(j+1) + ": " + m[4]
+	case m[2] == "regions":
+		msg = "Rule " + strconv.Itoa(i+1) + ": the regions " + m[4]
+	default:
+		msg = "Rule " + strconv.Itoa(i+1) + ": the behaviour " + m[4]
+	}
+	return "rule-" + m[1], sentence(msg)
 }
 
 // bannerForm is the editor's form, parsed: every field of the banner, its texts and its
@@ -46,8 +191,11 @@ type bannerForm struct {
 	ReopenButton                              bool
 	ReopenPosition, ReopenLabel, CookieDomain string
 	NewLanguage                               string
-	// PreviewLanguage and PreviewCountry are the preview's visitor.
-	PreviewLanguage, PreviewCountry string
+	// Rules are the regional rules, in order.
+	Rules []ruleForm
+	// PreviewLanguage and PreviewPlace are the preview's visitor; PreviewPlace a country
+	// ("FR"), a subdivision ("US-CA") or "" for an unknown location.
+	PreviewLanguage, PreviewPlace string
 }
 
 func formOf(b *core.Banner) bannerForm {
@@ -57,7 +205,7 @@ func formOf(b *core.Banner) bannerForm {
 		LogoURL: deref(b.LogoURL), PrivacyPolicyURL: deref(b.PrivacyPolicyURL), CookiePolicyURL: deref(b.CookiePolicyURL),
 		CookieExpirationDays: strconv.Itoa(b.CookieExpirationDays), GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
-		ReopenLabel: deref(b.ReopenLabel), CookieDomain: deref(b.CookieDomain),
+		ReopenLabel: deref(b.ReopenLabel), CookieDomain: deref(b.CookieDomain), Rules: rulesOf(b.RegionRules),
 	}
 	for l, t := range b.TextTranslations {
 		f.Translations[l] = maps.Clone(t)
@@ -85,7 +233,14 @@ func parseBannerForm(r *http.Request) bannerForm {
 		ReopenButton: r.PostFormValue("reopenButton") == "on", ReopenPosition: r.PostFormValue("reopenPosition"),
 		ReopenLabel: strings.TrimSpace(r.PostFormValue("reopenLabel")), CookieDomain: strings.TrimSpace(r.PostFormValue("cookieDomain")),
 		NewLanguage:     strings.TrimSpace(r.PostFormValue("newLanguage")),
-		PreviewLanguage: r.PostFormValue("previewLanguage"), PreviewCountry: r.PostFormValue("previewCountry"),
+		PreviewLanguage: r.PostFormValue("previewLanguage"), PreviewPlace: r.PostFormValue("previewPlace"),
+		Rules: []ruleForm{},
+	}
+	for _, i := range r.PostForm["rule"] {
+		k := "rule." + i + "."
+		f.Rules = append(f.Rules, ruleForm{Regions: strings.TrimSpace(r.PostFormValue(k + "regions")),
+			DefaultBehavior: r.PostFormValue(k + "defaultBehavior"), HonorGPC: r.PostFormValue(k+"honorGpc") == "on",
+			DoNotSellLink: r.PostFormValue(k+"doNotSellLink") == "on", RejectOnFirstLayer: r.PostFormValue(k+"rejectOnFirstLayer") == "on"})
 	}
 	for _, k := range core.ColorKeys() {
 		if v := strings.TrimSpace(r.PostFormValue("color." + k)); v != "" {
@@ -128,6 +283,8 @@ func (f bannerForm) patch() (core.BannerPatch, error) {
 		ReopenLabel:  core.Optional[string]{Set: true, Null: f.ReopenLabel == "", Value: f.ReopenLabel},
 		CookieDomain: core.Optional[string]{Set: true, Null: f.CookieDomain == "", Value: f.CookieDomain},
 	}
+	rules := f.inputs()
+	p.RegionRules = &rules
 	for l, t := range f.Translations {
 		p.TextTranslations[l] = t
 	}
@@ -188,6 +345,9 @@ func (f bannerForm) applyTo(b core.Banner) *core.Banner {
 	b.GCMExcludeVendor, b.StorefrontIntegration = f.GCMExcludeVendor, f.StorefrontIntegration
 	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, core.ReopenPositions(), b.ReopenPosition)
 	b.ReopenLabel, b.CookieDomain = opt(f.ReopenLabel), opt(f.CookieDomain)
+	if rules, err := core.RegionRulesOf(f.inputs()); err == nil {
+		b.RegionRules = rules // invalid draft rules: the preview keeps the saved ones
+	}
 	return &b
 }
 
@@ -218,6 +378,7 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 	e := bannerEditor{
 		Banner: b, Templates: core.Templates(), Positions: core.Positions(), Behaviors: core.DefaultBehaviors(),
 		CloseActions: core.CloseButtonBehaviors(), Corners: core.ReopenPositions(), ColorKeys: core.ColorKeys(), MainTexts: contractTexts,
+		Presets: core.RegionPresets(), Groups: core.RegionGroups(), Places: places(), PlaceGroups: placeGroups,
 	}
 	for _, k := range core.TextKeys() {
 		if !slices.Contains(contractTexts, k) {
@@ -241,13 +402,28 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 
 func (h *handler) saveBanner(w http.ResponseWriter, r *http.Request, rq *request) {
 	f := parseBannerForm(r)
+	if a := r.PostFormValue("ruleAction"); a != "" {
+		// A button of the regional rules changes the draft, not the banner.
+		done, err := f.editRules(a)
+		if err != nil {
+			status, msg := h.message(r, err)
+			h.showBanner(w, r, rq, status, page{Form: "banner", Error: msg}, &f)
+			return
+		}
+		h.showBanner(w, r, rq, http.StatusOK, page{Flash: done + ": save the banner to apply it."}, &f)
+		return
+	}
 	p, err := f.patch()
 	if err == nil {
 		_, err = h.m.PatchBanner(r.Context(), rq.org, r.PathValue("id"), p)
 	}
 	if err != nil {
 		status, msg := h.message(r, err)
-		h.showBanner(w, r, rq, status, page{Form: "banner", Error: msg}, &f)
+		pg := page{Form: "banner", Error: msg}
+		if form, m := ruleError(err); form != "" {
+			pg.Form, pg.Error = form, m
+		}
+		h.showBanner(w, r, rq, status, pg, &f)
 		return
 	}
 	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/banner", "Banner saved: visitors see it on their next page view.")
@@ -259,6 +435,37 @@ type previewPage struct {
 	Lang    string
 	Config  *core.PublicConfig
 	Runtime string
+	// Visitor says where the preview's visitor is and which of the draft's rules applies.
+	Visitor string
+}
+
+// visitorNote says, for the preview, which of the draft's rules applies at loc and what it
+// does: the decision of core (cfg.Rule and cfg.Policy), in words.
+func visitorNote(loc core.Location, name string, cfg *core.PublicConfig) string {
+	where := "A visitor whose location is unknown"
+	if loc.Country != "" {
+		where = "A visitor from " + name
+	}
+	b := cfg.Banner
+	behavior, rule := b.DefaultBehavior, "the banner's default behaviour"
+	if n, ok := strings.CutPrefix(cfg.Rule, "regionRules["); ok {
+		if i, err := strconv.Atoi(strings.TrimSuffix(n, "]")); err == nil && i >= 0 && i < len(b.RegionRules) {
+			behavior, rule = b.RegionRules[i].DefaultBehavior, "rule "+strconv.Itoa(i+1)
+		}
+	} else if cfg.Rule == core.RuleDefault {
+		rule = "no regional rule, so the banner's default behaviour"
+	}
+	words := map[string]string{core.BehaviorOptIn: "opt-in", core.BehaviorOptOut: "opt-out", core.BehaviorNoBanner: "no banner"}
+	out := where + ": " + rule + " (" + words[behavior] + ")"
+	if cfg.Policy != nil {
+		if cfg.Policy.GPC.Honored {
+			out += ", Global Privacy Control honoured"
+		}
+		if cfg.Policy.DoNotSellLink {
+			out += ", a Do Not Sell or Share control"
+		}
+	}
+	return out + "; recorded as jurisdiction " + cfg.Jurisdiction + "."
 }
 
 // bannerPreview renders the draft in a page of its own that loads the real runtime; the
@@ -270,11 +477,11 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	f := parseBannerForm(r)
-	country := f.PreviewCountry
-	if country != "" && (len(country) != 2 || strings.ToUpper(country) != country) {
-		country = ""
+	loc := core.LocationOf(f.PreviewPlace, "")
+	if strings.Contains(f.PreviewPlace, "-") {
+		loc = core.LocationOf("", f.PreviewPlace)
 	}
-	cfg, err := h.m.PublicConfig(r.Context(), s.ProjectKey, core.LocationOf(country, ""))
+	cfg, err := h.m.PublicConfig(r.Context(), s.ProjectKey, loc)
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return
@@ -291,5 +498,13 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	if h.cfg.RuntimeVersion != "" {
 		src += "?v=" + h.cfg.RuntimeVersion
 	}
-	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: draft, Runtime: src}})
+	name := core.SubdivisionName(loc.Region) + " (" + loc.Region + ")"
+	if loc.Region == "" {
+		name = loc.Country
+		if i := slices.IndexFunc(places(), func(p place) bool { return p.Code == loc.Country }); i >= 0 {
+			name = places()[i].Name
+		}
+	}
+	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: draft, Runtime: src,
+		Visitor: visitorNote(loc, name, draft)}})
 }

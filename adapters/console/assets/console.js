@@ -55,10 +55,12 @@
       frame.setAttribute('data-background', d.background || '');
       frame.setAttribute('data-accept-background', d.acceptBackground || '');
       frame.setAttribute('data-headline', d.headline || '');
+      frame.setAttribute('data-visitor', d.visitor || '');
       if (status) {
         status.textContent = d.shown
           ? 'Preview updated: ' + (d.template || '').replace('_', ' ') + ' banner, ' + (d.position || '').replace('_', ' ') + ', “' + (d.headline || '') + '”.'
           : 'Preview updated: with these settings the banner is not shown (' + (d.reason || 'no banner') + ').';
+        if (d.visitor) status.textContent += ' ' + d.visitor;
       }
     });
     refresh();

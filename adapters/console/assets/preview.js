@@ -61,6 +61,10 @@
   if (navigator.sendBeacon) navigator.sendBeacon = function () { return true; };
 
   var tries = 0;
+  function visitor() {
+    var v = document.getElementById('preview-visitor');
+    return v ? v.textContent : '';
+  }
   function report() {
     var host = document.querySelector('consentd-ui');
     var root = host && host.shadowRoot;
@@ -70,14 +74,14 @@
       var cfg = {};
       try { cfg = JSON.parse(draft); } catch (e) { cfg = {}; }
       var b = cfg.banner || {};
-      parent.postMessage({ type: 'consentd-preview', shown: false, template: b.template, position: b.position,
+      parent.postMessage({ type: 'consentd-preview', shown: false, template: b.template, position: b.position, visitor: visitor(),
         reason: cfg.policy && !cfg.policy.ask ? 'the default behaviour is “no banner”' : 'the runtime drew nothing' }, '*');
       return;
     }
     var h = root.querySelector('#cd-h');
     var accept = root.querySelector('[data-action="accept"]');
     parent.postMessage({
-      type: 'consentd-preview', shown: true,
+      type: 'consentd-preview', shown: true, visitor: visitor(),
       template: dlg.getAttribute('data-template'), position: dlg.getAttribute('data-position'),
       background: getComputedStyle(dlg).backgroundColor,
       acceptBackground: accept ? getComputedStyle(accept).backgroundColor : '',

@@ -1,0 +1,112 @@
+package console_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/consentd/consentd/core"
+)
+
+// TestConsoleRegionalRules: a site owner applies a preset of regional rules with one click,
+// adds a rule with an unknown region code and is told which rule and code in place, removes and
+// reorders rules, saves them, and previews the banner as a visitor from California and from
+// France: the preview says which rule applies and shows what the runtime does with it.
+func TestConsoleRegionalRules(t *testing.T) {
+	srv := startServer(t)
+	base := srv.base
+	var site struct{ ID string }
+	apiDo(t, base, "POST", "/api/v1/sites", map[string]string{"name": "Field Notes", "url": "https://blog.example"}, &site)
+	ctx := tab(t)
+	navigate(t, ctx, base+"/")
+	fill(t, ctx, map[string]string{"#key": apiKey})
+	submit(t, ctx, "document.querySelector('form[action=\"/sign-in\"] button').click()")
+	waitFor(t, ctx, "location.pathname === '/sites'")
+	page := base + "/sites/" + site.ID + "/banner"
+	navigate(t, ctx, page)
+	mustContain(t, ctx, "Regional rules", "No regional rule")
+
+	rules := func() []string {
+		t.Helper()
+		var out []string
+		eval(t, ctx, "Array.from(document.querySelectorAll('input[name$=\".regions\"]')).map(function (i) { return i.value; })", &out)
+		return out
+	}
+	preset := core.RegionPresets()[0]
+	submit(t, ctx, "document.querySelector('button[value=\"preset."+preset.ID+"\"]').click()")
+	mustContain(t, ctx, "The preset “"+preset.Name+"” replaced the draft's rules: save the banner to apply it.")
+	got := rules()
+	if len(got) != len(preset.RegionRules) {
+		t.Fatalf("after the preset: rules %q, want %d", got, len(preset.RegionRules))
+	}
+	for i, r := range preset.RegionRules {
+		if got[i] != strings.Join(r.Regions, ", ") {
+			t.Fatalf("rule %d: %q, want %v", i+1, got[i], r.Regions)
+		}
+	}
+
+	// A new rule with an unknown code: not saved, the error beside the rule's regions.
+	submit(t, ctx, "document.querySelector('button[value=\"add\"]').click()")
+	n := len(preset.RegionRules)
+	fill(t, ctx, map[string]string{"#rule-" + itoa(n) + "-regions": "FR, XX"})
+	submit(t, ctx, "document.querySelector('#save-banner').click()")
+	mustContain(t, ctx, "Not saved:", `Rule `+itoa(n+1)+`, region 2: unknown region code "XX"`)
+	var invalid string
+	eval(t, ctx, "document.querySelector('#rule-"+itoa(n)+"-regions').getAttribute('aria-invalid') + ' ' + document.querySelector('#rule-"+itoa(n)+"-error').textContent", &invalid)
+	if !strings.HasPrefix(invalid, "true Rule "+itoa(n+1)+", region 2") {
+		t.Fatalf("the rule's field: %q", invalid)
+	}
+	if len(rules()) != n+1 {
+		t.Fatalf("the draft lost rules: %q", rules())
+	}
+	checkPage(t, ctx, base, "30-regional-rules-error")
+
+	// Remove it; move the US rule up and back down.
+	submit(t, ctx, "document.querySelector('button[value=\"remove."+itoa(n)+"\"]').click()")
+	mustContain(t, ctx, "Rule "+itoa(n+1)+" removed from the draft")
+	submit(t, ctx, "document.querySelector('button[value=\"up.1\"]').click()")
+	if got := rules(); got[0] != strings.Join(preset.RegionRules[1].Regions, ", ") {
+		t.Fatalf("after moving rule 2 up: %q", got)
+	}
+	var disabled bool
+	eval(t, ctx, "document.querySelector('button[value=\"up.0\"]').disabled && document.querySelector('button[value=\"down."+itoa(n-1)+"\"]').disabled", &disabled)
+	if !disabled {
+		t.Fatal("the first rule can move up or the last down")
+	}
+	submit(t, ctx, "document.querySelector('button[value=\"down.0\"]').click()")
+	// Enter in a rule's field saves the banner, as in every other field.
+	eval(t, ctx, "window.__stale = true", nil)
+	eval(t, ctx, "document.querySelector('#rule-0-regions').focus()", nil)
+	run(t, ctx, chromedp.KeyEvent(kb.Enter))
+	waitFor(t, ctx, "!window.__stale && document.readyState === 'complete'")
+	mustContain(t, ctx, "Banner saved")
+	var saved struct{ RegionRules []core.RegionRule }
+	apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &saved)
+	if len(saved.RegionRules) != n || saved.RegionRules[1].Regions[0] != core.RegionUSStateLaws || !saved.RegionRules[1].DoNotSellLink {
+		t.Fatalf("saved rules: %+v", saved.RegionRules)
+	}
+	run(t, ctx, chromedp.EmulateViewport(1280, 1000))
+	eval(t, ctx, "document.querySelector('#regional-rules').scrollIntoView()", nil)
+	checkPage(t, ctx, base, "31-regional-rules-editor")
+
+	// Preview as a Californian, then as a French visitor.
+	for _, c := range []struct{ place, name, want string }{
+		{"US-CA", "california", "A visitor from California (US-CA): rule 2 (opt-out), Global Privacy Control honoured, a Do Not Sell or Share control; recorded as jurisdiction ccpa."},
+		{"FR", "france", "A visitor from France: rule 1 (opt-in), Global Privacy Control honoured; recorded as jurisdiction gdpr."},
+		{"JP", "japan", "A visitor from Japan: rule 4 (no banner)"},
+		{"", "unknown", "A visitor whose location is unknown: rule 3 (opt-in)"},
+	} {
+		fill(t, ctx, map[string]string{"#previewPlace": c.place})
+		waitFor(t, ctx, "(document.querySelector('#preview').getAttribute('data-visitor') || '').indexOf("+jsString(c.want)+") === 0")
+		mustContain(t, ctx, c.want)
+		if c.place == "JP" {
+			mustContain(t, ctx, "the banner is not shown")
+		}
+		if c.place == "US-CA" || c.place == "FR" {
+			eval(t, ctx, "document.querySelector('#preview').scrollIntoView({block: 'center'})", nil)
+			screenshot(t, ctx, "32-preview-"+c.name)
+		}
+	}
+}

@@ -124,10 +124,12 @@ var declarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "y
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
 // all but declarationTextKeys.
-// preferencesTextKeys are the texts only the preferences dialog shows. The first view's
-// configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes them from the
-// declaration, which it fetches when the visitor opens the preferences.
-var preferencesTextKeys = [...]string{"preferencesTitle", "preferencesBody", "saveLabel", "alwaysOnLabel", "servicesLabel"}
+// preferencesTextKeys are the texts only the preferences dialog shows beside the services. The
+// first view's configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes
+// them from the declaration, which it fetches when the visitor opens the preferences. The
+// dialog's title and its controls' labels (preferencesTitle, saveLabel, alwaysOnLabel) stay in
+// the first view, so that the dialog is whole and accessible when that fetch fails.
+var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel"}
 
 // FirstViewTexts returns texts (the runtime's, RuntimeTexts or a configuration's) without the
 // preferences' own, as the first view's configuration carries them.

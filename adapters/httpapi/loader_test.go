@@ -192,9 +192,15 @@ func TestLoaderFirstView(t *testing.T) {
 			t.Errorf("config service %v without cookies", fs[i]["slug"])
 		}
 	}
-	for _, k := range []string{"saveLabel", "preferencesTitle", "servicesLabel"} {
+	for _, k := range []string{"preferencesBody", "servicesLabel"} {
 		if _, ok := boot.Texts[k]; ok || full.Texts[k] == "" {
 			t.Errorf("text %s: in the loader %t, in config %q", k, ok, full.Texts[k])
+		}
+	}
+	// The dialog's title and controls are labelled even when the declaration cannot be fetched.
+	for _, k := range []string{"preferencesTitle", "saveLabel", "alwaysOnLabel"} {
+		if boot.Texts[k] == "" {
+			t.Errorf("text %s missing from the loader", k)
 		}
 	}
 	if boot.Texts["acceptLabel"] == "" || boot.Texts["blockedText"] == "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/core"
 )
 
 // TestBrowserOutageCachedConfig: on a second visit while consentd cannot be reached (every
@@ -89,4 +90,39 @@ func TestBrowserOutageCachedConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBrowserPreferencesWithoutDeclaration: the loader's first view leaves the services'
+// details to the declaration, fetched when the visitor opens the preferences. When that fetch
+// fails, the dialog still opens whole: its title and its buttons labelled, the categories
+// switchable, and nothing axe-core finds.
+func TestBrowserPreferencesWithoutDeclaration(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	h := e.srv.app.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/"+core.PublicDeclaration) {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		r.Header.Set(countryHeader, "DE")
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	s := newSite(t, srv.URL)
+	loader := `<script src="` + srv.URL + core.PublicPath(e.pk, core.PublicLoader) + `"></script>`
+	ctx := tab(t)
+	navigate(t, ctx, s.page("prefs-no-declaration", "en", loader, "", ""))
+	waitFor(t, ctx, bannerShown)
+	eval(t, ctx, `window.consentd.showPreferences()`, nil)
+	waitFor(t, ctx, `window.__cd('dialog[data-preferences] [data-action=save]')`)
+	var st struct{ Title, Save, Toggles string }
+	eval(t, ctx, `(function () { var d = window.__cd('dialog[data-preferences]');
+		return {title: (d.querySelector('h2') || {}).textContent || '', save: d.querySelector('[data-action=save]').textContent,
+			toggles: String(d.querySelectorAll('input[type=checkbox]').length)}; })()`, &st)
+	if strings.TrimSpace(st.Title) == "" || strings.TrimSpace(st.Save) == "" || st.Toggles == "0" {
+		t.Fatalf("preferences without the declaration: %+v", st)
+	}
+	axeCheck(t, ctx, "preferences without the declaration", "consentd-ui")
+	screenshot(t, ctx, "preferences-without-declaration")
 }

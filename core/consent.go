@@ -154,6 +154,10 @@ type ConsentStore interface {
 	// records are left out. The aggregates count every record ever committed, including those
 	// retention removed since.
 	ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]ConsentBucketStat, error)
+	// ConsentRegionCounts counts the site's records with from <= createdAt < to by place:
+	// the record's region when it has one ("US-CA"), else its ipCountry ("FR"), "" when both
+	// are empty. Retention-removed records are not counted.
+	ConsentRegionCounts(ctx context.Context, siteID string, from, to time.Time) (map[string]int64, error)
 	// RemoveConsentBatches removes, oldest first, the site's whole batches whose newest record
 	// is older than before, at most limit batches, records included, and makes the last
 	// removed batch the chain's anchor. It returns the number of records removed.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -274,4 +275,53 @@ func (consentLog *ConsentLog) ApplyConsentRetention(ctx context.Context) (int, e
 		after = sites[len(sites)-1].ID
 	}
 	return removed, errors.Join(errs...)
+}
+
+// RegionCount is how many decisions came from one place.
+type RegionCount struct {
+	// Region is the record's region ("US-CA"), else its ipCountry ("FR"), "" for an unknown
+	// location.
+	Region    string
+	Decisions int64
+}
+
+// ConsentRegions returns a site's decisions between from and to split by the visitor's place
+// (ConsentStore.ConsentRegionCounts), most decisions first, then by code. The span is that of
+// the statistics (MaxConsentStatsSpan).
+func (consentLog *ConsentLog) ConsentRegions(ctx context.Context, orgID, siteID string, from, to time.Time) ([]RegionCount, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
+	if err := CheckTime("from", from); err != nil {
+		return nil, err
+	}
+	if err := CheckTime("to", to); err != nil {
+		return nil, err
+	}
+	if !from.Before(to) {
+		return nil, Errorf(CodeInvalid, "from: must be before to")
+	}
+	if to.Sub(from) > MaxConsentStatsSpan {
+		return nil, Errorf(CodeInvalid, "to: at most %d days after from", int(MaxConsentStatsSpan.Hours()/24))
+	}
+	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	counts, err := consentLog.store.ConsentRegionCounts(ctx, siteID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RegionCount, 0, len(counts))
+	for r, n := range counts {
+		if n > 0 {
+			out = append(out, RegionCount{Region: r, Decisions: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b RegionCount) int {
+		if a.Decisions != b.Decisions {
+			return int(b.Decisions - a.Decisions)
+		}
+		return strings.Compare(a.Region, b.Region)
+	})
+	return out, nil
 }

@@ -314,3 +314,27 @@ func (s *Store) RemoveConsentBatches(ctx context.Context, siteID string, before 
 	})
 	return removed, err
 }
+
+// ConsentRegionCounts implements core.ConsentStore: one GROUP BY over the site's records in
+// the range, along the (site_id, created_at) index.
+func (s *Store) ConsentRegionCounts(ctx context.Context, siteID string, from, to time.Time) (map[string]int64, error) {
+	out := map[string]int64{}
+	if !isID(siteID) {
+		return out, nil
+	}
+	var rows []struct {
+		Place string `bun:"place"`
+		N     int64  `bun:"n"`
+	}
+	err := s.db.NewSelect().Model((*consentRecord)(nil)).
+		ColumnExpr("CASE WHEN COALESCE(region, '') <> '' THEN region ELSE COALESCE(ip_country, '') END AS place, CAST(COUNT(*) AS BIGINT) AS n").
+		Where("site_id = ? AND created_at >= ? AND created_at < ?", siteID, from.UTC(), to.UTC()).
+		GroupExpr("1").Scan(ctx, &rows)
+	if err != nil {
+		return nil, translate(err, "consent stats")
+	}
+	for _, r := range rows {
+		out[r.Place] += r.N
+	}
+	return out, nil
+}

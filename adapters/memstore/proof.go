@@ -250,3 +250,20 @@ func (s *Store) StrayConsentRecords(_ context.Context, siteID string, limit int)
 	}
 	return out, legacy, nil
 }
+
+// ConsentRegionCounts implements core.ConsentStore.
+func (s *Store) ConsentRegionCounts(_ context.Context, siteID string, from, to time.Time) (map[string]int64, error) {
+	defer s.lock()()
+	out := map[string]int64{}
+	for _, r := range s.d.consents {
+		if r.SiteID != siteID || r.CreatedAt.Before(from) || !r.CreatedAt.Before(to) {
+			continue
+		}
+		place := r.Region
+		if place == "" {
+			place = r.IPCountry
+		}
+		out[place]++
+	}
+	return out, nil
+}

@@ -290,3 +290,51 @@ func testConsentSnapshots(t *testing.T, s core.Store) {
 	missing.SiteID = id()
 	wantCode(t, s.SaveConsentSnapshot(ctx, &missing), core.CodeNotFound)
 }
+
+// testConsentRegionCounts: records counted by region, else ipCountry, within [from, to) and
+// the site only, equal to a brute-force count.
+func testConsentRegionCounts(t *testing.T, s core.Store) {
+	f, other := seed(t, s), seed(t, s)
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	from, to := base.Add(time.Hour), base.Add(20*time.Hour)
+	places := []struct{ country, region string }{{"FR", ""}, {"US", "US-CA"}, {"US", "US-CO"}, {"US", ""}, {"", ""}, {"JP", ""}}
+	want := map[string]int64{}
+	for range 120 {
+		at := base.Add(time.Duration(rng.Int64N(int64(22 * time.Hour))))
+		p := places[rng.IntN(len(places))]
+		r := randomConsent(rng, f.site.ID, at, "v")
+		r.IPCountry, r.Region = p.country, p.region
+		core.SealConsentRecord(r)
+		must(t, s.CreateConsentRecord(ctx, r))
+		if !at.Before(from) && at.Before(to) {
+			k := p.region
+			if k == "" {
+				k = p.country
+			}
+			want[k]++
+		}
+	}
+	edge := randomConsent(rng, f.site.ID, from, "edge") // from is included
+	edge.IPCountry = "DE"
+	core.SealConsentRecord(edge)
+	must(t, s.CreateConsentRecord(ctx, edge))
+	want["DE"]++
+	late := randomConsent(rng, f.site.ID, to, "late") // to is not
+	core.SealConsentRecord(late)
+	must(t, s.CreateConsentRecord(ctx, late))
+	must(t, s.CreateConsentRecord(ctx, randomConsent(rng, other.site.ID, base.Add(2*time.Hour), "o")))
+	got, err := s.ConsentRegionCounts(ctx, f.site.ID, from, to)
+	must(t, err)
+	if len(got) != len(want) {
+		t.Fatalf("region counts %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Fatalf("region counts %v, want %v", got, want)
+		}
+	}
+	if got, err := s.ConsentRegionCounts(ctx, id(), from, to); err != nil || len(got) != 0 {
+		t.Fatalf("unknown site: %v %v", got, err)
+	}
+}

@@ -44,6 +44,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"ConsentMissingSite", testConsentMissingSite},
 		{"ConsentChain", testConsentChain},
 		{"ConsentStatBuckets", testConsentStatBuckets},
+		{"ConsentRegionCounts", testConsentRegionCounts},
 		{"ConsentErasure", testConsentErasure},
 		{"ConsentRetention", testConsentRetention},
 		{"ConsentCursorAndVisitor", testConsentCursorAndVisitor},

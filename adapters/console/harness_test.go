@@ -249,7 +249,7 @@ func startServer(t *testing.T) *consentd {
 	dir := t.TempDir()
 	a, err := app.New(context.Background(), app.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey,
-		Workers: 1, ScanAllowPrivate: true, ScanPoll: 100 * time.Millisecond, Console: true, CountryHeader: "X-Country",
+		Workers: 1, ScanAllowPrivate: true, ScanPoll: 100 * time.Millisecond, Console: true, CountryHeader: "X-Country", RegionHeader: "X-Region",
 		Logger: slog.New(templateFailures{t}),
 	})
 	if err != nil {

@@ -21,7 +21,13 @@ type proofData struct {
 	OptIn    barChart
 	Actions  stackChart
 	Regimes  barChart
+	// Places are the decisions by the visitor's place (region, else country), the most
+	// frequent first.
+	Places barChart
 }
+
+// maxPlaces is how many places the chart by place shows; the rest are summed as "Elsewhere".
+const maxPlaces = 12
 
 // barChart is a horizontal bar chart drawn as SVG by the template.
 type barChart struct {
@@ -30,6 +36,8 @@ type barChart struct {
 }
 
 type bar struct {
+	// Name is the bar's label in words, for its table.
+	Name       string
 	Label      string
 	Value      string
 	Y, W       int
@@ -157,6 +165,11 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q core.Co
 	}
 	d.Regimes = horizontal(regs)
 	d.Actions = stacked(st)
+	counts, err := h.m.ConsentRegions(ctx, rq.org, site, st.From, st.To)
+	if err != nil {
+		return d, err
+	}
+	d.Places = placeChart(counts)
 	return d, nil
 }
 
@@ -277,4 +290,45 @@ func (h *handler) erase(w http.ResponseWriter, r *http.Request, rq *request) {
 		return
 	}
 	h.redirect(w, r, rq, "/sites/"+site+"/consents", "Visitor “"+visitor+"” erased: "+plural(n, "record", "records")+" no longer name them.")
+}
+
+// placeChart draws the decisions by place: the maxPlaces most frequent, then the rest.
+func placeChart(counts []core.RegionCount) barChart {
+	if len(counts) == 0 {
+		return barChart{}
+	}
+	var bars []bar
+	top := counts[0].Decisions
+	var rest int64
+	for i, c := range counts {
+		if i >= maxPlaces {
+			rest += c.Decisions
+			continue
+		}
+		name := placeName(c.Region)
+		bars = append(bars, bar{Label: c.Region, Name: name, Proportion: float64(c.Decisions) / float64(top), Value: fmt.Sprint(c.Decisions),
+			Title: name + ": " + plural(int(c.Decisions), "decision", "decisions")})
+		if c.Region == "" {
+			bars[len(bars)-1].Label = "unknown"
+		}
+	}
+	if rest > 0 {
+		bars = append(bars, bar{Label: "others", Name: fmt.Sprintf("%d other places", len(counts)-maxPlaces), Proportion: float64(rest) / float64(top), Value: fmt.Sprint(rest),
+			Title: fmt.Sprintf("%d other places: %s", len(counts)-maxPlaces, plural(int(rest), "decision", "decisions"))})
+	}
+	return horizontal(bars)
+}
+
+// placeName is a place's name in words: "California (US-CA)", "France (FR)".
+func placeName(code string) string {
+	if code == "" {
+		return "Unknown location"
+	}
+	if n := core.SubdivisionName(code); n != "" {
+		return n + " (" + code + ")"
+	}
+	if i := slices.IndexFunc(places(), func(p place) bool { return p.Code == code }); i >= 0 {
+		return places()[i].Name + " (" + code + ")"
+	}
+	return code
 }

@@ -1,6 +1,10 @@
 package console_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -108,5 +112,45 @@ func TestConsoleRegionalRules(t *testing.T) {
 			eval(t, ctx, "document.querySelector('#preview').scrollIntoView({block: 'center'})", nil)
 			screenshot(t, ctx, "32-preview-"+c.name)
 		}
+	}
+
+	// Statistics by place: two Californians, a French visitor and one whose place is unknown.
+	for i, from := range [][2]string{{"US", "CA"}, {"US", "US-CA"}, {"FR", ""}, {"", ""}} {
+		postConsentFrom(t, base, projectKeyOf(t, base, site.ID), "v"+itoa(i), from[0], from[1])
+	}
+	navigate(t, ctx, base+"/sites/"+site.ID+"/consents")
+	var table string
+	eval(t, ctx, "Array.from(document.querySelectorAll('#places-table tbody tr')).map(function (r) { return r.cells[0].textContent + ' ' + r.cells[1].textContent; }).join('; ')", &table)
+	if want := "California (US-CA) 2; Unknown location 1; France (FR) 1"; table != want {
+		t.Fatalf("decisions by place: %q, want %q", table, want)
+	}
+	eval(t, ctx, "document.querySelector('#place-h').scrollIntoView()", nil)
+	checkPage(t, ctx, base, "33-statistics-by-place")
+}
+
+func projectKeyOf(t *testing.T, base, siteID string) string {
+	t.Helper()
+	var s struct{ ProjectKey string }
+	apiGet(t, base, "/api/v1/sites/"+siteID, &s)
+	return s.ProjectKey
+}
+
+// postConsentFrom records a decision of a visitor at a place given by the CDN headers.
+func postConsentFrom(t *testing.T, base, key, visitor, country, region string) {
+	t.Helper()
+	version := publicConfig(t, base, key).Banner.ConsentVersion
+	b, _ := json.Marshal(map[string]any{"visitorId": visitor, "categories": map[string]bool{"statistics": true}, "consentVersion": version, "action": "custom"})
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/public/"+key+"/consent", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Country", country)
+	req.Header.Set("X-Region", region)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("consent: %d %s", res.StatusCode, body)
 	}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"time"
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
@@ -31,6 +32,10 @@ type (
 	PreviewUseCases interface {
 		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 	}
+	// RegionStatsUseCases split the statistics by the visitor's place.
+	RegionStatsUseCases interface {
+		ConsentRegions(ctx context.Context, orgID, siteID string, from, to time.Time) ([]core.RegionCount, error)
+	}
 )
 
 // UseCases are the use cases behind the console's pages.
@@ -46,6 +51,7 @@ type UseCases struct {
 	httpapi.ScanUseCases
 	httpapi.ConsentLogUseCases
 	PreviewUseCases
+	RegionStatsUseCases
 	httpapi.APIKeyUseCases
 	httpapi.ComplianceUseCases
 	httpapi.AuditUseCases
@@ -56,7 +62,7 @@ func FromCore(uc *core.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, UserUseCases: uc.Users, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
-		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, APIKeyUseCases: uc.Orgs,
+		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog,
 	}
 }

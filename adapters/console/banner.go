@@ -505,6 +505,14 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 			name = places()[i].Name
 		}
 	}
+	note := visitorNote(loc, name, draft)
+	if _, err := core.RegionRulesOf(f.inputs()); err != nil {
+		_, m := ruleError(err)
+		if m == "" {
+			m = sentence(core.ErrorMessage(err))
+		}
+		note += " The draft's regional rules are not valid (" + strings.TrimSuffix(m, ".") + "): the preview applies the saved ones."
+	}
 	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: draft, Runtime: src,
-		Visitor: visitorNote(loc, name, draft)}})
+		Visitor: note}})
 }

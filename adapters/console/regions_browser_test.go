@@ -65,6 +65,7 @@ func TestConsoleRegionalRules(t *testing.T) {
 	if len(rules()) != n+1 {
 		t.Fatalf("the draft lost rules: %q", rules())
 	}
+	waitFor(t, ctx, "(document.querySelector('#preview').getAttribute('data-visitor') || '').indexOf('The draft\\'s regional rules are not valid (Rule "+itoa(n+1)+", region 2: unknown region code') > 0")
 	checkPage(t, ctx, base, "30-regional-rules-error")
 
 	// Remove it; move the US rule up and back down.

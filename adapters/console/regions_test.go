@@ -1,0 +1,61 @@
+package console
+
+import (
+	"testing"
+
+	"github.com/consentd/consentd/core"
+)
+
+// TestEditRules: the regional rules' buttons change the draft, and a button the page never
+// shows (a rule out of range, an unknown preset, moving the first rule up) is a validation
+// error, not a panic or a silent change.
+func TestEditRules(t *testing.T) {
+	f := bannerForm{}
+	if _, err := f.editRules("preset." + core.PresetGDPRUSLaws); err != nil || len(f.Rules) != len(core.RegionPresets()[0].RegionRules) {
+		t.Fatalf("preset: %v %+v", err, f.Rules)
+	}
+	first := f.Rules[0]
+	if _, err := f.editRules("down.0"); err != nil || f.Rules[1] != first {
+		t.Fatalf("down.0: %v", err)
+	}
+	if _, err := f.editRules("add"); err != nil || len(f.Rules) != 5 || f.Rules[4].DefaultBehavior != core.BehaviorOptIn {
+		t.Fatalf("add: %v %+v", err, f.Rules)
+	}
+	if _, err := f.editRules("remove.4"); err != nil || len(f.Rules) != 4 {
+		t.Fatalf("remove.4: %v", err)
+	}
+	for _, bad := range []string{"up.0", "down.3", "remove.4", "remove.-1", "remove.x", "preset.nope", "swap.1", ""} {
+		before := len(f.Rules)
+		if _, err := f.editRules(bad); core.ErrorCode(err) != core.CodeInvalid || len(f.Rules) != before {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	// What the form saves is what core validates: the preset's rules, unchanged.
+	f = bannerForm{}
+	f.editRules("preset." + core.PresetGDPRUSLaws)
+	got, err := core.RegionRulesOf(f.inputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range core.RegionPresets()[0].RegionRules {
+		if g := got[i]; g.DefaultBehavior != r.DefaultBehavior || len(g.Regions) != len(r.Regions) || g.HonorGPC != r.HonorGPC ||
+			g.DoNotSellLink != r.DoNotSellLink || g.RejectOnFirstLayer != r.RejectOnFirstLayer {
+			t.Errorf("rule %d: %+v, want %+v", i, g, r)
+		}
+	}
+}
+
+// TestRuleError: core's errors naming a rule are put beside it, in words.
+func TestRuleError(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"regionRules[1].regions[0]: unknown region code \"XX\"":   {"rule-1", "Rule 2, region 1: unknown region code \"XX\"."},
+		"regionRules[0].regions: must list 1 to 300 region codes": {"rule-0", "Rule 1: the regions must list 1 to 300 region codes."},
+		"regionRules[12].defaultBehavior: must be one of [a b]":   {"rule-12", "Rule 13: the behaviour must be one of [a b]."},
+		"regionRules: must have at most 50 rules":                 {"", ""},
+	} {
+		form, msg := ruleError(core.Errorf(core.CodeInvalid, "%s", in))
+		if form != want[0] || msg != want[1] {
+			t.Errorf("%s: %q %q", in, form, msg)
+		}
+	}
+}

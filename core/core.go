@@ -29,7 +29,7 @@ type Deps struct {
 	WebhookSender WebhookSender
 	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
-	// Mailer sends email digests (optional: none without it); PublicURL is the base of the
+	// Mailer sends email digests and invitations (optional: none without it); PublicURL is the base of the
 	// links they carry; DigestEvery how often they go out (DefaultDigestEvery when 0).
 	Mailer      Mailer
 	PublicURL   string
@@ -114,7 +114,7 @@ func New(deps Deps) (*UseCases, error) {
 		Health:   &Health{store: deps.Store},
 		AuditLog: &AuditLog{store: deps.Store},
 		Sessions: &Sessions{store: deps.Store, clock: clk, log: deps.Logger, audit: audit},
-		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit},
+		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit, mailer: deps.Mailer},
 	}, nil
 }
 

@@ -33,6 +33,8 @@ type EmailMessage struct {
 	To      string
 	Subject string
 	Text    string
+	// HTML, when set, is the same content as HTML, sent beside Text (multipart/alternative).
+	HTML string
 	// Unsubscribe is the URL of the List-Unsubscribe header (RFC 2369, one-click per RFC 8058).
 	Unsubscribe string
 }

@@ -184,6 +184,8 @@ type Users struct {
 	clock
 	newID func() string
 	audit auditor
+	// mailer emails invitations; nil when no SMTP server is configured.
+	mailer Mailer
 }
 
 // UserActor is the caller a signed-in member makes in one of their organizations;

@@ -11,44 +11,59 @@ import (
 type membersView struct {
 	Members []*core.Membership
 	Roles   []core.Role
-	// Link is an invitation just made, shown once to copy; For names its email.
-	Link, For string
-	Me        string
+	// Link is an invitation just made, shown once to copy; For names its email; Mail says
+	// whether it was emailed: "sent", "failed", or "" when no mail server is configured.
+	Link, For, Mail string
+	Me              string
 }
 
 func (h *handler) membersPage(w http.ResponseWriter, r *http.Request, rq *request) {
-	h.showMembers(w, r, rq, http.StatusOK, page{}, "", "")
+	h.showMembers(w, r, rq, http.StatusOK, page{}, membersView{})
 }
 
-func (h *handler) showMembers(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, link, email string) {
+// showMembers renders the members page; v carries an invitation just made, if any.
+func (h *handler) showMembers(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, v membersView) {
 	ms, err := h.m.Members(r.Context(), rq.org)
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return
 	}
 	p.Title, p.Section = "Members", "members"
-	p.Data = membersView{Members: ms, Roles: core.Roles(), Link: link, For: email, Me: rq.s.UserID}
+	v.Members, v.Roles, v.Me = ms, core.Roles(), rq.s.UserID
+	p.Data = v
 	h.render(w, r, rq, status, "members", p)
 }
 
-// invite makes an invitation link. No mail is sent: there is no SMTP setting yet, so the
-// link is shown to copy.
+// invite makes an invitation link and, when a mail server is configured, emails it to the
+// invitee. The link is shown to copy either way, so a mail that fails loses nothing.
 func (h *handler) invite(w http.ResponseWriter, r *http.Request, rq *request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	secret, err := h.m.Invite(r.Context(), rq.org, email, core.Role(r.PostFormValue("role")))
+	role := core.Role(r.PostFormValue("role"))
+	secret, err := h.m.Invite(r.Context(), rq.org, email, role)
 	if err != nil {
 		status, msg := h.message(r, err)
-		h.showMembers(w, r, rq, status, page{Form: "invite", Error: msg, Values: r.PostForm}, "", "")
+		h.showMembers(w, r, rq, status, page{Form: "invite", Error: msg, Values: r.PostForm}, membersView{})
 		return
 	}
-	h.showMembers(w, r, rq, http.StatusCreated, page{Flash: "Invitation made. Send this link to " + email +
-		": it works once, for 7 days."}, h.baseURL(r)+"/invite/"+secret, email)
+	v := membersView{Link: h.baseURL(r) + "/invite/" + secret, For: email}
+	flash := "Invitation made. No email was sent (this server has no mail settings): send this link to " + email + ". It works once, for 7 days."
+	sent, err := h.m.MailInvitation(r.Context(), rq.org, email, role, v.Link)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "could not email an invitation", "org", rq.org, "err", err)
+		v.Mail = "failed"
+		flash = "Invitation made, but the email to " + email + " could not be sent: send this link yourself. It works once, for 7 days."
+	case sent:
+		v.Mail = "sent"
+		flash = "Invitation made and emailed to " + email + ". It works once, for 7 days."
+	}
+	h.showMembers(w, r, rq, http.StatusCreated, page{Flash: flash}, v)
 }
 
 func (h *handler) changeRole(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err := h.m.ChangeRole(r.Context(), rq.org, r.PathValue("uid"), core.Role(r.PostFormValue("role"))); err != nil {
 		status, msg := h.message(r, err)
-		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, "", "")
+		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, membersView{})
 		return
 	}
 	h.redirect(w, r, rq, "/members", "Role changed.")
@@ -57,7 +72,7 @@ func (h *handler) changeRole(w http.ResponseWriter, r *http.Request, rq *request
 func (h *handler) removeMember(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err := h.m.RemoveMember(r.Context(), rq.org, r.PathValue("uid")); err != nil {
 		status, msg := h.message(r, err)
-		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, "", "")
+		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, membersView{})
 		return
 	}
 	if r.PathValue("uid") == rq.s.UserID {

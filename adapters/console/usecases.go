@@ -20,6 +20,7 @@ type (
 		Memberships(ctx context.Context, userID string) ([]*core.Membership, error)
 		Members(ctx context.Context, orgID string) ([]*core.Membership, error)
 		Invite(ctx context.Context, orgID, email string, role core.Role) (string, error)
+		MailInvitation(ctx context.Context, orgID, email string, role core.Role, link string) (bool, error)
 		Invitation(ctx context.Context, secret string) (*core.OneTimeToken, error)
 		AcceptInvitation(ctx context.Context, secret, email, name, password string) (*core.User, string, error)
 		ResetPassword(ctx context.Context, secret, password string) (*core.User, error)

@@ -1,4 +1,4 @@
-// Package smtpmail sends consentd's email (the digests) through an SMTP server named by a URL:
+// Package smtpmail sends consentd's email (the digests, the invitations) through an SMTP server named by a URL:
 // smtp://[user:password@]host[:port]?from=ADDRESS (STARTTLS when the server offers it, port 25
 // by default) or smtps://… (TLS from the start, port 465 by default).
 package smtpmail
@@ -14,6 +14,7 @@ import (
 	"net/mail"
 	"net/smtp"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,14 +121,34 @@ func (m *Mailer) compose(msg core.EmailMessage) []byte {
 	h("Subject", mime.QEncoding.Encode("utf-8", msg.Subject))
 	h("Date", time.Now().Format(time.RFC1123Z))
 	h("MIME-Version", "1.0")
-	h("Content-Type", "text/plain; charset=utf-8")
-	h("Content-Transfer-Encoding", "8bit")
 	if msg.Unsubscribe != "" {
 		h("List-Unsubscribe", "<"+msg.Unsubscribe+">")
 		h("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
 	}
+	if msg.HTML == "" {
+		h("Content-Type", "text/plain; charset=utf-8")
+		h("Content-Transfer-Encoding", "8bit")
+		b.WriteString("\r\n")
+		b.WriteString(crlf(msg.Text))
+		return b.Bytes()
+	}
+	// Text and HTML as alternatives of one message (RFC 2046 §5.1.4), the preferred last.
+	boundary := "consentd-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	h("Content-Type", `multipart/alternative; boundary="`+boundary+`"`)
 	b.WriteString("\r\n")
-	text := strings.ReplaceAll(strings.ReplaceAll(msg.Text, "\r\n", "\n"), "\n", "\r\n")
-	b.WriteString(text)
+	for _, part := range []struct{ typ, body string }{{"text/plain", msg.Text}, {"text/html", msg.HTML}} {
+		b.WriteString("--" + boundary + "\r\n")
+		h("Content-Type", part.typ+"; charset=utf-8")
+		h("Content-Transfer-Encoding", "8bit")
+		b.WriteString("\r\n")
+		b.WriteString(crlf(part.body))
+		b.WriteString("\r\n")
+	}
+	b.WriteString("--" + boundary + "--\r\n")
 	return b.Bytes()
+}
+
+// crlf ends every line with CRLF, as SMTP wants.
+func crlf(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }

@@ -39,6 +39,10 @@ type page struct {
 	Features features
 	// Actor is who the session acts as (nil before sign-in).
 	Actor *core.Actor
+	// Orgs are the signed-in person's organizations when they have more than one (for the
+	// header's switcher); OrgID is the one the session is in.
+	Orgs  []*core.Membership
+	OrgID string
 }
 
 // Can reports whether the signed-in person's role has permission perm, so that a page
@@ -186,6 +190,15 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 		p.CSRF = rq.s.CSRF
 		p.SignedIn = true
 		p.Actor = rq.actor
+		p.OrgID = rq.org
+		if rq.s.UserID != "" {
+			ms, err := h.m.Memberships(r.Context(), rq.s.UserID)
+			if err != nil {
+				h.log.ErrorContext(r.Context(), "could not list a member's organizations", "err", err)
+			} else if len(ms) > 1 {
+				p.Orgs = ms
+			}
+		}
 		if p.Flash == "" {
 			p.Flash = h.m.TakeFlash(r.Context(), rq.s)
 		}

@@ -85,8 +85,8 @@ type Config struct {
 	RescanInterval time.Duration
 	// WebhookAllowPrivate lets webhook endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
-	// SMTPURL, when set, sends email digests through that server (adapters/smtpmail);
-	// DigestInterval is how often (default 24 h).
+	// SMTPURL, when set, sends email digests and console invitations through that server
+	// (adapters/smtpmail); DigestInterval is how often digests go out (default 24 h).
 	SMTPURL        string
 	DigestInterval time.Duration
 	// WebhookRetrySchedule replaces core.WebhookRetrySchedule (tests).

@@ -92,6 +92,13 @@ type AuditStore interface {
 	// EachAuditEntry calls fn with every entry of the organization, oldest first, holding a
 	// bounded number in memory; it stops at fn's first error and returns it.
 	EachAuditEntry(ctx context.Context, orgID string, fn func(*AuditEntry) error) error
+	// AuditAnchor returns the seq and hash of the organization's last entry removed by
+	// retention (0 and GenesisHash when none was): the oldest kept entry follows it.
+	AuditAnchor(ctx context.Context, orgID string) (int64, string, error)
+	// RemoveAuditEntries removes, in one transaction, the organization's entries up to and
+	// including seq through, makes the last one removed the anchor, and returns how many
+	// it removed. The head is unchanged, even when every entry is removed.
+	RemoveAuditEntries(ctx context.Context, orgID string, through int64) (int, error)
 }
 
 // AuditQuery filters the audit log. From and To are exclusive bounds on CreatedAt; BeforeSeq,
@@ -189,7 +196,8 @@ func decodeAuditCursor(c string) (int64, error) {
 
 // AuditReport is the outcome of verifying an organization's audit log.
 type AuditReport struct {
-	OK      bool   `json:"ok"`
+	OK bool `json:"ok"`
+	// Entries is how many entries were verified: those kept, after the anchor.
 	Entries int64  `json:"entries"`
 	HeadSeq int64  `json:"headSeq"`
 	Head    string `json:"headHash"`
@@ -215,7 +223,11 @@ func (auditLog *AuditLog) VerifyAuditLog(ctx context.Context, orgID string) (*Au
 		return nil, err
 	}
 	rep := &AuditReport{HeadSeq: headSeq, Head: headHash}
-	prevSeq, prevHash := int64(0), GenesisHash
+	// Entries removed by retention leave their last one as the anchor the chain starts from.
+	prevSeq, prevHash, err := auditLog.store.AuditAnchor(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
 	stop := fmt.Errorf("audit chain broken")
 	err = auditLog.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
 		br := func(problem string) error {

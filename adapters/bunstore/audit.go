@@ -36,6 +36,8 @@ type auditHead struct {
 	OrganizationID string `bun:"organization_id,pk"`
 	Seq            int64  `bun:"seq"`
 	Hash           string `bun:"hash"`
+	AnchorSeq      int64  `bun:"anchor_seq"`
+	AnchorHash     string `bun:"anchor_hash"`
 }
 
 func (r *auditRow) core() *core.AuditEntry {
@@ -177,4 +179,57 @@ func (s *Store) EachAuditEntry(ctx context.Context, orgID string, fn func(*core.
 		}
 		after = rows[len(rows)-1].Seq
 	}
+}
+
+// AuditAnchor implements core.AuditStore.
+func (s *Store) AuditAnchor(ctx context.Context, orgID string) (int64, string, error) {
+	if !isID(orgID) {
+		return 0, core.GenesisHash, nil
+	}
+	var h auditHead
+	err := s.db.NewSelect().Model(&h).Where("organization_id = ?", orgID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && h.AnchorSeq == 0 {
+		return 0, core.GenesisHash, nil
+	} else if err != nil {
+		return 0, "", translate(err, "audit log")
+	}
+	return h.AnchorSeq, h.AnchorHash, nil
+}
+
+// RemoveAuditEntries implements core.AuditStore, in one transaction that holds the
+// organization's head as an append does.
+func (s *Store) RemoveAuditEntries(ctx context.Context, orgID string, through int64) (int, error) {
+	if !isID(orgID) {
+		return 0, nil
+	}
+	removed := 0
+	err := s.InTx(ctx, func(tx core.Store) error {
+		if _, _, err := tx.AuditHead(ctx, orgID); err != nil {
+			return err
+		}
+		db := tx.(*Store).db
+		var last auditRow
+		err := db.NewSelect().Model(&last).Column("seq", "hash").Where("organization_id = ? AND seq <= ?", orgID, through).
+			OrderExpr("seq DESC").Limit(1).Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return translate(err, "audit log")
+		}
+		res, err := db.NewDelete().Model((*auditRow)(nil)).Where("organization_id = ? AND seq <= ?", orgID, last.Seq).Exec(ctx)
+		if err != nil {
+			return translate(err, "audit entry")
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return translate(err, "audit entry")
+		}
+		if _, err := db.NewUpdate().Model((*auditHead)(nil)).Set("anchor_seq = ?", last.Seq).Set("anchor_hash = ?", last.Hash).
+			Where("organization_id = ?", orgID).Exec(ctx); err != nil {
+			return translate(err, "audit log")
+		}
+		removed = int(n)
+		return nil
+	})
+	return removed, err
 }

@@ -13,11 +13,18 @@ import (
 // teamsData is the audit log (and, later, members and sessions).
 type teamsData struct {
 	audit    []core.AuditEntry
+	anchors  map[string]auditAnchor
 	sessions map[string]core.Session
 	failures []signInFailure
 	users    map[string]core.User
 	members  map[membershipKey]core.Membership
 	tokens   map[string]core.OneTimeToken
+}
+
+// auditAnchor is an organization's last entry removed by retention.
+type auditAnchor struct {
+	seq  int64
+	hash string
 }
 
 type signInFailure struct {
@@ -26,7 +33,7 @@ type signInFailure struct {
 }
 
 func (t teamsData) clone() teamsData {
-	return teamsData{audit: slices.Clone(t.audit), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures),
+	return teamsData{audit: slices.Clone(t.audit), anchors: maps.Clone(t.anchors), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures),
 		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens)}
 }
 
@@ -34,6 +41,9 @@ func (t teamsData) clone() teamsData {
 func (s *Store) AuditHead(_ context.Context, orgID string) (int64, string, error) {
 	defer s.lock()()
 	seq, hash := int64(0), core.GenesisHash
+	if a, ok := s.d.teams.anchors[orgID]; ok {
+		seq, hash = a.seq, a.hash
+	}
 	for _, e := range s.d.teams.audit {
 		if e.OrganizationID == orgID && e.Seq > seq {
 			seq, hash = e.Seq, e.Hash
@@ -98,6 +108,41 @@ func (s *Store) EachAuditEntry(_ context.Context, orgID string, fn func(*core.Au
 		}
 	}
 	return nil
+}
+
+// AuditAnchor implements core.AuditStore.
+func (s *Store) AuditAnchor(_ context.Context, orgID string) (int64, string, error) {
+	defer s.lock()()
+	if a, ok := s.d.teams.anchors[orgID]; ok {
+		return a.seq, a.hash, nil
+	}
+	return 0, core.GenesisHash, nil
+}
+
+// RemoveAuditEntries implements core.AuditStore.
+func (s *Store) RemoveAuditEntries(_ context.Context, orgID string, through int64) (int, error) {
+	defer s.lock()()
+	var last *core.AuditEntry
+	kept := s.d.teams.audit[:0:0]
+	for i, e := range s.d.teams.audit {
+		if e.OrganizationID != orgID || e.Seq > through {
+			kept = append(kept, e)
+			continue
+		}
+		if last == nil || e.Seq > last.Seq {
+			last = &s.d.teams.audit[i]
+		}
+	}
+	if last == nil {
+		return 0, nil
+	}
+	if s.d.teams.anchors == nil {
+		s.d.teams.anchors = map[string]auditAnchor{}
+	}
+	s.d.teams.anchors[orgID] = auditAnchor{seq: last.Seq, hash: last.Hash}
+	n := len(s.d.teams.audit) - len(kept)
+	s.d.teams.audit = kept
+	return n, nil
 }
 
 // CreateSession implements core.SessionStore.

@@ -2,13 +2,15 @@ package riverqueue
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
 )
 
-// KindConsentRetention is the job kind of the periodic removal of old consent records.
+// KindConsentRetention is the job kind of the periodic removal of old consent records and of
+// the audit entries their retention has expired.
 const KindConsentRetention = "consent_retention"
 
 // ConsentRetentionArgs are the arguments of the periodic consent retention job.
@@ -18,10 +20,13 @@ type ConsentRetentionArgs struct{}
 func (ConsentRetentionArgs) Kind() string { return KindConsentRetention }
 
 // ConsentRetention is what the retention worker needs of the core: remove the records every
-// site's consentRetentionDays has expired, whole chain batches at a time.
+// site's consentRetentionDays has expired, whole chain batches at a time, and the audit
+// entries that retention has expired, oldest first.
 type ConsentRetention interface {
 	// ApplyConsentRetention removes them and returns how many records it removed.
 	ApplyConsentRetention(ctx context.Context) (int, error)
+	// ApplyAuditRetention removes them and returns how many audit entries it removed.
+	ApplyAuditRetention(ctx context.Context) (int, error)
 }
 
 // DefaultRetentionInterval is how often the retention job runs when none is given.
@@ -66,12 +71,17 @@ func (w *retentionWorker) Timeout(*river.Job[ConsentRetentionArgs]) time.Duratio
 	return 30 * time.Minute
 }
 
-// Work removes expired records; a failure is returned (River records it) and the next run
-// takes up where this one stopped, since each step removes whole batches in one transaction.
+// Work removes expired records, then expired audit entries (one failing does not stop the
+// other); a failure is returned (River records it) and the next run takes up where this one
+// stopped, since each step removes whole batches or entries in one transaction.
 func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[ConsentRetentionArgs]) error {
 	n, err := w.r.ApplyConsentRetention(ctx)
-	if err == nil && n > 0 {
+	if n > 0 {
 		w.log.Info("consent retention", slog.Int("removed", n))
 	}
-	return err
+	na, errAudit := w.r.ApplyAuditRetention(ctx)
+	if na > 0 {
+		w.log.Info("audit retention", slog.Int("removed", na))
+	}
+	return errors.Join(err, errAudit)
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // TestConsentRetentionJob: the periodic job removes the records a site's retention has
-// expired, and only those; the chain verifies from its new anchor.
+// expired, and only those; the chain verifies from its new anchor. It removes the audit
+// entries that retention has expired too, once no site keeps its records for ever.
 func TestConsentRetentionJob(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
@@ -73,6 +74,26 @@ func TestConsentRetentionJob(t *testing.T) {
 		rep, err := m.ConsentLog.VerifyConsentChain(ctx, org.ID, site.ID)
 		if err != nil || !rep.OK || rep.Records != 4 || rep.Chain.AnchorSeq != 7 {
 			t.Fatalf("chain after retention: %+v %v", rep, err)
+		}
+		// The audit log: both sites were created 90 days ago (1, 2); while the first keeps its
+		// records for ever its entry stays, and the second's waits behind it. Giving the first
+		// a retention (3, now) lets the job remove both.
+		actx := core.WithActor(ctx, core.System("test"))
+		if _, err := m.Sites.UpdateSite(actx, org.ID, keep.ID, core.SiteInput{ConsentRetentionDays: core.Optional[int]{Set: true, Value: 60}}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			arep, err := m.AuditLog.VerifyAuditLog(actx, org.ID)
+			if err != nil || !arep.OK {
+				t.Fatalf("audit log: %+v %v", arep, err)
+			}
+			if arep.Entries == 1 && arep.HeadSeq == 3 {
+				break
+			}
+			if time.Now().After(deadline.Add(10 * time.Second)) {
+				t.Fatalf("the audit log still has %d entries up to %d, want 1 up to 3", arep.Entries, arep.HeadSeq)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 }

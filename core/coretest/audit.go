@@ -118,3 +118,57 @@ func testAudit(t *testing.T, s core.Store) {
 		t.Fatalf("after concurrent appends: head %d %v, want 9", seq, err)
 	}
 }
+
+// testAuditRetention: removing entries up to a seq keeps the later ones, makes the last
+// removed the anchor, leaves the head (appends continue after it) and other organizations.
+func testAuditRetention(t *testing.T, s core.Store) {
+	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+	must(t, s.CreateOrganization(ctx, a))
+	must(t, s.CreateOrganization(ctx, b))
+	if seq, hash, err := s.AuditAnchor(ctx, a.ID); err != nil || seq != 0 || hash != core.GenesisHash {
+		t.Fatalf("anchor before removal: %d %q %v", seq, hash, err)
+	}
+	var es []*core.AuditEntry
+	for i := range 5 {
+		es = append(es, appendAudit(t, s, a.ID, "", core.AuditSiteUpdate, id(), now().Add(time.Duration(i)*time.Second)))
+	}
+	appendAudit(t, s, b.ID, "", core.AuditSiteUpdate, id(), now())
+	n, err := s.RemoveAuditEntries(ctx, a.ID, 3)
+	if err != nil || n != 3 {
+		t.Fatalf("removed %d %v, want 3", n, err)
+	}
+	if seq, hash, err := s.AuditAnchor(ctx, a.ID); err != nil || seq != 3 || hash != es[2].Hash {
+		t.Fatalf("anchor: %d %q %v, want 3 %q", seq, hash, err, es[2].Hash)
+	}
+	var seen []int64
+	must(t, s.EachAuditEntry(ctx, a.ID, func(e *core.AuditEntry) error {
+		seen = append(seen, e.Seq)
+		return nil
+	}))
+	if len(seen) != 2 || seen[0] != 4 || seen[1] != 5 {
+		t.Fatalf("kept %v, want [4 5]", seen)
+	}
+	if n, err := s.RemoveAuditEntries(ctx, a.ID, 3); err != nil || n != 0 {
+		t.Fatalf("second removal: %d %v, want 0", n, err)
+	}
+	// Removing every entry keeps the head: the next append follows entry 5.
+	if n, err := s.RemoveAuditEntries(ctx, a.ID, 99); err != nil || n != 2 {
+		t.Fatalf("removing the rest: %d %v, want 2", n, err)
+	}
+	if seq, hash, err := s.AuditHead(ctx, a.ID); err != nil || seq != 5 || hash != es[4].Hash {
+		t.Fatalf("head after removing all: %d %q %v", seq, hash, err)
+	}
+	if seq, hash, err := s.AuditAnchor(ctx, a.ID); err != nil || seq != 5 || hash != es[4].Hash {
+		t.Fatalf("anchor after removing all: %d %q %v", seq, hash, err)
+	}
+	if e := appendAudit(t, s, a.ID, "", core.AuditSiteUpdate, id(), now()); e.Seq != 6 || e.PrevHash != es[4].Hash {
+		t.Fatalf("append after removal: seq %d prev %q", e.Seq, e.PrevHash)
+	}
+	if seq, _, err := s.AuditHead(ctx, b.ID); err != nil || seq != 1 {
+		t.Fatalf("other organization's head: %d %v", seq, err)
+	}
+	if seq, _, err := s.AuditAnchor(ctx, b.ID); err != nil || seq != 0 {
+		t.Fatalf("other organization's anchor: %d %v", seq, err)
+	}
+}

@@ -55,6 +55,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"AllSites", testAllSites},
 		{"ConcurrentBannerUpdates", testConcurrentBannerUpdates},
 		{"Audit", testAudit},
+		{"AuditRetention", testAuditRetention},
 		{"Sessions", testSessions},
 		{"Users", testUsers},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},

@@ -66,6 +66,8 @@ const (
 	AuditMemberRemove     = "member.remove"
 	AuditSessionRevoke    = "session.revoke"
 	AuditUserPasswordSet  = "user.password"
+	AuditUserTOTPEnable   = "user.totp_enable"
+	AuditUserTOTPDisable  = "user.totp_disable"
 	AuditOrganizationInit = "organization.create"
 )
 
@@ -75,7 +77,7 @@ func AuditActions() []string {
 		AuditCategoryCreate, AuditCategoryUpdate, AuditCategoryDelete, AuditServiceCreate, AuditServiceUpdate,
 		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditKeyCreate, AuditKeyRotate,
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
-		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditOrganizationInit}
+		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit}
 }
 
 // AuditStore keeps the audit log.

@@ -24,9 +24,13 @@ type User struct {
 	// PasswordHash is the argon2id hash in PHC form; "" for a user without a password.
 	PasswordHash string `json:"-"`
 	// Issuer and Subject name the user at an OpenID provider.
-	Issuer    string    `json:"-"`
-	Subject   string    `json:"-"`
-	CreatedAt time.Time `json:"createdAt"`
+	Issuer  string `json:"-"`
+	Subject string `json:"-"`
+	// TOTPSecret is the base32 secret of the user's authenticator app; "" when the user has
+	// no second factor. TOTPStep is the last time step whose code was used (replay guard).
+	TOTPSecret string    `json:"-"`
+	TOTPStep   int64     `json:"-"`
+	CreatedAt  time.Time `json:"createdAt"`
 }
 
 // DisplayName is what the audit log and the console show: the name, else the email.
@@ -84,6 +88,12 @@ type UserStore interface {
 	// OpenID identity. not_found when the user does not exist.
 	SetUserPassword(ctx context.Context, id, hash string) error
 	SetUserSubject(ctx context.Context, id, issuer, subject string) error
+	// SetUserTOTP sets the user's authenticator secret ("" turns the second factor off) and
+	// the last used time step. not_found when the user does not exist.
+	SetUserTOTP(ctx context.Context, id, secret string, step int64) error
+	// UseTOTPStep records step as the user's last used time step, atomically; conflict when
+	// it is not after the last one (a code used again), not_found when there is no user.
+	UseTOTPStep(ctx context.Context, id string, step int64) error
 	// CountUsers counts every user.
 	CountUsers(ctx context.Context) (int, error)
 	// PutMembership adds a user to an organization or changes their role.
@@ -206,32 +216,40 @@ func (users *Users) UserActor(ctx context.Context, userID, orgID string) (*Actor
 }
 
 // SignIn checks an email and password and returns the user with their organizations;
-// unauthorized when they do not match (the same answer for an unknown email).
-func (users *Users) SignIn(ctx context.Context, email, password string) (*User, []*Membership, error) {
+// unauthorized when they do not match (the same answer for an unknown email). For a user
+// with a second factor it returns only the CodeToken of the code step (SignInCode).
+func (users *Users) SignIn(ctx context.Context, email, password string) (*SignInResult, error) {
 	bad := Errorf(CodeUnauthorized, "wrong email or password")
 	email, err := NormalizeEmail("email", email)
 	if err != nil || len(password) > MaxPassword {
-		return nil, nil, bad
+		return nil, bad
 	}
 	u, err := users.store.UserByEmail(ctx, email)
 	if IsNotFound(err) {
 		CheckPassword(dummyHash(), password)
-		return nil, nil, bad
+		return nil, bad
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if u.PasswordHash == "" || !CheckPassword(u.PasswordHash, password) {
-		return nil, nil, bad
+		return nil, bad
 	}
 	ms, err := users.store.Memberships(ctx, u.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, nil, Errorf(CodeUnauthorized, "this account belongs to no organization any more")
+		return nil, Errorf(CodeUnauthorized, "this account belongs to no organization any more")
 	}
-	return u, ms, nil
+	if u.TOTPSecret != "" {
+		secret, err := users.newToken(ctx, users.store, &OneTimeToken{Kind: TokenTOTP, Email: u.Email}, TOTPSignInTTL)
+		if err != nil {
+			return nil, err
+		}
+		return &SignInResult{CodeToken: secret}, nil
+	}
+	return &SignInResult{User: u, Memberships: ms}, nil
 }
 
 // Memberships lists a user's organizations.

@@ -41,18 +41,19 @@ func TestMembers(t *testing.T) {
 	if _, _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password"); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("second use of the link: %v", err)
 	}
-	if _, _, err := m.Users.SignIn(ctx, "ed@example.com", "wrong password!"); core.ErrorCode(err) != core.CodeUnauthorized {
+	if _, err := m.Users.SignIn(ctx, "ed@example.com", "wrong password!"); core.ErrorCode(err) != core.CodeUnauthorized {
 		t.Fatalf("wrong password: %v", err)
 	}
-	if _, _, err := m.Users.SignIn(ctx, "nobody@example.com", "a long enough password"); core.ErrorCode(err) != core.CodeUnauthorized {
+	if _, err := m.Users.SignIn(ctx, "nobody@example.com", "a long enough password"); core.ErrorCode(err) != core.CodeUnauthorized {
 		t.Fatalf("unknown email: %v", err)
 	}
-	u, ms, err := m.Users.SignIn(ctx, "ED@example.com", "a long enough password")
-	if err != nil || u.ID != ed.ID || len(ms) != 1 || ms[0].Role != core.RoleEditor || ms[0].OrgName != "agency" {
-		t.Fatalf("sign in: %+v %+v %v", u, ms, err)
+	res, err := m.Users.SignIn(ctx, "ED@example.com", "a long enough password")
+	if err != nil || res.User.ID != ed.ID || len(res.Memberships) != 1 || res.Memberships[0].Role != core.RoleEditor ||
+		res.Memberships[0].OrgName != "agency" || res.CodeToken != "" {
+		t.Fatalf("sign in: %+v %v", res, err)
 	}
-	if _, ms, _ := m.Users.SignIn(ctx, "owner@example.com", "correct horse battery"); len(ms) != 2 {
-		t.Fatalf("the owner belongs to %d organizations, want 2", len(ms))
+	if res, _ := m.Users.SignIn(ctx, "owner@example.com", "correct horse battery"); len(res.Memberships) != 2 {
+		t.Fatalf("the owner belongs to %d organizations, want 2", len(res.Memberships))
 	}
 	ea, _ := m.Users.UserActor(ctx, ed.ID, agency.ID)
 	if _, err := m.Users.Invite(core.WithActor(ctx, ea), agency.ID, "x@example.com", core.RoleOwner); core.ErrorCode(err) != core.CodeForbidden {
@@ -93,7 +94,7 @@ func TestMembers(t *testing.T) {
 	if _, err := m.Users.ResetPassword(ctx, reset, "a brand new password"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.Users.SignIn(ctx, "owner@example.com", "a brand new password"); err != nil {
+	if _, err := m.Users.SignIn(ctx, "owner@example.com", "a brand new password"); err != nil {
 		t.Fatalf("sign in with the new password: %v", err)
 	}
 	if _, err := m.Users.ResetPassword(ctx, reset, "another new password"); core.ErrorCode(err) != core.CodeNotFound {

@@ -19,12 +19,14 @@ type userRow struct {
 	PasswordHash  string    `bun:"password_hash"`
 	Issuer        string    `bun:"issuer"`
 	Subject       string    `bun:"subject"`
+	TOTPSecret    string    `bun:"totp_secret"`
+	TOTPStep      int64     `bun:"totp_step"`
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
 func (r *userRow) core() *core.User {
 	return &core.User{ID: r.ID, Email: r.Email, Name: r.Name, PasswordHash: r.PasswordHash, Issuer: r.Issuer, Subject: r.Subject,
-		CreatedAt: r.CreatedAt.UTC()}
+		TOTPSecret: r.TOTPSecret, TOTPStep: r.TOTPStep, CreatedAt: r.CreatedAt.UTC()}
 }
 
 type membershipRow struct {
@@ -117,6 +119,37 @@ func (s *Store) SetUserSubject(ctx context.Context, id, issuer, subject string) 
 	}
 	res, err := s.db.NewUpdate().Model((*userRow)(nil)).Set("issuer = ?, subject = ?", issuer, subject).Where("id = ?", id).Exec(ctx)
 	return mustAffect(res, err, "user")
+}
+
+// SetUserTOTP implements core.UserStore.
+func (s *Store) SetUserTOTP(ctx context.Context, id, secret string, step int64) error {
+	if err := findIDs("user", id); err != nil {
+		return err
+	}
+	if err := storable("user", secret); err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model((*userRow)(nil)).Set("totp_secret = ?, totp_step = ?", secret, step).Where("id = ?", id).Exec(ctx)
+	return mustAffect(res, err, "user")
+}
+
+// UseTOTPStep implements core.UserStore: one conditional update, so that two requests with
+// the same code cannot both pass.
+func (s *Store) UseTOTPStep(ctx context.Context, id string, step int64) error {
+	if err := findIDs("user", id); err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model((*userRow)(nil)).Set("totp_step = ?", step).Where("id = ? AND totp_step < ?", id, step).Exec(ctx)
+	if err != nil {
+		return translate(err, "user")
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	if _, err := s.User(ctx, id); err != nil {
+		return err
+	}
+	return core.Errorf(core.CodeConflict, "this code was used already")
 }
 
 // CountUsers implements core.UserStore.

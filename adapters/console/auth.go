@@ -52,6 +52,10 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.showSignIn(w, r, http.StatusForbidden, "The sign-in form had expired. It has been reloaded: enter your key again.")
 		return
 	}
+	if r.PostFormValue("step") == "code" {
+		h.signInWithCode(w, r, addr)
+		return
+	}
 	if r.PostFormValue("email") != "" {
 		h.signInWithPassword(w, r, addr)
 		return
@@ -126,7 +130,7 @@ func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, add
 			plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
 		return
 	}
-	u, ms, err := h.m.SignIn(r.Context(), email, r.PostFormValue("password"))
+	res, err := h.m.SignIn(r.Context(), email, r.PostFormValue("password"))
 	if err != nil {
 		status, msg := h.message(r, err)
 		if status == http.StatusUnauthorized {
@@ -139,7 +143,68 @@ func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, add
 		h.showSignIn(w, r, status, msg)
 		return
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: ms[0].OrgID, UserID: u.ID, UserAgent: r.UserAgent()})
+	if res.CodeToken != "" {
+		// No session yet: the code step holds the sign-in in its own short cookie.
+		http.SetCookie(w, &http.Cookie{Name: codeCookie, Value: res.CodeToken, Path: "/sign-in", MaxAge: int(core.TOTPSignInTTL.Seconds()),
+			HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+		h.showCodeStep(w, r, http.StatusOK, "")
+		return
+	}
+	h.startSession(w, r, core.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
+}
+
+// showCodeStep asks for the authenticator's code, with a fresh pre-session token.
+func (h *handler) showCodeStep(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	tok := randomToken()
+	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: tok, Path: "/sign-in", MaxAge: 3600,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.render(w, r, nil, status, "signincode", page{Title: "Enter your code", CSRF: tok, Form: "code", Error: msg,
+		Values: url.Values{"next": {safeNext(r.PostFormValue("next"))}}})
+}
+
+// signInWithCode is the second step of a password sign-in with an authenticator: a wrong
+// code counts against the client address and the account like a wrong password.
+func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr string) {
+	c, _ := r.Cookie(codeCookie)
+	token := ""
+	if c != nil {
+		token = c.Value
+	}
+	email, err := h.m.CodeSignInEmail(r.Context(), token)
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
+		return
+	}
+	account := "account:" + email
+	wait, err := h.m.SignInRetryAfter(r.Context(), account, h.cfg.SignInFailures, h.cfg.SignInWindow)
+	if err == nil && wait > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
+		h.showSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account. Wait %s and try again.",
+			plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
+		return
+	}
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	if code == "" {
+		h.showCodeStep(w, r, http.StatusBadRequest, "Enter the 6-digit code your authenticator app shows.")
+		return
+	}
+	res, err := h.m.SignInCode(r.Context(), token, code)
+	if err != nil {
+		status, msg := h.message(r, err)
+		if status == http.StatusUnauthorized {
+			for _, k := range []string{addr, account} {
+				if err := h.m.SignInFailed(r.Context(), k, h.cfg.SignInWindow); err != nil {
+					h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
+				}
+			}
+		}
+		h.showCodeStep(w, r, status, msg)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: codeCookie, Value: "", Path: "/sign-in", MaxAge: -1,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.startSession(w, r, core.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
 }
 
 // signOut ends the session (with its CSRF token: a cross-site page cannot sign a person out).

@@ -68,7 +68,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite"}
+	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")

@@ -13,6 +13,8 @@ import (
 const (
 	sessionCookie   = "consentd_session"
 	preSessionToken = "consentd_signin"
+	// codeCookie holds a password sign-in waiting for its authenticator code (no session).
+	codeCookie = "consentd_code"
 )
 
 // session is a signed-in person, kept in the store by core (core.Sessions): the cookie holds

@@ -12,6 +12,8 @@ type sessionsView struct {
 	Sessions []*core.Session
 	Current  string
 	Now      time.Time
+	// Member is a session of a member (not an API key); TOTP whether they have a second factor.
+	Member, TOTP bool
 }
 
 // sessionsPage lists the person's sessions (everyone's for an owner), with a revoke button.
@@ -21,8 +23,14 @@ func (h *handler) sessionsPage(w http.ResponseWriter, r *http.Request, rq *reque
 		h.fail(w, r, rq, err)
 		return
 	}
-	h.render(w, r, rq, http.StatusOK, "sessions", page{Title: "Sessions", Section: "sessions",
-		Data: sessionsView{Sessions: list, Current: rq.s.ID, Now: h.cfg.Now()}})
+	v := sessionsView{Sessions: list, Current: rq.s.ID, Now: h.cfg.Now(), Member: rq.s.UserID != ""}
+	if v.Member {
+		if v.TOTP, err = h.m.TOTPEnabled(r.Context(), rq.s.UserID); err != nil {
+			h.fail(w, r, rq, err)
+			return
+		}
+	}
+	h.render(w, r, rq, http.StatusOK, "sessions", page{Title: "Sessions", Section: "sessions", Data: v})
 }
 
 // revokeSession ends a session at once; ending one's own signs out.

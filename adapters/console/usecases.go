@@ -15,7 +15,13 @@ import (
 type (
 	// UserUseCases sign members in and manage members and invitations.
 	UserUseCases interface {
-		SignIn(ctx context.Context, email, password string) (*core.User, []*core.Membership, error)
+		SignIn(ctx context.Context, email, password string) (*core.SignInResult, error)
+		SignInCode(ctx context.Context, secret, code string) (*core.SignInResult, error)
+		CodeSignInEmail(ctx context.Context, secret string) (string, error)
+		NewTOTP(ctx context.Context, userID, secret string) (*core.TOTPSetup, error)
+		TOTPEnabled(ctx context.Context, userID string) (bool, error)
+		EnableTOTP(ctx context.Context, userID, secret, code string) error
+		DisableTOTP(ctx context.Context, userID, code string) error
 		UserActor(ctx context.Context, userID, orgID string) (*core.Actor, error)
 		Memberships(ctx context.Context, userID string) ([]*core.Membership, error)
 		Members(ctx context.Context, orgID string) ([]*core.Membership, error)

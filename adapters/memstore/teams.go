@@ -336,6 +336,26 @@ func (s *Store) SetUserSubject(_ context.Context, id, issuer, subject string) er
 	return s.updateUser(id, func(u *core.User) { u.Issuer, u.Subject = issuer, subject })
 }
 
+// SetUserTOTP implements core.UserStore.
+func (s *Store) SetUserTOTP(_ context.Context, id, secret string, step int64) error {
+	return s.updateUser(id, func(u *core.User) { u.TOTPSecret, u.TOTPStep = secret, step })
+}
+
+// UseTOTPStep implements core.UserStore.
+func (s *Store) UseTOTPStep(_ context.Context, id string, step int64) error {
+	defer s.lock()()
+	u, ok := s.d.teams.users[id]
+	if !ok {
+		return notFound("user")
+	}
+	if step <= u.TOTPStep {
+		return core.Errorf(core.CodeConflict, "this code was used already")
+	}
+	u.TOTPStep = step
+	s.d.teams.users[id] = u
+	return nil
+}
+
 // CountUsers implements core.UserStore.
 func (s *Store) CountUsers(context.Context) (int, error) {
 	defer s.lock()()

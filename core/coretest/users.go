@@ -40,6 +40,24 @@ func testUsers(t *testing.T, s core.Store) {
 	if got, _ := s.User(ctx, u.ID); got.PasswordHash != "$argon2id$y" || got.Subject != "7" {
 		t.Fatalf("after updates: %+v", got)
 	}
+	// The second factor: a secret and its last used time step; a step not after it is refused.
+	must(t, s.SetUserTOTP(ctx, u.ID, "JBSWY3DPEHPK3PXP", 100))
+	if got, _ := s.UserByEmail(ctx, u.Email); got.TOTPSecret != "JBSWY3DPEHPK3PXP" || got.TOTPStep != 100 {
+		t.Fatalf("after SetUserTOTP: %+v", got)
+	}
+	wantCode(t, s.UseTOTPStep(ctx, u.ID, 100), core.CodeConflict)
+	wantCode(t, s.UseTOTPStep(ctx, u.ID, 99), core.CodeConflict)
+	must(t, s.UseTOTPStep(ctx, u.ID, 101))
+	wantCode(t, s.UseTOTPStep(ctx, u.ID, 101), core.CodeConflict)
+	wantCode(t, s.UseTOTPStep(ctx, id(), 500), core.CodeNotFound)
+	wantCode(t, s.SetUserTOTP(ctx, id(), "X", 1), core.CodeNotFound)
+	if got, _ := s.User(ctx, u.ID); got.TOTPStep != 101 {
+		t.Fatalf("after UseTOTPStep: %+v", got)
+	}
+	must(t, s.SetUserTOTP(ctx, u.ID, "", 0))
+	if got, _ := s.User(ctx, u.ID); got.TOTPSecret != "" || got.TOTPStep != 0 {
+		t.Fatalf("after turning TOTP off: %+v", got)
+	}
 
 	t0 := now()
 	must(t, s.PutMembership(ctx, &core.Membership{OrgID: a.ID, UserID: u.ID, Role: core.RoleOwner, CreatedAt: t0}))

@@ -69,9 +69,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status, msg := h.message(r, err)
 		if status == http.StatusUnauthorized {
-			if err := h.m.SignInFailed(r.Context(), addr, h.cfg.SignInWindow); err != nil {
-				h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
-			}
+			h.signInFailed(r, addr)
 			msg = "This API key is not valid. Check that you pasted all of it; keys are created with 'consentd apikey create'."
 		}
 		h.showSignIn(w, r, status, msg)
@@ -134,11 +132,7 @@ func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, add
 	if err != nil {
 		status, msg := h.message(r, err)
 		if status == http.StatusUnauthorized {
-			for _, k := range []string{addr, account} {
-				if err := h.m.SignInFailed(r.Context(), k, h.cfg.SignInWindow); err != nil {
-					h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
-				}
-			}
+			h.signInFailed(r, addr, account)
 		}
 		h.showSignIn(w, r, status, msg)
 		return
@@ -193,11 +187,7 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 	if err != nil {
 		status, msg := h.message(r, err)
 		if status == http.StatusUnauthorized {
-			for _, k := range []string{addr, account} {
-				if err := h.m.SignInFailed(r.Context(), k, h.cfg.SignInWindow); err != nil {
-					h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
-				}
-			}
+			h.signInFailed(r, addr, account)
 		}
 		h.showCodeStep(w, r, status, msg)
 		return
@@ -271,4 +261,14 @@ func safeNext(next string) string {
 		return "/sites"
 	}
 	return next
+}
+
+// signInFailed counts a failed sign-in (a wrong key, password or code) against each of keys:
+// the client address, and the account where there is one.
+func (h *handler) signInFailed(r *http.Request, keys ...string) {
+	for _, k := range keys {
+		if err := h.m.SignInFailed(r.Context(), k, h.cfg.SignInWindow); err != nil {
+			h.log.ErrorContext(r.Context(), "could not record a failed sign-in", "err", err)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -320,19 +319,13 @@ func TestBrowserConfigOutage(t *testing.T) {
 	var refuse atomic.Bool // refuse the configuration while set
 	refuse.Store(true)
 	var tries atomic.Int32
-	h := e.srv.app.Handler()
-	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/config") {
-			tries.Add(1)
-			if refuse.Load() {
-				http.Error(w, "unavailable", http.StatusServiceUnavailable)
-				return
-			}
+	down := failingEdge(t, e, "DE", func(r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/config") {
+			return false
 		}
-		r.Header.Set(countryHeader, "DE")
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(down.Close)
+		tries.Add(1)
+		return refuse.Load()
+	})
 	s := newSite(t, down.URL)
 	legacy := `<script src="` + down.URL + `/api/v1/public/banner.js?v=` + bannerjs.Version() + `" data-project-key="` + e.pk + `"></script>`
 	marked := `<script type="text/plain" data-category="statistics" src="` + s.tracker() + `/static/track.js?id=stat"></script>

@@ -821,3 +821,20 @@ func axeCheck(t testing.TB, ctx context.Context, what string, selectors ...strin
 		t.Errorf("axe-core found accessibility violations in %s: %s", what, res)
 	}
 }
+
+// failingEdge serves e's consentd to a visitor from country, as its edge does, but answers 503
+// to every request fail picks (an outage of one resource), until the test ends.
+func failingEdge(t testing.TB, e *env, country string, fail func(*http.Request) bool) *httptest.Server {
+	t.Helper()
+	h := e.srv.app.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail(r) {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		r.Header.Set(countryHeader, country)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}

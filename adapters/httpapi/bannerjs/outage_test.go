@@ -99,16 +99,7 @@ func TestBrowserOutageCachedConfig(t *testing.T) {
 func TestBrowserPreferencesWithoutDeclaration(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "DE")
-	h := e.srv.app.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/"+core.PublicDeclaration) {
-			http.Error(w, "unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		r.Header.Set(countryHeader, "DE")
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	srv := failingEdge(t, e, "DE", func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/"+core.PublicDeclaration) })
 	s := newSite(t, srv.URL)
 	loader := `<script src="` + srv.URL + core.PublicPath(e.pk, core.PublicLoader) + `"></script>`
 	ctx := tab(t)

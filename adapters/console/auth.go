@@ -86,31 +86,35 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.S
 			h.log.ErrorContext(r.Context(), "could not end the previous session", "err", err)
 		}
 	}
+	if !h.openSession(w, r, in) {
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: "", Path: "/sign-in", MaxAge: -1,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
+}
+
+// openSession starts a session for in and sets its cookie; on failure it answers with the
+// sign-in page and reports false.
+func (h *handler) openSession(w http.ResponseWriter, r *http.Request, in core.SessionStart) bool {
 	id, _, err := h.m.StartSession(r.Context(), in, h.cfg.SessionTTL)
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSignIn(w, r, status, msg)
-		return
+		return false
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: "", Path: "/sign-in", MaxAge: -1,
-		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
+	return true
 }
 
 // startSessionPage opens a session like startSession but answers with a page that moves on
 // by itself: after a navigation from another site (the identity provider), a browser
 // withholds SameSite=Strict cookies from redirects, not from the page's own navigation.
 func (h *handler) startSessionPage(w http.ResponseWriter, r *http.Request, in core.SessionStart) {
-	id, _, err := h.m.StartSession(r.Context(), in, h.cfg.SessionTTL)
-	if err != nil {
-		status, msg := h.message(r, err)
-		h.showSignIn(w, r, status, msg)
+	if !h.openSession(w, r, in) {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(h.cfg.SessionTTL.Seconds()),
-		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/sites"><title>Signed in · consentd</title></head><body><p><a href="/sites">Signed in: continue to your sites</a></p></body></html>`))

@@ -24,6 +24,7 @@ import (
 	"github.com/consentd/consentd/adapters/geoip"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/adapters/smtpmail"
 	"github.com/consentd/consentd/adapters/webhookhttp"
@@ -56,6 +57,12 @@ type Config struct {
 	RegionHeader    string
 	GeoIPDB         string
 	PublicRateLimit float64
+	// TCFGVLFile, when set, is the IAB's Global Vendor List read from a file (offline installs,
+	// tests); TCFCMPID and TCFCMPVersion the CMP ID IAB Europe assigned the operator and their
+	// CMP's version (docs/tcf.md). Without a CMP ID, TCF cannot be turned on.
+	TCFGVLFile    string
+	TCFCMPID      int
+	TCFCMPVersion int
 	// TrustedProxies are CIDRs (or addresses) of reverse proxies whose X-Forwarded-For and
 	// Forwarded headers name the client, for the public rate limit and geolocation.
 	TrustedProxies []string
@@ -197,6 +204,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	var gvl core.VendorLists
+	if cfg.TCFGVLFile != "" {
+		if gvl, err = iabgvl.OpenFile(cfg.TCFGVLFile); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	var mailer core.Mailer
 	if cfg.SMTPURL != "" {
 		if mailer, err = smtpmail.New(cfg.SMTPURL); err != nil {
@@ -209,6 +223,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
 		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
+		VendorLists: gvl, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
 	})
 	if err != nil {
 		a.Close()

@@ -126,6 +126,8 @@ type Banner struct {
 	// RegionRules are the banner's regional rules, in order (RegionRule); DefaultBehavior applies
 	// to a visitor none of them matches, and to everyone when there are none.
 	RegionRules []RegionRule `json:"regionRules"`
+	// TCF are the site's IAB TCF settings (TCFSettings; docs/tcf.md).
+	TCF TCFSettings `json:"tcf"`
 	// BlockingRules is derived on read from the site's services and the catalog's built-in
 	// rules; it is not stored.
 	BlockingRules *BlockingRules `json:"blockingRules"`
@@ -173,6 +175,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		TextOverrides:        map[string]string{},
 		TextTranslations:     map[string]map[string]string{},
 		RegionRules:          []RegionRule{},
+		TCF:                  TCFSettings{}.clean(),
 		DefaultBehavior:      BehaviorOptIn,
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
@@ -219,6 +222,8 @@ type BannerPatch struct {
 	// RegionRules, when not nil, replaces the banner's regional rules (an empty list removes
 	// them).
 	RegionRules *[]RegionRuleInput
+	// TCF, when not nil, replaces the banner's TCF settings (checked by CheckTCFSettings).
+	TCF *TCFSettings
 }
 
 func (p BannerPatch) validate() error {
@@ -434,6 +439,16 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 	if err != nil {
 		return nil, err
 	}
+	var tcf TCFSettings
+	if p.TCF != nil {
+		gvl, err := banners.tcf.gvl(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tcf, err = CheckTCFSettings(*p.TCF, gvl, banners.tcf.deployment); err != nil {
+			return nil, err
+		}
+	}
 	if c := &p.CookieDomain; c.Set && !c.Null {
 		if c.Value, err = CookieDomainFor(site.URL, c.Value); err != nil {
 			return nil, err
@@ -450,6 +465,9 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 		p.apply(b)
 		if p.RegionRules != nil {
 			b.RegionRules = rules
+		}
+		if p.TCF != nil {
+			b.TCF = tcf
 		}
 		b.UpdatedAt = banners.now()
 		if err := banners.events.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {

@@ -394,6 +394,9 @@ type PublicConfig struct {
 	// banner's regional rule that applies (VisitorRule.Rule), "" on a banner without them.
 	Region string `json:"region,omitempty" doc:"The visitor's subdivision (ISO 3166-2, such as US-CO), when known."`
 	Rule   string `json:"rule,omitempty" doc:"The banner's regional rule that applies to the visitor: regionRules[i], or defaultBehavior when none matches; absent on a banner without regional rules."`
+	// TCF is whether the IAB TCF applies to this visitor (Banner.TCFApplies): the loader then
+	// inlines the __tcfapi stub and the runtime loads the TCF module.
+	TCF bool `json:"tcf,omitempty" doc:"Whether the IAB TCF applies to this visitor: the site has tcf.enabled, the visitor's rule is opt_in and the visitor is in the EEA, GB or CH or of unknown location. The loader then inlines the __tcfapi stub and the runtime loads the TCF module."`
 	// policies are the site's policies by rule, cached with the rest; location is the
 	// visitor's (WithBanner decides a draft's policy for it).
 	policies Policies
@@ -428,6 +431,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	rule := base.Banner.visitorRule(base.regions, cfg.location)
 	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	cfg.Policy = base.policies.For(rule)
+	cfg.TCF = base.Banner.TCFApplies(rule)
 	return &cfg, nil
 }
 

@@ -40,6 +40,10 @@ type Deps struct {
 	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
 	// (the default when empty).
 	ScanMode string
+	// VendorLists is the IAB's Global Vendor List (optional: without it TCF cannot be turned
+	// on); TCF the deployment's CMP ID and version (a zero CMP ID: TCF cannot be turned on).
+	VendorLists VendorLists
+	TCF         TCFDeployment
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -90,13 +94,17 @@ func New(deps Deps) (*UseCases, error) {
 	clk, newID := clock(deps.Now), deps.NewID
 	audit := auditor{clock: clk, newID: newID}
 	events := &publisher{store: deps.Store, queue: deps.WebhookQueue, clock: clk, newID: newID, log: deps.Logger}
+	if err := deps.TCF.Check(); err != nil {
+		return nil, fmt.Errorf("core: %w", err)
+	}
 	views := &publicViews{store: deps.Store}
+	tcf := tcfDeps{lists: deps.VendorLists, deployment: deps.TCF}
 	scans := &Scans{store: deps.Store, queue: deps.Queue, clock: clk, newID: newID, scanMode: deps.ScanMode,
 		audit: audit, events: events, views: views, importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}}
 	return &UseCases{
 		Orgs:       &Orgs{store: deps.Store, clock: clk, newID: newID, log: deps.Logger, audit: audit},
 		Sites:      &Sites{store: deps.Store, clock: clk, newID: newID, audit: audit, events: events, views: views},
-		Banners:    &Banners{store: deps.Store, catalog: deps.Catalog, clock: clk, audit: audit, events: events, views: views},
+		Banners:    &Banners{store: deps.Store, catalog: deps.Catalog, clock: clk, audit: audit, events: events, views: views, tcf: tcf},
 		Categories: &Categories{store: deps.Store, clock: clk, newID: newID, audit: audit, events: events, views: views},
 		Services: &Services{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, audit: audit, events: events, views: views,
 			importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}},
@@ -104,7 +112,7 @@ func New(deps Deps) (*UseCases, error) {
 		Scans:   scans,
 		ScanWorker: &ScanWorker{store: deps.Store, crawler: deps.Crawler, catalog: deps.Catalog, allSites: deps.AllSites,
 			clock: clk, log: deps.Logger, scanMode: deps.ScanMode, defaultScanPeriod: deps.DefaultScanPeriod, events: events, scans: scans},
-		PublicBanner: &PublicBanner{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, views: views},
+		PublicBanner: &PublicBanner{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, views: views, tcf: tcf},
 		ConsentLog:   &ConsentLog{store: deps.Store, allSites: deps.AllSites, clock: clk, audit: audit, events: events},
 		Compliance:   &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views},
 		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
@@ -151,6 +159,7 @@ type Banners struct {
 	audit  auditor
 	events *publisher
 	views  *publicViews
+	tcf    tcfDeps
 }
 
 // Categories are the use cases of a site's consent categories.
@@ -223,6 +232,7 @@ type PublicBanner struct {
 	clock
 	newID func() string
 	views *publicViews
+	tcf   tcfDeps
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }

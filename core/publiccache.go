@@ -138,6 +138,8 @@ type publicViews struct {
 	viewCache    ttlCache[*siteView]
 	configCache  ttlCache[*PublicConfig]
 	declCache    ttlCache[*Declaration]
+	// tcfCache keeps the TCF module's configuration by project key and language.
+	tcfCache ttlCache[*TCFPublicConfig]
 	// snapshotCache keeps the snapshot of each project key, language and runtime version,
 	// so that a consent POST stores and hashes what was shown once per second, not per post.
 	snapshotCache ttlCache[*ConsentSnapshot]
@@ -185,5 +187,6 @@ func (views *publicViews) forget(siteID string) {
 	views.viewCache.forget(siteID)
 	views.configCache.forget(siteID)
 	views.declCache.forget(siteID)
+	views.tcfCache.forget(siteID)
 	views.snapshotCache.forget(siteID)
 }

@@ -103,6 +103,46 @@ type bannerPatchBody struct {
 	ReopenLabel           nullable[string]   `json:"reopenLabel,omitempty" doc:"Text of the reopen button; null uses the visitor's language's default."`
 	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" maxLength:"254" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
 	RegionRules           *[]regionRuleIn    `json:"regionRules,omitempty" nullable:"false" maxItems:"50" doc:"Regional rules, in order; replaces the list (an empty list removes every rule). A visitor gets the most specific match: the first rule naming the visitor's subdivision, else its country, else a group holding either, else *; a visitor whose location is unknown gets the first rule naming unknown. defaultBehavior applies when none matches. The jurisdiction recorded stays gdpr (an opt-in rule in the EU, EEA, GB or CH), ccpa (an opt-out rule in the US) or none. Presets: GET /region-presets; the law behind the groups: GET /region-laws."`
+	TCF                   *tcfIn             `json:"tcf,omitempty" nullable:"false" doc:"The site's IAB TCF 2.3 settings (docs/tcf.md); replaces them whole, absent fields empty. Checked against the Global Vendor List in use: an unknown or deleted vendor is a 400 naming it (tcf.vendorIds[3]: unknown vendor 9999). enabled needs the deployment's CMP ID (CONSENTD_TCF_CMP_ID)."`
+}
+
+// tcfIn is the tcf object of a banner PATCH (core.TCFSettings).
+type tcfIn struct {
+	Enabled               bool            `json:"enabled,omitempty" doc:"Turns the IAB TCF on for the visitors it applies to: an opt-in rule in the EEA, GB or CH, or an unknown location."`
+	VendorIDs             []int           `json:"vendorIds,omitempty" nullable:"false" maxItems:"2000" doc:"IDs of the Global Vendor List's vendors the site works with (755 is Google Advertising Products)."`
+	PublisherCountryCode  string          `json:"publisherCountryCode,omitempty" doc:"The publisher's country, ISO 3166-1 alpha-2 in upper case (FR)."`
+	SpecialFeatures       []int           `json:"specialFeatures,omitempty" nullable:"false" doc:"IDs of the GVL's special features the site asks visitors to opt in to (1: precise geolocation, 2: device scanning)."`
+	PublisherRestrictions []restrictionIn `json:"publisherRestrictions,omitempty" nullable:"false" maxItems:"100" doc:"Restrictions on purposes of some of the site's vendors."`
+	GoogleATPIDs          []int           `json:"googleAtpIds,omitempty" nullable:"false" maxItems:"1000" doc:"Google's Additional Consent provider IDs (ad technology providers outside the GVL) the site works with."`
+}
+
+// restrictionIn is a publisher restriction of a banner PATCH (core.PublisherRestriction).
+type restrictionIn struct {
+	PurposeID       int   `json:"purposeId" doc:"The GVL purpose restricted."`
+	RestrictionType int   `json:"restrictionType" doc:"0: not allowed; 1: require consent; 2: require legitimate interest (never for purposes 1 and 3 to 6)."`
+	VendorIDs       []int `json:"vendorIds" doc:"The site's vendors it applies to (each in tcf.vendorIds)."`
+}
+
+// TransformSchema declares the form core requires of publisherCountryCode, its pattern from core.
+func (tcfIn) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if v := s.Properties["publisherCountryCode"]; v != nil {
+		v.Pattern = core.CountryCodePattern
+		v.PrecomputeMessages()
+	}
+	return s
+}
+
+func (t *tcfIn) core() *core.TCFSettings {
+	if t == nil {
+		return nil
+	}
+	out := &core.TCFSettings{Enabled: t.Enabled, VendorIDs: t.VendorIDs, PublisherCountryCode: t.PublisherCountryCode,
+		SpecialFeatures: t.SpecialFeatures, GoogleATPIDs: t.GoogleATPIDs}
+	for _, r := range t.PublisherRestrictions {
+		out.PublisherRestrictions = append(out.PublisherRestrictions,
+			core.PublisherRestriction{PurposeID: r.PurposeID, RestrictionType: r.RestrictionType, VendorIDs: r.VendorIDs})
+	}
+	return out
 }
 
 // regionRuleIn is a regional rule of a banner PATCH (core.RegionRuleInput).
@@ -147,7 +187,7 @@ func (h *handlers) registerBanner(api huma.API) {
 				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
 				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor, ConsentMode: p.ConsentMode,
 				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
-				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(),
+				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(), TCF: p.TCF.core(),
 			}
 			if p.RegionRules != nil {
 				rules := make([]core.RegionRuleInput, len(*p.RegionRules))

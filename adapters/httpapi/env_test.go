@@ -19,6 +19,7 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/adapters/httpapi"
+	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
@@ -132,7 +133,8 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 	q := &recordingQueue{}
 	m, err := core.New(core.Deps{
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
-		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		NewID:       func() string { return uuid.Must(uuid.NewV7()).String() },
+		VendorLists: fixtureGVL(t), TCF: testTCF,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +156,26 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 		}
 	}
 	return e
+}
+
+// testTCF is the TCF identity of the tests' deployment: a CMP ID for tests only (docs/tcf.md:
+// a real deployment uses the one IAB Europe assigned its operator).
+var testTCF = core.TCFDeployment{CMPID: 4095, CMPVersion: 7}
+
+var (
+	gvlOnce    sync.Once
+	gvlFixture *iabgvl.File
+	gvlErr     error
+)
+
+// fixtureGVL is the IAB's GVL v3 fixture (testdata/tcf, vendorListVersion 17), read once.
+func fixtureGVL(tb testing.TB) *iabgvl.File {
+	tb.Helper()
+	gvlOnce.Do(func() { gvlFixture, gvlErr = iabgvl.OpenFile("../../testdata/tcf/vendor-list-v17.json") })
+	if gvlErr != nil {
+		tb.Fatal(gvlErr)
+	}
+	return gvlFixture
 }
 
 type resp struct {

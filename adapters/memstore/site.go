@@ -110,6 +110,7 @@ func cloneBanner(b core.Banner) *core.Banner {
 	if b.RegionRules == nil {
 		b.RegionRules = []core.RegionRule{}
 	}
+	b.TCF = b.TCF.Clone()
 	b.BlockingRules = nil
 	b.ConsentMode = core.ConsentModeOf(b.GCMExcludeVendor) // one stored value, as on SQL
 	return &b

@@ -28,6 +28,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"SiteDeleteCascades", testSiteDeleteCascades},
 		{"Banner", testBanner},
 		{"BannerRegionRules", testBannerRegionRules},
+		{"BannerTCF", testBannerTCF},
 		{"Categories", testCategories},
 		{"Services", testServices},
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},

@@ -1,0 +1,2 @@
+-- IAB TCF (issue 29): a banner's TCF settings (core.TCFSettings), one JSON object.
+ALTER TABLE banners ADD COLUMN IF NOT EXISTS tcf JSONB NOT NULL DEFAULT '{"enabled":false,"vendorIds":[],"publisherCountryCode":"","specialFeatures":[],"publisherRestrictions":[],"googleAtpIds":[]}';

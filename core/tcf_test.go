@@ -1,0 +1,258 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/consentd/consentd/adapters/memstore"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/library"
+)
+
+// fixtureGVL reads the IAB's GVL v3 fixture (testdata/tcf: vendorListVersion 17, 692 vendors).
+func fixtureGVL(t testing.TB) *core.GVL {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/tcf/vendor-list-v17.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := core.ParseGVL(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// gvlLists is core's tests' VendorLists: one GVL and its translations.
+type gvlLists struct {
+	gvl *core.GVL
+	tr  map[string]*core.GVLTranslation
+}
+
+func (l *gvlLists) CurrentGVL(context.Context) (*core.GVL, error) {
+	if l.gvl == nil {
+		return nil, core.Errorf(core.CodeNotFound, "no GVL")
+	}
+	return l.gvl, nil
+}
+
+func (l *gvlLists) GVLTranslation(_ context.Context, lang string) (*core.GVLTranslation, error) {
+	if t, ok := l.tr[lang]; ok {
+		return t, nil
+	}
+	return nil, core.Errorf(core.CodeNotFound, "no translation")
+}
+
+func newTCFCore(t *testing.T, lists core.VendorLists, cmp core.TCFDeployment) *testCore {
+	t.Helper()
+	cat, err := library.FromServices([]*library.Service{svc("ads", "marketing", false, "ads.example/a.js")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	store := memstore.New()
+	newID := func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) }
+	now := func() time.Time {
+		return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(n.Load()) * time.Second)
+	}
+	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: now, NewID: newID, VendorLists: lists, TCF: cmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCore{UseCases: uc, store: store, newID: newID}
+}
+
+// TestParseGVLFixture: the IAB's fixture reads whole, with Google Advertising Products and the
+// one deleted vendor; another format is refused saying why.
+func TestParseGVLFixture(t *testing.T) {
+	g := fixtureGVL(t)
+	if g.VendorListVersion != 17 || g.TCFPolicyVersion != 4 || len(g.Vendors) != 692 || len(g.Purposes) != 11 || len(g.Stacks) != 43 ||
+		len(g.SpecialFeatures) != 2 || len(g.DataCategories) == 0 || !g.LastUpdated.Equal(time.Date(2023, 9, 7, 16, 7, 28, 0, time.UTC)) {
+		t.Fatalf("GVL: version %d policy %d, %d vendors, %d purposes, %d stacks, updated %s", g.VendorListVersion, g.TCFPolicyVersion,
+			len(g.Vendors), len(g.Purposes), len(g.Stacks), g.LastUpdated)
+	}
+	v := g.Vendors[755]
+	if v.Name != "Google Advertising Products" || !slices.Equal(v.Purposes, []int{1, 3, 4}) || !slices.Equal(v.LegIntPurposes, []int{2, 7, 9, 10}) ||
+		v.DataRetention == nil || *v.DataRetention.StdRetention != 548 || v.DataRetention.Purposes[3] != 180 || v.CookieMaxAgeSeconds == nil ||
+		*v.CookieMaxAgeSeconds != 34190000 || !v.UsesNonCookieAccess || v.DeviceStorageDisclosureURL == "" || len(v.URLs) == 0 || v.DeletedDate != nil {
+		t.Fatalf("vendor 755 = %+v", v)
+	}
+	if d := g.Vendors[468].DeletedDate; d == nil || d.Format(time.DateOnly) != "2023-09-04" {
+		t.Fatalf("vendor 468's deletedDate = %v", d)
+	}
+	for in, want := range map[string]string{
+		`{"gvlSpecificationVersion":2,"vendorListVersion":3,"purposes":{},"vendors":{}}`: "gvlSpecificationVersion is 2",
+		`{"gvlSpecificationVersion":3,"vendorListVersion":0}`:                            "no vendorListVersion",
+		`[]`: "not valid JSON",
+	} {
+		if _, err := core.ParseGVL([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseGVL(%s) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestTCFSettingsChecked: the banner's tcf object is checked against the GVL and the
+// deployment, each refusal a validation error naming the field; a valid one is stored whole.
+func TestTCFSettingsChecked(t *testing.T) {
+	lists := &gvlLists{gvl: fixtureGVL(t)}
+	m := newTCFCore(t, lists, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	org, s := mustSite(t, m)
+	patch := func(tcf core.TCFSettings) error {
+		_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &tcf})
+		return err
+	}
+	five := []int{755, 1, 2, 6, 8}
+	for _, c := range []struct {
+		name string
+		tcf  core.TCFSettings
+		want string
+	}{
+		{"unknown vendor", core.TCFSettings{VendorIDs: []int{755, 1, 2, 9999}}, "tcf.vendorIds[3]: unknown vendor 9999"},
+		{"deleted vendor", core.TCFSettings{VendorIDs: []int{468}}, "tcf.vendorIds[0]: vendor 468 (Neustar, Inc., a TransUnion company) was deleted from the Global Vendor List on 2023-09-04"},
+		{"twice", core.TCFSettings{VendorIDs: []int{755, 755}}, "tcf.vendorIds[1]: vendor 755 is listed twice"},
+		{"lower-case country", core.TCFSettings{PublisherCountryCode: "fr"}, "tcf.publisherCountryCode"},
+		{"no such country", core.TCFSettings{PublisherCountryCode: "ZZ"}, "tcf.publisherCountryCode"},
+		{"special feature", core.TCFSettings{SpecialFeatures: []int{3}}, "tcf.specialFeatures[0]"},
+		{"restriction purpose", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 12, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].purposeId"},
+		{"restriction type", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: 3, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].restrictionType"},
+		{"LI for purpose 4", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 4, RestrictionType: 2, VendorIDs: []int{755}}}}, "purpose 4 never rests on legitimate interest"},
+		{"restriction vendor", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: 1, VendorIDs: []int{28}}}}, "tcf.publisherRestrictions[0].vendorIds[0]: vendor 28 is not one of the site's vendors"},
+		{"atp", core.TCFSettings{GoogleATPIDs: []int{0}}, "tcf.googleAtpIds[0]"},
+	} {
+		err := patch(c.tcf)
+		if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a validation error with %q", c.name, err, c.want)
+		}
+	}
+	want := core.TCFSettings{Enabled: true, VendorIDs: five, PublisherCountryCode: "FR", SpecialFeatures: []int{1},
+		PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: core.RestrictionRequireConsent, VendorIDs: []int{755}}},
+		GoogleATPIDs:          []int{89}}
+	if err := patch(want); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Banners.Banner(ctx, org, s.ID)
+	if err != nil || !slices.Equal(b.TCF.VendorIDs, five) || !b.TCF.Enabled || b.TCF.PublisherCountryCode != "FR" || len(b.TCF.PublisherRestrictions) != 1 {
+		t.Fatalf("stored tcf = %+v, %v", b.TCF, err)
+	}
+
+	// Without a CMP ID, TCF cannot be turned on; without a GVL, no vendor can be checked.
+	noCMP := newTCFCore(t, lists, core.TCFDeployment{})
+	org, s = mustSite(t, noCMP)
+	_, err = noCMP.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
+	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "tcf.enabled") || !strings.Contains(err.Error(), "CONSENTD_TCF_CMP_ID") {
+		t.Errorf("enabled without a CMP ID: %v", err)
+	}
+	noGVL := newTCFCore(t, nil, core.TCFDeployment{CMPID: 300})
+	org, s = mustSite(t, noGVL)
+	_, err = noGVL.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
+	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "no Global Vendor List") {
+		t.Errorf("enabled without a GVL: %v", err)
+	}
+	if _, err := core.New(core.Deps{Store: memstore.New(), Catalog: mustCatalog(t), Now: time.Now, NewID: func() string { return "x" },
+		TCF: core.TCFDeployment{CMPID: 1}}); err == nil || !strings.Contains(err.Error(), "CONSENTD_TCF_CMP_ID") {
+		t.Errorf("CMP ID 1 accepted: %v", err)
+	}
+}
+
+// TestTCFApplies: the TCF applies where the visitor's rule is opt_in and the visitor is in
+// the EEA, GB or CH or of unknown location, on a site with TCF on; the public configuration
+// says so.
+func TestTCFApplies(t *testing.T) {
+	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	org, s := mustSite(t, m)
+	applies := func(country, region string) bool {
+		t.Helper()
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: country, Region: region})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.TCF
+	}
+	if applies("FR", "") {
+		t.Fatal("TCF applies on a site with TCF off")
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
+		t.Fatal(err)
+	}
+	for loc, want := range map[string]bool{"FR": true, "DE": true, "NO": true, "GB": true, "CH": true, "": true, "US": false, "JP": false} {
+		if got := applies(loc, ""); got != want {
+			t.Errorf("opt_in banner, visitor from %q: TCF applies %t, want %t", loc, got, want)
+		}
+	}
+	rules := []core.RegionRuleInput{
+		{Regions: []string{"DE"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+		{Regions: []string{"unknown"}, DefaultBehavior: core.BehaviorNoBanner},
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &rules}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		country, region string
+		want            bool
+	}{{"FR", "", true}, {"DE", "", false}, {"US", "US-CA", false}, {"JP", "", false}, {"", "", false}} {
+		if got := applies(c.country, c.region); got != c.want {
+			t.Errorf("regional rules, visitor from %q %q: TCF applies %t, want %t", c.country, c.region, got, c.want)
+		}
+	}
+}
+
+// TestTCFConfig: the TCF module's configuration carries the deployment's CMP, the GVL's
+// metadata, the site's vendors alone, and the texts in the visitor's language where the IAB
+// translates them, else in English; a site with TCF off has none.
+func TestTCFConfig(t *testing.T) {
+	g := fixtureGVL(t)
+	fr := &core.GVLTranslation{Language: "fr", Purposes: map[int]core.GVLPurpose{1: {ID: 1, Name: "Stocker et/ou accéder à des informations sur un appareil", Description: "fr"}},
+		Stacks: map[int]core.GVLStack{2: {ID: 2, Name: "Publicité basée sur des données limitées"}}}
+	m := newTCFCore(t, &gvlLists{gvl: g, tr: map[string]*core.GVLTranslation{"fr": fr}}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	org, s := mustSite(t, m)
+	if _, err := m.PublicBanner.TCFConfig(ctx, s.ProjectKey, "en"); core.ErrorCode(err) != core.CodeNotFound {
+		t.Fatalf("TCF config of a site with TCF off: %v", err)
+	}
+	five := []int{755, 1, 2, 6, 8}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: five,
+		PublisherCountryCode: "FR", SpecialFeatures: []int{1}, GoogleATPIDs: []int{89}}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := m.PublicBanner.TCFConfig(ctx, s.ProjectKey, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CMPID != 300 || cfg.CMPVersion != 2 || cfg.VendorListVersion != 17 || cfg.TCFPolicyVersion != 4 || cfg.GVLSpecificationVersion != 3 ||
+		cfg.PublisherCountryCode != "FR" || cfg.Language != "en" || len(cfg.Vendors) != 5 || cfg.Vendors[755].Name != "Google Advertising Products" ||
+		!slices.Equal(cfg.VendorIDs, five) || !slices.Equal(cfg.SpecialFeatureIDs, []int{1}) || !slices.Equal(cfg.GoogleATPIDs, []int{89}) ||
+		cfg.Purposes[1].Name != g.Purposes[1].Name || len(cfg.Stacks) != 43 || !slices.Equal(cfg.ConsentOnlyPurposes, []int{1, 3, 4, 5, 6}) {
+		t.Fatalf("TCF config = %+v", cfg)
+	}
+	cfg, err = m.PublicBanner.TCFConfig(ctx, s.ProjectKey, "fr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Language != "fr" || cfg.Purposes[1].Name != fr.Purposes[1].Name || cfg.Purposes[2].Name != g.Purposes[2].Name ||
+		cfg.Stacks[2].Name != fr.Stacks[2].Name || !slices.Equal(cfg.Stacks[2].Purposes, g.Stacks[2].Purposes) {
+		t.Errorf("French TCF config: language %q, purpose 1 %q, purpose 2 %q, stack 2 %+v", cfg.Language, cfg.Purposes[1].Name, cfg.Purposes[2].Name, cfg.Stacks[2])
+	}
+	if g.Purposes[1].Name == fr.Purposes[1].Name {
+		t.Fatal("the translation changed the shared GVL")
+	}
+	if cfg, err = m.PublicBanner.TCFConfig(ctx, s.ProjectKey, "ja"); err != nil || cfg.Language != "en" {
+		t.Errorf("Japanese (no IAB translation): %v, language %q", err, cfg.Language)
+	}
+}
+
+func mustCatalog(t *testing.T) *library.Catalog {
+	t.Helper()
+	cat, err := library.FromServices(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}

@@ -478,14 +478,18 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 }
 
 // FirstViewConfig is the configuration the loader inlines: what a page's first view needs. Its
-// categories name their services by slug and label only (the blocked-content placeholders
-// show the label); the services' descriptions and cookies, which only the preferences and the
+// categories carry their names (without their descriptions) and name their services by slug
+// and label only (the blocked-content placeholders show the label); the categories' and
+// services' descriptions and the services' cookies, which only the preferences and the
 // declaration show, come with the declaration (PublicDeclaration), which the runtime fetches
-// when the visitor opens them, as do the preferences' own texts. The banner and the categories
-// carry what the runtime reads of them, no identifiers, timestamps or other languages.
-// GET /public/{projectKey}/config keeps carrying everything.
+// when the visitor opens them, as do the texts only they show (FirstViewTexts). The banner and the categories
+// carry what the runtime reads of them, no identifiers, timestamps or other languages. The
+// cookie rules, which only a withdrawal needs, are left out too: the runtime fetches the full
+// configuration at the first withdrawal. GET /public/{projectKey}/config keeps carrying everything.
 type FirstViewConfig struct {
 	*PublicConfig
+	// CookieRules are left out (nil).
+	CookieRules []CookieRule `json:"cookieRules,omitempty"`
 	// Texts leave out the preferences' own too (FirstViewTexts).
 	Texts      map[string]string   `json:"texts"`
 	Banner     FirstViewBanner     `json:"banner"`
@@ -510,11 +514,10 @@ type FirstViewBanner struct {
 
 // FirstViewCategory is a category of a FirstViewConfig.
 type FirstViewCategory struct {
-	Slug        string        `json:"slug"`
-	Name        string        `json:"name"`
-	Description string        `json:"description"`
-	SortOrder   int           `json:"sortOrder"`
-	Services    []ServiceName `json:"services"`
+	Slug      string        `json:"slug"`
+	Name      string        `json:"name"`
+	SortOrder int           `json:"sortOrder"`
+	Services  []ServiceName `json:"services"`
 }
 
 // ServiceName names a service of a FirstViewCategory.
@@ -536,7 +539,7 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 		for j, s := range pc.Services {
 			names[j] = ServiceName{Slug: s.Slug, Label: s.Label}
 		}
-		out.Categories[i] = FirstViewCategory{Slug: pc.Slug, Name: pc.Name, Description: pc.Description, SortOrder: pc.SortOrder, Services: names}
+		out.Categories[i] = FirstViewCategory{Slug: pc.Slug, Name: pc.Name, SortOrder: pc.SortOrder, Services: names}
 	}
 	return out
 }

@@ -124,12 +124,15 @@ var declarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "y
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
 // all but declarationTextKeys.
-// preferencesTextKeys are the texts only the preferences dialog shows beside the services. The
-// first view's configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes
-// them from the declaration, which it fetches when the visitor opens the preferences. The
-// dialog's title and its controls' labels (preferencesTitle, saveLabel, alwaysOnLabel) stay in
-// the first view, so that the dialog is whole and accessible when that fetch fails.
-var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel"}
+// preferencesTextKeys are the texts only the preferences dialog (beside the services), the
+// services' cookie tables and the visitor's choice (on the declaration) show. The first view's
+// configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes them from the
+// declaration, which it fetches when the visitor opens the preferences or a page shows the
+// choice. The dialog's title and its controls' labels (preferencesTitle, saveLabel,
+// alwaysOnLabel), the reopen button's and the blocked iframe's placeholder's stay in the first
+// view, so that they are whole and accessible when that fetch fails.
+var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cookieLabel", "durationLabel", "purposeLabel",
+	"noChoiceYet", "allowedLabel", "notAllowedLabel", "consentDateLabel", "consentIdLabel", "changeConsentLabel", "withdrawConsentLabel"}
 
 // FirstViewTexts returns texts (the runtime's, RuntimeTexts or a configuration's) without the
 // preferences' own, as the first view's configuration carries them.

@@ -16,16 +16,20 @@ const (
 	PublicPrefix = APIPrefix + "/public"
 )
 
-// Public resources: the runtime is site-independent; the others are a site's, under its
-// project key.
+// Public resources: the runtime and its lazily loaded module are site-independent; the others
+// are a site's, under its project key.
 const (
-	PublicRuntime     = "banner.js"   // the banner runtime, immutable per version
-	PublicLoader      = "loader.js"   // the runtime with the site's configuration inlined
-	PublicConfigPath  = "config"      // the runtime configuration (JSON)
-	PublicConsentPath = "consent"     // where decisions are posted
-	PublicDeclaration = "declaration" // the cookie declaration (JSON or HTML)
-	PublicCookiesPage = "cookies"     // the cookie declaration page
+	PublicRuntime     = "banner.js"      // the banner runtime, immutable per version
+	PublicRuntimeMore = "banner-more.js" // what the runtime's first view does not need (preferences, declaration, placeholders), immutable per version
+	PublicLoader      = "loader.js"      // the runtime with the site's configuration inlined
+	PublicConfigPath  = "config"         // the runtime configuration (JSON)
+	PublicConsentPath = "consent"        // where decisions are posted
+	PublicDeclaration = "declaration"    // the cookie declaration (JSON or HTML)
+	PublicCookiesPage = "cookies"        // the cookie declaration page
 )
+
+// publicRuntimes are the site-independent resources, directly under PublicPrefix.
+var publicRuntimes = [...]string{PublicRuntime, PublicRuntimeMore}
 
 // publicSiteResources are the resources under a project key.
 var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage}
@@ -33,17 +37,18 @@ var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicCons
 // PublicRoute is the route of a public resource relative to APIPrefix, with the project key
 // as the path parameter {projectKey}: "/public/banner.js", "/public/{projectKey}/config".
 func PublicRoute(resource string) string {
-	if resource == PublicRuntime {
-		return "/public/" + PublicRuntime
+	if siteIndependent(resource) {
+		return "/public/" + resource
 	}
 	return "/public/{projectKey}/" + resource
 }
 
 // PublicPath is the absolute path of a public resource of the site with projectKey (ignored
-// for PublicRuntime): "/api/v1/public/banner.js", "/api/v1/public/pk_x/loader.js".
+// for the site-independent PublicRuntime and PublicRuntimeMore): "/api/v1/public/banner.js",
+// "/api/v1/public/pk_x/loader.js".
 func PublicPath(projectKey, resource string) string {
-	if resource == PublicRuntime {
-		return PublicPrefix + "/" + PublicRuntime
+	if siteIndependent(resource) {
+		return PublicPrefix + "/" + resource
 	}
 	return PublicPrefix + "/" + url.PathEscape(projectKey) + "/" + resource
 }
@@ -57,8 +62,8 @@ func ParsePublicPath(p string) (resource, projectKey string, ok bool) {
 		return "", "", false
 	}
 	rest := p[i+len(PublicPrefix)+1:]
-	if rest == PublicRuntime {
-		return PublicRuntime, "", true
+	if siteIndependent(rest) {
+		return rest, "", true
 	}
 	key, res, found := strings.Cut(rest, "/")
 	if !found || key == "" || strings.Contains(res, "/") {
@@ -73,4 +78,14 @@ func ParsePublicPath(p string) (resource, projectKey string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// siteIndependent reports whether resource is one of the site-independent publicRuntimes.
+func siteIndependent(resource string) bool {
+	for _, r := range publicRuntimes {
+		if resource == r {
+			return true
+		}
+	}
+	return false
 }

@@ -21,8 +21,10 @@ func TestPublicPaths(t *testing.T) {
 			t.Errorf("ParsePublicPath(%q) = %q, %q, %v", p, got, key, ok)
 		}
 	}
-	if got, _, ok := core.ParsePublicPath(core.PublicPath("", core.PublicRuntime)); !ok || got != core.PublicRuntime {
-		t.Errorf("runtime path not recognised: %q %v", got, ok)
+	for _, res := range []string{core.PublicRuntime, core.PublicRuntimeMore} {
+		if got, _, ok := core.ParsePublicPath(core.PublicPath("", res)); !ok || got != res {
+			t.Errorf("runtime path %s not recognised: %q %v", res, got, ok)
+		}
 	}
 	for _, p := range []string{"/api/v1/public/", "/api/v1/public/pk/other.js", "/api/v1/public//config", "/api/v1/public/a/b/config", "/static/banner.js", "/api/v1/sites"} {
 		if res, _, ok := core.ParsePublicPath(p); ok {
@@ -101,7 +103,7 @@ func TestPublicLayoutWrittenOnce(t *testing.T) {
 // from core through their build (bannerjs.go's placeholders).
 var jsResourceCopy = regexp.MustCompile(`['"]/(` + regexp.QuoteMeta(core.PublicConfigPath) + `|` + regexp.QuoteMeta(core.PublicConsentPath) + `|` +
 	regexp.QuoteMeta(core.PublicDeclaration) + `|` + regexp.QuoteMeta(core.PublicCookiesPage) + `)\b|\b(` +
-	strings.ReplaceAll(regexp.QuoteMeta(core.PublicRuntime), `\.`, `\\?\.`) + `|` + strings.ReplaceAll(regexp.QuoteMeta(core.PublicLoader), `\.`, `\\?\.`) + `)`)
+	strings.ReplaceAll(regexp.QuoteMeta(core.PublicRuntime), `\.`, `\\?\.`) + `|` + strings.ReplaceAll(regexp.QuoteMeta(core.PublicRuntimeMore), `\.`, `\\?\.`) + `|` + strings.ReplaceAll(regexp.QuoteMeta(core.PublicLoader), `\.`, `\\?\.`) + `)`)
 
 // layoutCopy reports whether s spells a part of the public URL layout.
 func layoutCopy(s string) bool {

@@ -41,15 +41,16 @@ func consentdOwn(u *url.URL) bool {
 	return ok
 }
 
-// consentdRuntime reports whether an absolute script URL is consentd's banner runtime, alone
-// or in a site's loader, which is no unrecognized script on the sites that embed it.
+// consentdRuntime reports whether an absolute script URL is consentd's banner runtime, alone,
+// in a site's loader or its lazily loaded part, which is no unrecognized script on the sites
+// that embed it.
 func consentdRuntime(abs string) bool {
 	u, err := url.Parse(abs)
 	if err != nil {
 		return false
 	}
 	r, _, ok := core.ParsePublicPath(u.EscapedPath())
-	return ok && (r == core.PublicRuntime || r == core.PublicLoader)
+	return ok && (r == core.PublicRuntime || r == core.PublicRuntimeMore || r == core.PublicLoader)
 }
 
 // consentdStorage reports whether a cookie or storage key is consentd's own: the visitor's

@@ -39,7 +39,8 @@ type Config struct {
 	// PublicRateLimit is the public endpoints' requests per second per client address (burst
 	// twice that); 0 turns the limit off.
 	PublicRateLimit float64
-	// Runtime serves the banner runtime (core.PublicPath of core.PublicRuntime); nil serves none.
+	// Runtime serves the banner runtime and its lazily loaded part (core.PublicPath of
+	// core.PublicRuntime and core.PublicRuntimeMore); nil serves neither.
 	Runtime http.Handler
 	// RuntimeVersion is the runtime's content version, used for the cacheable snippet URL.
 	RuntimeVersion string
@@ -59,6 +60,8 @@ type handlers struct {
 	log *slog.Logger
 	cfg Config
 	loc *locator
+	// loaders keeps the loaders gzipped.
+	loaders gzipCache
 }
 
 type ctxKey int
@@ -122,6 +125,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 
 	if cfg.Runtime != nil {
 		mux.Handle("GET "+core.PublicPath("", core.PublicRuntime), http.StripPrefix(core.PublicPrefix, cfg.Runtime))
+		mux.Handle("GET "+core.PublicPath("", core.PublicRuntimeMore), http.StripPrefix(core.PublicPrefix, cfg.Runtime))
 		documentRuntime(api)
 	}
 	mux.Handle("GET "+core.APIPrefix+"/docs", apidocs.Page(core.APIPrefix+"/openapi.json", core.APIPrefix+"/docs/redoc.standalone.js"))

@@ -226,7 +226,7 @@ func SiteHost(cfg SiteConfig) string {
 
 // Handler serves a recorded site, and runtime (consentd's real banner runtime, which the
 // caller passes in: the crawler does not depend on the adapters) on the site's consentd host,
-// as the API serves it: the runtime, each site's loader (its recorded configuration, then the
+// as the API serves it: the runtime and its lazily loaded part, each site's loader (its recorded configuration, then the
 // runtime), the recorded configuration (its recorded headers), and a receipt for each consent
 // posted, with the public endpoints' CORS.
 func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
@@ -250,7 +250,7 @@ func Handler(dir string, cfg SiteConfig, runtime http.Handler) http.Handler {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
 			w.WriteHeader(http.StatusNoContent)
-		case res == core.PublicRuntime:
+		case res == core.PublicRuntime || res == core.PublicRuntimeMore:
 			runtime.ServeHTTP(w, r)
 		case res == core.PublicLoader:
 			conf, err := os.ReadFile(filepath.Join(dir, host, filepath.FromSlash(core.PublicPath(key, core.PublicConfigPath))+"@lang=en"))

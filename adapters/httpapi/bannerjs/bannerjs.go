@@ -3,12 +3,17 @@
 //
 // The readable sources are embedded: the runtime's modules (Modules: policy.js applies the
 // server's decision, guard.js enforces it, ui.js shows the banner, boot.js holds the shared
-// state and starts the others), banner.css and banner-more.css. At first use the modules are
-// joined into one closure, what the runtime takes from core is put in their placeholders
-// (the vendors' consent APIs, the public resources' names), the stylesheets are minified and
-// inlined into the script (the runtime adopts it into its Shadow DOM as a constructable
-// stylesheet, which strict Content-Security-Policies allow), the script is minified and
-// gzip-compressed once, and every request is answered from memory with a strong ETag.
+// state and starts the others), banner.css, and the lazily loaded part (MoreModules: more.js,
+// with banner-more.css): the preferences, the declaration, the choice, the reopen button and
+// the blocked iframe's placeholder, which the first view does not need. At first use the
+// modules are joined (the runtime into one closure, the lazily loaded part into one function of
+// the runtime's internals), what the runtime takes from core is put in their placeholders (the
+// vendors' consent APIs, the public resources' names), the stylesheets are minified and inlined
+// into the scripts (the runtime adopts them into its Shadow DOMs as constructable stylesheets,
+// which strict Content-Security-Policies allow), the scripts are minified and gzip-compressed
+// once, and every request is answered from memory with a strong ETag. The runtime names the
+// version of the lazily loaded part it loads (/api/v1/public/banner-more.js?v=<MoreVersion>,
+// immutable), so that both always match.
 //
 // The same code is served two ways: here, at the immutable /api/v1/public/banner.js?v=<Version>
 // (older setup snippets), and by the HTTP adapter's per-site loader
@@ -44,22 +49,26 @@ import (
 	"github.com/tdewolff/minify/v2"
 
 	"github.com/consentd/consentd/core"
-	"github.com/tdewolff/minify/v2/css"
+	cssmin "github.com/tdewolff/minify/v2/css"
 	"github.com/tdewolff/minify/v2/js"
 )
 
-//go:embed policy.js guard.js ui.js boot.js banner.css banner-more.css
+//go:embed policy.js guard.js ui.js boot.js more.js banner.css banner-more.css
 var sources embed.FS
 
 // Modules are the runtime's modules in the order the build joins them. Each declares functions
 // and its own state; boot.js, last, holds the shared state and starts the others.
 var Modules = []string{"policy.js", "guard.js", "ui.js", "boot.js"}
 
-// joinModules joins the runtime's modules into the closure the served script is.
-func joinModules(read func(string) ([]byte, error)) ([]byte, error) {
+// MoreModules are the modules of the lazily loaded part (core.PublicRuntimeMore), joined in one
+// function of the first view's internals (see more.js).
+var MoreModules = []string{"more.js"}
+
+// joinModules joins modules into the text between head and tail.
+func joinModules(read func(string) ([]byte, error), modules []string, head, tail string) ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString("(function () {\n'use strict';\n")
-	for _, m := range Modules {
+	b.WriteString(head)
+	for _, m := range modules {
 		src, err := read(m)
 		if err != nil {
 			return nil, err
@@ -67,9 +76,19 @@ func joinModules(read func(string) ([]byte, error)) ([]byte, error) {
 		b.Write(src)
 		b.WriteString("\n")
 	}
-	b.WriteString("})();\n")
+	b.WriteString(tail)
 	return b.Bytes(), nil
 }
+
+const (
+	// mainHead and mainTail make the runtime one closure.
+	mainHead = "(function () {\n'use strict';\n"
+	mainTail = "})();\n"
+	// moreHead and moreTail make the lazily loaded part a function the first view calls with its
+	// internals, once it has checked the version.
+	moreHead = "window.__consentdMore = { v: " + versionPlaceholder + ", f: function (R) {\n'use strict';\n"
+	moreTail = "} };\n"
+)
 
 // coreValues are the placeholders of the modules and what the build puts there from core.
 func coreValues() (map[string][]byte, error) {
@@ -84,13 +103,15 @@ func coreValues() (map[string][]byte, error) {
 		`"__CONSENTD_PUBLIC_CONFIG__"`:      quote(core.PublicConfigPath),
 		`"__CONSENTD_PUBLIC_CONSENT__"`:     quote(core.PublicConsentPath),
 		`"__CONSENTD_PUBLIC_DECLARATION__"`: quote(core.PublicDeclaration),
+		`"__CONSENTD_PUBLIC_MORE__"`:        quote(core.PublicRuntimeMore),
 	}, nil
 }
 
 const (
-	cssPlaceholder     = `"__CONSENTD_CSS__"`
-	moreCSSPlaceholder = `"__CONSENTD_CSS_MORE__"`
-	versionPlaceholder = `"__CONSENTD_VERSION__"`
+	cssPlaceholder         = `"__CONSENTD_CSS__"`
+	moreCSSPlaceholder     = `"__CONSENTD_CSS_MORE__"`
+	versionPlaceholder     = `"__CONSENTD_VERSION__"`
+	moreVersionPlaceholder = `"__CONSENTD_MORE_VERSION__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
 	shortCache = "public, max-age=300"
@@ -98,7 +119,7 @@ const (
 	longCache = "public, max-age=31536000, immutable"
 )
 
-// bundle is the built script in both encodings.
+// bundle is a built script in both encodings.
 type bundle struct {
 	version  string
 	plain    []byte
@@ -110,27 +131,51 @@ type bundle struct {
 
 var (
 	buildOnce sync.Once
-	built     bundle
+	built     bundle // the runtime (core.PublicRuntime)
+	builtMore bundle // its lazily loaded part (core.PublicRuntimeMore)
 )
 
 func get() *bundle {
-	buildOnce.Do(func() { built = build() })
+	buildOnce.Do(func() { builtMore = buildMore(); built = build(builtMore.version) })
 	return &built
 }
 
-// build assembles the served script. A minifier error (which the package tests rule out for the
-// embedded sources) falls back to the readable sources rather than failing the service.
-func build() bundle {
-	jsSrc, err1 := joinModules(sources.ReadFile)
+func getMore() *bundle {
+	get()
+	return &builtMore
+}
+
+// build assembles the served runtime, which loads the lazily loaded part of version more. A
+// minifier error (which the package tests rule out for the embedded sources) falls back to the
+// readable sources rather than failing the service.
+func build(more string) bundle {
+	jsSrc, err1 := joinModules(sources.ReadFile, Modules, mainHead, mainTail)
 	cssSrc, err2 := sources.ReadFile("banner.css")
-	moreSrc, err3 := sources.ReadFile("banner-more.css")
-	if err1 != nil || err2 != nil || err3 != nil {
+	if err1 != nil || err2 != nil {
 		// Unreachable: the files are embedded at compile time.
 		jsSrc = []byte("console.error('consentd: banner runtime missing from build')")
 	}
-	out, minified := assemble(jsSrc, cssSrc, moreSrc, true)
+	jsSrc = bytes.ReplaceAll(jsSrc, []byte(moreVersionPlaceholder), quote(more))
+	return finish(jsSrc, cssPlaceholder, cssSrc)
+}
+
+// buildMore assembles the lazily loaded part, with banner-more.css.
+func buildMore() bundle {
+	jsSrc, err1 := joinModules(sources.ReadFile, MoreModules, moreHead, moreTail)
+	cssSrc, err2 := sources.ReadFile("banner-more.css")
+	if err1 != nil || err2 != nil {
+		// Unreachable: the files are embedded at compile time.
+		jsSrc = []byte("console.error('consentd: banner module missing from build')")
+	}
+	return finish(jsSrc, moreCSSPlaceholder, cssSrc)
+}
+
+// finish puts core's values and the stylesheet cssSrc (at the placeholder css) into jsSrc,
+// minifies it (the readable sources when the minifier fails), stamps the version and compresses.
+func finish(jsSrc []byte, css string, cssSrc []byte) bundle {
+	out, minified := assemble(jsSrc, css, cssSrc, true)
 	if !minified {
-		out, _ = assemble(jsSrc, cssSrc, moreSrc, false)
+		out, _ = assemble(jsSrc, css, cssSrc, false)
 	}
 	b := bundle{plain: out, minified: minified}
 	sum := sha256.Sum256(out)
@@ -144,9 +189,9 @@ func build() bundle {
 	return b
 }
 
-// assemble inlines the stylesheets into the script, minifying all when min is true. It
-// reports whether minification succeeded.
-func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
+// assemble inlines the stylesheet cssSrc into the script at the placeholder css, minifying both
+// when min is true. It reports whether minification succeeded.
+func assemble(jsSrc []byte, css string, cssSrc []byte, min bool) ([]byte, bool) {
 	values, err := coreValues()
 	if err != nil {
 		return nil, false
@@ -154,28 +199,21 @@ func assemble(jsSrc, cssSrc, moreSrc []byte, min bool) ([]byte, bool) {
 	for k, v := range values {
 		jsSrc = bytes.ReplaceAll(jsSrc, []byte(k), v)
 	}
-	if min {
-		m := minify.New()
-		m.AddFunc("text/css", css.Minify)
-		m.AddFunc("text/javascript", js.Minify)
-		c, err := m.Bytes("text/css", cssSrc)
-		if err != nil {
-			return nil, false
-		}
-		mc, err := m.Bytes("text/css", moreSrc)
-		if err != nil {
-			return nil, false
-		}
-		j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(c)))
-		j = bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(mc)))
-		j, err = m.Bytes("text/javascript", j)
-		if err != nil {
-			return nil, false
-		}
-		return j, true
+	if !min {
+		return bytes.ReplaceAll(jsSrc, []byte(css), quote(string(cssSrc))), true
 	}
-	j := bytes.ReplaceAll(jsSrc, []byte(cssPlaceholder), quote(string(cssSrc)))
-	return bytes.ReplaceAll(j, []byte(moreCSSPlaceholder), quote(string(moreSrc))), true
+	m := minify.New()
+	m.AddFunc("text/css", cssmin.Minify)
+	m.AddFunc("text/javascript", js.Minify)
+	c, err := m.Bytes("text/css", cssSrc)
+	if err != nil {
+		return nil, false
+	}
+	j, err := m.Bytes("text/javascript", bytes.ReplaceAll(jsSrc, []byte(css), quote(string(c))))
+	if err != nil {
+		return nil, false
+	}
+	return j, true
 }
 
 // quote renders s as a JavaScript string literal.
@@ -202,19 +240,38 @@ func Version() string { return get().version }
 // Script returns the served (minified) script, uncompressed.
 func Script() []byte { return bytes.Clone(get().plain) }
 
-// Handler serves the banner runtime on any request path ending in "/banner.js" (so it works
-// mounted under http.StripPrefix("/api/v1/public", ...) as well as at the full path); other
-// paths get 404 and methods other than GET and HEAD get 405.
+// MoreVersion returns a short hash of the lazily loaded part, which the runtime loads from
+// `/api/v1/public/banner-more.js?v=<MoreVersion()>`.
+func MoreVersion() string { return getMore().version }
+
+// MoreScript returns the served (minified) lazily loaded part, uncompressed.
+func MoreScript() []byte { return bytes.Clone(getMore().plain) }
+
+// Handler serves the banner runtime on any request path ending in "/banner.js", and its lazily
+// loaded part on any ending in "/banner-more.js" (core.PublicRuntime and
+// core.PublicRuntimeMore; so it works mounted under http.StripPrefix("/api/v1/public", ...) as
+// well as at the full path); other paths get 404 and methods other than GET and HEAD get 405.
 //
 // Responses carry a strong ETag (If-None-Match gives 304), gzip when the client accepts it,
 // `Access-Control-Allow-Origin: *`, and `Cache-Control: public, max-age=31536000, immutable`
-// when `?v=` names the current Version(), a five-minute max-age otherwise.
+// when `?v=` names the script's current version, a five-minute max-age otherwise.
 func Handler() http.Handler {
 	return http.HandlerFunc(serve)
 }
 
+// served is the bundle a request path names, nil for none.
+func served(p string) *bundle {
+	for name, b := range map[string]func() *bundle{core.PublicRuntime: get, core.PublicRuntimeMore: getMore} {
+		if p == name || strings.HasSuffix(p, "/"+name) {
+			return b()
+		}
+	}
+	return nil
+}
+
 func serve(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/banner.js") && r.URL.Path != "banner.js" {
+	b := served(r.URL.Path)
+	if b == nil {
 		http.NotFound(w, r)
 		return
 	}
@@ -223,7 +280,6 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	b := get()
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
 	h.Set("Access-Control-Allow-Origin", "*")
@@ -236,7 +292,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		h.Set("Cache-Control", shortCache)
 	}
 	body, etag := b.plain, b.etag
-	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	gz := AcceptsGzip(r.Header.Get("Accept-Encoding"))
 	if gz {
 		body, etag = b.gz, b.gzETag
 	}
@@ -266,8 +322,8 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
-// acceptsGzip reports whether an Accept-Encoding header allows gzip (q=0 refuses it; "*" counts).
-func acceptsGzip(header string) bool {
+// AcceptsGzip reports whether an Accept-Encoding header allows gzip (q=0 refuses it; "*" counts).
+func AcceptsGzip(header string) bool {
 	gzip, star := -1.0, -1.0
 	for _, part := range strings.Split(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")

@@ -37,6 +37,34 @@ func TestSizeBudget(t *testing.T) {
 	}
 }
 
+// TestMore: the lazily loaded part is served at its own immutable, versioned URL, which the
+// runtime names; it carries banner-more.css, and its version is stamped where the runtime checks it.
+func TestMore(t *testing.T) {
+	m := getMore()
+	if !m.minified || len(MoreVersion()) != 12 || MoreVersion() == Version() {
+		t.Fatalf("lazily loaded part: minified %t, version %q (runtime %q)", m.minified, MoreVersion(), Version())
+	}
+	t.Logf("banner-more.js %s: %d bytes, %d gzipped", m.version, len(m.plain), len(m.gz))
+	if !bytes.Contains(Script(), []byte(`"`+MoreVersion()+`"`)) || !bytes.Contains(m.plain, []byte(`"`+MoreVersion()+`"`)) {
+		t.Fatal("the runtime does not name the version of the part it loads, or the part lacks it")
+	}
+	if bytes.Contains(m.plain, []byte("__CONSENTD_")) || !bytes.Contains(m.plain, []byte(".pr{")) {
+		t.Fatal("a placeholder left in the lazily loaded part, or its stylesheet missing")
+	}
+	if bytes.Contains(Script(), []byte(".pr{")) {
+		t.Fatal("the preferences' styles are still in the first view")
+	}
+	res := do(t, "GET", "/api/v1/public/banner-more.js?v="+MoreVersion(), map[string]string{"Accept-Encoding": "gzip"})
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, m.gz) ||
+		res.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" || res.Header.Get("ETag") == "" {
+		t.Fatalf("GET banner-more.js: %d %v", res.StatusCode, res.Header)
+	}
+	if cc := do(t, "GET", "/banner-more.js?v="+Version(), nil).Header.Get("Cache-Control"); cc != shortCache {
+		t.Errorf("banner-more.js under the runtime's version: Cache-Control %q", cc)
+	}
+}
+
 func TestVersionIsStableShortHash(t *testing.T) {
 	v := Version()
 	if len(v) != 12 || strings.Trim(v, "0123456789abcdef") != "" {
@@ -148,6 +176,10 @@ func TestHandlerPathsAndMethods(t *testing.T) {
 		{"GET", "/banner.js", 200},
 		{"HEAD", "/banner.js", 200},
 		{"GET", "/x/banner.js", 200},
+		{"GET", "/banner-more.js", 200},
+		{"GET", "/x/banner-more.js", 200},
+		{"GET", "/x/banner-more.jsx", 404},
+		{"POST", "/banner-more.js", 405},
 		{"GET", "/banner.css", 404},
 		{"GET", "/", 404},
 		{"GET", "/banner.jsx", 404},
@@ -185,8 +217,8 @@ func TestAcceptsGzip(t *testing.T) {
 		"x-gzip":                true,
 	}
 	for h, want := range cases {
-		if got := acceptsGzip(h); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		if got := AcceptsGzip(h); got != want {
+			t.Errorf("AcceptsGzip(%q) = %v, want %v", h, got, want)
 		}
 	}
 }

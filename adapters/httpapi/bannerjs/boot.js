@@ -30,16 +30,16 @@
  *
  * The UI lives in a Shadow DOM styled by a constructable stylesheet (no inline style attributes,
  * no eval), so it works under a strict Content-Security-Policy that allows this script's origin
- * in script-src and connect-src. The stylesheet sources (banner.css, and banner-more.css for what
- * the first view does not show) are inlined into the served file in place of the CSS placeholders
- * by the Go package that serves it (bannerjs.go).
+ * in script-src and connect-src. The stylesheet (banner.css) is inlined into the served file in
+ * place of the CSS placeholder by the Go package that serves it (bannerjs.go); what the first
+ * view does not show (the preferences, the declaration, the placeholders, the reopen button) is
+ * in a second script, banner-more.js (more.js with banner-more.css), loaded when needed.
  */
 var w = window;
 var d = document;
 if (w.consentd && w.consentd.version) return; // loaded twice: the first copy stays in charge
 
 var CSS = "__CONSENTD_CSS__";
-var MORE = "__CONSENTD_CSS_MORE__"; // preferences, placeholder, reopen button, choice box
 var VERSION = "__CONSENTD_VERSION__";
 var COOKIE = 'consentd';
 var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';

@@ -327,16 +327,18 @@ var activateAll = timed(function () {
 // configuration's cookie rules name (exact names and prefixes), on this host, its parent
 // domains and the configured cookie domain, and re-blocks their iframes.
 function revoke(slugs) {
-  var cr = (cfg.cookieRules || []).filter(function (r) { return slugs.indexOf(r.category) >= 0; });
-  d.cookie.split(';').forEach(function (kv) {
-    var name = kv.split('=')[0].trim();
-    if (!name || name === COOKIE || !cr.some(function (r) {
-      return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
-    })) return;
-    // This host's parent domains include the configured cookie domain, when it applies here.
-    var parts = location.hostname.split('.'), doms = [''];
-    for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
-    doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
+  withCookieRules(function (all) {
+    var cr = all.filter(function (r) { return slugs.indexOf(r.category) >= 0; });
+    d.cookie.split(';').forEach(function (kv) {
+      var name = kv.split('=')[0].trim();
+      if (!name || name === COOKIE || !cr.some(function (r) {
+        return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
+      })) return;
+      // This host's parent domains include the configured cookie domain, when it applies here.
+      var parts = location.hostname.split('.'), doms = [''];
+      for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
+      doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
+    });
   });
   d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
     if (cats(f).some(function (s) { return slugs.indexOf(s) >= 0; })) {
@@ -345,4 +347,15 @@ function revoke(slugs) {
       placeholder(f);
     }
   });
+}
+// The first view's configuration (the loader's) leaves the cookie rules out, as only a
+// withdrawal needs them: withCookieRules passes them to fn, from the configuration, else from
+// the full configuration fetched once, at the first withdrawal.
+var cookieRules = null;
+function withCookieRules(fn) {
+  if (cfg.cookieRules) return fn(cfg.cookieRules);
+  cookieRules = cookieRules || fetch(siteURL("__CONSENTD_PUBLIC_CONFIG__") + '?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
+    .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.json(); })
+    .then(function (c) { return c.cookieRules || []; });
+  cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });
 }

@@ -1,6 +1,8 @@
-// The runtime's UI module: the banner, the preferences dialog, the blocked iframe's
-// placeholder, the reopen button, the cookie declaration and the visitor's choice, each in a
-// Shadow DOM styled by constructable stylesheets; the texts the configuration carries.
+// The runtime's UI module: the banner, in a Shadow DOM styled by a constructable stylesheet,
+// with the texts the configuration carries. The rest of what the visitor may see (the
+// preferences dialog, the blocked iframe's placeholder, the reopen button, the cookie
+// declaration and the visitor's choice) is in the lazily loaded module (more.js, served as
+// banner-more.js), which this one loads when one of them is needed and calls through more().
 
 var ui = null;        // {host, root} of the banner's Shadow DOM
 var lastFocus = null;
@@ -36,7 +38,6 @@ function fill(s, vars) {
   return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && vars[k] != null ? vars[k] : m; });
 }
 function catName(k) { return k.name || k.slug; }
-function catDesc(k) { return k.description || ''; }
 
 // ---- DOM helpers. ----
 function h(tag, attrs, kids) {
@@ -61,20 +62,12 @@ function sheet(k, text) {
   }
   return sheets[k];
 }
-// styleMore adds the styles beyond the banner's to a shadow root.
-function styleMore(root) {
-  if (root.__more) return;
-  root.__more = 1;
-  if (adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(sheet('m', MORE));
-  else root.appendChild(h('style', { text: MORE }));
-}
-function shadowHost(tag, more) {
+function shadowHost(tag) {
   var host = createElement.call(d, tag);
   host.style.setProperty('all', 'initial', 'important');
   var root = host.attachShadow({ mode: 'open' });
   if (adopt) root.adoptedStyleSheets = [sheet('b', CSS)];
   else root.appendChild(h('style', { text: CSS }));
-  if (more) styleMore(root);
   var col = (cfg && cfg.banner.colors) || {};
   [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
     ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
@@ -204,6 +197,8 @@ var showBanner = timed(function () {
   }
   var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
   reopenButton();
+  // The visitor may want the preferences next: their module loads once the browser is idle.
+  (w.requestIdleCallback || setTimeout)(loadMore);
   // On the first view, focus (which lays the page out at once) waits until the frame that
   // paints the banner is out; when the visitor brought the banner back, it moves at once.
   if (shownAt) focus();
@@ -223,62 +218,6 @@ function restoreFocus() {
   lastFocus = null;
 }
 
-// ---- Preferences dialog. ----
-function showPrefs() { if (cfg) details(prefs); }
-// prefs shows the preferences with the services and cookies of the declaration dc (none when
-// it could not be fetched).
-function prefs(dc) {
-  var u = mount(), svc = {}, tt = texter(dc ? dc.texts : {});
-  // The preferences' own texts come with the declaration (not in the loader's configuration).
-  if (dc) dc.categories.forEach(function (k) { svc[k.slug] = k.services; }), Object.assign(cfg.texts, dc.texts);
-  if (u.prefs) { u.prefs.focus(); return; }
-  styleMore(u.root);
-  var reopenBanner = !!u.banner;
-  if (!u.banner) lastFocus = deepFocus();
-  else { u.banner.remove(); u.banner = null; }
-  var now = decided ? allowed : (stored && stored.c) || allowed;
-  var fx = fixed(cfg.policy, gpc);
-  var list = h('div', { 'class': 'cs' }, cfg.categories.map(function (k) {
-    var id = 'cd-c-' + k.slug, locked = fx.hasOwnProperty(k.slug);
-    var ctl = fx[k.slug] ? h('span', { 'class': 'on', text: t('alwaysOnLabel') }) : h('label', { 'class': 'tg' }, [
-      h('input', {
-        type: 'checkbox', role: 'switch', id: id, 'data-category': k.slug, 'aria-labelledby': id + '-n',
-        'aria-describedby': catDesc(k) ? id + '-d' : null, checked: locked ? fx[k.slug] : !!now[k.slug], disabled: locked
-      }),
-      h('span', { 'class': 'sw', 'aria-hidden': 'true' })
-    ]);
-    var svcs = svc[k.slug] || [];
-    return h('div', { 'class': 'ct' }, [
-      h('div', { 'class': 'rw' }, [h('span', { 'class': 'nm', id: id + '-n', text: catName(k) }), ctl]),
-      catDesc(k) ? h('p', { 'class': 'ds', id: id + '-d', text: catDesc(k) }) : null,
-      svcs.length ? h('details', null, [
-        h('summary', { text: t('servicesLabel') + ' (' + svcs.length + ')' })
-      ].concat(svcs.map(function (s) { return service(s, tt, 'sv'); }))) : null
-    ]);
-  }));
-  var dlg = h('dialog', { 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
-    h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
-    heading('cd-p', t('preferencesTitle')),
-    h('p', { id: 'cd-pb', text: t('preferencesBody') }),
-    gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
-    policyLinks(),
-    list,
-    buttons(button('pf', 'save', 'saveLabel', save))
-  ]);
-  dlg.__reopen = reopenBanner && !decided;
-  dlg.addEventListener('cancel', function (e) { e.preventDefault(); closePrefs(); });
-  u.root.appendChild(dlg);
-  u.prefs = dlg;
-  dlg.showModal();
-  var first = dlg.querySelector('input:not([disabled])') || dlg.querySelector('.ok');
-  (first || dlg).focus();
-  function save() {
-    var c = {};
-    list.querySelectorAll('input[data-category]').forEach(function (i) { c[getAttr.call(i, 'data-category')] = i.checked; });
-    decide(Object.assign({}, allowed, c), 'custom');
-    closeAll();
-  }
-}
 function closePrefs() {
   if (!ui || !ui.prefs) return;
   var reopen = ui.prefs.__reopen && !decided;
@@ -294,71 +233,55 @@ function closeAll() {
   restoreFocus();
 }
 
-// ---- Blocked iframe placeholder. ----
-function placeholder(f) {
-  if (f.__consentdPh || !cfg || !f.parentNode) return;
-  var slug = getAttr.call(f, 'data-consentd-service') || getAttr.call(f, 'data-service');
-  if (!slug) { var r = ruleFor(getAttr.call(f, 'data-src')); slug = r && r.svc; }
-  var c = cats(f), k = null, svc = null;
-  cfg.categories.forEach(function (x) {
-    if (c.indexOf(x.slug) >= 0 && !k) k = x;
-    (x.services || []).forEach(function (s) { if (s.slug === slug) svc = s; });
+// ---- The lazily loaded module (more.js, served as banner-more.js, immutable per version). ----
+var MORE_VERSION = "__CONSENTD_MORE_VERSION__";
+var M = null;         // its entry points, once loaded
+var moreQueue = [];   // calls waiting for it
+var moreLoading = false;
+// internals are what the module reads of this one: functions, and the state through getters.
+function internals() {
+  return {
+  h: h, t: t, fill: fill, catName: catName, mount: mount, heading: heading, button: button,
+  buttons: buttons, policyLinks: policyLinks, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
+  closePrefs: closePrefs, getConsent: getConsent, ruleFor: ruleFor, cats: cats, getAttr: getAttr, details: details,
+  shadowHost: shadowHost, sheet: sheet, adopt: adopt, gpc: gpc, declPage: declPage, page: api_,
+  keepFocus: function () { lastFocus = deepFocus(); },
+  get cfg() { return cfg; }, get allowed() { return allowed; }, get decided() { return decided; },
+  get stored() { return stored; }, get ui() { return ui; }
+  };
+}
+// more calls the module's fn with arg: at once when it is loaded, else once it is (loading it).
+function more(fn, arg) {
+  if (M) return M[fn](arg);
+  moreQueue.push([fn, arg]);
+  loadMore();
+}
+// loadMore loads the module from consentd, once; after a failure, the next need retries.
+function loadMore() {
+  if (M || moreLoading || !pk) return;
+  moreLoading = true;
+  var s = createElement.call(d, 'script');
+  s.src = api + '/' + "__CONSENTD_PUBLIC_MORE__" + '?v=' + MORE_VERSION;
+  s.onload = timed(function () {
+    var m = w.__consentdMore;
+    w.__consentdMore = undefined;
+    moreLoading = false;
+    s.remove();
+    if (!m || m.v !== MORE_VERSION) { console.warn('consentd: banner module version mismatch'); return; }
+    M = m.f(internals());
+    moreQueue.splice(0).forEach(function (c) { M[c[0]](c[1]); });
   });
-  var names = c.filter(function (s) { return !allowed[s]; }).map(function (s) {
-    var x = cfg.categories.filter(function (y) { return y.slug === s; })[0];
-    return x ? catName(x) : s;
-  });
-  var p = shadowHost('consentd-placeholder', 1);
-  var wd = getAttr.call(f, 'width'), ht = getAttr.call(f, 'height');
-  p.host.style.setProperty('display', 'block', 'important');
-  p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
-  p.host.style.setProperty('height', ht ? (/^\d+$/.test(ht) ? ht + 'px' : ht) : 'auto');
-  var label = svc ? svc.label : (slug || (k ? catName(k) : ''));
-  p.root.appendChild(h('div', { 'class': 'cd ph', role: 'group', 'aria-label': label }, [
-    h('p', { text: t('blockedText', { service: label, category: names.join(', ') }) }),
-    h('button', {
-      type: 'button', 'class': 'ok', text: t('allowLabel', { category: names.join(', ') }),
-      onclick: function () {
-        var add = {};
-        c.forEach(function (s) { add[s] = true; });
-        decide(Object.assign({}, allowed, add), 'custom');
-        closeAll();
-      }
-    })
-  ]));
-  f.parentNode.insertBefore(p.host, f);
-  f.style.setProperty('display', 'none');
-  f.__consentdPh = p.host;
+  s.onerror = function () { moreLoading = false; s.remove(); console.warn('consentd: banner module unavailable'); };
+  (d.head || d.documentElement).appendChild(s);
 }
-
-// ---- Reopen button: after a decision, unless the page has its own [data-consentd-open]. ----
-var reopen = null;
-function reopenButton() {
-  var b = cfg && cfg.banner;
-  var want = b && b.reopenButton && decided && !declPage && !(ui && ui.banner) && d.body &&
-    !d.querySelector('[data-consentd-open]');
-  if (!want) { if (reopen) { reopen.host.remove(); reopen = null; } return; }
-  if (reopen) return;
-  reopen = shadowHost('consentd-reopen', 1);
-  var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
-  reopen.root.appendChild(h('button', {
-    type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen', text: t('reopenLabel'),
-    'aria-haspopup': 'dialog', onclick: function () { api_.showPreferences(); }
-  }));
-  d.body.appendChild(reopen.host);
+// The preferences open with one click whatever is loaded: the module and the declaration are
+// fetched together, and the dialog opens once both are here (without the declaration's services
+// when it could not be fetched).
+function showPrefs() {
+  if (!cfg) return;
+  loadMore();
+  details(function (dc) { more('prefs', dc); });
 }
-
-// table builds a table of cookies: heads are text keys (said by tx), rows arrays of cells
-// (strings or elements); none without rows.
-function table(heads, tx, rows) {
-  return rows.length ? h('table', null, [
-    h('thead', null, [h('tr', null, heads.map(function (k) { return h('th', { scope: 'col', text: tx(k) }); }))]),
-    h('tbody', null, rows.map(function (r) { return h('tr', null, r.map(function (c) { return h('td', null, [c || '']); })); }))
-  ]) : null;
-}
-
-// ---- Cookie declaration: [data-consentd-declaration] gets the list and the visitor's choice,
-// [data-consentd-choice] (consentd's own declaration page) the choice only. ----
 // The services' descriptions and cookies are not in the first view's configuration (the
 // loader's): details fetches the declaration, in the configuration's language, once, when the
 // preferences or a declaration first need it, and passes it to fn (null when it failed).
@@ -368,72 +291,12 @@ function details(fn) {
     .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
   decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
 }
-var declFetched = false;
-function declarations() {
-  renderChoices();
-  var els = d.querySelectorAll('[data-consentd-declaration]');
-  if (!els.length || declFetched) return;
-  declFetched = true;
-  details(function (dc) {
-    if (!dc) return;
-    els.forEach(function (el) {
-      el.textContent = '';
-      el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
-      el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
-      dc.categories.forEach(function (k) { el.appendChild(declCategory(k, texter(dc.texts))); });
-    });
-    renderChoices();
-  });
+// A held iframe gets its placeholder once the module is here.
+function placeholder(f) { if (cfg && !f.__consentdPh) more('placeholder', f); }
+// The reopen button loads the module only when it is wanted (the module removes it otherwise).
+function reopenButton() {
+  if (M || (cfg && cfg.banner.reopenButton && decided && !declPage)) more('reopenButton');
 }
-// texter returns a function giving the text key of tx filled with vars.
-function texter(tx) { return function (key, vars) { return fill(tx[key] || '', vars); }; }
-function declCategory(k, tt) {
-  return h('section', { 'class': 'consentd-category' }, [
-    h('h3', { text: k.name }),
-    k.description ? h('p', { text: k.description }) : null
-  ].concat(k.services.length ? k.services.map(function (s) { return service(s, tt, 'consentd-service'); }) :
-    [h('p', { text: tt('noServicesLabel') })]));
-}
-// service shows a service of the declaration and its cookies, in the declaration and in the
-// preferences alike (texts tt, the declaration's; class cls).
-function service(s, tt, cls) {
-  var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
-  return h('div', { 'class': cls }, [
-    h('h4', { text: s.label }),
-    s.description ? h('p', { text: s.description }) : null,
-    s.note ? h('p', { text: s.note }) : null,
-    s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
-    table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
-      return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), c.duration, c.description];
-    }))
-  ]);
-}
-// renderChoices shows the visitor's current choice, its date and record ID, with buttons to
-// change or withdraw it, in every [data-consentd-choice] element (in a shadow root styled
-// like the banner, whatever the page's styles).
-function renderChoices() {
-  if (!cfg) return;
-  d.querySelectorAll('[data-consentd-choice]').forEach(function (host) {
-    if (!host.__cd) {
-      host.__cd = shadowHost('consentd-choice', 1);
-      host.textContent = '';
-      host.appendChild(host.__cd.host);
-    }
-    var el = host.__cd.root;
-    var c = getConsent(), kids = [];
-    if (!c.decided) kids.push(h('p', { text: t('noChoiceYet') }));
-    else {
-      kids.push(h('ul', null, cfg.categories.map(function (k) {
-        return h('li', null, [h('strong', { text: catName(k) + ': ' }), t(c.categories[k.slug] ? 'allowedLabel' : 'notAllowedLabel')]);
-      })));
-      if (c.decidedAt) kids.push(h('p', { text: t('consentDateLabel') + ': ' + new Date(c.decidedAt).toLocaleString(cfg.lang) }));
-      if (c.recordId) kids.push(h('p', null, [t('consentIdLabel') + ': ', h('code', { 'data-consentd-record': '', text: c.recordId })]));
-    }
-    kids.push(h('div', { 'class': 'ac' }, [
-      h('button', { type: 'button', 'class': 'pf', 'data-action': 'change', text: t('changeConsentLabel'), onclick: function () { api_.showPreferences(); } }),
-      c.decided ? h('button', { type: 'button', 'class': 'no', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { api_.rejectAll(); } }) : null
-    ]));
-    el.textContent = '';
-    el.appendChild(h('div', { 'class': 'cd ch' }, kids));
-  });
-}
+var CHOICE = '[data-consentd-declaration],[data-consentd-choice]';
+function declarations() { if (d.querySelector(CHOICE)) more('declarations'); }
+function renderChoices() { if (M || d.querySelector(CHOICE)) more('renderChoices'); }

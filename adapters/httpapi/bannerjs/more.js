@@ -1,0 +1,228 @@
+// The runtime's lazily loaded module (banner-more.js): what the first view does not need. The
+// preferences dialog with the declaration's services and cookies, the blocked iframe's
+// placeholder, the reopen button, the cookie declaration and the visitor's choice, and their
+// styles (banner-more.css). The first view (ui.js) loads it when one of them is needed, or on
+// idle once the banner shows, and calls in through the functions this module returns.
+//
+// The build (bannerjs.go) wraps this file in a function of R, the first view's internals:
+// window.__consentdMore = {v: version, f: function (R) { ... }}; the first view takes it once
+// loaded, checks the version and calls f, which returns this module's entry points. What
+// changes (R.cfg, R.allowed, R.decided, R.stored, R.ui) is read through R's getters.
+
+var d = document, h = R.h, t = R.t, fill = R.fill, catName = R.catName,
+  mount = R.mount, heading = R.heading, button = R.button, buttons = R.buttons, policyLinks = R.policyLinks,
+  gpcOn = R.gpcOn, fixed = R.fixed, decide = R.decide, closeAll = R.closeAll, closePrefs = R.closePrefs,
+  getConsent = R.getConsent, ruleFor = R.ruleFor, cats = R.cats, getAttr = R.getAttr, details = R.details;
+var MORE = "__CONSENTD_CSS_MORE__";
+// styleMore adds this module's styles to a shadow root of the first view's.
+function styleMore(root) {
+  if (root.__more) return;
+  root.__more = 1;
+  if (R.adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(R.sheet('m', MORE));
+  else root.appendChild(h('style', { text: MORE }));
+}
+// styledHost is a shadow host styled like the banner, with this module's styles too.
+function styledHost(tag) {
+  var p = R.shadowHost(tag);
+  styleMore(p.root);
+  return p;
+}
+
+// ---- Preferences dialog (R.showPreferences fetches the declaration and calls prefs). ----
+// prefs shows the preferences with the services and cookies of the declaration dc (none when
+// it could not be fetched).
+function prefs(dc) {
+  var u = mount(), svc = {}, desc = {}, tt = texter(dc ? dc.texts : {});
+  // The preferences' own texts and the categories' descriptions come with the declaration (not
+  // in the loader's configuration).
+  if (dc) dc.categories.forEach(function (k) { svc[k.slug] = k.services; desc[k.slug] = k.description; }), Object.assign(R.cfg.texts, dc.texts);
+  var catDesc = function (k) { return desc[k.slug] || k.description || ''; };
+  if (u.prefs) { u.prefs.focus(); return; }
+  styleMore(u.root);
+  var reopenBanner = !!u.banner;
+  if (!u.banner) R.keepFocus();
+  else { u.banner.remove(); u.banner = null; }
+  var now = R.decided ? R.allowed : (R.stored && R.stored.c) || R.allowed;
+  var fx = fixed(R.cfg.policy, R.gpc);
+  var list = h('div', { 'class': 'cs' }, R.cfg.categories.map(function (k) {
+    var id = 'cd-c-' + k.slug, locked = fx.hasOwnProperty(k.slug);
+    var ctl = fx[k.slug] ? h('span', { 'class': 'on', text: t('alwaysOnLabel') }) : h('label', { 'class': 'tg' }, [
+      h('input', {
+        type: 'checkbox', role: 'switch', id: id, 'data-category': k.slug, 'aria-labelledby': id + '-n',
+        'aria-describedby': catDesc(k) ? id + '-d' : null, checked: locked ? fx[k.slug] : !!now[k.slug], disabled: locked
+      }),
+      h('span', { 'class': 'sw', 'aria-hidden': 'true' })
+    ]);
+    var svcs = svc[k.slug] || [];
+    return h('div', { 'class': 'ct' }, [
+      h('div', { 'class': 'rw' }, [h('span', { 'class': 'nm', id: id + '-n', text: catName(k) }), ctl]),
+      catDesc(k) ? h('p', { 'class': 'ds', id: id + '-d', text: catDesc(k) }) : null,
+      svcs.length ? h('details', null, [
+        h('summary', { text: t('servicesLabel') + ' (' + svcs.length + ')' })
+      ].concat(svcs.map(function (s) { return service(s, tt, 'sv'); }))) : null
+    ]);
+  }));
+  var dlg = h('dialog', { 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
+    h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
+    heading('cd-p', t('preferencesTitle')),
+    h('p', { id: 'cd-pb', text: t('preferencesBody') }),
+    gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+    policyLinks(),
+    list,
+    buttons(button('pf', 'save', 'saveLabel', save))
+  ]);
+  dlg.__reopen = reopenBanner && !R.decided;
+  dlg.addEventListener('cancel', function (e) { e.preventDefault(); closePrefs(); });
+  u.root.appendChild(dlg);
+  u.prefs = dlg;
+  dlg.showModal();
+  var first = dlg.querySelector('input:not([disabled])') || dlg.querySelector('.ok');
+  (first || dlg).focus();
+  function save() {
+    var c = {};
+    list.querySelectorAll('input[data-category]').forEach(function (i) { c[getAttr.call(i, 'data-category')] = i.checked; });
+    decide(Object.assign({}, R.allowed, c), 'custom');
+    closeAll();
+  }
+}
+// ---- Blocked iframe placeholder. ----
+function placeholder(f) {
+  // (loaded after f was held: f may have been let through since)
+  if (f.__consentdPh || !R.cfg || !f.parentNode || !getAttr.call(f, 'data-src')) return;
+  var slug = getAttr.call(f, 'data-consentd-service') || getAttr.call(f, 'data-service');
+  if (!slug) { var r = ruleFor(getAttr.call(f, 'data-src')); slug = r && r.svc; }
+  var c = cats(f), k = null, svc = null;
+  R.cfg.categories.forEach(function (x) {
+    if (c.indexOf(x.slug) >= 0 && !k) k = x;
+    (x.services || []).forEach(function (s) { if (s.slug === slug) svc = s; });
+  });
+  var names = c.filter(function (s) { return !R.allowed[s]; }).map(function (s) {
+    var x = R.cfg.categories.filter(function (y) { return y.slug === s; })[0];
+    return x ? catName(x) : s;
+  });
+  var p = styledHost('consentd-placeholder');
+  var wd = getAttr.call(f, 'width'), ht = getAttr.call(f, 'height');
+  p.host.style.setProperty('display', 'block', 'important');
+  p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
+  p.host.style.setProperty('height', ht ? (/^\d+$/.test(ht) ? ht + 'px' : ht) : 'auto');
+  var label = svc ? svc.label : (slug || (k ? catName(k) : ''));
+  p.root.appendChild(h('div', { 'class': 'cd ph', role: 'group', 'aria-label': label }, [
+    h('p', { text: t('blockedText', { service: label, category: names.join(', ') }) }),
+    h('button', {
+      type: 'button', 'class': 'ok', text: t('allowLabel', { category: names.join(', ') }),
+      onclick: function () {
+        var add = {};
+        c.forEach(function (s) { add[s] = true; });
+        decide(Object.assign({}, R.allowed, add), 'custom');
+        closeAll();
+      }
+    })
+  ]));
+  f.parentNode.insertBefore(p.host, f);
+  f.style.setProperty('display', 'none');
+  f.__consentdPh = p.host;
+}
+
+// ---- Reopen button: after a decision, unless the page has its own [data-consentd-open]. ----
+var reopen = null;
+function reopenButton() {
+  var b = R.cfg && R.cfg.banner;
+  var want = b && b.reopenButton && R.decided && !R.declPage && !(R.ui && R.ui.banner) && d.body &&
+    !d.querySelector('[data-consentd-open]');
+  if (!want) { if (reopen) { reopen.host.remove(); reopen = null; } return; }
+  if (reopen) return;
+  reopen = styledHost('consentd-reopen');
+  var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
+  reopen.root.appendChild(h('button', {
+    type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen', text: t('reopenLabel'),
+    'aria-haspopup': 'dialog', onclick: function () { R.page.showPreferences(); }
+  }));
+  d.body.appendChild(reopen.host);
+}
+
+
+// table builds a table of cookies: heads are text keys (said by tx), rows arrays of cells
+// (strings or elements); none without rows.
+function table(heads, tx, rows) {
+  return rows.length ? h('table', null, [
+    h('thead', null, [h('tr', null, heads.map(function (k) { return h('th', { scope: 'col', text: tx(k) }); }))]),
+    h('tbody', null, rows.map(function (r) { return h('tr', null, r.map(function (c) { return h('td', null, [c || '']); })); }))
+  ]) : null;
+}
+
+// ---- Cookie declaration: [data-consentd-declaration] gets the list and the visitor's choice,
+// [data-consentd-choice] (consentd's own declaration page) the choice only. ----
+var declFetched = false;
+function declarations() {
+  renderChoices();
+  var els = d.querySelectorAll('[data-consentd-declaration]');
+  if (!els.length || declFetched) return;
+  declFetched = true;
+  details(function (dc) {
+    if (!dc) return;
+    els.forEach(function (el) {
+      el.textContent = '';
+      el.appendChild(h('h3', { text: dc.texts.yourChoiceLabel }));
+      el.appendChild(h('div', { 'class': 'consentd-choice', 'data-consentd-choice': '' }));
+      dc.categories.forEach(function (k) { el.appendChild(declCategory(k, texter(dc.texts))); });
+    });
+    renderChoices();
+  });
+}
+// texter returns a function giving the text key of tx filled with vars.
+function texter(tx) { return function (key, vars) { return fill(tx[key] || '', vars); }; }
+function declCategory(k, tt) {
+  return h('section', { 'class': 'consentd-category' }, [
+    h('h3', { text: k.name }),
+    k.description ? h('p', { text: k.description }) : null
+  ].concat(k.services.length ? k.services.map(function (s) { return service(s, tt, 'consentd-service'); }) :
+    [h('p', { text: tt('noServicesLabel') })]));
+}
+// service shows a service of the declaration and its cookies, in the declaration and in the
+// preferences alike (texts tt, the declaration's; class cls).
+function service(s, tt, cls) {
+  var kind = { localStorage: 'storageLocal', sessionStorage: 'storageSession' };
+  return h('div', { 'class': cls }, [
+    h('h4', { text: s.label }),
+    s.description ? h('p', { text: s.description }) : null,
+    s.note ? h('p', { text: s.note }) : null,
+    s.privacyPolicyUrl ? h('p', null, [h('a', { href: s.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: tt('privacyPolicyOfLabel', { service: s.label }) })]) : null,
+    table(['cookieLabel', 'typeLabel', 'durationLabel', 'purposeLabel'], tt, s.cookies.map(function (c) {
+      return [h('code', { text: c.name }), tt(kind[c.type] || 'storageCookie'), c.duration, c.description];
+    }))
+  ]);
+}
+// renderChoices shows the visitor's current choice, its date and record ID, with buttons to
+// change or withdraw it, in every [data-consentd-choice] element (in a shadow root styled
+// like the banner, whatever the page's styles).
+// Its texts come with the declaration (not in the loader's configuration).
+function renderChoices() {
+  if (R.cfg) details(function (dc) { if (dc) Object.assign(R.cfg.texts, dc.texts); choices(); });
+}
+function choices() {
+  d.querySelectorAll('[data-consentd-choice]').forEach(function (host) {
+    if (!host.__cd) {
+      host.__cd = styledHost('consentd-choice');
+      host.textContent = '';
+      host.appendChild(host.__cd.host);
+    }
+    var el = host.__cd.root;
+    var c = getConsent(), kids = [];
+    if (!c.decided) kids.push(h('p', { text: t('noChoiceYet') }));
+    else {
+      kids.push(h('ul', null, R.cfg.categories.map(function (k) {
+        return h('li', null, [h('strong', { text: catName(k) + ': ' }), t(c.categories[k.slug] ? 'allowedLabel' : 'notAllowedLabel')]);
+      })));
+      if (c.decidedAt) kids.push(h('p', { text: t('consentDateLabel') + ': ' + new Date(c.decidedAt).toLocaleString(R.cfg.lang) }));
+      if (c.recordId) kids.push(h('p', null, [t('consentIdLabel') + ': ', h('code', { 'data-consentd-record': '', text: c.recordId })]));
+    }
+    kids.push(h('div', { 'class': 'ac' }, [
+      h('button', { type: 'button', 'class': 'pf', 'data-action': 'change', text: t('changeConsentLabel'), onclick: function () { R.page.showPreferences(); } }),
+      c.decided ? h('button', { type: 'button', 'class': 'no', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { R.page.rejectAll(); } }) : null
+    ]));
+    el.textContent = '';
+    el.appendChild(h('div', { 'class': 'cd ch' }, kids));
+  });
+}
+
+return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices };

@@ -1,9 +1,28 @@
 package bannerjs_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
+
+// benchServices are the library services of the first view's benchmark site, which
+// BenchmarkFirstViewBytes (../firstview_bench_test.go) measures too.
+func benchServices(tb testing.TB) []string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "firstview-services.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
 
 // benchProbe is installed before the page's own scripts: it records when the banner's host
 // element is inserted and the first animation frame after that (the frame that paints it),
@@ -28,9 +47,11 @@ new MutationObserver(function (recs, mo) {
 }).observe(document, {childList: true, subtree: true});
 `
 
-// BenchmarkBrowserFirstView loads a shop page with the setup snippet, site-wide blocking on and
-// unmarked Google Analytics and Meta Pixel tags, each time as a first-time visitor (a fresh
-// browser context), in headless Chromium against the real server, and reports the medians of:
+// BenchmarkBrowserFirstView loads a shop page with the setup snippet, on the first view's
+// benchmark site (the 15 library services of ../testdata/firstview-services.txt, about 90
+// cookies), site-wide blocking on and unmarked Google Analytics and Meta Pixel tags, each time
+// as a first-time visitor (a fresh browser context), in headless Chromium against the real
+// server, and reports the medians of:
 //   - ms-loader-to-visible: from the loader's start to the frame that paints the banner;
 //   - ms-DCL-to-visible: from DOMContentLoaded to that frame (target: under 50; negative when
 //     the banner is painted before DOMContentLoaded, as it is mounted once <body> exists);
@@ -43,6 +64,11 @@ new MutationObserver(function (recs, mo) {
 // Run: go test ./adapters/httpapi/bannerjs/ -run '^$' -bench BrowserFirstView -benchtime 20x
 func BenchmarkBrowserFirstView(b *testing.B) {
 	e := newEnv(b, "DE")
+	for _, slug := range benchServices(b) {
+		if slug != "stripe" && slug != "google-analytics" && slug != "meta-pixel" { // newEnv's
+			e.post(b, "/sites/"+e.id+"/services/import", map[string]any{"slug": slug}, 201, nil)
+		}
+	}
 	e.setBlocking(b, true)
 	url := e.shop("bench", "en", unmarkedTags(e.site.thirdPort()), `<p>More about our tents, boots and jackets.</p>`)
 	var toVisible, dclToVisible, busy, cpu, cls []float64

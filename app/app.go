@@ -204,12 +204,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	var gvl core.VendorLists
-	if cfg.TCFGVLFile != "" {
-		if gvl, err = iabgvl.OpenFile(cfg.TCFGVLFile); err != nil {
-			a.Close()
-			return nil, err
-		}
+	gvl, err := gvlSource(cfg)
+	if err != nil {
+		a.Close()
+		return nil, err
 	}
 	var mailer core.Mailer
 	if cfg.SMTPURL != "" {
@@ -223,13 +221,24 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
 		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
-		VendorLists: gvl, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
+		GVLSource: gvl, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
 	})
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	a.queue.SetConsentRetention(a.useCases.ConsentLog, 0)
+	if gvl != nil {
+		// A file is read now, so that the list is there before the first request; the job
+		// reads it again (a replaced file brings its version in) or fetches the IAB's.
+		if cfg.TCFGVLFile != "" {
+			if _, err := a.useCases.TCF.RefreshGVL(ctx); err != nil {
+				a.Close()
+				return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE: %w", err)
+			}
+		}
+		a.queue.SetGVLRefresh(a.useCases.TCF, 0)
+	}
 	a.queue.SetWebhooks(a.useCases.Webhooks, cfg.WebhookRetrySchedule)
 	if mailer != nil {
 		a.queue.SetDigests(a.useCases.Digests, cmp.Or(cfg.DigestInterval, core.DefaultDigestEvery))
@@ -256,6 +265,19 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	return a, nil
+}
+
+// gvlSource is where the Global Vendor List comes from: the file CONSENTD_TCF_GVL_FILE, else
+// the IAB's server when the deployment has a CMP ID (without one TCF cannot be turned on, and
+// nothing is fetched), else nowhere.
+func gvlSource(cfg Config) (core.GVLSource, error) {
+	switch {
+	case cfg.TCFGVLFile != "":
+		return iabgvl.OpenFile(cfg.TCFGVLFile)
+	case cfg.TCFCMPID != 0:
+		return iabgvl.NewClient("", &http.Client{Timeout: time.Minute}, "consentd-gvl/1"), nil
+	}
+	return nil, nil
 }
 
 // OpenGeolocator opens the geolocation database at path, an MMDB file, or the embedded country

@@ -40,8 +40,11 @@ type Deps struct {
 	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
 	// (the default when empty).
 	ScanMode string
-	// VendorLists is the IAB's Global Vendor List (optional: without it TCF cannot be turned
-	// on); TCF the deployment's CMP ID and version (a zero CMP ID: TCF cannot be turned on).
+	// GVLSource is where TCF.RefreshGVL fetches the IAB's Global Vendor List (optional:
+	// without it the list is only what the store holds). VendorLists, when set, is read
+	// instead of the store's versions (tests). TCF is the deployment's CMP ID and version (a
+	// zero CMP ID: TCF cannot be turned on).
+	GVLSource   GVLSource
 	VendorLists VendorLists
 	TCF         TCFDeployment
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
@@ -70,8 +73,10 @@ type UseCases struct {
 	Digests      *Digests
 	Health       *Health
 	AuditLog     *AuditLog
-	Sessions     *Sessions
-	Users        *Users
+	// TCF keeps the IAB's Global Vendor List (docs/tcf.md).
+	TCF      *TCF
+	Sessions *Sessions
+	Users    *Users
 }
 
 // New builds the use cases on deps.
@@ -99,6 +104,9 @@ func New(deps Deps) (*UseCases, error) {
 	}
 	views := &publicViews{store: deps.Store}
 	tcf := tcfDeps{lists: deps.VendorLists, deployment: deps.TCF}
+	if tcf.lists == nil {
+		tcf.lists = &storedLists{store: deps.Store, clock: clk}
+	}
 	scans := &Scans{store: deps.Store, queue: deps.Queue, clock: clk, newID: newID, scanMode: deps.ScanMode,
 		audit: audit, events: events, views: views, importer: importer{catalog: deps.Catalog, clock: clk, newID: newID}}
 	return &UseCases{
@@ -123,6 +131,7 @@ func New(deps Deps) (*UseCases, error) {
 		AuditLog: &AuditLog{store: deps.Store},
 		Sessions: &Sessions{store: deps.Store, clock: clk, log: deps.Logger, audit: audit},
 		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit, mailer: deps.Mailer},
+		TCF:      &TCF{store: deps.Store, source: deps.GVLSource, clock: clk, log: deps.Logger, tcf: tcf},
 	}, nil
 }
 

@@ -21,6 +21,7 @@ type Store interface {
 	WebhookStore
 	UserStore
 	DigestStore
+	GVLStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
 	// nil and are rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx Store) error) error

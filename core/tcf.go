@@ -193,11 +193,14 @@ func ParseGVLTranslation(lang string, data []byte) (*GVLTranslation, error) {
 	return &t, nil
 }
 
-// VendorLists is where the use cases read the Global Vendor List in use and its translations
-// (adapters/iabgvl: a file, or the IAB's list fetched and kept in the store).
+// VendorLists is where the use cases read the Global Vendor List in use and its translations:
+// the versions TCF.RefreshGVL kept in the store (storedLists), or in tests a file
+// (adapters/iabgvl.File).
 type VendorLists interface {
 	// CurrentGVL returns the GVL in use, shared (read only); not_found when none is loaded.
 	CurrentGVL(ctx context.Context) (*GVL, error)
+	// GVL returns a version of the GVL consentd used, shared; not_found when it never had it.
+	GVL(ctx context.Context, version int) (*GVL, error)
 	// GVLTranslation returns the IAB's translation of the GVL's texts into lang (an IAB
 	// language code in lower case: "fr", "pt-br"), shared; not_found when there is none.
 	GVLTranslation(ctx context.Context, lang string) (*GVLTranslation, error)
@@ -414,9 +417,6 @@ type TCFPublicConfig struct {
 // exist or has TCF off, or when no GVL is loaded. Cached for a second per project key and
 // language, as the configuration is.
 func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang string) (*TCFPublicConfig, error) {
-	if public.tcf.lists == nil {
-		return nil, Errorf(CodeNotFound, "TCF is not available on this server")
-	}
 	now := public.clock()
 	v, err := public.views.site(ctx, projectKey, now)
 	if err != nil {
@@ -430,9 +430,12 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 	if cfg, ok := public.views.tcfCache.get(key, now); ok {
 		return cfg, nil
 	}
-	gvl, err := public.tcf.lists.CurrentGVL(ctx)
+	gvl, err := public.tcf.gvl(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if gvl == nil {
+		return nil, Errorf(CodeNotFound, "no Global Vendor List is loaded on this server yet")
 	}
 	tr, err := public.tcf.translation(ctx, lang)
 	if err != nil {

@@ -42,6 +42,13 @@ func (l *gvlLists) CurrentGVL(context.Context) (*core.GVL, error) {
 	return l.gvl, nil
 }
 
+func (l *gvlLists) GVL(_ context.Context, version int) (*core.GVL, error) {
+	if l.gvl == nil || l.gvl.VendorListVersion != version {
+		return nil, core.Errorf(core.CodeNotFound, "no GVL %d", version)
+	}
+	return l.gvl, nil
+}
+
 func (l *gvlLists) GVLTranslation(_ context.Context, lang string) (*core.GVLTranslation, error) {
 	if t, ok := l.tr[lang]; ok {
 		return t, nil

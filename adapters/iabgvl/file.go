@@ -5,7 +5,9 @@ package iabgvl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,14 +15,20 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// File is a GVL read once from a file, with the translations beside it (purposes-<lang>.json,
-// the IAB's names), read once too.
+// File is a GVL read from a file, with the translations beside it (purposes-<lang>.json, the
+// IAB's names). As a core.GVLSource (CONSENTD_TCF_GVL_FILE) it is read again at each refresh,
+// so that replacing the file brings its version in; as core.VendorLists (tests) it is what
+// OpenFile read.
 type File struct {
+	path         string
 	gvl          *core.GVL
 	translations map[string]*core.GVLTranslation
 }
 
-var _ core.VendorLists = (*File)(nil)
+var (
+	_ core.VendorLists = (*File)(nil)
+	_ core.GVLSource   = (*File)(nil)
+)
 
 // OpenFile reads the GVL v3 at path and the files purposes-<lang>.json in its directory; an
 // unreadable or invalid file is an error naming it.
@@ -33,7 +41,7 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE %s: %w", path, err)
 	}
-	f := &File{gvl: gvl, translations: map[string]*core.GVLTranslation{}}
+	f := &File{path: path, gvl: gvl, translations: map[string]*core.GVLTranslation{}}
 	names, err := filepath.Glob(filepath.Join(filepath.Dir(path), "purposes-*.json"))
 	if err != nil {
 		return nil, err
@@ -53,6 +61,31 @@ func OpenFile(path string) (*File, error) {
 
 // CurrentGVL implements core.VendorLists.
 func (f *File) CurrentGVL(context.Context) (*core.GVL, error) { return f.gvl, nil }
+
+// GVL implements core.VendorLists.
+func (f *File) GVL(_ context.Context, version int) (*core.GVL, error) {
+	if version != f.gvl.VendorListVersion {
+		return nil, core.Errorf(core.CodeNotFound, "Global Vendor List version %d not found (the file holds version %d)", version, f.gvl.VendorListVersion)
+	}
+	return f.gvl, nil
+}
+
+// FetchGVLResource implements core.GVLSource: the file, or a translation beside it
+// (not_found when there is none). The answer is never fresh: each refresh reads the files.
+func (f *File) FetchGVLResource(_ context.Context, name string, _ *core.GVLFetch) (*core.GVLFetch, error) {
+	path := f.path
+	if name != core.GVLResourceList {
+		path = filepath.Join(filepath.Dir(f.path), filepath.Base(name)+".json")
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && name != core.GVLResourceList {
+		return nil, core.Errorf(core.CodeNotFound, "no %s beside CONSENTD_TCF_GVL_FILE", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE: %w", err)
+	}
+	return &core.GVLFetch{Body: data}, nil
+}
 
 // GVLTranslation implements core.VendorLists.
 func (f *File) GVLTranslation(_ context.Context, lang string) (*core.GVLTranslation, error) {

@@ -40,6 +40,8 @@ type data struct {
 	teams teamsData
 	// hooks holds webhook endpoints and deliveries (webhook.go).
 	hooks hookData
+	// gvl holds the GVL versions and their fetch states (gvl.go).
+	gvl gvlData
 }
 
 // New returns an empty store.
@@ -64,7 +66,7 @@ func (d *data) clone() *data {
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
 		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(), hooks: d.hooks.clone(),
-		teams: d.teams.clone(),
+		teams: d.teams.clone(), gvl: d.gvl.clone(),
 	}
 }
 

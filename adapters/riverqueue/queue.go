@@ -140,6 +140,9 @@ type Queue struct {
 	// digests, when set (SetDigests), sends email digests every digestEvery.
 	digests     Digests
 	digestEvery time.Duration
+	// gvl, when set (SetGVLRefresh), refreshes the IAB's Global Vendor List every gvlEvery.
+	gvl      GVLRefresher
+	gvlEvery time.Duration
 	// claimInstance, on Postgres, holds cfg.InstanceID for this process and returns the jobs
 	// a dead predecessor with that ID left running, and how to let the ID go.
 	claimInstance func(ctx context.Context, id string) (own []ownJob, release func(), err error)

@@ -93,6 +93,9 @@ func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 	if err := q.addDigests(workers); err != nil {
 		return nil, err
 	}
+	if err := q.addGVLRefresh(workers); err != nil {
+		return nil, err
+	}
 	rc.Workers = workers
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
@@ -115,6 +118,7 @@ func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.retentionJobs()...)
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.webhookJobs()...)
 		rc.PeriodicJobs = append(rc.PeriodicJobs, q.digestJobs()...)
+		rc.PeriodicJobs = append(rc.PeriodicJobs, q.gvlJobs()...)
 	}
 	return rc, nil
 }

@@ -21,9 +21,7 @@ func serve(ctx context.Context, args []string) error {
 		bind(fs, "country-header", &cfg.CountryHeader)
 		bind(fs, "region-header", &cfg.RegionHeader)
 		bind(fs, "geoip-db", &cfg.GeoIPDB)
-		bind(fs, "tcf-gvl-file", &cfg.TCFGVLFile)
-		bind(fs, "tcf-cmp-id", &cfg.TCFCMPID)
-		bind(fs, "tcf-cmp-version", &cfg.TCFCMPVersion)
+		tcfFlags(fs, cfg)
 		bind(fs, "public-rate-limit", &cfg.PublicRateLimit)
 		bind(fs, "trusted-proxies", &cfg.TrustedProxies)
 		bind(fs, "console", &cfg.Console)
@@ -78,6 +76,7 @@ func worker(ctx context.Context, args []string) error {
 	bind(fs, "workers", &cfg.Workers, "scan jobs worked at once by this process")
 	bind(fs, "instance-id", &cfg.InstanceID)
 	scanFlags(fs, &cfg)
+	tcfFlags(fs, &cfg)
 	if _, err := configure(fs, args, &cfg); err != nil {
 		return err
 	}
@@ -90,6 +89,14 @@ func worker(ctx context.Context, args []string) error {
 	}
 	defer a.Close()
 	return a.RunWorker(ctx)
+}
+
+// tcfFlags are the deployment's TCF identity and where its Global Vendor List comes from, in
+// serve and worker alike: either may run the refresh job (docs/tcf.md).
+func tcfFlags(fs *flag.FlagSet, cfg *app.Config) {
+	bind(fs, "tcf-gvl-file", &cfg.TCFGVLFile)
+	bind(fs, "tcf-cmp-id", &cfg.TCFCMPID)
+	bind(fs, "tcf-cmp-version", &cfg.TCFCMPVersion)
 }
 
 // scanFlags tune scan jobs, in serve and worker alike (docs/scan-jobs.md).

@@ -29,6 +29,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Banner", testBanner},
 		{"BannerRegionRules", testBannerRegionRules},
 		{"BannerTCF", testBannerTCF},
+		{"GVLVersions", testGVLVersions},
 		{"Categories", testCategories},
 		{"Services", testServices},
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},

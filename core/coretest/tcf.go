@@ -3,6 +3,7 @@ package coretest
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
@@ -35,5 +36,49 @@ func testBannerTCF(t *testing.T, s core.Store) {
 	must(t, err)
 	if again.TCF.VendorIDs[0] != 755 || again.TCF.PublisherRestrictions[0].VendorIDs[0] != 755 {
 		t.Fatal("the returned banner shares its tcf settings with the store")
+	}
+}
+
+// testGVLVersions: every GVL version and translation is kept byte for byte, the first copy of
+// a version stays, the latest is found per language, and a resource's fetch state round-trips.
+func testGVLVersions(t *testing.T, s core.Store) {
+	if _, err := s.LatestGVLVersion(ctx, ""); !core.IsNotFound(err) {
+		t.Fatalf("LatestGVLVersion of an empty store: %v, want not_found", err)
+	}
+	at := time.Date(2026, 11, 19, 16, 5, 0, 0, time.UTC)
+	body := []byte("{\"vendorListVersion\": 17,\n \"purposes\": {\"1\": {\"name\": \"Stocker et/ou accéder\"}}}")
+	for _, v := range []core.StoredGVL{
+		{Version: 17, LastUpdated: at, FetchedAt: at.Add(time.Hour), Body: body},
+		{Version: 18, LastUpdated: at.AddDate(0, 0, 7), FetchedAt: at.AddDate(0, 0, 7), Body: []byte(`{"vendorListVersion":18}`)},
+		{Version: 17, Language: "fr", LastUpdated: at, FetchedAt: at, Body: []byte(`{"fr":1}`)},
+		{Version: 17, LastUpdated: at, FetchedAt: at, Body: []byte(`{"second copy":true}`)},
+	} {
+		must(t, s.SaveGVL(ctx, &v))
+	}
+	got, err := s.StoredGVL(ctx, 17, "")
+	must(t, err)
+	if string(got.Body) != string(body) || !got.LastUpdated.Equal(at) || !got.FetchedAt.Equal(at.Add(time.Hour)) || got.Language != "" {
+		t.Fatalf("StoredGVL(17) = %+v %q", got, got.Body)
+	}
+	if v, err := s.LatestGVLVersion(ctx, ""); err != nil || v != 18 {
+		t.Fatalf("LatestGVLVersion = %d, %v, want 18", v, err)
+	}
+	if v, err := s.LatestGVLVersion(ctx, "fr"); err != nil || v != 17 {
+		t.Fatalf("LatestGVLVersion(fr) = %d, %v, want 17", v, err)
+	}
+	if _, err := s.StoredGVL(ctx, 18, "fr"); !core.IsNotFound(err) {
+		t.Fatalf("StoredGVL(18, fr): %v, want not_found", err)
+	}
+	if _, err := s.GVLFetchState(ctx, core.GVLResourceList); !core.IsNotFound(err) {
+		t.Fatalf("GVLFetchState of an empty store: %v, want not_found", err)
+	}
+	f := &core.GVLFetch{Body: body, ETag: `"abc"`, LastModified: "Thu, 19 Nov 2026 16:05:00 GMT", Expires: at.Add(time.Hour), CheckedAt: at}
+	must(t, s.SaveGVLFetchState(ctx, core.GVLResourceList, f))
+	f.ETag, f.Expires = `"def"`, at.Add(2*time.Hour)
+	must(t, s.SaveGVLFetchState(ctx, core.GVLResourceList, f))
+	st, err := s.GVLFetchState(ctx, core.GVLResourceList)
+	must(t, err)
+	if st.ETag != `"def"` || st.LastModified != f.LastModified || !st.Expires.Equal(at.Add(2*time.Hour)) || !st.CheckedAt.Equal(at) || st.Body != nil {
+		t.Fatalf("GVLFetchState = %+v", st)
 	}
 }

@@ -26,13 +26,20 @@ const (
 	PublicConsentPath = "consent"        // where decisions are posted
 	PublicDeclaration = "declaration"    // the cookie declaration (JSON or HTML)
 	PublicCookiesPage = "cookies"        // the cookie declaration page
+	// PublicTCFModule is the IAB TCF module (CMP API, TCF layers, TC string), site-independent
+	// and immutable per version like PublicRuntime; the loader's __tcfapi stub loads it where
+	// the TCF applies.
+	PublicTCFModule = "tcf.js"
+	// PublicTCFConfig is a site's TCF configuration in the visitor's language (JSON), which
+	// the TCF module fetches.
+	PublicTCFConfig = "tcf"
 )
 
 // publicRuntimes are the site-independent resources, directly under PublicPrefix.
-var publicRuntimes = [...]string{PublicRuntime, PublicRuntimeMore}
+var publicRuntimes = [...]string{PublicRuntime, PublicRuntimeMore, PublicTCFModule}
 
 // publicSiteResources are the resources under a project key.
-var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage}
+var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage, PublicTCFConfig}
 
 // PublicRoute is the route of a public resource relative to APIPrefix, with the project key
 // as the path parameter {projectKey}: "/public/banner.js", "/public/{projectKey}/config".
@@ -44,7 +51,7 @@ func PublicRoute(resource string) string {
 }
 
 // PublicPath is the absolute path of a public resource of the site with projectKey (ignored
-// for the site-independent PublicRuntime and PublicRuntimeMore): "/api/v1/public/banner.js",
+// for the site-independent PublicRuntime, PublicRuntimeMore and PublicTCFModule): "/api/v1/public/banner.js",
 // "/api/v1/public/pk_x/loader.js".
 func PublicPath(projectKey, resource string) string {
 	if siteIndependent(resource) {

@@ -14,14 +14,14 @@ import (
 )
 
 func TestPublicPaths(t *testing.T) {
-	for _, res := range []string{core.PublicLoader, core.PublicConfigPath, core.PublicConsentPath, core.PublicDeclaration, core.PublicCookiesPage} {
+	for _, res := range []string{core.PublicLoader, core.PublicConfigPath, core.PublicConsentPath, core.PublicDeclaration, core.PublicCookiesPage, core.PublicTCFConfig} {
 		p := core.PublicPath("pk_a b", res)
 		got, key, ok := core.ParsePublicPath("/proxy" + p)
 		if !ok || got != res || key != "pk_a b" {
 			t.Errorf("ParsePublicPath(%q) = %q, %q, %v", p, got, key, ok)
 		}
 	}
-	for _, res := range []string{core.PublicRuntime, core.PublicRuntimeMore} {
+	for _, res := range []string{core.PublicRuntime, core.PublicRuntimeMore, core.PublicTCFModule} {
 		if got, _, ok := core.ParsePublicPath(core.PublicPath("", res)); !ok || got != res {
 			t.Errorf("runtime path %s not recognised: %q %v", res, got, ok)
 		}

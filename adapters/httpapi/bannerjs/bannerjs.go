@@ -275,6 +275,11 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	serveBundle(w, r, get())
+}
+
+// serveBundle answers r with the built script b (the runtime or the TCF module).
+func serveBundle(w http.ResponseWriter, r *http.Request, b *bundle) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

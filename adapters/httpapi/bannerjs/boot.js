@@ -139,7 +139,7 @@ function useConfig(c, quiet) {
   } else {
     decided = false;
     apply(initial(P), false);
-    if (P.ask && !declPage) whenBody(showBanner);
+    if (P.ask && !declPage && !c.tcf) whenBody(showBanner); // where the TCF applies, tcf.js asks
   }
   whenReady(function () { reopenButton(); declarations(); });
 }
@@ -174,12 +174,13 @@ function storefront() {
 }
 function doNotSell() { return !!cfg && dontSell(cfg.policy, allowed, gpc); }
 
-// decide records a visitor's decision: categories c, taken by action.
-function decide(c, action) {
+// decide records a visitor's decision: categories c, taken by action; x are the TCF module's
+// fields of the record (tcString, acString, gvlVersion).
+function decide(c, action, x) {
   if (!cfg) return;
   var full = effective(cfg.policy, c, gpc);
   decided = true;
-  stored = { v: cfg.banner.consentVersion, id: stored && stored.id, r: stored && stored.r, c: full, a: action, t: Date.now(), p: 1 };
+  stored = { v: cfg.banner.consentVersion, id: stored && stored.id, r: stored && stored.r, c: full, a: action, t: Date.now(), p: 1, x: x };
   writeCookie(stored);
   apply(full, true);
   post(stored);
@@ -190,6 +191,7 @@ function post(s) {
     language: cfg.lang || '', runtimeVersion: VERSION, pageUrl: location.origin + location.pathname };
   if (s.id) body.visitorId = s.id;
   if (gpc) body.gpc = true;
+  Object.assign(body, s.x);
   fetch(siteURL("__CONSENTD_PUBLIC_CONSENT__"), {
     method: 'POST', credentials: 'omit', keepalive: true,
     headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
@@ -229,6 +231,9 @@ var api_ = {
   acceptAll: function () { decide(all(true), 'accept_all'); closeAll(); },
   rejectAll: function () { decide(all(false), 'reject_all'); closeAll(); },
   showPreferences: function () { whenBody(showPrefs); },
+  // _tcf records the TCF module's decisions where the TCF applies (tcf.js, which takes over
+  // acceptAll, rejectAll and showPreferences there and shows its own layers).
+  _tcf: decide,
   blockingRuleFor: function (url) {
     var r = ruleFor(url);
     return r ? { service: r.svc, category: r.cat } : null;

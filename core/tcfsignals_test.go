@@ -1,0 +1,84 @@
+package core_test
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+)
+
+func TestTCFSignalTable(t *testing.T) {
+	tab := core.TCFSignalTable()
+	all := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	for _, c := range []struct {
+		name              string
+		purposes, vendors []int
+		cats, gcm         string
+	}{
+		{"everything", all, []int{core.GoogleVendorID}, "map[marketing:true statistics:true]",
+			"map[ad_personalization:true ad_storage:true ad_user_data:true analytics_storage:true]"},
+		{"nothing", nil, nil, "map[marketing:false statistics:false]",
+			"map[ad_personalization:false ad_storage:false ad_user_data:false analytics_storage:false]"},
+		{"all purposes, Google refused", all, []int{28}, "map[marketing:true statistics:true]",
+			"map[ad_personalization:false ad_storage:false ad_user_data:false analytics_storage:true]"},
+		{"storage and measurement only", []int{1, 8, 9}, []int{core.GoogleVendorID}, "map[marketing:false statistics:true]",
+			"map[ad_personalization:false ad_storage:true ad_user_data:false analytics_storage:true]"},
+	} {
+		cats, gcm := tab.Grants(c.purposes, c.vendors)
+		if got := fmtMap(cats); got != c.cats {
+			t.Errorf("%s: categories %s, want %s", c.name, got, c.cats)
+		}
+		if got := fmtMap(gcm); got != c.gcm {
+			t.Errorf("%s: Consent Mode %s, want %s", c.name, got, c.gcm)
+		}
+	}
+	// A fresh copy each time: a caller's change does not reach the table.
+	tab.Categories["statistics"] = core.TCFNeed{}
+	if len(core.TCFSignalTable().Categories["statistics"].Purposes) == 0 {
+		t.Error("TCFSignalTable returned a shared map")
+	}
+}
+
+func fmtMap(m map[string]bool) string {
+	out := "map["
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			out += " "
+		}
+		if m[k] {
+			out += k + ":true"
+		} else {
+			out += k + ":false"
+		}
+	}
+	return out + "]"
+}
+
+// TestTCFTexts: every language of the TCF layers says everything English says, with the same
+// placeholders, and the buttons' labels come from the banner's built-in texts.
+func TestTCFTexts(t *testing.T) {
+	en := core.TCFTexts("en")
+	ph := regexp.MustCompile(`\{\w+\}`)
+	for _, lang := range []string{"de", "fr"} {
+		tr := core.TCFTexts(lang)
+		for k, v := range en {
+			if tr[k] == "" {
+				t.Errorf("%s: %s missing", lang, k)
+			}
+			if !slices.Equal(ph.FindAllString(v, -1), ph.FindAllString(tr[k], -1)) {
+				t.Errorf("%s: %s has placeholders %q, English %q", lang, k, ph.FindAllString(tr[k], -1), ph.FindAllString(v, -1))
+			}
+		}
+		if tr["tcfManageLabel"] == en["tcfManageLabel"] || tr["acceptLabel"] == en["acceptLabel"] {
+			t.Errorf("%s: not translated: %q, %q", lang, tr["tcfManageLabel"], tr["acceptLabel"])
+		}
+	}
+	if en["acceptLabel"] == "" || en["rejectLabel"] == "" || en["saveLabel"] == "" || len(en) < 30 {
+		t.Errorf("English TCF texts incomplete: %d keys", len(en))
+	}
+	if core.TCFTexts("xx")["tcfHeadline"] != en["tcfHeadline"] {
+		t.Error("an unknown language does not fall back to English")
+	}
+}

@@ -116,3 +116,24 @@ func TCFTexts(lang string) map[string]string {
 	}
 	return out
 }
+
+// TCFModuleConfig is what the TCF module fetches (GET /public/{projectKey}/tcf): the site's TCF
+// configuration (TCFConfig), and what the module shows and applies besides it: its layers'
+// texts in the visitor's language, the table from TCF choices to categories and Consent Mode,
+// and the banner's colors.
+type TCFModuleConfig struct {
+	*TCFPublicConfig
+	Signals TCFSignals        `json:"signals" doc:"What the TCF choices grant of consentd's categories and of Google Consent Mode (core.TCFSignalTable, documented in docs/tcf.md)."`
+	Texts   map[string]string `json:"texts" doc:"The TCF layers' texts in the visitor's language."`
+	Colors  map[string]string `json:"colors" doc:"The banner's colors, which the TCF layers wear."`
+}
+
+// ModuleConfig returns the TCF module's configuration for a visitor whose runtime
+// configuration is pc (its language and the banner's colors).
+func (c *TCFPublicConfig) ModuleConfig(pc *PublicConfig) *TCFModuleConfig {
+	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: TCFSignalTable(), Texts: TCFTexts(pc.Lang), Colors: map[string]string{}}
+	if pc.Banner != nil && pc.Banner.Colors != nil {
+		out.Colors = pc.Banner.Colors
+	}
+	return out
+}

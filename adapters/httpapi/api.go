@@ -48,6 +48,11 @@ type Config struct {
 	// serves after the site's configuration; nil
 	// serves no loader.
 	RuntimeScript []byte
+	// TCFModule serves the IAB TCF module (core.PublicPath of core.PublicTCFModule); TCFStub is
+	// the __tcfapi stub the loader inlines where the TCF applies, for the configuration's
+	// language. Either nil: the loader never inlines the stub.
+	TCFModule http.Handler
+	TCFStub   func(lang string) []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
@@ -119,6 +124,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerSnippet(api)
 	h.registerPublic(api)
 	h.registerLoader(api)
+	h.registerTCF(api)
 	h.registerDeclaration(api)
 	h.registerAudit(api)
 	documentRoles(api)
@@ -127,6 +133,10 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		mux.Handle("GET "+core.PublicPath("", core.PublicRuntime), http.StripPrefix(core.PublicPrefix, cfg.Runtime))
 		mux.Handle("GET "+core.PublicPath("", core.PublicRuntimeMore), http.StripPrefix(core.PublicPrefix, cfg.Runtime))
 		documentRuntime(api)
+	}
+	if cfg.TCFModule != nil {
+		mux.Handle("GET "+core.PublicPath("", core.PublicTCFModule), http.StripPrefix(core.PublicPrefix, cfg.TCFModule))
+		documentTCFModule(api)
 	}
 	mux.Handle("GET "+core.APIPrefix+"/docs", apidocs.Page(core.APIPrefix+"/openapi.json", core.APIPrefix+"/docs/redoc.standalone.js"))
 	mux.Handle("GET "+core.APIPrefix+"/docs/redoc.standalone.js", apidocs.Script())

@@ -141,7 +141,7 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 	}
 	logs := &logBuffer{}
 	h := httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.NewJSONHandler(logs, nil)), CountryHeader: "X-Country", PublicRateLimit: 0,
-		RuntimeScript: runtime})
+		RuntimeScript: runtime, TCFStub: func(lang string) []byte { return []byte("/* __tcfapi stub, " + lang + " */") }})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}

@@ -106,6 +106,8 @@ var schemaLimits = map[string]any{
 	"GET /public/{projectKey}/config header:Accept-Language maxLength":      core.MaxAcceptLanguage,
 	"GET /public/{projectKey}/cookies header:Accept-Language maxLength":     core.MaxAcceptLanguage,
 	"GET /public/{projectKey}/declaration header:Accept-Language maxLength": core.MaxAcceptLanguage,
+	"GET /public/{projectKey}/tcf path:projectKey maxLength":                core.MaxProjectKey,
+	"GET /public/{projectKey}/tcf header:Accept-Language maxLength":         core.MaxAcceptLanguage,
 	"GET /public/{projectKey}/loader.js header:Accept-Language maxLength":   core.MaxAcceptLanguage,
 
 	// Proof of consent (docs/consent-records.md).

@@ -41,3 +41,36 @@ func TestBannerTCF(t *testing.T) {
 		}
 	}
 }
+
+// TestLoaderTCFStub: the loader inlines the __tcfapi stub first where the TCF applies to the
+// visitor, and nowhere else: a visitor outside Europe, and every visitor of a site without the
+// TCF, get the very loader they got before; the site's TCF configuration carries the module's
+// texts in the visitor's language and core's table.
+func TestLoaderTCFStub(t *testing.T) {
+	e := newEnv(t)
+	id, pk := e.site()
+	loader := func(country, lang string) string {
+		return string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/loader.js?lang="+lang, "", "", "X-Country", country), 200).body)
+	}
+	before := map[string]string{"FR": loader("FR", "en"), "JP": loader("JP", "en")}
+	for c, l := range before {
+		if strings.Contains(l, "__tcfapi") {
+			t.Errorf("%s: the loader of a site without TCF has the stub", c)
+		}
+	}
+	e.want(e.raw("GET", "/api/v1/public/"+pk+"/tcf", "", ""), 404, "not_found")
+	e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"tcf": map[string]any{"enabled": true, "vendorIds": []any{755, 28}, "publisherCountryCode": "FR"}}), 200)
+	if l := loader("FR", "fr"); !strings.HasPrefix(l, "/* __tcfapi stub, fr */;\n") || !strings.Contains(l, "window.__consentdBoot=") {
+		t.Errorf("a French visitor's loader does not start with the stub: %.120s", l)
+	}
+	if l := loader("JP", "en"); l != before["JP"] {
+		t.Errorf("a Japanese visitor's loader changed with TCF on: %.120s", l)
+	}
+	cfg := e.want(e.raw("GET", "/api/v1/public/"+pk+"/tcf?lang=de", "", ""), 200).obj(t)
+	texts, _ := cfg["texts"].(map[string]any)
+	signals, _ := cfg["signals"].(map[string]any)
+	if cfg["cmpId"] != float64(4095) || cfg["vendorListVersion"] != float64(17) || texts["tcfManageLabel"] != "Optionen verwalten" ||
+		signals["categories"] == nil || signals["consentMode"] == nil || len(cfg["vendors"].(map[string]any)) != 2 {
+		t.Errorf("TCF configuration: cmpId %v, GVL %v, texts %v, signals %v", cfg["cmpId"], cfg["vendorListVersion"], texts["tcfManageLabel"], signals)
+	}
+}

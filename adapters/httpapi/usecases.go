@@ -70,6 +70,7 @@ type (
 	PublicBannerUseCases interface {
 		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 		Declaration(ctx context.Context, projectKey string, langs ...string) (*core.Declaration, error)
+		TCFConfig(ctx context.Context, projectKey, lang string) (*core.TCFPublicConfig, error)
 		RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error)
 	}
 	// ConsentLogUseCases list, export, prove, count and erase consent records.

@@ -289,6 +289,8 @@ func theServer(t testing.TB) *consentd {
 		a, err := app.New(context.Background(), app.Config{
 			DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey, Workers: 0,
 			PublicRateLimit: 0, CountryHeader: countryHeader, Logger: slog.New(slog.DiscardHandler),
+			// The IAB's GVL fixture, and a CMP ID for tests only (never a real one: docs/tcf.md).
+			TCFGVLFile: filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
 		})
 		if err != nil {
 			serverErr = err
@@ -464,6 +466,13 @@ func newSite(t testing.TB, apiOrigin string) *site {
 		}
 		if strings.HasSuffix(r.URL.Path, ".html") {
 			w.Header().Set("Content-Type", "text/html")
+			s.mu.Lock()
+			page, ok := s.files["third:"+r.URL.Path] // a test's own third-party page
+			s.mu.Unlock()
+			if ok {
+				_, _ = w.Write([]byte(page))
+				return
+			}
 			_, _ = w.Write([]byte("<!doctype html><title>video</title><p>embedded video</p>"))
 			return
 		}

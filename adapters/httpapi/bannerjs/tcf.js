@@ -389,7 +389,7 @@ function showSecond(focus) {
     section('tcf-sv', t('tcfVendors', { count: vendors().length }), vs),
     ap.length ? section('tcf-sa', t('tcfGoogleProviders'), ap) : null
   ]);
-  var dlg = h('dialog', { 'class': 'cd l2', 'aria-labelledby': 'tcf-h2', 'data-layer': '2' }, [
+  var dlg = h('dialog', { 'class': 'cd l2', 'aria-labelledby': 'tcf-h2', 'data-layer': '2', tabindex: '-1' }, [
     h('h2', { id: 'tcf-h2', text: t('tcfSecondHeadline') }),
     body,
     h('div', { 'class': 'ac' }, [
@@ -403,6 +403,7 @@ function showSecond(focus) {
   u.second = dlg;
   display = 'visible';
   dlg.showModal();
+  dlg.focus(); // the dialog itself, not its first switch nor its scrolling list
   if (focus === 'vendors') u.root.getElementById('tcf-sv').scrollIntoView();
   function save() {
     var on = function (prefix, list) {

@@ -16,17 +16,17 @@ import (
 // the site's TCF configuration the module fetches (registerTCF).
 
 // tcfStub is the __tcfapi stub, followed by a statement separator, when the TCF applies to the
-// visitor of the loader in (core.PublicConfig.TCF, decided by core.Banner.TCFApplies); nothing
+// visitor of the site's loader (core.PublicConfig.TCF, decided by core.Banner.TCFApplies); nothing
 // otherwise, so that other visitors and sites load exactly the runtime.
-func (h *handlers) tcfStub(ctx context.Context, in *pageInput) []byte {
+func (h *handlers) tcfStub(ctx context.Context, projectKey string, lp LanguageParams) []byte {
 	if h.cfg.TCFStub == nil {
 		return nil
 	}
-	prefs, err := in.LanguageParams.prefs()
+	prefs, err := lp.prefs()
 	if err != nil {
 		return nil
 	}
-	cfg, err := h.m.PublicConfig(ctx, in.ProjectKey, locationOf(ctx), prefs...)
+	cfg, err := h.m.PublicConfig(ctx, projectKey, locationOf(ctx), prefs...)
 	if err != nil || !cfg.TCF {
 		return nil
 	}

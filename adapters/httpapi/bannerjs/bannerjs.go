@@ -275,7 +275,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	serveBundle(w, r, get())
+	serveBundle(w, r, b)
 }
 
 // serveBundle answers r with the built script b (the runtime or the TCF module).

@@ -344,7 +344,7 @@ function vendorDetails(v) {
 }
 function showSecond(focus) {
   if (!C) return;
-  var u = mount(), s = tc || all(false);
+  var u = mount(), s = tc || all(false), resurfaced = !u.first;
   if (u.second) { u.second.focus(); return; }
   if (u.first) { u.first.remove(); u.first = null; }
   var has = function (list, i) { return (list || []).indexOf(i) >= 0; };
@@ -404,6 +404,7 @@ function showSecond(focus) {
   display = 'visible';
   dlg.showModal();
   dlg.focus(); // the dialog itself, not its first switch nor its scrolling list
+  if (resurfaced) notify('cmpuishown'); // the visitor brought the UI back
   if (focus === 'vendors') u.root.getElementById('tcf-sv').scrollIntoView();
   function save() {
     var on = function (prefix, list) {

@@ -170,6 +170,14 @@ func TestBrowserTCF(t *testing.T) {
 		t.Errorf("after a reload: events %+v, first layer shown %v", reloaded, eval1(t, ctx, `!!window.__tcfUI('.l1')`))
 	}
 
+	// The visitor brings the layers back (consentd.showPreferences(), as the reopen button does)
+	// and changes their mind in the second layer.
+	eval(t, ctx, `window.consentd.showPreferences()`, nil)
+	waitFor(t, ctx, `window.__tcfUI('dialog.l2[open]') && window.__tcf.events.some(function (e) { return e.status === 'cmpuishown'; })`)
+	eval(t, ctx, `window.__tcfUI('dialog.l2 [data-action=reject]').click()`, nil)
+	tc, _ = lastDecision(t, ctx, 1)
+	checkTC(t, nm, "reject all in the second layer, brought back", tc, false)
+
 	// Reject all, in a fresh visitor's first layer.
 	ctx = tab(t)
 	navigate(t, ctx, url)

@@ -534,6 +534,10 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 			PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL, CloseButtonBehavior: b.CloseButtonBehavior,
 			CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion, ReopenButton: b.ReopenButton,
 			ReopenPosition: b.ReopenPosition, CookieDomain: b.CookieDomain}}
+	// The Do Not Sell or Share control's label only for a visitor whose rule offers it.
+	if cfg.Policy == nil || !cfg.Policy.DoNotSellLink {
+		delete(out.Texts, doNotSellTextKey)
+	}
 	for i, pc := range cfg.Categories {
 		names := make([]ServiceName, len(pc.Services))
 		for j, s := range pc.Services {

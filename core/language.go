@@ -134,6 +134,10 @@ var declarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "y
 var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cookieLabel", "durationLabel", "purposeLabel",
 	"noChoiceYet", "allowedLabel", "notAllowedLabel", "consentDateLabel", "consentIdLabel", "changeConsentLabel", "withdrawConsentLabel"}
 
+// doNotSellTextKey is the label of the Do Not Sell or Share control, which the first view's
+// configuration carries only for a visitor whose policy offers it (Policy.DoNotSellLink).
+const doNotSellTextKey = "doNotSellLabel"
+
 // FirstViewTexts returns texts (the runtime's, RuntimeTexts or a configuration's) without the
 // preferences' own, as the first view's configuration carries them.
 func FirstViewTexts(texts map[string]string) map[string]string {

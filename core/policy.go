@@ -115,7 +115,10 @@ type Policy struct {
 	GPC        GPCPolicy                 `json:"gpc" doc:"What a Global Privacy Control signal does for this visitor."`
 	// DoNotSellLink is whether the visitor may opt out of sale and sharing (a "Do Not Sell or
 	// Share" control): the regional rule's doNotSellLink, or the jurisdiction ccpa.
-	DoNotSellLink bool `json:"doNotSellLink,omitempty" doc:"Whether the visitor's rule offers an opt-out of sale and sharing (a Do Not Sell or Share control); refusing doNotSellWithout is then a request not to sell."`
+	DoNotSellLink bool `json:"doNotSellLink,omitempty" doc:"Whether the visitor's rule offers an opt-out of sale and sharing: the runtime then shows a Do Not Sell or Share control on the banner and in the preferences (refusing doNotSellWithout, a request not to sell) and labels its reopen button so."`
+	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept: the
+	// regional rule's rejectOnFirstLayer, true without one.
+	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"Whether the banner's first layer shows reject beside accept (the preferences always do): the visitor's regional rule's rejectOnFirstLayer, true without one."`
 	// DoNotSellWithout lists the categories whose refusal is a request not to sell; empty where
 	// the visitor's rule knows no opt-out of sale.
 	DoNotSellWithout []string        `json:"doNotSellWithout" doc:"doNotSell is true while any of these categories is not allowed; empty where the visitor's rule has no opt-out of sale."`
@@ -144,19 +147,20 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// (an opt-out of sale and sharing) and whether refusing the sale category is a request not
 	// to sell. A regional rule says all three; otherwise the banner's defaultBehavior applies
 	// and the jurisdiction ccpa decides the other two.
-	behavior, honorGPC, doNotSell := b.DefaultBehavior, rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA
+	behavior, honorGPC, doNotSell, reject := b.DefaultBehavior, rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA, true
 	if r := b.regionRuleOf(rule); r != nil {
-		behavior, honorGPC, doNotSell = r.DefaultBehavior, r.HonorGPC, r.DoNotSellLink
+		behavior, honorGPC, doNotSell, reject = r.DefaultBehavior, r.HonorGPC, r.DoNotSellLink, r.RejectOnFirstLayer
 	}
 	p := &Policy{
-		Categories:       make(map[string]CategoryPolicy, len(cats)),
-		Ask:              behavior != BehaviorNoBanner,
-		DoNotSellLink:    doNotSell,
-		Vendors:          VendorConsents(),
-		GPC:              GPCPolicy{Off: []string{}},
-		DoNotSellWithout: []string{},
-		UnheldHosts:      []string{},
-		Storefront:       Signals{},
+		Categories:         make(map[string]CategoryPolicy, len(cats)),
+		Ask:                behavior != BehaviorNoBanner,
+		DoNotSellLink:      doNotSell,
+		RejectOnFirstLayer: reject,
+		Vendors:            VendorConsents(),
+		GPC:                GPCPolicy{Off: []string{}},
+		DoNotSellWithout:   []string{},
+		UnheldHosts:        []string{},
+		Storefront:         Signals{},
 	}
 	// Before a decision, a category is on when it is required or the banner does not ask for
 	// consent first (opt_out, no_banner), whatever the jurisdiction.

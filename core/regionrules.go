@@ -26,9 +26,9 @@ type RegionRule struct {
 	// DoNotSellLink offers an opt-out of sale and sharing: refusing the sale category is a
 	// request not to sell.
 	DoNotSellLink bool `json:"doNotSellLink" doc:"The visitor may opt out of sale and sharing (a Do Not Sell or Share control); refusing the sale category is recorded as a request not to sell."`
-	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept. The
-	// runtime shows reject on the first layer whatever it says; the compliance report reads it.
-	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"The first layer offers reject beside accept (the runtime always shows it today; the compliance report requires it where the rule is opt-in in Europe)."`
+	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept (the
+	// policy's RejectOnFirstLayer, which the runtime applies); the compliance report reads it.
+	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"The first layer offers reject beside accept; false leaves reject to the preferences (the compliance report requires it where the rule is opt-in in Europe)."`
 }
 
 // RegionRuleInput is a regional rule as a PATCH sends it: booleans left out take their

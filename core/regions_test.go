@@ -225,13 +225,13 @@ func TestDecidePolicyRegionRules(t *testing.T) {
 		return p
 	}
 	fr := at("FR", "")
-	if !fr.Ask || fr.Categories["marketing"].Initial || fr.GPC.Honored || fr.DoNotSellLink || len(fr.DoNotSellWithout) != 0 {
+	if !fr.Ask || fr.Categories["marketing"].Initial || fr.GPC.Honored || fr.DoNotSellLink || len(fr.DoNotSellWithout) != 0 || !fr.RejectOnFirstLayer {
 		t.Errorf("France: %+v", fr)
 	}
 	ca := at("US", "US-CA")
 	if !ca.Ask || !ca.Categories["marketing"].Initial || !ca.GPC.Honored || !slices.Equal(ca.GPC.Off, []string{"marketing"}) ||
-		!ca.DoNotSellLink || !slices.Equal(ca.DoNotSellWithout, []string{"marketing"}) {
-		t.Errorf("California: %+v", ca)
+		!ca.DoNotSellLink || !slices.Equal(ca.DoNotSellWithout, []string{"marketing"}) || ca.RejectOnFirstLayer {
+		t.Errorf("California (its rule without rejectOnFirstLayer): %+v", ca)
 	}
 	if got := ca.Apply(map[string]bool{"statistics": true, "marketing": true}, true); got["marketing"] || !got["statistics"] || !ca.DoNotSell(got, true) {
 		t.Errorf("California with GPC: %v", got)
@@ -249,6 +249,10 @@ func TestDecidePolicyRegionRules(t *testing.T) {
 	vr := noGPC.VisitorRule(core.Location{Country: "US", Region: "US-CO"})
 	if p := core.DecidePolicy(noGPC, std, vr); vr.Jurisdiction != "ccpa" || p.GPC.Honored || len(p.GPC.Off) != 0 || p.DoNotSellLink {
 		t.Errorf("US opt-out without GPC: %+v %+v", vr, p)
+	}
+	// Without a matching rule, the first layer shows reject.
+	if p := core.DecidePolicy(noGPC, std, noGPC.VisitorRule(core.Location{Country: "FR"})); !p.RejectOnFirstLayer {
+		t.Errorf("no rule: %+v", p)
 	}
 }
 

@@ -68,6 +68,7 @@ function prefs(dc) {
     h('p', { id: 'cd-pb', text: t('preferencesBody') }),
     gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
     policyLinks(),
+    R.dontSellControl(),
     list,
     buttons(button('pf', 'save', 'saveLabel', save))
   ]);
@@ -134,7 +135,9 @@ function reopenButton() {
   reopen = styledHost('consentd-reopen');
   var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
   reopen.root.appendChild(h('button', {
-    type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen', text: t('reopenLabel'),
+    type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen',
+    // Where the visitor may opt out of sale, the way back says so.
+    text: t(R.cfg.policy.doNotSellLink ? 'doNotSellLabel' : 'reopenLabel'),
     'aria-haspopup': 'dialog', onclick: function () { R.page.showPreferences(); }
   }));
   d.body.appendChild(reopen.host);

@@ -114,7 +114,7 @@ func TestBrowserPatternParity(t *testing.T) {
 // rule the server computes (core.DecidePolicy).
 func TestRuntimeDecidesNothing(t *testing.T) {
 	t.Parallel()
-	js := string(bannerjs.Script())
+	js := string(bannerjs.Script()) + string(bannerjs.MoreScript()) // the first view and what loads later
 	for _, input := range []string{"defaultBehavior", "jurisdiction", "gcmExcludeVendor", "consentMode", "storefrontIntegration",
 		"isRequired", core.JurisdictionCCPA, core.JurisdictionGDPR} {
 		if strings.Contains(js, input) {

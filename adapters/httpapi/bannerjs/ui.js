@@ -148,12 +148,24 @@ function button(cls, action, key, fn) {
   return h('button', { type: 'button', 'class': cls, 'data-action': action, text: t(key), onclick: fn });
 }
 // buttons are the dialogs' actions, reject and accept with mid between them, one code path for
-// the banner and the preferences.
-function buttons(mid) {
+// the banner and the preferences; first (the banner) leaves reject out where the policy says
+// the first layer does not show it.
+function buttons(mid, first) {
   return h('div', { 'class': 'ac' }, [
-    button('no', 'reject', 'rejectLabel', function () { api_.rejectAll(); }), mid,
-    button('ok', 'accept', 'acceptLabel', function () { api_.acceptAll(); })
+    first && cfg.policy.rejectOnFirstLayer === false ? null : button('no', 'reject', 'rejectLabel', function () { api_.rejectAll(); }),
+    mid, button('ok', 'accept', 'acceptLabel', function () { api_.acceptAll(); })
   ]);
+}
+// dontSellControl is the Do Not Sell or Share control of the banner and the preferences, where
+// the visitor's policy offers an opt-out of sale: it refuses the categories whose refusal is a
+// request not to sell (recorded so, doNotSell), the others as they are.
+function dontSellControl() {
+  return cfg.policy.doNotSellLink ? h('p', { 'class': 'lk' }, [button('dn', 'do-not-sell', 'doNotSellLabel', function () {
+    var c = Object.assign({}, allowed);
+    cfg.policy.doNotSellWithout.forEach(function (s) { c[s] = false; });
+    decide(c, 'custom');
+    closeAll();
+  })]) : null;
 }
 
 // ---- The banner. ----
@@ -176,8 +188,9 @@ var showBanner = timed(function () {
     heading('cd-h', t('headline')),
     h('p', { id: 'cd-b', text: t('body') }),
     gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
-    policyLinks()
-  ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { api_.showPreferences(); }))];
+    policyLinks(),
+    dontSellControl()
+  ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { api_.showPreferences(); }), 1)];
   var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
   var el;
   lastFocus = deepFocus();
@@ -242,7 +255,7 @@ var moreLoading = false;
 function internals() {
   return {
   h: h, t: t, fill: fill, catName: catName, mount: mount, heading: heading, button: button,
-  buttons: buttons, policyLinks: policyLinks, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
+  buttons: buttons, policyLinks: policyLinks, dontSellControl: dontSellControl, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
   closePrefs: closePrefs, getConsent: getConsent, ruleFor: ruleFor, cats: cats, getAttr: getAttr, details: details,
   shadowHost: shadowHost, sheet: sheet, adopt: adopt, gpc: gpc, declPage: declPage, page: api_,
   keepFocus: function () { lastFocus = deepFocus(); },

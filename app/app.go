@@ -80,6 +80,9 @@ type Config struct {
 	// SSO is an organization's OpenID provider for the console's single sign-on (none when
 	// its Issuer is empty; docs/teams.md).
 	SSO SSOConfig
+	// SSOAllowPrivate lets organizations' own single sign-on providers be http URLs on
+	// loopback and private addresses (an internal Keycloak).
+	SSOAllowPrivate bool
 	// Scan job tuning; zero values take riverqueue's defaults (docs/scan-jobs.md).
 	ScanMaxAttempts int
 	ScanTimeout     time.Duration
@@ -219,7 +222,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	a.useCases, err = core.New(core.Deps{
 		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store, DefaultScanPeriod: cfg.RescanInterval,
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, SSOAllowPrivate: cfg.SSOAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
 		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
 		GVLSource: gvl, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
 	})

@@ -58,29 +58,51 @@ type SSOConfig struct {
 	Role    string
 }
 
-// ssoProviders discovers the configured provider (one request, at start).
-func ssoProviders(cfg Config, uc *core.UseCases) ([]console.SSOProvider, error) {
-	s := cfg.SSO
-	if s.Issuer == "" {
-		return nil, nil
+// ssoProviders finds organizations' providers: their own, from the store, else the
+// deployment's from the settings (discovered here, once, at start).
+func ssoProviders(cfg Config, uc *core.UseCases) (console.SSOProviders, error) {
+	var fallback *oidcsso.Provider
+	if s := cfg.SSO; s.Issuer != "" {
+		if cfg.PublicURL == "" {
+			return nil, errors.New("single sign-on needs the public URL (CONSENTD_PUBLIC_URL) for its redirect URI")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		org, err := uc.Orgs.FindOrganization(ctx, s.Org)
+		if err != nil {
+			return nil, fmt.Errorf("single sign-on organization %q: %w", s.Org, err)
+		}
+		role := core.Role(s.Role)
+		if role == "" {
+			role = core.RoleViewer
+		}
+		fallback, err = oidcsso.New(ctx, oidcsso.Config{OrgID: org.ID, Issuer: s.Issuer, ClientID: s.ClientID, ClientSecret: s.ClientSecret,
+			RedirectURL: strings.TrimSuffix(cfg.PublicURL, "/") + "/sso/callback", AllowedDomains: s.Domains, DefaultRole: role})
+		if err != nil {
+			return nil, err
+		}
 	}
-	if cfg.PublicURL == "" {
-		return nil, errors.New("single sign-on needs the public URL (CONSENTD_PUBLIC_URL) for its redirect URI")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	org, err := uc.Orgs.FindOrganization(ctx, s.Org)
-	if err != nil {
-		return nil, fmt.Errorf("single sign-on organization %q: %w", s.Org, err)
-	}
-	role := core.Role(s.Role)
-	if role == "" {
-		role = core.RoleViewer
-	}
-	p, err := oidcsso.New(ctx, oidcsso.Config{OrgID: org.ID, Issuer: s.Issuer, ClientID: s.ClientID, ClientSecret: s.ClientSecret,
-		RedirectURL: strings.TrimSuffix(cfg.PublicURL, "/") + "/sso/callback", AllowedDomains: s.Domains, DefaultRole: role})
+	return consoleSSO{oidcsso.NewProviders(uc.Users.SSOSignInConfig, fallback, cfg.SSOAllowPrivate), fallback != nil, uc.Users}, nil
+}
+
+// consoleSSO is oidcsso.Providers as the console asks for them.
+type consoleSSO struct {
+	providers   *oidcsso.Providers
+	hasFallback bool
+	users       *core.Users
+}
+
+func (s consoleSSO) Provider(ctx context.Context, orgID, redirectURL string) (console.SSOProvider, error) {
+	p, err := s.providers.Provider(ctx, orgID, redirectURL)
 	if err != nil {
 		return nil, err
 	}
-	return []console.SSOProvider{p}, nil
+	return p, nil
+}
+
+func (s consoleSSO) Offered(ctx context.Context) (bool, error) {
+	if s.hasFallback {
+		return true, nil
+	}
+	return s.users.SSOConfigured(ctx)
 }

@@ -69,6 +69,8 @@ const (
 	AuditUserTOTPEnable   = "user.totp_enable"
 	AuditUserTOTPDisable  = "user.totp_disable"
 	AuditOrganizationInit = "organization.create"
+	AuditSSOUpdate        = "sso.update"
+	AuditSSODelete        = "sso.delete"
 )
 
 // AuditActions returns every action, for filters and the enum of the API.
@@ -77,7 +79,8 @@ func AuditActions() []string {
 		AuditCategoryCreate, AuditCategoryUpdate, AuditCategoryDelete, AuditServiceCreate, AuditServiceUpdate,
 		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditKeyCreate, AuditKeyRotate,
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
-		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit}
+		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit,
+		AuditSSOUpdate, AuditSSODelete}
 }
 
 // AuditStore keeps the audit log.

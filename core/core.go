@@ -29,6 +29,9 @@ type Deps struct {
 	WebhookSender WebhookSender
 	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
 	WebhookAllowPrivate bool
+	// SSOAllowPrivate lets organizations' single sign-on issuers be http URLs (the adapter
+	// that calls them then also reaches loopback and private addresses).
+	SSOAllowPrivate bool
 	// Mailer sends email digests and invitations (optional: none without it); PublicURL is the base of the
 	// links they carry; DigestEvery how often they go out (DefaultDigestEvery when 0).
 	Mailer      Mailer
@@ -130,7 +133,7 @@ func New(deps Deps) (*UseCases, error) {
 		Health:   &Health{store: deps.Store},
 		AuditLog: &AuditLog{store: deps.Store},
 		Sessions: &Sessions{store: deps.Store, clock: clk, log: deps.Logger, audit: audit},
-		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit, mailer: deps.Mailer},
+		Users:    &Users{store: deps.Store, clock: clk, newID: newID, audit: audit, mailer: deps.Mailer, ssoAllowPrivate: deps.SSOAllowPrivate},
 		TCF:      &TCF{store: deps.Store, source: deps.GVLSource, clock: clk, log: deps.Logger, tcf: tcf},
 	}, nil
 }

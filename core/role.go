@@ -74,7 +74,8 @@ const (
 	PermKeys Permission = "keys"
 	// PermOwnerKeys creates, rotates and revokes owner keys.
 	PermOwnerKeys Permission = "owner_keys"
-	// PermMembers manages members, their roles and invitations.
+	// PermMembers manages members, their roles and invitations, and the organization's single
+	// sign-on.
 	PermMembers Permission = "members"
 	// PermAudit reads the audit log and verifies its chain.
 	PermAudit Permission = "audit"

@@ -20,6 +20,7 @@ type Store interface {
 	SessionStore
 	WebhookStore
 	UserStore
+	SSOStore
 	DigestStore
 	GVLStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns

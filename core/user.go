@@ -196,6 +196,8 @@ type Users struct {
 	audit auditor
 	// mailer emails invitations; nil when no SMTP server is configured.
 	mailer Mailer
+	// ssoAllowPrivate lets organizations' issuers be http URLs.
+	ssoAllowPrivate bool
 }
 
 // UserActor is the caller a signed-in member makes in one of their organizations;

@@ -57,8 +57,8 @@ type Config struct {
 	// min) make it wait.
 	SignInFailures int
 	SignInWindow   time.Duration
-	// SSO are the organizations' OpenID providers (at most one each).
-	SSO []SSOProvider
+	// SSO finds organizations' OpenID providers (nil: no single sign-on).
+	SSO SSOProviders
 }
 
 // handler is the console.
@@ -168,6 +168,7 @@ func (h *handler) routes() {
 	a("GET /keys/{kid}/revoke", h.confirmRevokeKey)
 	a("POST /keys/{kid}/revoke", h.revokeKey)
 	a("GET /audit", h.auditPage)
+	mux.HandleFunc("GET /sso/start", h.ssoFind)
 	mux.HandleFunc("GET /sso/{org}/start", h.ssoStart)
 	mux.HandleFunc("GET /sso/callback", h.ssoCallback)
 	mux.HandleFunc("GET /invite/{token}", h.invitePage)
@@ -178,6 +179,8 @@ func (h *handler) routes() {
 	a("POST /members/invite", h.invite)
 	a("POST /members/{uid}/role", h.changeRole)
 	a("POST /members/{uid}/remove", h.removeMember)
+	a("POST /members/sso", h.saveSSO)
+	a("POST /members/sso/delete", h.deleteSSO)
 	a("POST /switch", h.switchOrg)
 	a("GET /sessions", h.sessionsPage)
 	a("POST /sessions/{sid}/revoke", h.revokeSession)

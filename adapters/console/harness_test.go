@@ -244,14 +244,18 @@ type consentd struct {
 	app  *app.App
 }
 
-func startServer(t *testing.T) *consentd {
+func startServer(t *testing.T, opts ...func(*app.Config)) *consentd {
 	t.Helper()
 	dir := t.TempDir()
-	a, err := app.New(context.Background(), app.Config{
+	cfg := app.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey,
 		Workers: 1, ScanAllowPrivate: true, ScanPoll: 100 * time.Millisecond, Console: true, CountryHeader: "X-Country", RegionHeader: "X-Region",
 		Logger: slog.New(templateFailures{t}),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	a, err := app.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ type membersView struct {
 	// whether it was emailed: "sent", "failed", or "" when no mail server is configured.
 	Link, For, Mail string
 	Me              string
+	// SSO is the organization's single sign-on, for owners; nil for others.
+	SSO *ssoView
 }
 
 func (h *handler) membersPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -25,6 +27,10 @@ func (h *handler) membersPage(w http.ResponseWriter, r *http.Request, rq *reques
 func (h *handler) showMembers(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, v membersView) {
 	ms, err := h.m.Members(r.Context(), rq.org)
 	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	if v.SSO, err = h.ssoView(r, rq); err != nil {
 		h.fail(w, r, rq, err)
 		return
 	}

@@ -51,8 +51,8 @@ func (p page) Can(perm string) bool { return p.Actor == nil || p.Actor.Can(core.
 
 // features are what the deployment's configuration adds to the pages.
 type features struct {
-	// SSO are the organizations with single sign-on, for the sign-in page.
-	SSO []string
+	// SSO says whether the sign-in page offers single sign-on (some organization has it).
+	SSO bool
 }
 
 // Value is the entered value of a form field.
@@ -68,7 +68,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp"}
+	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp", "ssocontinue"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -204,7 +204,9 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 		}
 	}
 	p.Version = h.version
-	p.Features = h.features()
+	if rq == nil {
+		p.Features = h.features(r.Context())
+	}
 	t := h.pages[name]
 	var buf bytes.Buffer
 	tpl := "layout.html"

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/consentd/consentd/core"
@@ -16,24 +17,63 @@ type SSOProvider interface {
 	Exchange(ctx context.Context, code, nonce string) (core.ExternalIdentity, error)
 }
 
+// SSOProviders find organizations' providers (adapters/oidcsso.Providers): the
+// organization's own, else the deployment's.
+type SSOProviders interface {
+	// Provider returns the organization's provider, calling back to redirectURL; not_found
+	// when it has none.
+	Provider(ctx context.Context, orgID, redirectURL string) (SSOProvider, error)
+	// Offered reports whether any organization has single sign-on.
+	Offered(ctx context.Context) (bool, error)
+}
+
 // ssoCookie carries the state and nonce of a single sign-on between its start and the
 // provider's callback. It is SameSite=Lax: the callback is a navigation from the provider.
 const ssoCookie = "consentd_sso"
 
-func (h *handler) ssoProvider(org string) SSOProvider {
-	for _, p := range h.cfg.SSO {
-		if p.OrgID() == org {
-			return p
-		}
+func (h *handler) ssoProvider(r *http.Request, org string) (SSOProvider, error) {
+	if h.cfg.SSO == nil {
+		return nil, core.Errorf(core.CodeNotFound, "this organization has no single sign-on")
 	}
-	return nil
+	return h.cfg.SSO.Provider(r.Context(), org, h.baseURL(r)+"/sso/callback")
+}
+
+// ssoFind is the sign-in page's single sign-on form: the organization by name or ID.
+func (h *handler) ssoFind(w http.ResponseWriter, r *http.Request) {
+	ref := strings.TrimSpace(r.URL.Query().Get("org"))
+	if ref == "" || len(ref) > 200 {
+		h.showSignIn(w, r, http.StatusBadRequest, "Enter your organization's name to sign in with single sign-on.")
+		return
+	}
+	org, err := h.m.FindOrganization(r.Context(), ref)
+	if core.ErrorCode(err) == core.CodeConflict {
+		h.showSignIn(w, r, http.StatusBadRequest, "Several organizations have this name: ask your administrator for your organization's sign-in link.")
+		return
+	}
+	if err == nil {
+		_, err = h.ssoProvider(r, org.ID)
+	}
+	if err != nil {
+		// The same answer whether the organization does not exist or has no single sign-on.
+		h.showSignIn(w, r, http.StatusNotFound, "No organization of that name has single sign-on.")
+		return
+	}
+	// A page that moves on by itself rather than a redirect: the form's navigation may only
+	// lead to the console (form-action 'self'), and the provider is elsewhere.
+	h.render(w, r, nil, http.StatusOK, "ssocontinue", page{Title: "Single sign-on", Data: "/sso/" + url.PathEscape(org.ID) + "/start"})
 }
 
 // ssoStart sends the browser to the organization's provider.
 func (h *handler) ssoStart(w http.ResponseWriter, r *http.Request) {
-	p := h.ssoProvider(r.PathValue("org"))
-	if p == nil {
-		h.errorPage(w, r, nil, http.StatusNotFound, "Not found", "This organization has no single sign-on.")
+	p, err := h.ssoProvider(r, r.PathValue("org"))
+	if core.IsNotFound(err) {
+		h.showSignIn(w, r, http.StatusNotFound, "No organization of that name has single sign-on.")
+		return
+	}
+	if err != nil {
+		h.log.ErrorContext(r.Context(), "single sign-on could not start", "org", r.PathValue("org"), "err", err)
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
 		return
 	}
 	state, nonce := randomToken(), randomToken()
@@ -55,9 +95,10 @@ func (h *handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		h.showSignIn(w, r, http.StatusBadRequest, "The single sign-on did not come back from the sign-in it started. Try again.")
 		return
 	}
-	p := h.ssoProvider(parts[2])
-	if p == nil {
-		h.showSignIn(w, r, http.StatusBadRequest, "This organization has no single sign-on.")
+	p, err := h.ssoProvider(r, parts[2])
+	if err != nil {
+		status, msg := h.message(r, err)
+		h.showSignIn(w, r, status, msg)
 		return
 	}
 	id, err := p.Exchange(r.Context(), r.URL.Query().Get("code"), parts[1])
@@ -72,10 +113,56 @@ func (h *handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	h.showSignIn(w, r, status, msg)
 }
 
-func (h *handler) ssoOrgs() []string {
-	var out []string
-	for _, p := range h.cfg.SSO {
-		out = append(out, p.OrgID())
+// ssoView is the single sign-on section of the members page (owners).
+type ssoView struct {
+	// Config is the organization's own provider; nil when it has none.
+	Config *core.SSOConfig
+	// Callback is the redirect URI to register at the provider; Link the organization's
+	// direct sign-in link.
+	Callback, Link string
+	Roles          []core.Role
+}
+
+func (h *handler) ssoView(r *http.Request, rq *request) (*ssoView, error) {
+	if !rq.actor.Can(core.PermMembers) {
+		return nil, nil
 	}
-	return out
+	c, err := h.m.SSOConfig(r.Context(), rq.org)
+	if err != nil && !core.IsNotFound(err) {
+		return nil, err
+	}
+	v := &ssoView{Config: c, Callback: h.baseURL(r) + "/sso/callback", Link: h.baseURL(r) + "/sso/" + rq.org + "/start"}
+	for _, role := range core.Roles() {
+		if role != core.RoleOwner {
+			v.Roles = append(v.Roles, role)
+		}
+	}
+	return v, nil
+}
+
+// saveSSO sets the organization's provider; an empty secret keeps the stored one.
+func (h *handler) saveSSO(w http.ResponseWriter, r *http.Request, rq *request) {
+	in := core.SSOInput{Issuer: strings.TrimSpace(r.PostFormValue("issuer")), ClientID: r.PostFormValue("clientId"),
+		DefaultRole: core.Role(r.PostFormValue("defaultRole"))}
+	if s := r.PostFormValue("clientSecret"); s != "" {
+		in.ClientSecret = &s
+	}
+	for _, d := range strings.FieldsFunc(r.PostFormValue("allowedDomains"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' }) {
+		in.AllowedDomains = append(in.AllowedDomains, d)
+	}
+	if _, err := h.m.PutSSOConfig(r.Context(), rq.org, in); err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "sso", Error: msg, Values: r.PostForm}, membersView{})
+		return
+	}
+	h.redirect(w, r, rq, "/members", "Single sign-on saved. Members of the allowed domains can now sign in through your provider.")
+}
+
+func (h *handler) deleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {
+	if err := h.m.DeleteSSOConfig(r.Context(), rq.org); err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "sso", Error: msg}, membersView{})
+		return
+	}
+	h.redirect(w, r, rq, "/members", "Single sign-on removed.")
 }

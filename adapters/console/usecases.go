@@ -39,6 +39,10 @@ type (
 	PreviewUseCases interface {
 		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 	}
+	// OrgFinderUseCases find an organization by ID or name (single sign-on's form).
+	OrgFinderUseCases interface {
+		FindOrganization(ctx context.Context, ref string) (*core.Organization, error)
+	}
 	// RegionStatsUseCases split the statistics by the visitor's place.
 	RegionStatsUseCases interface {
 		ConsentRegions(ctx context.Context, orgID, siteID string, from, to time.Time) ([]core.RegionCount, error)
@@ -62,6 +66,8 @@ type UseCases struct {
 	httpapi.APIKeyUseCases
 	httpapi.ComplianceUseCases
 	httpapi.AuditUseCases
+	httpapi.SSOUseCases
+	OrgFinderUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -70,6 +76,6 @@ func FromCore(uc *core.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, UserUseCases: uc.Users, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
-		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog,
+		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
 	}
 }

@@ -158,6 +158,8 @@ var baseBodies = map[string]any{
 	"POST /sites/{id}/services/import": map[string]any{"slug": "hotjar", "categorySlug": "marketing"},
 	"POST /webhooks":                   map[string]any{"url": "https://hooks.example/in", "events": []any{core.EventTypes()[0]}},
 	"PATCH /sites/{id}/banner":         map[string]any{"regionRules": []any{map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}}},
+	"PUT /sso": map[string]any{"issuer": "https://login.probe.example", "clientId": "probe", "clientSecret": "probe",
+		"allowedDomains": []any{"probe.example"}, "defaultRole": "viewer"},
 }
 
 // merge returns base with over laid on it (objects merged key by key, anything else replaced).

@@ -127,6 +127,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerTCF(api)
 	h.registerDeclaration(api)
 	h.registerAudit(api)
+	h.registerSSO(api)
 	documentRoles(api)
 
 	if cfg.Runtime != nil {

@@ -69,6 +69,10 @@ var opPermissions = map[string]core.Permission{
 	"listWebhookDeliveries": core.PermKeys,
 	"getWebhookDelivery":    core.PermKeys,
 	"redeliverWebhook":      core.PermKeys,
+
+	"getSso":    core.PermMembers,
+	"putSso":    core.PermMembers,
+	"deleteSso": core.PermMembers,
 }
 
 // opNotes add what the permission alone does not say.
@@ -161,6 +165,6 @@ var permissionWords = map[core.Permission]string{
 	core.PermVisitors:  "look a visitor up, erase a visitor",
 	core.PermKeys:      "list, create, rotate and revoke API keys other than owner keys",
 	core.PermOwnerKeys: "create, rotate and revoke owner keys",
-	core.PermMembers:   "invite and remove members, change roles",
+	core.PermMembers:   "invite and remove members, change roles, set the organization's single sign-on",
 	core.PermAudit:     "read and verify the audit log",
 }

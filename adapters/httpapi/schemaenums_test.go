@@ -40,6 +40,7 @@ var schemaEnums = map[string][]string{
 	"APIKeyCreatedOut.role":               core.RoleNames(),
 	"APIKeyRotatedOut.role":               core.RoleNames(),
 	"ApiKeyCreateBody.role":               core.RoleNames(),
+	"SsoPutBody.defaultRole":              core.SSORoleNames(),
 	"WebhookCreateBody.events[]":          core.EventTypes(),
 	"WebhookPatchBody.events[]":           core.EventTypes(),
 	"Finding.severity":                    core.Severities(),

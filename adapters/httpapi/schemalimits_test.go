@@ -148,6 +148,16 @@ var schemaLimits = map[string]any{
 	"GET /webhooks/{id}/deliveries query:limit maximum":                               core.MaxDeliveryListLimit,
 	"GET /webhooks/{id}/deliveries/{deliveryId} path:deliveryId maxLength":            core.MaxDeliveryID,
 	"POST /webhooks/{id}/deliveries/{deliveryId}/redeliver path:deliveryId maxLength": core.MaxDeliveryID,
+
+	// Single sign-on (docs/teams.md).
+	"SsoPutBody.issuer maxLength":           core.MaxURL,
+	"SsoPutBody.clientId minLength":         1,
+	"SsoPutBody.clientId maxLength":         core.MaxSSOField,
+	"SsoPutBody.clientSecret minLength":     1,
+	"SsoPutBody.clientSecret maxLength":     core.MaxSSOField,
+	"SsoPutBody.allowedDomains maxItems":    core.MaxSSODomains,
+	"SsoPutBody.allowedDomains[] pattern":   core.EmailDomainPattern,
+	"SsoPutBody.allowedDomains[] maxLength": core.MaxDomain,
 }
 
 var limitKeywords = []string{"maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum",

@@ -91,6 +91,12 @@ type (
 		AuditEntries(ctx context.Context, orgID string, q core.AuditQuery, cursor string) (*core.AuditPage, error)
 		VerifyAuditLog(ctx context.Context, orgID string) (*core.AuditReport, error)
 	}
+	// SSOUseCases manage the organization's own single sign-on provider (owners).
+	SSOUseCases interface {
+		SSOConfig(ctx context.Context, orgID string) (*core.SSOConfig, error)
+		PutSSOConfig(ctx context.Context, orgID string, in core.SSOInput) (*core.SSOConfig, error)
+		DeleteSSOConfig(ctx context.Context, orgID string) error
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -114,6 +120,7 @@ type UseCases struct {
 	DigestUseCases
 	HealthUseCases
 	AuditUseCases
+	SSOUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -122,6 +129,6 @@ func FromCore(uc *core.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
-		AuditUseCases: uc.AuditLog,
+		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users,
 	}
 }

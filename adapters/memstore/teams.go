@@ -19,6 +19,7 @@ type teamsData struct {
 	users    map[string]core.User
 	members  map[membershipKey]core.Membership
 	tokens   map[string]core.OneTimeToken
+	sso      map[string]core.SSOConfig
 }
 
 // auditAnchor is an organization's last entry removed by retention.
@@ -34,7 +35,7 @@ type signInFailure struct {
 
 func (t teamsData) clone() teamsData {
 	return teamsData{audit: slices.Clone(t.audit), anchors: maps.Clone(t.anchors), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures),
-		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens)}
+		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens), sso: maps.Clone(t.sso)}
 }
 
 // AuditHead implements core.AuditStore.
@@ -469,4 +470,49 @@ func (s *Store) UseToken(_ context.Context, id string, at time.Time) error {
 	t.UsedAt = &at
 	s.d.teams.tokens[id] = t
 	return nil
+}
+
+// PutSSOConfig implements core.SSOStore.
+func (s *Store) PutSSOConfig(_ context.Context, c *core.SSOConfig) error {
+	defer s.lock()()
+	if _, ok := s.d.orgs[c.OrganizationID]; !ok {
+		return notFound("organization")
+	}
+	if s.d.teams.sso == nil {
+		s.d.teams.sso = map[string]core.SSOConfig{}
+	}
+	v := *c
+	v.AllowedDomains = slices.Clone(c.AllowedDomains)
+	if old, ok := s.d.teams.sso[c.OrganizationID]; ok {
+		v.CreatedAt = old.CreatedAt
+	}
+	s.d.teams.sso[c.OrganizationID] = v
+	return nil
+}
+
+// SSOConfig implements core.SSOStore.
+func (s *Store) SSOConfig(_ context.Context, orgID string) (*core.SSOConfig, error) {
+	defer s.lock()()
+	c, ok := s.d.teams.sso[orgID]
+	if !ok {
+		return nil, notFound("single sign-on")
+	}
+	c.AllowedDomains = slices.Clone(c.AllowedDomains)
+	return &c, nil
+}
+
+// DeleteSSOConfig implements core.SSOStore.
+func (s *Store) DeleteSSOConfig(_ context.Context, orgID string) error {
+	defer s.lock()()
+	if _, ok := s.d.teams.sso[orgID]; !ok {
+		return notFound("single sign-on")
+	}
+	delete(s.d.teams.sso, orgID)
+	return nil
+}
+
+// CountSSOConfigs implements core.SSOStore.
+func (s *Store) CountSSOConfigs(context.Context) (int, error) {
+	defer s.lock()()
+	return len(s.d.teams.sso), nil
 }

@@ -9,11 +9,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // Config is one organization's provider.
@@ -27,6 +32,8 @@ type Config struct {
 	// Policy says who may join, with which role.
 	AllowedDomains []string
 	DefaultRole    core.Role
+	// client makes the provider's requests (discovery, keys, token); nil for the default.
+	client *http.Client
 }
 
 // Provider is a discovered OpenID provider.
@@ -38,6 +45,9 @@ type Provider struct {
 
 // New discovers the provider (one request to its discovery document).
 func New(ctx context.Context, cfg Config) (*Provider, error) {
+	if cfg.client != nil {
+		ctx = oidc.ClientContext(ctx, cfg.client)
+	}
 	p, err := oidc.NewProvider(ctx, cfg.Issuer)
 	if err != nil {
 		return nil, fmt.Errorf("oidc provider %s: %w", cfg.Issuer, err)
@@ -64,6 +74,9 @@ func (p *Provider) AuthCodeURL(state, nonce string) string {
 // after checking its signature, issuer, audience, expiry and nonce; unauthorized otherwise.
 func (p *Provider) Exchange(ctx context.Context, code, nonce string) (core.ExternalIdentity, error) {
 	var id core.ExternalIdentity
+	if p.cfg.client != nil {
+		ctx = oidc.ClientContext(ctx, p.cfg.client)
+	}
 	tok, err := p.oauth.Exchange(ctx, code)
 	if err != nil {
 		return id, core.Wrap(core.CodeUnauthorized, err, "the identity provider refused the sign-in")
@@ -89,4 +102,69 @@ func (p *Provider) Exchange(ctx context.Context, code, nonce string) (core.Exter
 	}
 	return core.ExternalIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email,
 		EmailVerified: claims.EmailVerified, Name: claims.Name}, nil
+}
+
+// Providers finds an organization's provider at sign-in: the organization's own, set by its
+// owner and kept in the store, discovered on first use and kept while its settings do not
+// change; else the deployment's provider when the operator configured it for that
+// organization. Calls to organizations' providers go through a client that refuses loopback
+// and private addresses unless the operator allowed them (an owner chooses the issuer URL;
+// the server must not become their way into its own network).
+type Providers struct {
+	lookup   func(ctx context.Context, orgID string) (*core.SSOConfig, error)
+	fallback *Provider
+	client   *http.Client
+
+	mu    sync.Mutex
+	cache map[string]*Provider
+}
+
+// NewProviders returns the resolver: lookup reads an organization's own provider (not_found
+// when it has none), fallback is the deployment's provider (nil when none), allowPrivate lets
+// organizations' providers be on loopback and private addresses.
+func NewProviders(lookup func(ctx context.Context, orgID string) (*core.SSOConfig, error), fallback *Provider, allowPrivate bool) *Providers {
+	dial := netguard.DefaultHooks(10*time.Second).Dialer(allowPrivate, nil)
+	tr := &http.Transport{DialContext: dial, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 15 * time.Second,
+		MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second}
+	return &Providers{lookup: lookup, fallback: fallback, cache: map[string]*Provider{},
+		client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+}
+
+// Provider returns the organization's provider, with redirectURL (the console's
+// /sso/callback) for an organization's own; not_found when it has none, unauthorized when its
+// provider cannot be reached or discovered.
+func (ps *Providers) Provider(ctx context.Context, orgID, redirectURL string) (*Provider, error) {
+	c, err := ps.lookup(ctx, orgID)
+	if core.IsNotFound(err) {
+		if ps.fallback != nil && ps.fallback.cfg.OrgID == orgID {
+			return ps.fallback, nil
+		}
+		return nil, core.Errorf(core.CodeNotFound, "this organization has no single sign-on")
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := Config{OrgID: c.OrganizationID, Issuer: c.Issuer, ClientID: c.ClientID, ClientSecret: c.ClientSecret, RedirectURL: redirectURL,
+		AllowedDomains: c.AllowedDomains, DefaultRole: c.DefaultRole, client: ps.client}
+	ps.mu.Lock()
+	p := ps.cache[orgID]
+	ps.mu.Unlock()
+	if p != nil && p.cfg.same(cfg) {
+		return p, nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if p, err = New(dctx, cfg); err != nil {
+		return nil, core.Wrap(core.CodeUnauthorized, err, "the organization's identity provider could not be reached: ask its owner to check the issuer URL")
+	}
+	ps.mu.Lock()
+	ps.cache[orgID] = p
+	ps.mu.Unlock()
+	return p, nil
+}
+
+// same reports whether two configurations make the same provider.
+func (c Config) same(o Config) bool {
+	return c.OrgID == o.OrgID && c.Issuer == o.Issuer && c.ClientID == o.ClientID && c.ClientSecret == o.ClientSecret &&
+		c.RedirectURL == o.RedirectURL && slices.Equal(c.AllowedDomains, o.AllowedDomains) && c.DefaultRole == o.DefaultRole
 }

@@ -31,6 +31,7 @@ func serve(ctx context.Context, args []string) error {
 		bind(fs, "oidc-client-secret", &cfg.SSO.ClientSecret)
 		bind(fs, "oidc-domains", &cfg.SSO.Domains)
 		bind(fs, "oidc-role", &cfg.SSO.Role)
+		bind(fs, "oidc-allow-private", &cfg.SSOAllowPrivate)
 		bind(fs, "instance-id", &cfg.InstanceID)
 		console = &cfg.Console
 		scanFlags(fs, cfg)

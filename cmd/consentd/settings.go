@@ -54,6 +54,7 @@ var settings = []setting{
 	{name: "oidc-client-secret", usage: "consentd's client secret at the OpenID provider"},
 	{name: "oidc-domains", usage: "email domains that may join through single sign-on, comma-separated"},
 	{name: "oidc-role", def: "viewer", usage: "role of people on their first single sign-on: admin, editor, privacy or viewer"},
+	{name: "oidc-allow-private", def: "false", usage: "let organizations' own single sign-on providers be http URLs on loopback or private addresses (docs/teams.md)"},
 	{name: "console", def: "true", usage: "serve the web console at / (sign in with an API key)"},
 	{name: "instance-id", shown: "serve: serve@HOST:PORT of this host and --addr; worker: none", usage: "this process's scan-worker ID on Postgres, the same across its restarts and unique among live processes: a restarted process takes back at once the scans its killed predecessor left running"},
 

@@ -60,6 +60,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"AuditRetention", testAuditRetention},
 		{"Sessions", testSessions},
 		{"Users", testUsers},
+		{"SSO", testSSO},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -425,10 +425,25 @@ function closeUI() {
 }
 
 // ---- Start: fetch the configuration, take over from the stub, decide whether to ask. ----
-fetch(stub.conf, { credentials: 'omit' })
-  .then(function (r) { if (!r.ok) throw new Error('tcf config: HTTP ' + r.status); return r.json(); })
-  .then(start)
-  .catch(function (e) { console.warn('consentd:', e.message); });
+// Without its configuration the module retries, three times, 2 s apart, the stub answering
+// meanwhile; then it is in error (cmpStatus 'error', every other command refused), and vendors
+// must assume no consent.
+(function load(n) {
+  fetch(stub.conf, { credentials: 'omit' })
+    .then(function (r) { if (!r.ok) throw new Error('tcf config: HTTP ' + r.status); return r.json(); })
+    .then(start)
+    .catch(function (e) {
+      console.warn('consentd:', e.message);
+      if (n < 3) { setTimeout(load, 2e3, n + 1); return; }
+      var q = stub() || [];
+      w.__tcfapi = function (cmd, ver, cb) {
+        if (typeof cb !== 'function') return;
+        if (cmd === 'ping') cb({ gdprApplies: true, cmpLoaded: true, cmpStatus: 'error', displayStatus: 'hidden', apiVersion: '2.3' }, true);
+        else cb(null, false);
+      };
+      q.forEach(function (a) { w.__tcfapi.apply(null, a); });
+    });
+})(0);
 
 function start(c) {
   C = c;

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/core"
 )
 
 // The TCF tests' deployment: a CMP ID and version for tests only (an operator registers their
@@ -433,4 +437,30 @@ func window1(t *testing.T, ctx context.Context, expr string) string {
 	var s string
 	eval(t, ctx, "String("+expr+")", &s)
 	return s
+}
+
+// TestBrowserTCFOutage: while the site's TCF configuration cannot be fetched, the stub keeps
+// answering (and queueing); after the module's retries it reports cmpStatus 'error' and refuses
+// the queued calls, so vendors assume no consent; consentd shows no banner of its own and
+// allows nothing but what is required.
+func TestBrowserTCFOutage(t *testing.T) {
+	t.Parallel()
+	e := newTCFEnv(t)
+	srv := failingEdge(t, e, "DE", func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/"+core.PublicTCFConfig) })
+	s := newSite(t, srv.URL)
+	loader := `<script src="` + srv.URL + core.PublicPath(e.pk, core.PublicLoader) + `"></script>`
+	ctx := tab(t)
+	navigate(t, ctx, s.page("tcf-outage", "en", loader, tcfProbe, ""))
+	if got := window1(t, ctx, `window.__tcfPing().cmpStatus`); got != "stub" {
+		t.Errorf("while the configuration is being fetched, cmpStatus %q", got)
+	}
+	waitFor(t, ctx, `window.__tcfPing().cmpStatus === 'error'`)
+	var listener struct{ Called, OK bool }
+	eval(t, ctx, `(function () { var r = {called: false, ok: true}; __tcfapi('getTCData', 2, function (d, ok) { r.called = true; r.ok = ok; }); return r; })()`, &listener)
+	if !listener.Called || listener.OK || eval1(t, ctx, `window.__tcf.events.length > 0`) {
+		t.Errorf("in error: getTCData %+v, events %v", listener, eval1(t, ctx, `window.__tcf.events.length > 0`))
+	}
+	if eval1(t, ctx, `!!window.__cd('[data-template]') || window.consentd.getConsent().categories.marketing`) {
+		t.Error("consentd's banner shown or marketing allowed while the TCF is in error")
+	}
 }

@@ -222,4 +222,24 @@ func TestBrowserRegionalRules(t *testing.T) {
 			t.Errorf("California with GPC: %+v", c)
 		}
 	})
+
+	// rejectOnFirstLayer false: the notice leaves "Reject all" to the preferences, which show it.
+	t.Run("California without reject on the first layer", func(t *testing.T) {
+		mgmt(t, base, "PATCH", "/sites/"+created.ID+"/banner", map[string]any{"regionRules": []map[string]any{
+			{"regions": []string{"EU", "EEA", "GB", "CH"}, "defaultBehavior": "opt_in"},
+			{"regions": []string{"US-CA"}, "defaultBehavior": "opt_out", "rejectOnFirstLayer": false},
+			{"regions": []string{"*"}, "defaultBehavior": "no_banner"},
+		}}, 200, nil)
+		ctx, _ := visit("ca-noreject", california)
+		waitFor(t, ctx, bannerShown)
+		var st struct{ Reject, Accept, DontSell bool }
+		eval(t, ctx, `({reject: !!window.__cd('[data-template] [data-action=reject]'), accept: !!window.__cd('[data-template] [data-action=accept]'), dontSell: !!`+dontSell+`})`, &st)
+		if st.Reject || !st.Accept || !st.DontSell {
+			t.Fatalf("the notice: %+v (want accept and Do Not Sell, no reject)", st)
+		}
+		eval(t, ctx, `window.__cd('[data-action=preferences]').click()`, nil)
+		waitFor(t, ctx, `window.__cd('dialog[data-preferences] [data-action=reject]') && window.__cd('dialog[data-preferences] [data-action=do-not-sell]')`)
+		axeCheck(t, ctx, "the opt-out preferences", "consentd-ui")
+		screenshot(t, ctx, "regions-california-preferences")
+	})
 }

@@ -1,6 +1,7 @@
 package bannerjs_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -135,4 +136,52 @@ func TestBrowserModuleOutage(t *testing.T) {
 		t.Errorf("record %+v", r)
 	}
 	waitFor(t, ctx, `['stat', 'mkt', 'pixel'].every(function (id) { return (window.__ran || []).indexOf(id) >= 0; }) && window.__vendor.fbq > 0 && window.__vendor.gtag > 0`)
+}
+
+// TestBrowserPreferencesListEverything: on the first view's benchmark site (15 library services,
+// about 90 cookies), whose loader names the services by slug and label only, the preferences
+// and the embedded declaration still list every service and cookie of the site's declaration.
+func TestBrowserPreferencesListEverything(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	for _, slug := range benchServices(t) {
+		if slug != "stripe" && slug != "google-analytics" && slug != "meta-pixel" { // newEnv's
+			e.post(t, "/sites/"+e.id+"/services/import", map[string]any{"slug": slug}, 201, nil)
+		}
+	}
+	var decl struct {
+		Categories []struct {
+			Services []struct {
+				Cookies []struct{ Name string } `json:"cookies"`
+			} `json:"services"`
+		} `json:"categories"`
+	}
+	_, body := get(t, e.api+core.PublicPath(e.pk, core.PublicDeclaration)+"?lang=en", nil)
+	if err := json.Unmarshal(body, &decl); err != nil {
+		t.Fatal(err)
+	}
+	services, cookies := 0, 0
+	for _, c := range decl.Categories {
+		for _, s := range c.Services {
+			services++
+			cookies += len(s.Cookies)
+		}
+	}
+	if services < 15 || cookies < 90 {
+		t.Fatalf("the declaration has %d services and %d cookies, want the benchmark site's 15 and about 90", services, cookies)
+	}
+	ctx := tab(t)
+	navigate(t, ctx, e.shop("everything", "en", "", `<div data-consentd-declaration></div>`))
+	waitFor(t, ctx, bannerShown)
+	eval(t, ctx, `window.__cd('[data-action=preferences]').click()`, nil)
+	waitFor(t, ctx, `window.__cd('dialog[data-preferences] .sv')`)
+	waitFor(t, ctx, `document.querySelector('[data-consentd-declaration] .consentd-service')`)
+	var got struct{ PrefServices, PrefCookies, DeclServices, DeclCookies int }
+	eval(t, ctx, `(function () { var p = window.__cd('dialog[data-preferences]'), d = document.querySelector('[data-consentd-declaration]');
+  return {prefServices: p.querySelectorAll('.sv').length, prefCookies: p.querySelectorAll('.sv tbody tr').length,
+    declServices: d.querySelectorAll('.consentd-service').length, declCookies: d.querySelectorAll('.consentd-service tbody tr').length}; })()`, &got)
+	if got.PrefServices != services || got.PrefCookies != cookies || got.DeclServices != services || got.DeclCookies != cookies {
+		t.Fatalf("listed %+v, the declaration has %d services and %d cookies", got, services, cookies)
+	}
+	t.Logf("preferences and declaration list %d services and %d cookies", services, cookies)
 }

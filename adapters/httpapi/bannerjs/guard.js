@@ -88,8 +88,9 @@ function globRegExp(g) {
   }
   try { return new RegExp(r + '$'); } catch (e) { return null; }
 }
-function matches(p, u) {
-  var h = u.hostname.toLowerCase();
+// matches reports whether pattern p matches the URL u, whose host is h (lower case: ruleFor
+// reads it once for all the patterns).
+function matches(p, u, h) {
   if (h !== p.host && !(p.sub && h.length > p.host.length &&
       h.slice(-p.host.length - 1) === '.' + p.host)) return false;
   var path = u.pathname || '/';
@@ -130,7 +131,8 @@ function ruleFor(url) {
   var u;
   try { u = new URL(url, d.baseURI); } catch (e) { return null; }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-  for (var i = 0; i < rules.length; i++) if (matches(rules[i], u)) return rules[i];
+  var h = u.hostname.toLowerCase();
+  for (var i = 0; i < rules.length; i++) if (matches(rules[i], u, h)) return rules[i];
   return null;
 }
 // PENDING holds a dynamically inserted cross-origin element while no configuration is known

@@ -61,7 +61,7 @@ func fmtMap(m map[string]bool) string {
 func TestTCFTexts(t *testing.T) {
 	en := core.TCFTexts("en")
 	ph := regexp.MustCompile(`\{\w+\}`)
-	for _, lang := range []string{"de", "fr"} {
+	for _, lang := range []string{"de", "fr", "es", "it", "nl", "pt"} {
 		tr := core.TCFTexts(lang)
 		for k, v := range en {
 			if tr[k] == "" {

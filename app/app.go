@@ -27,6 +27,7 @@ import (
 	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/adapters/smtpmail"
+	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/adapters/webhookhttp"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -224,7 +225,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, SSOAllowPrivate: cfg.SSOAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
 		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
-		GVLSource: gvl, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
+		GVLSource: gvl, TCStrings: tcstring.Decoder{}, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
 	})
 	if err != nil {
 		a.Close()

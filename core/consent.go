@@ -58,6 +58,13 @@ type ConsentRecord struct {
 	BatchIndex    int    `json:"batchIndex"`
 	BatchHash     string `json:"batchHash,omitempty"`
 	PrevBatchHash string `json:"prevBatchHash,omitempty"`
+	// TCString and ACString are the IAB TC string (TCF 2.3) and Google's Additional Consent
+	// string (v2) the TCF module produced for this decision, "" on a decision without TCF;
+	// GVLVersion is the Global Vendor List version the TC string was decided under (0 without
+	// one). All three are sealed in the chain (consentd-record-v3).
+	TCString   string `json:"tcString"`
+	ACString   string `json:"acString"`
+	GVLVersion int    `json:"gvlVersion"`
 }
 
 // ConsentReceipt is what the visitor's browser gets back for a recorded decision: the record's
@@ -193,6 +200,11 @@ type ConsentInput struct {
 	PageURL string
 	// UserAgent is the request's User-Agent header; only a coarse family is kept.
 	UserAgent string
+	// TCString, ACString and GVLVersion are the TCF module's strings and the GVL version it
+	// decided under (checkTCFInput); empty on a site without TCF.
+	TCString   string
+	ACString   string
+	GVLVersion int
 }
 
 // JurisdictionOf maps an ISO country code to the privacy regime the banner applies on a banner
@@ -288,6 +300,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if err != nil {
 		return nil, err
 	}
+	if in.GVLVersion, err = public.checkTCFInput(ctx, view.banner, in); err != nil {
+		return nil, err
+	}
 	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
 	if err != nil {
 		return nil, err
@@ -298,6 +313,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
+		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion,
 	}
 	switch {
 	case in.Action != nil:

@@ -116,6 +116,10 @@ type snapshotContent struct {
 	// RegionRules are the banner's regional rules, which a record's regionRule names; left
 	// out when there are none, so that a site without them keeps its snapshots' hashes.
 	RegionRules []RegionRule `json:"regionRules,omitempty"`
+	// TCF is the site's TCF settings when TCF is on (the vendors, special features,
+	// restrictions and Additional Consent providers shown); left out otherwise, so that a
+	// site without TCF keeps its snapshots' hashes. The GVL version is the record's.
+	TCF *TCFSettings `json:"tcf,omitempty"`
 }
 
 type snapshotCat struct {
@@ -150,6 +154,10 @@ func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
 		Template: b.Template, Position: b.Position, Colors: b.Colors, Texts: texts, LogoURL: b.LogoURL,
 		PrivacyURL: b.PrivacyPolicyURL, CookiePolicy: b.CookiePolicyURL, Default: b.DefaultBehavior,
 		Close: b.CloseButtonBehavior, Categories: []snapshotCat{}, RegionRules: b.RegionRules,
+	}
+	if b.TCF.Enabled {
+		tcf := b.TCF.Clone()
+		c.TCF = &tcf
 	}
 	for _, pc := range cfg.Categories {
 		name, desc := categoryText(pc.Category, lang)

@@ -50,6 +50,8 @@ type Deps struct {
 	GVLSource   GVLSource
 	VendorLists VendorLists
 	TCF         TCFDeployment
+	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
+	TCStrings TCStringDecoder
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -106,7 +108,7 @@ func New(deps Deps) (*UseCases, error) {
 		return nil, fmt.Errorf("core: %w", err)
 	}
 	views := &publicViews{store: deps.Store}
-	tcf := tcfDeps{lists: deps.VendorLists, deployment: deps.TCF}
+	tcf := tcfDeps{lists: deps.VendorLists, deployment: deps.TCF, decoder: deps.TCStrings}
 	if tcf.lists == nil {
 		tcf.lists = &storedLists{store: deps.Store, clock: clk}
 	}

@@ -30,6 +30,11 @@ const ConsentCanonicalVersion = "consentd-record-v1"
 // region or a regional rule: the v1 fields followed by region and regionRule.
 const ConsentCanonicalVersionRegion = "consentd-record-v2"
 
+// ConsentCanonicalVersionTCF is the first field of the canonical line of a record with TCF
+// strings or a GVL version: the v2 fields (region and regionRule always present) followed by
+// gvlVersion, tcString and acString.
+const ConsentCanonicalVersionTCF = "consentd-record-v3"
+
 // HashHexLength is the length of every hash consentd shows: hex SHA-256.
 const HashHexLength = 64
 
@@ -58,7 +63,9 @@ const LegacyBatchSeq = 0
 // ConsentCanonical returns the canonical line of a record (without a newline). Every field is
 // free of tabs and newlines by construction: IDs are UUIDs, the visitor is represented by its
 // hash, the page URL is percent-encoded, the region is an ISO 3166-2 code and the rule
-// "regionRules[i]" or "defaultBehavior", the rest are enumerations, numbers and slugs.
+// "regionRules[i]" or "defaultBehavior", the TC string is base64url with dots and the AC
+// string digits, dots, "~" and "dv" (both checked by checkTCFInput), the rest are
+// enumerations, numbers and slugs.
 func ConsentCanonical(r *ConsentRecord) string {
 	slugs := make([]string, 0, len(r.CategoriesConsented))
 	for s := range r.CategoriesConsented {
@@ -88,6 +95,15 @@ func ConsentCanonical(r *ConsentRecord) string {
 	if r.Region != "" || r.RegionRule != "" {
 		fields[0] = ConsentCanonicalVersionRegion
 		fields = append(fields, r.Region, r.RegionRule)
+	}
+	// A record with TCF strings or a GVL version seals them after the region fields (present,
+	// possibly empty); one without keeps its v1 or v2 line.
+	if r.TCString != "" || r.ACString != "" || r.GVLVersion != 0 {
+		if fields[0] != ConsentCanonicalVersionRegion {
+			fields = append(fields, r.Region, r.RegionRule)
+		}
+		fields[0] = ConsentCanonicalVersionTCF
+		fields = append(fields, strconv.Itoa(r.GVLVersion), r.TCString, r.ACString)
 	}
 	return strings.Join(fields, "\t")
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -450,6 +452,15 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 type tcfDeps struct {
 	lists      VendorLists
 	deployment TCFDeployment
+	decoder    TCStringDecoder
+}
+
+// decode decodes a TC string; without a decoder every string is refused.
+func (t tcfDeps) decode(s string) (*TCString, error) {
+	if t.decoder == nil {
+		return nil, Errorf(CodeInvalid, "tcString: this server decodes no TC strings")
+	}
+	return t.decoder.DecodeTCString(s)
 }
 
 // gvl returns the GVL in use, nil when none is loaded.
@@ -540,4 +551,118 @@ func translatedTexts(en, tr map[int]GVLPurpose) map[int]GVLPurpose {
 		}
 	}
 	return out
+}
+
+// TCString is what consentd reads of a TC string (TCF v2.x): the core segment's metadata and
+// choices and the disclosed vendors (the TC string v2.3 requires that segment). ID lists are
+// sorted.
+type TCString struct {
+	Version           int
+	Created           time.Time
+	LastUpdated       time.Time
+	CMPID             int
+	CMPVersion        int
+	ConsentScreen     int
+	ConsentLanguage   string
+	VendorListVersion int
+	TCFPolicyVersion  int
+	IsServiceSpecific bool
+	PublisherCC       string
+	SpecialFeatures   []int
+	PurposesConsent   []int
+	PurposesLI        []int
+	VendorsConsent    []int
+	VendorsLI         []int
+	// VendorsDisclosed is nil when the string has no disclosed-vendors segment.
+	VendorsDisclosed []int
+	// PublisherRestrictions are the restrictions the string carries, by purpose and type.
+	PublisherRestrictions []PublisherRestriction
+}
+
+// TCStringDecoder reads TC strings (adapters/tcstring, over a well-kept decoder).
+type TCStringDecoder interface {
+	// DecodeTCString decodes s; a string that is not a well-formed TC string v2 is a
+	// validation error saying why.
+	DecodeTCString(s string) (*TCString, error)
+}
+
+// Limits of the TCF strings a consent POST may carry.
+const (
+	// MaxTCString is the longest tcString: a TC string with a thousand vendors' consents,
+	// legitimate interests and disclosures in bit fields is under 1,000 characters.
+	MaxTCString = 8192
+	// MaxACString is the longest acString.
+	MaxACString = 8192
+	// MaxGVLVersion is the largest vendorListVersion a TC string holds (12 bits).
+	MaxGVLVersion = 4095
+)
+
+// acStringPattern is Google's Additional Consent string v2: "2~", the consented providers'
+// IDs joined by dots, "~dv.", the disclosed providers' IDs joined by dots.
+var acStringPattern = regexp.MustCompile(`^2~([0-9]+(\.[0-9]+)*)?~dv\.([0-9]+(\.[0-9]+)*)?$`)
+
+// checkTCFInput checks the TCF fields of a decision on the site with banner b and returns the
+// GVL version to record: a TC string is decoded (a malformed one is refused), must carry this
+// deployment's CMP ID, be service-specific, have a disclosed-vendors segment, and name a GVL
+// version this server has (and gvlVersion when the runtime sent one); an AC string must be
+// Google's v2 format and name only the site's providers; both only on a site with TCF on.
+func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in ConsentInput) (int, error) {
+	if in.TCString == "" && in.ACString == "" {
+		if in.GVLVersion != 0 {
+			return 0, Errorf(CodeInvalid, "gvlVersion: only with a tcString")
+		}
+		return 0, nil
+	}
+	if !b.TCF.Enabled {
+		field := "tcString"
+		if in.TCString == "" {
+			field = "acString"
+		}
+		return 0, Errorf(CodeInvalid, "%s: TCF is not enabled on this site", field)
+	}
+	if len(in.ACString) > MaxACString {
+		return 0, Errorf(CodeInvalid, "acString: must be at most %d characters", MaxACString)
+	}
+	if in.ACString != "" {
+		m := acStringPattern.FindStringSubmatch(in.ACString)
+		if m == nil {
+			return 0, Errorf(CodeInvalid, "acString: not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
+		}
+		for _, list := range []string{m[1], m[3]} {
+			for _, id := range strings.Split(list, ".") {
+				if n, err := strconv.Atoi(id); id != "" && (err != nil || !slices.Contains(b.TCF.GoogleATPIDs, n)) {
+					return 0, Errorf(CodeInvalid, "acString: provider %s is not one of the site's (tcf.googleAtpIds)", id)
+				}
+			}
+		}
+	}
+	if in.TCString == "" {
+		if in.GVLVersion != 0 {
+			return 0, Errorf(CodeInvalid, "gvlVersion: only with a tcString")
+		}
+		return 0, nil
+	}
+	if len(in.TCString) > MaxTCString {
+		return 0, Errorf(CodeInvalid, "tcString: must be at most %d characters", MaxTCString)
+	}
+	tc, err := public.tcf.decode(in.TCString)
+	if err != nil {
+		return 0, err
+	}
+	switch cmp := public.tcf.deployment.CMPID; {
+	case tc.CMPID != cmp:
+		return 0, Errorf(CodeInvalid, "tcString: made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
+	case !tc.IsServiceSpecific:
+		return 0, Errorf(CodeInvalid, "tcString: not service-specific (TCF 2.3 strings are)")
+	case tc.VendorsDisclosed == nil:
+		return 0, Errorf(CodeInvalid, "tcString: has no disclosed-vendors segment, which TCF 2.3 requires")
+	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
+		return 0, Errorf(CodeInvalid, "gvlVersion: %d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
+	}
+	if _, err := public.tcf.lists.GVL(ctx, tc.VendorListVersion); IsNotFound(err) {
+		return 0, Errorf(CodeInvalid, "tcString: vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
+	} else if err != nil {
+		return 0, err
+	}
+	return tc.VendorListVersion, nil
 }

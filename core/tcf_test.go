@@ -263,3 +263,20 @@ func mustCatalog(t *testing.T) *library.Catalog {
 	}
 	return cat
 }
+
+// TestConsentCanonicalTCF: a record with TCF strings is sealed by a v3 line ending with the
+// region fields (empty here), the GVL version and both strings; without them the line stays v1.
+func TestConsentCanonicalTCF(t *testing.T) {
+	r := &core.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
+	v1 := core.ConsentCanonical(r)
+	r.TCString, r.ACString, r.GVLVersion = "CQ.IF", "2~89~dv.89", 17
+	v3 := core.ConsentCanonical(r)
+	if !strings.HasPrefix(v1, core.ConsentCanonicalVersion+"\t") ||
+		v3 != core.ConsentCanonicalVersionTCF+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\t\t\t17\tCQ.IF\t2~89~dv.89" {
+		t.Fatalf("v1 %q\nv3 %q", v1, v3)
+	}
+	r.Region, r.RegionRule = "US-CO", "regionRules[1]"
+	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CO\tregionRules[1]\t17\tCQ.IF\t2~89~dv.89") || strings.Count(got, "\t") != 19 {
+		t.Fatalf("v3 with a region: %q", got)
+	}
+}

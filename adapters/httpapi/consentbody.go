@@ -32,6 +32,9 @@ type consentBody struct {
 	Language       string          `json:"language,omitempty" maxLength:"35" doc:"Language of the texts the banner showed (a textTranslations key); empty for the default texts. Part of the record's snapshot."`
 	RuntimeVersion string          `json:"runtimeVersion,omitempty" maxLength:"32" doc:"Version of the banner runtime that showed the banner. Part of the record's snapshot."`
 	PageURL        string          `json:"pageUrl,omitempty" maxLength:"500" doc:"The page the decision was made on; only its origin and path are stored."`
+	TCString       string          `json:"tcString,omitempty" maxLength:"8192" doc:"On a site with TCF on: the IAB TC string (TCF 2.3) of this decision. Decoded by the server: it must be well formed, made with this deployment's CMP ID, service-specific, with a disclosed-vendors segment, and name a Global Vendor List version this server has served. Stored and sealed with the record."`
+	ACString       string          `json:"acString,omitempty" maxLength:"8192" doc:"On a site with TCF on: Google's Additional Consent string v2 (2~1.35~dv.9.21), naming only the site's tcf.googleAtpIds. Stored and sealed with the record."`
+	GVLVersion     int             `json:"gvlVersion,omitempty" minimum:"1" maximum:"4095" doc:"The Global Vendor List version the TCF module decided under; it must be the tcString's vendorListVersion (recorded from the tcString when absent)."`
 
 	// refused is what UnmarshalJSON found wrong, answered by the handler as a 400: returned
 	// from UnmarshalJSON it would reach the client through huma's wrapping instead.
@@ -234,6 +237,10 @@ func (b *consentBody) value(f *consentField, v gjson.Result, textFault func(stri
 			b.RuntimeVersion = s
 		case "pageUrl":
 			b.PageURL = s
+		case "tcString":
+			b.TCString = s
+		case "acString":
+			b.ACString = s
 		}
 	case reflect.Bool:
 		if v.Type != gjson.True && v.Type != gjson.False {
@@ -260,7 +267,12 @@ func (b *consentBody) value(f *consentField, v gjson.Result, textFault func(stri
 		if err != nil {
 			return "expected integer"
 		}
-		b.ConsentVersion = n
+		switch f.name {
+		case "consentVersion":
+			b.ConsentVersion = n
+		case "gvlVersion":
+			b.GVLVersion = n
+		}
 	case reflect.Map:
 		if !v.IsObject() {
 			return "expected object"

@@ -53,6 +53,10 @@ func TestConsentBodyOnePass(t *testing.T) {
 		{`[]`, "validation failed: expected object"},
 		{`null`, "validation failed: expected object"},
 		{`{"categories":{"nope":true},"consentVersion":1}`, "categories.nope: unknown category"},
+		{`{"categories":{},"consentVersion":1,"gvlVersion":0}`, "validation failed: gvlVersion: expected number >= 1"},
+		{`{"categories":{},"consentVersion":1,"tcString":1}`, "validation failed: tcString: expected string"},
+		{`{"categories":{},"consentVersion":1,"acString":"` + long("a", 8193) + `"}`, "validation failed: acString: expected length <= 8192"},
+		{`{"categories":{},"consentVersion":1,"tcString":"CQuUTiAQuUTiA"}`, "tcString: TCF is not enabled on this site"},
 	} {
 		r := e.raw("POST", pub, "", c.body)
 		if v, ok := strings.CutPrefix(c.want, "="); ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/iabgvl"
+	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
 )
@@ -134,7 +135,7 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 	m, err := core.New(core.Deps{
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
 		NewID:       func() string { return uuid.Must(uuid.NewV7()).String() },
-		VendorLists: fixtureGVL(t), TCF: testTCF,
+		VendorLists: fixtureGVL(t), TCF: testTCF, TCStrings: tcstring.Decoder{},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,8 @@ var exportFormats = [...]string{exportCSV, exportNDJSON}
 var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
 	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt",
 	"pageUrl", "userAgent", "snapshotHash", "visitorSalt", "visitorHash", "recordHash",
-	"batchSeq", "batchIndex", "batchHash", "prevBatchHash", "region", "regionRule"}
+	"batchSeq", "batchIndex", "batchHash", "prevBatchHash", "region", "regionRule",
+	"tcString", "acString", "gvlVersion"}
 
 func (h *handlers) registerExport(api huma.API) {
 	o := op("exportConsentRecords", http.MethodGet, "/sites/{id}/consent-records/export", "Export consent records", "Consent", 0)
@@ -149,7 +150,7 @@ func csvRow(r *core.ConsentRecord) []string {
 		r.Action, r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		csvSafe(r.PageURL), r.UserAgent, r.SnapshotHash, r.VisitorSalt, r.VisitorHash, r.RecordHash,
 		strconv.FormatInt(r.BatchSeq, 10), strconv.Itoa(r.BatchIndex), r.BatchHash, r.PrevBatchHash,
-		r.Region, r.RegionRule,
+		r.Region, r.RegionRule, r.TCString, r.ACString, strconv.Itoa(r.GVLVersion),
 	}
 }
 

@@ -41,6 +41,9 @@ type exportLine struct {
 	BatchIndex          int             `json:"batchIndex"`
 	BatchHash           string          `json:"batchHash"`
 	PrevBatchHash       string          `json:"prevBatchHash"`
+	TCString            string          `json:"tcString"`
+	ACString            string          `json:"acString"`
+	GVLVersion          int             `json:"gvlVersion"`
 }
 
 func hexSHA(s string) string {
@@ -82,6 +85,10 @@ func thirdPartyCheck(ndjson []byte) error {
 		if r.Region != "" || r.RegionRule != "" {
 			f[0] = "consentd-record-v2"
 			f = append(f, r.Region, r.RegionRule)
+		}
+		if r.TCString != "" || r.ACString != "" || r.GVLVersion != 0 {
+			f = append(f[:15], r.Region, r.RegionRule, strconv.Itoa(r.GVLVersion), r.TCString, r.ACString)
+			f[0] = "consentd-record-v3"
 		}
 		line := strings.Join(f, "\t")
 		if hexSHA(line) != r.RecordHash {

@@ -113,6 +113,10 @@ var schemaLimits = map[string]any{
 	// Proof of consent (docs/consent-records.md).
 	"ConsentBody.language maxLength":                            core.MaxLanguageKey,
 	"ConsentBody.pageUrl maxLength":                             core.MaxURL,
+	"ConsentBody.tcString maxLength":                            core.MaxTCString,
+	"ConsentBody.acString maxLength":                            core.MaxACString,
+	"ConsentBody.gvlVersion minimum":                            1,
+	"ConsentBody.gvlVersion maximum":                            core.MaxGVLVersion,
 	"ConsentBody.runtimeVersion maxLength":                      core.MaxRuntimeVersion,
 	"ConsentBody.runtimeVersion pattern":                        core.RuntimeVersionPattern,
 	"BannerPatchBody.cookieDomain maxLength":                    core.MaxDomain,

@@ -74,3 +74,73 @@ func TestLoaderTCFStub(t *testing.T) {
 		t.Errorf("TCF configuration: cmpId %v, GVL %v, texts %v, signals %v", cfg["cmpId"], cfg["vendorListVersion"], texts["tcfManageLabel"], signals)
 	}
 }
+
+// TC strings made by the IAB's reference encoder (@iabtechlabtcf/core 1.5.21, TCString.encode)
+// on the fixture GVL (vendorListVersion 17) for testTCF's CMP (4095, version 7): the five
+// vendors 755, 1, 2, 6, 8 disclosed, with every purpose and those vendors consented (accept)
+// or nothing consented (reject).
+const (
+	tcAccept = "CQuUTiAQuUTiA__AHAENAREgAP_gAAAAAAqIF5wBIAAgAEAAYABAC8wAAAAA.IF5wBIAAgAEAAYABAC8w.YAAAAAAAAAAA"
+	tcReject = "CQuUTiAQuUTiA__AHAENAREgAAAAAAAAAAqIAAAAAAAA.IF5wBIAAgAEAAYABAC8w.YAAAAAAAAAAA"
+)
+
+// TestTCFRecords: a TCF site's decisions keep their TC string, AC string and GVL version in
+// the record, sealed in the chain (v3 lines) that a third party checks from
+// docs/consent-records.md alone; the snapshot holds the site's TCF settings; a malformed
+// string, another CMP's, a GVL version that disagrees or a provider not the site's is a 400.
+func TestTCFRecords(t *testing.T) {
+	e := newEnv(t)
+	id, pk := e.site()
+	consent := func(body string) resp {
+		return e.raw("POST", "/api/v1/public/"+pk+"/consent", "", body, "X-Country", "FR", "Content-Type", "application/json")
+	}
+	e.want(consent(`{"categories":{},"consentVersion":1,"tcString":"`+tcAccept+`"}`), 400, "validation_error")
+	e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"tcf": map[string]any{"enabled": true,
+		"vendorIds": []any{755, 1, 2, 6, 8}, "publisherCountryCode": "FR", "googleAtpIds": []any{89, 2822}}}), 200)
+	e.want(consent(`{"categories":{"statistics":true},"consentVersion":1}`), 201) // a v1 line before
+	for body, msg := range map[string]string{
+		`{"categories":{},"consentVersion":1,"tcString":"CQuUTiAQuUTiA"}`:                                                     "tcString: not a",
+		`{"categories":{},"consentVersion":1,"tcString":"CQSbk4AQSbk4ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA"}`: "made by CMP 880, not by this deployment's (4095)",
+		`{"categories":{},"consentVersion":1,"tcString":"` + tcAccept + `","gvlVersion":16}`:                                  "gvlVersion: 16, but the tcString says vendorListVersion 17",
+		`{"categories":{},"consentVersion":1,"tcString":"` + tcAccept + `","acString":"2~7~dv.7"}`:                            "acString: provider 7 is not one of the site's",
+		`{"categories":{},"consentVersion":1,"tcString":"` + tcAccept + `","acString":"1~89"}`:                                "acString: not an Additional Consent string v2",
+		`{"categories":{},"consentVersion":1,"gvlVersion":17}`:                                                                "gvlVersion: only with a tcString",
+	} {
+		r := e.want(consent(body), 400, "validation_error")
+		if !strings.Contains(string(r.body), msg) {
+			t.Errorf("%s: the message does not say %q: %s", body, msg, r.body)
+		}
+	}
+	e.want(consent(`{"categories":{"statistics":true,"marketing":true},"consentVersion":1,"action":"accept_all","tcString":"`+tcAccept+
+		`","acString":"2~89.2822~dv.89.2822","gvlVersion":17}`), 201)
+	e.want(consent(`{"categories":{},"consentVersion":1,"action":"reject_all","tcString":"`+tcReject+`","acString":"2~~dv.89.2822"}`), 201)
+	recs := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records?limit=10", nil), 200).obj(t)["records"].([]any)
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	reject, accept := recs[0].(map[string]any), recs[1].(map[string]any)
+	if accept["tcString"] != tcAccept || accept["acString"] != "2~89.2822~dv.89.2822" || accept["gvlVersion"] != 17.0 ||
+		reject["tcString"] != tcReject || reject["gvlVersion"] != 17.0 || recs[2].(map[string]any)["tcString"] != "" {
+		t.Fatalf("records: %v", recs)
+	}
+	snap := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-snapshots/"+accept["snapshotHash"].(string), nil), 200).obj(t)
+	if tcf, _ := snap["content"].(map[string]any)["tcf"].(map[string]any); tcf == nil || len(tcf["vendorIds"].([]any)) != 5 {
+		t.Errorf("the snapshot lacks the site's TCF settings: %v", snap["content"])
+	}
+	rep := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/verify", nil), 200).obj(t)
+	if rep["ok"] != true || rep["records"].(float64) != 3 {
+		t.Fatalf("verify: %v", rep)
+	}
+	export := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/export?format=ndjson", nil), 200).body
+	if err := thirdPartyCheck(export); err != nil {
+		t.Fatalf("third-party check: %v", err)
+	}
+	forged := strings.Replace(string(export), tcReject, tcAccept, 1)
+	if err := thirdPartyCheck([]byte(forged)); err == nil {
+		t.Error("the third-party check accepts a record whose tcString was swapped")
+	}
+	csv := e.want(e.do("GET", "/api/v1/sites/"+id+"/consent-records/export?format=csv", nil), 200).body
+	if !strings.Contains(string(csv), "regionRule,tcString,acString,gvlVersion") || !strings.Contains(string(csv), tcAccept) {
+		t.Errorf("the CSV lacks the TCF columns: %s", csv)
+	}
+}

@@ -30,6 +30,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"BannerRegionRules", testBannerRegionRules},
 		{"BannerTCF", testBannerTCF},
 		{"GVLVersions", testGVLVersions},
+		{"ConsentTCF", testConsentTCF},
 		{"Categories", testCategories},
 		{"Services", testServices},
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},

@@ -82,3 +82,28 @@ func testGVLVersions(t *testing.T, s core.Store) {
 		t.Fatalf("GVLFetchState = %+v", st)
 	}
 }
+
+// testConsentTCF: a record's TC string, AC string and GVL version are stored and listed and
+// exported as written, its hash still matching; a record without them lists them empty.
+func testConsentTCF(t *testing.T, s core.Store) {
+	f := seed(t, s)
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := consentAt(f.site.ID, at, "v-tcf")
+	r.TCString = "CQSbk4AQSbk4ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA"
+	r.ACString, r.GVLVersion = "2~89.2822~dv.89.2822", 17
+	core.SealConsentRecord(r)
+	plain := consentAt(f.site.ID, at.Add(time.Second), "v-plain")
+	must(t, s.CreateConsentRecord(ctx, r))
+	must(t, s.CreateConsentRecord(ctx, plain))
+	byID := map[string]*core.ConsentRecord{}
+	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(g *core.ConsentRecord) error {
+		byID[g.ID] = g
+		return nil
+	}))
+	if g := byID[r.ID]; g == nil || g.TCString != r.TCString || g.ACString != r.ACString || g.GVLVersion != 17 || core.ConsentRecordHash(g) != r.RecordHash {
+		t.Fatalf("record with TCF strings round trip: %+v", g)
+	}
+	if g := byID[plain.ID]; g == nil || g.TCString != "" || g.ACString != "" || g.GVLVersion != 0 {
+		t.Fatalf("record without TCF strings round trip: %+v", g)
+	}
+}

@@ -1,0 +1,15 @@
+/*
+Package iabconsent provides structs and methods for parsing vendor consent strings as defined by the IAB.
+Current two versions of consent strings are supported.
+
+The IAB Consent String 1.1 Spec which can be found here:
+https://github.com/InteractiveAdvertisingBureau/GDPR-Transparency-and-Consent-Framework/blob/47b45ab362515310183bb3572a367b8391ef4613/Consent%20string%20and%20vendor%20list%20formats%20v1.1%20Final.md#vendor-consent-string-format-
+
+The IAB Transparency and Consent String 2 Spec which can be found here:
+https://github.com/InteractiveAdvertisingBureau/GDPR-Transparency-and-Consent-Framework/blob/47b45ab362515310183bb3572a367b8391ef4613/TCFv2/IAB%20Tech%20Lab%20-%20Consent%20string%20and%20vendor%20list%20formats%20v2.md#about-the-transparency--consent-string-tc-string
+
+Copyright (c) 2020 LiveRamp. All rights reserved.
+
+Written by Andy Day, Software Engineer @ LiveRamp for use in the LiveRamp Pixel Server.
+*/
+package iabconsent

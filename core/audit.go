@@ -71,6 +71,9 @@ const (
 	AuditOrganizationInit = "organization.create"
 	AuditSSOUpdate        = "sso.update"
 	AuditSSODelete        = "sso.delete"
+	AuditUserTOTPReset    = "user.totp_reset"
+	AuditUserRecoveryUse  = "user.totp_recovery_use"
+	AuditUserRecoveryNew  = "user.totp_recovery_codes"
 )
 
 // AuditActions returns every action, for filters and the enum of the API.
@@ -80,7 +83,7 @@ func AuditActions() []string {
 		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditKeyCreate, AuditKeyRotate,
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
 		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit,
-		AuditSSOUpdate, AuditSSODelete}
+		AuditSSOUpdate, AuditSSODelete, AuditUserTOTPReset, AuditUserRecoveryUse, AuditUserRecoveryNew}
 }
 
 // AuditStore keeps the audit log.

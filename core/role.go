@@ -79,18 +79,21 @@ const (
 	PermMembers Permission = "members"
 	// PermAudit reads the audit log and verifies its chain.
 	PermAudit Permission = "audit"
+	// PermFactors resets a member's second factor (their authenticator and recovery codes),
+	// for a member who lost both; never the factor of a member of a higher role.
+	PermFactors Permission = "factors"
 )
 
 // Permissions returns every permission, in the order of the documented matrix.
 func Permissions() []Permission {
 	return []Permission{PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermKeys,
-		PermOwnerKeys, PermMembers, PermAudit}
+		PermOwnerKeys, PermMembers, PermAudit, PermFactors}
 }
 
 // rolePermissions is the one table of roles.
 var rolePermissions = map[Role][]Permission{
 	RoleOwner:   Permissions(),
-	RoleAdmin:   {PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermKeys, PermAudit},
+	RoleAdmin:   {PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermKeys, PermAudit, PermFactors},
 	RoleEditor:  {PermRead, PermConfigure},
 	RolePrivacy: {PermRead, PermExport, PermVerify, PermVisitors},
 	RoleViewer:  {PermRead},

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/base32"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -39,6 +38,9 @@ type SignInResult struct {
 	User        *User
 	Memberships []*Membership
 	CodeToken   string
+	// RecoveryCodesLeft is, after a sign-in with a recovery code, how many the user has left;
+	// nil after other sign-ins.
+	RecoveryCodesLeft *int
 }
 
 // totpStep returns the time step (Unix time / 30 s) whose code is code, among the previous,
@@ -112,20 +114,22 @@ func (users *Users) TOTPEnabled(ctx context.Context, userID string) (bool, error
 }
 
 // EnableTOTP turns the second factor on with secret (from NewTOTP) once code is one of its
-// current codes: the authenticator app has it. validation_error naming "code" otherwise.
-func (users *Users) EnableTOTP(ctx context.Context, userID, secret, code string) error {
+// current codes: the authenticator app has it. validation_error naming "code" otherwise. It
+// returns the user's recovery codes, to be shown this once.
+func (users *Users) EnableTOTP(ctx context.Context, userID, secret, code string) ([]string, error) {
 	if err := selfUser(ctx, userID); err != nil {
-		return err
+		return nil, err
 	}
 	secret = strings.ToUpper(strings.TrimSpace(secret))
 	if len(secret) < 16 || len(secret) > 128 {
-		return Errorf(CodeInvalid, "secret: not a secret made by this console; reload the page")
+		return nil, Errorf(CodeInvalid, "secret: not a secret made by this console; reload the page")
 	}
 	step, ok := totpStep(secret, code, users.now())
 	if !ok {
-		return Errorf(CodeInvalid, "code: not the current code of this secret; check the app's clock and type the code it shows now")
+		return nil, Errorf(CodeInvalid, "code: not the current code of this secret; check the app's clock and type the code it shows now")
 	}
-	return users.store.InTx(ctx, func(tx Store) error {
+	shown, stored := users.newRecoveryCodes(userID)
+	err := users.store.InTx(ctx, func(tx Store) error {
 		u, err := tx.User(ctx, userID)
 		if err != nil {
 			return err
@@ -136,8 +140,15 @@ func (users *Users) EnableTOTP(ctx context.Context, userID, secret, code string)
 		if err := tx.SetUserTOTP(ctx, userID, secret, step); err != nil {
 			return err
 		}
+		if err := tx.ReplaceRecoveryCodes(ctx, userID, stored); err != nil {
+			return err
+		}
 		return users.auditTOTP(ctx, tx, u, false, true)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return shown, nil
 }
 
 // DisableTOTP turns the second factor off; code must be a current, unused code.
@@ -166,28 +177,20 @@ func (users *Users) DisableTOTP(ctx context.Context, userID, code string) error 
 		if err := tx.SetUserTOTP(ctx, userID, "", 0); err != nil {
 			return err
 		}
+		if err := tx.ReplaceRecoveryCodes(ctx, userID, nil); err != nil {
+			return err
+		}
 		return users.auditTOTP(ctx, tx, u, true, false)
 	})
 }
 
 // auditTOTP records the change in every organization of the user.
 func (users *Users) auditTOTP(ctx context.Context, tx Store, u *User, old, new bool) error {
-	ms, err := tx.Memberships(ctx, u.ID)
-	if err != nil {
-		return err
-	}
 	action := AuditUserTOTPEnable
 	if !new {
 		action = AuditUserTOTPDisable
 	}
-	o, _ := json.Marshal(old)
-	n, _ := json.Marshal(new)
-	for _, m := range ms {
-		if err := users.audit.recordChanges(ctx, tx, m.OrgID, "", action, u.ID, []Change{{Field: "totp", Old: o, New: n}}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return users.auditUser(ctx, tx, u, action, "totp", old, new)
 }
 
 // codeSignIn is the live code step of secret.
@@ -219,8 +222,9 @@ func (users *Users) CodeSignInEmail(ctx context.Context, secret string) (string,
 	return t.Email, nil
 }
 
-// SignInCode finishes a password sign-in with the authenticator's code; unauthorized when
-// the code is wrong or was used already (each code signs in once), or the step expired.
+// SignInCode finishes a password sign-in with the authenticator's code or one of the user's
+// recovery codes; unauthorized when the code is wrong or was used already (each code signs in
+// once), or the step expired. RecoveryCodesLeft says how many are left after a recovery code.
 func (users *Users) SignInCode(ctx context.Context, secret, code string) (*SignInResult, error) {
 	t, err := users.codeSignIn(ctx, secret)
 	if err != nil {
@@ -235,12 +239,28 @@ func (users *Users) SignInCode(ctx context.Context, secret, code string) (*SignI
 		return nil, err
 	}
 	step, ok := totpStep(u.TOTPSecret, code, users.now())
-	if !ok {
+	recovery := !ok && normalizeRecoveryCode(code) != ""
+	if !ok && !recovery {
 		return nil, bad
 	}
 	var ms []*Membership
+	var left *int
 	err = users.store.InTx(ctx, func(tx Store) error {
-		if err := tx.UseTOTPStep(ctx, u.ID, step); err != nil {
+		if recovery {
+			used, err := users.signInRecovery(ctx, tx, u, code)
+			if err != nil {
+				return err
+			}
+			if !used {
+				return Errorf(CodeUnauthorized, "wrong code: type the code your authenticator app shows now, or an unused recovery code")
+			}
+			cs, err := tx.RecoveryCodes(ctx, u.ID)
+			if err != nil {
+				return err
+			}
+			n := unused(cs)
+			left = &n
+		} else if err := tx.UseTOTPStep(ctx, u.ID, step); err != nil {
 			if ErrorCode(err) == CodeConflict {
 				return Errorf(CodeUnauthorized, "this code was used already: wait for the next one")
 			}
@@ -258,5 +278,5 @@ func (users *Users) SignInCode(ctx context.Context, secret, code string) (*SignI
 	if len(ms) == 0 {
 		return nil, Errorf(CodeUnauthorized, "this account belongs to no organization any more")
 	}
-	return &SignInResult{User: u, Memberships: ms}, nil
+	return &SignInResult{User: u, Memberships: ms, RecoveryCodesLeft: left}, nil
 }

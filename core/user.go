@@ -43,12 +43,14 @@ func (u *User) DisplayName() string {
 
 // Membership is a user's role in an organization.
 type Membership struct {
-	UserID    string    `json:"userId"`
-	OrgID     string    `json:"organizationId"`
-	OrgName   string    `json:"organizationName"`
-	Role      Role      `json:"role"`
-	Email     string    `json:"email"`
-	Name      string    `json:"name"`
+	UserID  string `json:"userId"`
+	OrgID   string `json:"organizationId"`
+	OrgName string `json:"organizationName"`
+	Role    Role   `json:"role"`
+	Email   string `json:"email"`
+	Name    string `json:"name"`
+	// TOTP says whether the member has two-step sign-in on.
+	TOTP      bool      `json:"totp"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
@@ -111,6 +113,7 @@ type UserStore interface {
 	CreateToken(ctx context.Context, t *OneTimeToken) error
 	Token(ctx context.Context, id string) (*OneTimeToken, error)
 	UseToken(ctx context.Context, id string, at time.Time) error
+	RecoveryCodeStore
 }
 
 // User rules.

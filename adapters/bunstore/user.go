@@ -38,11 +38,12 @@ type membershipRow struct {
 	OrgName        string    `bun:"org_name,scanonly"`
 	Email          string    `bun:"email,scanonly"`
 	Name           string    `bun:"name,scanonly"`
+	TOTP           bool      `bun:"totp,scanonly"`
 }
 
 func (r *membershipRow) core() *core.Membership {
 	return &core.Membership{UserID: r.UserID, OrgID: r.OrganizationID, OrgName: r.OrgName, Role: core.Role(r.Role), Email: r.Email,
-		Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
+		Name: r.Name, TOTP: r.TOTP, CreatedAt: r.CreatedAt.UTC()}
 }
 
 type tokenRow struct {
@@ -171,7 +172,7 @@ func (s *Store) PutMembership(ctx context.Context, m *core.Membership) error {
 func (s *Store) membershipsWhere(ctx context.Context, where string, args ...any) ([]*core.Membership, error) {
 	var rows []membershipRow
 	err := s.db.NewSelect().Model(&rows).
-		ColumnExpr("m.organization_id, m.user_id, m.role, m.created_at, o.name AS org_name, u.email, u.name").
+		ColumnExpr("m.organization_id, m.user_id, m.role, m.created_at, o.name AS org_name, u.email, u.name, u.totp_secret <> '' AS totp").
 		ModelTableExpr("memberships AS m").
 		Join("JOIN organizations AS o ON o.id = m.organization_id").
 		Join("JOIN users AS u ON u.id = m.user_id").
@@ -263,6 +264,76 @@ func (s *Store) UseToken(ctx context.Context, id string, at time.Time) error {
 	res, err := s.db.NewUpdate().Model((*tokenRow)(nil)).Set("used_at = ?", at).Where("id = ? AND used_at IS NULL", id).Exec(ctx)
 	if err := mustAffect(res, err, "token"); core.IsNotFound(err) {
 		return core.Errorf(core.CodeConflict, "token used already or unknown")
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+type recoveryCodeRow struct {
+	bun.BaseModel `bun:"table:totp_recovery_codes"`
+	ID            string     `bun:"id,pk"`
+	UserID        string     `bun:"user_id"`
+	Prefix        string     `bun:"prefix"`
+	Hash          string     `bun:"hash"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	UsedAt        *time.Time `bun:"used_at"`
+}
+
+// ReplaceRecoveryCodes implements core.RecoveryCodeStore.
+func (s *Store) ReplaceRecoveryCodes(ctx context.Context, userID string, codes []*core.RecoveryCode) error {
+	if err := findIDs("user", userID); err != nil {
+		return err
+	}
+	return s.InTx(ctx, func(tx core.Store) error {
+		t := tx.(*Store)
+		if _, err := t.User(ctx, userID); err != nil {
+			return err
+		}
+		if _, err := t.db.NewDelete().Model((*recoveryCodeRow)(nil)).Where("user_id = ?", userID).Exec(ctx); err != nil {
+			return translate(err, "recovery code")
+		}
+		if len(codes) == 0 {
+			return nil
+		}
+		rows := make([]recoveryCodeRow, len(codes))
+		for i, c := range codes {
+			if err := newID("recovery code", c.ID); err != nil {
+				return err
+			}
+			rows[i] = recoveryCodeRow{ID: c.ID, UserID: userID, Prefix: c.Prefix, Hash: c.Hash, CreatedAt: c.CreatedAt, UsedAt: c.UsedAt}
+		}
+		_, err := t.db.NewInsert().Model(&rows).Exec(ctx)
+		return translate(err, "recovery code")
+	})
+}
+
+// RecoveryCodes implements core.RecoveryCodeStore.
+func (s *Store) RecoveryCodes(ctx context.Context, userID string) ([]*core.RecoveryCode, error) {
+	out := []*core.RecoveryCode{}
+	if !isID(userID) {
+		return out, nil
+	}
+	var rows []recoveryCodeRow
+	if err := s.db.NewSelect().Model(&rows).Where("user_id = ?", userID).OrderExpr("created_at, id").Scan(ctx); err != nil {
+		return nil, translate(err, "recovery code")
+	}
+	for _, r := range rows {
+		out = append(out, &core.RecoveryCode{ID: r.ID, UserID: r.UserID, Prefix: r.Prefix, Hash: r.Hash, CreatedAt: r.CreatedAt.UTC(),
+			UsedAt: utcPtr(r.UsedAt)})
+	}
+	return out, nil
+}
+
+// UseRecoveryCode implements core.RecoveryCodeStore: one conditional update, so that two
+// sign-ins with the same code cannot both pass.
+func (s *Store) UseRecoveryCode(ctx context.Context, id string, at time.Time) error {
+	if !isID(id) {
+		return core.Errorf(core.CodeConflict, "recovery code used already or unknown")
+	}
+	res, err := s.db.NewUpdate().Model((*recoveryCodeRow)(nil)).Set("used_at = ?", at).Where("id = ? AND used_at IS NULL", id).Exec(ctx)
+	if err := mustAffect(res, err, "recovery code"); core.IsNotFound(err) {
+		return core.Errorf(core.CodeConflict, "recovery code used already or unknown")
 	} else if err != nil {
 		return err
 	}

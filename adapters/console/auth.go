@@ -184,7 +184,7 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 	}
 	code := strings.TrimSpace(r.PostFormValue("code"))
 	if code == "" {
-		h.showCodeStep(w, r, http.StatusBadRequest, "Enter the 6-digit code your authenticator app shows.")
+		h.showCodeStep(w, r, http.StatusBadRequest, "Enter the 6-digit code your authenticator app shows, or a recovery code.")
 		return
 	}
 	res, err := h.m.SignInCode(r.Context(), token, code)
@@ -198,6 +198,11 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 	}
 	http.SetCookie(w, &http.Cookie{Name: codeCookie, Value: "", Path: "/sign-in", MaxAge: -1,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	if res.RecoveryCodesLeft != nil {
+		// A recovery code was spent: the authenticator page says how many are left and
+		// offers new ones.
+		r.PostForm.Set("next", "/account/totp?recovered=1")
+	}
 	h.startSession(w, r, core.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
 }
 

@@ -187,6 +187,8 @@ func (h *handler) routes() {
 	a("GET /account/totp", h.totpPage)
 	a("POST /account/totp", h.enableTOTP)
 	a("POST /account/totp/disable", h.disableTOTP)
+	a("POST /account/totp/recovery", h.newRecoveryCodes)
+	a("POST /members/{uid}/totp-reset", h.resetMemberTOTP)
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
 	a("GET /sites/{id}/consents/erase", h.confirmErase)

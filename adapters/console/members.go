@@ -75,6 +75,16 @@ func (h *handler) changeRole(w http.ResponseWriter, r *http.Request, rq *request
 	h.redirect(w, r, rq, "/members", "Role changed.")
 }
 
+// resetMemberTOTP turns a member's two-step sign-in off (owners, admins).
+func (h *handler) resetMemberTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
+	if err := h.m.ResetMemberTOTP(r.Context(), rq.org, r.PathValue("uid")); err != nil {
+		status, msg := h.message(r, err)
+		h.showMembers(w, r, rq, status, page{Form: "member-" + r.PathValue("uid"), Error: msg}, membersView{})
+		return
+	}
+	h.redirect(w, r, rq, "/members", "Two-step sign-in reset: the member signs in with their password and may set up a new authenticator.")
+}
+
 func (h *handler) removeMember(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err := h.m.RemoveMember(r.Context(), rq.org, r.PathValue("uid")); err != nil {
 		status, msg := h.message(r, err)

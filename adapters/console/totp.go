@@ -16,8 +16,13 @@ import (
 // totpView is the authenticator page's data.
 type totpView struct {
 	Enabled bool
-	Secret  string
-	URI     string
+	// Codes are recovery codes just made, shown this once; Left is how many unused codes the
+	// member has; Recovered says they just signed in with one.
+	Codes     []string
+	Left      int
+	Recovered bool
+	Secret    string
+	URI       string
 	// QR is the otpauth URI as a PNG data: URL ("" when it could not be drawn).
 	QR template.URL
 }
@@ -25,10 +30,10 @@ type totpView struct {
 // totpPage shows a member their second factor: a new secret with its QR code to enable it,
 // or the form to turn it off.
 func (h *handler) totpPage(w http.ResponseWriter, r *http.Request, rq *request) {
-	h.showTOTP(w, r, rq, http.StatusOK, "", "")
+	h.showTOTP(w, r, rq, http.StatusOK, "", "", nil)
 }
 
-func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, status int, secret, msg string) {
+func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, status int, secret, msg string, codes []string) {
 	if rq.s.UserID == "" {
 		h.errorPage(w, r, rq, http.StatusForbidden, "Not allowed",
 			"A session opened with an API key has no authenticator. Sign in with your email and password to set one up.")
@@ -39,8 +44,13 @@ func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, 
 		h.fail(w, r, rq, err)
 		return
 	}
-	v := totpView{Enabled: on}
-	if !on {
+	v := totpView{Enabled: on, Codes: codes, Recovered: r.URL.Query().Get("recovered") != ""}
+	if on {
+		if v.Left, err = h.m.RecoveryCodesLeft(r.Context(), rq.s.UserID); err != nil {
+			h.fail(w, r, rq, err)
+			return
+		}
+	} else {
 		setup, err := h.m.NewTOTP(r.Context(), rq.s.UserID, secret)
 		if err != nil {
 			h.fail(w, r, rq, err)
@@ -48,8 +58,11 @@ func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, 
 		}
 		v.Secret, v.URI, v.QR = setup.Secret, setup.URI, qrDataURL(setup.URI)
 	}
-	h.render(w, r, rq, status, "totp", page{Title: "Authenticator", Section: "sessions", Form: "totp", Error: msg,
-		Data: v, Values: url.Values{}})
+	p := page{Title: "Authenticator", Section: "sessions", Form: "totp", Error: msg, Data: v, Values: url.Values{}}
+	if codes != nil {
+		p.Flash = "Two-step sign-in is on: after your password, the console asks for your authenticator's code. Save your recovery codes now."
+	}
+	h.render(w, r, rq, status, "totp", p)
 }
 
 // qrDataURL draws the otpauth URI as a QR code with the TOTP library (its pure-Go barcode
@@ -73,17 +86,35 @@ func qrDataURL(uri string) template.URL {
 // enableTOTP turns the second factor on once the code of the shown secret is right.
 func (h *handler) enableTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
 	secret := r.PostFormValue("secret")
-	err := h.m.EnableTOTP(r.Context(), rq.s.UserID, secret, r.PostFormValue("code"))
+	codes, err := h.m.EnableTOTP(r.Context(), rq.s.UserID, secret, r.PostFormValue("code"))
 	if core.ErrorCode(err) == core.CodeInvalid {
 		_, msg := h.message(r, err)
-		h.showTOTP(w, r, rq, http.StatusBadRequest, secret, msg)
+		h.showTOTP(w, r, rq, http.StatusBadRequest, secret, msg, nil)
 		return
 	}
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return
 	}
-	h.redirect(w, r, rq, "/sessions", "Two-step sign-in is on: after your password, the console asks for your authenticator's code.")
+	// The codes are shown on this answer only: they are stored hashed.
+	w.Header().Set("Cache-Control", "no-store")
+	h.showTOTP(w, r, rq, http.StatusOK, "", "", codes)
+}
+
+// newRecoveryCodes replaces the member's recovery codes, with a current code.
+func (h *handler) newRecoveryCodes(w http.ResponseWriter, r *http.Request, rq *request) {
+	codes, err := h.m.NewRecoveryCodes(r.Context(), rq.s.UserID, r.PostFormValue("code"))
+	if core.ErrorCode(err) == core.CodeInvalid {
+		_, msg := h.message(r, err)
+		h.showTOTP(w, r, rq, http.StatusBadRequest, "", msg, nil)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	h.showTOTP(w, r, rq, http.StatusOK, "", "", codes)
 }
 
 // disableTOTP turns the second factor off with a current code.
@@ -91,7 +122,7 @@ func (h *handler) disableTOTP(w http.ResponseWriter, r *http.Request, rq *reques
 	err := h.m.DisableTOTP(r.Context(), rq.s.UserID, r.PostFormValue("code"))
 	if core.ErrorCode(err) == core.CodeInvalid {
 		_, msg := h.message(r, err)
-		h.showTOTP(w, r, rq, http.StatusBadRequest, "", msg)
+		h.showTOTP(w, r, rq, http.StatusBadRequest, "", msg, nil)
 		return
 	}
 	if err != nil {

@@ -67,8 +67,16 @@ func TestTOTPJourney(t *testing.T) {
 	checkPage(t, ctx, base, "x02-totp-enable-wrong-code")
 	fill(t, ctx, map[string]string{"#code": code(time.Now())})
 	submit(t, ctx, "document.querySelector('form[action=\"/account/totp\"] button').click()")
-	waitFor(t, ctx, "location.pathname === '/sessions'")
-	mustContain(t, ctx, "Two-step sign-in is on", "On: after your password")
+	// The recovery codes are shown this once.
+	mustContain(t, ctx, "Two-step sign-in is on", "Your recovery codes", "10 unused recovery codes left")
+	var recovery []string
+	eval(t, ctx, "document.querySelector('#recovery-codes').textContent.trim().split('\\n')", &recovery)
+	if len(recovery) != core.RecoveryCodeCount || len(recovery[0]) != 11 {
+		t.Fatalf("recovery codes shown: %q", recovery)
+	}
+	checkPage(t, ctx, base, "x02b-totp-recovery-codes")
+	navigate(t, ctx, base+"/sessions")
+	mustContain(t, ctx, "On: after your password")
 	submit(t, ctx, "document.querySelector('form.signout button').click()")
 	waitFor(t, ctx, "location.pathname === '/sign-in'")
 
@@ -92,4 +100,36 @@ func TestTOTPJourney(t *testing.T) {
 	waitFor(t, ctx, "location.pathname === '/sites'")
 	navigate(t, ctx, base+"/sessions")
 	mustContain(t, ctx, "On: after your password")
+
+	// A recovery code signs in in place of the authenticator's code, once.
+	submit(t, ctx, "document.querySelector('form.signout button').click()")
+	waitFor(t, ctx, "location.pathname === '/sign-in'")
+	fill(t, ctx, map[string]string{"#email": "ana@example.com", "#password": "a long enough password"})
+	submit(t, ctx, "document.querySelector('#password').form.querySelector('button').click()")
+	fill(t, ctx, map[string]string{"#code": recovery[0]})
+	submit(t, ctx, "document.querySelector('form[action=\"/sign-in\"] button').click()")
+	waitFor(t, ctx, "location.pathname === '/account/totp'")
+	mustContain(t, ctx, "You signed in with a recovery code", "9 unused recovery codes left")
+	checkPage(t, ctx, base, "x05-totp-recovered")
+	submit(t, ctx, "document.querySelector('form.signout button').click()")
+	waitFor(t, ctx, "location.pathname === '/sign-in'")
+
+	// The owner resets Ana's two-step sign-in; her password alone then signs her in.
+	fill(t, ctx, map[string]string{"#key": apiKey})
+	submit(t, ctx, "document.querySelector('form[action=\"/sign-in\"] button').click()")
+	waitFor(t, ctx, "location.pathname === '/sites'")
+	navigate(t, ctx, base+"/members")
+	checkPage(t, ctx, base, "x06-members-totp-on")
+	submit(t, ctx, "document.querySelector('button[aria-label=\"Reset two-step sign-in of ana@example.com\"]').click()")
+	mustContain(t, ctx, "Two-step sign-in reset")
+	var resetShown bool
+	eval(t, ctx, "!!document.querySelector('button[aria-label^=\"Reset two-step\"]')", &resetShown)
+	if resetShown {
+		t.Fatal("the reset button is still shown after the reset")
+	}
+	submit(t, ctx, "document.querySelector('form.signout button').click()")
+	waitFor(t, ctx, "location.pathname === '/sign-in'")
+	fill(t, ctx, map[string]string{"#email": "ana@example.com", "#password": "a long enough password"})
+	submit(t, ctx, "document.querySelector('#password').form.querySelector('button').click()")
+	waitFor(t, ctx, "location.pathname === '/sites'")
 }

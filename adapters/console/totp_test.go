@@ -38,7 +38,7 @@ func TestTOTPSignIn(t *testing.T) {
 		}
 		return c
 	}
-	if err := w.uc.Users.EnableTOTP(asAna, u.ID, setup.Secret, code(w.clock.now())); err != nil {
+	if _, err := w.uc.Users.EnableTOTP(asAna, u.ID, setup.Secret, code(w.clock.now())); err != nil {
 		t.Fatal(err)
 	}
 	c := w.client(t)

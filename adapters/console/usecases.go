@@ -20,7 +20,10 @@ type (
 		CodeSignInEmail(ctx context.Context, secret string) (string, error)
 		NewTOTP(ctx context.Context, userID, secret string) (*core.TOTPSetup, error)
 		TOTPEnabled(ctx context.Context, userID string) (bool, error)
-		EnableTOTP(ctx context.Context, userID, secret, code string) error
+		EnableTOTP(ctx context.Context, userID, secret, code string) ([]string, error)
+		RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
+		NewRecoveryCodes(ctx context.Context, userID, code string) ([]string, error)
+		ResetMemberTOTP(ctx context.Context, orgID, userID string) error
 		DisableTOTP(ctx context.Context, userID, code string) error
 		UserActor(ctx context.Context, userID, orgID string) (*core.Actor, error)
 		Memberships(ctx context.Context, userID string) ([]*core.Membership, error)

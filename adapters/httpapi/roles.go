@@ -166,5 +166,6 @@ var permissionWords = map[core.Permission]string{
 	core.PermKeys:      "list, create, rotate and revoke API keys other than owner keys",
 	core.PermOwnerKeys: "create, rotate and revoke owner keys",
 	core.PermMembers:   "invite and remove members, change roles, set the organization's single sign-on",
+	core.PermFactors:   "reset a member's two-step sign-in (not an owner's, for an admin)",
 	core.PermAudit:     "read and verify the audit log",
 }

@@ -20,6 +20,7 @@ type teamsData struct {
 	members  map[membershipKey]core.Membership
 	tokens   map[string]core.OneTimeToken
 	sso      map[string]core.SSOConfig
+	recovery []core.RecoveryCode
 }
 
 // auditAnchor is an organization's last entry removed by retention.
@@ -35,7 +36,8 @@ type signInFailure struct {
 
 func (t teamsData) clone() teamsData {
 	return teamsData{audit: slices.Clone(t.audit), anchors: maps.Clone(t.anchors), sessions: maps.Clone(t.sessions), failures: slices.Clone(t.failures),
-		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens), sso: maps.Clone(t.sso)}
+		users: maps.Clone(t.users), members: maps.Clone(t.members), tokens: maps.Clone(t.tokens), sso: maps.Clone(t.sso),
+		recovery: slices.Clone(t.recovery)}
 }
 
 // AuditHead implements core.AuditStore.
@@ -388,7 +390,7 @@ func (s *Store) PutMembership(_ context.Context, m *core.Membership) error {
 func (s *Store) fill(m core.Membership) *core.Membership {
 	m.OrgName = s.d.orgs[m.OrgID].Name
 	u := s.d.teams.users[m.UserID]
-	m.Email, m.Name = u.Email, u.Name
+	m.Email, m.Name, m.TOTP = u.Email, u.Name, u.TOTPSecret != ""
 	return &m
 }
 
@@ -515,4 +517,45 @@ func (s *Store) DeleteSSOConfig(_ context.Context, orgID string) error {
 func (s *Store) CountSSOConfigs(context.Context) (int, error) {
 	defer s.lock()()
 	return len(s.d.teams.sso), nil
+}
+
+// ReplaceRecoveryCodes implements core.RecoveryCodeStore.
+func (s *Store) ReplaceRecoveryCodes(_ context.Context, userID string, codes []*core.RecoveryCode) error {
+	defer s.lock()()
+	if _, ok := s.d.teams.users[userID]; !ok {
+		return notFound("user")
+	}
+	s.d.teams.recovery = slices.DeleteFunc(s.d.teams.recovery, func(c core.RecoveryCode) bool { return c.UserID == userID })
+	for _, c := range codes {
+		s.d.teams.recovery = append(s.d.teams.recovery, *c)
+	}
+	return nil
+}
+
+// RecoveryCodes implements core.RecoveryCodeStore.
+func (s *Store) RecoveryCodes(_ context.Context, userID string) ([]*core.RecoveryCode, error) {
+	defer s.lock()()
+	out := []*core.RecoveryCode{}
+	for _, c := range s.d.teams.recovery {
+		if c.UserID == userID {
+			out = append(out, &c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *core.RecoveryCode) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// UseRecoveryCode implements core.RecoveryCodeStore.
+func (s *Store) UseRecoveryCode(_ context.Context, id string, at time.Time) error {
+	defer s.lock()()
+	for i, c := range s.d.teams.recovery {
+		if c.ID == id {
+			if c.UsedAt != nil {
+				break
+			}
+			s.d.teams.recovery[i].UsedAt = &at
+			return nil
+		}
+	}
+	return core.Errorf(core.CodeConflict, "recovery code used already or unknown")
 }

@@ -62,6 +62,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Sessions", testSessions},
 		{"Users", testUsers},
 		{"SSO", testSSO},
+		{"RecoveryCodes", testRecoveryCodes},
 		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -209,6 +209,12 @@ type AuditReport struct {
 	Entries int64  `json:"entries"`
 	HeadSeq int64  `json:"headSeq"`
 	Head    string `json:"headHash"`
+	// AnchorSeq and AnchorHash are what the chain was verified from: the last entry removed
+	// by retention (its seq and hash), or 0 and 64 zeros while none was. The first kept
+	// entry must be AnchorSeq+1 and carry AnchorHash as its prevHash. Keep the anchor of
+	// a report to check later that the log was only shortened from its start.
+	AnchorSeq  int64  `json:"anchorSeq"`
+	AnchorHash string `json:"anchorHash"`
 	// Break is the first entry that differs from what was written.
 	Break *AuditBreak `json:"break,omitempty"`
 }
@@ -236,6 +242,7 @@ func (auditLog *AuditLog) VerifyAuditLog(ctx context.Context, orgID string) (*Au
 	if err != nil {
 		return nil, err
 	}
+	rep.AnchorSeq, rep.AnchorHash = prevSeq, prevHash
 	stop := fmt.Errorf("audit chain broken")
 	err = auditLog.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
 		br := func(problem string) error {

@@ -93,11 +93,24 @@ func TestAuditRetention(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// hashes are the entries' hashes by seq, read while they are kept.
+			hashes := map[int64]string{0: core.GenesisHash}
 			verify := func(what string, entries, head int64) {
 				t.Helper()
 				rep, err := e.m.AuditLog.VerifyAuditLog(ctx, e.org)
 				if err != nil || !rep.OK || rep.Entries != entries || rep.HeadSeq != head {
 					t.Fatalf("%s: %+v %v, want %d entries up to %d", what, rep, err, entries, head)
+				}
+				// The reply names the anchor it verified from: the last removed entry.
+				if anchor := head - entries; rep.AnchorSeq != anchor || rep.AnchorHash != hashes[anchor] || hashes[anchor] == "" {
+					t.Fatalf("%s: anchor %d %s, want %d %s", what, rep.AnchorSeq, rep.AnchorHash, anchor, hashes[anchor])
+				}
+				page, err := e.m.AuditLog.AuditEntries(ctx, e.org, core.AuditQuery{Limit: core.MaxAuditLimit}, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, en := range page.Entries {
+					hashes[en.Seq] = en.Hash
 				}
 			}
 			// 90 days ago: the shop (1), an owner key of the organization (2), the blog (3),

@@ -55,7 +55,10 @@ func (h *handlers) registerAudit(api huma.API) {
 
 	o = op("verifyAuditLog", http.MethodGet, "/audit-log/verify", "Verify the audit log", "Audit log", 0)
 	o.Description = "Recomputes the organization's audit chain from the stored entries and reports the first entry that " +
-		"was changed, removed or relinked after it was written (`ok` false and `break`)."
+		"was changed, removed or relinked after it was written (`ok` false and `break`). Entries removed by retention leave " +
+		"an anchor, the seq and hash of the last one removed: verification starts from it, and the reply names it " +
+		"(`anchorSeq`, `anchorHash`; 0 and 64 zeros while retention removed nothing), so that the first kept entry must be " +
+		"`anchorSeq`+1 and link to `anchorHash`. `entries` counts the kept entries verified; `headSeq` and `headHash` are the last."
 	huma.Register(api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body *core.AuditReport }, error) {
 		rep, err := h.m.VerifyAuditLog(ctx, orgOf(ctx))
 		if err != nil {

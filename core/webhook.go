@@ -214,6 +214,10 @@ type Webhooks struct {
 	newID  func() string
 	log    *slog.Logger
 	events *publisher
+	// mailer tells the organization's digest recipients that an endpoint was disabled (nil:
+	// no email); publicURL is the base of the console link it carries.
+	mailer    Mailer
+	publicURL string
 }
 
 // WebhookInput creates or changes an endpoint; nil fields are left as they are on update.
@@ -781,6 +785,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		ok = code >= 200 && code < 300
 	}
 	var failure error
+	var disabled *WebhookEndpoint
 	err = hooks.store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
 		d.UpdatedAt = at.At
@@ -802,6 +807,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
 						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
 					ep.Enabled, ep.DisabledReason = false, &reason
+					disabled = ep
 					hooks.log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
 				}
 			} else {
@@ -817,7 +823,45 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 	if err != nil {
 		return err
 	}
+	if disabled != nil {
+		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)
+	}
 	return failure
+}
+
+// noticeDisabled emails the digest recipients of the endpoint's organization's sites (each
+// address once) that consentd disabled the endpoint: deliveries stop until someone enables
+// it again, so the people who watch the sites should know. A failure is logged: the
+// endpoint stays disabled either way, and its reason is in the API and the console.
+func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *WebhookEndpoint) {
+	if hooks.mailer == nil {
+		return
+	}
+	sites, err := hooks.store.Sites(ctx, e.OrganizationID)
+	if err != nil {
+		hooks.log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID), slog.Any("error", err))
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range sites {
+		for _, r := range s.DigestRecipients {
+			if seen[r.Email] {
+				continue
+			}
+			seen[r.Email] = true
+			unsub := hooks.publicURL + APIPrefix + "/unsubscribe/" + r.Token
+			msg := EmailMessage{To: r.Email, Unsubscribe: unsub,
+				Subject: "consentd: a webhook endpoint was disabled after failures",
+				Text: fmt.Sprintf("consentd stopped delivering events to the webhook endpoint %s of your organization.\n\n%s\n\n"+
+					"Deliveries resume once someone fixes the receiver and enables the endpoint again: %s/webhooks\n\n--\n"+
+					"You get this email because an administrator added %s to the digest of %s.\nUnsubscribe: %s\n",
+					e.URL, deref(e.DisabledReason), hooks.publicURL, r.Email, s.Name, unsub)}
+			if err := hooks.mailer.Send(ctx, msg); err != nil {
+				hooks.log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID),
+					slog.String("to", r.Email), slog.Any("error", err))
+			}
+		}
+	}
 }
 
 func attemptOutcome(a DeliveryAttempt) string {

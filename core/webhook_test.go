@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,14 @@ type hookQueue struct{ ids []string }
 
 func (q *hookQueue) EnqueueDelivery(_ context.Context, _ core.Store, id string) error {
 	q.ids = append(q.ids, id)
+	return nil
+}
+
+// mailbox records emails.
+type mailbox struct{ sent []core.EmailMessage }
+
+func (m *mailbox) Send(_ context.Context, msg core.EmailMessage) error {
+	m.sent = append(m.sent, msg)
 	return nil
 }
 
@@ -37,14 +46,17 @@ func (s *hookSender) Send(_ context.Context, r core.WebhookRequest) (*core.Webho
 // TestWebhookDelivery: events of a site reach the subscribed endpoints of its organization
 // only; a delivery keeps its ID over attempts, ends delivered on a 2xx, failed after its last
 // attempt, and an endpoint failing for a day is disabled with a reason; a disabled endpoint's
-// deliveries are cancelled; redelivery makes a new delivery with the same payload.
+// deliveries are cancelled; redelivery makes a new delivery with the same payload. The
+// organization's digest recipients are emailed, each once, when consentd disables an
+// endpoint, and not when a person does.
 func TestWebhookDelivery(t *testing.T) {
 	clock := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
 	store := memstore.New()
-	q, snd := &hookQueue{}, &hookSender{}
+	q, snd, mails := &hookQueue{}, &hookSender{}, &mailbox{}
 	var n int
 	m, err := core.New(core.Deps{Store: store, Catalog: emptyCatalog(t), Now: now, WebhookQueue: q, WebhookSender: snd,
+		Mailer: mails, PublicURL: "https://consent.example/",
 		NewID: func() string { n++; return fmt.Sprintf("00000000-0000-7000-8000-%012d", n) }})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +65,13 @@ func TestWebhookDelivery(t *testing.T) {
 	other, _ := m.Orgs.CreateOrganization(ctx, "other")
 	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Two sites with digest recipients, one address on both.
+	if _, err := m.Sites.UpdateSite(ctx, org.ID, site.ID, core.SiteInput{DigestEmails: []string{"dpo@acme.example", "web@acme.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Blog"), URL: ptr("https://blog.example"), DigestEmails: []string{"dpo@acme.example"}}); err != nil {
 		t.Fatal(err)
 	}
 	ep, err := m.Webhooks.CreateEndpoint(ctx, org.ID, core.WebhookInput{URL: ptr("https://hooks.example/a"), Events: []string{core.EventConfigChanged}})
@@ -103,6 +122,16 @@ func TestWebhookDelivery(t *testing.T) {
 	if got.Enabled || got.DisabledReason == nil {
 		t.Fatalf("endpoint after a day of failures: %+v, want disabled with a reason", got)
 	}
+	if len(mails.sent) != 2 || mails.sent[0].To == mails.sent[1].To {
+		t.Fatalf("disabled-endpoint emails: %+v, want one to each of the 2 digest addresses", mails.sent)
+	}
+	for _, msg := range mails.sent {
+		if !strings.Contains(msg.Subject, "disabled") || !strings.Contains(msg.Text, "https://hooks.example/a") ||
+			!strings.Contains(msg.Text, *got.DisabledReason) || !strings.Contains(msg.Text, "https://consent.example/webhooks") ||
+			!strings.HasPrefix(msg.Unsubscribe, "https://consent.example/api/v1/unsubscribe/") {
+			t.Fatalf("disabled-endpoint email: %+v", msg)
+		}
+	}
 	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, id2); d.Status != core.DeliveryFailed || *d.Attempts[0].Error != "connection refused" {
 		t.Fatalf("failed delivery %+v", d)
 	}
@@ -127,5 +156,8 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, re.ID); d.Status != core.DeliveryCancelled {
 		t.Fatalf("delivery to a disabled endpoint is %s, want cancelled", d.Status)
+	}
+	if len(mails.sent) != 2 {
+		t.Fatalf("%d emails after a disabling by hand, want none more", len(mails.sent)-2)
 	}
 }

@@ -128,6 +128,8 @@ type Banner struct {
 	RegionRules []RegionRule `json:"regionRules"`
 	// TCF are the site's IAB TCF settings (TCFSettings; docs/tcf.md).
 	TCF TCFSettings `json:"tcf"`
+	// GPP are the site's IAB GPP settings (GPPSettings; docs/gpp.md).
+	GPP GPPSettings `json:"gpp"`
 	// BlockingRules is derived on read from the site's services and the catalog's built-in
 	// rules; it is not stored.
 	BlockingRules *BlockingRules `json:"blockingRules"`
@@ -176,6 +178,7 @@ func newBanner(id, siteID string, now time.Time) *Banner {
 		TextTranslations:     map[string]map[string]string{},
 		RegionRules:          []RegionRule{},
 		TCF:                  TCFSettings{}.clean(),
+		GPP:                  GPPSettings{}.clean(),
 		DefaultBehavior:      BehaviorOptIn,
 		CloseButtonBehavior:  "dismiss",
 		CookieExpirationDays: DefaultCookieLifetime,
@@ -224,6 +227,8 @@ type BannerPatch struct {
 	RegionRules *[]RegionRuleInput
 	// TCF, when not nil, replaces the banner's TCF settings (checked by CheckTCFSettings).
 	TCF *TCFSettings
+	// GPP, when not nil, replaces the banner's GPP settings (checked by CheckGPPSettings).
+	GPP *GPPSettings
 }
 
 func (p BannerPatch) validate() error {
@@ -449,6 +454,12 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 			return nil, err
 		}
 	}
+	var gpp GPPSettings
+	if p.GPP != nil {
+		if gpp, err = CheckGPPSettings(*p.GPP); err != nil {
+			return nil, err
+		}
+	}
 	if c := &p.CookieDomain; c.Set && !c.Null {
 		if c.Value, err = CookieDomainFor(site.URL, c.Value); err != nil {
 			return nil, err
@@ -468,6 +479,9 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 		}
 		if p.TCF != nil {
 			b.TCF = tcf
+		}
+		if p.GPP != nil {
+			b.GPP = gpp
 		}
 		b.UpdatedAt = banners.now()
 		if err := banners.events.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {

@@ -413,11 +413,16 @@ type PublicConfig struct {
 	// TCF is whether the IAB TCF applies to this visitor (Banner.TCFApplies): the loader then
 	// inlines the __tcfapi stub and the runtime loads the TCF module.
 	TCF bool `json:"tcf,omitempty" doc:"Whether the IAB TCF applies to this visitor: the site has tcf.enabled, the visitor's rule is opt_in and the visitor is in the EEA, GB or CH or of unknown location. The loader then inlines the __tcfapi stub and the runtime loads the TCF module."`
+	// GPP is what the runtime's __gpp writes for this visitor (Banner.GPPFor), nil when the site
+	// has GPP off or no section applies: the loader then inlines no __gpp.
+	GPP *GPPConfig `json:"gpp,omitempty" doc:"The IAB GPP sections the runtime's __gpp writes for this visitor, the values of their fields before and after an opt-out of sale and sharing, and those that apply (docs/gpp.md); absent when the site has GPP off or no section applies to the visitor."`
 	// policies are the site's policies by rule, cached with the rest; location is the
 	// visitor's (WithBanner decides a draft's policy for it).
 	policies Policies
 	regions  *regionIndex
 	location Location
+	// cmpID is the deployment's CMP ID, which GPPConfig reports.
+	cmpID int
 }
 
 // PublicCategory is a category with the services in it, as the runtime shows it.
@@ -448,6 +453,8 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	cfg.Policy = base.policies.For(rule)
 	cfg.TCF = base.Banner.TCFApplies(rule)
+	cfg.cmpID = public.tcf.deployment.CMPID
+	cfg.GPP = base.Banner.GPPFor(rule, cfg.cmpID)
 	return &cfg, nil
 }
 

@@ -304,5 +304,6 @@ func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
 	out.Jurisdiction, out.Region, out.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	out.Policy = DecidePolicy(b, cats, rule)
 	out.TCF = b.TCFApplies(rule)
+	out.GPP = b.GPPFor(rule, cfg.cmpID)
 	return &out
 }

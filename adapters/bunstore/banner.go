@@ -34,6 +34,7 @@ type banner struct {
 	CookieDomain          *string                      `bun:"cookie_domain"`
 	RegionRules           []core.RegionRule            `bun:"region_rules,type:jsonb"`
 	TCF                   core.TCFSettings             `bun:"tcf,type:jsonb"`
+	GPP                   core.GPPSettings             `bun:"gpp,type:jsonb"`
 	CreatedAt             time.Time                    `bun:"created_at"`
 	UpdatedAt             time.Time                    `bun:"updated_at"`
 }
@@ -48,7 +49,7 @@ func fromBanner(b *core.Banner) *banner {
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
-		TCF: b.TCF.Clone(), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		TCF: b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -62,7 +63,7 @@ func (b *banner) core() *core.Banner {
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor, ConsentMode: core.ConsentModeOf(b.GCMExcludeVendor),
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
-		TCF: b.TCF.Clone(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		TCF: b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
 	}
 }
 

@@ -26,6 +26,8 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.reopenPosition":      core.ReopenPositions(),
 	"BannerPatchBody.consentMode":         core.ConsentModes(),
 	"RegionRuleIn.defaultBehavior":        core.DefaultBehaviors(),
+	"GppIn.mspaMode":                      core.MSPAModes(),
+	"GPPSettings.mspaMode":                core.MSPAModes(),
 	"ConsentBody.action":                  core.ConsentActions(),
 	"ScanTriggerBody.mode":                core.ScanModes(),
 	"Scan.mode":                           core.ScanModes(),

@@ -111,6 +111,7 @@ func cloneBanner(b core.Banner) *core.Banner {
 		b.RegionRules = []core.RegionRule{}
 	}
 	b.TCF = b.TCF.Clone()
+	b.GPP = b.GPP.Clone()
 	b.BlockingRules = nil
 	b.ConsentMode = core.ConsentModeOf(b.GCMExcludeVendor) // one stored value, as on SQL
 	return &b

@@ -29,6 +29,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Banner", testBanner},
 		{"BannerRegionRules", testBannerRegionRules},
 		{"BannerTCF", testBannerTCF},
+		{"BannerGPP", testBannerGPP},
 		{"GVLVersions", testGVLVersions},
 		{"ConsentTCF", testConsentTCF},
 		{"Categories", testCategories},

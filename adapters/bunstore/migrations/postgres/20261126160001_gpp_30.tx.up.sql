@@ -1,0 +1,2 @@
+-- IAB GPP (issue 30): a banner's GPP settings (core.GPPSettings), one JSON object.
+ALTER TABLE banners ADD COLUMN IF NOT EXISTS gpp JSONB NOT NULL DEFAULT '{"enabled":false,"mspaCoveredTransaction":false,"mspaMode":"opt-out"}';

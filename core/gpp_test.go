@@ -1,0 +1,168 @@
+package core_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/consentd/consentd/core"
+)
+
+// TestGPPFor: the sections a visitor's __gpp writes follow the visitor's rule: none with GPP off;
+// usnat and the state's own section under a US opt-out rule, the state's applying unless the site
+// is MSPA-covered (National Approach: usnat); tcfeuv2 where the TCF applies; none elsewhere.
+func TestGPPFor(t *testing.T) {
+	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	org, s := mustSite(t, m)
+	gppOf := func(country, region string) *core.GPPConfig {
+		t.Helper()
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: country, Region: region})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.GPP
+	}
+	rules := []core.RegionRuleInput{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
+		{Regions: []string{"US"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &rules, TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
+		t.Fatal(err)
+	}
+	if g := gppOf("US", "US-CA"); g != nil {
+		t.Fatalf("GPP off: %+v, want none", g)
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true, MSPAMode: "opt_out"}}); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gpp.mspaMode") {
+		t.Fatalf("an unknown MSPA mode: %v, want invalid naming gpp.mspaMode", err)
+	}
+	b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.GPP.MSPAMode != core.MSPAModeOptOut {
+		t.Fatalf("default MSPA mode %q, want opt-out", b.GPP.MSPAMode)
+	}
+	ids := func(g *core.GPPConfig) string {
+		if g == nil {
+			return "none"
+		}
+		var out []string
+		for _, s := range g.Sections {
+			out = append(out, s.API)
+		}
+		return strings.Join(out, ",") + " applicable " + fmtInts(g.Applicable)
+	}
+	for _, c := range []struct{ country, region, want string }{
+		{"US", "US-CA", "usnat,usca applicable [8]"},
+		{"US", "US-VA", "usnat,usva applicable [9]"},
+		{"US", "US-CO", "usnat,usco applicable [10]"},
+		{"US", "US-UT", "usnat,usut applicable [11]"},
+		{"US", "US-CT", "usnat,usct applicable [12]"},
+		{"US", "US-TX", "usnat applicable [7]"},
+		{"US", "", "usnat applicable [7]"},
+		{"FR", "", "tcfeuv2 applicable [2]"},
+		{"JP", "", "none"},
+	} {
+		if got := ids(gppOf(c.country, c.region)); got != c.want {
+			t.Errorf("visitor from %s %s: %s, want %s", c.country, c.region, got, c.want)
+		}
+	}
+	if g := gppOf("US", "US-CA"); g.CMPID != 300 {
+		t.Errorf("cmpId %d, want the deployment's 300", g.CMPID)
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: core.MSPAModeServiceProvider}}); err != nil {
+		t.Fatal(err)
+	}
+	g := gppOf("US", "US-CA")
+	if got := ids(g); got != "usnat,usca applicable [7]" {
+		t.Errorf("MSPA-covered site, California: %s, want usnat applying", got)
+	}
+	// usnat's fields: the mapping's notices provided, opt-outs not opted out (opted out after an
+	// opt-out), the MSPA fields from the settings, everything else not applicable.
+	want := map[string][2]int{
+		"SharingNotice": {1, 1}, "SaleOptOutNotice": {1, 1}, "SharingOptOutNotice": {1, 1}, "TargetedAdvertisingOptOutNotice": {1, 1},
+		"SaleOptOut": {2, 1}, "SharingOptOut": {2, 1}, "TargetedAdvertisingOptOut": {2, 1},
+		"MspaCoveredTransaction": {1, 1}, "MspaOptOutOptionMode": {2, 2}, "MspaServiceProviderMode": {1, 1},
+	}
+	nat := g.Sections[0]
+	if nat.ID != 7 || nat.Version != 2 || !nat.GPCSegment || len(nat.Fields) != 15 {
+		t.Fatalf("usnat = %+v", nat)
+	}
+	bits := 6
+	for _, f := range nat.Fields {
+		n := max(f.Count, 1)
+		bits += f.Bits * n
+		before, after := f.Value, f.Value
+		if f.OptOut != nil {
+			after = *f.OptOut
+		}
+		if got, w := [2]int{before, after}, want[f.Name]; got != w {
+			t.Errorf("usnat %s: before/after opt-out %v, want %v", f.Name, got, w)
+		}
+	}
+	if bits != 6+9*2+16*2+3*2+4*2 { // Version, 9 Int(2), N-Bitfield(2,16), N-Bitfield(2,3), 4 Int(2)
+		t.Errorf("usnat core segment is %d bits", bits)
+	}
+	if !reflect.DeepEqual(fieldNames(g.Sections[1]), []string{"SaleOptOutNotice", "SharingOptOutNotice", "SensitiveDataLimitUseNotice", "SaleOptOut", "SharingOptOut", "SensitiveDataProcessing", "KnownChildSensitiveDataConsents", "PersonalDataConsents", "MspaCoveredTransaction", "MspaOptOutOptionMode", "MspaServiceProviderMode"}) {
+		t.Errorf("usca fields %v", fieldNames(g.Sections[1]))
+	}
+}
+
+func fmtInts(v []int) string {
+	var out []string
+	for _, i := range v {
+		out = append(out, strconv.Itoa(i))
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+func fieldNames(s core.GPPSection) []string {
+	var out []string
+	for _, f := range s.Fields {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// gppTable is docs/gpp.md's mapping table, rendered from core.GPPFieldTable.
+func gppTable() string {
+	var b strings.Builder
+	b.WriteString("| GPP field | before a choice, or sale and sharing kept | after an opt-out of sale and sharing | consentd's decision behind it |\n|---|---|---|---|\n")
+	name := map[int]string{0: "0 not applicable", 1: "1", 2: "2"}
+	for _, m := range core.GPPFieldTable() {
+		before, after := name[m.Before], name[m.OptedOut]
+		if strings.HasSuffix(m.Field, "Notice") {
+			before += " (provided)"
+		} else {
+			before += " (did not opt out)"
+			after += " (opted out)"
+		}
+		if m.OptedOut < 0 {
+			after = "unchanged"
+		}
+		b.WriteString("| `" + m.Field + "` | " + before + " | " + after + " | " + m.Why + " |\n")
+	}
+	return b.String()
+}
+
+// TestGPPDocumented: docs/gpp.md shows the mapping as core has it (the test prints the table to
+// paste when they differ).
+func TestGPPDocumented(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "gpp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gppTable(); !strings.Contains(string(b), want) {
+		t.Errorf("docs/gpp.md's mapping table differs from core.GPPFieldTable; it should read:\n%s", want)
+	}
+	for _, api := range []string{"usnat", "usca", "usva", "usco", "usut", "usct", "tcfeuv2"} {
+		if !strings.Contains(string(b), "`"+api+"`") {
+			t.Errorf("docs/gpp.md does not name the section %s", api)
+		}
+	}
+}

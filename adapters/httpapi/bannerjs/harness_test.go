@@ -381,6 +381,9 @@ type record struct {
 	DoNotSell           bool            `json:"doNotSell"`
 	ConsentVersion      int             `json:"consentVersion"`
 	Action              string          `json:"action"`
+	TCString            string          `json:"tcString"`
+	ACString            string          `json:"acString"`
+	GVLVersion          int             `json:"gvlVersion"`
 }
 
 // ---- The site side: pages with a strict CSP, trackers on third-party origins. ----

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/core"
 )
 
@@ -163,6 +164,11 @@ func TestBrowserTCF(t *testing.T) {
 	if !eval1(t, ctx, `window.consentd.getConsent().categories.marketing === true && window.consentd.getConsent().action === 'accept_all'`) {
 		t.Error("consentd's categories do not follow accept all")
 	}
+	// consentd records the decision with its strings and the GVL version.
+	if r := e.waitRecords(t, 1)[0]; r.Action != "accept_all" || r.TCString != tc || r.ACString != ac || r.GVLVersion != 17 ||
+		cats(r.CategoriesConsented) != "map[essential:true marketing:true statistics:true]" {
+		t.Errorf("the record of accept all: %+v", r)
+	}
 
 	// A reload: the stored TC string loads (tcloaded), nothing is asked again.
 	navigate(t, ctx, url)
@@ -207,6 +213,13 @@ func TestBrowserTCF(t *testing.T) {
 	checkTC(t, nm, "consentd.rejectAll()", tc, false)
 	if !eval1(t, ctx, `window.consentd.getConsent().categories.marketing === false && window.consentd.getConsent().action === 'reject_all'`) {
 		t.Error("consentd's categories do not follow rejectAll()")
+	}
+	// Every decision is recorded with the string the page got: accept all, reject all in the
+	// second layer (first visitor), reject all, acceptAll(), rejectAll() (second visitor).
+	recs := e.waitRecords(t, 5)
+	if r := recs[len(recs)-1]; r.Action != "reject_all" || r.TCString != tc || r.GVLVersion != 17 ||
+		cats(r.CategoriesConsented) != "map[essential:true marketing:false statistics:false]" {
+		t.Errorf("the record of rejectAll(): %+v", r)
 	}
 	noViolations(t, ctx)
 }
@@ -273,6 +286,10 @@ func checkTC(t *testing.T, nm, what, tc string, all bool) {
 	if err != nil {
 		t.Fatalf("%s: %q: %v", what, tc, err)
 	}
+	lr, err := tcstring.Decoder{}.DecodeTCString(tc)
+	if err != nil {
+		t.Fatalf("%s: LiveRamp/iabconsent: %q: %v", what, tc, err)
+	}
 	purposes, vendors, sf := []int{}, []int{}, []int{}
 	if all {
 		purposes, vendors, sf = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, tcfVendors, []int{1}
@@ -284,6 +301,10 @@ func checkTC(t *testing.T, nm, what, tc string, all bool) {
 		CmpID: own.CMPID, CmpVersion: own.CMPVersion, VendorListVersion: own.VendorListVersion, IsServiceSpecific: own.IsServiceSpecific,
 		Purposes: nz(own.Purposes), PurposesLI: nz(own.PurposesLI), Vendors: nz(own.Vendors), Disclosed: nz(own.Disclosed),
 		SpecialFeatures: nz(own.SpecialFeatures), PublisherCC: own.PublisherCC,
+	}}, {"LiveRamp/iabconsent (adapters/tcstring)", tcDecoded{
+		CmpID: lr.CMPID, CmpVersion: lr.CMPVersion, VendorListVersion: lr.VendorListVersion, IsServiceSpecific: lr.IsServiceSpecific,
+		Purposes: nz(lr.PurposesConsent), PurposesLI: nz(lr.PurposesLI), Vendors: nz(lr.VendorsConsent), Disclosed: nz(lr.VendorsDisclosed),
+		SpecialFeatures: nz(lr.SpecialFeatures), PublisherCC: lr.PublisherCC,
 	}}} {
 		m := d.m
 		if m.CmpID != testCMPID || m.CmpVersion != testCMPVersion || m.VendorListVersion != 17 || !m.IsServiceSpecific || m.PublisherCC != "FR" {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/consentd/consentd/adapters/tcstring"
 )
 
 // tcEncodeScript runs the runtime's encoder (tcfstring.js, as the module has it) in node on
@@ -22,7 +24,8 @@ console.log(JSON.stringify(cases.map((c) => tcString(Object.assign({created: Dat
 // TestTCStringEncoder runs the runtime's encoder on the cases a site can produce (no vendor at
 // all, long runs that range encoding wins, sparse and dense sets, publisher restrictions,
 // legitimate interest asked for purposes where it is not allowed) and decodes each string with
-// the IAB's decoder and the tests' own: both read back what was encoded.
+// the IAB's decoder, LiveRamp's (adapters/tcstring) and the tests' own: all read back what was
+// encoded.
 func TestTCStringEncoder(t *testing.T) {
 	t.Parallel()
 	nm := tcfDecoder(t)
@@ -67,6 +70,11 @@ func TestTCStringEncoder(t *testing.T) {
 			continue
 		}
 		iab := iabDecode(t, nm, strs[i])
+		lr, err := tcstring.Decoder{}.DecodeTCString(strs[i])
+		if err != nil {
+			t.Errorf("case %d: LiveRamp/iabconsent: %q: %v", i, strs[i], err)
+			continue
+		}
 		wantLI := []int{}
 		for _, p := range c.PurposesLI {
 			if p == 2 || p > 6 {
@@ -81,6 +89,7 @@ func TestTCStringEncoder(t *testing.T) {
 		}{
 			{"@iabtechlabtcf/core", iab.Purposes, iab.PurposesLI, iab.Vendors, iab.Disclosed, iab.CmpID, iab.CmpVersion, iab.VendorListVersion, iab.IsServiceSpecific},
 			{"the Go decoder", nz(own.Purposes), nz(own.PurposesLI), nz(own.Vendors), nz(own.Disclosed), own.CMPID, own.CMPVersion, own.VendorListVersion, own.IsServiceSpecific},
+			{"LiveRamp/iabconsent", nz(lr.PurposesConsent), nz(lr.PurposesLI), nz(lr.VendorsConsent), nz(lr.VendorsDisclosed), lr.CMPID, lr.CMPVersion, lr.VendorListVersion, lr.IsServiceSpecific},
 		} {
 			if !slices.Equal(d.p, nz(c.Purposes)) || !slices.Equal(d.pl, wantLI) || !slices.Equal(d.v, nz(c.Vendors)) || !slices.Equal(d.disc, slices.Sorted(slices.Values(nz(c.Disclosed)))) ||
 				d.cmp != 4095 || d.ver != 7 || d.gvl != 17 || !d.serviceSpecific {

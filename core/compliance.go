@@ -119,6 +119,8 @@ type ComplianceInput struct {
 	// Scan is the site's latest completed scan (nil: none): every non-essential service it
 	// found must be held back until consent.
 	Scan *Scan
+	// TCF is the deployment's TCF and the GVL in use (nil: the TCF rules are not judged).
+	TCF *TCFComplianceInput
 }
 
 // ComplianceInputFromPublicConfig is the configuration a runtime fetched, as rule input: what

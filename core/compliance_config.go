@@ -148,6 +148,7 @@ func (e *evaluation) configRules(in *ComplianceInput, v *Verification) {
 	e.consentModeConfig(in, eu, v)
 	e.gpcRule(in)
 	e.regionRules(in)
+	e.tcfRules(in)
 }
 
 // regionRules are the rules of a banner's regional rules, read from the law data

@@ -8,6 +8,7 @@ type Compliance struct {
 	catalog Catalog
 	clock
 	views *publicViews
+	tcf   tcfDeps
 }
 
 // Report applies the compliance rules to the site's configuration (banner, categories,
@@ -28,6 +29,13 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 		return nil, err
 	}
 	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: blockingRules(compliance.catalog, v.banner, v.cats, v.svcs)}
+	if v.banner.TCF.Enabled {
+		g, err := compliance.tcf.gvl(ctx)
+		if err != nil {
+			return nil, err
+		}
+		in.TCF = &TCFComplianceInput{CMPID: compliance.tcf.deployment.CMPID, GVL: g}
+	}
 	switch sc, err := compliance.store.LatestScan(ctx, site.ID, ScanCompleted); {
 	case err == nil:
 		in.Scan = sc

@@ -127,7 +127,7 @@ func New(deps Deps) (*UseCases, error) {
 			clock: clk, log: deps.Logger, scanMode: deps.ScanMode, defaultScanPeriod: deps.DefaultScanPeriod, events: events, scans: scans},
 		PublicBanner: &PublicBanner{store: deps.Store, catalog: deps.Catalog, clock: clk, newID: newID, views: views, tcf: tcf},
 		ConsentLog:   &ConsentLog{store: deps.Store, allSites: deps.AllSites, clock: clk, audit: audit, events: events},
-		Compliance:   &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views},
+		Compliance:   &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views, tcf: tcf},
 		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
 			clock: clk, newID: newID, log: deps.Logger, events: events, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/")},
 		Digests: &Digests{store: deps.Store, allSites: deps.AllSites, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),

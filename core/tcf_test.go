@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -278,5 +279,84 @@ func TestConsentCanonicalTCF(t *testing.T) {
 	r.Region, r.RegionRule = "US-CO", "regionRules[1]"
 	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CO\tregionRules[1]\t17\tCQ.IF\t2~89~dv.89") || strings.Count(got, "\t") != 19 {
 		t.Fatalf("v3 with a region: %q", got)
+	}
+}
+
+// TestTCFComplianceRules: on a site with TCF on, the report flags a GVL older than 14 days, a
+// selected vendor deleted from or gone from the GVL, and a deployment without a CMP ID; a
+// fresh list with live vendors passes, and a site with TCF off is not judged.
+func TestTCFComplianceRules(t *testing.T) {
+	fixture := fixtureGVL(t)
+	fresh := *fixture
+	fresh.LastUpdated = time.Date(2026, 11, 19, 16, 0, 0, 0, time.UTC) // two days before the test clock
+	lists := &gvlLists{gvl: &fresh}
+	m := newTCFCore(t, lists, core.TCFDeployment{CMPID: 4095, CMPVersion: 1})
+	org, s := mustSite(t, m)
+	tcfFindings := func() map[string][]string {
+		t.Helper()
+		rep, err := m.Compliance.Report(ctx, org, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for _, f := range rep.Findings {
+			if strings.HasPrefix(f.RuleID, "consent.tcf-") {
+				out[f.RuleID] = append(out[f.RuleID], f.Detail)
+			}
+		}
+		return out
+	}
+	if f := tcfFindings(); len(f) != 0 {
+		t.Fatalf("a site with TCF off: %v", f)
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755, 1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if f := tcfFindings(); len(f) != 0 {
+		t.Fatalf("a fresh GVL with live vendors: %v", f)
+	}
+	// The next list is a fortnight old, deletes vendor 1 and drops vendor 2.
+	old := fresh
+	old.LastUpdated = time.Date(2026, 11, 5, 16, 0, 0, 0, time.UTC)
+	old.Vendors = maps.Clone(fresh.Vendors)
+	v1 := old.Vendors[1]
+	deleted := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	v1.DeletedDate = &deleted
+	old.Vendors[1] = v1
+	delete(old.Vendors, 2)
+	lists.gvl = &old
+	f := tcfFindings()
+	if len(f["consent.tcf-gvl-age"]) != 1 || !strings.Contains(f["consent.tcf-gvl-age"][0], "version 17 of 2026-11-05, 15 days old") {
+		t.Errorf("GVL age: %v", f["consent.tcf-gvl-age"])
+	}
+	if d := strings.Join(f["consent.tcf-vendor-deleted"], " | "); len(f["consent.tcf-vendor-deleted"]) != 2 ||
+		!strings.Contains(d, "deleted from the Global Vendor List on 2026-11-01") || !strings.Contains(d, "Vendor 2 of tcf.vendorIds is no longer in the Global Vendor List version 17") {
+		t.Errorf("deleted vendors: %v", d)
+	}
+	if len(f["consent.tcf-cmp-id"]) != 0 {
+		t.Errorf("CMP ID flagged on a deployment that has one: %v", f["consent.tcf-cmp-id"])
+	}
+
+	// The same site on a deployment whose CMP ID was removed since.
+	noCMP := newTCFCore(t, lists, core.TCFDeployment{})
+	org2, s2 := mustSite(t, noCMP)
+	b, err := noCMP.store.Banner(ctx, s2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.TCF = core.TCFSettings{Enabled: true, VendorIDs: []int{755}}
+	if err := noCMP.store.UpdateBanner(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := noCMP.Compliance.Report(ctx, org2, s2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		found = found || (f.RuleID == "consent.tcf-cmp-id" && f.Severity == core.SeverityError && strings.Contains(f.Detail, "CONSENTD_TCF_CMP_ID"))
+	}
+	if !found {
+		t.Errorf("no CMP ID: %+v", rep.Findings)
 	}
 }

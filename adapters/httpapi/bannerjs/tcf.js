@@ -429,7 +429,7 @@ function closeUI() {
 // meanwhile; then it is in error (cmpStatus 'error', every other command refused), and vendors
 // must assume no consent.
 (function load(n) {
-  fetch(stub.conf, { credentials: 'omit' })
+  (n === 0 && stub.res ? stub.res : fetch(stub.conf, { credentials: 'omit' })) // the stub's fetch first
     .then(function (r) { if (!r.ok) throw new Error('tcf config: HTTP ' + r.status); return r.json(); })
     .then(start)
     .catch(function (e) {

@@ -8,7 +8,8 @@
  *  - a 'message' listener answers __tcfapiCall postMessages from nested (cross-origin) frames
  *    through whatever __tcfapi is at the time (the stub's queue, then the module's API);
  *  - an empty, hidden iframe named __tcfapiLocator tells frames that a CMP is here;
- *  - the TCF module is loaded, async, from consentd's origin.
+ *  - the TCF module is loaded, async, from consentd's origin, and the site's TCF configuration
+ *    is fetched meanwhile, for the module to take up.
  * The build puts the module's path (relative to the loader's URL, versioned) and the site's TCF
  * configuration path in MODULE and CONF (core.PublicTCFModule, core.PublicTCFConfig).
  */
@@ -24,6 +25,8 @@
     q.push([cmd, ver, cb, param]);
   }
   api.conf = new URL(CONF, base).href;
+  // The site's TCF configuration is fetched now, while the module loads (api.res: the response).
+  if (w.fetch) api.res = fetch(api.conf, { credentials: 'omit' });
   w.__tcfapi = api;
   w.addEventListener('message', function (e) {
     var msg = e.data, str = typeof msg === 'string';

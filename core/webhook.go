@@ -26,6 +26,10 @@ const (
 	EventConfigChanged     = "config.changed"
 )
 
+// EventWebhookTest is the event of a test delivery (Webhooks.SendTest): sent to one endpoint
+// on request, whatever it subscribes to; not an event type to subscribe to.
+const EventWebhookTest = "webhook.test"
+
 // EventTypes returns the event types, in the order the API lists them.
 func EventTypes() []string {
 	return []string{EventScanCompleted, EventScanFailed, EventScanChanged, EventComplianceChanged,
@@ -475,6 +479,39 @@ func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id stri
 	var d *WebhookDelivery
 	err = hooks.store.InTx(ctx, func(tx Store) error {
 		d, err = hooks.events.newDelivery(ctx, tx, e, old.EventType, old.Payload)
+		return err
+	})
+	return d, err
+}
+
+// WebhookTest is the data of a webhook.test event.
+type WebhookTest struct {
+	EndpointID string `json:"endpointId"`
+	Message    string `json:"message"`
+}
+
+// SendTest queues a webhook.test delivery to an enabled endpoint of the organization, signed
+// and retried like any other, so that its owner can check the receiver; it answers the
+// delivery (its status and attempts then show in the delivery log).
+func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*WebhookDelivery, error) {
+	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	e, err := hooks.store.WebhookEndpoint(ctx, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Enabled {
+		return nil, Errorf(CodeInvalid, "the endpoint is disabled: enable it before sending a test event")
+	}
+	payload, err := json.Marshal(Event{Type: EventWebhookTest, Timestamp: hooks.now(),
+		Data: WebhookTest{EndpointID: e.ID, Message: "A test event sent from consentd on request."}})
+	if err != nil {
+		return nil, err
+	}
+	var d *WebhookDelivery
+	err = hooks.store.InTx(ctx, func(tx Store) error {
+		d, err = hooks.events.newDelivery(ctx, tx, e, EventWebhookTest, payload)
 		return err
 	})
 	return d, err

@@ -146,6 +146,14 @@ func TestWebhookDelivery(t *testing.T) {
 	if err != nil || re.ID == id2 || string(re.Payload) != string(d.Payload) || q.ids[len(q.ids)-1] != re.ID {
 		t.Fatalf("redelivery %+v (%v)", re, err)
 	}
+	// A test event goes to the endpoint whatever it subscribes to.
+	td, err := m.Webhooks.SendTest(ctx, org.ID, ep.ID)
+	if err != nil || td.EventType != core.EventWebhookTest || q.ids[len(q.ids)-1] != td.ID || !strings.Contains(string(td.Payload), `"type":"webhook.test"`) {
+		t.Fatalf("test event %+v (%v)", td, err)
+	}
+	if _, err := m.Webhooks.SendTest(ctx, other.ID, ep.ID); core.ErrorCode(err) != core.CodeNotFound {
+		t.Fatalf("a test event to another organization's endpoint: %v", err)
+	}
 	// A delivery of an endpoint disabled by hand is cancelled, not sent.
 	if _, err := m.Webhooks.UpdateEndpoint(ctx, org.ID, ep.ID, core.WebhookInput{Enabled: ptr(false)}); err != nil {
 		t.Fatal(err)
@@ -156,6 +164,9 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, re.ID); d.Status != core.DeliveryCancelled {
 		t.Fatalf("delivery to a disabled endpoint is %s, want cancelled", d.Status)
+	}
+	if _, err := m.Webhooks.SendTest(ctx, org.ID, ep.ID); core.ErrorCode(err) != core.CodeInvalid {
+		t.Fatalf("a test event to a disabled endpoint: %v", err)
 	}
 	if len(mails.sent) != 2 {
 		t.Fatalf("%d emails after a disabling by hand, want none more", len(mails.sent)-2)

@@ -68,7 +68,7 @@ func (p page) ErrorFor(form string) string {
 
 // pageNames are the page templates, each executed inside layout.html.
 var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp", "ssocontinue"}
+	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp", "ssocontinue", "webhooks"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -120,6 +120,10 @@ func (h *handler) funcs() template.FuncMap {
 			return *s
 		},
 		"join": strings.Join,
+		// scanSchedules, verifySchedules and eventTypes are core's lists, for selects.
+		"scanSchedules":   core.ScanSchedules,
+		"verifySchedules": core.VerifySchedules,
+		"lastAttempt":     lastAttempt,
 		"paths": func(urls []string) string {
 			out := make([]string, len(urls))
 			for i, u := range urls {
@@ -306,6 +310,7 @@ var formLimits = map[string]int{
 	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
 	"userName": core.MaxUserName, "userPassword": core.MaxPassword,
 	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID, "reopenLabel": core.MaxReopenLabel,
+	"digestEmails": core.MaxDigestEmails, "webhookDescription": core.MaxWebhookDescription,
 }
 
 var formMinimums = map[string]int{"cookieExpirationDays": core.MinCookieExpiration}

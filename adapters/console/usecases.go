@@ -71,6 +71,7 @@ type UseCases struct {
 	httpapi.AuditUseCases
 	httpapi.SSOUseCases
 	OrgFinderUseCases
+	httpapi.WebhookUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -80,5 +81,6 @@ func FromCore(uc *core.UseCases) UseCases {
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
+		WebhookUseCases: uc.Webhooks,
 	}
 }

@@ -69,6 +69,7 @@ var opPermissions = map[string]core.Permission{
 	"listWebhookDeliveries": core.PermKeys,
 	"getWebhookDelivery":    core.PermKeys,
 	"redeliverWebhook":      core.PermKeys,
+	"testWebhook":           core.PermKeys,
 
 	"getSso":    core.PermMembers,
 	"putSso":    core.PermMembers,

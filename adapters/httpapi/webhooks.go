@@ -19,6 +19,7 @@ type WebhookUseCases interface {
 	Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*core.WebhookDelivery, int, error)
 	Delivery(ctx context.Context, orgID, endpointID, id string) (*core.WebhookDelivery, error)
 	Redeliver(ctx context.Context, orgID, endpointID, id string) (*core.WebhookDelivery, error)
+	SendTest(ctx context.Context, orgID, id string) (*core.WebhookDelivery, error)
 }
 
 // WebhookCreatedOut is a new endpoint with its signing secret, shown this once.
@@ -140,6 +141,17 @@ func (h *handlers) registerWebhooks(api huma.API) {
 			}
 			return &struct{ Body *core.WebhookDelivery }{d}, nil
 		})
+
+	o = op("testWebhook", http.MethodPost, "/webhooks/{id}/test", "Send a test event", "Webhooks", http.StatusCreated)
+	o.Description = "Queues a `webhook.test` delivery to the endpoint (enabled; whatever events it subscribes to), signed and retried " +
+		"like any other, with data {endpointId, message}; answers the delivery, whose attempts then show in the delivery log."
+	huma.Register(api, o, func(ctx context.Context, in *WebhookIDPath) (*struct{ Body *core.WebhookDelivery }, error) {
+		d, err := h.m.SendTest(ctx, orgOf(ctx), in.ID)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &struct{ Body *core.WebhookDelivery }{d}, nil
+	})
 
 	o = op("redeliverWebhook", http.MethodPost, "/webhooks/{id}/deliveries/{deliveryId}/redeliver", "Redeliver", "Webhooks", http.StatusCreated)
 	o.Description = "Sends the delivery's payload again as a new delivery (a new webhook-id), to an enabled endpoint; answers the new delivery."

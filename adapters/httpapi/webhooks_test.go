@@ -49,10 +49,15 @@ func TestWebhookEndpoints(t *testing.T) {
 		e.want(r, 400, "validation_error")
 	}
 
+	// A test event (delivered in TestWatchJourney, adapters/console): another organization's
+	// endpoint is not found.
+	e.want(e.do("POST", "/api/v1/webhooks/"+id+"/test", nil, e.keyB), 404, "not_found")
+
 	patched := e.want(e.do("PATCH", "/api/v1/webhooks/"+id, map[string]any{"enabled": false, "events": []string{"scan.failed", "consent.recorded"}}), 200).obj(t)
 	if patched["enabled"] != false || fmt.Sprint(patched["events"]) != "[scan.failed consent.recorded]" {
 		t.Fatalf("patched %v", patched)
 	}
+	e.want(e.do("POST", "/api/v1/webhooks/"+id+"/test", nil), 400, "validation_error") // disabled
 	page := e.want(e.do("GET", "/api/v1/webhooks/"+id+"/deliveries", nil), 200).obj(t)
 	if fmt.Sprint(page["deliveries"], page["total"], page["page"], page["limit"]) != "[] 0 1 50" {
 		t.Fatalf("empty delivery log %v", page)

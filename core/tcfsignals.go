@@ -126,12 +126,18 @@ type TCFModuleConfig struct {
 	Signals TCFSignals        `json:"signals" doc:"What the TCF choices grant of consentd's categories and of Google Consent Mode (core.TCFSignalTable, documented in docs/tcf.md)."`
 	Texts   map[string]string `json:"texts" doc:"The TCF layers' texts in the visitor's language."`
 	Colors  map[string]string `json:"colors" doc:"The banner's colors, which the TCF layers wear."`
+	// CookieDays is how long the euconsent-v2 cookie keeps a decision (TCFCookieDays).
+	CookieDays int `json:"cookieDays" doc:"Days the euconsent-v2 cookie keeps the TC string: 390, the 13 months after which the TCF policy has choices asked again."`
 }
+
+// TCFCookieDays is how long the TC string is kept (the euconsent-v2 cookie): the TCF policy
+// has a CMP ask again at least every 13 months.
+const TCFCookieDays = 390
 
 // ModuleConfig returns the TCF module's configuration for a visitor whose runtime
 // configuration is pc (its language and the banner's colors).
 func (c *TCFPublicConfig) ModuleConfig(pc *PublicConfig) *TCFModuleConfig {
-	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: TCFSignalTable(), Texts: TCFTexts(pc.Lang), Colors: map[string]string{}}
+	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: TCFSignalTable(), Texts: TCFTexts(pc.Lang), Colors: map[string]string{}, CookieDays: TCFCookieDays}
 	if pc.Banner != nil && pc.Banner.Colors != nil {
 		out.Colors = pc.Banner.Colors
 	}

@@ -172,7 +172,7 @@ function finish(s, screen) {
     gvlVersion: C.vendorListVersion, policyVersion: C.tcfPolicyVersion, specialFeatures: s.specialFeatures,
     purposes: s.purposes, purposesLI: s.purposesLI, publisherCC: C.publisherCountryCode || 'AA',
     vendors: s.vendors, vendorsLI: s.vendorsLI, disclosed: s.disclosed, restrictions: C.publisherRestrictions,
-    pubPurposes: s.pubPurposes, pubPurposesLI: s.pubPurposesLI
+    pubPurposes: s.pubPurposes, pubPurposesLI: s.pubPurposesLI, consentOnly: C.consentOnlyPurposes
   });
   s.ac = atps().length ? acString(s.atp, atps()) : '';
   return s;
@@ -212,7 +212,7 @@ function consentMode() {
 // ---- Storage: the TC string in the euconsent-v2 cookie, the choices beside it. ----
 var memoKey = 'consentd:tcf:' + location.host;
 function store() {
-  var days = 390, secure = location.protocol === 'https:' ? ';secure' : '';
+  var days = C.cookieDays, secure = location.protocol === 'https:' ? ';secure' : '';
   d.cookie = COOKIE + '=' + tc.str + ';path=/;max-age=' + days * 86400 + ';samesite=lax' + secure;
   try { localStorage.setItem(memoKey, JSON.stringify(tc)); } catch (e) { /* storage unavailable */ }
 }

@@ -149,6 +149,9 @@ func TestBrowserTCF(t *testing.T) {
 	if ac != "2~2.89~dv." {
 		t.Errorf("accept all: addtlConsent %q, want 2~2.89~dv.", ac)
 	}
+	if q, _ := json.Marshal("euconsent-v2=" + tc); !eval1(t, ctx, `document.cookie.split('; ').indexOf(`+string(q)+`) >= 0`) {
+		t.Error("the TC string is not in the euconsent-v2 cookie")
+	}
 	// The ad frame on another origin got the same string through __tcfapiLocator.
 	waitFor(t, ctx, `window.__tcf.frame.length >= 1`)
 	var frame []string

@@ -5,8 +5,9 @@
 //
 // s: {created (ms since the epoch), cmpId, cmpVersion, screen, lang ("EN"), gvlVersion,
 // policyVersion, specialFeatures, purposes, purposesLI, publisherCC ("FR"), vendors, vendorsLI,
-// disclosed, restrictions: [{purposeId, restrictionType, vendorIds}], pubPurposes, pubPurposesLI}
-// where the sets are arrays of ids.
+// disclosed, restrictions: [{purposeId, restrictionType, vendorIds}], pubPurposes, pubPurposesLI,
+// consentOnly (the purposes never under legitimate interest, from core)} where the sets are
+// arrays of ids.
 
 function tcBits() {
   var bits = [];
@@ -75,13 +76,15 @@ function tcDay(ms) {
 }
 function tcString(s) {
   var day = tcDay(s.created);
+  var li = function (ps) { return ps.filter(function (p) { return s.consentOnly.indexOf(p) < 0; }); };
   var core = tcBits().int(2, 6).int(day, 36).int(day, 36).int(s.cmpId, 12).int(s.cmpVersion, 12)
     .int(s.screen || 0, 6).letters(s.lang).int(s.gvlVersion, 12).int(s.policyVersion, 6)
     .flag(1) // IsServiceSpecific: always 1
     .flag(0) // UseNonStandardTexts: the IAB's texts and translations
     .set(s.specialFeatures, 12).set(s.purposes, 24)
-    // Legitimate interest is never established for purposes 1 and 3 to 6 (TCF v2.2 on).
-    .set(s.purposesLI.filter(function (p) { return p === 2 || p > 6; }), 24)
+    // Legitimate interest is never established for the purposes that rest on consent only
+    // (core.ConsentOnlyPurposes: 1 and 3 to 6 since TCF v2.2), in either segment.
+    .set(li(s.purposesLI), 24)
     .flag(0) // PurposeOneTreatment: purpose 1 is disclosed
     .letters(s.publisherCC)
     .vendors(s.vendors).vendors(s.vendorsLI);
@@ -90,7 +93,7 @@ function tcString(s) {
   rs.forEach(function (r) { core.int(r.purposeId, 6).int(r.restrictionType, 2).ranges(tcRuns(tcSorted(r.vendorIds))); });
   var disclosed = tcBits().int(1, 3).vendors(s.disclosed);
   var pub = tcBits().int(3, 3).set(s.pubPurposes, 24)
-    .set(s.pubPurposesLI.filter(function (p) { return p === 2 || p > 6; }), 24).int(0, 6);
+    .set(li(s.pubPurposesLI), 24).int(0, 6);
   return core.done() + '.' + disclosed.done() + '.' + pub.done();
 }
 // acString is Google's Additional Consent string v2: "2~" the consented providers' ids, then

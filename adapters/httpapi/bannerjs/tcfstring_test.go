@@ -8,17 +8,19 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/tcstring"
+	"github.com/consentd/consentd/core"
 )
 
 // tcEncodeScript runs the runtime's encoder (tcfstring.js, as the module has it) in node on
 // each case of the JSON array in argv and prints the TC strings.
 const tcEncodeScript = `
 const fs = require('fs');
-eval(fs.readFileSync(process.argv[process.argv.length - 2], 'utf8'));
+eval(fs.readFileSync(process.argv[process.argv.length - 3], 'utf8'));
+const consentOnly = JSON.parse(process.argv[process.argv.length - 2]);
 const cases = JSON.parse(process.argv[process.argv.length - 1]);
 console.log(JSON.stringify(cases.map((c) => tcString(Object.assign({created: Date.UTC(2026, 10, 26, 17, 3), cmpId: 4095,
   cmpVersion: 7, screen: 1, lang: 'fr', gvlVersion: 17, policyVersion: 5, specialFeatures: [], purposes: [], purposesLI: [],
-  publisherCC: 'DE', vendors: [], vendorsLI: [], disclosed: [], restrictions: [], pubPurposes: [], pubPurposesLI: []}, c)))));
+  publisherCC: 'DE', vendors: [], vendorsLI: [], disclosed: [], restrictions: [], pubPurposes: [], pubPurposesLI: [], consentOnly}, c)))));
 `
 
 // TestTCStringEncoder runs the runtime's encoder on the cases a site can produce (no vendor at
@@ -54,7 +56,8 @@ func TestTCStringEncoder(t *testing.T) {
 	}
 	raw, _ := json.Marshal(cases)
 	var out, errb bytes.Buffer
-	cmd := exec.Command("node", "-e", tcEncodeScript, "--", "tcfstring.js", string(raw))
+	only, _ := json.Marshal(core.ConsentOnlyPurposes())
+	cmd := exec.Command("node", "-e", tcEncodeScript, "--", "tcfstring.js", string(only), string(raw))
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node: %v\n%s", err, errb.String())
@@ -77,7 +80,7 @@ func TestTCStringEncoder(t *testing.T) {
 		}
 		wantLI := []int{}
 		for _, p := range c.PurposesLI {
-			if p == 2 || p > 6 {
+			if !slices.Contains(core.ConsentOnlyPurposes(), p) {
 				wantLI = append(wantLI, p)
 			}
 		}

@@ -59,3 +59,16 @@ func TestTCFHandler(t *testing.T) {
 		t.Errorf("the stub does not name the module and the configuration: %s", s)
 	}
 }
+
+// TestTCFModuleDecidesNothing: the TCF module applies what core sends it (the table from
+// purposes to categories and Consent Mode, the purposes never under legitimate interest, the
+// TC string's lifetime, where the TCF applies) and spells none of it itself.
+func TestTCFModuleDecidesNothing(t *testing.T) {
+	js := string(TCFScript())
+	for _, s := range []string{"755", "390", "statistics", "marketing", "essential", "ad_storage", "analytics_storage",
+		"ad_user_data", "ad_personalization", "defaultBehavior", "jurisdiction"} {
+		if strings.Contains(js, s) {
+			t.Errorf("tcf.js spells %q: that belongs in core (TCFSignalTable, ConsentOnlyPurposes, TCFCookieDays, TCFApplies)", s)
+		}
+	}
+}

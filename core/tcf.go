@@ -666,3 +666,49 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in Con
 	}
 	return tc.VendorListVersion, nil
 }
+
+// TCFChoices is what the console's TCF section offers a site: whether this deployment can turn
+// the TCF on (its CMP ID, 0 for none) and the GVL in use to pick vendors and special features
+// from (nil when none is loaded).
+type TCFChoices struct {
+	CMPID int
+	GVL   *GVL
+}
+
+// TCFChoices returns the deployment's TCF choices.
+func (banners *Banners) TCFChoices(ctx context.Context) (*TCFChoices, error) {
+	g, err := banners.tcf.gvl(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &TCFChoices{CMPID: banners.tcf.deployment.CMPID, GVL: g}, nil
+}
+
+// SearchVendors returns at most limit vendors of g that are not deleted and whose ID is q or
+// whose name contains q (ignoring case), by name.
+func (g *GVL) SearchVendors(q string, limit int) []GVLVendor {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" || limit < 1 {
+		return nil
+	}
+	var out []GVLVendor
+	for _, v := range g.Vendors {
+		if v.DeletedDate == nil && (strconv.Itoa(v.ID) == q || strings.Contains(strings.ToLower(v.Name), q)) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b GVLVendor) int {
+		return cmpOrInt(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), a.ID-b.ID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+func cmpOrInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}

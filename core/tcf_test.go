@@ -360,3 +360,30 @@ func TestTCFComplianceRules(t *testing.T) {
 		t.Errorf("no CMP ID: %+v", rep.Findings)
 	}
 }
+
+// TestSearchVendors: the console's vendor search finds by name or ID, sorted by name, bounded,
+// without deleted vendors.
+func TestSearchVendors(t *testing.T) {
+	g := fixtureGVL(t)
+	got := g.SearchVendors("GOOGLE", 10)
+	if len(got) == 0 || !slices.ContainsFunc(got, func(v core.GVLVendor) bool { return v.ID == 755 }) {
+		t.Fatalf("google: %v", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if strings.ToLower(got[i-1].Name) > strings.ToLower(got[i].Name) {
+			t.Fatalf("not sorted by name: %q before %q", got[i-1].Name, got[i].Name)
+		}
+	}
+	if got := g.SearchVendors("755", 10); len(got) != 1 || got[0].ID != 755 {
+		t.Fatalf("755: %v", got)
+	}
+	if got := g.SearchVendors("Neustar", 10); len(got) != 0 {
+		t.Fatalf("the deleted vendor 468 was found: %v", got)
+	}
+	if got := g.SearchVendors("a", 5); len(got) != 5 {
+		t.Fatalf("limit: %d", len(got))
+	}
+	if g.SearchVendors("  ", 5) != nil {
+		t.Fatal("an empty query found vendors")
+	}
+}

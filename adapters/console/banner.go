@@ -40,6 +40,8 @@ type bannerEditor struct {
 	Places  []place
 	// PlaceGroups are the headings of Places.
 	PlaceGroups []string
+	// TCF is the TCF section (tcf.go).
+	TCF tcfSection
 }
 
 // place is a location the preview may pretend the visitor is at: Code is a country
@@ -362,10 +364,12 @@ func nonEmptyTexts(t map[string]string) map[string]string {
 }
 
 func (h *handler) bannerPage(w http.ResponseWriter, r *http.Request, rq *request) {
-	h.showBanner(w, r, rq, http.StatusOK, page{}, nil)
+	h.showBanner(w, r, rq, http.StatusOK, page{}, nil, nil)
 }
 
-func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, form *bannerForm) {
+// showBanner shows the banner editor with form as the banner's draft and tcf as the TCF
+// section's (nil: the stored settings).
+func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, form *bannerForm, tcf *tcfForm) {
 	s := h.siteOf(w, r, rq)
 	if s == nil {
 		return
@@ -396,6 +400,14 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 		}
 	}
 	sort.Strings(e.Languages)
+	tf := tcfFormOf(b.TCF)
+	if tcf != nil {
+		tf = *tcf
+	}
+	if e.TCF, err = h.tcfSectionFor(r, tf); err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
 	p.Title, p.Section, p.Tab, p.Site, p.Data = "Banner · "+s.Name, "sites", "banner", s, e
 	h.render(w, r, rq, status, "banner", p)
 }
@@ -407,10 +419,10 @@ func (h *handler) saveBanner(w http.ResponseWriter, r *http.Request, rq *request
 		done, err := f.editRules(a)
 		if err != nil {
 			status, msg := h.message(r, err)
-			h.showBanner(w, r, rq, status, page{Form: "banner", Error: msg}, &f)
+			h.showBanner(w, r, rq, status, page{Form: "banner", Error: msg}, &f, nil)
 			return
 		}
-		h.showBanner(w, r, rq, http.StatusOK, page{Flash: done + ": save the banner to apply it."}, &f)
+		h.showBanner(w, r, rq, http.StatusOK, page{Flash: done + ": save the banner to apply it."}, &f, nil)
 		return
 	}
 	p, err := f.patch()
@@ -423,7 +435,7 @@ func (h *handler) saveBanner(w http.ResponseWriter, r *http.Request, rq *request
 		if form, m := ruleError(err); form != "" {
 			pg.Form, pg.Error = form, m
 		}
-		h.showBanner(w, r, rq, status, pg, &f)
+		h.showBanner(w, r, rq, status, pg, &f, nil)
 		return
 	}
 	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/banner", "Banner saved: visitors see it on their next page view.")

@@ -142,6 +142,7 @@ func (h *handler) routes() {
 	a("GET /sites/{id}/banner", h.bannerPage)
 	a("POST /sites/{id}/banner", h.saveBanner)
 	a("POST /sites/{id}/banner/preview", h.bannerPreview)
+	a("POST /sites/{id}/banner/tcf", h.saveTCF)
 
 	a("GET /sites/{id}/services", h.servicesPage)
 	a("POST /sites/{id}/categories", h.createCategory)
@@ -361,6 +362,12 @@ func sentence(s string) string {
 			s = w + " " + rest
 			if strings.HasPrefix(rest, "category ") { // "categorySlug: category "x" not found"
 				s = rest
+			}
+		} else if strings.HasPrefix(field, "tcf.") {
+			// The TCF settings' messages name what is wrong ("unknown vendor 9999 (…)").
+			s = rest
+			if field == "tcf.publisherCountryCode" {
+				s = "The publisher country: " + rest
 			}
 		} else if m := cookieField.FindStringSubmatch(field); m != nil {
 			n, _ := strconv.Atoi(m[1])

@@ -46,6 +46,10 @@ type (
 	OrgFinderUseCases interface {
 		FindOrganization(ctx context.Context, ref string) (*core.Organization, error)
 	}
+	// TCFUseCases give the banner page's TCF section the deployment's CMP ID and the GVL.
+	TCFUseCases interface {
+		TCFChoices(ctx context.Context) (*core.TCFChoices, error)
+	}
 	// RegionStatsUseCases split the statistics by the visitor's place.
 	RegionStatsUseCases interface {
 		ConsentRegions(ctx context.Context, orgID, siteID string, from, to time.Time) ([]core.RegionCount, error)
@@ -66,6 +70,7 @@ type UseCases struct {
 	httpapi.ConsentLogUseCases
 	PreviewUseCases
 	RegionStatsUseCases
+	TCFUseCases
 	httpapi.APIKeyUseCases
 	httpapi.ComplianceUseCases
 	httpapi.AuditUseCases
@@ -82,5 +87,6 @@ func FromCore(uc *core.UseCases) UseCases {
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
 		WebhookUseCases: uc.Webhooks,
+		TCFUseCases:     uc.Banners,
 	}
 }

@@ -65,6 +65,9 @@ type ConsentRecord struct {
 	TCString   string `json:"tcString"`
 	ACString   string `json:"acString"`
 	GVLVersion int    `json:"gvlVersion"`
+	// GPPString is the IAB GPP string the runtime's __gpp gave for this decision, "" without
+	// GPP; sealed in the chain (consentd-record-v4).
+	GPPString string `json:"gppString"`
 }
 
 // ConsentReceipt is what the visitor's browser gets back for a recorded decision: the record's
@@ -205,6 +208,8 @@ type ConsentInput struct {
 	TCString   string
 	ACString   string
 	GVLVersion int
+	// GPPString is the runtime's GPP string (CheckGPPString); empty on a site without GPP.
+	GPPString string
 }
 
 // JurisdictionOf maps an ISO country code to the privacy regime the banner applies on a banner
@@ -303,6 +308,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if in.GVLVersion, err = public.checkTCFInput(ctx, view.banner, in); err != nil {
 		return nil, err
 	}
+	if err := CheckGPPString(view.banner, in.GPPString); err != nil {
+		return nil, err
+	}
 	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
 	if err != nil {
 		return nil, err
@@ -313,7 +321,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
-		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion,
+		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion, GPPString: in.GPPString,
 	}
 	switch {
 	case in.Action != nil:

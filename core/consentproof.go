@@ -120,6 +120,9 @@ type snapshotContent struct {
 	// restrictions and Additional Consent providers shown); left out otherwise, so that a
 	// site without TCF keeps its snapshots' hashes. The GVL version is the record's.
 	TCF *TCFSettings `json:"tcf,omitempty"`
+	// GPP is the site's GPP settings when GPP is on (the MSPA fields the strings carry); left
+	// out otherwise, so that a site without GPP keeps its snapshots' hashes.
+	GPP *GPPSettings `json:"gpp,omitempty"`
 }
 
 type snapshotCat struct {
@@ -158,6 +161,10 @@ func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
 	if b.TCF.Enabled {
 		tcf := b.TCF.Clone()
 		c.TCF = &tcf
+	}
+	if b.GPP.Enabled {
+		gpp := b.GPP.Clone()
+		c.GPP = &gpp
 	}
 	for _, pc := range cfg.Categories {
 		name, desc := categoryText(pc.Category, lang)

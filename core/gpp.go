@@ -70,6 +70,117 @@ func CheckGPPSettings(s GPPSettings) (GPPSettings, error) {
 	return s, nil
 }
 
+// MaxGPPString bounds the GPP string a consent POST carries: a header, usnat, a state section
+// and a TC string with a thousand vendors stay well under it.
+const MaxGPPString = 8192
+
+// gppHeaderPrefix is how every GPP string starts: its header's Type 3 and Version 1 (6 bits
+// each: 000011 000001).
+const gppHeaderPrefix = "DB"
+
+// CheckGPPString validates the GPP string of a consent POST on a site: none without GPP on; a
+// GPP version 1 header, then "~"-separated sections of the specification's alphabet
+// (base64url, "." between subsections), at most MaxGPPString characters, one section per
+// section the header lists.
+func CheckGPPString(b *Banner, s string) error {
+	if s == "" {
+		return nil
+	}
+	if !b.GPP.Enabled {
+		return Errorf(CodeInvalid, "gppString: GPP is not enabled on this site")
+	}
+	if len(s) > MaxGPPString {
+		return Errorf(CodeInvalid, "gppString: must be at most %d characters", MaxGPPString)
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.~", r)) {
+			return Errorf(CodeInvalid, "gppString: %q is not a character of a GPP string (base64url, '.' and '~')", r)
+		}
+	}
+	parts := strings.Split(s, "~")
+	if !strings.HasPrefix(parts[0], gppHeaderPrefix) || len(parts) < 2 {
+		return Errorf(CodeInvalid, "gppString: not a GPP string: it starts with a version 1 header (DB...) followed by its sections, separated by ~")
+	}
+	if n, ok := gppHeaderSections(parts[0]); !ok || n != len(parts)-1 {
+		return Errorf(CodeInvalid, "gppString: its header lists %d sections, the string has %d", n, len(parts)-1)
+	}
+	for i, p := range parts[1:] {
+		if p == "" {
+			return Errorf(CodeInvalid, "gppString: section %d is empty", i+1)
+		}
+	}
+	return nil
+}
+
+// gppHeaderSections returns the number of section IDs a GPP header lists (its Range(Fibonacci)
+// of IDs: a 12-bit count of entries, each a single ID or a group of consecutive IDs).
+func gppHeaderSections(h string) (int, bool) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	var bits []byte
+	for _, c := range h {
+		v := strings.IndexRune(alphabet, c)
+		if v < 0 {
+			return 0, false
+		}
+		for i := 5; i >= 0; i-- {
+			bits = append(bits, byte(v>>i)&1)
+		}
+	}
+	pos := 12
+	read := func(n int) (int, bool) {
+		if pos+n > len(bits) {
+			return 0, false
+		}
+		v := 0
+		for _, b := range bits[pos : pos+n] {
+			v = v<<1 | int(b)
+		}
+		pos += n
+		return v, true
+	}
+	fib := func() (int, bool) { // a Fibonacci code word, ended by "11"
+		a, b, v, last := 1, 2, 0, byte(0)
+		for pos < len(bits) {
+			bit := bits[pos]
+			pos++
+			if bit == 1 && last == 1 {
+				return v, true
+			}
+			if bit == 1 {
+				v += a
+			}
+			a, b, last = b, a+b, bit
+		}
+		return 0, false
+	}
+	count, ok := read(12)
+	if !ok {
+		return 0, false
+	}
+	n, prev := 0, 0
+	for range count {
+		group, ok := read(1)
+		if !ok {
+			return 0, false
+		}
+		off, ok := fib()
+		if !ok {
+			return 0, false
+		}
+		prev += off
+		n++
+		if group == 1 {
+			l, ok := fib()
+			if !ok {
+				return 0, false
+			}
+			n += l
+			prev += l
+		}
+	}
+	return n, true
+}
+
 // GPPSection is one section of the visitor's GPP string, as the runtime writes it.
 type GPPSection struct {
 	ID  int    `json:"id" doc:"The GPP section ID (7 usnat, 8 usca, 2 tcfeuv2...)."`

@@ -166,3 +166,43 @@ func TestGPPDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestConsentCanonicalGPP: a record with a GPP string seals it after the v3 fields (present,
+// possibly empty) under consentd-record-v4; one without keeps its line.
+func TestConsentCanonicalGPP(t *testing.T) {
+	r := &core.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
+	v1 := core.ConsentCanonical(r)
+	r.GPPString = "DBABL~CVQqAAAAAABY.Q"
+	v4 := core.ConsentCanonical(r)
+	if v4 != core.ConsentCanonicalVersionGPP+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\t\t\t0\t\t\tDBABL~CVQqAAAAAABY.Q" {
+		t.Fatalf("v1 %q\nv4 %q", v1, v4)
+	}
+	r.Region, r.RegionRule = "US-CA", "regionRules[1]"
+	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t0\t\t\tDBABL~CVQqAAAAAABY.Q") || strings.Count(got, "\t") != 20 {
+		t.Fatalf("v4 with a region: %q", got)
+	}
+	r.TCString, r.GVLVersion = "CQ.IF", 17
+	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t17\tCQ.IF\t\tDBABL~CVQqAAAAAABY.Q") || !strings.HasPrefix(got, core.ConsentCanonicalVersionGPP+"\t") {
+		t.Fatalf("v4 with TCF fields: %q", got)
+	}
+}
+
+// TestCheckGPPString: a consent POST's GPP string is refused, naming gppString, on a site with
+// GPP off, with characters outside the alphabet, without a version 1 header, or with a header
+// listing another number of sections than the string has.
+func TestCheckGPPString(t *testing.T) {
+	on := &core.Banner{GPP: core.GPPSettings{Enabled: true}}
+	for _, s := range []string{"", "DBABL~CVQqAAAAAABY.Q", "DBACLY~CVQqAAAAAABY.Q~BUoAAABY.Q", "DBABMA~CPSG_8APSG_8ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA.YAAAAAAAAAAA", "DBABjw~CPSG_8A~1YNN"} {
+		if err := core.CheckGPPString(on, s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	for _, s := range []string{"DBABL~CVQq AAAA", "CVQqAAAAAABY.Q", "DBABL", "DBABL~A~B", "DBACLY~CVQqAAAAAABY.Q", "DBABL~", "AAAA~B"} {
+		if err := core.CheckGPPString(on, s); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gppString") {
+			t.Errorf("%q: %v, want invalid naming gppString", s, err)
+		}
+	}
+	if err := core.CheckGPPString(&core.Banner{}, "DBABL~CVQqAAAAAABY.Q"); err == nil || !strings.Contains(err.Error(), "not enabled") {
+		t.Errorf("GPP off: %v", err)
+	}
+}

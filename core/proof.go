@@ -35,6 +35,10 @@ const ConsentCanonicalVersionRegion = "consentd-record-v2"
 // gvlVersion, tcString and acString.
 const ConsentCanonicalVersionTCF = "consentd-record-v3"
 
+// ConsentCanonicalVersionGPP is the first field of the canonical line of a record with a GPP
+// string: the v3 fields (all present, possibly empty) followed by gppString.
+const ConsentCanonicalVersionGPP = "consentd-record-v4"
+
 // HashHexLength is the length of every hash consentd shows: hex SHA-256.
 const HashHexLength = 64
 
@@ -104,6 +108,18 @@ func ConsentCanonical(r *ConsentRecord) string {
 		}
 		fields[0] = ConsentCanonicalVersionTCF
 		fields = append(fields, strconv.Itoa(r.GVLVersion), r.TCString, r.ACString)
+	}
+	// A record with a GPP string seals it after the v3 fields (present, possibly empty); one
+	// without keeps its v1, v2 or v3 line.
+	if r.GPPString != "" {
+		switch fields[0] {
+		case ConsentCanonicalVersion:
+			fields = append(fields, r.Region, r.RegionRule, "0", "", "")
+		case ConsentCanonicalVersionRegion:
+			fields = append(fields, "0", "", "")
+		}
+		fields[0] = ConsentCanonicalVersionGPP
+		fields = append(fields, r.GPPString)
 	}
 	return strings.Join(fields, "\t")
 }

@@ -40,6 +40,7 @@ type consentRecord struct {
 	TCString   string `bun:"tc_string"`
 	ACString   string `bun:"ac_string"`
 	GVLVersion int    `bun:"gvl_version"`
+	GPPString  string `bun:"gpp_string"`
 }
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
@@ -133,7 +134,7 @@ func fromConsent(r *core.ConsentRecord) consentRecord {
 		ConsentVersion: r.ConsentVersion, Action: r.Action, CreatedAt: r.CreatedAt,
 		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
 		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
-		Region: r.Region, RegionRule: r.RegionRule, TCString: r.TCString, ACString: r.ACString, GVLVersion: r.GVLVersion,
+		Region: r.Region, RegionRule: r.RegionRule, TCString: r.TCString, ACString: r.ACString, GVLVersion: r.GVLVersion, GPPString: r.GPPString,
 	}
 }
 
@@ -148,7 +149,7 @@ func (m *consentRecord) core() *core.ConsentRecord {
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
 		PageURL: m.PageURL, UserAgent: m.UserAgent, SnapshotHash: m.SnapshotHash, VisitorSalt: m.VisitorSalt,
 		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,
-		Region: m.Region, RegionRule: m.RegionRule, TCString: m.TCString, ACString: m.ACString, GVLVersion: m.GVLVersion,
+		Region: m.Region, RegionRule: m.RegionRule, TCString: m.TCString, ACString: m.ACString, GVLVersion: m.GVLVersion, GPPString: m.GPPString,
 	}
 }
 

@@ -146,6 +146,7 @@ var semanticRules = map[string]string{
 	"POST /sites/{id}/services/import categorySlug":      "must name a category of the site",
 	"POST /public/{projectKey}/consent tcString":         "must be a TC string the server decodes, of a site with TCF on (docs/tcf.md)",
 	"POST /public/{projectKey}/consent acString":         "must be an Additional Consent string of a site with TCF on (docs/tcf.md)",
+	"POST /public/{projectKey}/consent gppString":        "must be a GPP string of a site with GPP on (docs/gpp.md)",
 	"PATCH /sites/{id}/banner regionRules[0].regions[0]": "must be a region code of core's law data (a country, a US or Canadian subdivision, a group, * or unknown)",
 }
 

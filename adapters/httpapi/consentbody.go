@@ -34,6 +34,7 @@ type consentBody struct {
 	PageURL        string          `json:"pageUrl,omitempty" maxLength:"500" doc:"The page the decision was made on; only its origin and path are stored."`
 	TCString       string          `json:"tcString,omitempty" maxLength:"8192" doc:"On a site with TCF on: the IAB TC string (TCF 2.3) of this decision. Decoded by the server: it must be well formed, made with this deployment's CMP ID, service-specific, with a disclosed-vendors segment, and name a Global Vendor List version this server has served. Stored and sealed with the record."`
 	ACString       string          `json:"acString,omitempty" maxLength:"8192" doc:"On a site with TCF on: Google's Additional Consent string v2 (2~1.35~dv.9.21), naming only the site's tcf.googleAtpIds. Stored and sealed with the record."`
+	GPPString      string          `json:"gppString,omitempty" maxLength:"8192" doc:"On a site with GPP on: the IAB GPP string the runtime's __gpp gave for this decision (docs/gpp.md). It must be a GPP version 1 string whose header lists as many sections as it has. Kept in the record, sealed in the chain (consentd-record-v4) and exported."`
 	GVLVersion     int             `json:"gvlVersion,omitempty" minimum:"1" maximum:"4095" doc:"The Global Vendor List version the TCF module decided under; it must be the tcString's vendorListVersion (recorded from the tcString when absent)."`
 
 	// refused is what UnmarshalJSON found wrong, answered by the handler as a 400: returned
@@ -241,6 +242,8 @@ func (b *consentBody) value(f *consentField, v gjson.Result, textFault func(stri
 			b.TCString = s
 		case "acString":
 			b.ACString = s
+		case "gppString":
+			b.GPPString = s
 		}
 	case reflect.Bool:
 		if v.Type != gjson.True && v.Type != gjson.False {

@@ -31,7 +31,7 @@ var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdic
 	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt",
 	"pageUrl", "userAgent", "snapshotHash", "visitorSalt", "visitorHash", "recordHash",
 	"batchSeq", "batchIndex", "batchHash", "prevBatchHash", "region", "regionRule",
-	"tcString", "acString", "gvlVersion"}
+	"tcString", "acString", "gvlVersion", "gppString"}
 
 func (h *handlers) registerExport(api huma.API) {
 	o := op("exportConsentRecords", http.MethodGet, "/sites/{id}/consent-records/export", "Export consent records", "Consent", 0)
@@ -150,7 +150,7 @@ func csvRow(r *core.ConsentRecord) []string {
 		r.Action, r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		csvSafe(r.PageURL), r.UserAgent, r.SnapshotHash, r.VisitorSalt, r.VisitorHash, r.RecordHash,
 		strconv.FormatInt(r.BatchSeq, 10), strconv.Itoa(r.BatchIndex), r.BatchHash, r.PrevBatchHash,
-		r.Region, r.RegionRule, r.TCString, r.ACString, strconv.Itoa(r.GVLVersion),
+		r.Region, r.RegionRule, r.TCString, r.ACString, strconv.Itoa(r.GVLVersion), r.GPPString,
 	}
 }
 

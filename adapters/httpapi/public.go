@@ -60,7 +60,7 @@ func (h *handlers) registerPublic(api huma.API) {
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
 			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: locationOf(ctx).Country, Region: locationOf(ctx).Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
-			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion,
+			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion, GPPString: in.Body.GPPString,
 		})
 		if err != nil {
 			return nil, h.fail(ctx, err)

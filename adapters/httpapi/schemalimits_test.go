@@ -114,6 +114,7 @@ var schemaLimits = map[string]any{
 	"ConsentBody.language maxLength":                            core.MaxLanguageKey,
 	"ConsentBody.pageUrl maxLength":                             core.MaxURL,
 	"ConsentBody.tcString maxLength":                            core.MaxTCString,
+	"ConsentBody.gppString maxLength":                           core.MaxGPPString,
 	"ConsentBody.acString maxLength":                            core.MaxACString,
 	"ConsentBody.gvlVersion minimum":                            1,
 	"ConsentBody.gvlVersion maximum":                            core.MaxGVLVersion,

@@ -2,6 +2,7 @@ package coretest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
@@ -22,5 +23,29 @@ func testBannerGPP(t *testing.T, s core.Store) {
 	must(t, err)
 	if got.GPP != gpp {
 		t.Fatalf("gpp round trip: got %+v, want %+v", got.GPP, gpp)
+	}
+}
+
+// testConsentGPP: a record's GPP string is stored, listed and exported as written, its hash
+// (consentd-record-v4) still matching; a record without one lists it empty.
+func testConsentGPP(t *testing.T, s core.Store) {
+	f := seed(t, s)
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := consentAt(f.site.ID, at, "v-gpp")
+	r.GPPString = "DBABLA~BVQVAAAAAgA.QA"
+	core.SealConsentRecord(r)
+	plain := consentAt(f.site.ID, at.Add(time.Second), "v-plain")
+	must(t, s.CreateConsentRecord(ctx, r))
+	must(t, s.CreateConsentRecord(ctx, plain))
+	byID := map[string]*core.ConsentRecord{}
+	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(g *core.ConsentRecord) error {
+		byID[g.ID] = g
+		return nil
+	}))
+	if g := byID[r.ID]; g == nil || g.GPPString != r.GPPString || core.ConsentRecordHash(g) != r.RecordHash {
+		t.Fatalf("record with a GPP string round trip: %+v", g)
+	}
+	if g := byID[plain.ID]; g == nil || g.GPPString != "" {
+		t.Fatalf("record without a GPP string round trip: %+v", g)
 	}
 }

@@ -32,6 +32,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"BannerGPP", testBannerGPP},
 		{"GVLVersions", testGVLVersions},
 		{"ConsentTCF", testConsentTCF},
+		{"ConsentGPP", testConsentGPP},
 		{"Categories", testCategories},
 		{"Services", testServices},
 		{"ConcurrentServiceSlug", testConcurrentServiceSlug},

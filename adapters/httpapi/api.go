@@ -53,6 +53,9 @@ type Config struct {
 	// language. Either nil: the loader never inlines the stub.
 	TCFModule http.Handler
 	TCFStub   func(lang string) []byte
+	// GPPAPI is the __gpp API the loader inlines where the visitor has GPP sections, given the
+	// JSON of their core.GPPConfig; nil: the loader never inlines it.
+	GPPAPI func(conf []byte) []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the

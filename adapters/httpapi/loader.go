@@ -122,6 +122,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		var b bytes.Buffer
 		b.Grow(len(raw) + len(runtime) + 32)
 		b.Write(h.tcfStub(ctx, in.ProjectKey, in.LanguageParams)) // where the TCF applies: the __tcfapi stub first
+		b.Write(h.gppAPI(ctx, in.ProjectKey, in.LanguageParams))  // where GPP sections apply: __gpp, after it (it listens to __tcfapi)
 		b.WriteString("window.__consentdBoot=")
 		b.Write(raw)
 		b.WriteString(";\n")

@@ -84,3 +84,25 @@ func documentTCFModule(api huma.API) {
 		},
 	})
 }
+
+// gppAPI is the __gpp API, followed by a statement separator, when the visitor of the site's
+// loader has GPP sections (core.PublicConfig.GPP, decided by core.Banner.GPPFor); nothing
+// otherwise, so that other visitors and sites load exactly the runtime.
+func (h *handlers) gppAPI(ctx context.Context, projectKey string, lp LanguageParams) []byte {
+	if h.cfg.GPPAPI == nil {
+		return nil
+	}
+	prefs, err := lp.prefs()
+	if err != nil {
+		return nil
+	}
+	cfg, err := h.m.PublicConfig(ctx, projectKey, locationOf(ctx), prefs...)
+	if err != nil || cfg.GPP == nil {
+		return nil
+	}
+	conf, err := json.Marshal(cfg.GPP)
+	if err != nil {
+		return nil
+	}
+	return append(h.cfg.GPPAPI(conf), ";\n"...)
+}

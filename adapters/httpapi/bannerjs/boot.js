@@ -192,6 +192,8 @@ function post(s) {
   if (s.id) body.visitorId = s.id;
   if (gpc) body.gpc = true;
   Object.assign(body, s.x);
+  // Where GPP sections apply, the GPP string of this decision (gpp.js, which the loader inlined).
+  if (cfg.gpp && w.__gpp && w.__gpp.consentd) body.gppString = w.__gpp.consentd(body.tcString) || undefined;
   fetch(siteURL("__CONSENTD_PUBLIC_CONSENT__"), {
     method: 'POST', credentials: 'omit', keepalive: true,
     headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)

@@ -1,0 +1,146 @@
+/*
+ * consentd's IAB GPP CMP API (__gpp, GPP 1.1), which the per-site loader inlines in front of the
+ * banner runtime only when core gives the visitor GPP sections (PublicConfig.gpp, decided by
+ * core.Banner.GPPFor), so that __gpp exists before any ad script runs. It is the whole API, not a
+ * stub: it encodes the GPP string (header, the US sections and tcfeuv2) from what core says
+ * (G: the sections in order, each field's width and its value before and after an opt-out of sale
+ * and sharing, the applicable sections) and from the visitor's decision as the runtime applies it
+ * (consentd.getConsent(): doNotSell, gpc), and decides nothing (docs/gpp.md).
+ *  - __gpp(command, callback, parameter, version): ping, addEventListener, removeEventListener,
+ *    hasSection, getSection, getField;
+ *  - a 'message' listener answers __gppCall postMessages from nested (cross-origin) frames;
+ *  - an empty, hidden iframe named __gppLocator tells frames that a CMP is here;
+ *  - signalStatus is 'not ready' until the runtime applied the visitor's decision or the initial
+ *    state (and, with tcfeuv2, until __tcfapi gives a TC string), then 'ready'; every change goes
+ *    'not ready', sectionChange, 'ready'.
+ * The build puts core's GPPConfig in G.
+ */
+(function (w, d, G) {
+  if (typeof w.__gpp === 'function') return; // another CMP is on the page: it answers
+  var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  var ls = {}, nid = 1, tc = '', status = 'not ready', str = '', parsed = {}, list = [], out = null, gpc = false, seen = false;
+  var ids = G.sections.map(function (s) { return s.id; });
+  function int(v, n) { var s = v.toString(2); while (s.length < n) s = '0' + s; return s; }
+  // fib is the Fibonacci code of n >= 1 (GPP Consent String Specification).
+  function fib(n) {
+    var f = [1, 2], b = '';
+    while (f[f.length - 1] + f[f.length - 2] <= n) f.push(f[f.length - 1] + f[f.length - 2]);
+    for (var i = f.length - 1; i >= 0; i--) if (f[i] <= n) { b = '1' + b; n -= f[i]; } else if (b) b = '0' + b;
+    return b + '1';
+  }
+  function b64(bits) {
+    while (bits.length % 6) bits += '0';
+    for (var s = '', i = 0; i < bits.length; i += 6) s += B64[parseInt(bits.substr(i, 6), 2)];
+    return s;
+  }
+  // section encodes s and fills p with its fields; null for tcfeuv2 without a TC string yet.
+  function section(s, p) {
+    if (s.api === 'tcfeuv2') return tc || null;
+    var bits = int(s.version, 6);
+    p.Version = s.version;
+    s.fields.forEach(function (f) {
+      var v = out && f.optOut != null ? f.optOut : f.value;
+      if (f.count) {
+        p[f.name] = [];
+        for (var i = 0; i < f.count; i++) { bits += int(v, f.bits); p[f.name].push(v); }
+      } else { bits += int(v, f.bits); p[f.name] = v; }
+    });
+    var enc = b64(bits);
+    if (s.gpcSegment) { enc += '.' + b64('01' + (gpc ? '1' : '0')); p.GpcSegmentType = 1; p.Gpc = gpc; }
+    return enc;
+  }
+  function encode() {
+    var parts = [], prev = 0, h = '';
+    parsed = {}; list = [];
+    G.sections.forEach(function (s) {
+      var p = {}, e = section(s, p);
+      if (e === null) return;
+      parts.push(e); list.push(s.id); parsed[s.api] = s.api === 'tcfeuv2' ? [e] : p;
+      h += '0' + fib(s.id - prev); prev = s.id;
+    });
+    str = list.length ? b64(int(3, 6) + int(1, 6) + int(list.length, 12) + h) + '~' + parts.join('~') : '';
+  }
+  function ping() {
+    return {
+      gppVersion: '1.1', cmpStatus: 'loaded', cmpDisplayStatus: 'hidden', signalStatus: status,
+      supportedAPIs: G.sections.map(function (s) { return s.id + ':' + s.api; }), cmpId: G.cmpId,
+      sectionList: list.slice(), applicableSections: G.applicableSections, gppString: str, parsedSections: parsed
+    };
+  }
+  function fire(name, data) {
+    for (var id in ls) {
+      try { ls[id]({ eventName: name, listenerId: +id, data: data, pingData: ping() }, true); } catch (e) { console.warn('consentd: __gpp listener', e); }
+    }
+  }
+  // refresh re-encodes from the runtime's decision (and TC string t, when given) and tells the
+  // listeners when anything changed; it returns the GPP string.
+  function refresh(t) {
+    var c = w.consentd && w.consentd.getConsent && w.consentd.getConsent();
+    if (!c || !c.ready) return str;
+    if (t) tc = t;
+    var before = str, wasReady = status === 'ready';
+    out = !!c.doNotSell; gpc = !!c.gpc; seen = true;
+    encode();
+    var ready = G.sections.every(function (s) { return s.api !== 'tcfeuv2' || tc; });
+    if (str !== before || !wasReady) {
+      if (wasReady) { status = 'not ready'; fire('signalStatus', status); }
+      if (str !== before) G.sections.forEach(function (s) { if (parsed[s.api]) fire('sectionChange', s.api); });
+      if (ready) { status = 'ready'; fire('signalStatus', status); }
+    }
+    return str;
+  }
+  function api(cmd, cb, param) {
+    var r = null, ok = true;
+    switch (cmd) {
+      case 'ping': r = ping(); break;
+      case 'addEventListener':
+        if (typeof cb !== 'function') return;
+        var id = nid++;
+        ls[id] = cb;
+        cb({ eventName: 'listenerRegistered', listenerId: id, data: true, pingData: ping() }, true);
+        return;
+      case 'removeEventListener': r = param in ls; delete ls[param]; break;
+      case 'hasSection': r = !!parsed[param]; break;
+      case 'getSection': r = parsed[param] || null; break;
+      case 'getField': {
+        var k = String(param).split('.'), sec = parsed[k[0]];
+        r = sec && k[1] in sec ? sec[k[1]] : null;
+        break;
+      }
+      default: ok = false;
+    }
+    if (typeof cb === 'function') cb(r, ok);
+  }
+  // consentd is the runtime's hook: the GPP string for the decision it records (with its TC
+  // string where the TCF applies), so that the record holds the string the visitor's choice made.
+  api.consentd = refresh;
+  w.__gpp = api;
+  d.addEventListener('consentd:change', function () { refresh(); });
+  setTimeout(function () { if (!seen) refresh(); }, 0);
+  if (ids.indexOf(2) >= 0 && typeof w.__tcfapi === 'function') {
+    w.__tcfapi('addEventListener', 2, function (t, ok) { if (ok && t && t.tcString) refresh(t.tcString); });
+  }
+  w.addEventListener('message', function (e) {
+    var msg = e.data, s = typeof msg === 'string';
+    if (s) {
+      if (msg.indexOf('__gppCall') < 0) return;
+      try { msg = JSON.parse(msg); } catch (x) { return; }
+    }
+    var c = msg && typeof msg === 'object' && msg.__gppCall;
+    if (!c || typeof c !== 'object' || !e.source) return;
+    w.__gpp(c.command, function (value, success) {
+      var ret = { __gppReturn: { returnValue: value, success: success, callId: c.callId } };
+      try { e.source.postMessage(s ? JSON.stringify(ret) : ret, '*'); } catch (x) { /* the frame went away */ }
+    }, c.parameter, c.version);
+  }, false);
+  (function locator() {
+    if (w.frames.__gppLocator) return;
+    if (!d.body) { setTimeout(locator, 5); return; }
+    var f = d.createElement('iframe');
+    f.name = '__gppLocator';
+    f.hidden = true;
+    f.tabIndex = -1;
+    f.setAttribute('aria-hidden', 'true');
+    d.body.appendChild(f);
+  })();
+})(window, document, "__CONSENTD_GPP__");

@@ -1,0 +1,422 @@
+package bannerjs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+)
+
+// gppProbe is the page's first own script after the loader, as an ad script would be: it calls
+// __gpp at once (it must exist and answer synchronously), registers an event listener, and
+// collects what a cross-origin ad frame posts up.
+const gppProbe = `<script nonce="` + nonce + `">
+window.__g = {events: [], frame: []};
+window.__g.exists = typeof window.__gpp === 'function';
+__gpp('ping', function (p) { window.__g.ping = p; });
+__gpp('addEventListener', function (e, ok) { if (ok) window.__g.events.push({name: e.eventName, data: e.data}); });
+window.addEventListener('message', function (e) { if (e.data && e.data.gppframe) window.__g.frame.push(e.data.gppframe); });
+window.__gppPing = function () { var r = null; __gpp('ping', function (p) { r = p; }); return r; };
+</script>`
+
+// gppAdFrame is an ad on another origin: it finds the CMP through the __gppLocator frame, as
+// the GPP CMP API's sample iframe code does, and posts the GPP string of each 'ready' up.
+const gppAdFrame = `<!doctype html><html lang="en"><title>Ad</title><p>Advertisement</p><script>
+(function () {
+  var tries = 0;
+  function find() {
+    var f = window;
+    while (f) {
+      try { if (f.frames['__gppLocator']) return f; } catch (e) {}
+      if (f === window.top) break;
+      f = f.parent;
+    }
+    return null;
+  }
+  (function start() {
+    var cmp = find();
+    if (!cmp) { if (++tries < 200) setTimeout(start, 10); else parent.postMessage({gppframe: 'no CMP'}, '*'); return; }
+    window.addEventListener('message', function (e) {
+      var r = e.data && e.data.__gppReturn;
+      if (r && r.callId === 'ad-1' && r.returnValue && r.returnValue.pingData && r.returnValue.pingData.signalStatus === 'ready')
+        parent.postMessage({gppframe: r.returnValue.pingData.gppString}, '*');
+    });
+    cmp.postMessage({__gppCall: {command: 'addEventListener', version: '1.1', callId: 'ad-1'}}, '*');
+  })();
+})();
+</script></html>`
+
+// gppDecoded is what @iabgpp/cmpapi reads from a GPP string: its section IDs and each section's
+// fields (tcfeuv2 as its encoded string).
+type gppDecoded struct {
+	IDs      []int                     `json:"ids"`
+	Sections map[string]map[string]any `json:"sections"`
+	TCFEUv2  string                    `json:"tcfeuv2"`
+	TCF      map[string]any            `json:"tcf"`
+}
+
+// gppDecodeScript decodes a GPP string with the IAB's own library, @iabgpp/cmpapi.
+const gppDecodeScript = `
+const [nm, s] = process.argv.slice(-2);
+const {GppModel} = require(require('path').join(nm, '@iabgpp', 'cmpapi'));
+const m = new GppModel(s);
+const out = {ids: m.getSectionIds(), sections: {}, tcfeuv2: ''};
+for (const api of ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct']) if (m.hasSection(api)) out.sections[api] = m.getSection(api);
+if (m.hasSection('tcfeuv2')) { out.tcf = m.getSection('tcfeuv2'); out.tcfeuv2 = s.split('~')[1 + out.ids.indexOf(2)]; }
+process.stdout.write(JSON.stringify(out));
+`
+
+func gppIABDecode(t *testing.T, nm, s string) gppDecoded {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command("node", "-e", gppDecodeScript, "--", nm, s)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("@iabgpp/cmpapi cannot decode %q: %v\n%s", s, err, errb.String())
+	}
+	var d gppDecoded
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatalf("decoder output %q: %v", out.String(), err)
+	}
+	return d
+}
+
+// The IAB's GPP library, from the npm registry, pinned; installed once into the user's cache
+// folder, as the TCF decoder is.
+const (
+	gppDecoderPackage = "@iabgpp/cmpapi@3.2.0"
+	gppDecoderDir     = "node-iabgpp-cmpapi3.2.0"
+)
+
+// gppDecoder returns a node_modules folder holding @iabgpp/cmpapi. Without node and npm, or when
+// npm cannot install it, the test is skipped loudly, or fails when CI=true.
+func gppDecoder(t *testing.T) string {
+	t.Helper()
+	nm, err := installNodePackage(gppDecoderPackage, gppDecoderDir, filepath.Join("@iabgpp", "cmpapi", "package.json"))
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but the IAB's GPP library is unavailable: %v", err)
+		}
+		t.Skipf("!!! SKIPPING GPP BROWSER TEST: %v (install Node.js 18+ with npm) !!!", err)
+	}
+	return nm
+}
+
+// installNodePackage installs pkg once into dir under the user's cache folder and returns its
+// node_modules folder; probe is a file the installed package has.
+func installNodePackage(pkg, dir, probe string) (string, error) {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return "", err
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir = filepath.Join(cache, "consentd-test", dir)
+	nm := filepath.Join(dir, "node_modules")
+	done := func(nm string) bool { _, err := os.Stat(filepath.Join(nm, probe)); return err == nil }
+	if done(nm) {
+		return nm, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command("npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", pkg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", &npmError{pkg, err, out.String()}
+	}
+	if !done(filepath.Join(tmp, "node_modules")) {
+		return "", &npmError{pkg, nil, "incomplete node_modules"}
+	}
+	if err := os.Rename(tmp, dir); err != nil && !done(nm) {
+		return "", err
+	}
+	return nm, nil
+}
+
+type npmError struct {
+	pkg string
+	err error
+	out string
+}
+
+func (e *npmError) Error() string { return "npm install " + e.pkg + ": " + e.out }
+
+// TestBrowserGPP is #30's browser test. A site with GPP on (MSPA-covered, opt-out mode), regional
+// rules US opt_out and Europe opt_in, and the TCF on:
+//   - a California visitor: __gpp answers ping at once, listing usnat and usca, usnat applying;
+//     before any choice the GPP string decodes (@iabgpp/cmpapi in node, and the tests' own
+//     decoder) to notices provided and not opted out; after the Do Not Sell or Share control,
+//     to sale, sharing and targeted advertising opted out, Gpc false, and the consent record
+//     keeps that string; an ad frame on another origin gets it through __gppLocator;
+//   - a California visitor with Sec-GPC: 1 and no click: opted out, Gpc true, recorded;
+//   - a visitor from Germany: after accept all, __gpp's tcfeuv2 section is the TC string
+//     __tcfapi gives.
+func TestBrowserGPP(t *testing.T) {
+	t.Parallel()
+	browser(t)
+	nm := gppDecoder(t)
+	a, err := app.New(context.Background(), app.Config{
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "gpp.db"), BootstrapAPIKey: apiKey, Workers: 0,
+		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
+		Logger:     slog.New(slog.DiscardHandler),
+		TCFGVLFile: filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	h := a.Handler()
+	edge := func(hdr map[string]string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range hdr {
+				r.Header.Set(k, v)
+			}
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	base := edge(nil)
+	var created struct{ ID, ProjectKey string }
+	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme News GPP", "url": "https://acme.example"}, 201, &created)
+	mgmt(t, base, "POST", "/sites/"+created.ID+"/services/import", map[string]any{"slug": "google-analytics"}, 201, nil)
+	mgmt(t, base, "POST", "/sites/"+created.ID+"/services/import", map[string]any{"slug": "meta-pixel"}, 201, nil)
+	mgmt(t, base, "PATCH", "/sites/"+created.ID+"/banner", map[string]any{
+		"regionRules": []map[string]any{
+			{"regions": []string{"EU", "EEA", "GB", "CH"}, "defaultBehavior": "opt_in"},
+			{"regions": []string{"US"}, "defaultBehavior": "opt_out"},
+			{"regions": []string{"*"}, "defaultBehavior": "no_banner"},
+		},
+		"tcf": map[string]any{"enabled": true, "vendorIds": tcfVendors, "publisherCountryCode": "US"},
+		"gpp": map[string]any{"enabled": true, "mspaCoveredTransaction": true, "mspaMode": "opt-out"},
+	}, 200, nil)
+	type rec struct {
+		ID, Action, Region, GPPString, TCString string
+		GPCSignal, DoNotSell                    bool
+	}
+	records := func(n int) []rec {
+		t.Helper()
+		var pg struct{ Records []rec }
+		waitUntil(t, func() bool {
+			mgmt(t, base, "GET", "/sites/"+created.ID+"/consent-records?limit=100", nil, 200, &pg)
+			return len(pg.Records) >= n
+		})
+		return pg.Records // newest first
+	}
+	california := map[string]string{countryHeader: "US", regionHeader: "CA"}
+	open := func(ctx context.Context, name string, hdr map[string]string) {
+		api := edge(hdr)
+		s := newSite(t, api)
+		s.file("third:/gpp-ad.html", gppAdFrame)
+		navigate(t, ctx, s.raw(name, `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<script src="`+api+core.PublicPath(created.ProjectKey, core.PublicLoader)+`"></script>
+`+gppProbe+`
+<script src="/static/page.js"></script><title>Acme News</title></head><body><main><h1>Today's news</h1>
+<iframe src="`+s.tracker()+`/gpp-ad.html" title="Advertisement" width="300" height="120"></iframe></main></body></html>`))
+	}
+	gppString := func(ctx context.Context) string {
+		var s string
+		eval(t, ctx, `window.__gppPing().gppString`, &s)
+		return s
+	}
+	// usnat checks a decoded usnat (and usca) section against the opt-outs and Gpc expected.
+	usnat := func(what string, d gppDecoded, optOut int, gpc bool) {
+		t.Helper()
+		if len(d.IDs) != 2 || d.IDs[0] != 7 || d.IDs[1] != 8 {
+			t.Fatalf("%s: sections %v, want usnat and usca (7, 8)", what, d.IDs)
+		}
+		n := d.Sections["usnat"]
+		for f, want := range map[string]float64{
+			"Version": 2, "SharingNotice": 1, "SaleOptOutNotice": 1, "SharingOptOutNotice": 1, "TargetedAdvertisingOptOutNotice": 1,
+			"SaleOptOut": float64(optOut), "SharingOptOut": float64(optOut), "TargetedAdvertisingOptOut": float64(optOut),
+			"MspaCoveredTransaction": 1, "MspaOptOutOptionMode": 1, "MspaServiceProviderMode": 2,
+		} {
+			if n[f] != want {
+				t.Errorf("%s: usnat %s = %v, want %v", what, f, n[f], want)
+			}
+		}
+		if n["Gpc"] != gpc {
+			t.Errorf("%s: usnat Gpc = %v, want %v", what, n["Gpc"], gpc)
+		}
+		c := d.Sections["usca"]
+		if c["SaleOptOut"] != float64(optOut) || c["SharingOptOut"] != float64(optOut) || c["SaleOptOutNotice"] != float64(1) || c["Gpc"] != gpc {
+			t.Errorf("%s: usca %v", what, c)
+		}
+	}
+
+	t.Run("California", func(t *testing.T) {
+		ctx := tab(t)
+		open(ctx, "ca", california)
+		var g struct {
+			Exists bool
+			Ping   struct {
+				GppVersion         string         `json:"gppVersion"`
+				CmpStatus          string         `json:"cmpStatus"`
+				CmpID              int            `json:"cmpId"`
+				SupportedAPIs      []string       `json:"supportedAPIs"`
+				ApplicableSections []int          `json:"applicableSections"`
+				SectionList        []int          `json:"sectionList"`
+				ParsedSections     map[string]any `json:"parsedSections"`
+			}
+		}
+		eval(t, ctx, `window.__g`, &g)
+		if !g.Exists || g.Ping.GppVersion != "1.1" || g.Ping.CmpStatus != "loaded" || g.Ping.CmpID != testCMPID ||
+			strings.Join(g.Ping.SupportedAPIs, ",") != "7:usnat,8:usca" || len(g.Ping.ApplicableSections) != 1 || g.Ping.ApplicableSections[0] != 7 {
+			t.Fatalf("ping at once: %+v", g)
+		}
+		// The runtime applied the opt-out regime's initial state in the loader, before this page's
+		// first script: the signal is ready at once.
+		waitFor(t, ctx, `window.__gppPing().signalStatus === 'ready'`)
+		var ready struct {
+			SectionList []int `json:"sectionList"`
+		}
+		eval(t, ctx, `window.__gppPing()`, &ready)
+		if len(ready.SectionList) != 2 || ready.SectionList[0] != 7 || ready.SectionList[1] != 8 {
+			t.Errorf("sectionList once ready: %v", ready.SectionList)
+		}
+		before := gppString(ctx)
+		usnat("before any choice (@iabgpp/cmpapi)", gppIABDecode(t, nm, before), 2, false)
+		usnat("before any choice (Go decoder)", goGPPDecode(t, before), 2, false)
+		var field any
+		eval(t, ctx, `(function () { var r; __gpp('getField', function (v) { r = v; }, 'usnat.SaleOptOut'); return r; })()`, &field)
+		if field != float64(2) {
+			t.Errorf("getField usnat.SaleOptOut before a choice: %v", field)
+		}
+		// The ad frame on another origin reads the same string through __gppLocator.
+		waitFor(t, ctx, `window.__g.frame.length >= 1`)
+		var frame []string
+		eval(t, ctx, `window.__g.frame`, &frame)
+		if frame[0] != before {
+			t.Errorf("the cross-origin ad frame got %q, the page %q", frame[0], before)
+		}
+
+		waitFor(t, ctx, bannerShown)
+		eval(t, ctx, `window.__cd('[data-action=do-not-sell]').click()`, nil)
+		waitFor(t, ctx, `window.__gppPing().gppString !== `+jsString(before)+` && window.__gppPing().signalStatus === 'ready'`)
+		after := gppString(ctx)
+		usnat("after Do Not Sell (@iabgpp/cmpapi)", gppIABDecode(t, nm, after), 1, false)
+		usnat("after Do Not Sell (Go decoder)", goGPPDecode(t, after), 1, false)
+		var names []string
+		eval(t, ctx, `window.__g.events.map(function (e) { return e.name + ':' + e.data; })`, &names)
+		if got := strings.Join(names, " "); !strings.Contains(got, "signalStatus:not ready sectionChange:usnat sectionChange:usca signalStatus:ready") {
+			t.Errorf("events %q, want not ready, the sections' changes, then ready", got)
+		}
+		r := records(1)[0]
+		if r.GPPString != after || !r.DoNotSell || r.Region != "US-CA" {
+			t.Errorf("record %+v, want the GPP string %q", r, after)
+		}
+		waitFor(t, ctx, `window.__g.frame.length >= 2`)
+		eval(t, ctx, `window.__g.frame`, &frame)
+		if frame[len(frame)-1] != after {
+			t.Errorf("the ad frame got %q after the opt-out, the page %q", frame[len(frame)-1], after)
+		}
+	})
+
+	t.Run("California with GPC", func(t *testing.T) {
+		ctx := tab(t, gpcInit)
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Sec-GPC": "1"}})
+			return err
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(records(0))
+		open(ctx, "ca-gpc", california)
+		waitFor(t, ctx, `window.__gppPing().signalStatus === 'ready'`)
+		s := gppString(ctx)
+		usnat("Sec-GPC: 1 (@iabgpp/cmpapi)", gppIABDecode(t, nm, s), 1, true)
+		usnat("Sec-GPC: 1 (Go decoder)", goGPPDecode(t, s), 1, true)
+		r := records(n + 1)[0]
+		if r.GPPString != s || r.Action != "gpc" || !r.GPCSignal {
+			t.Errorf("record %+v, want the GPP string %q", r, s)
+		}
+	})
+
+	t.Run("Germany with TCF", func(t *testing.T) {
+		ctx := tab(t)
+		open(ctx, "de", map[string]string{countryHeader: "DE"})
+		var ping struct {
+			SupportedAPIs      []string `json:"supportedAPIs"`
+			ApplicableSections []int    `json:"applicableSections"`
+			SignalStatus       string   `json:"signalStatus"`
+		}
+		eval(t, ctx, `window.__g.ping`, &ping)
+		if strings.Join(ping.SupportedAPIs, ",") != "2:tcfeuv2" || len(ping.ApplicableSections) != 1 || ping.ApplicableSections[0] != 2 || ping.SignalStatus != "not ready" {
+			t.Fatalf("ping before a TC string: %+v", ping)
+		}
+		waitFor(t, ctx, `(function () { var h = document.querySelector('consentd-tcf'); return h && h.shadowRoot.querySelector('.l1 [data-action=accept]'); })()`)
+		eval(t, ctx, `window.__tcfTC = null; __tcfapi('addEventListener', 2, function (d, ok) { if (ok && d.eventStatus === 'useractioncomplete') window.__tcfTC = d.tcString; })`, nil)
+		eval(t, ctx, `document.querySelector('consentd-tcf').shadowRoot.querySelector('.l1 [data-action=accept]').click()`, nil)
+		waitFor(t, ctx, `!!window.__tcfTC && window.__gppPing().signalStatus === 'ready'`)
+		var tc string
+		eval(t, ctx, `window.__tcfTC`, &tc)
+		s := gppString(ctx)
+		d := gppIABDecode(t, nm, s)
+		if len(d.IDs) != 1 || d.IDs[0] != 2 || d.TCFEUv2 != tc || d.TCF["CmpId"] != float64(testCMPID) {
+			t.Errorf("GPP string %q decodes to %+v; want tcfeuv2 = the TC string %q", s, d, tc)
+		}
+		if got := goGPPDecode(t, s); len(got.IDs) != 1 || got.TCFEUv2 != tc {
+			t.Errorf("Go decoder: %+v", got)
+		}
+		var has bool
+		eval(t, ctx, `(function () { var r; __gpp('hasSection', function (v) { r = v; }, 'tcfeuv2'); return r; })()`, &has)
+		if !has {
+			t.Error("hasSection tcfeuv2 is false")
+		}
+		var rs []rec
+		waitUntil(t, func() bool {
+			rs = records(1)
+			for _, r := range rs {
+				if r.TCString == tc {
+					return r.GPPString == s
+				}
+			}
+			return false
+		})
+	})
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// waitUntil polls cond until it holds, failing after patience.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}

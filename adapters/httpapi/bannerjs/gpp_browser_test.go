@@ -338,6 +338,16 @@ func TestBrowserGPP(t *testing.T) {
 		}
 	})
 
+	t.Run("Japan", func(t *testing.T) {
+		ctx := tab(t)
+		open(ctx, "jp", map[string]string{countryHeader: "JP"})
+		var g struct{ Exists bool }
+		eval(t, ctx, `({exists: typeof window.__gpp === 'function' || !!document.querySelector('iframe[name=__gppLocator]')})`, &g)
+		if g.Exists {
+			t.Error("a visitor no GPP section applies to got __gpp")
+		}
+	})
+
 	t.Run("California with GPC", func(t *testing.T) {
 		ctx := tab(t, gpcInit)
 		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

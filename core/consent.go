@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 )
@@ -428,9 +429,24 @@ type PublicConfig struct {
 	// visitor's (WithBanner decides a draft's policy for it).
 	policies Policies
 	regions  *regionIndex
-	location Location
+	// optInTexts and optOutTexts are the texts with the notice's usual wording and with its
+	// opt-out one (textsFor).
+	optInTexts, optOutTexts map[string]string
+	location                Location
 	// cmpID is the deployment's CMP ID, which GPPConfig reports.
 	cmpID int
+}
+
+// textsFor returns the texts for a visitor for whom the banner does behavior before a decision:
+// under opt_out, the notice's body says that what is not needed is on until they opt out.
+func (cfg *PublicConfig) textsFor(behavior string) map[string]string {
+	switch {
+	case cfg.optInTexts == nil:
+		return cfg.Texts
+	case behavior == BehaviorOptOut:
+		return cfg.optOutTexts
+	}
+	return cfg.optInTexts
 }
 
 // PublicCategory is a category with the services in it, as the runtime shows it.
@@ -460,6 +476,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	rule := base.Banner.visitorRule(base.regions, cfg.location)
 	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	cfg.Policy = base.policies.For(rule)
+	cfg.Texts = base.textsFor(base.Banner.behaviorFor(rule))
 	cfg.TCF = base.Banner.TCFApplies(rule)
 	cfg.cmpID = public.tcf.deployment.CMPID
 	cfg.GPP = base.Banner.GPPFor(rule, cfg.cmpID)
@@ -471,13 +488,19 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 	for _, k := range declarationTextKeys {
 		delete(texts, k)
 	}
+	// The notice's body has its opt-out wording (optOutBody, the site's or the built-in one)
+	// for a visitor under an opt-out rule: the texts travel with one body, the right one.
+	optIn, optOut := maps.Clone(texts), texts
+	delete(optIn, optOutTextKey)
+	optOut["body"] = optOut[optOutTextKey]
+	delete(optOut, optOutTextKey)
 	// The texts travel in one language, merged into Texts. The banner carries the site's own
 	// texts for that language as its textOverrides (for runtimes from before Texts, still cached
 	// by browsers) and no other language.
 	b := *v.banner
 	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
-		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: texts,
+		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: optIn, optInTexts: optIn, optOutTexts: optOut,
 		BlockingRules: blockingRules(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
 		CookieRules: cookieRules(public.catalog, v.cats, v.svcs), policies: DecidePolicies(v.banner, v.cats),
 		regions: newRegionIndex(v.banner.RegionRules),

@@ -138,6 +138,10 @@ var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cooki
 // configuration carries only for a visitor whose policy offers it (Policy.DoNotSellLink).
 const doNotSellTextKey = "doNotSellLabel"
 
+// optOutTextKey is the notice's body for a visitor under an opt-out rule, which the
+// configuration carries as its body (PublicConfig.textsFor).
+const optOutTextKey = "optOutBody"
+
 // FirstViewTexts returns texts (the runtime's, RuntimeTexts or a configuration's) without the
 // preferences' own, as the first view's configuration carries them.
 func FirstViewTexts(texts map[string]string) map[string]string {

@@ -96,6 +96,15 @@ func (b *Banner) visitorRule(x *regionIndex, loc Location) VisitorRule {
 func regionRuleRef(i int) string { return "regionRules[" + strconv.Itoa(i) + "]" }
 
 // regionRuleOf returns the regional rule vr names, nil for none (RuleDefault, "").
+// behaviorFor is what the banner does before a decision for a visitor under vr: the regional
+// rule's defaultBehavior, else the banner's.
+func (b *Banner) behaviorFor(vr VisitorRule) string {
+	if r := b.regionRuleOf(vr); r != nil {
+		return r.DefaultBehavior
+	}
+	return b.DefaultBehavior
+}
+
 func (b *Banner) regionRuleOf(vr VisitorRule) *RegionRule {
 	n, ok := strings.CutPrefix(vr.Rule, "regionRules[")
 	if !ok {
@@ -147,9 +156,9 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// (an opt-out of sale and sharing) and whether refusing the sale category is a request not
 	// to sell. A regional rule says all three; otherwise the banner's defaultBehavior applies
 	// and the jurisdiction ccpa decides the other two.
-	behavior, honorGPC, doNotSell, reject := b.DefaultBehavior, rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA, true
+	behavior, honorGPC, doNotSell, reject := b.behaviorFor(rule), rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA, true
 	if r := b.regionRuleOf(rule); r != nil {
-		behavior, honorGPC, doNotSell, reject = r.DefaultBehavior, r.HonorGPC, r.DoNotSellLink, r.RejectOnFirstLayer
+		honorGPC, doNotSell, reject = r.HonorGPC, r.DoNotSellLink, r.RejectOnFirstLayer
 	}
 	p := &Policy{
 		Categories:         make(map[string]CategoryPolicy, len(cats)),
@@ -303,6 +312,7 @@ func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
 	}
 	out.Jurisdiction, out.Region, out.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
 	out.Policy = DecidePolicy(b, cats, rule)
+	out.Texts = cfg.textsFor(b.behaviorFor(rule))
 	out.TCF = b.TCFApplies(rule)
 	out.GPP = b.GPPFor(rule, cfg.cmpID)
 	return &out

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/i18n"
 	"github.com/consentd/consentd/library"
 )
 
@@ -546,5 +547,71 @@ func BenchmarkVisitorRule(b *testing.B) {
 				c.banner.VisitorRule(ca)
 			}
 		})
+	}
+}
+
+// TestOptOutWording: under an opt-out rule the notice's body is the opt-out one (built in, in
+// the visitor's language; the site's own optOutBody when it wrote one), elsewhere the opt-in
+// one; the configuration carries one body, never both.
+func TestOptOutWording(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newCore(t)
+	org, s := mustSite(t, m)
+	in := []core.RegionRuleInput{
+		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorOptIn},
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in}); err != nil {
+		t.Fatal(err)
+	}
+	body := func(lang string, loc core.Location) string {
+		t.Helper()
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, loc, lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fv := cfg.FirstView()
+		if _, ok := cfg.Texts["optOutBody"]; ok {
+			t.Errorf("%s %+v: the configuration carries optOutBody beside body", lang, loc)
+		}
+		if fv.Texts["body"] != cfg.Texts["body"] {
+			t.Errorf("%s %+v: the first view's body %q, the configuration's %q", lang, loc, fv.Texts["body"], cfg.Texts["body"])
+		}
+		return cfg.Texts["body"]
+	}
+	ca, fr := core.Location{Country: "US", Region: "US-CA"}, core.Location{Country: "FR"}
+	for _, lang := range []string{"en", "es"} {
+		tx, _ := i18n.Texts(lang)
+		if got := body(lang, ca); got != tx["optOutBody"] {
+			t.Errorf("%s California: body %q, want the opt-out wording %q", lang, got, tx["optOutBody"])
+		}
+		if got := body(lang, fr); got != tx["body"] || strings.Contains(tx["optOutBody"], "Choose which") {
+			t.Errorf("%s France: body %q, want the opt-in wording %q", lang, got, tx["body"])
+		}
+	}
+	if !strings.Contains(body("en", fr), "Choose which categories you allow") || strings.Contains(body("en", ca), "Choose which categories") {
+		t.Errorf("wordings: opt-in %q, opt-out %q", body("en", fr), body("en", ca))
+	}
+	// The site's own opt-out wording wins over the built-in one.
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TextOverrides: map[string]string{"optOutBody": "Ours: opt out below."}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := body("en", ca); got != "Ours: opt out below." {
+		t.Errorf("site's optOutBody: body %q", got)
+	}
+	// A draft previewed with another behaviour takes its wording (the console's preview).
+	cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, fr, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft := *cfg.Banner
+	draft.RegionRules = nil
+	draft.DefaultBehavior = core.BehaviorOptOut
+	if got := cfg.WithBanner(&draft).Texts["body"]; got != "Ours: opt out below." {
+		t.Errorf("draft opt_out: body %q", got)
+	}
+	draft.DefaultBehavior = core.BehaviorOptIn
+	if got := cfg.WithBanner(&draft).Texts["body"]; got != body("en", fr) {
+		t.Errorf("draft opt_in: body %q", got)
 	}
 }

@@ -20,6 +20,7 @@ var official = []string{"bg", "cs", "da", "de", "el", "en", "es", "et", "fi", "f
 var english = map[string]string{
 	"headline":             "We value your privacy",
 	"body":                 "We use cookies and similar technologies to run this site, to measure how it is used and to personalise ads. Choose which categories you allow; you can change your mind at any time.",
+	"optOutBody":           "We use cookies and similar technologies to run this site, to measure how it is used and to personalise ads. You can opt out of those that are not needed at any time.",
 	"acceptLabel":          "Accept all",
 	"rejectLabel":          "Reject all",
 	"preferencesLabel":     "Preferences",
@@ -64,7 +65,7 @@ var english = map[string]string{
 }
 
 // textOrder is the order of the keys of "texts" in every file, so that files diff line by line.
-var textOrder = []string{"headline", "body", "acceptLabel", "rejectLabel", "preferencesLabel",
+var textOrder = []string{"headline", "body", "optOutBody", "acceptLabel", "rejectLabel", "preferencesLabel",
 	"privacyLabel", "cookiePolicyLabel", "saveLabel", "closeLabel", "preferencesTitle",
 	"preferencesBody", "alwaysOnLabel", "servicesLabel", "cookieLabel", "durationLabel",
 	"purposeLabel", "gpcNotice", "blockedText", "allowLabel", "reopenLabel", "doNotSellLabel", "declarationTitle",

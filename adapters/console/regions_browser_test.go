@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,7 +93,33 @@ func TestConsoleRegionalRules(t *testing.T) {
 	if len(saved.RegionRules) != n || saved.RegionRules[1].Regions[0] != core.RegionUSStateLaws || !saved.RegionRules[1].DoNotSellLink {
 		t.Fatalf("saved rules: %+v", saved.RegionRules)
 	}
+	// Each rule's honorGpc, doNotSellLink and rejectOnFirstLayer are the owner's to set: off on
+	// the US rule and the first, saved as such, then back on.
+	toggles := func(on bool) {
+		t.Helper()
+		eval(t, ctx, `(function (on) {
+  ['rule.1.honorGpc', 'rule.1.doNotSellLink', 'rule.0.rejectOnFirstLayer'].forEach(function (n) {
+    var c = document.querySelector('input[type=checkbox][name="' + n + '"]');
+    if (c.checked !== on) c.click();
+  });
+})(`+strconv.FormatBool(on)+`)`, nil)
+		submit(t, ctx, "document.querySelector('#save-banner').click()")
+		mustContain(t, ctx, "Banner saved")
+		apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &saved)
+		if r0, r1 := saved.RegionRules[0], saved.RegionRules[1]; r1.HonorGPC != on || r1.DoNotSellLink != on || r0.RejectOnFirstLayer != on || !r1.RejectOnFirstLayer || !r0.HonorGPC {
+			t.Fatalf("after setting the rules' options to %v: %+v", on, saved.RegionRules)
+		}
+		var checked []bool
+		eval(t, ctx, `['rule.1.honorGpc', 'rule.1.doNotSellLink', 'rule.0.rejectOnFirstLayer'].map(function (n) { return document.querySelector('input[name="' + n + '"]').checked; })`, &checked)
+		if len(checked) != 3 || checked[0] != on || checked[1] != on || checked[2] != on {
+			t.Fatalf("the saved form shows %v, want all %v", checked, on)
+		}
+	}
+	toggles(false)
 	run(t, ctx, chromedp.EmulateViewport(1280, 1000))
+	eval(t, ctx, "document.querySelector('#rule-1').scrollIntoView()", nil)
+	checkPage(t, ctx, base, "31-regional-rules-options-off")
+	toggles(true)
 	eval(t, ctx, "document.querySelector('#regional-rules').scrollIntoView()", nil)
 	checkPage(t, ctx, base, "31-regional-rules-editor")
 

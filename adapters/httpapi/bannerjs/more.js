@@ -21,9 +21,12 @@ function styleMore(root) {
   if (R.adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(R.sheet('m', MORE));
   else root.appendChild(h('style', { text: MORE }));
 }
-// styledHost is a shadow host styled like the banner, with this module's styles too.
+// styledHost is a shadow host styled like the banner, with this module's styles too. These
+// hosts may sit in the page's flow (a placeholder, a choice), where the page's rules for their
+// box (margin, float, border...) would apply: they are reset whole, as the banner's is not.
 function styledHost(tag) {
   var p = R.shadowHost(tag);
+  p.host.style.setProperty('all', 'initial', 'important');
   styleMore(p.root);
   return p;
 }

@@ -64,7 +64,6 @@ function sheet(k, text) {
 }
 function shadowHost(tag) {
   var host = createElement.call(d, tag);
-  host.style.setProperty('all', 'initial', 'important');
   var root = host.attachShadow({ mode: 'open' });
   if (adopt) root.adoptedStyleSheets = [sheet('b', CSS)];
   else root.appendChild(h('style', { text: CSS }));

@@ -133,6 +133,6 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace github.com/LiveRamp/iabconsent => ./third_party/github.com/LiveRamp/iabconsent
+replace github.com/LiveRamp/iabconsent => ./adapters/tcstring/third_party/github.com/LiveRamp/iabconsent
 
-replace github.com/rupertchen/go-bits => ./third_party/github.com/rupertchen/go-bits
+replace github.com/rupertchen/go-bits => ./adapters/tcstring/third_party/github.com/rupertchen/go-bits

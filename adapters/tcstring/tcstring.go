@@ -1,5 +1,5 @@
 // Package tcstring decodes IAB TC strings (TCF v2.x) for core (core.TCStringDecoder) with
-// LiveRamp's decoder, github.com/LiveRamp/iabconsent (MIT; kept in third_party/, see
+// LiveRamp's decoder, github.com/LiveRamp/iabconsent (MIT; kept in third_party/ beside this file, see
 // third_party/SOURCE.md).
 package tcstring
 

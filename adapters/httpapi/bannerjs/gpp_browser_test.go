@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -96,75 +95,16 @@ func gppIABDecode(t *testing.T, nm, s string) gppDecoded {
 	return d
 }
 
-// The IAB's GPP library, from the npm registry, pinned; installed once into the user's cache
-// folder, as the TCF decoder is.
-const (
-	gppDecoderPackage = "@iabgpp/cmpapi@3.2.0"
-	gppDecoderDir     = "node-iabgpp-cmpapi3.2.0"
-)
-
-// gppDecoder returns a node_modules folder holding @iabgpp/cmpapi. Without node and npm, or when
-// npm cannot install it, the test is skipped loudly, or fails when CI=true.
-func gppDecoder(t *testing.T) string {
-	t.Helper()
-	nm, err := installNodePackage(gppDecoderPackage, gppDecoderDir, filepath.Join("@iabgpp", "cmpapi", "package.json"))
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but the IAB's GPP library is unavailable: %v", err)
-		}
-		t.Skipf("!!! SKIPPING GPP BROWSER TEST: %v (install Node.js 18+ with npm) !!!", err)
-	}
-	return nm
+// The IAB's GPP library, from the npm registry, pinned.
+var gppDecoderPackages = &nodePackages{
+	what:     "the IAB's GPP library",
+	packages: []string{"@iabgpp/cmpapi@3.2.0"},
+	dir:      "node-iabgpp-cmpapi3.2.0",
+	probes:   []string{"@iabgpp/cmpapi/package.json"},
 }
 
-// installNodePackage installs pkg once into dir under the user's cache folder and returns its
-// node_modules folder; probe is a file the installed package has.
-func installNodePackage(pkg, dir, probe string) (string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", err
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir = filepath.Join(cache, "consentd-test", dir)
-	nm := filepath.Join(dir, "node_modules")
-	done := func(nm string) bool { _, err := os.Stat(filepath.Join(nm, probe)); return err == nil }
-	if done(nm) {
-		return nm, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", pkg)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", &npmError{pkg, err, out.String()}
-	}
-	if !done(filepath.Join(tmp, "node_modules")) {
-		return "", &npmError{pkg, nil, "incomplete node_modules"}
-	}
-	if err := os.Rename(tmp, dir); err != nil && !done(nm) {
-		return "", err
-	}
-	return nm, nil
-}
-
-type npmError struct {
-	pkg string
-	err error
-	out string
-}
-
-func (e *npmError) Error() string { return "npm install " + e.pkg + ": " + e.out }
+// gppDecoder returns a node_modules folder holding @iabgpp/cmpapi.
+func gppDecoder(t *testing.T) string { return gppDecoderPackages.path(t) }
 
 // TestBrowserGPP is #30's browser test. A site with GPP on (MSPA-covered, opt-out mode), regional
 // rules US opt_out and Europe opt_in, and the TCF on:

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 )
 
@@ -33,85 +31,16 @@ func TestBrowserScriptSnippetBlankPage(t *testing.T) {
 }
 
 // The framework snippets are checked with real tools: esbuild parses and bundles them (JSX for
-// React, TSX for Next.js), and React renders them. The packages are installed once with npm into
-// the user's cache folder and reused by later runs.
-const (
-	toolchainPackages = "esbuild@0.24.2 react@19.2.0 react-dom@19.2.0"
-	// toolchainDir is the cache folder's name; change it with toolchainPackages.
-	toolchainDir = "node-esbuild0.24.2-react19.2.0"
-)
-
-var (
-	toolchainOnce sync.Once
-	toolchainPath string
-	toolchainErr  error
-)
-
-// nodeToolchain returns a node_modules folder holding toolchainPackages, installing them on first
-// use. Without node and npm, or when npm cannot install, the test is skipped loudly, or fails
-// when CI=true.
-func nodeToolchain(t *testing.T) string {
-	t.Helper()
-	toolchainOnce.Do(func() { toolchainPath, toolchainErr = installToolchain() })
-	if toolchainErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but the snippet toolchain is unavailable: %v", toolchainErr)
-		}
-		t.Skipf("!!! SKIPPING SNIPPET CHECK: %v (install Node.js 18+ with npm) !!!", toolchainErr)
-	}
-	return toolchainPath
+// React, TSX for Next.js), and React renders them.
+var snippetToolchain = &nodePackages{
+	what:     "the snippet toolchain",
+	packages: []string{"esbuild@0.24.2", "react@19.2.0", "react-dom@19.2.0"},
+	dir:      "node-esbuild0.24.2-react19.2.0",
+	probes:   []string{"esbuild/package.json", "react/package.json", "react-dom/server.js"},
 }
 
-func installToolchain() (string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", fmt.Errorf("%s not found", tool)
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "consentd-test", toolchainDir)
-	nm := filepath.Join(dir, "node_modules")
-	if complete(nm) {
-		return nm, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	// Install next to the final folder and rename, so that an interrupted install is never
-	// taken for a complete one.
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	args := append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error"},
-		strings.Fields(toolchainPackages)...)
-	cmd := exec.Command("npm", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s: %v\n%s", toolchainPackages, err, out.String())
-	}
-	if !complete(filepath.Join(tmp, "node_modules")) {
-		return "", fmt.Errorf("npm install %s left an incomplete node_modules", toolchainPackages)
-	}
-	if err := os.Rename(tmp, dir); err != nil && !complete(nm) {
-		return "", err
-	}
-	return nm, nil
-}
-
-func complete(nm string) bool {
-	for _, p := range []string{"esbuild/package.json", "react/package.json", "react-dom/server.js"} {
-		if _, err := os.Stat(filepath.Join(nm, p)); err != nil {
-			return false
-		}
-	}
-	return true
-}
+// nodeToolchain returns a node_modules folder holding the snippet toolchain.
+func nodeToolchain(t *testing.T) string { return snippetToolchain.path(t) }
 
 // checkScript runs in Node with the toolchain: it checks the snippets in dir and prints a JSON
 // report. A stand-in replaces next/script (the next package is a heavy install): it renders

@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -378,74 +375,16 @@ func iabDecode(t *testing.T, nm, tc string) tcDecoded {
 	return m
 }
 
-// The IAB's decoder, from the npm registry, pinned; installed once into the user's cache folder
-// (as the snippet toolchain is) and reused.
-const (
-	tcfDecoderPackage = "@iabtechlabtcf/core@1.5.21"
-	tcfDecoderDir     = "node-iabtechlabtcf-core1.5.21"
-)
-
-var (
-	tcfDecoderOnce sync.Once
-	tcfDecoderPath string
-	tcfDecoderErr  error
-)
-
-// tcfDecoder returns a node_modules folder holding the IAB's decoder. Without node and npm, or
-// when npm cannot install it, the test is skipped loudly, or fails when CI=true.
-func tcfDecoder(t *testing.T) string {
-	t.Helper()
-	tcfDecoderOnce.Do(func() { tcfDecoderPath, tcfDecoderErr = installTCFDecoder() })
-	if tcfDecoderErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but the IAB's TC string decoder is unavailable: %v", tcfDecoderErr)
-		}
-		t.Skipf("!!! SKIPPING TCF BROWSER TEST: %v (install Node.js 18+ with npm) !!!", tcfDecoderErr)
-	}
-	return tcfDecoderPath
+// The IAB's decoder, from the npm registry, pinned.
+var tcfDecoderPackages = &nodePackages{
+	what:     "the IAB's TC string decoder",
+	packages: []string{"@iabtechlabtcf/core@1.5.21"},
+	dir:      "node-iabtechlabtcf-core1.5.21",
+	probes:   []string{"@iabtechlabtcf/core/package.json"},
 }
 
-func installTCFDecoder() (string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", fmt.Errorf("%s not found", tool)
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "consentd-test", tcfDecoderDir)
-	nm := filepath.Join(dir, "node_modules")
-	done := func(nm string) bool {
-		_, err := os.Stat(filepath.Join(nm, "@iabtechlabtcf", "core", "package.json"))
-		return err == nil
-	}
-	if done(nm) {
-		return nm, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", tcfDecoderPackage)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s: %v\n%s", tcfDecoderPackage, err, out.String())
-	}
-	if !done(filepath.Join(tmp, "node_modules")) {
-		return "", fmt.Errorf("npm install %s left an incomplete node_modules", tcfDecoderPackage)
-	}
-	if err := os.Rename(tmp, dir); err != nil && !done(nm) {
-		return "", err
-	}
-	return nm, nil
-}
+// tcfDecoder returns a node_modules folder holding the IAB's decoder.
+func tcfDecoder(t *testing.T) string { return tcfDecoderPackages.path(t) }
 
 // eval1 evaluates a boolean expression in the tab.
 func eval1(t *testing.T, ctx context.Context, expr string) bool {

@@ -233,7 +233,10 @@ func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *core.WebhookDelive
 	if err := storable("webhook delivery", d.Attempts); err != nil {
 		return err
 	}
-	res, err := s.db.NewUpdate().Model(fromDelivery(d)).Column("status", "attempts", "updated_at").WherePK().Exec(ctx)
+	// Only the attempt's columns change: the payload (up to MaxConsentsPerDelivery records) is
+	// neither copied nor sent again.
+	m := &webhookDelivery{ID: d.ID, Status: d.Status, Attempts: orSlice(d.Attempts), UpdatedAt: d.UpdatedAt}
+	res, err := s.db.NewUpdate().Model(m).Column("status", "attempts", "updated_at").WherePK().Exec(ctx)
 	return mustAffect(res, err, "webhook delivery")
 }
 

@@ -42,6 +42,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,8 +190,8 @@ func finish(jsSrc []byte, css string, cssSrc []byte) bundle {
 	return b
 }
 
-// assemble inlines the stylesheet cssSrc into the script at the placeholder css, minifying both
-// when min is true. It reports whether minification succeeded.
+// assemble inlines the stylesheet cssSrc into the script at the placeholder css (see
+// stylesheets), minifying both when min is true. It reports whether minification succeeded.
 func assemble(jsSrc []byte, css string, cssSrc []byte, min bool) ([]byte, bool) {
 	values, err := coreValues()
 	if err != nil {
@@ -199,21 +200,71 @@ func assemble(jsSrc []byte, css string, cssSrc []byte, min bool) ([]byte, bool) 
 	for k, v := range values {
 		jsSrc = bytes.ReplaceAll(jsSrc, []byte(k), v)
 	}
-	if !min {
-		return bytes.ReplaceAll(jsSrc, []byte(css), quote(string(cssSrc))), true
+	var m *minify.M
+	if min {
+		m = minify.New()
+		m.AddFunc("text/css", cssmin.Minify)
+		m.AddFunc("text/javascript", js.Minify)
 	}
-	m := minify.New()
-	m.AddFunc("text/css", cssmin.Minify)
-	m.AddFunc("text/javascript", js.Minify)
-	c, err := m.Bytes("text/css", cssSrc)
+	c, err := stylesheets(cssSrc, m)
 	if err != nil {
 		return nil, false
 	}
-	j, err := m.Bytes("text/javascript", bytes.ReplaceAll(jsSrc, []byte(css), quote(string(c))))
+	jsSrc = bytes.ReplaceAll(jsSrc, []byte(css), c)
+	if !min {
+		return jsSrc, true
+	}
+	j, err := m.Bytes("text/javascript", jsSrc)
 	if err != nil {
 		return nil, false
 	}
 	return j, true
+}
+
+// sheetLine starts a separately served sheet in a stylesheet: "/* sheet: NAME */" on a line.
+var sheetLine = regexp.MustCompile(`(?m)^/\* sheet: ([a-z_]+) \*/\n`)
+
+// stylesheets renders the stylesheet src as a JavaScript value, minified by m when m is not nil:
+// a string, or, when src has "sheet:" lines, an object with its rules before the first (key "b")
+// and those of each sheet under its name, which the runtime parses only when it needs them (the
+// banner's templates: a first view parses only the chosen one's rules).
+func stylesheets(src []byte, m *minify.M) ([]byte, error) {
+	text := func(b []byte) (string, error) {
+		if m == nil {
+			return string(b), nil
+		}
+		c, err := m.Bytes("text/css", b)
+		return string(c), err
+	}
+	at := sheetLine.FindAllSubmatchIndex(src, -1)
+	if len(at) == 0 {
+		s, err := text(src)
+		return quote(s), err
+	}
+	var out bytes.Buffer
+	out.WriteString("{")
+	name, from := "b", 0
+	for i := 0; i <= len(at); i++ {
+		end := len(src)
+		if i < len(at) {
+			end = at[i][0]
+		}
+		s, err := text(src[from:end])
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteString(",")
+		}
+		out.Write(quote(name))
+		out.WriteString(":")
+		out.Write(quote(s))
+		if i < len(at) {
+			name, from = string(src[at[i][2]:at[i][3]]), at[i][1]
+		}
+	}
+	out.WriteString("}")
+	return out.Bytes(), nil
 }
 
 // quote renders s as a JavaScript string literal.

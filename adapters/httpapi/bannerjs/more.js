@@ -16,10 +16,8 @@ var d = document, h = R.h, t = R.t, fill = R.fill, catName = R.catName,
 var MORE = "__CONSENTD_CSS_MORE__";
 // styleMore adds this module's styles to a shadow root of the first view's.
 function styleMore(root) {
-  if (root.__more) return;
-  root.__more = 1;
-  if (R.adopt) root.adoptedStyleSheets = root.adoptedStyleSheets.concat(R.sheet('m', MORE));
-  else root.appendChild(h('style', { text: MORE }));
+  R.style(root, 'modal', R.CSS.modal); // the preferences are a dialog.cd
+  R.style(root, 'm', MORE);
 }
 // styledHost is a shadow host styled like the banner, with this module's styles too. These
 // hosts may sit in the page's flow (a placeholder, a choice), where the page's rules for their

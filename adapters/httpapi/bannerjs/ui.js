@@ -52,21 +52,22 @@ function h(tag, attrs, kids) {
   (kids || []).forEach(function (c) { if (c) el.appendChild(typeof c === 'string' ? d.createTextNode(c) : c); });
   return el;
 }
-// Constructable stylesheets, parsed on first use: the banner's, then the others' (more).
+// style adds the sheet k (text) to a shadow root, once; a constructable stylesheet, parsed on
+// first use and shared by every root. CSS holds banner.css's sheets: its common rules (b) and
+// each template's, parsed only when that template is shown; more.js adds its own (m).
 var sheets = {};
 var adopt = window.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype;
-function sheet(k, text) {
-  if (!sheets[k]) {
-    sheets[k] = new CSSStyleSheet();
-    sheets[k].replaceSync(text);
-  }
-  return sheets[k];
+function style(root, k, text) {
+  if (root['_' + k]) return;
+  root['_' + k] = 1;
+  if (!adopt) return root.appendChild(h('style', { text: text }));
+  if (!sheets[k]) (sheets[k] = new CSSStyleSheet()).replaceSync(text);
+  root.adoptedStyleSheets = root.adoptedStyleSheets.concat(sheets[k]);
 }
 function shadowHost(tag) {
   var host = createElement.call(d, tag);
   var root = host.attachShadow({ mode: 'open' });
-  if (adopt) root.adoptedStyleSheets = [sheet('b', CSS)];
-  else root.appendChild(h('style', { text: CSS }));
+  style(root, 'b', CSS.b);
   var col = (cfg && cfg.banner.colors) || {};
   [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
     ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
@@ -171,7 +172,8 @@ function dontSellControl() {
 var showBanner = timed(function () {
   if (!cfg || decided || (ui && (ui.banner || ui.prefs))) return;
   var b = cfg.banner, u = mount();
-  var tpl = ['floating', 'wide_bar', 'modal'].indexOf(b.template) >= 0 ? b.template : 'floating';
+  // The templates are banner.css's sheets (b is its common rules); core validates the value.
+  var tpl = b.template !== 'b' && CSS.hasOwnProperty(b.template) ? b.template : 'floating';
   var pos = b.position || 'bottom_right';
   if (tpl === 'wide_bar') pos = pos.indexOf('top') === 0 ? 'top' : 'bottom';
   var close = h('button', {
@@ -190,6 +192,7 @@ var showBanner = timed(function () {
     policyLinks(),
     dontSellControl()
   ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { api_.showPreferences(); }), 1)];
+  style(u.root, tpl, CSS[tpl]);
   var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
   var el;
   lastFocus = deepFocus();
@@ -256,7 +259,7 @@ function internals() {
   h: h, t: t, fill: fill, catName: catName, mount: mount, heading: heading, button: button,
   buttons: buttons, policyLinks: policyLinks, dontSellControl: dontSellControl, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
   closePrefs: closePrefs, getConsent: getConsent, ruleFor: ruleFor, cats: cats, getAttr: getAttr, details: details,
-  shadowHost: shadowHost, sheet: sheet, adopt: adopt, gpc: gpc, declPage: declPage, page: api_,
+  shadowHost: shadowHost, style: style, CSS: CSS, gpc: gpc, declPage: declPage, page: api_,
   keepFocus: function () { lastFocus = deepFocus(); },
   get cfg() { return cfg; }, get allowed() { return allowed; }, get decided() { return decided; },
   get stored() { return stored; }, get ui() { return ui; }

@@ -87,16 +87,29 @@ func qrDataURL(uri string) template.URL {
 func (h *handler) enableTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
 	secret := r.PostFormValue("secret")
 	codes, err := h.m.EnableTOTP(r.Context(), rq.s.UserID, secret, r.PostFormValue("code"))
+	if h.totpRefused(w, r, rq, secret, err) {
+		return
+	}
+	h.showCodes(w, r, rq, codes)
+}
+
+// totpRefused answers a refused code (the page again, with the message and the secret being
+// set up, if any) or another error, and reports whether it answered.
+func (h *handler) totpRefused(w http.ResponseWriter, r *http.Request, rq *request, secret string, err error) bool {
 	if core.ErrorCode(err) == core.CodeInvalid {
 		_, msg := h.message(r, err)
 		h.showTOTP(w, r, rq, http.StatusBadRequest, secret, msg, nil)
-		return
+		return true
 	}
 	if err != nil {
 		h.fail(w, r, rq, err)
-		return
+		return true
 	}
-	// The codes are shown on this answer only: they are stored hashed.
+	return false
+}
+
+// showCodes shows new recovery codes, on this answer only: they are stored hashed.
+func (h *handler) showCodes(w http.ResponseWriter, r *http.Request, rq *request, codes []string) {
 	w.Header().Set("Cache-Control", "no-store")
 	h.showTOTP(w, r, rq, http.StatusOK, "", "", codes)
 }
@@ -104,29 +117,15 @@ func (h *handler) enableTOTP(w http.ResponseWriter, r *http.Request, rq *request
 // newRecoveryCodes replaces the member's recovery codes, with a current code.
 func (h *handler) newRecoveryCodes(w http.ResponseWriter, r *http.Request, rq *request) {
 	codes, err := h.m.NewRecoveryCodes(r.Context(), rq.s.UserID, r.PostFormValue("code"))
-	if core.ErrorCode(err) == core.CodeInvalid {
-		_, msg := h.message(r, err)
-		h.showTOTP(w, r, rq, http.StatusBadRequest, "", msg, nil)
+	if h.totpRefused(w, r, rq, "", err) {
 		return
 	}
-	if err != nil {
-		h.fail(w, r, rq, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	h.showTOTP(w, r, rq, http.StatusOK, "", "", codes)
+	h.showCodes(w, r, rq, codes)
 }
 
 // disableTOTP turns the second factor off with a current code.
 func (h *handler) disableTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
-	err := h.m.DisableTOTP(r.Context(), rq.s.UserID, r.PostFormValue("code"))
-	if core.ErrorCode(err) == core.CodeInvalid {
-		_, msg := h.message(r, err)
-		h.showTOTP(w, r, rq, http.StatusBadRequest, "", msg, nil)
-		return
-	}
-	if err != nil {
-		h.fail(w, r, rq, err)
+	if h.totpRefused(w, r, rq, "", h.m.DisableTOTP(r.Context(), rq.s.UserID, r.PostFormValue("code"))) {
 		return
 	}
 	h.redirect(w, r, rq, "/sessions", "Two-step sign-in is off: your password alone signs you in.")

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"net"
 	"testing"
 
 	"github.com/oauth2-proxy/mockoidc"
@@ -15,18 +14,7 @@ import (
 // through the provider by the organization's name and lands on the sites as a new member.
 // Pages are checked with axe-core and photographed.
 func TestSSOSettingsJourney(t *testing.T) {
-	idp, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idp.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idp.Shutdown() })
+	idp := startIDP(t)
 	cfg := idp.Config()
 
 	srv := startServer(t, func(c *app.Config) { c.SSOAllowPrivate = true })

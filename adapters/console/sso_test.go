@@ -30,12 +30,8 @@ import (
 // a session; a disallowed email domain is refused; an ID token whose signature was tampered
 // with on its way is refused; nobody is created by a refused sign-in.
 func TestSSO(t *testing.T) {
-	idp, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tamper := false
-	if err := idp.AddMiddleware(func(next http.Handler) http.Handler {
+	idp := startIDP(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !tamper || r.URL.Path != "/oidc/token" {
 				next.ServeHTTP(w, r)
@@ -55,28 +51,9 @@ func TestSSO(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(body) //nolint:errcheck // test server
 		})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idp.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idp.Shutdown() })
+	})
 
-	cat, err := library.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := memstore.New()
-	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
-		SSOAllowPrivate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	uc, store := ssoCore(t)
 	ctx := context.Background()
 	org, _ := uc.Orgs.CreateOrganization(ctx, "acme")
 	var h http.Handler
@@ -195,28 +172,8 @@ func readAll(t *testing.T, res *http.Response) string {
 // deployment's provider still serves its organization; and an organization's provider on a
 // private address is refused unless the operator allowed it.
 func TestOrgSSO(t *testing.T) {
-	idp, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idp.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idp.Shutdown() })
-	cat, err := library.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := memstore.New()
-	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
-		SSOAllowPrivate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	idp := startIDP(t)
+	uc, store := ssoCore(t)
 	ctx := context.Background()
 	acme, _ := uc.Orgs.CreateOrganization(ctx, "acme")
 	beta, _ := uc.Orgs.CreateOrganization(ctx, "beta")
@@ -348,4 +305,45 @@ func TestOrgSSO(t *testing.T) {
 	if strings.Join(actions, ",") != "sso.update,sso.delete,sso.update,sso.update" {
 		t.Fatalf("audit actions: %v", actions)
 	}
+}
+
+// startIDP starts an OpenID provider (mockoidc) on loopback for the test, with the given
+// middlewares around it, and stops it at the end.
+func startIDP(t *testing.T, middlewares ...func(http.Handler) http.Handler) *mockoidc.MockOIDC {
+	t.Helper()
+	idp, err := mockoidc.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mw := range middlewares {
+		if err := idp.AddMiddleware(mw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idp.Start(ln, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idp.Shutdown() }) //nolint:errcheck // the test is over
+	return idp
+}
+
+// ssoCore returns core on a memory store with the library, allowing an identity provider on
+// a private address (the test's).
+func ssoCore(t *testing.T) (*core.UseCases, *memstore.Store) {
+	t.Helper()
+	cat, err := library.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memstore.New()
+	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		SSOAllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uc, store
 }

@@ -160,10 +160,32 @@ func BenchmarkConsentList(b *testing.B) {
 }
 
 // BenchmarkConsentIngest measures CreateConsentRecord from 64 concurrent writers (the store's
-// group commit batches them), as the public consent endpoint calls it.
+// group commit batches them), as the public consent endpoint calls it. On Postgres it also
+// measures the batches written as one simple query on the pool ("postgres-simple-protocol",
+// what a database URL with default_query_exec_mode gets) against the committers' own
+// connections with prepared statements ("postgres", pgIngest).
 func BenchmarkConsentIngest(b *testing.B) {
 	ctx := context.Background()
-	for name, s := range benchStores(b) {
+	stores := benchStores(b)
+	if os.Getenv("CONSENTD_TEST_POSTGRES_URL") != "" {
+		u, err := url.Parse(pgtest.FreshURL(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("default_query_exec_mode", "simple_protocol")
+		u.RawQuery = q.Encode()
+		s, err := bunstore.Open(ctx, u.String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		if err := s.Migrate(ctx); err != nil {
+			b.Fatal(err)
+		}
+		stores["postgres-simple-protocol"] = s
+	}
+	for name, s := range stores {
 		site := benchSite(b, s)
 		b.Run(name, func(b *testing.B) {
 			var (

@@ -3,6 +3,7 @@ package bunstore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 	t.Parallel()
 	url := pgtest.FreshURL(t)
 	ctx := context.Background()
-	open := func() *bunstore.Store {
+	open := func(url string) *bunstore.Store {
 		s, err := bunstore.Open(ctx, url)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +35,14 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 		}
 		return s
 	}
-	a, b := open(), open()
+	// a writes its batches on known heads with prepared statements on its committers' own
+	// connections, b (the URL sets a query mode) as one simple query on the pool: both ways
+	// extend one chain by turns.
+	simple := url + "&default_query_exec_mode=simple_protocol"
+	if !strings.Contains(url, "?") {
+		simple = url + "?default_query_exec_mode=simple_protocol"
+	}
+	a, b := open(url), open(simple)
 	e := newProofEnv(t, a, time.Now)
 	cat, err := library.Load("")
 	if err != nil {

@@ -228,10 +228,38 @@ func groupBySite(rs []*core.ConsentRecord) (map[string][]*core.ConsentRecord, []
 	return bySite, heads
 }
 
+// batchRows are the rows a batch writes: each site's chain link, the records, and the hour
+// and day counters (the day rollups of the hour counters, same shapes: statistics by day or
+// week read a day row instead of 24 hour rows).
+type batchRows struct {
+	batches       []consentBatch
+	records       []consentRecord
+	counts, days  []consentCount
+	cats, dayCats []consentCategoryCount
+}
+
 // consentWrites chains each site's records after its head in heads, moves the heads on, and
 // returns the writes of the batch rows, the records and the counters.
 func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[string][]*core.ConsentRecord, heads []consentChain) []schema.QueryAppender {
-	batches := make([]consentBatch, 0, len(heads))
+	w := chainRows(shard, rs, bySite, heads)
+	writes := []schema.QueryAppender{
+		db.NewInsert().Model(&w.batches),
+		consentInsert(w.records),
+		upsertCounts(db.NewInsert().Model(&w.counts)),
+		upsertCounts(db.NewInsert().Model(&w.days).ModelTableExpr(dailyCounts)),
+	}
+	if len(w.cats) > 0 {
+		writes = append(writes, upsertCategoryCounts(db.NewInsert().Model(&w.cats)),
+			upsertCategoryCounts(db.NewInsert().Model(&w.dayCats).ModelTableExpr(dailyCategoryCounts)))
+	}
+	return writes
+}
+
+// chainRows chains each site's records after its head in heads, moves the heads on, and
+// returns the rows the batch writes.
+func chainRows(shard int, rs []*core.ConsentRecord, bySite map[string][]*core.ConsentRecord, heads []consentChain) batchRows {
+	var w batchRows
+	w.batches = make([]consentBatch, 0, len(heads))
 	for i := range heads {
 		h := &heads[i]
 		recs := bySite[h.SiteID]
@@ -243,10 +271,10 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 			}
 		}
 		h.HeadSeq, h.HeadHash = h.HeadSeq+1, hash
-		batches = append(batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
+		w.batches = append(w.batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
 			Records: len(recs), NewestAt: newest})
 	}
-	ms := make([]consentRecord, len(rs))
+	w.records = make([]consentRecord, len(rs))
 	type key struct {
 		site   string
 		bucket time.Time
@@ -258,7 +286,7 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 	}
 	cats := map[catKey]*consentCategoryCount{}
 	for i, r := range rs {
-		ms[i] = fromConsent(r)
+		w.records[i] = fromConsent(r)
 		k := key{r.SiteID, bucketOf(r.CreatedAt)}
 		c := counts[k]
 		if c == nil {
@@ -279,10 +307,10 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 			}
 		}
 	}
-	cs := make([]consentCount, 0, len(counts))
+	w.counts = make([]consentCount, 0, len(counts))
 	days := map[key]*consentCount{}
 	for k, c := range counts {
-		cs = append(cs, *c)
+		w.counts = append(w.counts, *c)
 		dk := key{k.site, dayOf(k.bucket)}
 		d := days[dk]
 		if d == nil {
@@ -291,40 +319,33 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 		}
 		d.merge(c)
 	}
-	ds := make([]consentCount, 0, len(days))
+	w.days = make([]consentCount, 0, len(days))
 	for _, d := range days {
-		ds = append(ds, *d)
+		w.days = append(w.days, *d)
 	}
-	writes := []schema.QueryAppender{
-		db.NewInsert().Model(&batches),
-		consentInsert(ms),
-		upsertCounts(db.NewInsert().Model(&cs)),
-		upsertCounts(db.NewInsert().Model(&ds).ModelTableExpr(dailyCounts)),
+	if len(cats) == 0 {
+		return w
 	}
-	if len(cats) > 0 {
-		ccs := make([]consentCategoryCount, 0, len(cats))
-		for _, c := range cats {
-			ccs = append(ccs, *c)
-		}
-		dcats := map[catKey]*consentCategoryCount{}
-		for k, c := range cats {
-			dk := catKey{key{k.site, dayOf(k.bucket)}, k.cat}
-			d := dcats[dk]
-			if d == nil {
-				d = &consentCategoryCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard, Category: dk.cat}
-				dcats[dk] = d
-			}
-			d.Decisions += c.Decisions
-			d.Granted += c.Granted
-		}
-		dccs := make([]consentCategoryCount, 0, len(dcats))
-		for _, d := range dcats {
-			dccs = append(dccs, *d)
-		}
-		writes = append(writes, upsertCategoryCounts(db.NewInsert().Model(&ccs)),
-			upsertCategoryCounts(db.NewInsert().Model(&dccs).ModelTableExpr(dailyCategoryCounts)))
+	w.cats = make([]consentCategoryCount, 0, len(cats))
+	for _, c := range cats {
+		w.cats = append(w.cats, *c)
 	}
-	return writes
+	dcats := map[catKey]*consentCategoryCount{}
+	for k, c := range cats {
+		dk := catKey{key{k.site, dayOf(k.bucket)}, k.cat}
+		d := dcats[dk]
+		if d == nil {
+			d = &consentCategoryCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard, Category: dk.cat}
+			dcats[dk] = d
+		}
+		d.Decisions += c.Decisions
+		d.Granted += c.Granted
+	}
+	w.dayCats = make([]consentCategoryCount, 0, len(dcats))
+	for _, d := range dcats {
+		w.dayCats = append(w.dayCats, *d)
+	}
+	return w
 }
 
 // The day rollups of the hour counters, same shapes: statistics by day or week read a day row

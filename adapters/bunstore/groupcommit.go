@@ -29,6 +29,9 @@ type groupCommit struct {
 	stop     sync.Once
 	wg       sync.WaitGroup
 	maxBatch int
+	// pg holds each committer's own Postgres connection for batches on known heads (nil
+	// entries on SQLite, or when the database URL sets its own query mode).
+	pg []*pgIngest
 }
 
 type consentReq struct {
@@ -41,13 +44,20 @@ type consentReq struct {
 var errClosed = errors.New("store closed")
 
 // newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
-func newGroupCommit(db *bun.DB, committers, maxBatch int) *groupCommit {
+// On Postgres, pgURL (the database URL) gives each committer a connection of its own for
+// the batches it writes on known heads (pgIngest); "" keeps every batch on db.
+func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string) *groupCommit {
 	g := &groupCommit{db: db, quit: make(chan struct{}), maxBatch: maxBatch, seed: maphash.MakeSeed()}
 	for i := range committers {
 		ch := make(chan *consentReq)
 		g.reqs = append(g.reqs, ch)
+		var pg *pgIngest
+		if db.Dialect().Name() == dialect.PG {
+			pg = newPGIngest(pgURL)
+		}
+		g.pg = append(g.pg, pg)
 		g.wg.Add(1)
-		go g.run(i+1, ch) // shard 0 is for writes inside InTx, migrated counts and retention
+		go g.run(i+1, ch, pg) // shard 0 is for writes inside InTx, migrated counts and retention
 	}
 	return g
 }
@@ -70,9 +80,12 @@ func (g *groupCommit) submit(ctx context.Context, r *core.ConsentRecord) error {
 func (g *groupCommit) close() {
 	g.stop.Do(func() { close(g.quit) })
 	g.wg.Wait()
+	for _, pg := range g.pg {
+		pg.close()
+	}
 }
 
-func (g *groupCommit) run(shard int, reqs chan *consentReq) {
+func (g *groupCommit) run(shard int, reqs chan *consentReq, pg *pgIngest) {
 	defer g.wg.Done()
 	batch := make([]*consentReq, 0, g.maxBatch)
 	heads := knownHeads{}
@@ -93,7 +106,7 @@ func (g *groupCommit) run(shard int, reqs chan *consentReq) {
 				break drain
 			}
 		}
-		g.commit(shard, batch, heads)
+		g.commit(shard, batch, heads, pg)
 	}
 }
 
@@ -152,8 +165,9 @@ func (k knownHeads) forget(rs []*core.ConsentRecord, moved bool) {
 // one bad record (its site deleted meanwhile) fails only its own request. On Postgres, a batch
 // whose sites' heads the committer wrote last goes in one round trip
 // (insertConsentsOnKnownHeads); if another writer moved a head meanwhile, the batch is
-// written the locking way instead.
-func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads) {
+// written the locking way instead. With pg, that one round trip goes on the committer's own
+// connection, with prepared statements (pgIngest).
+func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, pg *pgIngest) {
 	live := batch[:0]
 	for _, req := range batch {
 		if err := req.ctx.Err(); err != nil {
@@ -174,7 +188,13 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads) {
 			rs[i] = req.r
 		}
 		if h, ok := known.get(rs); ok && postgres {
-			heads, err := insertConsentsOnKnownHeads(ctx, g.db, shard, rs, h)
+			var heads []consentChain
+			var err error
+			if pg != nil {
+				heads, err = pg.write(ctx, shard, rs, h)
+			} else {
+				heads, err = insertConsentsOnKnownHeads(ctx, g.db, shard, rs, h)
+			}
 			if err == nil {
 				known.set(heads)
 				return nil

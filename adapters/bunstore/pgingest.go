@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/consentd/consentd/core"
 )
@@ -65,7 +69,20 @@ func (p *pgIngest) close() {
 
 // write is insertConsentsOnKnownHeads on the committer's connection: the same statements in
 // the same order (head guards, batch rows, records, counters), the same outcome.
-func (p *pgIngest) write(ctx context.Context, shard int, rs []*core.ConsentRecord, known map[string]consentChain) ([]consentChain, error) {
+func (p *pgIngest) write(ctx context.Context, shard int, rs []*core.ConsentRecord, known map[string]consentChain) (_ []consentChain, err error) {
+	// The pool's queries get a span and an error count from instrument's hooks; this
+	// connection is not bun's, so it says the same itself.
+	ctx, span := otel.Tracer("github.com/consentd/consentd/adapters/bunstore").Start(ctx, "consent batch",
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.Int("consentd.records", len(rs))))
+	defer func() {
+		if err != nil {
+			storeErrors.WithLabelValues("INSERT").Inc()
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "consent batch failed")
+		}
+		span.End()
+	}()
 	bySite, heads := groupBySite(rs)
 	for i := range heads {
 		heads[i] = known[heads[i].SiteID]

@@ -3,7 +3,6 @@ package bunstore_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -168,21 +167,7 @@ func BenchmarkConsentIngest(b *testing.B) {
 	ctx := context.Background()
 	stores := benchStores(b)
 	if os.Getenv("CONSENTD_TEST_POSTGRES_URL") != "" {
-		u, err := url.Parse(pgtest.FreshURL(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("default_query_exec_mode", "simple_protocol")
-		u.RawQuery = q.Encode()
-		s, err := bunstore.Open(ctx, u.String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { s.Close() })
-		if err := s.Migrate(ctx); err != nil {
-			b.Fatal(err)
-		}
+		s := openPostgresURL(b, withQueryMode(b, pgtest.FreshURL(b), "simple_protocol"))
 		stores["postgres-simple-protocol"] = s
 	}
 	for name, s := range stores {
@@ -229,21 +214,7 @@ func BenchmarkPostgresQueryMode(b *testing.B) {
 	ctx := context.Background()
 	base := pgtest.FreshURL(b)
 	for _, mode := range []string{"simple_protocol", "cache_statement"} {
-		u, err := url.Parse(base)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("default_query_exec_mode", mode)
-		u.RawQuery = q.Encode()
-		s, err := bunstore.Open(ctx, u.String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { s.Close() })
-		if err := s.Migrate(ctx); err != nil {
-			b.Fatal(err)
-		}
+		s := openPostgresURL(b, withQueryMode(b, base, mode))
 		site := benchSite(b, s)
 		seedConsents(b, s, site, 10_000)
 		b.Run(mode+"/list", func(b *testing.B) {

@@ -3,13 +3,11 @@ package bunstore_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/library"
@@ -24,25 +22,10 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 	t.Parallel()
 	url := pgtest.FreshURL(t)
 	ctx := context.Background()
-	open := func(url string) *bunstore.Store {
-		s, err := bunstore.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	// a writes its batches on known heads with prepared statements on its committers' own
 	// connections, b (the URL sets a query mode) as one simple query on the pool: both ways
 	// extend one chain by turns.
-	simple := url + "&default_query_exec_mode=simple_protocol"
-	if !strings.Contains(url, "?") {
-		simple = url + "?default_query_exec_mode=simple_protocol"
-	}
-	a, b := open(url), open(simple)
+	a, b := openPostgresURL(t, url), openPostgresURL(t, withQueryMode(t, url, "simple_protocol"))
 	e := newProofEnv(t, a, time.Now)
 	cat, err := library.Load("")
 	if err != nil {

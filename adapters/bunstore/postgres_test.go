@@ -3,6 +3,7 @@ package bunstore_test
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"strings"
 	"sync"
@@ -19,8 +20,14 @@ import (
 // openPostgres returns a migrated store on a fresh database.
 func openPostgres(tb testing.TB) *bunstore.Store {
 	tb.Helper()
+	return openPostgresURL(tb, pgtest.FreshURL(tb))
+}
+
+// openPostgresURL opens and migrates a store on a Postgres database URL.
+func openPostgresURL(tb testing.TB, url string) *bunstore.Store {
+	tb.Helper()
 	ctx := context.Background()
-	s, err := bunstore.Open(ctx, pgtest.FreshURL(tb))
+	s, err := bunstore.Open(ctx, url)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -29,6 +36,20 @@ func openPostgres(tb testing.TB) *bunstore.Store {
 		tb.Fatal(err)
 	}
 	return s
+}
+
+// withQueryMode is raw with pgx's default_query_exec_mode set to mode: the whole store then
+// talks that way, consent batches included (no committer connections of their own).
+func withQueryMode(tb testing.TB, raw, mode string) string {
+	tb.Helper()
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("default_query_exec_mode", mode)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 func TestPostgresStoreContract(t *testing.T) {

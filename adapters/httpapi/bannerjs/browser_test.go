@@ -13,7 +13,9 @@ import (
 
 const (
 	bannerShown = `window.__cd('[data-template]')`
-	ready       = `window.consentd && window.consentd.getConsent().ready`
+	// bannerFocused: focus moves into the banner once the page's first paint is out.
+	bannerFocused = `window.__active() !== 'outside'`
+	ready         = `window.consentd && window.consentd.getConsent().ready`
 )
 
 // ranList returns the ids of the tracker scripts that ran in the tab, in order.
@@ -55,6 +57,7 @@ func TestBrowserTemplates(t *testing.T) {
 			ctx := tab(t)
 			navigate(t, ctx, e.page("tpl", "en", "", ""))
 			waitFor(t, ctx, bannerShown)
+			waitFor(t, ctx, bannerFocused)
 			var got map[string]any
 			eval(t, ctx, `(function () {
   var el = window.__cd('[data-template]'), r = el.getBoundingClientRect(), W = innerWidth, H = innerHeight;
@@ -358,6 +361,7 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 	ctx := tab(t)
 	navigate(t, ctx, e.page("kbd", "en", "", e.marked()))
 	waitFor(t, ctx, bannerShown)
+	waitFor(t, ctx, bannerFocused)
 	active := func() string {
 		var a string
 		eval(t, ctx, `window.__active()`, &a)

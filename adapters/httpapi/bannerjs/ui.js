@@ -211,15 +211,30 @@ var showBanner = timed(function () {
     u.banner = el;
   }
   var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
+  var first = !shownAt;
   reopenButton();
-  // The visitor may want the preferences next: their module loads once the browser is idle.
-  (w.requestIdleCallback || setTimeout)(loadMore);
-  // On the first view, focus (which lays the page out at once) waits until the frame that
-  // paints the banner is out; when the visitor brought the banner back, it moves at once.
-  if (shownAt) focus();
-  else requestAnimationFrame(function () { setTimeout(timed(focus)); });
+  // When the visitor brought the banner back, focus moves at once. On the first view, what
+  // the banner's first frame does not need waits until the page's first paint is out: focus
+  // (which lays the page out at once) and the preferences' module, which the visitor may want
+  // next (it loads once the browser is idle).
+  if (!first) focus();
+  afterPaint(timed(function () {
+    if (first) focus();
+    (w.requestIdleCallback || setTimeout)(loadMore);
+  }));
   shownAt = shownAt || now();
 });
+// afterPaint runs fn once the page's first paint is out: when the browser reports it, else
+// (it was out before, or the browser does not report paints) after the next frame.
+function afterPaint(fn) {
+  try {
+    if (!performance.getEntriesByType('paint').length) {
+      var o = new PerformanceObserver(function () { o.disconnect(); fn(); });
+      return o.observe({ type: 'paint' });
+    }
+  } catch (e) { /* no paint timing */ }
+  requestAnimationFrame(function () { setTimeout(fn); });
+}
 function hideBanner() {
   if (!ui || !ui.banner) return;
   ui.banner.remove();

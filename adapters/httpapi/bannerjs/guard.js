@@ -156,10 +156,8 @@ function holdFor(url, dyn) {
 }
 
 // ---- Guarding script and iframe insertion. ----
-var SRC = {
-  SCRIPT: Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'src'),
-  IFRAME: Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'src')
-};
+// The iframe's src descriptor is read when a script first creates one (on most pages never).
+var SRC = { SCRIPT: Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'src') };
 var TYPE = Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'type');
 var setAttr = Element.prototype.setAttribute;
 var getAttr = Element.prototype.getAttribute;
@@ -179,8 +177,8 @@ function hold(el, r, url) {
 }
 function guard(el) {
   var tag = el.tagName;
-  var desc = SRC[tag];
-  if (!desc || el.__consentd) return;
+  var desc = SRC[tag] = SRC[tag] || Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'src');
+  if (el.__consentd) return;
   el.__consentd = 1;
   Object.defineProperty(el, 'src', {
     configurable: true,

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLogScrubbing: API keys, storefront passwords, visitor IDs, database passwords and client
@@ -82,5 +84,21 @@ func TestLogLevelAndFormat(t *testing.T) {
 	}
 	if _, err := NewLogger(&buf, LogOptions{Level: "loud"}); err == nil || !strings.Contains(err.Error(), "CONSENTD_LOG_LEVEL") {
 		t.Fatalf("unknown level: %v", err)
+	}
+}
+
+// BenchmarkAccessLogLine is the cost of one access-log line (the attributes httpapi's
+// instrument logs for every request) through the process's JSON logger.
+//
+//	go test -run '^$' -bench AccessLogLine -benchmem ./app/
+func BenchmarkAccessLogLine(b *testing.B) {
+	log, err := NewLogger(io.Discard, LogOptions{Format: "json"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", "POST"), slog.String("route", "POST /api/v1/public/{projectKey}/consent"),
+			slog.Int("status", 201), slog.Duration("duration", 2*time.Millisecond), slog.String("client", "127.0.0.0/24"))
 	}
 }

@@ -103,6 +103,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	hc.CreateHooks = nil // no $schema links in bodies: responses are exactly the contract's
 	hc.DocsPath = ""     // huma's page loads its renderer from a CDN; apidocs serves one embedded
 	hc.Info.Description = apiDescription
+	hc.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	hc.Servers = []*huma.Server{{URL: core.APIPrefix}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key: `Authorization: Bearer cd_…`. Keys are created with `consentd apikey create` or `POST /api-keys`, rotated and revoked under `/api-keys`, and stored only as hashes."},

@@ -76,9 +76,7 @@ type ctxKey int
 
 const (
 	orgKey ctxKey = iota
-	locationKey
-	gpcKey
-	baseURLKey
+	factsKey
 )
 
 var bearer = []map[string][]string{{"bearer": {}}}
@@ -218,17 +216,32 @@ func (h *handlers) authenticateHeader(ctx context.Context, header string) (*core
 
 // requestFacts records what handlers need from the request itself: the visitor's location
 // (on the public endpoints, see locator), the Global Privacy Control signal, and the base URL
-// the client used.
+// the client used. They are one context value (facts), read by locationOf, gpcOf and
+// baseURLOf: each value is a context and a huma context more for every request.
 func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
+	f := &facts{tls: ctx.TLS() != nil, forwardedProto: ctx.Header("X-Forwarded-Proto"), host: ctx.Host(),
+		gpc: ctx.Header("Sec-GPC") == "1"}
 	if isPublic(ctx.URL().Path) {
 		r, _ := humago.Unwrap(ctx)
-		ctx = huma.WithValue(ctx, locationKey, h.loc.locate(r))
+		f.location = h.loc.locate(r)
 	}
-	ctx = huma.WithValue(ctx, baseURLKey, requestBase(ctx.TLS() != nil, ctx.Header("X-Forwarded-Proto"), ctx.Host()))
-	if ctx.Header("Sec-GPC") == "1" {
-		ctx = huma.WithValue(ctx, gpcKey, true)
+	next(huma.WithValue(ctx, factsKey, f))
+}
+
+// facts are requestFacts' findings.
+type facts struct {
+	location       core.Location
+	gpc            bool
+	tls            bool
+	forwardedProto string
+	host           string
+}
+
+func factsOf(ctx context.Context) *facts {
+	if f, _ := ctx.Value(factsKey).(*facts); f != nil {
+		return f
 	}
-	next(ctx)
+	return &facts{}
 }
 
 func orgOf(ctx context.Context) string {
@@ -237,9 +250,15 @@ func orgOf(ctx context.Context) string {
 }
 
 // locationOf is the visitor's location, resolved once per request by requestFacts.
-func locationOf(ctx context.Context) core.Location {
-	l, _ := ctx.Value(locationKey).(core.Location)
-	return l
+func locationOf(ctx context.Context) core.Location { return factsOf(ctx).location }
+
+// gpcOf reports whether the request carries Sec-GPC: 1.
+func gpcOf(ctx context.Context) bool { return factsOf(ctx).gpc }
+
+// baseURLOf is the base URL the client used (requestBase).
+func baseURLOf(ctx context.Context) string {
+	f := factsOf(ctx)
+	return requestBase(f.tls, f.forwardedProto, f.host)
 }
 
 // op describes an authenticated operation of the management API.

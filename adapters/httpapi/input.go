@@ -85,7 +85,11 @@ func checkBody(ctx huma.Context, op *huma.Operation, reg huma.Registry) error {
 	}
 	body := r.Body
 	b, err := io.ReadAll(io.LimitReader(body, limit+1))
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(b), body), body}
+	if err == nil && int64(len(b)) <= limit {
+		r.Body = readCloser{bytes.NewReader(b), body} // all of it: the body said EOF
+	} else {
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(b), body), body}
+	}
 	var tooLarge *http.MaxBytesError
 	if err != nil && !errors.As(err, &tooLarge) {
 		// A malformed chunked encoding or a body cut short: the client's fault, which huma

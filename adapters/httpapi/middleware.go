@@ -70,14 +70,40 @@ func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) htt
 			sw.status = http.StatusOK
 		}
 		d := time.Since(start)
-		requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
-		latency.WithLabelValues(route).Observe(d.Seconds())
+		m := seriesFor(route, r.Method, sw.status)
+		m.requests.Inc()
+		m.latency.Observe(d.Seconds())
 		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
 			return // probes and scrapes are counted, not logged
 		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
 			slog.Int("status", sw.status), slog.Duration("duration", d), slog.String("client", maskAddr(client(r))))
 	})
+}
+
+// series are a route's request counter (for one method and status) and latency histogram.
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// seriesByKey keeps the series found by seriesFor: WithLabelValues hashes the labels and takes
+// a lock for every request, and strconv.Itoa allocates the status. There are as many keys as
+// the counter has series.
+var seriesByKey sync.Map // seriesKey -> *series
+
+func seriesFor(route, method string, status int) *series {
+	k := seriesKey{route, method, status}
+	if m, ok := seriesByKey.Load(k); ok {
+		return m.(*series)
+	}
+	m, _ := seriesByKey.LoadOrStore(k, &series{requests.WithLabelValues(route, method, strconv.Itoa(status)), latency.WithLabelValues(route)})
+	return m.(*series)
 }
 
 // ClientIP returns how to find a request's client: its peer's address, or, when the peer is
@@ -131,17 +157,24 @@ func maskAddr(addr string) string {
 // origin. CORS is the public endpoints' business only (public); the management API sends no
 // Access-Control-Allow-Origin, so browsers refuse cross-origin reads of it.
 func securityHeaders(next http.Handler) http.Handler {
+	nosniff, referrer := headerValue("nosniff"), headerValue("strict-origin-when-cross-origin")
+	csp, frames := headerValue("frame-ancestors 'none'"), headerValue("DENY")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h["X-Content-Type-Options"] = nosniff
+		h["Referrer-Policy"] = referrer
 		if !isPublic(r.URL.Path) {
-			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
-			h.Set("X-Frame-Options", "DENY")
+			h["Content-Security-Policy"] = csp
+			h["X-Frame-Options"] = frames
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// headerValue is a header's value made once and shared by every response, set under its
+// canonical key as http.Header.Set would, without Set's allocation per response. Its capacity
+// is its length, so that an Add appends to a copy, never to the shared array.
+func headerValue(v string) []string { return []string{v}[:1:1] }
 
 // isPublic reports whether a request path is under the public endpoints (core.PublicPrefix).
 func isPublic(path string) bool {
@@ -153,14 +186,15 @@ func isPublic(path string) bool {
 func (h *handlers) public(next http.Handler) http.Handler {
 	lim := newLimiter(h.cfg.PublicRateLimit)
 	clientAddr := ClientIP(h.cfg.TrustedProxies)
+	anyOrigin, exposed := headerValue("*"), headerValue("ETag")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isPublic(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		hd := w.Header()
-		hd.Set("Access-Control-Allow-Origin", "*")
-		hd.Set("Access-Control-Expose-Headers", "ETag")
+		hd["Access-Control-Allow-Origin"] = anyOrigin
+		hd["Access-Control-Expose-Headers"] = exposed
 		if r.Method == http.MethodOptions {
 			hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 			hd.Set("Access-Control-Allow-Headers", "Content-Type, If-None-Match")

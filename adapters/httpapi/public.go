@@ -55,10 +55,10 @@ func (h *handlers) registerPublic(api huma.API) {
 		if in.Body.refused != nil {
 			return nil, h.fail(ctx, in.Body.refused)
 		}
-		gpc, _ := ctx.Value(gpcKey).(bool)
+		gpc, loc := gpcOf(ctx), locationOf(ctx)
 		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
-			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: locationOf(ctx).Country, Region: locationOf(ctx).Region,
+			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: loc.Country, Region: loc.Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
 			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion, GPPString: in.Body.GPPString,
 		})

@@ -39,8 +39,7 @@ func (h *handlers) registerSnippet(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		base, _ := ctx.Value(baseURLKey).(string)
-		return &struct{ Body snippet }{h.cfg.snippet(base, in.Framework, site.ProjectKey)}, nil
+		return &struct{ Body snippet }{h.cfg.snippet(baseURLOf(ctx), in.Framework, site.ProjectKey)}, nil
 	})
 }
 

@@ -70,71 +70,99 @@ const LegacyBatchSeq = 0
 // "regionRules[i]" or "defaultBehavior", the TC string is base64url with dots and the AC
 // string digits, dots, "~" and "dv" (both checked by checkTCFInput), the rest are
 // enumerations, numbers and slugs.
-func ConsentCanonical(r *ConsentRecord) string {
-	slugs := make([]string, 0, len(r.CategoriesConsented))
+func ConsentCanonical(r *ConsentRecord) string { return string(appendConsentCanonical(nil, r)) }
+
+// appendConsentCanonical appends the canonical line of r to b. The line's version is the
+// latest whose fields r has: v4 with a GPP string, v3 with TCF strings or a GVL version, v2
+// with a region or a regional rule, v1 otherwise; each version's line is the one before with
+// its fields added (present, possibly empty, on a record that has only a later version's).
+func appendConsentCanonical(b []byte, r *ConsentRecord) []byte {
+	hasRegion := r.Region != "" || r.RegionRule != ""
+	hasTCF := r.TCString != "" || r.ACString != "" || r.GVLVersion != 0
+	hasGPP := r.GPPString != ""
+	switch {
+	case hasGPP:
+		b = append(b, ConsentCanonicalVersionGPP...)
+	case hasTCF:
+		b = append(b, ConsentCanonicalVersionTCF...)
+	case hasRegion:
+		b = append(b, ConsentCanonicalVersionRegion...)
+	default:
+		b = append(b, ConsentCanonicalVersion...)
+	}
+	b = appendField(b, r.ID)
+	b = appendField(b, r.SiteID)
+	b = append(b, '\t')
+	b = r.CreatedAt.UTC().AppendFormat(b, canonicalTimeLayout)
+	b = appendField(b, r.VisitorHash)
+	b = appendField(b, r.IPCountry)
+	b = appendField(b, r.Jurisdiction)
+	b = appendField(b, r.Action)
+	b = append(b, '\t')
+	var slugArr [16]string
+	slugs := slugArr[:0]
 	for s := range r.CategoriesConsented {
 		slugs = append(slugs, s)
 	}
 	slices.Sort(slugs)
-	var cats strings.Builder
 	for i, s := range slugs {
 		if i > 0 {
-			cats.WriteByte(',')
+			b = append(b, ',')
 		}
-		cats.WriteString(s)
+		b = append(b, s...)
 		if r.CategoriesConsented[s] {
-			cats.WriteString("=1")
+			b = append(b, "=1"...)
 		} else {
-			cats.WriteString("=0")
+			b = append(b, "=0"...)
 		}
 	}
-	fields := []string{
-		ConsentCanonicalVersion, r.ID, r.SiteID, CanonicalTime(r.CreatedAt), r.VisitorHash, r.IPCountry,
-		r.Jurisdiction, r.Action, cats.String(), strconv.FormatBool(r.GPCSignal), strconv.FormatBool(r.DoNotSell),
-		strconv.Itoa(r.ConsentVersion), r.PageURL, r.UserAgent, r.SnapshotHash,
+	b = append(b, '\t')
+	b = strconv.AppendBool(b, r.GPCSignal)
+	b = append(b, '\t')
+	b = strconv.AppendBool(b, r.DoNotSell)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(r.ConsentVersion), 10)
+	b = appendField(b, r.PageURL)
+	b = appendField(b, r.UserAgent)
+	b = appendField(b, r.SnapshotHash)
+	if hasRegion || hasTCF || hasGPP {
+		b = appendField(b, r.Region)
+		b = appendField(b, r.RegionRule)
 	}
-	// A record with a region or a regional rule seals them too; one with neither keeps the v1
-	// line, so that every record stored before them still verifies, and emptying both fields
-	// of a v2 record changes its line (the version) and breaks its hash.
-	if r.Region != "" || r.RegionRule != "" {
-		fields[0] = ConsentCanonicalVersionRegion
-		fields = append(fields, r.Region, r.RegionRule)
+	if hasTCF || hasGPP {
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(r.GVLVersion), 10)
+		b = appendField(b, r.TCString)
+		b = appendField(b, r.ACString)
 	}
-	// A record with TCF strings or a GVL version seals them after the region fields (present,
-	// possibly empty); one without keeps its v1 or v2 line.
-	if r.TCString != "" || r.ACString != "" || r.GVLVersion != 0 {
-		if fields[0] != ConsentCanonicalVersionRegion {
-			fields = append(fields, r.Region, r.RegionRule)
-		}
-		fields[0] = ConsentCanonicalVersionTCF
-		fields = append(fields, strconv.Itoa(r.GVLVersion), r.TCString, r.ACString)
+	if hasGPP {
+		b = appendField(b, r.GPPString)
 	}
-	// A record with a GPP string seals it after the v3 fields (present, possibly empty); one
-	// without keeps its v1, v2 or v3 line.
-	if r.GPPString != "" {
-		switch fields[0] {
-		case ConsentCanonicalVersion:
-			fields = append(fields, r.Region, r.RegionRule, "0", "", "")
-		case ConsentCanonicalVersionRegion:
-			fields = append(fields, "0", "", "")
-		}
-		fields[0] = ConsentCanonicalVersionGPP
-		fields = append(fields, r.GPPString)
-	}
-	return strings.Join(fields, "\t")
+	return b
 }
+
+// appendField appends a tab and s.
+func appendField(b []byte, s string) []byte { return append(append(b, '\t'), s...) }
 
 // CanonicalTime is the form of createdAt in the canonical line: UTC, microseconds, always six
 // digits ("2026-03-01T10:00:00.000000Z").
-func CanonicalTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
+func CanonicalTime(t time.Time) string { return t.UTC().Format(canonicalTimeLayout) }
+
+const canonicalTimeLayout = "2006-01-02T15:04:05.000000Z"
 
 // ConsentRecordHash is the hex SHA-256 of the record's canonical line.
-func ConsentRecordHash(r *ConsentRecord) string { return sha256Hex(ConsentCanonical(r)) }
+func ConsentRecordHash(r *ConsentRecord) string {
+	var buf [1024]byte // most lines fit: no allocation but the hash's text
+	return hexSum(sha256.Sum256(appendConsentCanonical(buf[:0], r)))
+}
 
 // VisitorHash is the hash of a visitor ID that the chain covers: the hex SHA-256 of the
 // record's salt, a colon and the visitor ID. The salt is random per record, so that once
 // erasure has removed the ID and the salt, the hash no longer links to anyone.
-func VisitorHash(salt, visitorID string) string { return sha256Hex(salt + ":" + visitorID) }
+func VisitorHash(salt, visitorID string) string {
+	var buf [256]byte
+	return hexSum(sha256.Sum256(append(append(append(buf[:0], salt...), ':'), visitorID...)))
+}
 
 // ConsentBatchHash chains a batch's records to the previous batch's hash.
 func ConsentBatchHash(prev string, recordHashes []string) string {
@@ -149,8 +177,15 @@ func ConsentBatchHash(prev string, recordHashes []string) string {
 }
 
 func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	var buf [256]byte
+	return hexSum(sha256.Sum256(append(buf[:0], s...)))
+}
+
+// hexSum is a SHA-256 sum in hex, as hex.EncodeToString writes it, with one allocation.
+func hexSum(sum [sha256.Size]byte) string {
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 // SealConsentRecord gives a new record its visitor salt and hash and its record hash. Stores

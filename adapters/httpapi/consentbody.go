@@ -229,9 +229,11 @@ func (b *consentBody) value(f *consentField, v gjson.Result, textFault func(stri
 		}
 		switch f.name {
 		case "visitorId":
-			b.VisitorID = &s
+			vs := s // only the pointed-to strings go to the heap, not every string field
+			b.VisitorID = &vs
 		case "action":
-			b.Action = &s
+			as := s
+			b.Action = &as
 		case "language":
 			b.Language = s
 		case "runtimeVersion":

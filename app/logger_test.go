@@ -97,8 +97,59 @@ func BenchmarkAccessLogLine(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for b.Loop() {
-		log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", "POST"), slog.String("route", "POST /api/v1/public/{projectKey}/consent"),
-			slog.Int("status", 201), slog.Duration("duration", 2*time.Millisecond), slog.String("client", "127.0.0.0/24"))
+	attrs := func() (slog.Attr, slog.Attr, slog.Attr, slog.Attr, slog.Attr) {
+		return slog.String("method", "POST"), slog.String("route", "POST /api/v1/public/{projectKey}/consent"),
+			slog.Int("status", 201), slog.Duration("duration", 2*time.Millisecond), slog.String("client", "127.0.0.0/24")
+	}
+	b.Run("LogAttrs", func(b *testing.B) {
+		for b.Loop() {
+			a1, a2, a3, a4, a5 := attrs()
+			log.LogAttrs(ctx, slog.LevelInfo, "request", a1, a2, a3, a4, a5)
+		}
+	})
+	b.Run("Handler", func(b *testing.B) { // as httpapi's instrument logs: no caller PC
+		for b.Loop() {
+			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+				r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				r.AddAttrs(attrs())
+				h.Handle(ctx, r) //nolint:errcheck // io.Discard
+			}
+		}
+	})
+}
+
+// TestLogLevelWrittenAsSlog: scrub writes the level as a string, which each handler writes
+// exactly as it writes a slog.Level, standard or not.
+func TestLogLevelWrittenAsSlog(t *testing.T) {
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	for _, format := range []string{"json", "text"} {
+		for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelError + 2, slog.LevelInfo + 1} {
+			var got, want bytes.Buffer
+			opts := &slog.HandlerOptions{Level: slog.LevelDebug - 4, ReplaceAttr: noTime}
+			ref := slog.Handler(slog.NewJSONHandler(&want, opts))
+			if format == "text" {
+				ref = slog.NewTextHandler(&want, opts)
+			}
+			slog.New(ref).Log(context.Background(), l, "m", slog.Int("status", 201))
+			log, err := NewLogger(&got, LogOptions{Format: format, Level: "debug"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Log(context.Background(), l, "m", slog.Int("status", 201))
+			line := got.String()
+			if format == "json" {
+				line = line[:1] + line[strings.Index(line, `"level"`):]
+			} else {
+				line = line[strings.Index(line, "level="):]
+			}
+			if line != want.String() {
+				t.Errorf("%s %v: got %q, want %q", format, l, line, want.String())
+			}
+		}
 	}
 }

@@ -59,6 +59,7 @@ func (consentBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema
 // consentField is a property of consentBody's schema, read from its tags.
 type consentField struct {
 	name                 string
+	index                int          // in consentBody's fields, for seenFields
 	kind                 reflect.Kind // String, Int, Bool or Map
 	required             bool
 	minLength, maxLength int // -1 when absent
@@ -80,7 +81,7 @@ var consentFields = func() map[string]*consentField {
 		if typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
-		cf := &consentField{name: name, kind: typ.Kind(), required: f.Type.Kind() != reflect.Pointer && !strings.Contains(opts, "omitempty"),
+		cf := &consentField{name: name, index: len(out), kind: typ.Kind(), required: f.Type.Kind() != reflect.Pointer && !strings.Contains(opts, "omitempty"),
 			minLength: tagInt(f, "minLength"), maxLength: tagInt(f, "maxLength"), minimum: math.Inf(-1), maximum: math.Inf(1)}
 		if v := tagInt(f, "minimum"); v >= 0 {
 			cf.minimum = float64(v)
@@ -93,8 +94,26 @@ var consentFields = func() map[string]*consentField {
 		}
 		out[name] = cf
 	}
+	if len(out) > len(seenFields{}.present) {
+		panic("consentBody: more properties than seenFields holds")
+	}
 	return out
 }()
+
+// requiredConsentFields are consentFields' required properties.
+var requiredConsentFields = func() []*consentField {
+	var out []*consentField
+	for _, f := range consentFields {
+		if f.required {
+			out = append(out, f)
+		}
+	}
+	return out
+}()
+
+// seenFields records, per property of consentBody, whether the body had it and whether the
+// last value was not null (a map of them, per body, cost more than the decoding).
+type seenFields struct{ present, notNull [32]bool }
 
 func tagInt(f reflect.StructField, tag string) int {
 	s := f.Tag.Get(tag)
@@ -130,7 +149,7 @@ func (b *consentBody) UnmarshalJSON(data []byte) error {
 	var (
 		textKey, textErr = "", error(nil) // the first text or case fault, by sorted key
 		faults           = map[string]string{}
-		seen             = map[string]bool{}
+		seen             seenFields
 	)
 	textFault := func(sortKey string, err error) {
 		if textErr == nil || sortKey < textKey {
@@ -156,7 +175,7 @@ func (b *consentBody) UnmarshalJSON(data []byte) error {
 			return true
 		}
 		delete(faults, key) // a repeated key: the last value counts
-		seen[key] = v.Type != gjson.Null
+		seen.present[f.index], seen.notNull[f.index] = true, v.Type != gjson.Null
 		if msg := b.set(f, v, textFault); msg != "" {
 			faults[key] = msg
 		}
@@ -167,11 +186,9 @@ func (b *consentBody) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var msgs []string
-	for name, f := range consentFields {
-		if f.required && !seen[name] {
-			if _, present := seen[name]; !present {
-				faults[" "+name] = "expected required property " + name + " to be present"
-			}
+	for _, f := range requiredConsentFields {
+		if !seen.present[f.index] {
+			faults[" "+f.name] = "expected required property " + f.name + " to be present"
 		}
 	}
 	keys := make([]string, 0, len(faults))

@@ -162,10 +162,16 @@ func discard(conn net.Conn, r interface{ Read([]byte) (int, error) }, end time.T
 func cleanPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if strings.Contains(p, "//") || strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../") {
+		if strings.Contains(p, "//") || dotSegment(p, "/.") || dotSegment(p, "/..") {
 			writeError(w, http.StatusNotFound, core.CodeNotFound, "no such endpoint: "+r.Method+" "+p)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// dotSegment reports whether path has the segment seg ("/." or "/..") in the middle or at its
+// end: whether path+"/" contains seg+"/", without making path+"/" for every request.
+func dotSegment(path, seg string) bool {
+	return strings.HasSuffix(path, seg) || strings.Contains(path, seg+"/")
 }

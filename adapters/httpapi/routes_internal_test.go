@@ -89,3 +89,15 @@ func isDocumentRoute(r string) bool {
 	rest, ok := strings.CutPrefix(path, core.APIPrefix+"/")
 	return ok && (strings.HasPrefix(rest, "openapi") || rest == "docs" || strings.HasPrefix(rest, "schemas/"))
 }
+
+// TestDotSegment: dotSegment(p, seg) is strings.Contains(p+"/", seg+"/"), which cleanPaths
+// asked before.
+func TestDotSegment(t *testing.T) {
+	for _, p := range []string{"", "/", ".", "/.", "/..", "/a/.", "/a/..", "/a/./b", "/a/../b", "/a/.b", "/a/..b", "/a.", "/a..", "/.well-known/x", "/a/b/", "/...", "/a/.../b"} {
+		for _, seg := range []string{"/.", "/.."} {
+			if got, want := dotSegment(p, seg), strings.Contains(p+"/", seg+"/"); got != want {
+				t.Errorf("dotSegment(%q, %q) = %v, want %v", p, seg, got, want)
+			}
+		}
+	}
+}

@@ -70,7 +70,7 @@ func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) htt
 			sw.status = http.StatusOK
 		}
 		d := time.Since(start)
-		m := seriesFor(route, r.Method, sw.status)
+		m := seriesFor(route, methodLabel(r.Method), sw.status)
 		m.requests.Inc()
 		m.latency.Observe(d.Seconds())
 		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
@@ -86,6 +86,18 @@ func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) htt
 			h.Handle(r.Context(), rec) //nolint:errcheck // as Logger.LogAttrs, a failed log write is not the request's
 		}
 	})
+}
+
+// methodLabel is the method as a metric label: a method HTTP does not define counts as
+// "OTHER", so that a client inventing methods cannot grow the series (or seriesByKey) without
+// bound.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
 }
 
 // series are a route's request counter (for one method and status) and latency histogram.

@@ -101,3 +101,18 @@ func TestDotSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodLabelBounded: invented methods share one metric label, so requests cannot grow the
+// series without bound.
+func TestMethodLabelBounded(t *testing.T) {
+	for _, m := range []string{"GET", "POST", "PATCH", "DELETE", "OPTIONS"} {
+		if got := methodLabel(m); got != m {
+			t.Errorf("methodLabel(%q) = %q", m, got)
+		}
+	}
+	for _, m := range []string{"FOO", "get", "X-1234", ""} {
+		if got := methodLabel(m); got != "OTHER" {
+			t.Errorf("methodLabel(%q) = %q, want OTHER", m, got)
+		}
+	}
+}

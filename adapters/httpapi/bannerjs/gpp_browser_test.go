@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -130,17 +128,7 @@ func TestBrowserGPP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	h := a.Handler()
-	edge := func(hdr map[string]string) string {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			for k, v := range hdr {
-				r.Header.Set(k, v)
-			}
-			h.ServeHTTP(w, r)
-		}))
-		t.Cleanup(srv.Close)
-		return srv.URL
-	}
+	edge := edgeFor(t, a.Handler())
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme News GPP", "url": "https://acme.example"}, 201, &created)

@@ -334,6 +334,25 @@ func (c *consentd) edge(t testing.TB, country string) string {
 	return srv.URL
 }
 
+// edgeFor returns a front for h: each call serves h at a new origin on 127.0.0.1 (a trusted
+// proxy) that forwards the visitor's address in X-Forwarded-For or, as a CDN does, the country
+// and region headers, as given in hdr, replacing whatever the client sent.
+func edgeFor(t testing.TB, h http.Handler) func(hdr map[string]string) string {
+	return func(hdr map[string]string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, k := range []string{countryHeader, regionHeader, "X-Forwarded-For"} {
+				r.Header.Del(k)
+			}
+			for k, v := range hdr {
+				r.Header.Set(k, v)
+			}
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+}
+
 // mgmt calls the management API at base with the bearer key and decodes the answer into out
 // (nil: dropped), failing the test unless the status is want.
 func mgmt(t testing.TB, base, method, path string, body any, want int, out any) {

@@ -3,8 +3,6 @@ package bannerjs_test
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,22 +48,7 @@ func TestBrowserRegionalRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	h := a.Handler()
-	// edge is a front at a new origin, on 127.0.0.1 (a trusted proxy): it forwards the visitor's
-	// address in X-Forwarded-For, or, as a CDN does, the country and region headers (hdr).
-	edge := func(hdr map[string]string) string {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			for _, k := range []string{countryHeader, regionHeader, "X-Forwarded-For"} {
-				r.Header.Del(k)
-			}
-			for k, v := range hdr {
-				r.Header.Set(k, v)
-			}
-			h.ServeHTTP(w, r)
-		}))
-		t.Cleanup(srv.Close)
-		return srv.URL
-	}
+	edge := edgeFor(t, a.Handler())
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Outdoor regions", "url": "https://acme.example"}, 201, &created)

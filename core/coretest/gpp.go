@@ -33,19 +33,27 @@ func testConsentGPP(t *testing.T, s core.Store) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := consentAt(f.site.ID, at, "v-gpp")
 	r.GPPString = "DBABLA~BVQVAAAAAgA.QA"
-	core.SealConsentRecord(r)
-	plain := consentAt(f.site.ID, at.Add(time.Second), "v-plain")
-	must(t, s.CreateConsentRecord(ctx, r))
-	must(t, s.CreateConsentRecord(ctx, plain))
-	byID := map[string]*core.ConsentRecord{}
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(g *core.ConsentRecord) error {
-		byID[g.ID] = g
-		return nil
-	}))
+	byID, plain := storeBesidePlain(t, s, r)
 	if g := byID[r.ID]; g == nil || g.GPPString != r.GPPString || core.ConsentRecordHash(g) != r.RecordHash {
 		t.Fatalf("record with a GPP string round trip: %+v", g)
 	}
 	if g := byID[plain.ID]; g == nil || g.GPPString != "" {
 		t.Fatalf("record without a GPP string round trip: %+v", g)
 	}
+}
+
+// storeBesidePlain seals r and stores it with a plain record of its site a second later, then
+// reads the site's records back by ID through EachConsentRecord (the export's path).
+func storeBesidePlain(t *testing.T, s core.Store, r *core.ConsentRecord) (map[string]*core.ConsentRecord, *core.ConsentRecord) {
+	t.Helper()
+	core.SealConsentRecord(r)
+	plain := consentAt(r.SiteID, r.CreatedAt.Add(time.Second), "v-plain")
+	must(t, s.CreateConsentRecord(ctx, r))
+	must(t, s.CreateConsentRecord(ctx, plain))
+	byID := map[string]*core.ConsentRecord{}
+	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: r.SiteID}, func(g *core.ConsentRecord) error {
+		byID[g.ID] = g
+		return nil
+	}))
+	return byID, plain
 }

@@ -91,15 +91,7 @@ func testConsentTCF(t *testing.T, s core.Store) {
 	r := consentAt(f.site.ID, at, "v-tcf")
 	r.TCString = "CQSbk4AQSbk4ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA"
 	r.ACString, r.GVLVersion = "2~89.2822~dv.89.2822", 17
-	core.SealConsentRecord(r)
-	plain := consentAt(f.site.ID, at.Add(time.Second), "v-plain")
-	must(t, s.CreateConsentRecord(ctx, r))
-	must(t, s.CreateConsentRecord(ctx, plain))
-	byID := map[string]*core.ConsentRecord{}
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(g *core.ConsentRecord) error {
-		byID[g.ID] = g
-		return nil
-	}))
+	byID, plain := storeBesidePlain(t, s, r)
 	if g := byID[r.ID]; g == nil || g.TCString != r.TCString || g.ACString != r.ACString || g.GVLVersion != 17 || core.ConsentRecordHash(g) != r.RecordHash {
 		t.Fatalf("record with TCF strings round trip: %+v", g)
 	}

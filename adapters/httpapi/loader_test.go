@@ -12,14 +12,17 @@ import (
 
 // TestLoader: the per-site loader inlines the site's configuration before the runtime, with a
 // strong ETag, a short max-age with stale-while-revalidate, and Vary on the visitor's language.
+// compileHint is the loader's first line (loader.go).
+const compileHint = "//# allFunctionsCalledOnLoad\n"
+
 func TestLoader(t *testing.T) {
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
 	r := e.want(e.raw("GET", "/api/v1/public/"+pk+"/loader.js", "", ""), 200)
 	body := string(r.body)
-	cfgJSON, rest, ok := strings.Cut(strings.TrimPrefix(body, "window.__consentdBoot="), ";\n")
-	if !strings.HasPrefix(body, "window.__consentdBoot={") || !ok || rest != "/* runtime */" {
+	cfgJSON, rest, ok := strings.Cut(strings.TrimPrefix(body, compileHint+"window.__consentdBoot="), ";\n")
+	if !strings.HasPrefix(body, compileHint+"window.__consentdBoot={") || !ok || rest != "/* runtime */" {
 		t.Fatalf("loader body %.200s", body)
 	}
 	var cfg struct {
@@ -205,7 +208,7 @@ func TestLoaderFirstView(t *testing.T) {
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
 	body := string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/loader.js", "", ""), 200).body)
-	raw, _, ok := strings.Cut(strings.TrimPrefix(body, "window.__consentdBoot="), ";\n")
+	raw, _, ok := strings.Cut(strings.TrimPrefix(body, compileHint+"window.__consentdBoot="), ";\n")
 	if !ok {
 		t.Fatalf("loader %.100q", body)
 	}

@@ -60,7 +60,7 @@ func TestLoaderTCFStub(t *testing.T) {
 	}
 	e.want(e.raw("GET", "/api/v1/public/"+pk+"/tcf", "", ""), 404, "not_found")
 	e.want(e.do("PATCH", "/api/v1/sites/"+id+"/banner", map[string]any{"tcf": map[string]any{"enabled": true, "vendorIds": []any{755, 28}, "publisherCountryCode": "FR"}}), 200)
-	if l := loader("FR", "fr"); !strings.HasPrefix(l, "/* __tcfapi stub, fr */;\n") || !strings.Contains(l, "window.__consentdBoot=") {
+	if l := loader("FR", "fr"); !strings.HasPrefix(l, compileHint+"/* __tcfapi stub, fr */;\n") || !strings.Contains(l, "window.__consentdBoot=") {
 		t.Errorf("a French visitor's loader does not start with the stub: %.120s", l)
 	}
 	if l := loader("JP", "en"); l != before["JP"] {

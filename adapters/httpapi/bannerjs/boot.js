@@ -59,7 +59,7 @@ var declPage = !!me && me.getAttribute('data-consentd-page') === 'declaration';
 // siteURL is the URL of the site's public resource res (core.PublicPath); the build puts the
 // resources' names from core/publicpath.go in the placeholders siteURL is called with.
 function siteURL(res) { return api + '/' + encodeURIComponent(pk) + '/' + res; }
-function now() { return w.performance ? performance.now() : Date.now(); }
+function now() { return performance.now(); } // every browser with Shadow DOM and fetch has it
 // timed wraps fn so that its run time counts as our main-thread time (once, when nested).
 function timed(fn) {
   return function () {

@@ -73,7 +73,7 @@ func TestServedByServer(t *testing.T) {
 	}
 	// The loader is the site's configuration followed by the very runtime banner.js serves.
 	res, loader := get(t, src, nil)
-	if res.StatusCode != 200 || !bytes.HasPrefix(loader, []byte("window.__consentdBoot={")) || !bytes.HasSuffix(loader, bannerjs.Script()) {
+	if res.StatusCode != 200 || !bytes.HasPrefix(loader, []byte("//# allFunctionsCalledOnLoad\nwindow.__consentdBoot={")) || !bytes.HasSuffix(loader, bannerjs.Script()) {
 		t.Fatalf("GET %s: %d, %.80s", src, res.StatusCode, loader)
 	}
 	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age=60") || !strings.Contains(cc, "stale-while-revalidate") {

@@ -84,7 +84,7 @@ function onColor(bg) {
   var x = m[1].length === 3 ? m[1].replace(/./g, '$&$&') : m[1];
   var lum = [0, 2, 4].map(function (i) {
     var c = parseInt(x.substr(i, 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
   var l = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
   return l > 0.4 ? '#111111' : '#ffffff';
@@ -292,16 +292,17 @@ function loadMore() {
   moreLoading = true;
   var s = createElement.call(d, 'script');
   s.src = api + '/' + "__CONSENTD_PUBLIC_MORE__" + '?v=' + MORE_VERSION;
+  // done ends this load, saying why it failed when it did.
+  var done = function (why) { moreLoading = false; s.remove(); if (why) console.warn('consentd: banner module ' + why); };
   s.onload = timed(function () {
     var m = w.__consentdMore;
     w.__consentdMore = undefined;
-    moreLoading = false;
-    s.remove();
-    if (!m || m.v !== MORE_VERSION) { console.warn('consentd: banner module version mismatch'); return; }
+    if (!m || m.v !== MORE_VERSION) return done('version mismatch');
+    done();
     M = m.f(internals());
     moreQueue.splice(0).forEach(function (c) { M[c[0]](c[1]); });
   });
-  s.onerror = function () { moreLoading = false; s.remove(); console.warn('consentd: banner module unavailable'); };
+  s.onerror = function () { done('unavailable'); };
   (d.head || d.documentElement).appendChild(s);
 }
 // The preferences open with one click whatever is loaded: the module and the declaration are

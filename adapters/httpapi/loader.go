@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -171,11 +170,7 @@ func (c *gzipCache) gzipped(out *bodyOutput, body []byte, inm string) *bodyOutpu
 	gz, ok := c.m[out.ETag]
 	c.mu.Unlock()
 	if !ok {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
-		_, _ = zw.Write(body)                                    // writes to a bytes.Buffer do not fail
-		_ = zw.Close()
-		gz = buf.Bytes()
+		gz = bannerjs.Gzip(body)
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxGzipCache {
 			c.m = map[string][]byte{}

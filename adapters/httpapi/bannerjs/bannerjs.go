@@ -36,11 +36,11 @@ package bannerjs
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/klauspost/compress/gzip"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -186,7 +186,7 @@ func finish(jsSrc []byte, css string, cssSrc []byte) bundle {
 	sum = sha256.Sum256(b.plain)
 	b.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
 	b.gzETag = `"` + hex.EncodeToString(sum[:12]) + `-gz"`
-	b.gz = compress(b.plain)
+	b.gz = Gzip(b.plain)
 	return b
 }
 
@@ -276,7 +276,11 @@ func quote(s string) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-func compress(b []byte) []byte {
+// Gzip compresses b at the best level, for what is compressed once and served many times
+// (the runtime's files, the loaders). klauspost/compress's best level, not the standard
+// library's: on the first view's benchmark loader (33 KB) it is about 50 bytes smaller
+// (12,234 against 12,286), bytes the first view's 12,288-byte budget counts.
+func Gzip(b []byte) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // valid level: no error
 	_, _ = zw.Write(b)                                       // writes to a bytes.Buffer do not fail

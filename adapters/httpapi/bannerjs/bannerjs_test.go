@@ -242,7 +242,7 @@ func TestSizeBudgetWithLanguage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := len(compress(append(append(Script(), "window.__consentdBoot="...), js...)))
+		n := len(Gzip(append(append(Script(), "window.__consentdBoot="...), js...)))
 		if n > largest {
 			largest, lang = n, l
 		}

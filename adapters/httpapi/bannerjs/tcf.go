@@ -88,7 +88,7 @@ func buildTCF() (bundle, []byte) {
 	sum = sha256.Sum256(b.plain)
 	b.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
 	b.gzETag = `"` + hex.EncodeToString(sum[:12]) + `-gz"`
-	b.gz = compress(b.plain)
+	b.gz = Gzip(b.plain)
 	return b, stub
 }
 

@@ -40,13 +40,13 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/klauspost/compress/gzip"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/tdewolff/minify/v2"
 
 	"github.com/consentd/consentd/core"

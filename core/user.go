@@ -191,6 +191,15 @@ func checkPassword(password string) error {
 	return nil
 }
 
+// checkUserName checks a person's name and returns it trimmed.
+func checkUserName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxUserName {
+		return "", Errorf(CodeInvalid, "name: must be at most %d characters", MaxUserName)
+	}
+	return name, CheckText("name", name)
+}
+
 // Users are the use cases of people: sign-in, members, invitations, password resets.
 type Users struct {
 	store Store
@@ -303,11 +312,7 @@ func (users *Users) ensureUser(ctx context.Context, tx Store, email, name, passw
 	if u, err := tx.UserByEmail(ctx, email); err == nil || !IsNotFound(err) {
 		return u, err
 	}
-	name = strings.TrimSpace(name)
-	if utf8.RuneCountInString(name) > MaxUserName {
-		return nil, Errorf(CodeInvalid, "name: must be at most %d characters", MaxUserName)
-	}
-	if err := CheckText("name", name); err != nil {
+	if name, err = checkUserName(name); err != nil {
 		return nil, err
 	}
 	u := &User{ID: users.newID(), Email: email, Name: name, CreatedAt: users.now()}
@@ -383,52 +388,99 @@ func (users *Users) Invitation(ctx context.Context, secret string) (*OneTimeToke
 	return t, nil
 }
 
-// AcceptInvitation uses an invitation (or the first owner's link, which names no email: the
-// person gives theirs): a new user is created with name and password; an existing user must
-// give their password. It returns the user and the organization they joined.
-func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (*User, string, error) {
+// AcceptInvitation is the invitation form of someone not signed in (or the first owner's
+// link, which names no email: the person gives theirs). For an email without an account it
+// creates the account with name and password and makes it a member with the invitation's
+// role; for an email with an account it changes nothing and checks no password: the person
+// signs in through the sign-in, with its failure limit, and then joins (JoinInvitation).
+// Both answer alike (the email to sign in as), after the same checks and the same work (a
+// password hash), so that the form tells nobody whether an email has an account. An email
+// invitation stays usable until its invitee, signed in, joins with it; the first owner's link
+// is used up by the account it creates.
+func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (string, error) {
 	t, err := users.Invitation(ctx, secret)
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if t.Kind != TokenInvite {
-		return nil, "", Errorf(CodeNotFound, "this link is not an invitation")
+		return "", Errorf(CodeNotFound, "this link is not an invitation")
 	}
 	if t.Email != "" {
 		email = t.Email
 	}
 	if email, err = NormalizeEmail("email", email); err != nil {
-		return nil, "", err
+		return "", err
 	}
-	var u *User
+	if name, err = checkUserName(name); err != nil {
+		return "", err
+	}
+	if err := checkPassword(password); err != nil {
+		return "", err
+	}
+	hash := HashPassword(password)
 	err = users.store.InTx(ctx, func(tx Store) error {
-		if err := tx.UseToken(ctx, t.ID, users.now()); err != nil {
-			return Errorf(CodeNotFound, "this link was used already: ask for a new one")
+		if _, err := tx.UserByEmail(ctx, email); err == nil || !IsNotFound(err) {
+			return err // an account: nothing to do before its holder signs in
 		}
-		existing, err := tx.UserByEmail(ctx, email)
-		switch {
-		case err == nil:
-			if existing.PasswordHash != "" && !CheckPassword(existing.PasswordHash, password) {
-				return Errorf(CodeUnauthorized, "you already have an account: enter its password to join")
+		if t.Email == "" {
+			if err := tx.UseToken(ctx, t.ID, users.now()); err != nil {
+				return Errorf(CodeNotFound, "this link was used already: ask for a new one")
 			}
-			u = existing
-		case IsNotFound(err):
-			if err := checkPassword(password); err != nil {
-				return err
-			}
-			if u, err = users.ensureUser(ctx, tx, email, name, password); err != nil {
-				return err
-			}
-		default:
+		}
+		u := &User{ID: users.newID(), Email: email, Name: name, PasswordHash: hash, CreatedAt: users.now()}
+		if err := tx.CreateUser(ctx, u); err != nil {
 			return err
 		}
 		ctx := WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
 		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
 	})
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	return u, t.OrgID, nil
+	return email, nil
+}
+
+// JoinInvitation accepts an invitation for the signed-in user userID: they join the
+// organization with its role when their email is the invited one (any email for a link that
+// names none). It checks no password (the person signed in through the sign-in) and uses
+// the link up; forbidden, with the link still usable, for a user of another email. It
+// returns the organization joined.
+func (users *Users) JoinInvitation(ctx context.Context, secret, userID string) (string, error) {
+	t, err := users.Invitation(ctx, secret)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != TokenInvite {
+		return "", Errorf(CodeNotFound, "this link is not an invitation")
+	}
+	err = users.store.InTx(ctx, func(tx Store) error {
+		u, err := tx.User(ctx, userID)
+		if IsNotFound(err) {
+			return Errorf(CodeUnauthorized, "session ended: sign in again")
+		}
+		if err != nil {
+			return err
+		}
+		if t.Email != "" && u.Email != t.Email {
+			return Errorf(CodeForbidden, "this invitation is for %s: sign out, then sign in as %s to join", t.Email, t.Email)
+		}
+		if err := tx.UseToken(ctx, t.ID, users.now()); err != nil {
+			return Errorf(CodeNotFound, "this link was used already: ask for a new one")
+		}
+		old, err := tx.Membership(ctx, t.OrgID, u.ID)
+		if err != nil && !IsNotFound(err) {
+			return err
+		}
+		if old != nil && old.Role == t.Role {
+			return nil // joined already (the account was made with this link)
+		}
+		ctx := WithActor(ctx, &Actor{Kind: ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
+		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
+	})
+	if err != nil {
+		return "", err
+	}
+	return t.OrgID, nil
 }
 
 // ChangeRole changes a member's role. The last owner cannot be demoted.

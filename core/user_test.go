@@ -31,14 +31,28 @@ func TestMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "short"); core.ErrorCode(err) != core.CodeInvalid {
+	if _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "short"); core.ErrorCode(err) != core.CodeInvalid {
 		t.Fatalf("short password: %v", err)
 	}
-	ed, org, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password")
-	if err != nil || org != agency.ID {
-		t.Fatalf("accept: %v", err)
+	if email, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password"); err != nil || email != "ed@example.com" {
+		t.Fatalf("accept: %q %v", email, err)
 	}
-	if _, _, err := m.Users.AcceptInvitation(ctx, link, "", "Ed", "a long enough password"); core.ErrorCode(err) != core.CodeNotFound {
+	signedIn, err := m.Users.SignIn(ctx, "ed@example.com", "a long enough password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := signedIn.User
+	// The form again, with another password: the same answer, and the account is unchanged.
+	if email, err := m.Users.AcceptInvitation(ctx, link, "", "Eve", "another long password"); err != nil || email != "ed@example.com" {
+		t.Fatalf("the form again: %q %v", email, err)
+	}
+	if _, err := m.Users.SignIn(ctx, "ed@example.com", "another long password"); core.ErrorCode(err) != core.CodeUnauthorized {
+		t.Fatalf("the second form set the password: %v", err)
+	}
+	if org, err := m.Users.JoinInvitation(ctx, link, ed.ID); err != nil || org != agency.ID {
+		t.Fatalf("join: %q %v", org, err)
+	}
+	if _, err := m.Users.JoinInvitation(ctx, link, ed.ID); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("second use of the link: %v", err)
 	}
 	if _, err := m.Users.SignIn(ctx, "ed@example.com", "wrong password!"); core.ErrorCode(err) != core.CodeUnauthorized {
@@ -110,5 +124,67 @@ func TestPasswordHash(t *testing.T) {
 	}
 	if core.HashPassword("same") == core.HashPassword("same") {
 		t.Fatal("no salt")
+	}
+}
+
+// TestInvitationExistingAccount: an owner of another organization invites the email of an
+// admin of the first. The invitation form never checks that account's password, never joins
+// it nor uses the link up, and answers exactly as for an email without an account; only the
+// admin, signed in, joins with it; another signed-in user is refused and the link still works.
+func TestInvitationExistingAccount(t *testing.T) {
+	m, _, _ := newCore(t)
+	a, _ := m.Orgs.CreateOrganization(ctx, "a")
+	b, _ := m.Orgs.CreateOrganization(ctx, "b")
+	cli := core.WithActor(ctx, core.System("consentd user create"))
+	ana, err := m.Users.CreateMember(cli, a.ID, "ana@example.com", "Ana", "anas own password", core.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := m.Users.CreateMember(cli, b.ID, "bob@example.com", "Bob", "bobs own password", core.RoleOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, _ := m.Users.UserActor(ctx, bob.ID, b.ID)
+	asBob := core.WithActor(ctx, ba)
+	forAna, err := m.Users.Invite(asBob, b.ID, "ana@example.com", core.RoleViewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forNew, err := m.Users.Invite(asBob, b.ID, "new@example.com", core.RoleViewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pw := range []string{"a wrong password", "anas own password"} {
+		email, err := m.Users.AcceptInvitation(ctx, forAna, "", "X", pw)
+		if err != nil || email != "ana@example.com" {
+			t.Fatalf("form for an existing account with %q: %q %v", pw, email, err)
+		}
+	}
+	if email, err := m.Users.AcceptInvitation(ctx, forNew, "", "X", "a wrong password"); err != nil || email != "new@example.com" {
+		t.Fatalf("form for a new email: %q %v", email, err)
+	}
+	// Bad input is refused alike.
+	for _, link := range []string{forAna, forNew} {
+		if _, err := m.Users.AcceptInvitation(ctx, link, "", "X", "short"); core.ErrorCode(err) != core.CodeInvalid {
+			t.Fatalf("short password: %v", err)
+		}
+	}
+	if ms, _ := m.Users.Memberships(ctx, ana.ID); len(ms) != 1 {
+		t.Fatalf("the form made Ana a member of %d organizations", len(ms))
+	}
+	if _, err := m.Users.Invitation(ctx, forAna); err != nil {
+		t.Fatalf("the form used the link up: %v", err)
+	}
+	if _, err := m.Users.SignIn(ctx, "ana@example.com", "anas own password"); err != nil {
+		t.Fatalf("Ana's password changed: %v", err)
+	}
+	if _, err := m.Users.JoinInvitation(ctx, forAna, bob.ID); core.ErrorCode(err) != core.CodeForbidden {
+		t.Fatalf("Bob joins with Ana's invitation: %v", err)
+	}
+	if org, err := m.Users.JoinInvitation(ctx, forAna, ana.ID); err != nil || org != b.ID {
+		t.Fatalf("Ana joins: %q %v", org, err)
+	}
+	if ms, _ := m.Users.Memberships(ctx, ana.ID); len(ms) != 2 {
+		t.Fatalf("Ana belongs to %d organizations after joining", len(ms))
 	}
 }

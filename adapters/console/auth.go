@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/consentd/consentd/core"
 )
@@ -23,12 +24,16 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int,
 	tok := randomToken()
 	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: tok, Path: "/sign-in", MaxAge: 3600,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	next := r.URL.Query().Get("next")
+	next, email := r.URL.Query().Get("next"), r.URL.Query().Get("email")
 	if r.Method == http.MethodPost {
-		next = r.PostFormValue("next")
+		next, email = r.PostFormValue("next"), r.PostFormValue("email")
 	}
-	h.render(w, r, nil, status, "signin", page{Title: "Sign in", CSRF: tok, Form: "signin", Error: msg,
-		Values: url.Values{"next": {safeNext(next)}}})
+	p := page{Title: "Sign in", CSRF: tok, Form: "signin", Error: msg, Values: url.Values{"next": {safeNext(next)}, "email": {email}}}
+	if r.URL.Query().Get("invited") != "" && msg == "" {
+		// The answer of an invitation form, the same whether the email had an account or not.
+		p.Flash = "To join, sign in as " + email + ": with the password you just chose, or with your account's own password if you had an account already. The invitation then asks for one click."
+	}
+	h.render(w, r, nil, status, "signin", p)
 }
 
 // signIn exchanges an API key for a session.
@@ -124,7 +129,7 @@ func (h *handler) startSessionPage(w http.ResponseWriter, r *http.Request, in co
 // against the client address and the account.
 func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, addr string) {
 	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
-	account := "account:" + email
+	account := accountKey(email)
 	wait, err := h.m.SignInRetryAfter(r.Context(), account, h.cfg.SignInFailures, h.cfg.SignInWindow)
 	if err == nil && wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
@@ -174,7 +179,7 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 		h.showSignIn(w, r, status, msg)
 		return
 	}
-	account := "account:" + email
+	account := accountKey(email)
 	wait, err := h.m.SignInRetryAfter(r.Context(), account, h.cfg.SignInFailures, h.cfg.SignInWindow)
 	if err == nil && wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
@@ -224,7 +229,11 @@ func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/sign-in?signed-out=1", http.StatusSeeOther)
+	to := "/sign-in?signed-out=1"
+	if next := r.PostFormValue("next"); next != "" {
+		to = safeNext(next) // the invitation page's "sign in as the invited email"
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // keyActor returns who the session acts as: its API key's role and sites. A revoked key, or
@@ -270,6 +279,43 @@ func safeNext(next string) string {
 		return "/sites"
 	}
 	return next
+}
+
+// accountKey is what the sign-in limit counts an account's failures under: its email, as
+// typed (lower case, trimmed), whether or not it has an account.
+func accountKey(email string) string { return "account:" + strings.ToLower(strings.TrimSpace(email)) }
+
+// retryAfter is how long the longest-waiting of keys must wait before its next attempt (zero
+// when none must): the sign-in limit (core.SignInFailures within core.SignInWindow), which
+// every form taking a password, a code or a one-time link applies. A store error is logged
+// and lets the attempt through.
+func (h *handler) retryAfter(r *http.Request, keys ...string) time.Duration {
+	var wait time.Duration
+	for _, k := range keys {
+		d, err := h.m.SignInRetryAfter(r.Context(), k, h.cfg.SignInFailures, h.cfg.SignInWindow)
+		if err != nil {
+			h.log.ErrorContext(r.Context(), "could not read the sign-in limit", "err", err)
+		}
+		wait = max(wait, d)
+	}
+	return wait
+}
+
+// tooMany sets Retry-After and returns the sentence of a 429 after wait.
+func tooMany(w http.ResponseWriter, wait time.Duration) string {
+	w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
+	return fmt.Sprintf("Too many failed attempts from your address or for this account. Wait %s and try again.",
+		plural(int(math.Ceil(wait.Minutes())), "minute", "minutes"))
+}
+
+// limited answers 429 when one of keys must wait, and reports whether it did.
+func (h *handler) limited(w http.ResponseWriter, r *http.Request, keys ...string) bool {
+	wait := h.retryAfter(r, keys...)
+	if wait <= 0 {
+		return false
+	}
+	h.errorPage(w, r, nil, http.StatusTooManyRequests, "Too many attempts", tooMany(w, wait))
+	return true
 }
 
 // signInFailed counts a failed sign-in (a wrong key, password or code) against each of keys:

@@ -87,10 +87,10 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.IdleTimeout = time.Hour
 	}
 	if cfg.SignInFailures <= 0 {
-		cfg.SignInFailures = 5
+		cfg.SignInFailures = core.SignInFailures
 	}
 	if cfg.SignInWindow <= 0 {
-		cfg.SignInWindow = 15 * time.Minute
+		cfg.SignInWindow = core.SignInWindow
 	}
 	if cfg.ClientAddr == nil {
 		return nil, errors.New("console: Config.ClientAddr is required")

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/consentd/consentd/core"
@@ -110,42 +111,152 @@ func (h *handler) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// invitePage shows the form that accepts an invitation (or the first owner's link).
+// inviteView is the invitation (or password reset) page's data.
+type inviteView struct {
+	*core.OneTimeToken
+	// Path is the link's own path; SignInURL the sign-in that comes back to it.
+	Path, SignInURL string
+	// SignedInAs is the email of the person signed in ("" for nobody, or a key's session);
+	// Match says it is the invited one, so that the page offers a one-click Join.
+	SignedInAs string
+	Match      bool
+}
+
+// invitePage shows an invitation (or the first owner's link). To someone not signed in it
+// shows the same form whatever the email: a new account, or "sign in first" for a person who
+// has one. To a person signed in as the invited email it shows a Join button; to one signed
+// in as another email, how to change.
 func (h *handler) invitePage(w http.ResponseWriter, r *http.Request) {
 	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
 	if err != nil {
+		if s, _ := h.person(r); s != nil {
+			// The first owner's link is used up by the account it made: its owner, signed in, goes on.
+			http.Redirect(w, r, "/sites", http.StatusSeeOther)
+			return
+		}
 		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", sentence(core.ErrorMessage(err)))
 		return
 	}
 	h.showInvite(w, r, t, http.StatusOK, "")
 }
 
+// person is the session of a person signed in (not a key's) and their email; nil when there
+// is none.
+func (h *handler) person(r *http.Request) (*session, string) {
+	c, _ := r.Cookie(sessionCookie)
+	if c == nil {
+		return nil, ""
+	}
+	s := h.getSession(r.Context(), c.Value)
+	if s == nil || s.UserID == "" {
+		return nil, ""
+	}
+	ms, err := h.m.Memberships(r.Context(), s.UserID)
+	if err != nil || len(ms) == 0 {
+		return nil, ""
+	}
+	return s, ms[0].Email
+}
+
 func (h *handler) showInvite(w http.ResponseWriter, r *http.Request, t *core.OneTimeToken, status int, msg string) {
+	v := inviteView{OneTimeToken: t, Path: r.URL.Path}
+	p := page{Title: "Join consentd", Error: msg, Values: r.PostForm, Data: &v}
+	if t.Kind == core.TokenReset {
+		p.Title = "Choose a new password"
+	} else {
+		q := url.Values{"next": {r.URL.Path}}
+		if t.Email != "" {
+			q.Set("email", t.Email)
+		}
+		v.SignInURL = "/sign-in?" + q.Encode()
+		if s, email := h.person(r); s != nil {
+			// The Join and sign-out forms are the session's: its CSRF token.
+			v.SignedInAs, v.Match, p.CSRF = email, t.Email == "" || email == t.Email, s.CSRF
+			h.render(w, r, nil, status, "invite", p)
+			return
+		}
+	}
 	tok := randomToken()
 	http.SetCookie(w, &http.Cookie{Name: preSessionToken, Value: tok, Path: "/", MaxAge: 3600,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	h.render(w, r, nil, status, "invite", page{Title: "Join consentd", CSRF: tok, Error: msg, Values: r.PostForm, Data: t})
+	p.CSRF = tok
+	h.render(w, r, nil, status, "invite", p)
 }
 
-// acceptInvite creates the account (or adds an existing one) and signs the person in.
+// acceptInvite answers the invitation form. A person signed in as the invited email joins
+// with one click (step=join). Anyone else gives a name and a password: for a new email the
+// account is made and joined; for an email with an account nothing happens, and no password
+// is checked. Both answer alike, a redirect to the sign-in that comes back to the link (where
+// an account's holder joins), and both count as an attempt against the client address and
+// the invited email, like a failed sign-in: the link is no faster a probe than the sign-in.
 func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
-	if err != nil {
-		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", sentence(core.ErrorMessage(err)))
+	if r.PostFormValue("step") == "join" {
+		h.joinInvite(w, r)
+		return
+	}
+	addr := signInKey(h.cfg.ClientAddr(r))
+	if h.limited(w, r, addr) {
+		return
+	}
+	token := r.PathValue("token")
+	t, err := h.m.Invitation(r.Context(), token)
+	if err != nil || t.Kind != core.TokenInvite {
+		h.signInFailed(r, addr)
+		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask for a new one.")
 		return
 	}
 	if c, _ := r.Cookie(preSessionToken); c == nil || !tokenEqual(r.PostFormValue("csrf"), c.Value) {
 		h.showInvite(w, r, t, http.StatusForbidden, "The form had expired. It has been reloaded: enter your details again.")
 		return
 	}
-	u, org, err := h.m.AcceptInvitation(r.Context(), r.PathValue("token"), r.PostFormValue("email"),
-		r.PostFormValue("name"), r.PostFormValue("password"))
+	email := t.Email
+	if email == "" {
+		email = r.PostFormValue("email")
+	}
+	account := accountKey(email)
+	if h.limited(w, r, addr, account) {
+		return
+	}
+	h.signInFailed(r, addr, account)
+	email, err = h.m.AcceptInvitation(r.Context(), token, email, r.PostFormValue("name"), r.PostFormValue("password"))
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showInvite(w, r, t, status, msg)
 		return
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: u.ID, UserAgent: r.UserAgent()})
+	q := url.Values{"invited": {"1"}, "email": {email}, "next": {r.URL.Path}}
+	http.Redirect(w, r, "/sign-in?"+q.Encode(), http.StatusSeeOther)
+}
+
+// joinInvite accepts an invitation for the person signed in, with their session's CSRF
+// token, and opens a session in the organization joined.
+func (h *handler) joinInvite(w http.ResponseWriter, r *http.Request) {
+	s, _ := h.person(r)
+	if s == nil {
+		h.errorPage(w, r, nil, http.StatusUnauthorized, "Signed out", "Your session has ended. Sign in again and open the invitation link again.")
+		return
+	}
+	rq := &request{s: s, org: s.OrgID}
+	if !h.checkCSRF(r, s.CSRF) {
+		h.errorPage(w, r, rq, http.StatusForbidden, "Request refused",
+			"This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.")
+		return
+	}
+	org, err := h.m.JoinInvitation(r.Context(), r.PathValue("token"), s.UserID)
+	if err != nil {
+		if core.ErrorCode(err) == core.CodeForbidden {
+			if t, terr := h.m.Invitation(r.Context(), r.PathValue("token")); terr == nil {
+				status, msg := h.message(r, err)
+				h.showInvite(w, r, t, status, msg)
+				return
+			}
+		}
+		status, msg := h.message(r, err)
+		h.errorPage(w, r, nil, status, "Not joined", msg)
+		return
+	}
+	r.PostForm.Set("next", "/sites")
+	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: s.UserID, UserAgent: r.UserAgent()})
 }
 
 // resetPage and resetPassword set a new password with a one-time link from
@@ -159,9 +270,16 @@ func (h *handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	h.showInvite(w, r, t, http.StatusOK, "")
 }
 
+// resetPassword sets the new password. A link that is not valid (a guess, a used or expired
+// one) counts as a failed sign-in of the client address.
 func (h *handler) resetPassword(w http.ResponseWriter, r *http.Request) {
+	addr := signInKey(h.cfg.ClientAddr(r))
+	if h.limited(w, r, addr) {
+		return
+	}
 	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
 	if err != nil || t.Kind != core.TokenReset {
+		h.signInFailed(r, addr)
 		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask your operator for a new one.")
 		return
 	}
@@ -171,6 +289,9 @@ func (h *handler) resetPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := h.m.ResetPassword(r.Context(), r.PathValue("token"), r.PostFormValue("password")); err != nil {
 		status, msg := h.message(r, err)
+		if status == http.StatusNotFound {
+			h.signInFailed(r, addr)
+		}
 		h.showInvite(w, r, t, status, msg)
 		return
 	}

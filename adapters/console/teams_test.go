@@ -84,10 +84,7 @@ func TestInviteJoinRemove(t *testing.T) {
 	}
 	link := strings.Replace(m[1], "http://"+strings.TrimPrefix(w.srv.URL, "http://"), w.srv.URL, 1)
 	ec := w.client(t)
-	_, html = get(t, ec, link)
-	if res, body := post(t, ec, link, url.Values{"csrf": {token(t, html)}, "name": {"Ed"}, "password": {"a long enough password"}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("accept: %d %.2000s", res.StatusCode, body)
-	}
+	w.acceptInvitation(t, ec, link, "Ed", "a long enough password")
 	// Signing in again with the password.
 	ec2 := w.client(t)
 	_, html = get(t, ec2, w.srv.URL+"/sign-in")
@@ -117,5 +114,31 @@ func TestInviteJoinRemove(t *testing.T) {
 		if res, _ := get(t, c, w.srv.URL+"/sites"); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("removed member's session still works: %d", res.StatusCode)
 		}
+	}
+}
+
+// acceptInvitation is a new person's way through an invitation link: the form (name and
+// password), the sign-in it sends them to (with that password), back to the link, Join.
+func (w *unitWorld) acceptInvitation(t *testing.T, c *http.Client, link, name, password string) {
+	t.Helper()
+	_, html := get(t, c, link)
+	res, body := post(t, c, link, url.Values{"csrf": {token(t, html)}, "name": {name}, "password": {password}})
+	loc := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/sign-in?") {
+		t.Fatalf("invitation form: %d %s %.2000s", res.StatusCode, loc, body)
+	}
+	q := mustURL(t, loc).Query()
+	_, html = get(t, c, w.srv.URL+loc)
+	res, body = post(t, c, w.srv.URL+"/sign-in", url.Values{"csrf": {token(t, html)}, "email": {q.Get("email")}, "password": {password}, "next": {q.Get("next")}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != mustURL(t, link).Path {
+		t.Fatalf("sign-in after the invitation form: %d %s %.2000s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	_, html = get(t, c, link)
+	if !strings.Contains(html, `name="step" value="join"`) {
+		t.Fatalf("no Join button for the invitee signed in: %.2000s", html)
+	}
+	res, body = post(t, c, link, url.Values{"csrf": {token(t, html)}, "step": {"join"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/sites" {
+		t.Fatalf("join: %d %s %.2000s", res.StatusCode, res.Header.Get("Location"), body)
 	}
 }

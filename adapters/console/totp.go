@@ -86,17 +86,48 @@ func qrDataURL(uri string) template.URL {
 // enableTOTP turns the second factor on once the code of the shown secret is right.
 func (h *handler) enableTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
 	secret := r.PostFormValue("secret")
+	keys, ok := h.codeLimit(w, r, rq, secret)
+	if !ok {
+		return
+	}
 	codes, err := h.m.EnableTOTP(r.Context(), rq.s.UserID, secret, r.PostFormValue("code"))
-	if h.totpRefused(w, r, rq, secret, err) {
+	if h.totpRefused(w, r, rq, secret, err, keys) {
 		return
 	}
 	h.showCodes(w, r, rq, codes)
 }
 
+// codeLimit applies the sign-in limit to a form that takes an authenticator code, for the
+// client address and the member's account: it answers 429 (ok false) when one of them must
+// wait, and returns the keys a wrong code counts against. A session of an API key has no
+// authenticator (showTOTP says so).
+func (h *handler) codeLimit(w http.ResponseWriter, r *http.Request, rq *request, secret string) ([]string, bool) {
+	if rq.s.UserID == "" {
+		h.showTOTP(w, r, rq, http.StatusForbidden, "", "", nil)
+		return nil, false
+	}
+	keys := []string{signInKey(h.cfg.ClientAddr(r))}
+	ms, err := h.m.Memberships(r.Context(), rq.s.UserID)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return nil, false
+	}
+	if len(ms) > 0 {
+		keys = append(keys, accountKey(ms[0].Email))
+	}
+	if wait := h.retryAfter(r, keys...); wait > 0 {
+		h.showTOTP(w, r, rq, http.StatusTooManyRequests, secret, tooMany(w, wait), nil)
+		return nil, false
+	}
+	return keys, true
+}
+
 // totpRefused answers a refused code (the page again, with the message and the secret being
-// set up, if any) or another error, and reports whether it answered.
-func (h *handler) totpRefused(w http.ResponseWriter, r *http.Request, rq *request, secret string, err error) bool {
+// set up, if any; the failure counted against keys) or another error, and reports whether it
+// answered.
+func (h *handler) totpRefused(w http.ResponseWriter, r *http.Request, rq *request, secret string, err error, keys []string) bool {
 	if core.ErrorCode(err) == core.CodeInvalid {
+		h.signInFailed(r, keys...)
 		_, msg := h.message(r, err)
 		h.showTOTP(w, r, rq, http.StatusBadRequest, secret, msg, nil)
 		return true
@@ -116,8 +147,12 @@ func (h *handler) showCodes(w http.ResponseWriter, r *http.Request, rq *request,
 
 // newRecoveryCodes replaces the member's recovery codes, with a current code.
 func (h *handler) newRecoveryCodes(w http.ResponseWriter, r *http.Request, rq *request) {
+	keys, ok := h.codeLimit(w, r, rq, "")
+	if !ok {
+		return
+	}
 	codes, err := h.m.NewRecoveryCodes(r.Context(), rq.s.UserID, r.PostFormValue("code"))
-	if h.totpRefused(w, r, rq, "", err) {
+	if h.totpRefused(w, r, rq, "", err, keys) {
 		return
 	}
 	h.showCodes(w, r, rq, codes)
@@ -125,7 +160,11 @@ func (h *handler) newRecoveryCodes(w http.ResponseWriter, r *http.Request, rq *r
 
 // disableTOTP turns the second factor off with a current code.
 func (h *handler) disableTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
-	if h.totpRefused(w, r, rq, "", h.m.DisableTOTP(r.Context(), rq.s.UserID, r.PostFormValue("code"))) {
+	keys, ok := h.codeLimit(w, r, rq, "")
+	if !ok {
+		return
+	}
+	if h.totpRefused(w, r, rq, "", h.m.DisableTOTP(r.Context(), rq.s.UserID, r.PostFormValue("code")), keys) {
 		return
 	}
 	h.redirect(w, r, rq, "/sessions", "Two-step sign-in is off: your password alone signs you in.")

@@ -31,7 +31,8 @@ type (
 		Invite(ctx context.Context, orgID, email string, role core.Role) (string, error)
 		MailInvitation(ctx context.Context, orgID, email string, role core.Role, link string) (bool, error)
 		Invitation(ctx context.Context, secret string) (*core.OneTimeToken, error)
-		AcceptInvitation(ctx context.Context, secret, email, name, password string) (*core.User, string, error)
+		AcceptInvitation(ctx context.Context, secret, email, name, password string) (string, error)
+		JoinInvitation(ctx context.Context, secret, userID string) (string, error)
 		ResetPassword(ctx context.Context, secret, password string) (*core.User, error)
 		ChangeRole(ctx context.Context, orgID, userID string, role core.Role) error
 		RemoveMember(ctx context.Context, orgID, userID string) error

@@ -118,8 +118,19 @@ func TestInvitationEmail(t *testing.T) {
 			if code != 200 || !strings.Contains(form, "ana@shop.example") {
 				t.Fatalf("the emailed link answers %d:\n%s", code, form)
 			}
-			code, joined := post(strings.TrimPrefix(link[1], srv.URL), url.Values{"email": {"ana@shop.example"}, "name": {"Ana"},
+			invitation := strings.TrimPrefix(link[1], srv.URL)
+			code, signInPage := post(invitation, url.Values{"email": {"ana@shop.example"}, "name": {"Ana"},
 				"password": {"correct horse battery staple"}}, form)
+			if code != 200 || !strings.Contains(signInPage, "To join, sign in as ana@shop.example") {
+				t.Fatalf("the invitation form: %d:\n%s", code, signInPage)
+			}
+			// The sign-in comes back to the link, where Ana joins with one click.
+			code, joinPage := post("/sign-in", url.Values{"email": {"ana@shop.example"}, "password": {"correct horse battery staple"},
+				"next": {invitation}}, signInPage)
+			if code != 200 || !strings.Contains(joinPage, "Join as ana@shop.example") {
+				t.Fatalf("signing in from the invitation: %d:\n%s", code, joinPage)
+			}
+			code, joined := post(invitation, url.Values{"step": {"join"}}, joinPage)
 			if code != 200 || !strings.Contains(joined, "Sign out") {
 				t.Fatalf("accepting the emailed invitation: %d:\n%s", code, joined)
 			}

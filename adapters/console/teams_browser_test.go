@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,15 @@ func TestTeamJourney(t *testing.T) {
 	checkPage(t, ctx, base, "t02-invitation")
 	fill(t, ctx, map[string]string{"#name": "Ed Editor", "#password": "a long enough password"})
 	submit(t, ctx, "document.querySelector('main form button').click()")
+	waitFor(t, ctx, "location.pathname === '/sign-in'")
+	mustContain(t, ctx, "To join, sign in as ed@example.com")
+	checkPage(t, ctx, base, "t02a-invitation-sign-in")
+	fill(t, ctx, map[string]string{"#password": "a long enough password"})
+	submit(t, ctx, "document.querySelector('form[aria-labelledby=\"pw-h\"] button').click()")
+	waitFor(t, ctx, "location.pathname.indexOf('/invite/') === 0")
+	mustContain(t, ctx, "Join as ed@example.com")
+	checkPage(t, ctx, base, "t02b-invitation-join")
+	submit(t, ctx, "document.querySelector('main form button').click()")
 	waitFor(t, ctx, "location.pathname === '/sites'")
 	mustContain(t, ctx, "Field Notes")
 	var navText string
@@ -80,4 +90,26 @@ func TestTeamJourney(t *testing.T) {
 	navigate(t, ctx, base+"/audit?verify=1")
 	mustContain(t, ctx, "The log holds", "Ed Editor", "banner.update", "Template: floating → modal", "member.join", "member.invite")
 	checkPage(t, ctx, base, "t05-audit-log")
+}
+
+// joinInBrowser accepts an invitation in the tab as a new person: the form (name and
+// password), the sign-in it leads to (the email filled in), back to the link, Join.
+func joinInBrowser(t *testing.T, ctx context.Context, link, name, password string) {
+	t.Helper()
+	navigate(t, ctx, link)
+	fill(t, ctx, map[string]string{"#name": name, "#password": password})
+	submit(t, ctx, "document.querySelector('main form button').click()")
+	waitFor(t, ctx, "location.pathname === '/sign-in'")
+	signInToJoin(t, ctx, password)
+}
+
+// signInToJoin signs in on the sign-in page an invitation led to (its email filled in),
+// comes back to the invitation and joins.
+func signInToJoin(t *testing.T, ctx context.Context, password string) {
+	t.Helper()
+	fill(t, ctx, map[string]string{"#password": password})
+	submit(t, ctx, "document.querySelector('form[aria-labelledby=\"pw-h\"] button').click()")
+	waitFor(t, ctx, "location.pathname.indexOf('/invite/') === 0")
+	submit(t, ctx, "document.querySelector('main form button').click()")
+	waitFor(t, ctx, "location.pathname === '/sites'")
 }

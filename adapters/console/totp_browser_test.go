@@ -27,10 +27,7 @@ func TestTOTPJourney(t *testing.T) {
 	var link string
 	eval(t, ctx, "document.querySelector('#invite-link').textContent", &link)
 	submit(t, ctx, "document.querySelector('form.signout button').click()")
-	navigate(t, ctx, link)
-	fill(t, ctx, map[string]string{"#name": "Ana", "#password": "a long enough password"})
-	submit(t, ctx, "document.querySelector('main form button').click()")
-	waitFor(t, ctx, "location.pathname === '/sites'")
+	joinInBrowser(t, ctx, link, "Ana", "a long enough password")
 
 	// The sessions page offers the setup; the setup page shows the QR code, secret and URI.
 	navigate(t, ctx, base+"/sessions")

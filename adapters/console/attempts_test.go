@@ -390,3 +390,44 @@ func TestInvitationSameAnswer(t *testing.T) {
 		t.Fatalf("the used link: %d", res.StatusCode)
 	}
 }
+
+// TestFirstOwnerLink: the first owner's link (no email named) creates one account, used up
+// by it; its owner signs in through the sign-in, which comes back to the link and goes on to
+// the sites. The link creates no second owner.
+func TestFirstOwnerLink(t *testing.T) {
+	w := newUnitWorld(t)
+	secret, err := w.uc.Users.BootstrapOwnerLink(context.Background())
+	if err != nil || secret == "" {
+		t.Fatalf("link: %q %v", secret, err)
+	}
+	link := w.srv.URL + "/invite/" + secret
+	c := w.client(t)
+	_, html := get(t, c, link)
+	if !strings.Contains(html, `id="email"`) {
+		t.Fatalf("the first owner's page asks for no email: %.1500s", html)
+	}
+	res, _ := post(t, c, link, url.Values{"csrf": {token(t, html)}, "email": {"Olga@Example.com"}, "name": {"Olga"}, "password": {"a long enough password"}})
+	loc := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/sign-in?") || mustURL(t, loc).Query().Get("email") != "olga@example.com" {
+		t.Fatalf("the form: %d %s", res.StatusCode, loc)
+	}
+	_, html = get(t, c, w.srv.URL+loc)
+	res, _ = post(t, c, w.srv.URL+"/sign-in", url.Values{"csrf": {token(t, html)}, "email": {"olga@example.com"}, "password": {"a long enough password"},
+		"next": {"/invite/" + secret}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/invite/"+secret {
+		t.Fatalf("sign-in: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, _ := get(t, c, link); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/sites" {
+		t.Fatalf("the used link, signed in: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, body := get(t, c, w.srv.URL+"/members"); res.StatusCode != http.StatusOK || !strings.Contains(body, "olga@example.com") {
+		t.Fatalf("the first owner's members page: %d", res.StatusCode)
+	}
+	other := w.client(t)
+	if res, _ := get(t, other, link); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the used link, signed out: %d", res.StatusCode)
+	}
+	if res, _ := post(t, other, link, url.Values{"email": {"eve@example.com"}, "password": {"a long enough password"}}); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a second owner through the used link: %d", res.StatusCode)
+	}
+}

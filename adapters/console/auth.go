@@ -29,7 +29,7 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int,
 		next, email = r.PostFormValue("next"), r.PostFormValue("email")
 	}
 	p := page{Title: "Sign in", CSRF: tok, Form: "signin", Error: msg, Values: url.Values{"next": {safeNext(next)}, "email": {email}}}
-	if r.URL.Query().Get("invited") != "" && msg == "" {
+	if r.URL.Query().Get("invited") != "" && email != "" && msg == "" {
 		// The answer of an invitation form, the same whether the email had an account or not.
 		p.Flash = "To join, sign in as " + email + ": with the password you just chose, or with your account's own password if you had an account already. The invitation then asks for one click."
 	}

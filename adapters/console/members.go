@@ -213,11 +213,14 @@ func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	if email == "" {
 		email = r.PostFormValue("email")
 	}
-	account := accountKey(email)
-	if h.limited(w, r, addr, account) {
+	keys := []string{addr}
+	if strings.TrimSpace(email) != "" { // the first owner's link: the email typed, if any
+		keys = append(keys, accountKey(email))
+	}
+	if h.limited(w, r, keys...) {
 		return
 	}
-	h.signInFailed(r, addr, account)
+	h.signInFailed(r, keys...)
 	email, err = h.m.AcceptInvitation(r.Context(), token, email, r.PostFormValue("name"), r.PostFormValue("password"))
 	if err != nil {
 		status, msg := h.message(r, err)

@@ -287,18 +287,18 @@ func accountKey(email string) string { return "account:" + strings.ToLower(strin
 
 // retryAfter is how long the longest-waiting of keys must wait before its next attempt (zero
 // when none must): the sign-in limit (core.SignInFailures within core.SignInWindow), which
-// every form taking a password, a code or a one-time link applies. A store error is logged
-// and lets the attempt through.
-func (h *handler) retryAfter(r *http.Request, keys ...string) time.Duration {
+// every form taking a password, a code or a one-time link applies. A store error is returned:
+// the form then answers an error, never an attempt the limit could not count.
+func (h *handler) retryAfter(r *http.Request, keys ...string) (time.Duration, error) {
 	var wait time.Duration
 	for _, k := range keys {
 		d, err := h.m.SignInRetryAfter(r.Context(), k, h.cfg.SignInFailures, h.cfg.SignInWindow)
 		if err != nil {
-			h.log.ErrorContext(r.Context(), "could not read the sign-in limit", "err", err)
+			return 0, err
 		}
 		wait = max(wait, d)
 	}
-	return wait
+	return wait, nil
 }
 
 // tooMany sets Retry-After and returns the sentence of a 429 after wait.
@@ -308,9 +308,14 @@ func tooMany(w http.ResponseWriter, wait time.Duration) string {
 		plural(int(math.Ceil(wait.Minutes())), "minute", "minutes"))
 }
 
-// limited answers 429 when one of keys must wait, and reports whether it did.
+// limited answers 429 when one of keys must wait (an error when the limit cannot be read), and
+// reports whether it answered.
 func (h *handler) limited(w http.ResponseWriter, r *http.Request, keys ...string) bool {
-	wait := h.retryAfter(r, keys...)
+	wait, err := h.retryAfter(r, keys...)
+	if err != nil {
+		h.fail(w, r, nil, err)
+		return true
+	}
 	if wait <= 0 {
 		return false
 	}

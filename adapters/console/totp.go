@@ -115,7 +115,12 @@ func (h *handler) codeLimit(w http.ResponseWriter, r *http.Request, rq *request,
 	if len(ms) > 0 {
 		keys = append(keys, accountKey(ms[0].Email))
 	}
-	if wait := h.retryAfter(r, keys...); wait > 0 {
+	wait, err := h.retryAfter(r, keys...)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return nil, false
+	}
+	if wait > 0 {
 		h.showTOTP(w, r, rq, http.StatusTooManyRequests, secret, tooMany(w, wait), nil)
 		return nil, false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/oidcsso"
+	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -26,13 +27,14 @@ func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.
 	if err != nil {
 		return nil, err
 	}
+	proxies := trustedproxy.New(trustedProxies(cfg.TrustedProxies))
 	con, err := console.New(console.Config{
 		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
 		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
 		SnippetFrameworks: httpapi.SnippetFrameworks(),
-		ClientAddr:        httpapi.ClientIP(trustedProxies(cfg.TrustedProxies)),
-		ErrorStatus:       httpapi.ErrorStatus,
-		CSVColumns:        httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
+		ClientAddr:        proxies.ClientIP, HTTPS: proxies.HTTPS,
+		ErrorStatus: httpapi.ErrorStatus,
+		CSVColumns:  httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
 		SSO: sso,
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -31,6 +32,11 @@ type Config struct {
 	// passes the API's rule, httpapi.ClientIP, which trusts forwarding headers from the
 	// configured proxies only.
 	ClientAddr func(*http.Request) string
+	// HTTPS reports whether a request reached the service over HTTPS, which makes the
+	// console's cookies Secure: the app passes the trusted-proxy rule's
+	// (trustedproxy.Rule.HTTPS), which believes X-Forwarded-Proto and Forwarded from the
+	// configured proxies only; nil trusts no proxy (the connection's own TLS only).
+	HTTPS func(*http.Request) bool
 	// ErrorStatus is the HTTP status of an error (required): the app passes the API's,
 	// httpapi.ErrorStatus, so that the console and the API answer an error alike.
 	ErrorStatus func(error) int
@@ -97,6 +103,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.ErrorStatus == nil {
 		return nil, errors.New("console: Config.ErrorStatus is required")
+	}
+	if cfg.HTTPS == nil {
+		cfg.HTTPS = trustedproxy.New(nil).HTTPS
 	}
 	assets, err := fs.Sub(files, "assets")
 	if err != nil {
@@ -319,9 +328,11 @@ func (h *handler) checkCSRF(r *http.Request, want string) bool {
 	return tokenEqual(got, want)
 }
 
-// secure reports whether the console is reached over HTTPS (its cookies are then Secure).
+// secure reports whether the console is reached over HTTPS (its cookies are then Secure):
+// the request came over HTTPS, by the connection or a trusted proxy's word (Config.HTTPS), or
+// the public URL is an https one.
 func (h *handler) secure(r *http.Request) bool {
-	return r.TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https://")
+	return h.cfg.HTTPS(r) || strings.HasPrefix(h.cfg.PublicURL, "https://")
 }
 
 // fail shows err in words: the use case's message for what the person can fix, a generic

@@ -105,7 +105,7 @@ func (h *handler) baseURL(r *http.Request) string {
 		return strings.TrimSuffix(h.cfg.PublicURL, "/")
 	}
 	scheme := "http"
-	if r.TLS != nil {
+	if h.cfg.HTTPS(r) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host

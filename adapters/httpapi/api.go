@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/consentd/consentd/adapters/httpapi/apidocs"
+	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -68,6 +69,8 @@ type handlers struct {
 	log *slog.Logger
 	cfg Config
 	loc *locator
+	// proxies is the trusted-proxy rule: who the client is, whether it came over HTTPS.
+	proxies *trustedproxy.Rule
 	// loaders keeps the loaders gzipped.
 	loaders gzipCache
 }
@@ -94,7 +97,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	}
 	huma.NewError = newError
 	cfg.UseCases.PublicBannerUseCases = countedConsents{cfg.UseCases.PublicBannerUseCases}
-	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg, loc: newLocator(cfg)}
+	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg, loc: newLocator(cfg), proxies: trustedproxy.New(cfg.TrustedProxies)}
 
 	mux := &routeMux{ServeMux: http.NewServeMux()}
 	hc := huma.DefaultConfig("consentd", "1.0.0")
@@ -219,10 +222,9 @@ func (h *handlers) authenticateHeader(ctx context.Context, header string) (*core
 // the client used. They are one context value (facts), read by locationOf, gpcOf and
 // baseURLOf: each value is a context and a huma context more for every request.
 func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
-	f := &facts{tls: ctx.TLS() != nil, forwardedProto: ctx.Header("X-Forwarded-Proto"), host: ctx.Host(),
-		gpc: ctx.Header("Sec-GPC") == "1"}
+	r, _ := humago.Unwrap(ctx)
+	f := &facts{https: h.proxies.HTTPS(r), host: ctx.Host(), gpc: ctx.Header("Sec-GPC") == "1"}
 	if isPublic(ctx.URL().Path) {
-		r, _ := humago.Unwrap(ctx)
 		f.location = h.loc.locate(r)
 	}
 	next(huma.WithValue(ctx, factsKey, f))
@@ -230,11 +232,10 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 
 // facts are requestFacts' findings.
 type facts struct {
-	location       core.Location
-	gpc            bool
-	tls            bool
-	forwardedProto string
-	host           string
+	location core.Location
+	gpc      bool
+	https    bool // trustedproxy.Rule.HTTPS
+	host     string
 }
 
 func factsOf(ctx context.Context) *facts {
@@ -258,7 +259,7 @@ func gpcOf(ctx context.Context) bool { return factsOf(ctx).gpc }
 // baseURLOf is the base URL the client used (requestBase).
 func baseURLOf(ctx context.Context) string {
 	f := factsOf(ctx)
-	return requestBase(f.tls, f.forwardedProto, f.host)
+	return requestBase(f.https, f.host)
 }
 
 // op describes an authenticated operation of the management API.

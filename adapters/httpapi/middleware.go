@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,9 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/realclientip/realclientip-go"
 	"golang.org/x/time/rate"
 
+	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -125,34 +123,10 @@ func seriesFor(route, method string, status int) *series {
 	return m.(*series)
 }
 
-// ClientIP returns how to find a request's client: its peer's address, or, when the peer is
-// a trusted proxy, the address the proxy names in Forwarded or X-Forwarded-For (the rightmost
-// one not itself trusted, since anything left of it may be forged by the client). The API's
-// rate limits and logs and the console's sign-in limit all count clients by this one rule.
+// ClientIP returns how to find a request's client: the trusted-proxy rule's (trustedproxy),
+// which the API's rate limits and logs and the console's sign-in limit all count clients by.
 func ClientIP(trusted []netip.Prefix) func(*http.Request) string {
-	if len(trusted) == 0 {
-		return peerAddr
-	}
-	nets := make([]net.IPNet, len(trusted))
-	for i, p := range trusted {
-		p = p.Masked()
-		nets[i] = net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
-	}
-	forwarded := realclientip.NewChainStrategy(
-		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("Forwarded", nets)),
-		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)),
-	)
-	return func(r *http.Request) string {
-		peer := peerAddr(r)
-		a, err := netip.ParseAddr(peer)
-		if err != nil || !slices.ContainsFunc(trusted, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) }) {
-			return peer
-		}
-		if ip := forwarded.ClientIP(r.Header, r.RemoteAddr); ip != "" {
-			return ip
-		}
-		return peer
-	}
+	return trustedproxy.New(trusted).ClientIP
 }
 
 // maskAddr shortens a client address for the log: the /24 of an IPv4 address, the /48 of an
@@ -228,15 +202,6 @@ func (h *handlers) public(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// peerAddr is the address of the request's peer: the client, or the proxy in front of it.
-func peerAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // limiter is a token bucket per client address; idle buckets are dropped once a minute so

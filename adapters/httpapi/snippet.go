@@ -8,6 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -47,15 +48,14 @@ func (h *handlers) registerSnippet(api huma.API) {
 // site with projectKey, as requested by r (whose scheme and host are the base URL when
 // PublicURL is unset), so that the console shows the API's snippet byte for byte.
 func (c Config) SetupSnippet(r *http.Request, framework, projectKey string) (code, instructions string) {
-	tls := r.TLS != nil
-	s := c.snippet(requestBase(tls, r.Header.Get("X-Forwarded-Proto"), r.Host), framework, projectKey)
+	s := c.snippet(requestBase(trustedproxy.New(c.TrustedProxies).HTTPS(r), r.Host), framework, projectKey)
 	return s.Code, s.Instructions
 }
 
-// requestBase is the base URL a client used: https when the connection or the proxy's
-// X-Forwarded-Proto says so.
-func requestBase(tls bool, forwardedProto, host string) string {
-	if tls || forwardedProto == "https" {
+// requestBase is the base URL a client used: https when the trusted-proxy rule says the
+// request came over HTTPS (trustedproxy.Rule.HTTPS).
+func requestBase(https bool, host string) string {
+	if https {
 		return "https://" + host
 	}
 	return "http://" + host

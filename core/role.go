@@ -70,6 +70,10 @@ const (
 	PermVerify Permission = "verify"
 	// PermVisitors looks a visitor's records up and erases them.
 	PermVisitors Permission = "visitors"
+	// PermRetention decides how long a site's proof is kept (consentRetentionDays), which
+	// removes its older consent records and the audit entries that follow their retention:
+	// the roles that own the proof have it, not those that configure the banner.
+	PermRetention Permission = "retention"
 	// PermKeys lists, creates, rotates and revokes API keys other than owner keys.
 	PermKeys Permission = "keys"
 	// PermOwnerKeys creates, rotates and revokes owner keys.
@@ -86,16 +90,16 @@ const (
 
 // Permissions returns every permission, in the order of the documented matrix.
 func Permissions() []Permission {
-	return []Permission{PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermKeys,
-		PermOwnerKeys, PermMembers, PermAudit, PermFactors}
+	return []Permission{PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermRetention,
+		PermKeys, PermOwnerKeys, PermMembers, PermAudit, PermFactors}
 }
 
 // rolePermissions is the one table of roles.
 var rolePermissions = map[Role][]Permission{
 	RoleOwner:   Permissions(),
-	RoleAdmin:   {PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermKeys, PermAudit, PermFactors},
+	RoleAdmin:   {PermRead, PermConfigure, PermSites, PermExport, PermVerify, PermVisitors, PermRetention, PermKeys, PermAudit, PermFactors},
 	RoleEditor:  {PermRead, PermConfigure},
-	RolePrivacy: {PermRead, PermExport, PermVerify, PermVisitors},
+	RolePrivacy: {PermRead, PermExport, PermVerify, PermVisitors, PermRetention},
 	RoleViewer:  {PermRead},
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,6 +72,22 @@ type SiteInput struct {
 	DigestEmails []string
 }
 
+// updatePermissions are what changing a site with in needs: retention to set how long its
+// proof is kept (consentRetentionDays: a shorter retention removes consent records and audit
+// entries), configure for every other setting, and configure for a change of nothing.
+// Retention alone needs only retention, so the privacy role may set it.
+func (in SiteInput) updatePermissions() []Permission {
+	rest := in
+	rest.ConsentRetentionDays = Optional[int]{}
+	if !in.ConsentRetentionDays.Set {
+		return []Permission{PermConfigure}
+	}
+	if reflect.ValueOf(rest).IsZero() {
+		return []Permission{PermRetention}
+	}
+	return []Permission{PermConfigure, PermRetention}
+}
+
 func (in SiteInput) validate(create bool) error {
 	if create && (in.Name == nil || in.URL == nil) {
 		return Errorf(CodeInvalid, "name and url are required")
@@ -112,6 +129,11 @@ func validateHTTPURL(field, s string) error {
 func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
 	if err := authorize(ctx, PermSites, orgID, ""); err != nil {
 		return nil, err
+	}
+	if in.ConsentRetentionDays.Set {
+		if err := authorize(ctx, PermRetention, orgID, ""); err != nil {
+			return nil, err
+		}
 	}
 	if err := in.validate(true); err != nil {
 		return nil, err
@@ -182,10 +204,13 @@ func (sites *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
 	return sites.store.Site(ctx, orgID, id)
 }
 
-// UpdateSite changes a site's name or URL.
+// UpdateSite changes a site's settings (configure) and how long its proof is kept
+// (retention): see SiteInput.updatePermissions.
 func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
-	if err := authorize(ctx, PermConfigure, orgID, id); err != nil {
-		return nil, err
+	for _, p := range in.updatePermissions() {
+		if err := authorize(ctx, p, orgID, id); err != nil {
+			return nil, err
+		}
 	}
 	if err := in.validate(false); err != nil {
 		return nil, err

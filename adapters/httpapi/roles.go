@@ -164,6 +164,7 @@ var permissionWords = map[core.Permission]string{
 	core.PermExport:    "export consent records",
 	core.PermVerify:    "verify the consent-record chain",
 	core.PermVisitors:  "look a visitor up, erase a visitor",
+	core.PermRetention: "set how long a site's proof is kept (`consentRetentionDays`), which removes older consent records and audit entries",
 	core.PermKeys:      "list, create, rotate and revoke API keys other than owner keys",
 	core.PermOwnerKeys: "create, rotate and revoke owner keys",
 	core.PermMembers:   "invite and remove members, change roles, set the organization's single sign-on",

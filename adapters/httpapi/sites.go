@@ -84,7 +84,7 @@ func (h *handlers) registerSites(api huma.API) {
 		Name *string `json:"name,omitempty" nullable:"false" minLength:"1" maxLength:"200"`
 		URL  *string `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500"`
 		// ConsentRetentionDays: see docs/consent-records.md, "Retention".
-		ConsentRetentionDays nullable[int] `json:"consentRetentionDays,omitempty" doc:"Remove consent records older than this many days (1 to 3650), whole chain batches at a time, in a periodic job; null keeps them forever (the default)."`
+		ConsentRetentionDays nullable[int] `json:"consentRetentionDays,omitempty" doc:"Remove consent records older than this many days (1 to 3650), whole chain batches at a time, in a periodic job; null keeps them forever (the default). Setting it needs the retention permission (owner, admin, privacy; docs/teams.md): a patch of this field alone needs only that, one that also changes another field needs configure too, so an editor key gets 403 forbidden."`
 		// Schedules: see docs/scan-jobs.md, "Schedules".
 		ScanSchedule   *string  `json:"scanSchedule,omitempty" nullable:"false" enum:"default,off,daily,weekly,monthly" doc:"How often the site is scanned: default follows the deployment's rescan interval. Runs spread over the period."`
 		VerifySchedule *string  `json:"verifySchedule,omitempty" nullable:"false" enum:"off,daily,weekly,monthly" doc:"How often a verification scan checks that the banner is obeyed."`

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -247,15 +246,8 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 		if err := validateHTTPURL("url", *in.URL); err != nil {
 			return err
 		}
-		u, _ := url.Parse(*in.URL)
-		if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !hooks.allowPrivate {
-			ip = ip.Unmap()
-			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
-				return Errorf(CodeInvalid, "url: %s is a loopback or private address (the operator may allow them with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", ip)
-			}
-		}
-		if strings.EqualFold(u.Hostname(), "localhost") && !hooks.allowPrivate {
-			return Errorf(CodeInvalid, "url: localhost is a loopback address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)")
+		if err := webhookHost(*in.URL, hooks.allowPrivate); err != nil {
+			return err
 		}
 	}
 	if in.Description != nil {
@@ -276,6 +268,42 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 		if !slices.Contains(EventTypes(), ev) {
 			return Errorf(CodeInvalid, "events: %q is not one of %s", ev, strings.Join(EventTypes(), ", "))
 		}
+	}
+	return nil
+}
+
+// webhookHost checks an endpoint URL's host against the address rule that deliveries obey
+// (SpecialAddress): a literal address, in any form a URL parser reads as one (HostAddress),
+// must be public unless allowPrivate (CONSENTD_WEBHOOK_ALLOW_PRIVATE); localhost names a
+// loopback address. A name is checked at each delivery, on the addresses it resolves to.
+func webhookHost(raw string, allowPrivate bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Errorf(CodeInvalid, "url: must be an absolute http(s) URL")
+	}
+	host := u.Hostname()
+	for _, c := range host {
+		if c > 0x7e {
+			// HTTP clients map an internationalized host to ASCII (IDNA) before they dial,
+			// and the mapping turns characters such as fullwidth digits into an address.
+			return Errorf(CodeInvalid, "url: write the host %q in its ASCII form (xn--…)", host)
+		}
+	}
+	ip, literal, err := HostAddress(host)
+	if err != nil {
+		return Errorf(CodeInvalid, "url: %s", ErrorMessage(err))
+	}
+	if allowPrivate {
+		return nil
+	}
+	if literal {
+		if reason := SpecialAddress(ip); reason != "" {
+			return Errorf(CodeInvalid, "url: %s is not a public address (%s), so webhooks may not reach it (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, reason)
+		}
+		return nil
+	}
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return Errorf(CodeInvalid, "url: %s is a loopback address, which webhooks may not reach (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host)
 	}
 	return nil
 }

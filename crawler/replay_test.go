@@ -44,7 +44,7 @@ func (tb *testbed) hooks(dns map[string]string) *netguard.Hooks {
 			if a, ok := dns[host]; ok {
 				return []netip.Addr{netip.MustParseAddr(a)}, nil
 			}
-			return []netip.Addr{netip.MustParseAddr("203.0.113.10")}, nil // TEST-NET-3
+			return []netip.Addr{netip.MustParseAddr("9.9.9.9")}, nil // a public address: Connect sends every connection to the testbed
 		},
 		Connect: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			target := tb.plain.Listener.Addr().String()

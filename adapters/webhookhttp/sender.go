@@ -1,8 +1,9 @@
 // Package webhookhttp sends webhook deliveries over HTTP, signed as the Standard Webhooks
 // specification says (webhook-id, webhook-timestamp and webhook-signature headers,
 // HMAC-SHA256 with the endpoint's whsec_ secret) by the specification's reference library, and
-// only to public addresses unless the operator allows private ones: the scanner's rule,
-// checked on the address actually connected to, after DNS resolution.
+// only to public addresses unless the operator allows private ones: the one address rule
+// (core.SpecialAddress) that also validates endpoints and guards the scanner, checked on the
+// address actually connected to, after DNS resolution.
 package webhookhttp
 
 import (
@@ -21,7 +22,6 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/crawler/netguard"
 )
 
 // Sender implements core.WebhookSender.
@@ -42,14 +42,16 @@ func New(allowPrivate bool, userAgent string) *Sender {
 			return nil, err
 		}
 		var ips []netip.Addr
-		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if ip, literal, err := core.HostAddress(host); err != nil {
+			return nil, err
+		} else if literal {
 			ips = []netip.Addr{ip}
 		} else if ips, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host); err != nil {
 			return nil, err
 		}
 		var firstErr error
 		for _, ip := range ips {
-			if reason := netguard.ForbiddenAddress(ip); reason != "" && !allowPrivate {
+			if reason := core.SpecialAddress(ip); reason != "" && !allowPrivate {
 				if firstErr == nil {
 					firstErr = fmt.Errorf("refused to deliver to %s (%s): %s address (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, ip.Unmap(), reason)
 				}

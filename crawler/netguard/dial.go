@@ -5,8 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Hooks are the resolver and connector of a dialer; tests replace them to route every host to a
@@ -41,7 +42,9 @@ func (h Hooks) Dialer(allowPrivate bool, rules []ConnectTo) func(ctx context.Con
 		host, port = route(rules, host, port)
 		var ips []netip.Addr
 		literal := false
-		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if ip, lit, err := core.HostAddress(host); err != nil {
+			return nil, err
+		} else if lit {
 			ips, literal = []netip.Addr{ip}, true
 		} else if ips, err = h.Resolve(ctx, host); err != nil {
 			return nil, err

@@ -1,9 +1,11 @@
 // Package netguard is the scanner's rule for where outbound connections may go, and the dialer
 // that enforces it.
 //
-// ForbiddenAddress refuses loopback, private, link-local, multicast, unspecified and reserved
-// addresses, and IPv6 forms embedding such an IPv4 address (mapped, translated, NAT64, 6to4,
-// Teredo, ISATAP), judged by the IPv4 address they would reach. Hooks.Dialer resolves the host
+// ForbiddenAddress is the one address rule, core.SpecialAddress: every range of the IANA
+// special-purpose address registries, multicast, and IPv6 forms embedding such an IPv4 address
+// (mapped, translated, NAT64, 6to4, Teredo, ISATAP), judged by the IPv4 address they would
+// reach. A literal host is read as a URL parser reads it (core.HostAddress: 2130706433,
+// 0177.0.0.1, 0x7f.1 and 127.1 are 127.0.0.1). Hooks.Dialer resolves the host
 // itself and checks each address it is about to dial, so redirects and DNS rebinding are
 // covered: the address checked is the address connected to. ConnectTo rules (curl's
 // --connect-to) are applied before the check, so a scan can reach a local copy of a site under

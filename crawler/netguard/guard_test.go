@@ -16,7 +16,7 @@ func TestForbiddenAddresses(t *testing.T) {
 		"127.0.0.1": "loopback", "::1": "loopback", "10.1.2.3": "private", "192.168.0.1": "private",
 		"172.16.5.4": "private", "fd00::1": "private", "169.254.169.254": "link-local", "fe80::1": "link-local",
 		"224.0.0.1": "multicast", "ff02::1": "multicast", "0.0.0.0": "unspecified", "::": "unspecified",
-		"100.64.0.1": "private", "::ffff:127.0.0.1": "loopback", "8.8.8.8": "", "203.0.113.10": "", "2606:4700::1": "",
+		"100.64.0.1": "private", "::ffff:127.0.0.1": "loopback", "8.8.8.8": "", "203.0.113.10": "documentation", "2606:4700::1": "",
 		"255.255.255.255": "broadcast", "0.1.2.3": "unspecified",
 
 		// IPv6 ranges of their own.
@@ -27,21 +27,22 @@ func TestForbiddenAddresses(t *testing.T) {
 		// IPv4-mapped and IPv4-compatible.
 		"::ffff:169.254.169.254": "link-local", "::ffff:10.0.0.1": "private", "::ffff:8.8.8.8": "",
 		"::127.0.0.1": "loopback", "::10.0.0.1": "private", "::a9fe:a9fe": "link-local", "::0.0.0.2": "unspecified",
-		"::8.8.8.8": "",
+		"::8.8.8.8": "reserved", // outside 2000::/3
 		// IPv4-translated (SIIT).
-		"::ffff:0:127.0.0.1": "loopback", "::ffff:0:8.8.8.8": "",
+		"::ffff:0:127.0.0.1": "loopback", "::ffff:0:8.8.8.8": "reserved",
 		// NAT64, well-known and local-use prefixes.
 		"64:ff9b::a9fe:a9fe": "link-local", "64:ff9b::127.0.0.1": "loopback", "64:ff9b::192.168.1.1": "private",
 		"64:ff9b::100.64.0.9": "private", "64:ff9b::8.8.8.8": "", "64:ff9b:1::8.8.8.8": "private",
 		"64:ff9b:1:abcd::1": "private",
 		// 6to4: IPv4 in bits 16-48.
 		"2002:7f00:1::1": "loopback", "2002:a9fe:a9fe::": "link-local", "2002:c0a8:101:1::5": "private",
-		"2002:808:808::1": "",
+		"2002:808:808::1": "reserved", // 6to4 is a special-purpose range of its own
 		// Teredo: server in bits 32-64, client is the last 32 bits inverted.
-		"2001:0:4136:e378:8000:63bf:80ff:fffe": "loopback",   // client 127.0.0.1
-		"2001:0:4136:e378:8000:63bf:5601:5601": "link-local", // client 169.254.169.254... inverted
-		"2001:0:a00:1:8000:63bf:f7f7:f7f7":     "private",    // server 10.0.0.1, client 8.8.8.8
-		"2001:0:4136:e378:8000:63bf:3fff:fdd2": "",           // server 65.54.227.120, client 192.0.2.45
+		"2001:0:4136:e378:8000:63bf:80ff:fffe": "loopback",      // client 127.0.0.1
+		"2001:0:4136:e378:8000:63bf:5601:5601": "link-local",    // client 169.254.169.254... inverted
+		"2001:0:a00:1:8000:63bf:f7f7:f7f7":     "private",       // server 10.0.0.1, client 8.8.8.8
+		"2001:0:4136:e378:8000:63bf:3fff:fdd2": "documentation", // server 65.54.227.120, client 192.0.2.45
+		"2001:0:4136:e378:8000:63bf:f7f7:f7f7": "reserved",      // public server and client: Teredo is in 2001::/23
 		// ISATAP interface identifiers under a global prefix.
 		"2606:4700::5efe:a9fe:a9fe": "link-local", "2606:4700::200:5efe:10.1.1.1": "private",
 		"2606:4700::5efe:8.8.8.8": "",
@@ -68,6 +69,11 @@ func TestDialerRefusesEmbeddedIPv4(t *testing.T) {
 		"[2606:4700::5efe:7f00:1]:80":               "refused to scan 2606:4700::5efe:7f00:1: loopback" + allow,
 		"[fd00::1]:80":                              "refused to scan fd00::1: private" + allow,
 		"[2001:db8::1]:80":                          "refused to scan 2001:db8::1: documentation" + allow,
+		// IPv4 literals in the forms URL parsers and inet_aton read.
+		"2130706433:80":  "refused to scan 2130706433: loopback" + allow,
+		"0177.0.0.1:80":  "refused to scan 0177.0.0.1: loopback" + allow,
+		"0x7f.1:80":      "refused to scan 0x7f.1: loopback" + allow,
+		"1681915905:443": "refused to scan 1681915905: private" + allow,
 	}
 	for addr, want := range cases {
 		dialed := 0
@@ -105,7 +111,7 @@ func TestDialerChecksEveryAnswer(t *testing.T) {
 	var dialed []string
 	h := Hooks{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
-			return []netip.Addr{mustAddr(t, "10.0.0.1"), mustAddr(t, "198.51.100.7")}, nil
+			return []netip.Addr{mustAddr(t, "10.0.0.1"), mustAddr(t, "9.9.9.9")}, nil
 		},
 		Connect: func(_ context.Context, _, addr string) (net.Conn, error) {
 			dialed = append(dialed, addr)
@@ -113,7 +119,7 @@ func TestDialerChecksEveryAnswer(t *testing.T) {
 		},
 	}
 	_, err := h.Dialer(false, nil)(context.Background(), "tcp", "rebind.example:80")
-	if fmt.Sprint(dialed) != "[198.51.100.7:80]" {
+	if fmt.Sprint(dialed) != "[9.9.9.9:80]" {
 		t.Errorf("dialed %v, want only the public address", dialed)
 	}
 	if !errors.Is(err, syscall.ECONNREFUSED) {

@@ -47,7 +47,7 @@ var settings = []setting{
 	{name: "tcf-cmp-id", def: "0", shown: "0 (none: TCF cannot be turned on)", usage: "the CMP ID IAB Europe assigned you as a registered CMP; never a made-up or borrowed one (docs/tcf.md)"},
 	{name: "tcf-cmp-version", def: "1", usage: "your CMP's version, written into every TC string (0 to 4095)"},
 	{name: "public-rate-limit", def: "20", usage: "public-endpoint requests per second per client address (0: off)"},
-	{name: "trusted-proxies", usage: "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client, for the public rate limit and geolocation"},
+	{name: "trusted-proxies", usage: "CIDRs of reverse proxies whose X-Forwarded-For/Forwarded name the client (rate limits, geolocation) and whose X-Forwarded-Proto says HTTPS (Secure cookies)"},
 	{name: "oidc-org", usage: "organization (ID or name) whose members may sign in through the OpenID provider"},
 	{name: "oidc-issuer", usage: "OpenID provider's issuer URL, for the console's single sign-on (needs --public-url)"},
 	{name: "oidc-client-id", usage: "consentd's client ID at the OpenID provider"},

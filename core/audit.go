@@ -74,6 +74,13 @@ const (
 	AuditUserTOTPReset    = "user.totp_reset"
 	AuditUserRecoveryUse  = "user.totp_recovery_use"
 	AuditUserRecoveryNew  = "user.totp_recovery_codes"
+	AuditWebhookCreate    = "webhook.create"
+	AuditWebhookUpdate    = "webhook.update"
+	AuditWebhookDelete    = "webhook.delete"
+	// AuditWebhookTest and AuditWebhookRedeliver queue a delivery to an endpoint: the test
+	// event, or again an earlier delivery's payload (consent records among them).
+	AuditWebhookTest      = "webhook.test"
+	AuditWebhookRedeliver = "webhook.redeliver"
 )
 
 // AuditActions returns every action, for filters and the enum of the API.
@@ -83,7 +90,8 @@ func AuditActions() []string {
 		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditKeyCreate, AuditKeyRotate,
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
 		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit,
-		AuditSSOUpdate, AuditSSODelete, AuditUserTOTPReset, AuditUserRecoveryUse, AuditUserRecoveryNew}
+		AuditSSOUpdate, AuditSSODelete, AuditUserTOTPReset, AuditUserRecoveryUse, AuditUserRecoveryNew,
+		AuditWebhookCreate, AuditWebhookUpdate, AuditWebhookDelete, AuditWebhookTest, AuditWebhookRedeliver}
 }
 
 // AuditStore keeps the audit log.

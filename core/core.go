@@ -129,7 +129,7 @@ func New(deps Deps) (*UseCases, error) {
 		ConsentLog:   &ConsentLog{store: deps.Store, allSites: deps.AllSites, clock: clk, audit: audit, events: events},
 		Compliance:   &Compliance{store: deps.Store, catalog: deps.Catalog, clock: clk, views: views, tcf: tcf},
 		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
-			clock: clk, newID: newID, log: deps.Logger, events: events, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/")},
+			clock: clk, newID: newID, log: deps.Logger, audit: audit, events: events, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/")},
 		Digests: &Digests{store: deps.Store, allSites: deps.AllSites, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
 			every: cmp.Or(deps.DigestEvery, DefaultDigestEvery), clock: clk, log: deps.Logger},
 		Health:   &Health{store: deps.Store},

@@ -216,6 +216,7 @@ type Webhooks struct {
 	clock
 	newID  func() string
 	log    *slog.Logger
+	audit  auditor
 	events *publisher
 	// mailer tells the organization's digest recipients that an endpoint was disabled (nil:
 	// no email); publicURL is the base of the console link it carries.
@@ -355,7 +356,14 @@ func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in Webh
 	if err := hooks.startConsentCursor(ctx, e); err != nil {
 		return nil, err
 	}
-	if err := hooks.store.CreateWebhookEndpoint(ctx, e); err != nil {
+	// The entry shows the endpoint's fields, never its secret (not a JSON field).
+	err = hooks.store.InTx(ctx, func(tx Store) error {
+		if err := tx.CreateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return hooks.audit.record(ctx, tx, orgID, "", AuditWebhookCreate, e.ID, nil, e)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -414,6 +422,7 @@ func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in 
 		if e, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return err
 		}
+		old := snapshot(e)
 		wasConsents := e.Subscribed(EventConsentRecorded)
 		if in.URL != nil {
 			e.URL = *in.URL
@@ -436,7 +445,10 @@ func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in 
 			}
 		}
 		e.UpdatedAt = hooks.now()
-		return tx.UpdateWebhookEndpoint(ctx, e)
+		if err := tx.UpdateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return hooks.audit.record(ctx, tx, orgID, "", AuditWebhookUpdate, e.ID, old, e)
 	})
 	if err != nil {
 		return nil, err
@@ -449,7 +461,16 @@ func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) err
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
-	return hooks.store.DeleteWebhookEndpoint(ctx, orgID, id)
+	return hooks.store.InTx(ctx, func(tx Store) error {
+		e, err := tx.WebhookEndpoint(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteWebhookEndpoint(ctx, orgID, id); err != nil {
+			return err
+		}
+		return hooks.audit.record(ctx, tx, orgID, "", AuditWebhookDelete, e.ID, e, nil)
+	})
 }
 
 // Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
@@ -506,10 +527,22 @@ func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id stri
 	}
 	var d *WebhookDelivery
 	err = hooks.store.InTx(ctx, func(tx Store) error {
-		d, err = hooks.events.newDelivery(ctx, tx, e, old.EventType, old.Payload)
-		return err
+		if d, err = hooks.events.newDelivery(ctx, tx, e, old.EventType, old.Payload); err != nil {
+			return err
+		}
+		return hooks.audit.record(ctx, tx, orgID, "", AuditWebhookRedeliver, e.ID, nil, deliveryAudit(d, old.ID))
 	})
 	return d, err
+}
+
+// deliveryAudit is what the audit log shows of a delivery queued on request: its ID and
+// event type, and the delivery it repeats ("" for a test event); never its payload.
+func deliveryAudit(d *WebhookDelivery, repeats string) map[string]any {
+	m := map[string]any{"deliveryId": d.ID, "eventType": d.EventType}
+	if repeats != "" {
+		m["redeliveryOf"] = repeats
+	}
+	return m
 }
 
 // WebhookTest is the data of a webhook.test event.
@@ -539,8 +572,10 @@ func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*Webhook
 	}
 	var d *WebhookDelivery
 	err = hooks.store.InTx(ctx, func(tx Store) error {
-		d, err = hooks.events.newDelivery(ctx, tx, e, EventWebhookTest, payload)
-		return err
+		if d, err = hooks.events.newDelivery(ctx, tx, e, EventWebhookTest, payload); err != nil {
+			return err
+		}
+		return hooks.audit.record(ctx, tx, orgID, "", AuditWebhookTest, e.ID, nil, deliveryAudit(d, ""))
 	})
 	return d, err
 }

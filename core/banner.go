@@ -518,7 +518,14 @@ func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID str
 		if err := tx.UpdateBanner(ctx, b); err != nil {
 			return err
 		}
-		return banners.events.changedIn(ctx, tx, siteID, "blocking", banners.audit.record(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, old, b))
+		// Site-wide blocking is in blockingRules, derived on read: the entry names it there.
+		changes, err := diffFields(old, b)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, Change{Field: "blockingRules", Old: snapshot(map[string]bool{"siteWide": !enabled}),
+			New: snapshot(map[string]bool{"siteWide": enabled})})
+		return banners.events.changedIn(ctx, tx, siteID, "blocking", banners.audit.recordChanges(ctx, tx, orgID, siteID, AuditScriptBlocking, b.ID, changes))
 	})
 }
 

@@ -131,7 +131,7 @@ func New(deps Deps) (*UseCases, error) {
 		Webhooks: &Webhooks{store: deps.Store, sender: deps.WebhookSender, allowPrivate: deps.WebhookAllowPrivate,
 			clock: clk, newID: newID, log: deps.Logger, audit: audit, events: events, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/")},
 		Digests: &Digests{store: deps.Store, allSites: deps.AllSites, mailer: deps.Mailer, publicURL: strings.TrimRight(deps.PublicURL, "/"),
-			every: cmp.Or(deps.DigestEvery, DefaultDigestEvery), clock: clk, log: deps.Logger},
+			every: cmp.Or(deps.DigestEvery, DefaultDigestEvery), clock: clk, log: deps.Logger, audit: audit},
 		Health:   &Health{store: deps.Store},
 		AuditLog: &AuditLog{store: deps.Store},
 		Sessions: &Sessions{store: deps.Store, clock: clk, log: deps.Logger, audit: audit},

@@ -97,7 +97,8 @@ type Digests struct {
 	publicURL string
 	every     time.Duration
 	clock
-	log *slog.Logger
+	log   *slog.Logger
+	audit auditor
 }
 
 // Unsubscribe removes the recipient whose link token is token from its site's digest. It
@@ -128,8 +129,14 @@ func (digests *Digests) Unsubscribe(ctx context.Context, token string) (string, 
 		if email == "" {
 			return Errorf(CodeNotFound, "unsubscribe link not found")
 		}
+		old := siteAudit(s)
 		s.DigestRecipients = kept
-		return tx.UpdateSite(ctx, s)
+		if err := tx.UpdateSite(ctx, s); err != nil {
+			return err
+		}
+		// No key or member acts: the recipient, through the link of their email.
+		by := WithActor(ctx, &Actor{Kind: ActorSystem, Name: "unsubscribe link of " + email})
+		return digests.audit.record(by, tx, orgID, siteID, AuditSiteUpdate, siteID, old, siteAudit(s))
 	})
 	return email, err
 }

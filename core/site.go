@@ -33,6 +33,21 @@ type Site struct {
 	UpdatedAt        time.Time         `json:"updatedAt"`
 }
 
+// siteAuditView is what the audit log records of a site: its fields and its digest's
+// recipients' addresses (not their unsubscribe tokens, which are credentials).
+type siteAuditView struct {
+	*Site
+	DigestEmails []string `json:"digestEmails"`
+}
+
+func siteAudit(s *Site) siteAuditView {
+	v := siteAuditView{Site: s, DigestEmails: []string{}}
+	for _, r := range s.DigestRecipients {
+		v.DigestEmails = append(v.DigestEmails, r.Email)
+	}
+	return v
+}
+
 // SiteStore persists sites.
 type SiteStore interface {
 	// CreateSite stores a new site; conflict when its project key exists.
@@ -169,7 +184,7 @@ func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) 
 				return err
 			}
 		}
-		return sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, s)
+		return sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteCreate, s.ID, nil, siteAudit(s))
 	})
 	if err != nil {
 		return nil, err
@@ -221,7 +236,7 @@ func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInp
 		if s, err = tx.Site(ctx, orgID, id); err != nil {
 			return err
 		}
-		old := snapshot(s)
+		old := snapshot(siteAudit(s))
 		if in.Name != nil {
 			s.Name = strings.TrimSpace(*in.Name)
 		}
@@ -241,7 +256,7 @@ func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInp
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return sites.events.changedIn(ctx, tx, s.ID, "site", sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, s))
+		return sites.events.changedIn(ctx, tx, s.ID, "site", sites.audit.record(ctx, tx, orgID, s.ID, AuditSiteUpdate, s.ID, old, siteAudit(s)))
 	})
 	return s, err
 }
@@ -260,6 +275,6 @@ func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 		if err := tx.DeleteSite(ctx, id); err != nil {
 			return err
 		}
-		return sites.audit.record(ctx, tx, orgID, id, AuditSiteDelete, id, old, nil)
+		return sites.audit.record(ctx, tx, orgID, id, AuditSiteDelete, id, siteAudit(old), nil)
 	})
 }

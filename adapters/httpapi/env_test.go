@@ -122,6 +122,12 @@ func newEnvOn(t testing.TB, dbURL string) *env {
 // newEnvWith is newEnvOn serving runtime as the banner runtime (the loader's code).
 func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 	t.Helper()
+	return newEnvDeps(t, dbURL, runtime, nil)
+}
+
+// newEnvDeps is newEnvWith with core's dependencies changed by deps (nil: as they are).
+func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps)) *env {
+	t.Helper()
 	ctx := context.Background()
 	store, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
@@ -132,11 +138,15 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 		t.Fatal(err)
 	}
 	q := &recordingQueue{}
-	m, err := core.New(core.Deps{
+	d := core.Deps{
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
 		NewID:       func() string { return uuid.Must(uuid.NewV7()).String() },
 		VendorLists: fixtureGVL(t), TCF: testTCF, TCStrings: tcstring.Decoder{},
-	})
+	}
+	if deps != nil {
+		deps(&d)
+	}
+	m, err := core.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}

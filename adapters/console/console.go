@@ -76,6 +76,24 @@ type handler struct {
 	assets  fs.FS
 	version string
 	mux     *http.ServeMux
+	// patterns are the mux's route patterns, so that a test can walk every form.
+	patterns []string
+}
+
+// patternMux is a ServeMux that remembers its patterns.
+type patternMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *patternMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+func (m *patternMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
 }
 
 // New builds the console's HTTP handler, to be mounted at "/".
@@ -125,7 +143,7 @@ func New(cfg Config) (http.Handler, error) {
 }
 
 func (h *handler) routes() {
-	mux := http.NewServeMux()
+	mux := &patternMux{ServeMux: http.NewServeMux()}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sites", http.StatusSeeOther) })
 	mux.HandleFunc("GET /assets/{name...}", h.serveAsset)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
@@ -213,7 +231,7 @@ func (h *handler) routes() {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.errorPage(w, r, nil, http.StatusNotFound, "Page not found", "There is no page at this address. Go back to your sites.")
 	})
-	h.mux = mux
+	h.mux, h.patterns = mux.ServeMux, mux.patterns
 }
 
 // ServeHTTP answers every console request with the security headers of its kind of response.

@@ -70,7 +70,8 @@ func TestAuditEveryForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := uc.Orgs.Bootstrap(ctx, unitKey); err != nil {
+	sys := core.WithActor(ctx, core.System("test"))
+	if _, err := uc.Orgs.Bootstrap(sys, unitKey); err != nil {
 		t.Fatal(err)
 	}
 	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus})
@@ -86,7 +87,6 @@ func TestAuditEveryForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	org := key.OrgID
-	sys := core.WithActor(ctx, core.System("test"))
 	const ownerPassword = "owner password 4711 long enough"
 	owner, err := uc.Users.CreateMember(sys, org, "olga@example.com", "Olga", ownerPassword, core.RoleOwner)
 	if err != nil {

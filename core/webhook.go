@@ -893,6 +893,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		if err != nil {
 			return err
 		}
+		before := snapshot(ep)
 		switch {
 		case ok:
 			d.Status = DeliveryDelivered
@@ -917,6 +918,16 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		ep.UpdatedAt = at.At
 		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
 			return err
+		}
+		if disabled != nil {
+			// No key or member acts: the delivery worker, as the system unless it named itself.
+			by := ctx
+			if ActorOf(ctx) == nil {
+				by = WithActor(ctx, System("webhook delivery"))
+			}
+			if err := hooks.audit.record(by, tx, ep.OrganizationID, "", AuditWebhookUpdate, ep.ID, before, ep); err != nil {
+				return err
+			}
 		}
 		return tx.UpdateWebhookDelivery(ctx, d)
 	})

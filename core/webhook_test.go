@@ -122,6 +122,13 @@ func TestWebhookDelivery(t *testing.T) {
 	if got.Enabled || got.DisabledReason == nil {
 		t.Fatalf("endpoint after a day of failures: %+v, want disabled with a reason", got)
 	}
+	// Disabling it is a change of the organization's configuration: audited, as the system.
+	log, err := m.AuditLog.AuditEntries(core.WithActor(ctx, core.System("test")), org.ID, core.AuditQuery{Action: core.AuditWebhookUpdate}, "")
+	if err != nil || len(log.Entries) != 1 || log.Entries[0].ActorKind != core.ActorSystem || log.Entries[0].ActorName != "webhook delivery" ||
+		!strings.Contains(string(mustJSON(t, log.Entries[0].Changes)), `{"field":"enabled","old":true,"new":false}`) ||
+		strings.Contains(string(mustJSON(t, log.Entries)), ep.Secret) {
+		t.Fatalf("the endpoint's disabling in the audit log: %s (%v)", mustJSON(t, log), err)
+	}
 	if len(mails.sent) != 2 || mails.sent[0].To == mails.sent[1].To {
 		t.Fatalf("disabled-endpoint emails: %+v, want one to each of the 2 digest addresses", mails.sent)
 	}

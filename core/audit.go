@@ -296,7 +296,7 @@ type auditor struct {
 	newID func() string
 }
 
-// record appends an audit entry for the caller in ctx (the system when none) in tx, chained
+// record appends an audit entry for the caller in ctx (forbidden without one) in tx, chained
 // after the organization's head. old and new are the resource before and after (nil for a
 // creation or a deletion); their differing JSON fields become the entry's changes.
 func (audit auditor) record(ctx context.Context, tx Store, orgID, siteID, action, target string, old, new any) error {
@@ -310,7 +310,9 @@ func (audit auditor) record(ctx context.Context, tx Store, orgID, siteID, action
 func (audit auditor) recordChanges(ctx context.Context, tx Store, orgID, siteID, action, target string, changes []Change) error {
 	a := ActorOf(ctx)
 	if a == nil {
-		a = &Actor{Kind: ActorSystem, Name: "system"}
+		// Every change has an author: a use case that changes state without a caller is a
+		// mistake, not the system's doing.
+		return Errorf(CodeForbidden, "no caller to record in the audit log")
 	}
 	seq, prev, err := tx.AuditHead(ctx, orgID)
 	if err != nil {

@@ -23,6 +23,9 @@ var errAuditKept = errors.New("audit entry retained")
 // the anchor (the last removed): an expired entry behind a retained one waits for it. One
 // organization's failure does not stop the others; the errors are returned together.
 func (consentLog *ConsentLog) ApplyAuditRetention(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	if consentLog.allSites == nil {
 		return 0, Errorf(CodeInternal, "audit retention needs a site lister")
 	}

@@ -295,6 +295,9 @@ func (consentLog *ConsentLog) VerifyConsentChain(ctx context.Context, orgID, sit
 // VerifyAnyConsentChain verifies a site's chain by the site's ID alone, for the operator's
 // command line, which acts across organizations.
 func (consentLog *ConsentLog) VerifyAnyConsentChain(ctx context.Context, siteID string) (*ChainReport, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, err
+	}
 	return VerifyConsentChain(ctx, consentLog.store, siteID)
 }
 

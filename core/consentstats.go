@@ -241,6 +241,9 @@ const retentionBatches = 500
 // It needs Deps.AllSites. One site's failure does not stop the others; the errors are
 // returned together.
 func (consentLog *ConsentLog) ApplyConsentRetention(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	if consentLog.allSites == nil {
 		return 0, Errorf(CodeInternal, "consent retention needs a site lister")
 	}

@@ -146,6 +146,9 @@ func (digests *Digests) Unsubscribe(ctx context.Context, token string) (string, 
 // report gets no email. It returns how many emails were sent; a site whose mail fails is
 // retried at the next run (its window is not moved).
 func (digests *Digests) SendDigests(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	if digests.mailer == nil {
 		return 0, nil
 	}

@@ -130,6 +130,9 @@ func newProjectKey() string { return "pk_" + strings.ToLower(rand.Text()) }
 
 // CreateOrganization creates an organization.
 func (orgs *Orgs) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, err
+	}
 	o, err := orgs.newOrganization(name)
 	if err != nil {
 		return nil, err
@@ -150,6 +153,9 @@ func (orgs *Orgs) newOrganization(name string) (*Organization, error) {
 
 // Organizations lists every organization, oldest first (for the operator's CLI).
 func (orgs *Orgs) Organizations(ctx context.Context) ([]*Organization, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, err
+	}
 	return orgs.store.Organizations(ctx)
 }
 
@@ -183,6 +189,9 @@ func (orgs *Orgs) FindOrganization(ctx context.Context, ref string) (*Organizati
 // when not empty (the bootstrap key), otherwise a random one is made; it is returned once and
 // stored as a hash.
 func (orgs *Orgs) CreateAPIKey(ctx context.Context, orgID, name, key string) (*APIKey, string, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, "", err
+	}
 	return orgs.IssueAPIKey(ctx, orgID, APIKeyInput{Name: name, Role: RoleOwner, Key: key})
 }
 
@@ -267,6 +276,9 @@ func (orgs *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in A
 // and returns the key; otherwise it returns "". The caller must show a random key before
 // anything else can fail, since it is stored only as a hash.
 func (orgs *Orgs) Bootstrap(ctx context.Context, key string) (string, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return "", err
+	}
 	var plain string
 	err := orgs.store.InTx(ctx, func(tx Store) error {
 		n, err := tx.CountOrganizations(ctx)

@@ -23,6 +23,9 @@ const rescanPage = 200
 // pile up scans and a retried rescan does not scan twice. It returns how many scans it
 // triggered; it stops at the first error other than a site deleted meanwhile.
 func (worker *ScanWorker) RescanAll(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	if worker.allSites == nil {
 		return 0, errors.New("rescan: no site lister configured")
 	}

@@ -30,7 +30,7 @@ func (l listerOf) AllSites(_ context.Context, after string, limit int) ([]*core.
 }
 
 func TestRescanAll(t *testing.T) {
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("rescan job"))
 	var seq atomic.Int64
 	q := &fakeQueue{}
 	var sites listerOf

@@ -129,8 +129,9 @@ const (
 )
 
 // Actor is who is calling: an API key or a signed-in member, with their organization, role
-// and, for a key, the sites it is limited to. The operator's CLI and background jobs act
-// without one (as the system).
+// and, for a key, the sites it is limited to; or the system (System), which the operator's
+// CLI and the background jobs act as, under their own names. Without an actor nothing is
+// allowed.
 type Actor struct {
 	// Kind is ActorKey, ActorUser or ActorSystem.
 	Kind string
@@ -153,12 +154,16 @@ func (a *Actor) Scoped() bool { return a.SiteIDs != nil }
 // CanSite reports whether the actor may act on site siteID at all.
 func (a *Actor) CanSite(siteID string) bool { return !a.Scoped() || slices.Contains(a.SiteIDs, siteID) }
 
-// Can reports whether the actor has permission p (ignoring site scope).
-func (a *Actor) Can(p Permission) bool { return a.Role.Allows(p) }
+// Can reports whether the actor has permission p (ignoring site scope); no actor (nil) has
+// none.
+func (a *Actor) Can(p Permission) bool { return a != nil && a.Role.Allows(p) }
 
 // Authorize answers forbidden unless the actor may use p on site siteID ("" for an
-// operation that names no site).
+// operation that names no site). No actor (nil) may do nothing.
 func (a *Actor) Authorize(p Permission, siteID string) error {
+	if a == nil {
+		return errNoActor()
+	}
 	if !a.Role.Allows(p) {
 		return Errorf(CodeForbidden, "the %s role may not do this (it needs the %q permission)", a.Role, p)
 	}
@@ -181,16 +186,19 @@ type actorKey struct{}
 
 // WithActor returns ctx carrying the caller; the use cases authorize and audit with it.
 // Adapters that authenticate callers (API, console) must set it; the operator's CLI and
-// background work run without one, as the system.
+// background jobs set a System actor named after themselves. A use case called without
+// one answers forbidden, except the few public by design (a visitor's consent, sign-in).
 func WithActor(ctx context.Context, a *Actor) context.Context {
 	return context.WithValue(ctx, actorKey{}, a)
 }
 
-// System is the operator's CLI acting as name: it may do everything, and the audit log
-// records it under that name.
+// System is the operator's CLI or a background job acting as name ("scan worker",
+// "consentd site create"): it may do everything, and the audit log records it under that
+// name.
 func System(name string) *Actor { return &Actor{Kind: ActorSystem, Name: name, Role: RoleOwner} }
 
-// ActorOf returns the caller carried by ctx, or nil for the system.
+// ActorOf returns the caller carried by ctx, or nil when there is none (which may do
+// nothing).
 func ActorOf(ctx context.Context) *Actor {
 	a, _ := ctx.Value(actorKey{}).(*Actor)
 	return a
@@ -198,22 +206,43 @@ func ActorOf(ctx context.Context) *Actor {
 
 // Authorize is every use case's check, for adapters that must answer before a use case
 // runs (a streamed export commits its status first): the caller in ctx must have p on
-// siteID ("" for the organization as a whole) in organization orgID. Without a caller (CLI,
-// jobs) it allows. A caller of another organization gets not_found, as if the site did not
-// exist.
+// siteID ("" for the organization as a whole) in organization orgID. Without a caller it
+// answers forbidden; the system (System) may do everything. A caller of another
+// organization gets not_found, as if the site did not exist.
 func Authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 	return authorize(ctx, p, orgID, siteID)
 }
 
+// errNoActor is the answer to a use case called without a caller.
+func errNoActor() error {
+	return Errorf(CodeForbidden, "no caller: sign in or use an API key")
+}
+
 func authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 	a := ActorOf(ctx)
-	if a == nil || a.Kind == ActorSystem {
+	if a == nil {
+		return errNoActor()
+	}
+	if a.Kind == ActorSystem {
 		return nil
 	}
 	if orgID != "" && a.OrgID != orgID {
 		return Errorf(CodeNotFound, "not found")
 	}
 	return a.Authorize(p, siteID)
+}
+
+// authorizeSystem is the check of what only the operator's CLI and the background jobs do
+// (running scans, retention, creating organizations): the caller must be the system.
+func authorizeSystem(ctx context.Context) error {
+	a := ActorOf(ctx)
+	if a == nil {
+		return errNoActor()
+	}
+	if a.Kind != ActorSystem {
+		return Errorf(CodeForbidden, "only the operator's command line and the background jobs may do this")
+	}
+	return nil
 }
 
 // consentReadPermission is what listing consent records needs: reading, or looking a

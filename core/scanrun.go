@@ -36,6 +36,9 @@ func (worker *ScanWorker) transition(ctx context.Context, scanID string, apply f
 // rescued) stays running. A finished scan is refused with conflict, so that a redelivered job
 // does nothing.
 func (worker *ScanWorker) StartScan(ctx context.Context, scanID string) (*Scan, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, err
+	}
 	return worker.transition(ctx, scanID, func(_ Store, s *Scan) error {
 		if s.Status == ScanPending {
 			now := worker.now()
@@ -49,6 +52,9 @@ func (worker *ScanWorker) StartScan(ctx context.Context, scanID string) (*Scan, 
 // the previous completed scan of the same site and mode; conflict when the scan already
 // finished.
 func (worker *ScanWorker) CompleteScan(ctx context.Context, scanID string, res *CrawlResult) error {
+	if err := authorizeSystem(ctx); err != nil {
+		return err
+	}
 	_, err := worker.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := worker.now()
 		if s.StartedAt == nil {
@@ -115,6 +121,9 @@ func (worker *ScanWorker) compareWithPrevious(ctx context.Context, tx Store, s *
 // reason is shown to the site owner as the scan's errorMessage: a sentence, never a driver
 // error, a panic value or queue internals.
 func (worker *ScanWorker) FailScan(ctx context.Context, scanID, reason string) error {
+	if err := authorizeSystem(ctx); err != nil {
+		return err
+	}
 	_, err := worker.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := worker.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
@@ -166,6 +175,9 @@ func scanFailureMessage(err error) (string, bool) {
 // scan already finished or was deleted does nothing. It returns the scan's status after the
 // attempt ("" when the scan is gone).
 func (worker *ScanWorker) RunScan(ctx context.Context, job ScanJob, lastAttempt bool) (string, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return "", err
+	}
 	_, err := worker.StartScan(ctx, job.ScanID)
 	switch {
 	case IsNotFound(err), IsConflict(err): // deleted meanwhile, or finished: a redelivered job
@@ -242,6 +254,9 @@ func (worker *ScanWorker) finish(ctx context.Context, scanID string, err error, 
 // queues that give up on a job (its last attempt errored, panicked or was abandoned). A
 // finished or deleted scan is left as it is, without error.
 func (worker *ScanWorker) FailUnfinished(ctx context.Context, scanID, reason string) error {
+	if err := authorizeSystem(ctx); err != nil {
+		return err
+	}
 	err := worker.FailScan(ctx, scanID, reason)
 	if IsConflict(err) || IsNotFound(err) {
 		return nil

@@ -115,6 +115,9 @@ func contains(list []string, s string) bool {
 // or running. It returns how many scans it triggered; it stops at the first error other than
 // a site deleted meanwhile.
 func (worker *ScanWorker) RunSchedules(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	if worker.allSites == nil {
 		return 0, errors.New("schedules: no site lister configured")
 	}

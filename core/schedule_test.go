@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -95,7 +94,7 @@ func TestAutoConfigure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.ScanWorker.RunScan(context.Background(), q.jobs[len(q.jobs)-1], false); err != nil {
+		if _, err := m.ScanWorker.RunScan(ctx, q.jobs[len(q.jobs)-1], false); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := m.Scans.Scan(ctx, org, s.ID, sc.ID)

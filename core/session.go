@@ -167,7 +167,10 @@ func (sessions *Sessions) EndSession(ctx context.Context, token string) error {
 
 // ownSession reports whether s belongs to the caller: the same member or the same key.
 func ownSession(a *Actor, s *Session) bool {
-	if a == nil || a.Kind == ActorSystem {
+	if a == nil {
+		return false
+	}
+	if a.Kind == ActorSystem {
 		return true
 	}
 	return (a.Kind == ActorUser && s.UserID == a.ID) || (a.Kind == ActorKey && s.KeyID != "" && s.KeyID == a.ID)

@@ -677,6 +677,9 @@ type TCFChoices struct {
 
 // TCFChoices returns the deployment's TCF choices.
 func (banners *Banners) TCFChoices(ctx context.Context) (*TCFChoices, error) {
+	if err := authorize(ctx, PermRead, "", ""); err != nil {
+		return nil, err
+	}
 	g, err := banners.tcf.gvl(ctx)
 	if err != nil {
 		return nil, err

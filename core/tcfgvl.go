@@ -113,6 +113,9 @@ type GVLRefresh struct {
 // to fetch the GVL itself is returned (the job is retried by its queue); a translation the
 // source does not publish is skipped. Without a source it does nothing.
 func (t *TCF) RefreshGVL(ctx context.Context) (*GVLRefresh, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return nil, err
+	}
 	out := &GVLRefresh{Fetched: []string{}, Saved: []string{}}
 	if t.source == nil {
 		return out, nil
@@ -260,6 +263,9 @@ type GVLStatus struct {
 
 // GVLStatus reports the GVL in use and the deployment's CMP ID.
 func (t *TCF) GVLStatus(ctx context.Context) (*GVLStatus, error) {
+	if err := authorize(ctx, PermRead, "", ""); err != nil {
+		return nil, err
+	}
 	st := &GVLStatus{CMPID: t.tcf.deployment.CMPID}
 	g, err := t.tcf.gvl(ctx)
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 	"github.com/consentd/consentd/library"
 )
 
-var ctx = context.Background()
+// ctx is the tests' caller: the system, as the operator's command line would be (the tests of
+// members' and keys' rights set their own).
+var ctx = core.WithActor(context.Background(), core.System("core tests"))
 
 // fakeQueue and fakeCrawler are core's tests' doubles of the scan queue and crawler ports;
 // the queue remembers the jobs it was given.

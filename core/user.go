@@ -617,6 +617,9 @@ func (users *Users) ResetPassword(ctx context.Context, secret, password string) 
 // BootstrapOwnerLink returns a one-time link (its secret) to create the first owner of the
 // deployment's first organization, while the deployment has no user; "" once it has one.
 func (users *Users) BootstrapOwnerLink(ctx context.Context) (string, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return "", err
+	}
 	n, err := users.store.CountUsers(ctx)
 	if err != nil || n > 0 {
 		return "", err

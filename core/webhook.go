@@ -741,6 +741,9 @@ type ConsentBatchEvent struct {
 // record is skipped. Queues run it every ConsentDispatchEvery on one process. It returns how
 // many records it handed to deliveries.
 func (hooks *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
+	if err := authorizeSystem(ctx); err != nil {
+		return 0, err
+	}
 	eps, err := hooks.store.EndpointsSubscribedTo(ctx, EventConsentRecorded)
 	if err != nil {
 		return 0, err
@@ -846,6 +849,9 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 // endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
 // delivery is not sent again.
 func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
+	if err := authorizeSystem(ctx); err != nil {
+		return err
+	}
 	if hooks.sender == nil {
 		return errors.New("core: webhooks need a sender")
 	}

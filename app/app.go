@@ -236,7 +236,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		// A file is read now, so that the list is there before the first request; the job
 		// reads it again (a replaced file brings its version in) or fetches the IAB's.
 		if cfg.TCFGVLFile != "" {
-			if _, err := a.useCases.TCF.RefreshGVL(ctx); err != nil {
+			if _, err := a.useCases.TCF.RefreshGVL(core.WithActor(ctx, core.System("consentd start"))); err != nil {
 				a.Close()
 				return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE: %w", err)
 			}
@@ -263,7 +263,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	if cfg.BootstrapAPIKey != "" {
-		if _, err := a.useCases.Orgs.Bootstrap(ctx, cfg.BootstrapAPIKey); err != nil {
+		if _, err := a.useCases.Orgs.Bootstrap(core.WithActor(ctx, core.System("consentd bootstrap")), cfg.BootstrapAPIKey); err != nil {
 			a.Close()
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
@@ -370,7 +370,7 @@ func (a *App) ConsoleURL() string {
 // OwnerLink returns a one-time link to create the first owner in the console while the
 // deployment has no member, "" once it has one.
 func (a *App) OwnerLink(ctx context.Context, base string) (string, error) {
-	secret, err := a.useCases.Users.BootstrapOwnerLink(ctx)
+	secret, err := a.useCases.Users.BootstrapOwnerLink(core.WithActor(ctx, core.System("consentd bootstrap")))
 	if err != nil || secret == "" {
 		return "", err
 	}
@@ -408,7 +408,7 @@ func (a *App) Close() error {
 // Bootstrap makes sure an empty database gets organization "default" and an API key; it
 // returns the key when it made a random one (to be shown once), "" otherwise.
 func (a *App) Bootstrap(ctx context.Context) (string, error) {
-	key, err := a.useCases.Orgs.Bootstrap(ctx, a.cfg.BootstrapAPIKey)
+	key, err := a.useCases.Orgs.Bootstrap(core.WithActor(ctx, core.System("consentd bootstrap")), a.cfg.BootstrapAPIKey)
 	if err != nil || a.cfg.BootstrapAPIKey != "" {
 		return "", err
 	}

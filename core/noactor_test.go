@@ -26,6 +26,7 @@ var publicByDesign = map[string]string{
 	// Authentication: what establishes the caller cannot require one.
 	"Orgs.Authenticate":         "turns an API key into its organization: the key is the credential",
 	"Orgs.AuthenticateKey":      "turns an API key into its actor: the key is the credential",
+	"Orgs.SessionKeyActor":      "turns a console session opened with an API key into its actor: the session is the credential",
 	"Orgs.FindOrganization":     "sign-in by single sign-on finds the organization the person names (its ID and name only)",
 	"Users.SignIn":              "password sign-in: the password is the credential (limited by Sessions.SignInRetryAfter)",
 	"Users.CodeSignInEmail":     "the second sign-in step's page: its one-time token is the authorization",

@@ -336,6 +336,26 @@ func (orgs *Orgs) AuthenticateKey(ctx context.Context, key string) (*Actor, erro
 	return k.Actor(), nil
 }
 
+// SessionKeyActor returns the caller that a console session opened with API key keyID of
+// organization orgID acts as (the key's role and sites); unauthorized when the key was
+// revoked or rotated past its grace period. The session is the credential: like
+// AuthenticateKey, it needs no caller.
+func (orgs *Orgs) SessionKeyActor(ctx context.Context, orgID, keyID string) (*Actor, error) {
+	keys, err := orgs.store.APIKeys(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.ID == keyID && keyID != "" {
+			if !k.Valid(orgs.now()) {
+				return nil, Errorf(CodeUnauthorized, "API key expired: it was rotated, use its successor")
+			}
+			return k.Actor(), nil
+		}
+	}
+	return nil, Errorf(CodeUnauthorized, "invalid API key")
+}
+
 // APIKeys lists the organization's keys, oldest first, without their secrets.
 func (orgs *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {

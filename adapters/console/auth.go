@@ -256,20 +256,18 @@ func (h *handler) keyActor(r *http.Request, s *session) (*core.Actor, bool) {
 	if keyID == "" {
 		return &core.Actor{Kind: core.ActorKey, Name: "API key", OrgID: s.OrgID, Role: core.RoleOwner, SessionID: s.ID}, true
 	}
-	// Finding the session's own key is not a use of the keys permission: no actor yet.
-	keys, err := h.m.APIKeys(r.Context(), s.OrgID)
+	// Finding the session's own key is not a use of the keys permission: the session is the
+	// credential.
+	a, err := h.m.SessionKeyActor(r.Context(), s.OrgID, keyID)
+	if core.ErrorCode(err) == core.CodeUnauthorized {
+		return nil, false
+	}
 	if err != nil {
 		// A store hiccup is reported by the page itself; act with the least rights meanwhile.
 		return &core.Actor{Kind: core.ActorKey, ID: keyID, Name: "API key", OrgID: s.OrgID, Role: core.RoleViewer, SessionID: s.ID}, true
 	}
-	for _, k := range keys {
-		if k.ID == keyID {
-			a := k.Actor()
-			a.SessionID = s.ID
-			return a, k.Valid(h.cfg.Now())
-		}
-	}
-	return nil, false
+	a.SessionID = s.ID
+	return a, true
 }
 
 // safeNext keeps a post-sign-in redirect on this console.

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -14,11 +13,11 @@ func TestOrgSwitcher(t *testing.T) {
 	srv := startServer(t)
 	ctx := tab(t)
 	base := srv.base
-	second, err := srv.app.UseCases().Orgs.CreateOrganization(context.Background(), "Harbour Co")
+	second, err := srv.app.UseCases().Orgs.CreateOrganization(systemCtx, "Harbour Co")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, secondKey, err := srv.app.UseCases().Orgs.CreateAPIKey(context.Background(), second.ID, "harbour owner", "")
+	_, secondKey, err := srv.app.UseCases().Orgs.CreateAPIKey(systemCtx, second.ID, "harbour owner", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ type page struct {
 
 // Can reports whether the signed-in person's role has permission perm, so that a page
 // shows only the actions the use cases would allow.
-func (p page) Can(perm string) bool { return p.Actor == nil || p.Actor.Can(core.Permission(perm)) }
+func (p page) Can(perm string) bool { return p.Actor.Can(core.Permission(perm)) }
 
 // features are what the deployment's configuration adds to the pages.
 type features struct {

@@ -24,6 +24,10 @@ import (
 
 const unitKey = "unit-key-0123456789abcdef"
 
+// systemCtx is the tests' setup acting as the operator's command line would: without an
+// actor the use cases refuse.
+var systemCtx = core.WithActor(context.Background(), core.System("console tests"))
+
 // clock is a test clock that moves only when told.
 type clock struct {
 	mu sync.Mutex
@@ -58,7 +62,7 @@ func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := uc.Orgs.Bootstrap(context.Background(), unitKey); err != nil {
+	if _, err := uc.Orgs.Bootstrap(systemCtx, unitKey); err != nil {
 		t.Fatal(err)
 	}
 	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL,
@@ -141,11 +145,11 @@ func (w *unitWorld) session(t *testing.T) (*http.Client, string) {
 
 func (w *unitWorld) siteCount(t *testing.T) int {
 	t.Helper()
-	orgs, err := w.uc.Orgs.Organizations(context.Background())
+	orgs, err := w.uc.Orgs.Organizations(systemCtx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites, err := w.uc.Sites.Sites(context.Background(), orgs[0].ID)
+	sites, err := w.uc.Sites.Sites(systemCtx, orgs[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}

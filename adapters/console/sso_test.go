@@ -54,7 +54,7 @@ func TestSSO(t *testing.T) {
 	})
 
 	uc, store := ssoCore(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	org, _ := uc.Orgs.CreateOrganization(ctx, "acme")
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
@@ -174,7 +174,7 @@ func readAll(t *testing.T, res *http.Response) string {
 func TestOrgSSO(t *testing.T) {
 	idp := startIDP(t)
 	uc, store := ssoCore(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	acme, _ := uc.Orgs.CreateOrganization(ctx, "acme")
 	beta, _ := uc.Orgs.CreateOrganization(ctx, "beta")
 	var h http.Handler

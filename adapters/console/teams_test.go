@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -16,7 +15,7 @@ import (
 // shows the change with the editor key's name and the old and new values.
 func TestRolesInConsole(t *testing.T) {
 	w := newUnitWorld(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	owner, err := w.uc.Orgs.AuthenticateKey(ctx, unitKey)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +69,7 @@ var inviteLink = regexp.MustCompile(`id="invite-link"[^>]*>(http[^<]+)</pre>`)
 // ends their session at once.
 func TestInviteJoinRemove(t *testing.T) {
 	w := newUnitWorld(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	owner, _ := w.uc.Orgs.AuthenticateKey(ctx, unitKey)
 	site, err := w.uc.Sites.CreateSite(core.WithActor(ctx, owner), owner.OrgID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {

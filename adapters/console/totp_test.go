@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // with the right code); a code signs in once.
 func TestTOTPSignIn(t *testing.T) {
 	w := newUnitWorld(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	org, err := w.uc.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)

@@ -43,9 +43,11 @@ type (
 	PreviewUseCases interface {
 		PublicConfig(ctx context.Context, projectKey string, loc core.Location, langs ...string) (*core.PublicConfig, error)
 	}
-	// OrgFinderUseCases find an organization by ID or name (single sign-on's form).
+	// OrgFinderUseCases find an organization by ID or name (single sign-on's form), and the
+	// caller a session opened with an API key acts as.
 	OrgFinderUseCases interface {
 		FindOrganization(ctx context.Context, ref string) (*core.Organization, error)
+		SessionKeyActor(ctx context.Context, orgID, keyID string) (*core.Actor, error)
 	}
 	// TCFUseCases give the banner page's TCF section the deployment's CMP ID and the GVL.
 	TCFUseCases interface {

@@ -54,7 +54,7 @@ type digestWorker struct {
 func (w *digestWorker) Timeout(*river.Job[DigestArgs]) time.Duration { return 30 * time.Minute }
 
 func (w *digestWorker) Work(ctx context.Context, _ *river.Job[DigestArgs]) error {
-	n, err := w.d.SendDigests(ctx)
+	n, err := w.d.SendDigests(asSystem(ctx, ActorDigest))
 	if n > 0 || err != nil {
 		w.log.Info("email digests", slog.Int("sent", n), slog.Any("error", err))
 	}

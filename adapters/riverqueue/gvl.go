@@ -76,7 +76,7 @@ func (w *gvlWorker) Timeout(*river.Job[GVLRefreshArgs]) time.Duration { return 5
 
 // Work runs one refresh; an error is returned for River to retry the job.
 func (w *gvlWorker) Work(ctx context.Context, job *river.Job[GVLRefreshArgs]) error {
-	r, err := w.r.RefreshGVL(ctx)
+	r, err := w.r.RefreshGVL(asSystem(ctx, ActorGVLRefresh))
 	if err != nil {
 		w.log.Warn("tcf: Global Vendor List refresh failed", slog.Int("attempt", job.Attempt), slog.Any("error", err))
 		return err

@@ -75,6 +75,7 @@ func (w *retentionWorker) Timeout(*river.Job[ConsentRetentionArgs]) time.Duratio
 // other); a failure is returned (River records it) and the next run takes up where this one
 // stopped, since each step removes whole batches or entries in one transaction.
 func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[ConsentRetentionArgs]) error {
+	ctx = asSystem(ctx, ActorRetention)
 	n, err := w.r.ApplyConsentRetention(ctx)
 	if n > 0 {
 		w.log.Info("consent retention", slog.Int("removed", n))

@@ -106,7 +106,7 @@ func (d *deliveryWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
 }
 
 func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
-	return d.w.Deliver(ctx, job.Args.DeliveryID, job.Attempt >= job.MaxAttempts)
+	return d.w.Deliver(asSystem(ctx, ActorWebhookDeliver), job.Args.DeliveryID, job.Attempt >= job.MaxAttempts)
 }
 
 // NextRetry follows the schedule: the n-th retry comes schedule[n-1] after the failed attempt.
@@ -125,7 +125,7 @@ type dispatchWorker struct {
 func (d *dispatchWorker) Timeout(*river.Job[ConsentDispatchArgs]) time.Duration { return time.Minute }
 
 func (d *dispatchWorker) Work(ctx context.Context, _ *river.Job[ConsentDispatchArgs]) error {
-	_, err := d.w.DispatchConsents(ctx)
+	_, err := d.w.DispatchConsents(asSystem(ctx, ActorWebhookBatch))
 	return err
 }
 

@@ -123,6 +123,24 @@ func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 	return rc, nil
 }
 
+// The system actors the jobs act as: the audit log names them as the authors of what they
+// change (a scan's automatic configuration, records removed by retention...).
+const (
+	ActorScanWorker     = "scan worker"
+	ActorScanSweeper    = "scan sweeper"
+	ActorScanScheduler  = "scan scheduler"
+	ActorRetention      = "retention job"
+	ActorWebhookDeliver = "webhook delivery"
+	ActorWebhookBatch   = "webhook consent batching"
+	ActorDigest         = "digest job"
+	ActorGVLRefresh     = "GVL refresh job"
+)
+
+// asSystem is ctx acting as the system actor name.
+func asSystem(ctx context.Context, name string) context.Context {
+	return core.WithActor(ctx, core.System(name))
+}
+
 type scanWorker struct {
 	river.WorkerDefaults[ScanArgs]
 	m       ScanWorker
@@ -134,6 +152,7 @@ func (w *scanWorker) Timeout(*river.Job[ScanArgs]) time.Duration { return w.time
 // Work runs the scan. On the last attempt a temporary failure ends the scan failed instead of
 // being retried.
 func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
+	ctx = asSystem(ctx, ActorScanWorker)
 	start := time.Now()
 	status, err := w.m.RunScan(ctx, job.Args.ScanJob, job.Attempt >= job.MaxAttempts)
 	observeScan(job.JobRow, status, time.Since(start))
@@ -175,7 +194,7 @@ func (h *errorHandler) failScan(ctx context.Context, job *rivertype.JobRow, reas
 	if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
 		return
 	}
-	if err := h.m.FailUnfinished(context.WithoutCancel(ctx), args.ScanID, reason); err != nil {
+	if err := h.m.FailUnfinished(asSystem(context.WithoutCancel(ctx), ActorScanWorker), args.ScanID, reason); err != nil {
 		h.log.Warn("could not fail the scan of a discarded job; the sweeper will retry",
 			slog.String("scan", args.ScanID), slog.Any("error", err))
 	}
@@ -198,6 +217,7 @@ type sweepWorker struct {
 func (w *sweepWorker) Timeout(*river.Job[SweepArgs]) time.Duration { return time.Minute }
 
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	ctx = asSystem(ctx, ActorScanSweeper)
 	params := river.NewJobListParams().Kinds(KindScan).
 		States(rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
 		OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(500)
@@ -243,6 +263,7 @@ type rescanWorker struct {
 func (w *rescanWorker) Timeout(*river.Job[RescanArgs]) time.Duration { return 30 * time.Minute }
 
 func (w *rescanWorker) Work(ctx context.Context, _ *river.Job[RescanArgs]) error {
+	ctx = asSystem(ctx, ActorScanScheduler)
 	n, err := w.m.RunSchedules(ctx)
 	if n > 0 || err != nil {
 		w.log.Info("scheduled scans", slog.Int("scans", n), slog.Any("error", err))

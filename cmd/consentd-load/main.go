@@ -131,6 +131,7 @@ func run(ctx context.Context, args []string) error {
 
 // newTarget creates an organization, an API key and a site for the run.
 func newTarget(ctx context.Context, a *app.App) (target, error) {
+	ctx = core.WithActor(ctx, core.System("consentd-load"))
 	org, err := a.UseCases().Orgs.CreateOrganization(ctx, "load")
 	if err != nil {
 		return target{}, err

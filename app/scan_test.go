@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/core"
 )
 
@@ -234,7 +235,8 @@ func TestScanRefusedTarget(t *testing.T) {
 }
 
 // TestPeriodicRescan: with a rescan interval, every site's homepage is scanned without anyone
-// asking.
+// asking, and the audit log names the job that triggered the scans: a system actor, never
+// nobody.
 func TestPeriodicRescan(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.RescanInterval = 500 * time.Millisecond })
@@ -252,6 +254,22 @@ func TestPeriodicRescan(t *testing.T) {
 					t.Fatalf("site %s: no completed rescan (scans: %+v)", site.ID, scans)
 				}
 				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		var log core.AuditPage
+		r.call(t, "GET", "/audit-log", nil, &log)
+		triggered := map[string]bool{}
+		for _, e := range log.Entries {
+			if e.Action == core.AuditScanTrigger {
+				if e.ActorKind != core.ActorSystem || e.ActorName != riverqueue.ActorScanScheduler {
+					t.Errorf("scan of site %s triggered by %s %q, want the system's %q", e.SiteID, e.ActorKind, e.ActorName, riverqueue.ActorScanScheduler)
+				}
+				triggered[e.SiteID] = true
+			}
+		}
+		for _, site := range sites {
+			if !triggered[site.ID] {
+				t.Errorf("site %s: no scan.trigger entry in the audit log (%d entries)", site.ID, len(log.Entries))
 			}
 		}
 	})

@@ -21,7 +21,7 @@ import (
 func TestConsentChainSharedByProcesses(t *testing.T) {
 	t.Parallel()
 	url := pgtest.FreshURL(t)
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("tests"))
 	// a writes its batches on known heads with prepared statements on its committers' own
 	// connections, b (the URL sets a query mode) as one simple query on the pool: both ways
 	// extend one chain by turns.

@@ -40,7 +40,7 @@ func newProofEnv(t *testing.T, s *bunstore.Store, now func() time.Time) *proofEn
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("tests"))
 	o, err := m.Orgs.CreateOrganization(ctx, "acme-"+uuid.NewString()[:8])
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func (e *proofEnv) record(t *testing.T, n int, visitor func(i int) string) {
 
 func (e *proofEnv) verify(t *testing.T) *core.ChainReport {
 	t.Helper()
-	rep, err := e.m.ConsentLog.VerifyConsentChain(context.Background(), e.org, e.site.ID)
+	rep, err := e.m.ConsentLog.VerifyConsentChain(core.WithActor(context.Background(), core.System("tests")), e.org, e.site.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestConsentErasureEverywhere(t *testing.T) {
 				}
 				return fmt.Sprint("keep-", i)
 			})
-			ctx := context.Background()
+			ctx := core.WithActor(context.Background(), core.System("tests"))
 			if n := e.occurrences(t, victim); n == 0 {
 				t.Fatal("the search finds nothing before erasure: it could not fail")
 			}

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -296,7 +295,7 @@ func TestScans(t *testing.T) {
 	e.want(e.do("POST", base+"/scans/"+sid+"/configure", nil), 400, "validation_error")
 
 	// a worker completes the first scan
-	ctx := context.Background()
+	ctx := sysCtx
 	if _, err := e.m.ScanWorker.StartScan(ctx, sid); err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@ func memEnv(t *testing.T) (*env, core.Store) {
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, m: m}
 	for _, k := range []*string{&e.keyA, &e.keyB} {
-		org, err := m.Orgs.CreateOrganization(context.Background(), "org")
+		org, err := m.Orgs.CreateOrganization(sysCtx, "org")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, *k, err = m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", ""); err != nil {
+		if _, *k, err = m.Orgs.CreateAPIKey(sysCtx, org.ID, "k", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -119,6 +119,10 @@ func newEnvOn(t testing.TB, dbURL string) *env {
 	return newEnvWith(t, dbURL, []byte("/* runtime */"))
 }
 
+// sysCtx is the tests' setup acting as the operator's command line or a job would: without
+// an actor the use cases refuse.
+var sysCtx = core.WithActor(context.Background(), core.System("httpapi tests"))
+
 // newEnvWith is newEnvOn serving runtime as the banner runtime (the loader's code).
 func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 	t.Helper()
@@ -128,7 +132,7 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 // newEnvDeps is newEnvWith with core's dependencies changed by deps (nil: as they are).
 func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps)) *env {
 	t.Helper()
-	ctx := context.Background()
+	ctx := sysCtx
 	store, err := bunstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)

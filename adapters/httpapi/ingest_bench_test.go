@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +20,7 @@ import (
 //
 //	go test -run '^$' -bench PublicConsentPost -benchmem ./adapters/httpapi/
 func BenchmarkPublicConsentPost(b *testing.B) {
-	ctx := context.Background()
+	ctx := sysCtx
 	m := memCore(b, memstore.New())
 	org, err := m.Orgs.CreateOrganization(ctx, "bench")
 	if err != nil {

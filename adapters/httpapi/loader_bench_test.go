@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -94,7 +93,7 @@ func loaderBench(b *testing.B, geo bool) (http.Handler, []*http.Request) {
 		cfg.Geolocator = g
 	}
 	m := memCore(b, memstore.New())
-	ctx := context.Background()
+	ctx := sysCtx
 	org, err := m.Orgs.CreateOrganization(ctx, "org")
 	if err != nil {
 		b.Fatal(err)

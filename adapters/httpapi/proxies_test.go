@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
@@ -18,11 +17,11 @@ import (
 func proxiedEnv(t *testing.T, trusted ...string) (*env, *bytes.Buffer) {
 	t.Helper()
 	m := memCore(t, memstore.New())
-	org, err := m.Orgs.CreateOrganization(context.Background(), "o")
+	org, err := m.Orgs.CreateOrganization(sysCtx, "o")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := m.Orgs.CreateAPIKey(context.Background(), org.ID, "k", "")
+	_, key, err := m.Orgs.CreateAPIKey(sysCtx, org.ID, "k", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -33,7 +32,7 @@ func newRoleEnv(t *testing.T) *roleEnv {
 	m := memCore(t, memstore.New())
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{UseCases: httpapi.FromCore(m), Logger: slog.New(slog.DiscardHandler), RuntimeScript: []byte("/* runtime */")}))
 	t.Cleanup(srv.Close)
-	ctx := context.Background()
+	ctx := sysCtx
 	org, err := m.Orgs.CreateOrganization(ctx, "agency")
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,7 @@ func (s *iabServer) count(path string) (int, int) {
 // conditionally, stores a new version beside the old one, and fails (for its job to retry)
 // when the IAB's server does.
 func TestRefreshFromIAB(t *testing.T) {
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("tests"))
 	v17, err := os.ReadFile("../../testdata/tcf/vendor-list-v17.json")
 	must(t, err)
 	srv := newIABServer(t, v17)

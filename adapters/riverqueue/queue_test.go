@@ -34,6 +34,10 @@ func init() {
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)))
 }
 
+// testCtx is the tests' caller: the system, as the operator's command line would be. The
+// workers are started without one (startWorkers): each job names its own.
+var testCtx = core.WithActor(context.Background(), core.System("riverqueue tests"))
+
 // crawlFunc is a test crawler.
 type crawlFunc func(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error)
 
@@ -90,7 +94,7 @@ func startWorkers(t *testing.T, q *Queue, scans ScanWorker) {
 // database) and a migrated queue with cfg on it, both closed when t ends.
 func newStoreAndQueue(t *testing.T, dialect string, cfg Config) (*bunstore.Store, *Queue, string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testCtx
 	url := "sqlite://" + filepath.Join(t.TempDir(), "q.db")
 	if dialect == "postgres" {
 		url = pgtest.FreshURL(t)
@@ -123,7 +127,7 @@ func newStoreAndQueue(t *testing.T, dialect string, cfg Config) (*bunstore.Store
 // is started when cfg.Workers > 0 and stopped when t ends.
 func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) *env {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testCtx
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 50 * time.Millisecond
 	}
@@ -155,7 +159,7 @@ func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *c
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		s, err := e.store.ScanByID(context.Background(), scanID)
+		s, err := e.store.ScanByID(testCtx, scanID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +176,7 @@ func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *c
 // scanJobs lists the River jobs of kind scan.
 func (e *env) scanJobs(t *testing.T) []*rivertype.JobRow {
 	t.Helper()
-	res, err := e.q.inserter.JobList(context.Background(), river.NewJobListParams().Kinds(KindScan).First(1000))
+	res, err := e.q.inserter.JobList(testCtx, river.NewJobListParams().Kinds(KindScan).First(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +189,7 @@ func (e *env) countScanJobs(t *testing.T) int { return len(e.scanJobs(t)) }
 func TestEnqueueJoinsTransaction(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect, nil, Config{})
-		ctx := context.Background()
+		ctx := testCtx
 		newScan := func() *core.Scan {
 			return &core.Scan{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, URL: e.site.URL, URLs: []string{e.site.URL},
 				Status: core.ScanPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
@@ -250,7 +254,7 @@ func TestScanCompletes(t *testing.T) {
 			return &core.CrawlResult{PagesScanned: 2, DetectedServices: []core.DetectedService{{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics"}}}, nil
 		})
 		e := newEnv(t, dialect, crawler, Config{Workers: 2})
-		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +292,7 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 				Err: errors.New("dial tcp 10.0.0.1:443: connection refused")})
 		})
 		e = newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 3})
-		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +326,7 @@ func TestPanicOnLastAttemptFailsScan(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		crawler := crawlFunc(func(context.Context, core.CrawlRequest) (*core.CrawlResult, error) { panic("parser exploded") })
 		e := newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 1})
-		s, err := e.m.Scans.TriggerScan(context.Background(), e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +342,7 @@ func TestPanicOnLastAttemptFailsScan(t *testing.T) {
 // (here: cancelled before any worker took it) ends failed at the next sweep.
 func TestSweepFailsAbandonedScans(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
-		ctx := context.Background()
+		ctx := testCtx
 		e := newEnv(t, dialect, nil, Config{}) // insert-only: nothing works the job
 		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
 		if err != nil {

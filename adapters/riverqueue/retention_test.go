@@ -1,7 +1,6 @@
 package riverqueue
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 // entries that retention has expired too, once no site keeps its records for ever.
 func TestConsentRetentionJob(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
-		ctx := context.Background()
+		ctx := testCtx
 		store, q, _ := newStoreAndQueue(t, dialect, Config{Workers: 1, PollInterval: 50 * time.Millisecond})
 		var mu sync.Mutex
 		clock := time.Now().AddDate(0, 0, -90)

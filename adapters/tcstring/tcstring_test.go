@@ -93,7 +93,7 @@ func FuzzDecode(f *testing.F) {
 // TestTCStringOfAnUnknownGVL: a TC string decided under a GVL version this server never had is
 // refused (the IAB's own example string, vendorListVersion 48, for its CMP 880).
 func TestTCStringOfAnUnknownGVL(t *testing.T) {
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("tests"))
 	gvl, err := iabgvl.OpenFile("../../testdata/tcf/vendor-list-v17.json")
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 func TestRecordsVerify(t *testing.T) {
 	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "records.db")
 	env := []string{"CONSENTD_DATABASE_URL=" + dbURL}
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("consentd tests"))
 	a, err := app.New(ctx, app.Config{DatabaseURL: dbURL, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,7 @@ func newDeployment(t *testing.T) *deployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	org, err := a.UseCases().Orgs.CreateOrganization(context.Background(), "acme")
+	org, err := a.UseCases().Orgs.CreateOrganization(core.WithActor(context.Background(), core.System("consentd tests")), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func newDeployment(t *testing.T) *deployment {
 // scan creates a site on url and triggers its scan.
 func (d *deployment) scan(t *testing.T, url string) *core.Scan {
 	t.Helper()
-	ctx := context.Background()
+	ctx := core.WithActor(context.Background(), core.System("consentd tests"))
 	name := "shop"
 	site, err := d.app.UseCases().Sites.CreateSite(ctx, d.org, core.SiteInput{Name: &name, URL: &url})
 	if err != nil {

@@ -201,6 +201,39 @@ func TestScanOverHTTP(t *testing.T) {
 	})
 }
 
+// TestAutoConfigureActsAsScanWorker: a site set to take a scan's findings configures the
+// services its scan found through the worker, which acts as the system's "scan worker" (the
+// audit log names it): it used to act as nobody, which was allowed only because no actor
+// meant every right.
+func TestAutoConfigureActsAsScanWorker(t *testing.T) {
+	r := serve(t, "sqlite", func(c *Config) { c.ScanMode = core.ScanStatic })
+	target := targetSite(t)
+	site := r.createSite(t, target.URL+"/")
+	r.call(t, "PATCH", "/sites/"+site.ID, map[string]any{"autoConfigure": true}, nil)
+	var s core.Scan
+	r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
+	// The worker configures the site just after it records the scan completed.
+	got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
+	for deadline := time.Now().Add(10 * time.Second); got.Status == core.ScanCompleted && len(got.AutoConfigured) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		r.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, nil, got)
+	}
+	if got.Status != core.ScanCompleted || len(got.AutoConfigured) == 0 {
+		t.Fatalf("scan %s, auto-configured %v: want completed with google-analytics added", got.Status, got.AutoConfigured)
+	}
+	var log core.AuditPage
+	r.call(t, "GET", "/audit-log", nil, &log)
+	for _, e := range log.Entries {
+		if e.Action == core.AuditScanConfigure {
+			if e.ActorKind != core.ActorSystem || e.ActorName != riverqueue.ActorScanWorker || e.Target != s.ID {
+				t.Fatalf("scan configured by %s %q (target %s), want the system's %q on %s", e.ActorKind, e.ActorName, e.Target, riverqueue.ActorScanWorker, s.ID)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s entry in the audit log (%d entries)", core.AuditScanConfigure, len(log.Entries))
+}
+
 // TestScanRefusedTarget: a target that refuses connections is retried, then the scan ends
 // failed with a readable errorMessage.
 func TestScanRefusedTarget(t *testing.T) {

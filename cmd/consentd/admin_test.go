@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
 )
 
 var (
@@ -84,6 +89,23 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, env, "frobnicate"); err == nil {
 		t.Fatal("unknown command succeeded")
+	}
+	// The audit log names the command as the system actor that created the site and key.
+	a, err := app.New(context.Background(), app.Config{DatabaseURL: strings.TrimPrefix(env[0], "CONSENTD_DATABASE_URL="), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	log, err := a.UseCases().AuditLog.AuditEntries(core.WithActor(context.Background(), core.System("consentd tests")), orgID, core.AuditQuery{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	actors := map[string]string{}
+	for _, e := range log.Entries {
+		actors[e.Action] = e.ActorKind + " " + e.ActorName
+	}
+	if actors[core.AuditSiteCreate] != "system consentd site create" || actors[core.AuditKeyCreate] != "system consentd apikey create" {
+		t.Fatalf("audit log actors: %v, want the commands as system actors", actors)
 	}
 }
 

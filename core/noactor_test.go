@@ -50,8 +50,9 @@ var publicByDesign = map[string]string{
 	"Sessions.SignInFailed":     "the sign-in limit, counting a failure of the credentials",
 }
 
-// TestNoActorNoRight calls every use case without a caller and expects forbidden: no actor
-// means no right, whatever the arguments (all zero here).
+// TestNoActorNoRight calls every use case without a caller, then as a system actor without
+// a name, and expects forbidden: no actor means no right, whatever the arguments (all zero
+// here).
 func TestNoActorNoRight(t *testing.T) {
 	m, _, _ := newCore(t)
 	seen := map[string]bool{}
@@ -81,13 +82,18 @@ func TestNoActorNoRight(t *testing.T) {
 				if ft.IsVariadic() {
 					n--
 				}
-				args := []reflect.Value{svc, reflect.ValueOf(context.Background())}
-				for k := 2; k < n; k++ {
-					args = append(args, reflect.Zero(ft.In(k)))
-				}
-				err := call(method.Func, args)
-				if code := core.ErrorCode(err); code != core.CodeForbidden {
-					t.Errorf("without a caller: %v (code %q), want forbidden", err, code)
+				for what, ctx := range map[string]context.Context{
+					"without a caller":               context.Background(),
+					"as a system actor with no name": core.WithActor(context.Background(), core.System("")),
+				} {
+					args := []reflect.Value{svc, reflect.ValueOf(ctx)}
+					for k := 2; k < n; k++ {
+						args = append(args, reflect.Zero(ft.In(k)))
+					}
+					err := call(method.Func, args)
+					if code := core.ErrorCode(err); code != core.CodeForbidden {
+						t.Errorf("%s: %v (code %q), want forbidden", what, err, code)
+					}
 				}
 			})
 		}
@@ -109,4 +115,26 @@ func call(f reflect.Value, args []reflect.Value) (err error) {
 	out := f.Call(args)
 	err, _ = out[len(out)-1].Interface().(error)
 	return err
+}
+
+// TestSystemOnlyUseCases: what only the operator's command line and the jobs do is refused
+// to an organization's owner.
+func TestSystemOnlyUseCases(t *testing.T) {
+	m, _, _ := newCore(t)
+	org, err := m.Orgs.CreateOrganization(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := core.WithActor(context.Background(), &core.Actor{Kind: core.ActorKey, ID: "k", Name: "owner key", OrgID: org.ID, Role: core.RoleOwner})
+	for name, f := range map[string]func() error{
+		"CreateOrganization":    func() error { _, err := m.Orgs.CreateOrganization(owner, "mine"); return err },
+		"Organizations":         func() error { _, err := m.Orgs.Organizations(owner); return err },
+		"RunSchedules":          func() error { _, err := m.ScanWorker.RunSchedules(owner); return err },
+		"ApplyConsentRetention": func() error { _, err := m.ConsentLog.ApplyConsentRetention(owner); return err },
+		"DispatchConsents":      func() error { _, err := m.Webhooks.DispatchConsents(owner); return err },
+	} {
+		if err := f(); core.ErrorCode(err) != core.CodeForbidden {
+			t.Errorf("%s as an owner: %v, want forbidden", name, err)
+		}
+	}
 }

@@ -218,10 +218,20 @@ func errNoActor() error {
 	return Errorf(CodeForbidden, "no caller: sign in or use an API key")
 }
 
-func authorize(ctx context.Context, p Permission, orgID, siteID string) error {
+// callerOf is the caller in ctx, refused when there is none or when it is a system actor
+// without a name (the audit log could not say which command or job acted).
+func callerOf(ctx context.Context) (*Actor, error) {
 	a := ActorOf(ctx)
-	if a == nil {
-		return errNoActor()
+	if a == nil || (a.Kind == ActorSystem && a.Name == "") {
+		return nil, errNoActor()
+	}
+	return a, nil
+}
+
+func authorize(ctx context.Context, p Permission, orgID, siteID string) error {
+	a, err := callerOf(ctx)
+	if err != nil {
+		return err
 	}
 	if a.Kind == ActorSystem {
 		return nil
@@ -235,9 +245,9 @@ func authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 // authorizeSystem is the check of what only the operator's CLI and the background jobs do
 // (running scans, retention, creating organizations): the caller must be the system.
 func authorizeSystem(ctx context.Context) error {
-	a := ActorOf(ctx)
-	if a == nil {
-		return errNoActor()
+	a, err := callerOf(ctx)
+	if err != nil {
+		return err
 	}
 	if a.Kind != ActorSystem {
 		return Errorf(CodeForbidden, "only the operator's command line and the background jobs may do this")

@@ -82,7 +82,7 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // subscribe creates an endpoint of the load's organization subscribed to consent.recorded.
 func (rv *receiver) subscribe(ctx context.Context, a *app.App, orgID string) error {
-	e, err := a.UseCases().Webhooks.CreateEndpoint(ctx, orgID, core.WebhookInput{URL: &rv.url, Events: []string{core.EventConsentRecorded}})
+	e, err := a.UseCases().Webhooks.CreateEndpoint(core.WithActor(ctx, core.System("consentd-load")), orgID, core.WebhookInput{URL: &rv.url, Events: []string{core.EventConsentRecorded}})
 	if err != nil {
 		return err
 	}

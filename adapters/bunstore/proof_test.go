@@ -299,7 +299,7 @@ func TestConsentStatsBruteForce(t *testing.T) {
 			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 			e := newProofEnv(t, open(t), now)
 			var recs []*core.ConsentRecord
-			ctx := context.Background()
+			ctx := core.WithActor(context.Background(), core.System("tests"))
 			for i := range 400 {
 				mu.Lock()
 				clock = base.Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour))))

@@ -3,6 +3,8 @@ package console
 import (
 	"regexp"
 	"testing"
+
+	"github.com/consentd/consentd/core"
 )
 
 func TestWords(t *testing.T) {
@@ -77,5 +79,19 @@ func TestFormLimitsAreCore(t *testing.T) {
 	}
 	if p, _ := formPattern("slug"); !regexp.MustCompile("^(?:" + p + ")$").MatchString("google-analytics") {
 		t.Errorf("the slug pattern %q refuses a slug", p)
+	}
+}
+
+// TestCanWithoutActor: a page without an actor offers nothing, and a viewer's page offers
+// only reading.
+func TestCanWithoutActor(t *testing.T) {
+	for _, p := range core.Permissions() {
+		if (page{}).Can(string(p)) {
+			t.Errorf("a page without an actor offers %q", p)
+		}
+	}
+	viewer := page{Actor: &core.Actor{Kind: core.ActorKey, Role: core.RoleViewer}}
+	if !viewer.Can(string(core.PermRead)) || viewer.Can(string(core.PermConfigure)) {
+		t.Error("a viewer's page: want read only")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/danielgtaylor/huma/v2/validation"
 
 	"github.com/consentd/consentd/core"
 )
@@ -155,6 +156,9 @@ func walkJSON(path string, v any, schema *huma.Schema, reg huma.Registry) error 
 		var items *huma.Schema
 		if schema != nil {
 			items = schema.Items
+			if err := checkArray(path, v, schema, reg); err != nil {
+				return err
+			}
 		}
 		for i, x := range v {
 			if err := walkJSON(path+"["+strconv.Itoa(i)+"]", x, items, reg); err != nil {
@@ -193,6 +197,34 @@ func walkJSON(path string, v any, schema *huma.Schema, reg huma.Registry) error 
 			if err := walkJSON(field, v[k], sub, reg); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// checkArray refuses, before huma validates the body, an array longer than its schema's
+// maxItems, and objects or arrays among the items of a uniqueItems array of scalars. huma
+// checks uniqueItems before maxItems and before the items' types, comparing every pair of
+// items that are objects or arrays (reflect.DeepEqual, since v2.39.0; a panic before): a
+// body of distinct objects under the size limit would cost minutes of CPU.
+func checkArray(path string, v []any, schema *huma.Schema, reg huma.Registry) error {
+	if schema.MaxItems != nil && len(v) > *schema.MaxItems {
+		return core.Errorf(core.CodeInvalid, "validation failed: %s: "+validation.MsgExpectedMaxItems, fieldName(path), *schema.MaxItems)
+	}
+	if !schema.UniqueItems || schema.Items == nil {
+		return nil
+	}
+	items := schema.Items
+	if items.Ref != "" {
+		items = reg.SchemaFromRef(items.Ref)
+	}
+	if items == nil || items.Type == huma.TypeObject || items.Type == huma.TypeArray || items.Type == "" {
+		return nil
+	}
+	for i, x := range v {
+		switch x.(type) {
+		case map[string]any, []any:
+			return core.Errorf(core.CodeInvalid, "validation failed: %s[%d]: expected %s", fieldName(path), i, items.Type)
 		}
 	}
 	return nil

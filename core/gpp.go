@@ -1,6 +1,7 @@
 package core
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,9 +71,19 @@ func CheckGPPSettings(s GPPSettings) (GPPSettings, error) {
 	return s, nil
 }
 
-// MaxGPPString bounds the GPP string a consent POST carries: a header, usnat, a state section
-// and a TC string with a thousand vendors stay well under it.
-const MaxGPPString = 8192
+// MaxGPPString bounds the GPP string a consent POST carries, in characters. The GPP
+// specification sets no length; its tcfeuv2 section is the TC string itself, which a consent
+// POST may carry up to MaxTCString, so the GPP string has the same bound (a header, usnat, a
+// state section and a TC string with a thousand vendors stay well under it). docs/gpp.md
+// states it (TestGPPDocLimit).
+const MaxGPPString = MaxTCString
+
+// GPPStringPattern is the form of a GPP string: a version 1 header (it starts "DB", web-safe
+// base64), then one or more sections, each after a '~', of web-safe base64 with '.' between
+// subsections. CheckGPPString applies it; the OpenAPI document states it for gppString.
+const GPPStringPattern = "^" + gppHeaderPrefix + `[A-Za-z0-9_-]*(~[A-Za-z0-9_.-]+)+$`
+
+var gppStringPattern = regexp.MustCompile(GPPStringPattern)
 
 // gppHeaderPrefix is how every GPP string starts: its header's Type 3 and Version 1 (6 bits
 // each: 000011 000001).
@@ -98,16 +109,16 @@ func CheckGPPString(b *Banner, s string) error {
 		}
 	}
 	parts := strings.Split(s, "~")
-	if !strings.HasPrefix(parts[0], gppHeaderPrefix) || len(parts) < 2 {
+	if !gppStringPattern.MatchString(s) {
+		for i, p := range parts[1:] {
+			if p == "" {
+				return Errorf(CodeInvalid, "gppString: section %d is empty", i+1)
+			}
+		}
 		return Errorf(CodeInvalid, "gppString: not a GPP string: it starts with a version 1 header (DB...) followed by its sections, separated by ~")
 	}
 	if n, ok := gppHeaderSections(parts[0]); !ok || n != len(parts)-1 {
 		return Errorf(CodeInvalid, "gppString: its header lists %d sections, the string has %d", n, len(parts)-1)
-	}
-	for i, p := range parts[1:] {
-		if p == "" {
-			return Errorf(CodeInvalid, "gppString: section %d is empty", i+1)
-		}
 	}
 	return nil
 }

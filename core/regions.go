@@ -217,6 +217,23 @@ func CheckRegionCode(field, code string) error {
 		field, code, groupCodes(), RegionAny, RegionUnknown)
 }
 
+// RegionCodes returns, sorted, every code CheckRegionCode accepts: the OpenAPI document states
+// them as the enum of a regional rule's regions.
+func RegionCodes() []string {
+	out := []string{RegionAny, RegionUnknown}
+	for c := range laws.countries {
+		out = append(out, c)
+	}
+	for c := range laws.subdivisions {
+		out = append(out, c)
+	}
+	for c := range laws.members {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func groupCodes() []string {
 	out := make([]string, len(laws.groups))
 	for i, g := range laws.groups {

@@ -597,9 +597,19 @@ const (
 	MaxGVLVersion = 4095
 )
 
-// acStringPattern is Google's Additional Consent string v2: "2~", the consented providers'
-// IDs joined by dots, "~dv.", the disclosed providers' IDs joined by dots.
-var acStringPattern = regexp.MustCompile(`^2~([0-9]+(\.[0-9]+)*)?~dv\.([0-9]+(\.[0-9]+)*)?$`)
+// ACStringPattern is the form of Google's Additional Consent string v2: "2~", the consented
+// providers' IDs joined by dots, "~dv.", the disclosed providers' IDs joined by dots. The
+// OpenAPI document states it for acString.
+const ACStringPattern = `^2~([0-9]+(\.[0-9]+)*)?~dv\.([0-9]+(\.[0-9]+)*)?$`
+
+var acStringPattern = regexp.MustCompile(ACStringPattern)
+
+// TCStringPattern is the form of a TC string v2 (IAB TCF, "TC String Format"): segments of
+// web-safe base64 without padding, separated by '.'. The decoder checks the rest; the OpenAPI
+// document states it for tcString.
+const TCStringPattern = `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
+
+var tcStringPattern = regexp.MustCompile(TCStringPattern)
 
 // checkTCFInput checks the TCF fields of a decision on the site with banner b and returns the
 // GVL version to record: a TC string is decoded (a malformed one is refused), must carry this
@@ -644,6 +654,9 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in Con
 	}
 	if len(in.TCString) > MaxTCString {
 		return 0, Errorf(CodeInvalid, "tcString: must be at most %d characters", MaxTCString)
+	}
+	if !tcStringPattern.MatchString(in.TCString) {
+		return 0, Errorf(CodeInvalid, "tcString: not a TC string (segments of web-safe base64 separated by '.')")
 	}
 	tc, err := public.tcf.decode(in.TCString)
 	if err != nil {

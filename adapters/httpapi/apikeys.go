@@ -61,7 +61,7 @@ func (h *handlers) registerAPIKeys(api huma.API) {
 	type apiKeyCreateBody struct {
 		Name    string   `json:"name,omitempty" maxLength:"100" doc:"Label of the key."`
 		Role    string   `json:"role,omitempty" enum:"owner,admin,editor,privacy,viewer" doc:"What the key may do (default admin)."`
-		SiteIDs []string `json:"siteIds,omitempty" minItems:"1" maxItems:"100" nullable:"false" doc:"Limit the key to these sites of the organization (default: every site)."`
+		SiteIDs []string `json:"siteIds,omitempty" minItems:"1" maxItems:"100" nullable:"false" format:"uuid" doc:"Limit the key to these sites of the organization (default: every site)."`
 	}
 	o := op("createApiKey", http.MethodPost, "/api-keys", "Create an API key", "API keys", http.StatusCreated)
 	o.Description = "Creates a key for the caller's organization, with a role (default `admin`) and optionally limited to some sites. The key is in this response only."

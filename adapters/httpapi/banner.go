@@ -138,6 +138,19 @@ type restrictionIn struct {
 	VendorIDs       []int `json:"vendorIds" doc:"The site's vendors it applies to (each in tcf.vendorIds)."`
 }
 
+// TransformSchema declares the region codes core knows (core.RegionCodes, its one source) as
+// the enum of regions' items.
+func (regionRuleIn) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if v := s.Properties["regions"]; v != nil && v.Items != nil {
+		v.Items.Enum = nil
+		for _, c := range core.RegionCodes() {
+			v.Items.Enum = append(v.Items.Enum, c)
+		}
+		v.Items.PrecomputeMessages()
+	}
+	return s
+}
+
 // TransformSchema declares the form core requires of publisherCountryCode, its pattern from core.
 func (tcfIn) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
 	if v := s.Properties["publisherCountryCode"]; v != nil {

@@ -42,12 +42,19 @@ type consentBody struct {
 	refused error
 }
 
-// TransformSchema declares the rules core applies to runtimeVersion and pageUrl (their
-// pattern from core, their one source), which the body's own validation leaves to core.
+// TransformSchema declares the rules core applies to runtimeVersion, pageUrl, tcString,
+// acString and gppString (their patterns from core, their one source), which the body's own
+// validation leaves to core.
 func (consentBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
 	if v := s.Properties["runtimeVersion"]; v != nil {
 		v.Pattern = core.RuntimeVersionPattern
 		v.PrecomputeMessages()
+	}
+	for name, pattern := range map[string]string{"tcString": core.TCStringPattern, "acString": core.ACStringPattern, "gppString": core.GPPStringPattern} {
+		if v := s.Properties[name]; v != nil {
+			v.Pattern = pattern
+			v.PrecomputeMessages()
+		}
 	}
 	if v := s.Properties["pageUrl"]; v != nil {
 		v.Format = "uri"

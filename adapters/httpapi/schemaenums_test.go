@@ -26,6 +26,7 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.reopenPosition":      core.ReopenPositions(),
 	"BannerPatchBody.consentMode":         core.ConsentModes(),
 	"RegionRuleIn.defaultBehavior":        core.DefaultBehaviors(),
+	"RegionRuleIn.regions[]":              core.RegionCodes(),
 	"GppIn.mspaMode":                      core.MSPAModes(),
 	"GPPSettings.mspaMode":                core.MSPAModes(),
 	"ConsentBody.action":                  core.ConsentActions(),

@@ -89,7 +89,7 @@ func (h *handlers) registerSites(api huma.API) {
 		ScanSchedule   *string  `json:"scanSchedule,omitempty" nullable:"false" enum:"default,off,daily,weekly,monthly" doc:"How often the site is scanned: default follows the deployment's rescan interval. Runs spread over the period."`
 		VerifySchedule *string  `json:"verifySchedule,omitempty" nullable:"false" enum:"off,daily,weekly,monthly" doc:"How often a verification scan checks that the banner is obeyed."`
 		AutoConfigure  *bool    `json:"autoConfigure,omitempty" nullable:"false" doc:"Add the library services a completed scan newly finds to their categories, with blocking rules (off by default); the scan's autoConfigured lists them."`
-		DigestEmails   []string `json:"digestEmails,omitempty" maxItems:"10" doc:"Replaces the addresses that get the site's email digest (each email carries its own unsubscribe link)."`
+		DigestEmails   []string `json:"digestEmails,omitempty" maxItems:"10" format:"email" doc:"Replaces the addresses that get the site's email digest (each email carries its own unsubscribe link)."`
 	}
 	huma.Register(api, op("updateSite", http.MethodPatch, "/sites/{id}", "Update a site", "Sites", 0),
 		func(ctx context.Context, in *struct {

@@ -42,8 +42,8 @@ func (h *handlers) registerSSO(api huma.API) {
 	type ssoPutBody struct {
 		Issuer         string      `json:"issuer" format:"uri" maxLength:"500" doc:"The provider's issuer URL (https)."`
 		ClientID       string      `json:"clientId" minLength:"1" maxLength:"500" doc:"consentd's client ID at the provider."`
-		ClientSecret   *string     `json:"clientSecret,omitempty" minLength:"1" maxLength:"500" doc:"consentd's client secret at the provider: required the first time; left out, the stored one is kept. Never returned."`
-		AllowedDomains []ssoDomain `json:"allowedDomains" maxItems:"20" doc:"Email domains whose people may join, at least one (lower-cased, duplicates removed)."`
+		ClientSecret   *string     `json:"clientSecret,omitempty" minLength:"1" maxLength:"500" doc:"consentd's client secret at the provider. Required the first time, when the organization has no single sign-on yet (the schema cannot say so: a PUT without it then answers 400); left out later, the stored one is kept. Never returned."`
+		AllowedDomains []ssoDomain `json:"allowedDomains" minItems:"1" maxItems:"20" doc:"Email domains whose people may join, at least one (lower-cased, duplicates removed)."`
 		DefaultRole    string      `json:"defaultRole" enum:"admin,editor,privacy,viewer" doc:"Role of a person on their first sign-in."`
 	}
 	o = op("putSso", http.MethodPut, "/sso", "Set the organization's single sign-on", "Single sign-on", 0)

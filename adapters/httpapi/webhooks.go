@@ -52,7 +52,7 @@ const webhooksDoc = "Events are delivered as POST requests signed as the Standar
 func (h *handlers) registerWebhooks(api huma.API) {
 	type webhookCreateBody struct {
 		URL         string   `json:"url" format:"uri" maxLength:"500" doc:"Where events are POSTed: an absolute http(s) URL on a public address. A host written as an address (in any form a URL parser reads as one: 1681915905, 0177.0.0.1, 0x7f.1, 127.1, [::1]) in a special-purpose range of the IANA registries (loopback, private, shared 100.64.0.0/10, link-local, multicast, broadcast, reserved, documentation, benchmarking...) is refused with 400, unless the operator sets CONSENTD_WEBHOOK_ALLOW_PRIVATE; a name is checked on the addresses it resolves to at each delivery."`
-		Events      []string `json:"events" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed" doc:"Event types delivered."`
+		Events      []string `json:"events" minItems:"1" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed" doc:"Event types delivered."`
 		Description string   `json:"description,omitempty" maxLength:"500"`
 		Enabled     *bool    `json:"enabled,omitempty" doc:"Default true."`
 	}
@@ -87,7 +87,7 @@ func (h *handlers) registerWebhooks(api huma.API) {
 
 	type webhookPatchBody struct {
 		URL         *string  `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"500" doc:"Where events are POSTed, under the same address rule as on creation."`
-		Events      []string `json:"events,omitempty" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed"`
+		Events      []string `json:"events,omitempty" minItems:"1" maxItems:"7" uniqueItems:"true" enum:"scan.completed,scan.failed,scan.changed,compliance.changed,consent.recorded,visitor.erased,config.changed"`
 		Description *string  `json:"description,omitempty" nullable:"false" maxLength:"500"`
 		Enabled     *bool    `json:"enabled,omitempty" nullable:"false" doc:"true enables an endpoint again (after an automatic disabling too), false stops deliveries."`
 	}

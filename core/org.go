@@ -209,6 +209,10 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 		return nil, "", err
 	}
 	if in.SiteIDs != nil {
+		if len(in.SiteIDs) == 0 {
+			// slices.Sorted makes an empty list nil: a key for every site
+			return nil, "", Errorf(CodeInvalid, "siteIds: at least one site (leave siteIds out for every site)")
+		}
 		if len(in.SiteIDs) > MaxAPIKeySites {
 			return nil, "", Errorf(CodeInvalid, "siteIds: at most %d sites", MaxAPIKeySites)
 		}

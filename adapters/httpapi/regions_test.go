@@ -18,7 +18,7 @@ func TestBannerRegionRules(t *testing.T) {
 		t.Fatalf("a new banner's regionRules: %v", got)
 	}
 	for body, field := range map[string]string{
-		`{"regionRules":[{"regions":["FR"],"defaultBehavior":"opt_in"},{"regions":["XX"],"defaultBehavior":"opt_in"}]}`: `regionRules[1].regions[0]: unknown region code \"XX\"`,
+		`{"regionRules":[{"regions":["FR"],"defaultBehavior":"opt_in"},{"regions":["XX"],"defaultBehavior":"opt_in"}]}`: `regionRules[1].regions[0]: expected value to be one of \"*, AD,`, // the schema's enum, core.RegionCodes
 		`{"regionRules":[{"regions":[],"defaultBehavior":"opt_in"}]}`:                                                   `regionRules[0].regions`,
 		`{"regionRules":[{"regions":["FR"],"defaultBehavior":"gdpr"}]}`:                                                 `regionRules[0].defaultBehavior`,
 		`{"regionRules":[{"regions":["FR"]}]}`:                                                                          `defaultBehavior`,

@@ -36,7 +36,7 @@ func proxiedWorld(t *testing.T) *unitWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := uc.Orgs.Bootstrap(context.Background(), unitKey); err != nil {
+	if _, err := uc.Orgs.Bootstrap(systemCtx, unitKey); err != nil {
 		t.Fatal(err)
 	}
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
@@ -55,7 +55,7 @@ func proxiedWorld(t *testing.T) *unitWorld {
 // authenticator's secret and their recovery codes.
 func (w *unitWorld) member(t *testing.T, email string, totp bool) (string, string, []string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := systemCtx
 	org, err := w.uc.Orgs.CreateOrganization(ctx, "org of "+email)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ var totpSecretShown = regexp.MustCompile(`id="totp-secret" class="break">([A-Z2-
 // are random secrets, and a storefront password is a site's, not an account's).
 func TestPasswordFormsLimit(t *testing.T) {
 	w := proxiedWorld(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	w.member(t, "pat@example.com", false)
 	_, tedSecret, _ := w.member(t, "ted@example.com", true)
 	w.member(t, "rita@example.com", true)
@@ -293,7 +293,7 @@ func TestPasswordFormsLimit(t *testing.T) {
 // as the invited email, his Join is refused, and the link still works for Ana.
 func TestInvitationSameAnswer(t *testing.T) {
 	w := proxiedWorld(t)
-	ctx := context.Background()
+	ctx := systemCtx
 	anaID, _, _ := w.member(t, "ana@example.com", false)
 	bobID, _, _ := w.member(t, "bob@example.com", false)
 	bms, _ := w.uc.Users.Memberships(ctx, bobID)
@@ -396,7 +396,7 @@ func TestInvitationSameAnswer(t *testing.T) {
 // the sites. The link creates no second owner.
 func TestFirstOwnerLink(t *testing.T) {
 	w := newUnitWorld(t)
-	secret, err := w.uc.Users.BootstrapOwnerLink(context.Background())
+	secret, err := w.uc.Users.BootstrapOwnerLink(systemCtx)
 	if err != nil || secret == "" {
 		t.Fatalf("link: %q %v", secret, err)
 	}

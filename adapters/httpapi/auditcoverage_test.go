@@ -153,10 +153,10 @@ func TestAuditEveryChange(t *testing.T) {
 		"configureScan": {action: core.AuditScanConfigure, prepare: func(t *testing.T) (map[string]string, any) {
 			s := e.want(e.do("POST", "/api/v1/sites/"+site+"/scan", nil), 201).obj(t)
 			sid := s["id"].(string)
-			if _, err := e.m.ScanWorker.StartScan(as, sid); err != nil {
+			if _, err := e.m.ScanWorker.StartScan(sysCtx, sid); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.m.ScanWorker.CompleteScan(as, sid, &core.CrawlResult{PagesScanned: 1,
+			if err := e.m.ScanWorker.CompleteScan(sysCtx, sid, &core.CrawlResult{PagesScanned: 1,
 				DetectedServices: []core.DetectedService{{Slug: "mixpanel", Name: "Mixpanel", Category: "statistics"}}}); err != nil {
 				t.Fatal(err)
 			}

@@ -196,7 +196,15 @@ func example(doc map[string]any, s map[string]any) any {
 		}
 		return out
 	case "array":
-		return []any{}
+		// As many items as minItems asks for, so that the body passes the schema and the
+		// answer is the authorization's.
+		n, _ := s["minItems"].(float64)
+		out := []any{}
+		items, _ := s["items"].(map[string]any)
+		for i := 0; i < int(n) && items != nil; i++ {
+			out = append(out, example(doc, items))
+		}
+		return out
 	case "boolean":
 		return true
 	case "integer", "number":
@@ -205,8 +213,23 @@ func example(doc map[string]any, s map[string]any) any {
 		}
 		return 1
 	}
-	if s["format"] == "uri" {
+	switch s["format"] {
+	case "uri":
 		return "https://shop.example/"
+	case "email":
+		return "ana@shop.example"
+	case "uuid":
+		return "0190a5a8-0000-7000-8000-000000000001"
+	}
+	if p, ok := s["pattern"].(string); ok {
+		// The first of a few plain values that the pattern accepts.
+		if re, err := regexp.Compile(p); err == nil {
+			for _, v := range []string{"x", "shop.example", "DE", "1"} {
+				if re.MatchString(v) {
+					return v
+				}
+			}
+		}
 	}
 	return "x"
 }

@@ -15,7 +15,7 @@ func testScanChanges(t *testing.T, s core.Store) {
 		t.Helper()
 		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: now()}
 		must(t, s.CreateScan(ctx, sc))
-		must(t, worker.CompleteScan(ctx, sc.ID, res))
+		must(t, worker.CompleteScan(workerCtx, sc.ID, res))
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
 		return got

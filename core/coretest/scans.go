@@ -16,6 +16,9 @@ func (emptyCatalog) Services() []*library.Service            { return nil }
 func (emptyCatalog) Service(string) (*library.Service, bool) { return nil, false }
 func (emptyCatalog) Search(string) []*library.Service        { return nil }
 
+// workerCtx is how the scan worker's use cases are called: as the system's scan worker.
+var workerCtx = core.WithActor(ctx, core.System("scan worker"))
+
 // scanWorker is core's scan worker on the store under test. It needs no queue: the
 // transition tests create their scans by hand.
 func scanWorker(t *testing.T, s core.Store) *core.ScanWorker {
@@ -42,14 +45,14 @@ func testScanTransitions(t *testing.T, s core.Store) {
 
 	t.Run("CompleteAfterFail", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		got, err := worker.StartScan(ctx, sc.ID)
+		got, err := worker.StartScan(workerCtx, sc.ID)
 		must(t, err)
 		if got.Status != core.ScanRunning || got.StartedAt == nil {
 			t.Fatalf("started scan: %s", got.Status)
 		}
-		must(t, worker.FailScan(ctx, sc.ID, "the site answered 503 on every page"))
-		wantCode(t, worker.CompleteScan(ctx, sc.ID, result(3)), core.CodeConflict)
-		_, err = worker.StartScan(ctx, sc.ID)
+		must(t, worker.FailScan(workerCtx, sc.ID, "the site answered 503 on every page"))
+		wantCode(t, worker.CompleteScan(workerCtx, sc.ID, result(3)), core.CodeConflict)
+		_, err = worker.StartScan(workerCtx, sc.ID)
 		wantCode(t, err, core.CodeConflict)
 		got, err = s.ScanByID(ctx, sc.ID)
 		must(t, err)
@@ -60,9 +63,9 @@ func testScanTransitions(t *testing.T, s core.Store) {
 
 	t.Run("FailAfterComplete", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		must(t, worker.CompleteScan(ctx, sc.ID, result(3)))
-		wantCode(t, worker.FailScan(ctx, sc.ID, "late sweeper"), core.CodeConflict)
-		must(t, worker.FailUnfinished(ctx, sc.ID, "late sweeper")) // the sweeper's form: no error, no change
+		must(t, worker.CompleteScan(workerCtx, sc.ID, result(3)))
+		wantCode(t, worker.FailScan(workerCtx, sc.ID, "late sweeper"), core.CodeConflict)
+		must(t, worker.FailUnfinished(workerCtx, sc.ID, "late sweeper")) // the sweeper's form: no error, no change
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
 		if got.Status != core.ScanCompleted || got.PagesScanned != 3 || got.ErrorMessage != nil {
@@ -72,7 +75,7 @@ func testScanTransitions(t *testing.T, s core.Store) {
 
 	t.Run("RacingCompletes", func(t *testing.T) {
 		sc := newPendingScan(t, s, f)
-		_, err := worker.StartScan(ctx, sc.ID)
+		_, err := worker.StartScan(workerCtx, sc.ID)
 		must(t, err)
 		const n = 6
 		var wg sync.WaitGroup
@@ -82,9 +85,9 @@ func testScanTransitions(t *testing.T, s core.Store) {
 			go func() {
 				defer wg.Done()
 				if i%2 == 0 {
-					errs[i] = worker.CompleteScan(ctx, sc.ID, result(i+1))
+					errs[i] = worker.CompleteScan(workerCtx, sc.ID, result(i+1))
 				} else {
-					errs[i] = worker.FailScan(ctx, sc.ID, "rescued copy failed")
+					errs[i] = worker.FailScan(workerCtx, sc.ID, "rescued copy failed")
 				}
 			}()
 		}
@@ -112,8 +115,8 @@ func testScanTransitions(t *testing.T, s core.Store) {
 	})
 
 	t.Run("Missing", func(t *testing.T) {
-		wantCode(t, worker.CompleteScan(ctx, id(), result(1)), core.CodeNotFound)
-		must(t, worker.FailUnfinished(ctx, id(), "gone"))
+		wantCode(t, worker.CompleteScan(workerCtx, id(), result(1)), core.CodeNotFound)
+		must(t, worker.FailUnfinished(workerCtx, id(), "gone"))
 	})
 }
 

@@ -446,6 +446,10 @@ func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, p
 // the link up; forbidden, with the link still usable, for a user of another email. It
 // returns the organization joined.
 func (users *Users) JoinInvitation(ctx context.Context, secret, userID string) (string, error) {
+	// The caller is the signed-in person themself: no one joins on another's behalf.
+	if a := ActorOf(ctx); a == nil || a.Kind != ActorUser || a.ID != userID {
+		return "", Errorf(CodeForbidden, "only the person signed in may join with an invitation")
+	}
 	t, err := users.Invitation(ctx, secret)
 	if err != nil {
 		return "", err

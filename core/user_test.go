@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -49,10 +50,10 @@ func TestMembers(t *testing.T) {
 	if _, err := m.Users.SignIn(ctx, "ed@example.com", "another long password"); core.ErrorCode(err) != core.CodeUnauthorized {
 		t.Fatalf("the second form set the password: %v", err)
 	}
-	if org, err := m.Users.JoinInvitation(ctx, link, ed.ID); err != nil || org != agency.ID {
+	if org, err := m.Users.JoinInvitation(asPerson(ed.ID), link, ed.ID); err != nil || org != agency.ID {
 		t.Fatalf("join: %q %v", org, err)
 	}
-	if _, err := m.Users.JoinInvitation(ctx, link, ed.ID); core.ErrorCode(err) != core.CodeNotFound {
+	if _, err := m.Users.JoinInvitation(asPerson(ed.ID), link, ed.ID); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("second use of the link: %v", err)
 	}
 	if _, err := m.Users.SignIn(ctx, "ed@example.com", "wrong password!"); core.ErrorCode(err) != core.CodeUnauthorized {
@@ -178,13 +179,18 @@ func TestInvitationExistingAccount(t *testing.T) {
 	if _, err := m.Users.SignIn(ctx, "ana@example.com", "anas own password"); err != nil {
 		t.Fatalf("Ana's password changed: %v", err)
 	}
-	if _, err := m.Users.JoinInvitation(ctx, forAna, bob.ID); core.ErrorCode(err) != core.CodeForbidden {
+	if _, err := m.Users.JoinInvitation(asPerson(bob.ID), forAna, bob.ID); core.ErrorCode(err) != core.CodeForbidden {
 		t.Fatalf("Bob joins with Ana's invitation: %v", err)
 	}
-	if org, err := m.Users.JoinInvitation(ctx, forAna, ana.ID); err != nil || org != b.ID {
+	if org, err := m.Users.JoinInvitation(asPerson(ana.ID), forAna, ana.ID); err != nil || org != b.ID {
 		t.Fatalf("Ana joins: %q %v", org, err)
 	}
 	if ms, _ := m.Users.Memberships(ctx, ana.ID); len(ms) != 2 {
 		t.Fatalf("Ana belongs to %d organizations after joining", len(ms))
 	}
+}
+
+// asPerson is the context of the person userID, signed in to the console.
+func asPerson(userID string) context.Context {
+	return core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: userID})
 }

@@ -926,12 +926,9 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 			return err
 		}
 		if disabled != nil {
-			// No key or member acts: the delivery worker, as the system unless it named itself.
-			by := ctx
-			if ActorOf(ctx) == nil {
-				by = WithActor(ctx, System("webhook delivery"))
-			}
-			if err := hooks.audit.record(by, tx, ep.OrganizationID, "", AuditWebhookUpdate, ep.ID, before, ep); err != nil {
+			// No key or member acts: the delivery worker, as the named system actor Deliver
+			// requires (the River worker's "webhook delivery").
+			if err := hooks.audit.record(ctx, tx, ep.OrganizationID, "", AuditWebhookUpdate, ep.ID, before, ep); err != nil {
 				return err
 			}
 		}

@@ -124,7 +124,7 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	// Disabling it is a change of the organization's configuration: audited, as the system.
 	log, err := m.AuditLog.AuditEntries(core.WithActor(ctx, core.System("test")), org.ID, core.AuditQuery{Action: core.AuditWebhookUpdate}, "")
-	if err != nil || len(log.Entries) != 1 || log.Entries[0].ActorKind != core.ActorSystem || log.Entries[0].ActorName != "webhook delivery" ||
+	if err != nil || len(log.Entries) != 1 || log.Entries[0].ActorKind != core.ActorSystem || log.Entries[0].ActorName != "core tests" ||
 		!strings.Contains(string(mustJSON(t, log.Entries[0].Changes)), `{"field":"enabled","old":true,"new":false}`) ||
 		strings.Contains(string(mustJSON(t, log.Entries)), ep.Secret) {
 		t.Fatalf("the endpoint's disabling in the audit log: %s (%v)", mustJSON(t, log), err)

@@ -245,7 +245,9 @@ func (h *handler) joinInvite(w http.ResponseWriter, r *http.Request) {
 			"This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.")
 		return
 	}
-	org, err := h.m.JoinInvitation(r.Context(), r.PathValue("token"), s.UserID)
+	// The person signed in is the caller; they act in no organization yet.
+	ctx := core.WithActor(r.Context(), &core.Actor{Kind: core.ActorUser, ID: s.UserID})
+	org, err := h.m.JoinInvitation(ctx, r.PathValue("token"), s.UserID)
 	if err != nil {
 		if core.ErrorCode(err) == core.CodeForbidden {
 			if t, terr := h.m.Invitation(r.Context(), r.PathValue("token")); terr == nil {

@@ -51,10 +51,7 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/pkg/errors v0.9.1 // indirect
-
 require (
-	github.com/LiveRamp/iabconsent v0.6.0
 	github.com/andybalholm/cascadia v1.3.4 // indirect
 	github.com/antchfx/htmlquery v1.3.5 // indirect
 	github.com/antchfx/xmlquery v1.5.0 // indirect
@@ -94,7 +91,6 @@ require (
 	github.com/puzpuzpuz/xsync/v3 v3.5.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/riverqueue/river/rivershared v0.47.0 // indirect
-	github.com/rupertchen/go-bits v0.2.0 // indirect
 	github.com/saintfish/chardet v0.0.0-20230101081208-5e3ef4b5456d // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/tdewolff/parse/v2 v2.8.20 // indirect
@@ -132,7 +128,3 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
-
-replace github.com/LiveRamp/iabconsent => ./adapters/tcstring/third_party/github.com/LiveRamp/iabconsent
-
-replace github.com/rupertchen/go-bits => ./adapters/tcstring/third_party/github.com/rupertchen/go-bits

@@ -1,13 +1,13 @@
 // Package tcstring decodes IAB TC strings (TCF v2.x) for core (core.TCStringDecoder) with
-// LiveRamp's decoder, github.com/LiveRamp/iabconsent (MIT; kept in third_party/ beside this file, see
-// third_party/SOURCE.md).
+// LiveRamp's decoder, github.com/LiveRamp/iabconsent (MIT), whose TCF v2 part is kept in
+// internal/iabconsent (internal/iabconsent/SOURCE.md says what was kept and changed).
 package tcstring
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/LiveRamp/iabconsent"
+	"github.com/consentd/consentd/adapters/tcstring/internal/iabconsent"
 
 	"github.com/consentd/consentd/core"
 )

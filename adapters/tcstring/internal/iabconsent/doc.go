@@ -1,9 +1,8 @@
 /*
-Package iabconsent provides structs and methods for parsing vendor consent strings as defined by the IAB.
-Current two versions of consent strings are supported.
-
-The IAB Consent String 1.1 Spec which can be found here:
-https://github.com/InteractiveAdvertisingBureau/GDPR-Transparency-and-Consent-Framework/blob/47b45ab362515310183bb3572a367b8391ef4613/Consent%20string%20and%20vendor%20list%20formats%20v1.1%20Final.md#vendor-consent-string-format-
+Package iabconsent parses IAB TC strings of TCF v2 (the core string and its disclosed-vendors,
+allowed-vendors and publisher TC segments): the part of LiveRamp's github.com/LiveRamp/iabconsent
+(MIT, LICENSE beside this file) that consentd's adapters/tcstring uses. SOURCE.md says which
+release it comes from and what was left out or changed.
 
 The IAB Transparency and Consent String 2 Spec which can be found here:
 https://github.com/InteractiveAdvertisingBureau/GDPR-Transparency-and-Consent-Framework/blob/47b45ab362515310183bb3572a367b8391ef4613/TCFv2/IAB%20Tech%20Lab%20-%20Consent%20string%20and%20vendor%20list%20formats%20v2.md#about-the-transparency--consent-string-tc-string

@@ -1,9 +1,8 @@
 package iabconsent
 
 import (
+	"fmt"
 	"time"
-
-	"github.com/pkg/errors"
 )
 
 // V2ParsedConsent represents data extracted from an v2 TCF Consent String.
@@ -219,124 +218,6 @@ type OOBVendorList struct {
 	VendorEntries []*RangeEntry
 }
 
-// SpecialFeature is an enum type for special features. The TCF Policies designates certain Features as “special” which
-// means a CMP must afford the user a means to opt in to their use. These “Special Features” are published and
-// numerically identified in the Global Vendor List separately from normal Features.
-type SpecialFeature int
-
-const (
-	InvalidSpecialFeature SpecialFeature = iota
-	// Vendors can:
-	// - Collect and process precise geolocation data in support of one or more purposes.
-	// - N.B. Precise geolocation means that there are no restrictions on the precision of a user’s location;
-	//   this can be accurate to within several meters.
-	UsePreciseGeolocation
-	// Vendors can:
-	// - Create an identifier using data collected via actively scanning a device for specific characteristics, e.g.
-	//   installed fonts or screen resolution.
-	// - Use such an identifier to re-identify a device.
-	ActivelyScanDevice
-)
-
-// SpecialPurpose is an enum type for special purposes.
-type SpecialPurpose int
-
-const (
-	InvalidSpecialPurpose SpecialPurpose = iota
-	// To ensure security, prevent fraud and debug vendors can:
-	// - Ensure data are securely transmitted
-	// - Detect and prevent malicious, fraudulent, invalid, or illegal activity.
-	// - Ensure correct and efficient operation of systems and processes, including to monitor and enhance the
-	//    performance of systems and processes engaged in permitted purposes.
-	// Vendors cannot:
-	// - Conduct any other data processing operation allowed under a different purpose under this purpose
-	EnsureSecurity
-	// To deliver information and respond to technical requests vendors can:
-	// - Use a user’s IP address to deliver an ad over the internet
-	// - Respond to a user’s interaction with an ad by sending the user to a landing page
-	// - Use a user’s IP address to deliver content over the internet
-	// - Respond to a user’s interaction with content by sending the user to a landing page
-	// - Use information about the device type and capabilities for delivering ads or content, for example, to deliver
-	// the right size ad creative or video file in a format supported by the device
-	// Vendors cannot:
-	// - Conduct any other data processing operation allowed under a different purpose under this purpose
-	TechnicallyDeliverAds
-)
-
-// EveryPurposeAllowed returns true iff every purpose number in ps exists in
-// the V2ParsedConsent, otherwise false. This explicitly checks that
-// the vendor has opted in, and does not cover legitimate interest.
-// This is vendor agnostic, and should not be used without checking if
-// there are any Publisher Restrictions for a given vendor or vendors
-// (which can be done with a call of p.PublisherRestricted).
-func (p *V2ParsedConsent) EveryPurposeAllowed(ps []int) bool {
-	for _, rp := range ps {
-		if !p.PurposesConsent[rp] {
-			return false
-		}
-	}
-	return true
-}
-
-// PurposeAllowed returns true if the passed purpose number exists in
-// the V2ParsedConsent, otherwise false.
-func (p *V2ParsedConsent) PurposeAllowed(ps int) bool {
-	if !p.PurposesConsent[ps] {
-		return false
-	}
-	return true
-}
-
-// VendorAllowed returns true if the ParsedConsent contains affirmative consent
-// for VendorID |v|.
-func (p *V2ParsedConsent) VendorAllowed(v int) bool {
-	if p.IsConsentRangeEncoding {
-		return inRangeEntries(v, p.ConsentedVendorsRange)
-	}
-
-	return p.ConsentedVendors[v]
-}
-
-// PublisherRestricted returns true if any purpose in |ps| is
-// Flatly Not Allowed and |v| is covered by that restriction.
-func (p *V2ParsedConsent) PublisherRestricted(ps []int, v int) bool {
-	// Map-ify ps for use in checking pub restrictions.
-	var pm = make(map[int]bool)
-	for _, p := range ps {
-		pm[p] = true
-	}
-
-	if p.NumPubRestrictions > 0 {
-		for _, re := range p.PubRestrictionEntries {
-			if pm[re.PurposeID] &&
-				re.RestrictionType == PurposeFlatlyNotAllowed &&
-				inRangeEntries(v, re.RestrictionsRange) {
-
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// inRangeEntries returns whether |v| is found within |entries|.
-func inRangeEntries(v int, entries []*RangeEntry) bool {
-	for _, re := range entries {
-		if re.StartVendorID <= v && v <= re.EndVendorID {
-			return true
-		}
-	}
-	return false
-}
-
-// SuitableToProcess evaluates if its suitable for a vendor (with a set of
-// required purposes allowed on the basis of consent) to process a given request.
-func (p *V2ParsedConsent) SuitableToProcess(ps []int, v int) bool {
-	return p.VendorAllowed(v) &&
-		p.EveryPurposeAllowed(ps) &&
-		!p.PublisherRestricted(ps, v)
-}
-
 // MinorVersion of the V2 TCF string is not explicitly set as a value, so we return the
 // minor version of the string based on specific values set. If there is a TCFPolicyVersion
 // that is higher than what is currently known, we will return an error message, and a very
@@ -355,6 +236,6 @@ func (p *V2ParsedConsent) MinorVersion() (int, error) {
 	case 4:
 		return 2, nil
 	default:
-		return 100, errors.Errorf("Unsupported TCFPolicyVersion %d", p.TCFPolicyVersion)
+		return 100, fmt.Errorf("Unsupported TCFPolicyVersion %d", p.TCFPolicyVersion)
 	}
 }

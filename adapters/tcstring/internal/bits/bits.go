@@ -1,7 +1,11 @@
-// Package bits is a set of utilities for working with sequences of bits.
+// Package bits reads sequences of bits: the part of github.com/rupertchen/go-bits (MIT,
+// LICENSE beside this file) that the TC string decoder (../iabconsent) uses. See SOURCE.md.
 package bits
 
-import "github.com/pkg/errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Block contains a sequence of 0–64 bits. If fewer than 64 bits are needed,
 // the sequence is right-aligned and padded with zeros on the left. It is up
@@ -45,35 +49,14 @@ func NewBitmap(bytes []byte) *Bitmap {
 	return &Bitmap{size: numBytes * bitsPerByte, store: s}
 }
 
-// NewBitmapFromBlocks returns a new Bitmap from a slice of Blocks. This
-// a convenient way to explicitly create Bitmaps in code, such as when writing
-// tests.
-func NewBitmapFromBlocks(blocks []Block) *Bitmap {
-	return &Bitmap{size: len(blocks) * bitsPerBlock, store: blocks}
-}
-
 // sizeRequired returns the number of groups required to fit n items into
-// groups of at most size g. This is equivalent to ceil(n / g) but avoids using
-// package math, which depends on package unsafe.
+// groups of at most size g. This is equivalent to ceil(n / g).
 func sizeRequired(n, g int) int {
 	var s = n / g
 	if 0 == (n % g) {
 		return s
 	}
 	return s + 1
-}
-
-// MustGet returns a Block of bits representing the requested range of bits.
-// The returned bits are right-aligned. It panics if it is unable to return the
-// requested bits.
-func (b *Bitmap) MustGet(index, length uint) Block {
-	var block, err = b.Get(index, length)
-
-	if err != nil {
-		panic(err.Error())
-	}
-
-	return block
 }
 
 // Get returns a Block of bits representing the requested range of bits. The
@@ -118,7 +101,59 @@ func (b *Bitmap) Get(index, length uint) (Block, error) {
 	return Block(buf & mask), nil
 }
 
-// Size returns the number of bits in the Bitmap.
-func (b *Bitmap) Size() int {
-	return b.size
+// Reader provides a convenient way to read bits, up to 64 at a time.
+// Successive calls to the Read* functions will read the next sequence of bits
+// and advance the Reader's position. It is the responsibility of the caller to
+// not read beyond the available range.
+//
+// Once any Read* call returns an error, all subsequent calls on any Read*
+// function will error, returning the same error as the first. This gives
+// callers the option to "batch" read logic and periodically check for errors
+// rather than checking it after every read.
+//
+// The internal position is not advanced when there is an error. This is an
+// intentional design decision to prevent mis-aligned reads following a read
+// failure.
+//
+// This is *not* an implementation of io.Reader.
+type Reader struct {
+	position uint
+	src      *Bitmap
+	Err      error
+}
+
+const bitsPerBool = 1
+
+// NewReader returns a Reader that reads from src.
+func NewReader(src *Bitmap) *Reader {
+	return &Reader{position: 0, src: src}
+}
+
+// ReadBits returns a Block containing the next n bits.
+func (r *Reader) ReadBits(n uint) (Block, error) {
+	if r.Err != nil {
+		return 0, r.Err
+	}
+
+	if b, err := r.src.Get(r.position, n); err != nil {
+		r.Err = fmt.Errorf("read bits (index=%d, length=%d): %w", r.position, n, err)
+		return 0, r.Err
+	} else {
+		r.position += n
+		return b, nil
+	}
+}
+
+// ReadBool returns the next bit as a bool.
+func (r *Reader) ReadBool() (bool, error) {
+	if r.Err != nil {
+		return false, r.Err
+	}
+
+	if b, err := r.ReadBits(bitsPerBool); err != nil {
+		r.Err = fmt.Errorf("read bool: %w", err)
+		return false, r.Err
+	} else {
+		return 1 == b, nil
+	}
 }

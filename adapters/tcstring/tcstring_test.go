@@ -68,11 +68,15 @@ func TestIABVectors(t *testing.T) {
 	}
 }
 
-// TestRefused: what is not a TC string v2 is a validation error.
+// TestRefused: what is not a TC string v2 is a validation error, also a segment cut short
+// that other segments follow (the decoder once kept only the last segment's reading error).
 func TestRefused(t *testing.T) {
+	coreString, segments, _ := strings.Cut(specExample, ".")
+	disclosed, _, _ := strings.Cut(segments, ".")
 	for _, s := range []string{
 		"", " " + specExample, "not a tc string", "BOhwdphOxFC7tAHABBFRC--AAAAuhr_7__7-_9_-_f__9uj3Or_v_f__32ccL59v_h_7v-_7fi_20nV4u_1vft9yfk1-5ctDztp507iakivXmqdeb9v_nz3_5pxP78k89r7337Ew_v8_v-b7BCON_YxEiA", // TCF v1
 		specExample[:20], strings.Replace(specExample, ".IDKQ", ".!!KQ", 1), specExample + ".ZZZZ",
+		coreString[:20] + "." + segments, coreString[:30] + "." + disclosed, coreString + ".YA." + disclosed, coreString + "." + disclosed[:4] + ".YAAAAAAAAAAA",
 	} {
 		if _, err := (tcstring.Decoder{}).DecodeTCString(s); core.ErrorCode(err) != core.CodeInvalid {
 			t.Errorf("%.40q: %v, want a validation error", s, err)

@@ -274,6 +274,11 @@ func ParseV2(s string) (*V2ParsedConsent, error) {
 
 	p.NumPubRestrictions, _ = r.ReadInt(12)
 	p.PubRestrictionEntries, _ = r.ReadPubRestrictionEntries(uint(p.NumPubRestrictions))
+	// consentd: a core string cut short is an error even when segments follow (upstream
+	// replaced the reader, and its error with it, for each segment).
+	if r.Err != nil {
+		return p, r.Err
+	}
 
 	// Parse remaining non-core string segments if they exist.
 	for i, segment := range segments[1:] {
@@ -287,7 +292,7 @@ func ParseV2(s string) (*V2ParsedConsent, error) {
 		switch st {
 		case DisclosedVendors:
 			if p.OOBDisclosedVendors != nil {
-				return p, errors.New("multiple disclosed vendors segments passedg")
+				return p, errors.New("multiple disclosed vendors segments passed")
 			}
 			p.OOBDisclosedVendors, _ = r.ReadVendors(st)
 		case AllowedVendors:
@@ -303,9 +308,13 @@ func ParseV2(s string) (*V2ParsedConsent, error) {
 		default:
 			return p, errors.New("unrecognized segment type")
 		}
+		// consentd: likewise a segment cut short, when another follows.
+		if r.Err != nil {
+			return p, r.Err
+		}
 	}
 
-	return p, r.Err
+	return p, nil
 }
 
 // TCFVersion is an enum type used for easily identifying which version

@@ -61,106 +61,6 @@ type Scan struct {
 	FinishedAt     *time.Time `json:"finishedAt"`
 }
 
-// DetectedService is a library service a scan found.
-type DetectedService struct {
-	Slug        string   `json:"slug"`
-	Name        string   `json:"name"`
-	Category    string   `json:"category"`
-	TrackingIDs []string `json:"trackingIds"`
-	Pages       []string `json:"pages"`
-	// Cookies are the cookies of this service the scan saw being set, with where.
-	Cookies []ObservedCookie `json:"cookies"`
-	// Gated is true when every sighting was a tag marked to wait for consent
-	// (type="text/plain"): a consent tool holds it back whatever the blocking settings.
-	Gated bool `json:"gated"`
-}
-
-// ObservedCookie is a cookie a scan saw being set.
-type ObservedCookie struct {
-	Name string `json:"name"`
-	// Domain is the cookie's Domain attribute, or the host that set it.
-	Domain string `json:"domain"`
-	Path   string `json:"path"`
-	// Session is true for a cookie without an expiry: it ends with the browser session.
-	Session bool `json:"session"`
-	// Duration is how long the cookie lives as observed, in words ("session", "1 year").
-	Duration string `json:"duration"`
-	// MaxAgeSeconds is the observed lifetime in seconds, 0 for a session cookie.
-	MaxAgeSeconds int64 `json:"maxAgeSeconds"`
-	// ThirdParty is true when the domain is not the scanned site's.
-	ThirdParty bool `json:"thirdParty"`
-	// SeenAt are the pages whose visit set it.
-	SeenAt []string `json:"seenAt"`
-	// HTTPOnly, Secure and SameSite are the attributes the browser holds (deep scans; false
-	// and "" for a static scan).
-	HTTPOnly bool   `json:"httpOnly"`
-	Secure   bool   `json:"secure"`
-	SameSite string `json:"sameSite"`
-}
-
-// Kinds of what a site stores in the browser.
-const (
-	StorageCookie  = "cookie"
-	StorageLocal   = "localStorage"
-	StorageSession = "sessionStorage"
-)
-
-// StorageKinds returns the kinds of what a site stores in the browser.
-func StorageKinds() []string { return []string{StorageCookie, StorageLocal, StorageSession} }
-
-// UnrecognizedCookie is a cookie or storage key no service claims.
-type UnrecognizedCookie struct {
-	// Kind is cookie, localStorage or sessionStorage.
-	Kind string `json:"kind" enum:"cookie,localStorage,sessionStorage"`
-	Name string `json:"name"`
-	// Domain is the cookie's domain, or the origin's host for a storage key.
-	Domain        string   `json:"domain"`
-	Duration      string   `json:"duration"`
-	MaxAgeSeconds int64    `json:"maxAgeSeconds"`
-	ThirdParty    bool     `json:"thirdParty"`
-	SeenAt        []string `json:"seenAt"`
-}
-
-// PreConsentFinding is a service that acted before consent: what it loaded and stored.
-type PreConsentFinding struct {
-	Slug     string `json:"slug"`
-	Name     string `json:"name"`
-	Category string `json:"category"`
-	// Requests are the URLs it loaded (at most MaxPreConsentItems), Cookies the cookies and
-	// Storage the storage keys it left.
-	Requests []string `json:"requests"`
-	Cookies  []string `json:"cookies"`
-	Storage  []string `json:"storage"`
-	Pages    []string `json:"pages"`
-}
-
-// Mention is a service a deep scan's pages only name (Scan.Mentions).
-type Mention struct {
-	Slug     string `json:"slug"`
-	Name     string `json:"name"`
-	Category string `json:"category"`
-	// Detected is true when the service itself is detected and only these IDs are mentions.
-	Detected    bool     `json:"detected"`
-	TrackingIDs []string `json:"trackingIds"`
-	Pages       []string `json:"pages"`
-}
-
-// PageError is a page a scan could not read.
-type PageError struct {
-	URL string `json:"url"`
-	// Status is the HTTP status answered, null when no answer came.
-	Status *int `json:"status"`
-	// Message says what went wrong, for the site owner.
-	Message string `json:"message"`
-}
-
-// UnrecognizedScript is a third-party script that matched nothing in the library.
-type UnrecognizedScript struct {
-	Src    string   `json:"src"`
-	Domain string   `json:"domain"`
-	Pages  []string `json:"pages"`
-}
-
 // ScanStore persists scans.
 type ScanStore interface {
 	// CreateScan stores a new scan.
@@ -213,38 +113,6 @@ type CrawlRequest struct {
 	ProjectKey string
 }
 
-// CrawlResult is what the crawler saw.
-type CrawlResult struct {
-	// ModeUsed is ScanStatic or ScanDeep.
-	ModeUsed            string
-	PagesScanned        int
-	DetectedServices    []DetectedService
-	UnrecognizedScripts []UnrecognizedScript
-	UnrecognizedCookies []UnrecognizedCookie
-	PreConsent          []PreConsentFinding
-	Mentions            []Mention
-	PageErrors          []PageError
-	// Verification is set by a verification scan (ModeUsed ScanVerify) only.
-	Verification *Verification
-}
-
-// Scan modes: static reads the HTML (and tag manager containers), deep loads every page in a
-// headless browser too, auto is deep when the worker has a browser and static otherwise.
-const (
-	ScanStatic = "static"
-	ScanDeep   = "deep"
-	ScanAuto   = "auto"
-)
-
-// scanModes are the modes a scan may ask for, in the order the API lists them.
-var scanModes = [...]string{ScanStatic, ScanDeep, ScanAuto, ScanVerify}
-
-// ScanModes returns the modes a scan may ask for, in the order the API lists them.
-func ScanModes() []string { return slices.Clone(scanModes[:]) }
-
-// ValidScanMode reports whether mode is one of ScanModes.
-func ValidScanMode(mode string) bool { return slices.Contains(scanModes[:], mode) }
-
 // SiteCrawler crawls a site and fingerprints what it loads.
 type SiteCrawler interface {
 	// Crawl visits req.URLs and same-site links. It returns an error when the scan as a whole
@@ -270,8 +138,6 @@ const (
 	// for quiet are bounded by DeepQuietMax.
 	DeepQuietFor = 400 * time.Millisecond
 	DeepQuietMax = 5 * time.Second
-	// MaxPreConsentItems bounds the requests, cookies and storage keys listed per finding.
-	MaxPreConsentItems = 20
 	// DeepPagesAtOnce is how many pages a deep scan's browser loads at once, each in a
 	// browser context of its own.
 	DeepPagesAtOnce = 3

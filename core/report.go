@@ -1,10 +1,154 @@
 package core
 
+import "slices"
+
+// The report of a scan: what the crawler saw, in the words the API, the store and the
+// compliance rules use. The crawler (package crawler) builds these types and returns them;
+// nothing restates them (crawler/kerneltypes_test.go fails on a copy). This file depends on
+// nothing else of core, so that it stays in the kernel when the capabilities move out.
+
+// MaxPreConsentItems bounds the requests, cookies and storage keys listed per finding.
+const MaxPreConsentItems = 20
+
+// DetectedService is a library service a scan found.
+type DetectedService struct {
+	Slug        string   `json:"slug"`
+	Name        string   `json:"name"`
+	Category    string   `json:"category"`
+	TrackingIDs []string `json:"trackingIds"`
+	Pages       []string `json:"pages"`
+	// Cookies are the cookies of this service the scan saw being set, with where.
+	Cookies []ObservedCookie `json:"cookies"`
+	// Gated is true when every sighting was a tag marked to wait for consent
+	// (type="text/plain"): a consent tool holds it back whatever the blocking settings.
+	Gated bool `json:"gated"`
+}
+
+// ObservedCookie is a cookie a scan saw being set.
+type ObservedCookie struct {
+	Name string `json:"name"`
+	// Domain is the cookie's Domain attribute, or the host that set it.
+	Domain string `json:"domain"`
+	Path   string `json:"path"`
+	// Session is true for a cookie without an expiry: it ends with the browser session.
+	Session bool `json:"session"`
+	// Duration is how long the cookie lives as observed, in words ("session", "1 year").
+	Duration string `json:"duration"`
+	// MaxAgeSeconds is the observed lifetime in seconds, 0 for a session cookie.
+	MaxAgeSeconds int64 `json:"maxAgeSeconds"`
+	// ThirdParty is true when the domain is not the scanned site's.
+	ThirdParty bool `json:"thirdParty"`
+	// SeenAt are the pages whose visit set it.
+	SeenAt []string `json:"seenAt"`
+	// HTTPOnly, Secure and SameSite are the attributes the browser holds (deep scans; false
+	// and "" for a static scan).
+	HTTPOnly bool   `json:"httpOnly"`
+	Secure   bool   `json:"secure"`
+	SameSite string `json:"sameSite"`
+}
+
+// Kinds of what a site stores in the browser.
+const (
+	StorageCookie  = "cookie"
+	StorageLocal   = "localStorage"
+	StorageSession = "sessionStorage"
+)
+
+// StorageKinds returns the kinds of what a site stores in the browser.
+func StorageKinds() []string { return []string{StorageCookie, StorageLocal, StorageSession} }
+
+// UnrecognizedCookie is a cookie or storage key no service claims.
+type UnrecognizedCookie struct {
+	// Kind is cookie, localStorage or sessionStorage.
+	Kind string `json:"kind" enum:"cookie,localStorage,sessionStorage"`
+	Name string `json:"name"`
+	// Domain is the cookie's domain, or the origin's host for a storage key.
+	Domain        string   `json:"domain"`
+	Duration      string   `json:"duration"`
+	MaxAgeSeconds int64    `json:"maxAgeSeconds"`
+	ThirdParty    bool     `json:"thirdParty"`
+	SeenAt        []string `json:"seenAt"`
+}
+
+// PreConsentFinding is a service that acted before consent: what it loaded and stored.
+type PreConsentFinding struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Requests are the URLs it loaded (at most MaxPreConsentItems), Cookies the cookies and
+	// Storage the storage keys it left.
+	Requests []string `json:"requests"`
+	Cookies  []string `json:"cookies"`
+	Storage  []string `json:"storage"`
+	Pages    []string `json:"pages"`
+}
+
+// Mention is a service a deep scan's pages only name (Scan.Mentions).
+type Mention struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Detected is true when the service itself is detected and only these IDs are mentions.
+	Detected    bool     `json:"detected"`
+	TrackingIDs []string `json:"trackingIds"`
+	Pages       []string `json:"pages"`
+}
+
+// PageError is a page a scan could not read.
+type PageError struct {
+	URL string `json:"url"`
+	// Status is the HTTP status answered, null when no answer came.
+	Status *int `json:"status"`
+	// Message says what went wrong, for the site owner.
+	Message string `json:"message"`
+}
+
+// UnrecognizedScript is a third-party script that matched nothing in the library.
+type UnrecognizedScript struct {
+	Src    string   `json:"src"`
+	Domain string   `json:"domain"`
+	Pages  []string `json:"pages"`
+}
+
+// CrawlResult is what the crawler saw.
+type CrawlResult struct {
+	// ModeUsed is ScanStatic, ScanDeep or ScanVerify.
+	ModeUsed            string
+	PagesScanned        int
+	DetectedServices    []DetectedService
+	UnrecognizedScripts []UnrecognizedScript
+	UnrecognizedCookies []UnrecognizedCookie
+	PreConsent          []PreConsentFinding
+	Mentions            []Mention
+	PageErrors          []PageError
+	// Verification is set by a verification scan (ModeUsed ScanVerify) only.
+	Verification *Verification
+}
+
+// Scan modes: static reads the HTML (and tag manager containers), deep loads every page in a
+// headless browser too, auto is deep when the worker has a browser and static otherwise.
+const (
+	ScanStatic = "static"
+	ScanDeep   = "deep"
+	ScanAuto   = "auto"
+	// ScanVerify is the scan mode of a verification scan. It needs a browser.
+	ScanVerify = "verify"
+)
+
+// scanModes are the modes a scan may ask for, in the order the API lists them.
+var scanModes = [...]string{ScanStatic, ScanDeep, ScanAuto, ScanVerify}
+
+// ScanModes returns the modes a scan may ask for, in the order the API lists them.
+func ScanModes() []string { return slices.Clone(scanModes[:]) }
+
+// ValidScanMode reports whether mode is one of ScanModes.
+func ValidScanMode(mode string) bool { return slices.Contains(scanModes[:], mode) }
+
 // A verification scan (mode verify) loads a site's pages in a headless browser once per
 // consent state, with consentd's banner driven by clicking its buttons, and records what each
 // state let through. The crawler records and attributes; which state allows what, and what is
-// a finding, is decided here (compliance.go), so that rules apply to stored scans as they are
-// today.
+// a finding, is decided by core's compliance rules (compliance.go), so that rules apply to
+// stored scans as they are today.
 
 // Consent states a verification scan visits. A category state is "category:" followed by the
 // category slug: only that category (and the required ones) accepted.
@@ -34,9 +178,6 @@ const (
 
 // VerifiedBanners returns the banner kinds a verification scan can find.
 func VerifiedBanners() []string { return []string{BannerConsentd, BannerNone} }
-
-// ScanVerify is the scan mode of a verification scan. It needs a browser.
-const ScanVerify = "verify"
 
 // Verification is what a verification scan saw, per consent state.
 type Verification struct {

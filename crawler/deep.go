@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/browser"
 )
 
@@ -101,7 +102,7 @@ func (e *Engine) DeepCrawl(ctx context.Context, opts Options, browsers *browser.
 		s.pageError(s.htmlPages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.Limit()))
 	}
 	r := s.result()
-	r.Mode = ModeDeep
+	r.Mode = core.ScanDeep
 	s.deepResult(r)
 	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library"
@@ -121,7 +122,7 @@ func TestDeepRecordedSites(t *testing.T) {
 			if fmt.Sprint(errURLs) != fmt.Sprint(sorted(want.PageErrors)) {
 				t.Errorf("page errors %+v, want errors for %v", res.Errors, want.PageErrors)
 			}
-			if res.Mode != ModeDeep {
+			if res.Mode != core.ScanDeep {
 				t.Errorf("mode %q", res.Mode)
 			}
 			if t.Failed() {

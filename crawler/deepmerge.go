@@ -219,7 +219,7 @@ func (s *scan) mergeVisit(v *visit) {
 	for _, kk := range []struct {
 		kind string
 		keys []string
-	}{{StorageLocal, v.storage.Local}, {StorageSession, v.storage.Session}} {
+	}{{core.StorageLocal, v.storage.Local}, {core.StorageSession, v.storage.Session}} {
 		for _, name := range kk.keys {
 			// consentd's own keys are no finding; a key holding NUL cannot be stored as text.
 			if consentdStorage(name) || strings.IndexByte(name, 0) >= 0 {
@@ -309,9 +309,9 @@ func (s *scan) deepResult(r *Result) {
 		}
 		return a.Name < b.Name
 	})
-	r.PreConsent = make([]PreConsent, 0, len(s.preConsent))
+	r.PreConsent = make([]core.PreConsentFinding, 0, len(s.preConsent))
 	for slug, a := range s.preConsent {
-		r.PreConsent = append(r.PreConsent, PreConsent{Slug: slug, Name: a.svc.Label, Category: a.svc.Category,
+		r.PreConsent = append(r.PreConsent, core.PreConsentFinding{Slug: slug, Name: a.svc.Label, Category: a.svc.Category,
 			Requests: capped(a.requests), Cookies: capped(a.cookies), Storage: capped(a.storage), Pages: sortedKeys(a.pages)})
 	}
 	sort.Slice(r.PreConsent, func(i, j int) bool { return r.PreConsent[i].Slug < r.PreConsent[j].Slug })
@@ -326,8 +326,8 @@ func (s *scan) deepResult(r *Result) {
 
 func capped(m map[string]bool) []string {
 	out := sortedKeys(m)
-	if len(out) > MaxPreConsentItems {
-		out = out[:MaxPreConsentItems]
+	if len(out) > core.MaxPreConsentItems {
+		out = out[:core.MaxPreConsentItems]
 	}
 	return out
 }

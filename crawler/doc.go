@@ -4,6 +4,12 @@
 // adapters/sitecrawler (core's SiteCrawler), the 'consentd scan' and 'consentd verify'
 // commands call it directly.
 //
+// It reports in the kernel's types and words (core/report.go, as River's drivers return
+// rivertype's): a Result is the detailed view 'consentd scan' prints, whose pre-consent
+// findings and verification are core's types as they are, and Result.Report is the kernel's
+// report (core.CrawlResult) a scan stores. It defines no copy of a kernel type
+// (kerneltypes_test.go fails on one).
+//
 // # Three modes
 //
 // Static (Engine.Crawl, Result.Mode "static"): one colly collector, HTTP client and connection
@@ -36,7 +42,8 @@
 //
 // Package crawler keeps the orchestration: engine.go (the static scan), deep.go and
 // deepmerge.go (the browser pass and what it adds), verify.go, verifypage.go and
-// verifyrecord.go (the states of a verification), result.go and types.go (the Result). The
+// verifyrecord.go (the states of a verification), result.go and types.go (the Result),
+// report.go (the kernel's report of it). The
 // leaves, which call nothing of it, are packages of their own:
 //
 //   - crawler/netguard: the address rule and the dialer every scan connection goes through. It

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
@@ -100,7 +101,7 @@ func (e *Engine) Crawl(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := s.result()
-	r.Mode = ModeStatic
+	r.Mode = core.ScanStatic
 	return r, nil
 }
 

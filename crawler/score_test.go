@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library/librarytest"
 )
@@ -136,7 +137,7 @@ func TestCorpusScores(t *testing.T) {
 		}
 	}
 	// testdata/sites: static expectations, both modes.
-	for _, mode := range []string{ModeStatic, ModeDeep} {
+	for _, mode := range []string{core.ScanStatic, core.ScanDeep} {
 		tl := newTally()
 		for _, dir := range siteDirs(t) {
 			var want expectation
@@ -150,7 +151,7 @@ func TestCorpusScores(t *testing.T) {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			var res *Result
-			if mode == ModeStatic {
+			if mode == core.ScanStatic {
 				res, err = scanSite(t, dir, ix, nil)
 			} else {
 				res, err = deepScanSite(t, dir, ix, b, nil)
@@ -161,7 +162,7 @@ func TestCorpusScores(t *testing.T) {
 				}
 				continue
 			}
-			if d := want.Deep; mode == ModeDeep && d != nil {
+			if d := want.Deep; mode == core.ScanDeep && d != nil {
 				if d.Services != nil {
 					want.Services = d.Services
 				}
@@ -181,14 +182,14 @@ func TestCorpusScores(t *testing.T) {
 	// testdata/deep and testdata/verify: deep expectations.
 	for _, corpus := range []string{"deep", "verify"} {
 		dirs := corpusDirs(t, corpus)
-		for _, mode := range []string{ModeStatic, ModeDeep} {
+		for _, mode := range []string{core.ScanStatic, core.ScanDeep} {
 			tl := newTally()
 			for _, dir := range dirs {
 				want := crawlertest.LoadDeepExpectation(t, dir)
 				site := crawlertest.SiteHost(loadSiteConfig(t, dir))
 				var res *Result
 				var err error
-				if mode == ModeStatic {
+				if mode == core.ScanStatic {
 					res, err = scanSite(t, dir, ix, nil)
 				} else {
 					res, err = deepScanSite(t, dir, ix, b, nil)
@@ -198,12 +199,12 @@ func TestCorpusScores(t *testing.T) {
 					continue
 				}
 				for _, w := range tl.add(facts(t, res, site), crawlertest.ExpectedFacts(want)) {
-					if mode == ModeDeep {
+					if mode == core.ScanDeep {
 						t.Logf("%s/%s %s: %s", corpus, filepath.Base(dir), mode, w)
 					}
 				}
 			}
-			row("testdata/"+corpus, mode, tl, mode == ModeDeep)
+			row("testdata/"+corpus, mode, tl, mode == core.ScanDeep)
 		}
 	}
 	fmt.Println("corpus           mode    scores (P precision, R recall)")

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/extract"
 	"github.com/consentd/consentd/crawler/netguard"
 )
@@ -27,12 +28,6 @@ const (
 	DefaultQuietMax = 5 * time.Second
 	// DefaultPagesAtOnce is how many pages a deep scan's browser loads at once.
 	DefaultPagesAtOnce = 3
-)
-
-// Modes of a Result: which engine produced it.
-const (
-	ModeStatic = "static"
-	ModeDeep   = "deep"
 )
 
 // Options are the inputs of one scan.
@@ -140,9 +135,12 @@ func (o Options) validate() ([]*url.URL, error) {
 	return out, nil
 }
 
-// Result is what a scan saw. Every list is sorted so that equal scans give equal JSON.
+// Result is what a scan saw, in detail: the pages, the evidence of each sighting, every cookie
+// and request (`consentd scan` prints it). Report gives the kernel's report of it; the kernel's
+// types (PreConsent, Verification) are used as they are. Every list is sorted so that equal
+// scans give equal JSON.
 type Result struct {
-	// Mode is ModeStatic (Crawl), ModeDeep (DeepCrawl) or ModeVerify (Verify).
+	// Mode is core.ScanStatic (Crawl), core.ScanDeep (DeepCrawl) or core.ScanVerify (Verify).
 	Mode string `json:"mode"`
 	// Pages are the pages fetched, by URL.
 	Pages []Page `json:"pages"`
@@ -162,14 +160,21 @@ type Result struct {
 	// page (deep scans), by kind, host and name.
 	Storage []StorageKey `json:"storage,omitempty"`
 	// PreConsent are the services that loaded or stored something in the browser, which gave
-	// no consent (deep scans), by slug.
-	PreConsent []PreConsent `json:"preConsent,omitempty"`
+	// no consent (deep scans), by slug: what each loaded (requests that got an answer) and
+	// left (cookies, storage keys), each list sorted and at most core.MaxPreConsentItems long.
+	PreConsent []core.PreConsentFinding `json:"preConsent,omitempty"`
 	// Requests are the browser's requests (deep scans), by page and URL; at most MaxRequests.
 	Requests []Request `json:"requests,omitempty"`
 	// Errors are per-page failures, by URL.
 	Errors []PageError `json:"errors"`
 	// Verification is what a verification scan (Verify) saw per consent state.
-	Verification *Verification `json:"verification,omitempty"`
+	Verification *core.Verification `json:"verification,omitempty"`
+	// PublicConfig (verification scans) is the public configuration of the consentd runtime
+	// the pages load ({apiBase}/{projectKey}/config), fetched through the scan's transport, or
+	// PublicConfigError why it could not be; neither is part of the JSON (`consentd verify`
+	// reads them).
+	PublicConfig      []byte `json:"-"`
+	PublicConfigError string `json:"-"`
 }
 
 // Page is one fetched page.
@@ -263,15 +268,9 @@ type ObservedCookie struct {
 	Pages []string `json:"pages"`
 }
 
-// Kinds of storage keys.
-const (
-	StorageLocal   = "localStorage"
-	StorageSession = "sessionStorage"
-)
-
 // StorageKey is a localStorage or sessionStorage key a page left in the browser.
 type StorageKey struct {
-	// Kind is StorageLocal or StorageSession.
+	// Kind is core.StorageLocal or core.StorageSession.
 	Kind string `json:"kind"`
 	// Name is the key; Host the host of the page's origin.
 	Name string `json:"name"`
@@ -282,24 +281,8 @@ type StorageKey struct {
 	Pages []string `json:"pages"`
 }
 
-// PreConsent is a service that acted in the browser before any consent: what it loaded
-// (requests that got an answer) and what it left (cookies, storage keys). Each list is sorted
-// and holds at most MaxPreConsentItems.
-type PreConsent struct {
-	Slug     string   `json:"slug"`
-	Name     string   `json:"name"`
-	Category string   `json:"category"`
-	Requests []string `json:"requests"`
-	Cookies  []string `json:"cookies"`
-	Storage  []string `json:"storage"`
-	Pages    []string `json:"pages"`
-}
-
-// MaxPreConsentItems bounds each list of a PreConsent; MaxRequests the requests of a Result.
-const (
-	MaxPreConsentItems = 20
-	MaxRequests        = 5000
-)
+// MaxRequests bounds the requests of a Result.
+const MaxRequests = 5000
 
 // Request is one request the browser made.
 type Request struct {

@@ -16,67 +16,16 @@ import (
 	"github.com/consentd/consentd/crawler/browser"
 )
 
-// ModeVerify is the Result.Mode of a verification scan (Verify).
-const ModeVerify = "verify"
-
-// Consent states a verification visits (the same words as core's).
-const (
-	StateNoDecision     = "no_decision"
-	StateRejectAll      = "reject_all"
-	StateAcceptAll      = "accept_all"
-	StateWithdrawn      = "withdrawn"
-	StateCategoryPrefix = "category:"
-)
-
-// Banner kinds a verification finds.
-const (
-	BannerConsentd = "consentd"
-	BannerNone     = "none"
-)
-
-// DefaultMaxVerifiedItems bounds the requests, cookies and storage keys kept per state unless
-// VerifyOptions.MaxItems says otherwise.
-const DefaultMaxVerifiedItems = 500
-
 // VerifyOptions are a verification's own options, beside the scan's Options.
 type VerifyOptions struct {
 	// ProjectKey, when set, is the project key the pages are expected to load; it overrides
-	// the key the pages name (Verification.ProjectKey).
+	// the key the pages name (core.Verification.ProjectKey).
 	ProjectKey string
 	// Categories adds one state per category slug: only that category accepted.
 	Categories []string
-	// MaxItems bounds the requests, cookies and storage keys kept per state (zero:
-	// DefaultMaxVerifiedItems).
+	// MaxItems bounds the requests, cookies, storage keys and held tags kept per state (zero:
+	// core.MaxVerifiedItems).
 	MaxItems int
-}
-
-// Verification is what a verification saw, per consent state.
-type Verification struct {
-	// Banner is BannerConsentd when consentd's runtime ran on the pages, else BannerNone (and
-	// only the no_decision state was visited).
-	Banner string `json:"banner"`
-	// ProjectKey and APIBase are those of the runtime the pages load (script[data-project-key]),
-	// ProjectKey overridden by VerifyOptions.ProjectKey.
-	ProjectKey string `json:"projectKey,omitempty"`
-	APIBase    string `json:"apiBase,omitempty"`
-	// ConsentModeDefault is true when, on every page of the no_decision state, Google Consent
-	// Mode's default command was in window.dataLayer before any Google tag request.
-	ConsentModeDefault bool `json:"consentModeDefault"`
-	// RejectOnFirstLayer is true when the banner's first layer had a reject button.
-	RejectOnFirstLayer bool `json:"rejectOnFirstLayer"`
-	// ReopenButton is true when, after a decision, the page showed the runtime's reopen button
-	// (the lasting way to withdraw used for the withdrawn state).
-	ReopenButton bool            `json:"reopenButton"`
-	States       []VerifiedState `json:"states"`
-	// Unreached are the states that could not be set up, with why (consentd's banner was
-	// never shown, as with defaultBehavior no_banner: no visitor can decide); the states
-	// visited before still stand.
-	Unreached []UnreachedState `json:"unreached,omitempty"`
-	// PublicConfig is the runtime's public configuration ({APIBase}/{ProjectKey}/config),
-	// fetched through the scan's transport, or PublicConfigError why it could not be; neither
-	// is part of the JSON (`consentd verify` reads them).
-	PublicConfig      []byte `json:"-"`
-	PublicConfigError string `json:"-"`
 }
 
 // maxPublicConfig bounds the public configuration read.
@@ -104,63 +53,9 @@ func fetchPublicConfig(ctx context.Context, tr http.RoundTripper, apiBase, proje
 	return body, ""
 }
 
-// VerifiedState is what the browser did in one consent state, over every page: requests,
-// cookies and storage of library services and, with an empty Service, third-party ones no
-// service claims.
-type VerifiedState struct {
-	State    string            `json:"state"`
-	Pages    []string          `json:"pages"`
-	Requests []VerifiedRequest `json:"requests"`
-	// Cookies and Storage are what the browser held after the state's pages loaded; for a
-	// state after a decision, what was set or set again after the decision.
-	Cookies      []VerifiedStorage `json:"cookies"`
-	Storage      []VerifiedStorage `json:"storage"`
-	HeldUnmarked []HeldTag         `json:"heldUnmarked"`
-}
-
-// UnreachedState is a state a verification could not set up.
-type UnreachedState struct {
-	State  string `json:"state"`
-	Reason string `json:"reason"`
-}
-
 // errBannerNotShown is a decision that could not be made: consentd's runtime ran but showed
 // no banner to decide with.
 var errBannerNotShown = errors.New("consentd's banner was not shown")
-
-// VerifiedRequest is one request the browser made in a state.
-type VerifiedRequest struct {
-	URL        string `json:"url"`
-	Page       string `json:"page"`
-	Service    string `json:"service"`
-	Category   string `json:"category"`
-	Type       string `json:"type"`
-	ThirdParty bool   `json:"thirdParty"`
-}
-
-// VerifiedStorage is a cookie (Kind "cookie") or storage key (StorageLocal, StorageSession).
-type VerifiedStorage struct {
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	Domain     string `json:"domain"`
-	Page       string `json:"page"`
-	Service    string `json:"service"`
-	Category   string `json:"category"`
-	ThirdParty bool   `json:"thirdParty"`
-}
-
-// StorageCookie is VerifiedStorage.Kind of a cookie.
-const StorageCookie = "cookie"
-
-// HeldTag is an unmarked page tag the runtime held back (consentd.heldUnmarked).
-type HeldTag struct {
-	URL      string `json:"url"`
-	Page     string `json:"page"`
-	Service  string `json:"service"`
-	Category string `json:"category"`
-	// Requested is true when the browser requested URL in the state anyway.
-	Requested bool `json:"requested"`
-}
 
 // Verify is a verification scan: the static pass discovers the pages (as DeepCrawl's does),
 // then the browser loads them once per consent state, each state in a fresh browser context
@@ -179,14 +74,14 @@ type HeldTag struct {
 //     that category switched on, saved, cleared as for reject, then every page.
 //
 // Without consentd's runtime on the pages only no_decision is visited. The Result is the deep
-// scan's of the no_decision state, with Mode ModeVerify and Verification set.
+// scan's of the no_decision state, with Mode core.ScanVerify and Verification set.
 func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Pool, vo VerifyOptions) (*Result, error) {
 	if err := needBrowser(browsers); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
 	if vo.MaxItems <= 0 {
-		vo.MaxItems = DefaultMaxVerifiedItems
+		vo.MaxItems = core.MaxVerifiedItems
 	}
 	for _, c := range vo.Categories {
 		if c == "" || strings.ContainsAny(c, " \t\"'\\") {
@@ -212,7 +107,7 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Poo
 	d.browsers, d.br = browsers, br
 	defer func() { browsers.Release(br, !br.Alive()) }()
 	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}}
-	ver, err := v.run(ctx)
+	ver, apiBase, err := v.run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err, Message: "the verification did not finish within its time limit"}
@@ -226,13 +121,13 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Poo
 	if d.budget.Hit() {
 		s.pageError(pages[0], 0, fmt.Sprintf("the scan's download budget of %d bytes was used up; later requests of the browser were refused", d.budget.Limit()))
 	}
-	if ver.Banner == BannerConsentd && ver.ProjectKey != "" && ver.APIBase != "" {
-		ver.PublicConfig, ver.PublicConfigError = fetchPublicConfig(ctx, d.tr, ver.APIBase, ver.ProjectKey)
-	}
 	r := s.result()
-	r.Mode = ModeVerify
+	r.Mode = core.ScanVerify
 	s.deepResult(r)
 	r.Verification = ver
+	if ver.Banner == core.BannerConsentd && ver.ProjectKey != nil && apiBase != "" {
+		r.PublicConfig, r.PublicConfigError = fetchPublicConfig(ctx, d.tr, apiBase, *ver.ProjectKey)
+	}
 	return r, nil
 }
 
@@ -273,12 +168,13 @@ type verifier struct {
 	injected map[string]bool
 }
 
-// run visits the states in order.
-func (v *verifier) run(ctx context.Context) (*Verification, error) {
-	ver := &Verification{Banner: BannerNone}
+// run visits the states in order. It returns the base URL of the API of the consentd runtime
+// the pages load, "" without one.
+func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) {
+	ver, projectKey, apiBase := &core.Verification{Banner: core.BannerNone, States: []core.VerifiedState{}, Unreached: []core.UnreachedState{}}, "", ""
 	nd, err := v.open(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	obs, err := v.loadAll(ctx, nd, true, true)
 	if err == nil {
@@ -298,26 +194,29 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 	}
 	nd.close()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	st := v.record(StateNoDecision, obs, nil)
+	st := v.record(core.StateNoDecision, obs, nil)
 	ver.States = append(ver.States, st)
 	cmd := len(obs) > 0
 	for _, o := range obs {
 		if o.info.Consentd {
-			ver.Banner = BannerConsentd
+			ver.Banner = core.BannerConsentd
 		}
-		if ver.ProjectKey == "" && o.info.ProjectKey != "" {
-			ver.ProjectKey, ver.APIBase = o.info.ProjectKey, publicBase(o.info.Src)
+		if projectKey == "" && o.info.ProjectKey != "" {
+			projectKey, apiBase = o.info.ProjectKey, publicBase(o.info.Src)
 		}
 		cmd = cmd && o.info.ConsentDefault >= 0 && (o.info.GoogleRequest < 0 || o.info.ConsentDefault <= o.info.GoogleRequest)
 	}
 	ver.ConsentModeDefault = cmd
 	if v.vo.ProjectKey != "" {
-		ver.ProjectKey = v.vo.ProjectKey
+		projectKey = v.vo.ProjectKey
 	}
-	if ver.Banner != BannerConsentd {
-		return ver, nil
+	if projectKey != "" {
+		ver.ProjectKey = &projectKey
+	}
+	if ver.Banner != core.BannerConsentd {
+		return ver, apiBase, nil
 	}
 	// reject_all
 	first, err := v.decided(ctx, func(sc *stateCtx) error {
@@ -333,35 +232,35 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 			return sc.rejectElsewhere(ctx)
 		}
 		return nil
-	}, StateRejectAll, keepConsentd)
+	}, core.StateRejectAll, keepConsentd)
 	if errors.Is(err, errBannerNotShown) {
 		// No visitor can decide on this site: the states after a decision are unreachable,
 		// and what happened before any decision is the report.
 		reason := fmt.Sprintf("consentd's runtime ran but showed no banner on %s within %v, so no decision could be made (is the banner's defaultBehavior no_banner?)",
 			v.pages[0], v.d.s.opts.QuietMax)
-		for _, name := range append([]string{StateRejectAll, StateAcceptAll, StateWithdrawn}, prefixed(v.vo.Categories)...) {
-			ver.Unreached = append(ver.Unreached, UnreachedState{State: name, Reason: reason})
+		for _, name := range append([]string{core.StateRejectAll, core.StateAcceptAll, core.StateWithdrawn}, prefixed(v.vo.Categories)...) {
+			ver.Unreached = append(ver.Unreached, core.UnreachedState{State: name, Reason: reason})
 		}
-		return ver, nil
+		return ver, apiBase, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ver.States = append(ver.States, first)
 	// accept_all, then withdrawn in the same context
 	acc, err := v.open(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer acc.close()
 	if _, err := v.decide(ctx, acc, func(sc *stateCtx) error { return sc.mustClick(ctx, layerBanner, "accept") }, keepAll); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	obs, err = v.loadAll(ctx, acc, false, false)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	ver.States = append(ver.States, v.record(StateAcceptAll, obs, nil))
+	ver.States = append(ver.States, v.record(core.StateAcceptAll, obs, nil))
 	base, err := v.decide(ctx, acc, func(sc *stateCtx) error {
 		res, err := sc.click(ctx, layerReopen, "reopen", v.d.s.opts.QuietMax)
 		if err != nil {
@@ -374,52 +273,52 @@ func (v *verifier) run(ctx context.Context) (*Verification, error) {
 		return sc.mustClick(ctx, layerPrefs, "reject")
 	}, deniedOnly)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	obs, err = v.loadAll(ctx, acc, false, false)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	ver.States = append(ver.States, v.record(StateWithdrawn, obs, base))
+	ver.States = append(ver.States, v.record(core.StateWithdrawn, obs, base))
 	for _, slug := range v.vo.Categories {
 		st, err := v.decided(ctx, func(sc *stateCtx) error {
 			if err := sc.mustClick(ctx, layerBanner, "preferences"); err != nil {
 				return err
 			}
 			return sc.chooseCategory(ctx, slug, v.d.s.opts.QuietMax)
-		}, StateCategoryPrefix+slug, keepConsentd)
+		}, core.StateCategoryPrefix+slug, keepConsentd)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		ver.States = append(ver.States, st)
 	}
-	return ver, nil
+	return ver, apiBase, nil
 }
 
 // prefixed are the category states of slugs.
 func prefixed(slugs []string) []string {
 	out := make([]string, 0, len(slugs))
 	for _, c := range slugs {
-		out = append(out, StateCategoryPrefix+c)
+		out = append(out, core.StateCategoryPrefix+c)
 	}
 	return out
 }
 
 // decided runs a state in a fresh context: the first page, the decision, the clearing, then
 // every page.
-func (v *verifier) decided(ctx context.Context, decision func(*stateCtx) error, name string, clear clearMode) (VerifiedState, error) {
+func (v *verifier) decided(ctx context.Context, decision func(*stateCtx) error, name string, clear clearMode) (core.VerifiedState, error) {
 	sc, err := v.open(ctx)
 	if err != nil {
-		return VerifiedState{}, err
+		return core.VerifiedState{}, err
 	}
 	defer sc.close()
 	base, err := v.decide(ctx, sc, decision, clear)
 	if err != nil {
-		return VerifiedState{}, err
+		return core.VerifiedState{}, err
 	}
 	obs, err := v.loadAll(ctx, sc, false, false)
 	if err != nil {
-		return VerifiedState{}, err
+		return core.VerifiedState{}, err
 	}
 	return v.record(name, obs, base), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/browser"
 
 	"github.com/consentd/consentd/library"
@@ -147,10 +148,10 @@ func (v *verifier) pageFailed(ctx context.Context, p string, err error) error {
 // third-party ones; cookies held at the end that are not as they were in base (when given:
 // what was set or set again after the decision), of a service or third-party; storage keys
 // of a service; the tags the runtime held back unmarked.
-func (v *verifier) record(name string, obs []*pageObs, base map[string]string) VerifiedState {
+func (v *verifier) record(name string, obs []*pageObs, base map[string]string) core.VerifiedState {
 	s, limit := v.d.s, v.vo.MaxItems
-	st := VerifiedState{State: name, Pages: append([]string(nil), v.pages...), Requests: []VerifiedRequest{},
-		Cookies: []VerifiedStorage{}, Storage: []VerifiedStorage{}, HeldUnmarked: []HeldTag{}}
+	st := core.VerifiedState{State: name, Pages: append([]string{}, v.pages...), Requests: []core.VerifiedRequest{},
+		Cookies: []core.VerifiedStorage{}, Storage: []core.VerifiedStorage{}, HeldUnmarked: []core.HeldTag{}}
 	vendorOf := map[string]*library.Service{}
 	ambiguous := map[string]bool{}
 	for _, o := range obs {
@@ -181,12 +182,15 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 				vendorOf[dom] = svc
 			}
 			if len(st.Requests) < limit {
-				st.Requests = append(st.Requests, VerifiedRequest{URL: r.url, Page: o.page, Service: slugOf(svc),
+				st.Requests = append(st.Requests, core.VerifiedRequest{URL: r.url, Page: o.page, Service: slugOf(svc),
 					Category: categoryOf(svc), Type: r.typ, ThirdParty: third})
 			}
 		}
 		for _, h := range o.info.Held {
-			st.HeldUnmarked = append(st.HeldUnmarked, HeldTag{URL: h.URL, Page: o.page, Service: h.Service,
+			if len(st.HeldUnmarked) >= limit {
+				break
+			}
+			st.HeldUnmarked = append(st.HeldUnmarked, core.HeldTag{URL: h.URL, Page: o.page, Service: h.Service,
 				Category: h.Category, Requested: o.seen[h.URL]})
 		}
 	}
@@ -207,13 +211,13 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 			if (svc == nil && !third) || len(st.Cookies) >= limit {
 				continue
 			}
-			st.Cookies = append(st.Cookies, VerifiedStorage{Kind: StorageCookie, Name: c.Name, Domain: dom, Page: o.page,
+			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: c.Name, Domain: dom, Page: o.page,
 				Service: slugOf(svc), Category: categoryOf(svc), ThirdParty: third})
 		}
 		for _, kk := range []struct {
 			kind string
 			keys []string
-		}{{StorageLocal, o.info.Local}, {StorageSession, o.info.Session}} {
+		}{{core.StorageLocal, o.info.Local}, {core.StorageSession, o.info.Session}} {
 			for _, k := range kk.keys {
 				key := kk.kind + "\x00" + o.info.Host + "\x00" + k
 				if seen[key] || consentdStorage(k) {
@@ -224,7 +228,7 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 				if !ok || len(st.Storage) >= limit {
 					continue
 				}
-				st.Storage = append(st.Storage, VerifiedStorage{Kind: kk.kind, Name: k, Domain: o.info.Host, Page: o.page,
+				st.Storage = append(st.Storage, core.VerifiedStorage{Kind: kk.kind, Name: k, Domain: o.info.Host, Page: o.page,
 					Service: m.Service.Slug, Category: m.Service.Category})
 			}
 		}
@@ -236,7 +240,7 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) V
 		}
 		return a.URL < b.URL
 	})
-	for _, l := range [][]VerifiedStorage{st.Cookies, st.Storage} {
+	for _, l := range [][]core.VerifiedStorage{st.Cookies, st.Storage} {
 		sort.SliceStable(l, func(i, j int) bool {
 			if l[i].Name != l[j].Name {
 				return l[i].Name < l[j].Name

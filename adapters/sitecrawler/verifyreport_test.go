@@ -70,14 +70,14 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceR
 		t.Fatalf("verify %s: %v", name, err)
 	}
 	var in *core.ComplianceInput
-	if v := res.Verification; len(v.PublicConfig) > 0 {
+	if len(res.PublicConfig) > 0 {
 		var pc core.PublicConfig
-		if err := json.Unmarshal(v.PublicConfig, &pc); err != nil {
+		if err := json.Unmarshal(res.PublicConfig, &pc); err != nil {
 			t.Fatal(err)
 		}
 		in = core.ComplianceInputFromPublicConfig(&pc)
 	}
-	rep := core.EvaluateCompliance(in, Verification(res.Verification), "", cat, time.Now())
+	rep := core.EvaluateCompliance(in, res.Verification, "", cat, time.Now())
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := json.MarshalIndent(rep, "", "  ")
@@ -135,7 +135,7 @@ func TestVerifyInlineCookieEvidence(t *testing.T) {
 func TestVerifyNoBanner(t *testing.T) {
 	res, rep := verifyReport(t, "no-banner")
 	v := res.Verification
-	if len(v.States) != 1 || v.States[0].State != crawler.StateNoDecision || len(v.Unreached) != 3 {
+	if len(v.States) != 1 || v.States[0].State != core.StateNoDecision || len(v.Unreached) != 3 {
 		t.Fatalf("states %d, unreached %+v: want no_decision visited, three unreached", len(v.States), v.Unreached)
 	}
 	rules := map[string]core.Finding{}
@@ -164,9 +164,9 @@ func TestVerifyNoBanner(t *testing.T) {
 func TestVerifyLateTag(t *testing.T) {
 	res, rep := verifyReport(t, "late-tag")
 	for _, st := range res.Verification.States {
-		ran := slices.ContainsFunc(st.Requests, func(r crawler.VerifiedRequest) bool {
+		ran := slices.ContainsFunc(st.Requests, func(r core.VerifiedRequest) bool {
 			return r.Service == "google-analytics" && strings.Contains(r.URL, "/g/collect")
-		}) && slices.ContainsFunc(st.Cookies, func(c crawler.VerifiedStorage) bool { return c.Name == "_ga" })
+		}) && slices.ContainsFunc(st.Cookies, func(c core.VerifiedStorage) bool { return c.Name == "_ga" })
 		if !ran {
 			t.Errorf("%s: the late analytics tag is not seen", st.State)
 		}

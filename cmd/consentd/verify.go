@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/adapters/sitecrawler"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler"
@@ -91,17 +90,17 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	var in *core.ComplianceInput
 	var notes []string
 	switch {
-	case v.Banner != crawler.BannerConsentd:
-	case len(v.PublicConfig) > 0:
+	case v.Banner != core.BannerConsentd:
+	case len(res.PublicConfig) > 0:
 		var cfg core.PublicConfig
-		if err := json.Unmarshal(v.PublicConfig, &cfg); err != nil {
+		if err := json.Unmarshal(res.PublicConfig, &cfg); err != nil {
 			return failed(fmt.Errorf("the runtime's public configuration is not valid: %w", err))
 		}
 		in = core.ComplianceInputFromPublicConfig(&cfg)
 	default:
-		notes = append(notes, "the configuration rules were not checked: "+v.PublicConfigError)
+		notes = append(notes, "the configuration rules were not checked: "+res.PublicConfigError)
 	}
-	rep := core.EvaluateCompliance(in, sitecrawler.Verification(v), "", catalog, time.Now())
+	rep := core.EvaluateCompliance(in, v, "", catalog, time.Now())
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -122,7 +121,7 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 
 // printReport writes the report for a reader: what was verified, the findings by severity with
 // their evidence and fix, and the summary per rule family.
-func printReport(w io.Writer, site string, v *crawler.Verification, rep *core.ComplianceReport, notes []string) {
+func printReport(w io.Writer, site string, v *core.Verification, rep *core.ComplianceReport, notes []string) {
 	fmt.Fprintf(w, "consentd verify %s\n", site)
 	var states []string
 	for _, s := range v.States {
@@ -132,8 +131,12 @@ func printReport(w io.Writer, site string, v *crawler.Verification, rep *core.Co
 	if len(v.States) > 0 {
 		pages = len(v.States[0].Pages)
 	}
-	banner := "consentd's banner (project " + v.ProjectKey + ")"
-	if v.Banner != crawler.BannerConsentd {
+	project := ""
+	if v.ProjectKey != nil {
+		project = *v.ProjectKey
+	}
+	banner := "consentd's banner (project " + project + ")"
+	if v.Banner != core.BannerConsentd {
 		banner = "no consentd banner"
 	}
 	fmt.Fprintf(w, "%s; %d page(s) in each of the states %s\n", banner, pages, strings.Join(states, ", "))

@@ -100,7 +100,7 @@ func TestPublicLayoutWrittenOnce(t *testing.T) {
 
 // jsResourceCopy matches a line of JavaScript that names one of the public resources as a path:
 // '/config', "/consent", loader.js, banner.js and the like. The runtime's modules get the names
-// from core through their build (bannerjs.go's placeholders).
+// from core through their build (bannerjs/build.go's consentd:core module).
 var jsResourceCopy = regexp.MustCompile(`['"]/(` + regexp.QuoteMeta(core.PublicConfigPath) + `|` + regexp.QuoteMeta(core.PublicConsentPath) + `|` +
 	regexp.QuoteMeta(core.PublicDeclaration) + `|` + regexp.QuoteMeta(core.PublicCookiesPage) + `)\b|\b(` +
 	strings.ReplaceAll(regexp.QuoteMeta(core.PublicRuntime), `\.`, `\\?\.`) + `|` + strings.ReplaceAll(regexp.QuoteMeta(core.PublicRuntimeMore), `\.`, `\\?\.`) + `|` + strings.ReplaceAll(regexp.QuoteMeta(core.PublicLoader), `\.`, `\\?\.`) + `)`)

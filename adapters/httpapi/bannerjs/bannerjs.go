@@ -1,19 +1,19 @@
 // Package bannerjs serves the banner runtime: the script a site embeds, first thing in <head>,
 // to show its consent banner and enforce the visitor's choice in the browser.
 //
-// The readable sources are embedded: the runtime's modules (Modules: policy.js applies the
-// server's decision, guard.js enforces it, ui.js shows the banner, boot.js holds the shared
-// state and starts the others), banner.css, and the lazily loaded part (MoreModules: more.js,
-// with banner-more.css): the preferences, the declaration, the choice, the reopen button and
-// the blocked iframe's placeholder, which the first view does not need. At first use the
-// modules are joined (the runtime into one closure, the lazily loaded part into one function of
-// the runtime's internals), what the runtime takes from core is put in their placeholders (the
-// vendors' consent APIs, the public resources' names), the stylesheets are minified and inlined
-// into the scripts (the runtime adopts them into its Shadow DOMs as constructable stylesheets,
-// which strict Content-Security-Policies allow), the scripts are minified and gzip-compressed
-// once, and every request is answered from memory with a strong ETag. The runtime names the
-// version of the lazily loaded part it loads (/api/v1/public/banner-more.js?v=<MoreVersion>,
-// immutable), so that both always match.
+// The readable sources are embedded ES modules with explicit imports, and the stylesheets they
+// import (boot.js is the runtime's entry and lists them; state.js holds the state they share).
+// At first use one function (build, build.go) bundles each script of a list (bundles: the
+// runtime; its lazily loaded part, more.js, with the preferences, the declaration, the choice,
+// the reopen button and the blocked iframe's placeholder, which the first view does not need;
+// the TCF module and stub; the GPP API) with esbuild, the stylesheets minified and inlined (the
+// runtime adopts them into its Shadow DOMs as constructable stylesheets, which strict
+// Content-Security-Policies allow) and what the runtime takes from core in a module the build
+// makes up (consentd:core); minifies, stamps the version and gzip-compresses each once, and
+// every request is answered from memory with a strong ETag. The runtime names the version of
+// the lazily loaded part it loads (/api/v1/public/banner-more.js?v=<MoreVersion>, immutable),
+// so that both always match. Each pure module has a node unit test beside it (*.test.mjs, run
+// by TestNodeUnit).
 //
 // The same code is served two ways: here, at the immutable /api/v1/public/banner.js?v=<Version>
 // (older setup snippets), and by the HTTP adapter's per-site loader
@@ -36,83 +36,16 @@ package bannerjs
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"embed"
-	"encoding/hex"
-	"encoding/json"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/tdewolff/minify/v2"
 
 	"github.com/consentd/consentd/core"
-	cssmin "github.com/tdewolff/minify/v2/css"
-	"github.com/tdewolff/minify/v2/js"
 )
 
-//go:embed policy.js guard.js ui.js boot.js more.js banner.css banner-more.css
-var sources embed.FS
-
-// Modules are the runtime's modules in the order the build joins them. Each declares functions
-// and its own state; boot.js, last, holds the shared state and starts the others.
-var Modules = []string{"policy.js", "guard.js", "ui.js", "boot.js"}
-
-// MoreModules are the modules of the lazily loaded part (core.PublicRuntimeMore), joined in one
-// function of the first view's internals (see more.js).
-var MoreModules = []string{"more.js"}
-
-// joinModules joins modules into the text between head and tail.
-func joinModules(read func(string) ([]byte, error), modules []string, head, tail string) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(head)
-	for _, m := range modules {
-		src, err := read(m)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(src)
-		b.WriteString("\n")
-	}
-	b.WriteString(tail)
-	return b.Bytes(), nil
-}
-
 const (
-	// mainHead and mainTail make the runtime one closure.
-	mainHead = "(function () {\n'use strict';\n"
-	mainTail = "})();\n"
-	// moreHead and moreTail make the lazily loaded part a function the first view calls with its
-	// internals, once it has checked the version.
-	moreHead = "window.__consentdMore = { v: " + versionPlaceholder + ", f: function (R) {\n'use strict';\n"
-	moreTail = "} };\n"
-)
-
-// coreValues are the placeholders of the modules and what the build puts there from core.
-func coreValues() (map[string][]byte, error) {
-	vendors, err := json.Marshal(core.VendorConsents())
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{
-		// The vendors' consent APIs, for the defaults the runtime sends before it has a configuration.
-		`"__CONSENTD_VENDORS__"`: vendors,
-		// The site's public resources the runtime fetches.
-		`"__CONSENTD_PUBLIC_CONFIG__"`:      quote(core.PublicConfigPath),
-		`"__CONSENTD_PUBLIC_CONSENT__"`:     quote(core.PublicConsentPath),
-		`"__CONSENTD_PUBLIC_DECLARATION__"`: quote(core.PublicDeclaration),
-		`"__CONSENTD_PUBLIC_MORE__"`:        quote(core.PublicRuntimeMore),
-	}, nil
-}
-
-const (
-	cssPlaceholder         = `"__CONSENTD_CSS__"`
-	moreCSSPlaceholder     = `"__CONSENTD_CSS_MORE__"`
-	versionPlaceholder     = `"__CONSENTD_VERSION__"`
-	moreVersionPlaceholder = `"__CONSENTD_MORE_VERSION__"`
 	// shortCache applies when the URL carries no version (or an outdated one): browsers revalidate
 	// with the ETag after five minutes.
 	shortCache = "public, max-age=300"
@@ -120,161 +53,8 @@ const (
 	longCache = "public, max-age=31536000, immutable"
 )
 
-// bundle is a built script in both encodings.
-type bundle struct {
-	version  string
-	plain    []byte
-	gz       []byte
-	etag     string // strong ETag of plain
-	gzETag   string // strong ETag of gz (another representation, so another validator)
-	minified bool
-}
-
-var (
-	buildOnce sync.Once
-	built     bundle // the runtime (core.PublicRuntime)
-	builtMore bundle // its lazily loaded part (core.PublicRuntimeMore)
-)
-
-func get() *bundle {
-	buildOnce.Do(func() { builtMore = buildMore(); built = build(builtMore.version) })
-	return &built
-}
-
-func getMore() *bundle {
-	get()
-	return &builtMore
-}
-
-// build assembles the served runtime, which loads the lazily loaded part of version more. A
-// minifier error (which the package tests rule out for the embedded sources) falls back to the
-// readable sources rather than failing the service.
-func build(more string) bundle {
-	jsSrc, err1 := joinModules(sources.ReadFile, Modules, mainHead, mainTail)
-	cssSrc, err2 := sources.ReadFile("banner.css")
-	if err1 != nil || err2 != nil {
-		// Unreachable: the files are embedded at compile time.
-		jsSrc = []byte("console.error('consentd: banner runtime missing from build')")
-	}
-	jsSrc = bytes.ReplaceAll(jsSrc, []byte(moreVersionPlaceholder), quote(more))
-	return finish(jsSrc, cssPlaceholder, cssSrc)
-}
-
-// buildMore assembles the lazily loaded part, with banner-more.css.
-func buildMore() bundle {
-	jsSrc, err1 := joinModules(sources.ReadFile, MoreModules, moreHead, moreTail)
-	cssSrc, err2 := sources.ReadFile("banner-more.css")
-	if err1 != nil || err2 != nil {
-		// Unreachable: the files are embedded at compile time.
-		jsSrc = []byte("console.error('consentd: banner module missing from build')")
-	}
-	return finish(jsSrc, moreCSSPlaceholder, cssSrc)
-}
-
-// finish puts core's values and the stylesheet cssSrc (at the placeholder css) into jsSrc,
-// minifies it (the readable sources when the minifier fails), stamps the version and compresses.
-func finish(jsSrc []byte, css string, cssSrc []byte) bundle {
-	out, minified := assemble(jsSrc, css, cssSrc, true)
-	if !minified {
-		out, _ = assemble(jsSrc, css, cssSrc, false)
-	}
-	b := bundle{plain: out, minified: minified}
-	sum := sha256.Sum256(out)
-	b.version = hex.EncodeToString(sum[:6])
-	// The version is part of the script (window.consentd.version) and of the ETag.
-	b.plain = bytes.ReplaceAll(out, []byte(versionPlaceholder), quote(b.version))
-	sum = sha256.Sum256(b.plain)
-	b.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
-	b.gzETag = `"` + hex.EncodeToString(sum[:12]) + `-gz"`
-	b.gz = Gzip(b.plain)
-	return b
-}
-
-// assemble inlines the stylesheet cssSrc into the script at the placeholder css (see
-// stylesheets), minifying both when min is true. It reports whether minification succeeded.
-func assemble(jsSrc []byte, css string, cssSrc []byte, min bool) ([]byte, bool) {
-	values, err := coreValues()
-	if err != nil {
-		return nil, false
-	}
-	for k, v := range values {
-		jsSrc = bytes.ReplaceAll(jsSrc, []byte(k), v)
-	}
-	var m *minify.M
-	if min {
-		m = minify.New()
-		m.AddFunc("text/css", cssmin.Minify)
-		m.AddFunc("text/javascript", js.Minify)
-	}
-	c, err := stylesheets(cssSrc, m)
-	if err != nil {
-		return nil, false
-	}
-	jsSrc = bytes.ReplaceAll(jsSrc, []byte(css), c)
-	if !min {
-		return jsSrc, true
-	}
-	j, err := m.Bytes("text/javascript", jsSrc)
-	if err != nil {
-		return nil, false
-	}
-	return j, true
-}
-
-// sheetLine starts a separately served sheet in a stylesheet: "/* sheet: NAME */" on a line.
-var sheetLine = regexp.MustCompile(`(?m)^/\* sheet: ([a-z_]+) \*/\n`)
-
-// stylesheets renders the stylesheet src as a JavaScript value, minified by m when m is not nil:
-// a string, or, when src has "sheet:" lines, an object with its rules before the first (key "b")
-// and those of each sheet under its name, which the runtime parses only when it needs them (the
-// banner's templates: a first view parses only the chosen one's rules).
-func stylesheets(src []byte, m *minify.M) ([]byte, error) {
-	text := func(b []byte) (string, error) {
-		if m == nil {
-			return string(b), nil
-		}
-		c, err := m.Bytes("text/css", b)
-		return string(c), err
-	}
-	at := sheetLine.FindAllSubmatchIndex(src, -1)
-	if len(at) == 0 {
-		s, err := text(src)
-		return quote(s), err
-	}
-	var out bytes.Buffer
-	out.WriteString("{")
-	name, from := "b", 0
-	for i := 0; i <= len(at); i++ {
-		end := len(src)
-		if i < len(at) {
-			end = at[i][0]
-		}
-		s, err := text(src[from:end])
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			out.WriteString(",")
-		}
-		out.Write(quote(name))
-		out.WriteString(":")
-		out.Write(quote(s))
-		if i < len(at) {
-			name, from = string(src[at[i][2]:at[i][3]]), at[i][1]
-		}
-	}
-	out.WriteString("}")
-	return out.Bytes(), nil
-}
-
-// quote renders s as a JavaScript string literal.
-func quote(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // encoding a string cannot fail
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
+func get() *bundle     { return bundled("runtime") }
+func getMore() *bundle { return bundled("more") }
 
 // Gzip compresses b at the best level, for what is compressed once and served many times
 // (the runtime's files, the loaders). klauspost/compress's best level, not the standard

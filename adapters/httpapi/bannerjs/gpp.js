@@ -13,52 +13,18 @@
  *  - signalStatus is 'not ready' until the runtime applied the visitor's decision or the initial
  *    state (and, with tcfeuv2, until __tcfapi gives a TC string), then 'ready'; every change goes
  *    'not ready', sectionChange, 'ready'.
- * The build puts core's GPPConfig in G.
+ * The encoder is gppstring.js. The loader puts core's GPPConfig in G, per visitor (GPPAPI): the
+ * bundle is built once, with a placeholder there.
  */
+import { gppString } from './gppstring.js';
+
 (function (w, d, G) {
   if (typeof w.__gpp === 'function') return; // another CMP is on the page: it answers
-  var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   var ls = {}, nid = 1, tc = '', status = 'not ready', str = '', parsed = {}, list = [], out = null, gpc = false, seen = false;
   var ids = G.sections.map(function (s) { return s.id; });
-  function int(v, n) { var s = v.toString(2); while (s.length < n) s = '0' + s; return s; }
-  // fib is the Fibonacci code of n >= 1 (GPP Consent String Specification).
-  function fib(n) {
-    var f = [1, 2], b = '';
-    while (f[f.length - 1] + f[f.length - 2] <= n) f.push(f[f.length - 1] + f[f.length - 2]);
-    for (var i = f.length - 1; i >= 0; i--) if (f[i] <= n) { b = '1' + b; n -= f[i]; } else if (b) b = '0' + b;
-    return b + '1';
-  }
-  function b64(bits) {
-    while (bits.length % 6) bits += '0';
-    for (var s = '', i = 0; i < bits.length; i += 6) s += B64[parseInt(bits.substr(i, 6), 2)];
-    return s;
-  }
-  // section encodes s and fills p with its fields; null for tcfeuv2 without a TC string yet.
-  function section(s, p) {
-    if (s.api === 'tcfeuv2') return tc || null;
-    var bits = int(s.version, 6);
-    p.Version = s.version;
-    s.fields.forEach(function (f) {
-      var v = out && f.optOut != null ? f.optOut : f.value;
-      if (f.count) {
-        p[f.name] = [];
-        for (var i = 0; i < f.count; i++) { bits += int(v, f.bits); p[f.name].push(v); }
-      } else { bits += int(v, f.bits); p[f.name] = v; }
-    });
-    var enc = b64(bits);
-    if (s.gpcSegment) { enc += '.' + b64('01' + (gpc ? '1' : '0')); p.GpcSegmentType = 1; p.Gpc = gpc; }
-    return enc;
-  }
   function encode() {
-    var parts = [], prev = 0, h = '';
-    parsed = {}; list = [];
-    G.sections.forEach(function (s) {
-      var p = {}, e = section(s, p);
-      if (e === null) return;
-      parts.push(e); list.push(s.id); parsed[s.api] = s.api === 'tcfeuv2' ? [e] : p;
-      h += '0' + fib(s.id - prev); prev = s.id;
-    });
-    str = list.length ? b64(int(3, 6) + int(1, 6) + int(list.length, 12) + h) + '~' + parts.join('~') : '';
+    var r = gppString(G, tc, out, gpc);
+    str = r.str; list = r.list; parsed = r.parsed;
   }
   function ping() {
     return {

@@ -1,8 +1,20 @@
 // The runtime's guard module: what enforces the visitor's consent in the page. Consent Mode's
-// and Microsoft's signals (defaults and updates); the blocking rules (the pattern language of library/README.md, mirroring
-// library/pattern.go) and the guard that holds back matching scripts and iframes, created by
-// script or inserted by the parser, until their category is allowed; activation of held and
-// marked elements; removal of a withdrawn category's cookies.
+// and Microsoft's signals (defaults and updates); the guard that holds back scripts and iframes
+// matching a blocking rule (rules.js), created by script or inserted by the parser, until their
+// category is allowed; activation of held and marked elements; removal of a withdrawn
+// category's cookies.
+
+import { granted, states } from './policy.js';
+import { S } from './state.js';
+import { timed } from './clock.js';
+import { w, d, me, COOKIE, siteURL } from './site.js';
+import { setAttr, getAttr, createElement, flushBody } from './dom.js';
+import { holdFor, PENDING } from './rules.js';
+import { placeholder } from './lazy.js';
+import { PUBLIC_CONFIG } from 'consentd:core';
+
+// MARKED are the elements the page marks for a category.
+var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
 
 // ---- The vendors' consent APIs (core.VendorConsents): Google Consent Mode, Microsoft UET,
 // Microsoft Clarity, applied as data. ----
@@ -21,7 +33,7 @@ var vSent = {};
 // tellVendors sends each vendor's default (first, before any tag on the page runs: nothing
 // granted that needs a category) or, after a decision (force) or a change of the effective
 // state, its update.
-function tellVendors(vs, al, first, force) {
+export function tellVendors(vs, al, first, force) {
   vs.forEach(function (v) {
     var m = states(v.signals, al), key = JSON.stringify(m), set = granted(v.set, al);
     if (!first && key === vSent[v.vendor] && !force) return;
@@ -31,136 +43,13 @@ function tellVendors(vs, al, first, force) {
   });
 }
 
-var rules = [];       // compiled blocking rules
 var held = [];        // elements held back by a blocking rule
-var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
-
-// ---- Pattern language (library/README.md; mirrors library/pattern.go). ----
-function compile(raw) {
-  if (typeof raw !== 'string' || !raw || raw.trim() !== raw || raw.indexOf('://') >= 0) return null;
-  var s = raw, param = '', pre = '';
-  var qi = s.indexOf('?');
-  if (qi >= 0) {
-    var q = s.slice(qi + 1), eq = q.indexOf('=');
-    s = s.slice(0, qi);
-    if (eq <= 0) return null;
-    param = q.slice(0, eq);
-    pre = q.slice(eq + 1);
-    if (!pre || /[&=?]/.test(pre)) return null;
-  }
-  var si = s.indexOf('/');
-  var host = (si < 0 ? s : s.slice(0, si)).toLowerCase();
-  var path = si < 0 ? '' : '/' + s.slice(si + 1);
-  if (path === '/') path = '';
-  var sub = host.slice(0, 2) === '*.';
-  if (sub) host = host.slice(2);
-  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(host) || /[# \t\n]/.test(raw)) return null;
-  var glob = null;
-  if (path.indexOf('*') >= 0) {
-    glob = globRegExp(path);
-    if (!glob) return null;
-  }
-  return { host: host, sub: sub, path: path, glob: glob, param: param, pre: pre };
-}
-// globRegExp translates Go's path.Match syntax (*, ?, [class], \escape) to an anchored RegExp.
-function globRegExp(g) {
-  var r = '^', i = 0, esc = function (c) { return c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'); };
-  while (i < g.length) {
-    var c = g[i++];
-    if (c === '*') r += '[^/]*';
-    else if (c === '?') r += '[^/]';
-    else if (c === '\\') { if (i >= g.length) return null; r += esc(g[i++]); }
-    else if (c === '[') {
-      var cls = '[';
-      if (g[i] === '^') { cls += '^'; i++; }
-      var n = 0;
-      for (;;) {
-        if (i >= g.length) return null;
-        var k = g[i++];
-        if (k === ']' && n > 0) break;
-        if (k === '\\') { if (i >= g.length) return null; k = g[i++]; }
-        if (k === '-' && n > 0 && g[i] !== ']') { cls += '-'; continue; }
-        cls += esc(k);
-        n++;
-      }
-      r += cls + ']';
-    } else r += esc(c);
-  }
-  try { return new RegExp(r + '$'); } catch (e) { return null; }
-}
-// matches reports whether pattern p matches the URL u, whose host is h (lower case: ruleFor
-// reads it once for all the patterns).
-function matches(p, u, h) {
-  if (h !== p.host && !(p.sub && h.length > p.host.length &&
-      h.slice(-p.host.length - 1) === '.' + p.host)) return false;
-  var path = u.pathname || '/';
-  if (p.path && (p.glob ? !p.glob.test(path) : path.indexOf(p.path) !== 0)) return false;
-  if (!p.param) return true;
-  var pairs = u.search.slice(1).split('&');
-  for (var i = 0; i < pairs.length; i++) {
-    if (!pairs[i] || pairs[i].indexOf(';') >= 0) continue;
-    var eq = pairs[i].indexOf('=');
-    var k = eq < 0 ? pairs[i] : pairs[i].slice(0, eq), v = eq < 0 ? '' : pairs[i].slice(eq + 1);
-    try {
-      k = decodeURIComponent(k.replace(/\+/g, ' '));
-      v = decodeURIComponent(v.replace(/\+/g, ' '));
-    } catch (e) { continue; }
-    if (k === p.param && v.indexOf(p.pre) === 0) return true;
-  }
-  return false;
-}
-// compileRules compiles the blocking rules br; a pattern on one of the hosts unheld (or their
-// subdomains) never holds anything.
-function compileRules(br, unheld) {
-  var out = [];
-  ((br && br.rules) || []).forEach(function (r) {
-    (r.patterns || []).forEach(function (raw) {
-      var p = compile(raw);
-      if (!p) return;
-      p.svc = r.serviceSlug;
-      p.cat = r.categorySlug;
-      p.free = (unheld || []).some(function (g) { return p.host === g || p.host.slice(-g.length - 1) === '.' + g; });
-      out.push(p);
-    });
-  });
-  return out;
-}
-// ruleFor returns the blocking rule matching url (resolved against the page), or null.
-function ruleFor(url) {
-  if (!url) return null;
-  var u;
-  try { u = new URL(url, d.baseURI); } catch (e) { return null; }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-  var h = u.hostname.toLowerCase();
-  for (var i = 0; i < rules.length; i++) if (matches(rules[i], u, h)) return rules[i];
-  return null;
-}
-// PENDING holds a dynamically inserted cross-origin element while no configuration is known
-// yet (first visit, before the config arrives): it is re-evaluated as soon as it is.
-var PENDING = { cat: '', svc: '' };
-function crossOrigin(url) {
-  try {
-    var o = new URL(url, d.baseURI).origin;
-    return /^https?:/.test(o) && o !== location.origin && api.indexOf(o) !== 0;
-  } catch (e) { return false; }
-}
-// holdFor returns the rule that must hold url back now, or null when it may load. dyn is true
-// for elements created by script, which may be held before the configuration is known.
-function holdFor(url, dyn) {
-  var c = cfg || cached;
-  if (!c) return dyn && pk && crossOrigin(url) ? PENDING : null;
-  if (!c.blockingRules || !c.blockingRules.siteWide) return null;
-  var r = ruleFor(url);
-  if (!r || r.free) return null;
-  return allowed[r.cat] ? null : r;
-}
+export var heldUnmarked = [];  // {url, service, category} of each unmarked page tag held back
 
 // ---- Guarding script and iframe insertion. ----
 // The iframe's src descriptor is read when a script first creates one (on most pages never).
 var SRC = { SCRIPT: Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'src') };
 var TYPE = Object.getOwnPropertyDescriptor(HTMLScriptElement.prototype, 'type');
-var setAttr = Element.prototype.setAttribute;
-var getAttr = Element.prototype.getAttribute;
 
 // hold marks el (a script or iframe not yet run or loaded) as blocked by rule r.
 function hold(el, r, url) {
@@ -206,10 +95,9 @@ function guard(el) {
     return setAttr.call(this, name, value);
   };
 }
-var createElement = Document.prototype.createElement;
 // startGuard guards elements created by script from now on, and watches the document for
 // those the parser inserts.
-function startGuard() {
+export function startGuard() {
   Document.prototype.createElement = function () {
     var el = createElement.apply(this, arguments);
     if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') guard(el);
@@ -217,7 +105,7 @@ function startGuard() {
   };
   new MutationObserver(timed(function (recs) {
     recs.forEach(function (rec) { rec.addedNodes.forEach(inspect); });
-    if (bodyWaiters.length) flushBody();
+    flushBody();
   })).observe(d.documentElement, { childList: true, subtree: true });
 }
 // Parser-inserted elements and those built by innerHTML or cloneNode are caught here, before a
@@ -254,10 +142,10 @@ function inspect(el) {
 }
 
 // ---- Activation of allowed elements. ----
-function cats(el) { return (getAttr.call(el, 'data-category') || '').split(/[\s,]+/).filter(Boolean); }
+export function cats(el) { return (getAttr.call(el, 'data-category') || '').split(/[\s,]+/).filter(Boolean); }
 function isAllowed(el) {
   var c = cats(el);
-  return c.length > 0 && c.every(function (s) { return allowed[s] === true; });
+  return c.length > 0 && c.every(function (s) { return S.allowed_[s] === true; });
 }
 function activate(el) {
   if (!el.parentNode) return;
@@ -304,7 +192,7 @@ function activateSoon() {
 }
 // activateAll runs, in document order, every held or marked element whose categories are
 // allowed (a held script that is not in the document yet runs when it is inserted).
-var activateAll = timed(function () {
+export var activateAll = timed(function () {
   var list = Array.prototype.slice.call(d.querySelectorAll(MARKED));
   held.forEach(function (el) { if (list.indexOf(el) < 0) list.push(el); });
   list.sort(function (a, b) { return a.compareDocumentPosition(b) & 2 ? 1 : -1; });
@@ -317,7 +205,7 @@ var activateAll = timed(function () {
         setAttr.call(el, 'data-consentd-service', r.svc || '');
         if (el.tagName === 'IFRAME') placeholder(el);
       }
-    } else if (cfg) {
+    } else if (S.cfg_) {
       if (isAllowed(el)) activate(el);
       else if (el.tagName === 'IFRAME') placeholder(el);
     }
@@ -326,7 +214,7 @@ var activateAll = timed(function () {
 // revoke deletes the first-party cookies of the withdrawn categories' services that the
 // configuration's cookie rules name (exact names and prefixes), on this host, its parent
 // domains and the configured cookie domain, and re-blocks their iframes.
-function revoke(slugs) {
+export function revoke(slugs) {
   withCookieRules(function (all) {
     var cr = all.filter(function (r) { return slugs.indexOf(r.category) >= 0; });
     d.cookie.split(';').forEach(function (kv) {
@@ -353,8 +241,8 @@ function revoke(slugs) {
 // the full configuration fetched once, at the first withdrawal.
 var cookieRules = null;
 function withCookieRules(fn) {
-  if (cfg.cookieRules) return fn(cfg.cookieRules);
-  cookieRules = cookieRules || fetch(siteURL("__CONSENTD_PUBLIC_CONFIG__") + '?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
+  if (S.cfg_.cookieRules) return fn(S.cfg_.cookieRules);
+  cookieRules = cookieRules || fetch(siteURL(PUBLIC_CONFIG) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.json(); })
     .then(function (c) { return c.cookieRules || []; });
   cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });

@@ -1,19 +1,20 @@
-// The runtime's lazily loaded module (banner-more.js): what the first view does not need. The
+// The runtime's lazily loaded part (banner-more.js): what the first view does not need. The
 // preferences dialog with the declaration's services and cookies, the blocked iframe's
 // placeholder, the reopen button, the cookie declaration and the visitor's choice, and their
-// styles (banner-more.css). The first view (ui.js) loads it when one of them is needed, or on
-// idle once the banner shows, and calls in through the functions this module returns.
+// styles (banner-more.css). The first view (lazy.js) loads it when one of them is needed, or on
+// idle once the banner shows, and calls in through the functions this part returns.
 //
-// The build (bannerjs.go) wraps this file in a function of R, the first view's internals:
-// window.__consentdMore = {v: version, f: function (R) { ... }}; the first view takes it once
-// loaded, checks the version and calls f, which returns this module's entry points. What
-// changes (R.cfg, R.allowed, R.decided, R.stored, R.ui) is read through R's getters.
+// The part sets window.__consentdMore = {v: version, f: function (R) {...}}; the first view
+// takes it once loaded, checks the version and calls f with R, its internals (boot.js), which
+// returns this part's entry points. What changes (R.cfg, R.allowed, R.decided, R.stored, R.ui)
+// is read through R's getters.
 
-var d = document, h = R.h, t = R.t, fill = R.fill, catName = R.catName,
-  mount = R.mount, heading = R.heading, button = R.button, buttons = R.buttons, policyLinks = R.policyLinks,
-  gpcOn = R.gpcOn, fixed = R.fixed, decide = R.decide, closeAll = R.closeAll, closePrefs = R.closePrefs,
-  getConsent = R.getConsent, ruleFor = R.ruleFor, cats = R.cats, getAttr = R.getAttr, details = R.details;
-var MORE = "__CONSENTD_CSS_MORE__";
+import MORE from './banner-more.css';
+import { VERSION } from 'consentd:build';
+
+var d = document, R, h, t, fill, catName, mount, heading, button, buttons, policyLinks, gpcOn, fixed, decide,
+  closeAll, closePrefs, getConsent, ruleFor, cats, getAttr, details;
+
 // styleMore adds this module's styles to a shadow root of the first view's.
 function styleMore(root) {
   R.style(root, 'modal', R.CSS.modal); // the preferences are a dialog.cd
@@ -229,4 +230,11 @@ function choices() {
   });
 }
 
-return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices };
+window.__consentdMore = { v: VERSION, f: function (r) {
+  R = r;
+  h = R.h; t = R.t; fill = R.fill; catName = R.catName; mount = R.mount; heading = R.heading; button = R.button;
+  buttons = R.buttons; policyLinks = R.policyLinks; gpcOn = R.gpcOn; fixed = R.fixed; decide = R.decide;
+  closeAll = R.closeAll; closePrefs = R.closePrefs; getConsent = R.getConsent; ruleFor = R.ruleFor; cats = R.cats;
+  getAttr = R.getAttr; details = R.details;
+  return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices };
+} };

@@ -34,7 +34,9 @@ type policyResult struct {
 
 // policyHarness runs policy.js's functions on the rows read from stdin.
 const policyHarness = `
-var rows = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+import { readFileSync } from 'node:fs';
+import { effective, states, granted, initial, fixed, dontSell } from './policy.js';
+var rows = JSON.parse(readFileSync(0, 'utf8'));
 process.stdout.write(JSON.stringify(rows.map(function (r) {
   var P = r.policy, al = effective(P, r.chosen, r.gpc), vs = {}, set = {};
   P.vendors.forEach(function (v) {
@@ -58,15 +60,11 @@ func runPolicyModule(t *testing.T, rows []policyCase) []policyResult {
 		}
 		t.Skip("SKIPPED: node is not installed, so the runtime's policy module (policy.js) is not tested")
 	}
-	src, err := sources.ReadFile("policy.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	in, err := json.Marshal(rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(node, "-e", "'use strict';\n"+string(src)+policyHarness)
+	cmd := exec.Command(node, "--input-type=module", "-e", policyHarness)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

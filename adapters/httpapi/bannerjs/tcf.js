@@ -13,12 +13,12 @@
  * TCF layers): each decision is recorded by the runtime with the TC string, the AC string and the
  * GVL version, with the categories the table derives from the purposes consented.
  */
+import CSS from './tcf.css';
+import { tcString, acString } from './tcfstring.js';
+import { VERSION } from 'consentd:build';
+
 var w = window, d = document;
-var VERSION = "__CONSENTD_VERSION__";
-var CSS = "__CONSENTD_TCF_CSS__";
 var stub = w.__tcfapi;
-if (typeof stub !== 'function' || !stub.conf || w.__consentdTCF) return;
-w.__consentdTCF = VERSION;
 var COOKIE = 'euconsent-v2';
 
 var C = null;           // the site's TCF configuration
@@ -428,7 +428,7 @@ function closeUI() {
 // Without its configuration the module retries, three times, 2 s apart, the stub answering
 // meanwhile; then it is in error (cmpStatus 'error', every other command refused), and vendors
 // must assume no consent.
-(function load(n) {
+function load(n) {
   (n === 0 && stub.res ? stub.res : fetch(stub.conf, { credentials: 'omit' })) // the stub's fetch first
     .then(function (r) { if (!r.ok) throw new Error('tcf config: HTTP ' + r.status); return r.json(); })
     .then(start)
@@ -443,7 +443,12 @@ function closeUI() {
       };
       q.forEach(function (a) { w.__tcfapi.apply(null, a); });
     });
-})(0);
+}
+// Only with the stub in place, once: another CMP's __tcfapi, or this module loaded twice, stays.
+if (typeof stub === 'function' && stub.conf && !w.__consentdTCF) {
+  w.__consentdTCF = VERSION;
+  load(0);
+}
 
 function start(c) {
   C = c;

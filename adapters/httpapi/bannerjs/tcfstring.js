@@ -1,7 +1,8 @@
 // The TC string encoder (IAB Tech Lab, "Consent string and vendor list formats v2", TCF v2.3):
 // the core segment, the disclosed vendors segment (mandatory since v2.3) and the publisher TC
 // segment, each base64url-encoded without padding and joined by dots. Pure: tcString(s) reads
-// only its argument, so tcf_test.go runs it on its own and decodes the result.
+// only its argument, so its tests run it on its own: tcfstring.test.mjs against known vectors
+// (testdata/tcstring-vectors.json), tcfstring_test.go through three decoders.
 //
 // s: {created (ms since the epoch), cmpId, cmpVersion, screen, lang ("EN"), gvlVersion,
 // policyVersion, specialFeatures, purposes, purposesLI, publisherCC ("FR"), vendors, vendorsLI,
@@ -74,7 +75,7 @@ function tcDay(ms) {
   var t = new Date(ms);
   return Math.round(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()) / 100);
 }
-function tcString(s) {
+export function tcString(s) {
   var day = tcDay(s.created);
   var li = function (ps) { return ps.filter(function (p) { return s.consentOnly.indexOf(p) < 0; }); };
   var core = tcBits().int(2, 6).int(day, 36).int(day, 36).int(s.cmpId, 12).int(s.cmpVersion, 12)
@@ -98,7 +99,7 @@ function tcString(s) {
 }
 // acString is Google's Additional Consent string v2: "2~" the consented providers' ids, then
 // "~dv." the ids of the providers disclosed but not consented, each list ascending, dot-separated.
-function acString(consented, disclosed) {
+export function acString(consented, disclosed) {
   var c = tcSorted(consented);
   return '2~' + c.join('.') + '~dv.' + tcSorted(disclosed).filter(function (i) { return c.indexOf(i) < 0; }).join('.');
 }

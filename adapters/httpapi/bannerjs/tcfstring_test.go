@@ -14,8 +14,7 @@ import (
 // tcEncodeScript runs the runtime's encoder (tcfstring.js, as the module has it) in node on
 // each case of the JSON array in argv and prints the TC strings.
 const tcEncodeScript = `
-const fs = require('fs');
-eval(fs.readFileSync(process.argv[process.argv.length - 3], 'utf8'));
+import { tcString } from './tcfstring.js';
 const consentOnly = JSON.parse(process.argv[process.argv.length - 2]);
 const cases = JSON.parse(process.argv[process.argv.length - 1]);
 console.log(JSON.stringify(cases.map((c) => tcString(Object.assign({created: Date.UTC(2026, 10, 26, 17, 3), cmpId: 4095,
@@ -57,7 +56,7 @@ func TestTCStringEncoder(t *testing.T) {
 	raw, _ := json.Marshal(cases)
 	var out, errb bytes.Buffer
 	only, _ := json.Marshal(core.ConsentOnlyPurposes())
-	cmd := exec.Command("node", "-e", tcEncodeScript, "--", "tcfstring.js", string(only), string(raw))
+	cmd := exec.Command("node", "--input-type=module", "-e", tcEncodeScript, "--", string(only), string(raw))
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node: %v\n%s", err, errb.String())

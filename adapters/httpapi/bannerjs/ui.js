@@ -1,10 +1,18 @@
 // The runtime's UI module: the banner, in a Shadow DOM styled by a constructable stylesheet,
 // with the texts the configuration carries. The rest of what the visitor may see (the
 // preferences dialog, the blocked iframe's placeholder, the reopen button, the cookie
-// declaration and the visitor's choice) is in the lazily loaded module (more.js, served as
-// banner-more.js), which this one loads when one of them is needed and calls through more().
+// declaration and the visitor's choice) is in the lazily loaded part (more.js, served as
+// banner-more.js), which lazy.js loads when one of them is needed.
 
-var ui = null;        // {host, root} of the banner's Shadow DOM
+import CSS from './banner.css';
+import { S } from './state.js';
+import { timed, shown } from './clock.js';
+import { w, d, api } from './site.js';
+import { h, createElement } from './dom.js';
+import { decide, gpcOn } from './consent.js';
+import { loadMore, reopenButton } from './lazy.js';
+
+export var ui = null;        // {host, root} of the banner's Shadow DOM
 var lastFocus = null;
 // deepFocus is the focused element, inside shadow roots too (the reopen button).
 function deepFocus() {
@@ -17,14 +25,14 @@ function deepFocus() {
 // The configuration carries the texts of one language, which the server chose (built-in
 // texts under the site's overrides and translations); the runtime only says which language:
 // the page's lang, then the browser's languages, as the server matches them.
-function langs() {
+export function langs() {
   var out = [];
   if (d.documentElement.lang) out.push(d.documentElement.lang);
   return out.concat(navigator.languages || [navigator.language]).map(function (l) { return String(l || '').toLowerCase(); });
 }
 // langFor returns the first of the visitor's languages the site speaks (exactly, else by its
 // primary subtag), or '' when none is.
-function langFor(speaks) {
+export function langFor(speaks) {
   var ls = langs();
   for (var i = 0; i < ls.length; i++) {
     if (speaks.indexOf(ls[i]) >= 0) return ls[i];
@@ -33,42 +41,30 @@ function langFor(speaks) {
   }
   return '';
 }
-function t(key, vars) { return fill((cfg.texts || {})[key] || '', vars); }
-function fill(s, vars) {
+export function t(key, vars) { return fill((S.cfg_.texts || {})[key] || '', vars); }
+export function fill(s, vars) {
   return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && vars[k] != null ? vars[k] : m; });
 }
-function catName(k) { return k.name || k.slug; }
+export function catName(k) { return k.name || k.slug; }
 
 // ---- DOM helpers. ----
-function h(tag, attrs, kids) {
-  var el = createElement.call(d, tag);
-  for (var k in attrs || {}) {
-    var v = attrs[k];
-    if (v == null || v === false) continue;
-    if (k === 'text') el.textContent = v;
-    else if (k.slice(0, 2) === 'on') el.addEventListener(k.slice(2), v);
-    else setAttr.call(el, k, v === true ? '' : v);
-  }
-  (kids || []).forEach(function (c) { if (c) el.appendChild(typeof c === 'string' ? d.createTextNode(c) : c); });
-  return el;
-}
 // style adds the sheet k (text) to a shadow root, once; a constructable stylesheet, parsed on
 // first use and shared by every root. CSS holds banner.css's sheets: its common rules (b) and
 // each template's, parsed only when that template is shown; more.js adds its own (m).
 var sheets = {};
-var adopt = window.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype;
-function style(root, k, text) {
+var adopt = w.CSSStyleSheet && 'adoptedStyleSheets' in Document.prototype;
+export function style(root, k, text) {
   if (root['_' + k]) return;
   root['_' + k] = 1;
   if (!adopt) return root.appendChild(h('style', { text: text }));
   if (!sheets[k]) (sheets[k] = new CSSStyleSheet()).replaceSync(text);
   root.adoptedStyleSheets = root.adoptedStyleSheets.concat(sheets[k]);
 }
-function shadowHost(tag) {
+export function shadowHost(tag) {
   var host = createElement.call(d, tag);
   var root = host.attachShadow({ mode: 'open' });
   style(root, 'b', CSS.b);
-  var col = (cfg && cfg.banner.colors) || {};
+  var col = (S.cfg_ && S.cfg_.banner.colors) || {};
   [['primary', '--cd-primary'], ['background', '--cd-bg'], ['text', '--cd-text'],
     ['acceptButton', '--cd-accept'], ['rejectButton', '--cd-reject']].forEach(function (p) {
     if (col[p[0]]) host.style.setProperty(p[1], col[p[0]]);
@@ -89,21 +85,7 @@ function onColor(bg) {
   var l = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
   return l > 0.4 ? '#111111' : '#ffffff';
 }
-// whenBody runs fn once <body> exists: at once, or as soon as the parser inserts it (so that
-// the banner is painted with the page's first content), at the latest on DOMContentLoaded.
-var bodyWaiters = [];
-function whenBody(fn) {
-  if (d.body) fn();
-  else if (bodyWaiters.push(fn) === 1) d.addEventListener('DOMContentLoaded', timed(flushBody));
-}
-function flushBody() {
-  if (d.body) bodyWaiters.splice(0).forEach(function (fn) { fn(); });
-}
-function whenReady(fn) {
-  if (d.readyState !== 'loading') fn();
-  else d.addEventListener('DOMContentLoaded', timed(fn));
-}
-function mount() {
+export function mount() {
   if (ui) return ui;
   ui = shadowHost('consentd-ui');
   ui.root.addEventListener('keydown', onKey);
@@ -129,49 +111,53 @@ function onKey(e) {
   if (e.shiftKey && (a === f[0] || box === a)) { e.preventDefault(); f[f.length - 1].focus(); }
   else if (!e.shiftKey && a === f[f.length - 1]) { e.preventDefault(); f[0].focus(); }
 }
-function policyLinks() {
-  var b = cfg.banner, kids = [], cp = b.cookiePolicyUrl;
+export function policyLinks() {
+  var b = S.cfg_.banner, kids = [], cp = b.cookiePolicyUrl;
   // consentd's own declaration page learns the visitor's choice from the link's fragment.
-  if (cp && cp.indexOf(api + '/') === 0 && stored) cp = cp.replace(/#.*$/, '') + '#consentd=' + encodeURIComponent(JSON.stringify(stored));
+  if (cp && cp.indexOf(api + '/') === 0 && S.stored_) cp = cp.replace(/#.*$/, '') + '#consentd=' + encodeURIComponent(JSON.stringify(S.stored_));
   if (b.privacyPolicyUrl) kids.push(h('a', { href: b.privacyPolicyUrl, target: '_blank', rel: 'noopener', text: t('privacyLabel') }));
   if (cp) kids.push(h('a', { href: cp, target: '_blank', rel: 'noopener', text: t('cookiePolicyLabel') }));
   return kids.length ? h('p', { 'class': 'lk' }, kids) : null;
 }
-function heading(id, text) {
-  var b = cfg.banner;
+export function heading(id, text) {
+  var b = S.cfg_.banner;
   return h('div', { 'class': 'hd' }, [
     b.logoUrl ? h('img', { 'class': 'lg', src: b.logoUrl, alt: '' }) : null,
     h('h2', { id: id, text: text })
   ]);
 }
-function button(cls, action, key, fn) {
+export function button(cls, action, key, fn) {
   return h('button', { type: 'button', 'class': cls, 'data-action': action, text: t(key), onclick: fn });
 }
 // buttons are the dialogs' actions, reject and accept with mid between them, one code path for
 // the banner and the preferences; first (the banner) leaves reject out where the policy says
 // the first layer does not show it.
-function buttons(mid, first) {
+export function buttons(mid, first) {
   return h('div', { 'class': 'ac' }, [
-    first && cfg.policy.rejectOnFirstLayer === false ? null : button('no', 'reject', 'rejectLabel', function () { api_.rejectAll(); }),
-    mid, button('ok', 'accept', 'acceptLabel', function () { api_.acceptAll(); })
+    first && S.cfg_.policy.rejectOnFirstLayer === false ? null : button('no', 'reject', 'rejectLabel', function () { S.page_.rejectAll(); }),
+    mid, button('ok', 'accept', 'acceptLabel', function () { S.page_.acceptAll(); })
   ]);
 }
 // dontSellControl is the Do Not Sell or Share control of the banner and the preferences, where
 // the visitor's policy offers an opt-out of sale: it refuses the categories whose refusal is a
 // request not to sell (recorded so, doNotSell), the others as they are.
-function dontSellControl() {
-  return cfg.policy.doNotSellLink ? h('p', { 'class': 'lk' }, [button('dn', 'do-not-sell', 'doNotSellLabel', function () {
-    var c = Object.assign({}, allowed);
-    cfg.policy.doNotSellWithout.forEach(function (s) { c[s] = false; });
+export function dontSellControl() {
+  return S.cfg_.policy.doNotSellLink ? h('p', { 'class': 'lk' }, [button('dn', 'do-not-sell', 'doNotSellLabel', function () {
+    var c = Object.assign({}, S.allowed_);
+    S.cfg_.policy.doNotSellWithout.forEach(function (s) { c[s] = false; });
     decide(c, 'custom');
     closeAll();
   })]) : null;
 }
 
+// keepFocus notes the focused element, for focus to return there when the visitor closes
+// what opens now (the lazily loaded part's preferences).
+export function keepFocus() { lastFocus = deepFocus(); }
+
 // ---- The banner. ----
-var showBanner = timed(function () {
-  if (!cfg || decided || (ui && (ui.banner || ui.prefs))) return;
-  var b = cfg.banner, u = mount();
+export var showBanner = timed(function () {
+  if (!S.cfg_ || S.decided_ || (ui && (ui.banner || ui.prefs))) return;
+  var b = S.cfg_.banner, u = mount();
   // The templates are banner.css's sheets (b is its common rules); core validates the value.
   var tpl = b.template !== 'b' && CSS.hasOwnProperty(b.template) ? b.template : 'floating';
   var pos = b.position || 'bottom_right';
@@ -180,8 +166,8 @@ var showBanner = timed(function () {
     type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7',
     onclick: function () {
       var cb = b.closeButtonBehavior;
-      if (cb === 'accept_all') api_.acceptAll();
-      else if (cb === 'reject_all') api_.rejectAll();
+      if (cb === 'accept_all') S.page_.acceptAll();
+      else if (cb === 'reject_all') S.page_.rejectAll();
       else hideBanner();
     }
   });
@@ -191,7 +177,7 @@ var showBanner = timed(function () {
     gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
     policyLinks(),
     dontSellControl()
-  ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { api_.showPreferences(); }), 1)];
+  ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { S.page_.showPreferences(); }), 1)];
   style(u.root, tpl, CSS[tpl]);
   var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
   var el;
@@ -211,7 +197,7 @@ var showBanner = timed(function () {
     u.banner = el;
   }
   var focus = function () { if (ui && ui.banner === el) el.focus({ preventScroll: true }); };
-  var first = !shownAt;
+  var first = shown();
   reopenButton();
   // When the visitor brought the banner back, focus moves at once. On the first view, what
   // the banner's first frame does not need waits until the page's first paint is out: focus
@@ -222,7 +208,6 @@ var showBanner = timed(function () {
     if (first) focus();
     (w.requestIdleCallback || setTimeout)(loadMore);
   }));
-  shownAt = shownAt || now();
 });
 // afterPaint runs fn once the page's first paint is out: when the browser reports it, else
 // (it was out before, or the browser does not report paints) after the next frame.
@@ -235,7 +220,7 @@ function afterPaint(fn) {
   } catch (e) { /* no paint timing */ }
   requestAnimationFrame(function () { setTimeout(fn); });
 }
-function hideBanner() {
+export function hideBanner() {
   if (!ui || !ui.banner) return;
   ui.banner.remove();
   ui.banner = null;
@@ -248,86 +233,17 @@ function restoreFocus() {
   lastFocus = null;
 }
 
-function closePrefs() {
+export function closePrefs() {
   if (!ui || !ui.prefs) return;
-  var reopen = ui.prefs.__reopen && !decided;
+  var reopen = ui.prefs.__reopen && !S.decided_;
   ui.prefs.remove();
   ui.prefs = null;
   if (reopen) showBanner();
   else restoreFocus();
 }
-function closeAll() {
+export function closeAll() {
   if (!ui) return;
   if (ui.prefs) { ui.prefs.remove(); ui.prefs = null; }
   hideBanner();
   restoreFocus();
 }
-
-// ---- The lazily loaded module (more.js, served as banner-more.js, immutable per version). ----
-var MORE_VERSION = "__CONSENTD_MORE_VERSION__";
-var M = null;         // its entry points, once loaded
-var moreQueue = [];   // calls waiting for it
-var moreLoading = false;
-// internals are what the module reads of this one: functions, and the state through getters.
-function internals() {
-  return {
-  h: h, t: t, fill: fill, catName: catName, mount: mount, heading: heading, button: button,
-  buttons: buttons, policyLinks: policyLinks, dontSellControl: dontSellControl, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
-  closePrefs: closePrefs, getConsent: getConsent, ruleFor: ruleFor, cats: cats, getAttr: getAttr, details: details,
-  shadowHost: shadowHost, style: style, CSS: CSS, gpc: gpc, declPage: declPage, page: api_,
-  keepFocus: function () { lastFocus = deepFocus(); },
-  get cfg() { return cfg; }, get allowed() { return allowed; }, get decided() { return decided; },
-  get stored() { return stored; }, get ui() { return ui; }
-  };
-}
-// more calls the module's fn with arg: at once when it is loaded, else once it is (loading it).
-function more(fn, arg) {
-  if (M) return M[fn](arg);
-  moreQueue.push([fn, arg]);
-  loadMore();
-}
-// loadMore loads the module from consentd, once; after a failure, the next need retries.
-function loadMore() {
-  if (M || moreLoading || !pk) return;
-  moreLoading = true;
-  var s = createElement.call(d, 'script');
-  s.src = api + '/' + "__CONSENTD_PUBLIC_MORE__" + '?v=' + MORE_VERSION;
-  // done ends this load, saying why it failed when it did.
-  var done = function (why) { moreLoading = false; s.remove(); if (why) console.warn('consentd: banner module ' + why); };
-  s.onload = timed(function () {
-    var m = w.__consentdMore;
-    w.__consentdMore = undefined;
-    if (!m || m.v !== MORE_VERSION) return done('version mismatch');
-    done();
-    M = m.f(internals());
-    moreQueue.splice(0).forEach(function (c) { M[c[0]](c[1]); });
-  });
-  s.onerror = function () { done('unavailable'); };
-  (d.head || d.documentElement).appendChild(s);
-}
-// The preferences open with one click whatever is loaded: the module and the declaration are
-// fetched together, and the dialog opens once both are here (without the declaration's services
-// when it could not be fetched).
-function showPrefs() {
-  if (!cfg) return;
-  loadMore();
-  details(function (dc) { more('prefs', dc); });
-}
-// The services' descriptions and cookies are not in the first view's configuration (the
-// loader's): details fetches the declaration, in the configuration's language, once, when the
-// preferences or a declaration first need it, and passes it to fn (null when it failed).
-var decl = null;
-function details(fn) {
-  decl = decl || fetch(siteURL("__CONSENTD_PUBLIC_DECLARATION__") + '?lang=' + encodeURIComponent(cfg.lang || ''), { credentials: 'omit' })
-    .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
-  decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
-}
-// A held iframe gets its placeholder once the module is here.
-function placeholder(f) { if (cfg && !f.__consentdPh) more('placeholder', f); }
-// The reopen button loads the module only when it is wanted (the module removes it otherwise).
-function reopenButton() {
-  if (M || (cfg && cfg.banner.reopenButton && decided && !declPage)) more('reopenButton');
-}
-var CHOICE = '[data-consentd-declaration],[data-consentd-choice]';
-function declarations() { if (d.querySelector(CHOICE)) more('declarations'); }
-function renderChoices() { if (M || d.querySelector(CHOICE)) more('renderChoices'); }

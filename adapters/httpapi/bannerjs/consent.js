@@ -1,0 +1,132 @@
+// The runtime's consent module: the visitor's decision (kept in a first-party cookie), making
+// it the effective consent (policy.js) and telling the vendors, the guard, the page and the
+// storefront, and recording it with consentd.
+
+import { effective, granted, dontSell } from './policy.js';
+import { S } from './state.js';
+import { w, d, COOKIE, declPage, gpc, siteURL } from './site.js';
+import { tellVendors, revoke, activateAll } from './guard.js';
+import { reopenButton, renderChoices } from './lazy.js';
+import { PUBLIC_CONSENT } from 'consentd:core';
+import { VERSION } from 'consentd:build';
+
+// ---- Stored decision. ----
+// The decision {v: consentVersion, id: visitorId, r: recordId, c: categories, a: action,
+// t: time, p: 1 while not yet recorded} is kept in a first-party cookie; on the declaration
+// page it comes in the link's fragment (#consentd=...) from the site's runtime.
+function parseStored(raw) {
+  try {
+    var v = JSON.parse(decodeURIComponent(raw));
+    return v && typeof v.c === 'object' && v.c ? v : null;
+  } catch (e) { return null; }
+}
+export function readCookie() {
+  var m = declPage ? /#consentd=([^&]*)/.exec(location.hash) : d.cookie.match(new RegExp('(?:^|;\\s*)' + COOKIE + '=([^;]*)'));
+  return m ? parseStored(m[1]) : null;
+}
+// cookieDomain is the configured domain of the consent cookie when this page is on it.
+function cookieDomain() {
+  var dom = S.cfg_ && S.cfg_.banner.cookieDomain, h = location.hostname;
+  return dom && (h === dom || h.slice(-dom.length - 1) === '.' + dom) ? dom : '';
+}
+function writeCookie(v) {
+  var enc = encodeURIComponent(JSON.stringify(v));
+  if (declPage) { history.replaceState(null, '', '#consentd=' + enc); return; }
+  var days = (S.cfg_ && S.cfg_.banner.cookieExpirationDays) || 365, dom = cookieDomain();
+  if (dom) d.cookie = COOKIE + '=;path=/;max-age=0'; // the host-only copy gives way to the shared one
+  d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
+    (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');
+}
+// current reports whether s is a current decision under the configuration c (default: the configuration).
+export function current(s, c) {
+  c = c || S.cfg_;
+  if (!s || !c || s.v < c.banner.consentVersion) return false;
+  return c.categories.every(function (k) { return typeof s.c[k.slug] === 'boolean'; });
+}
+// gpcOn is true when the visitor's GPC signal changes something under the policy.
+export function gpcOn() { return gpc && !!S.cfg_ && S.cfg_.policy.gpc.honored; }
+
+// apply makes the categories in c the effective consent.
+export function apply(c, isDecision) {
+  var next = effective(S.cfg_.policy, c, gpc);
+  var revoked = Object.keys(S.allowed_).filter(function (s) { return S.allowed_[s] && !next[s]; });
+  var changed = JSON.stringify(next) !== JSON.stringify(S.allowed_);
+  S.allowed_ = next;
+  tellVendors(S.cfg_.policy.vendors, S.allowed_, false, isDecision);
+  if (revoked.length) revoke(revoked);
+  activateAll();
+  if (changed || isDecision) {
+    d.dispatchEvent(new CustomEvent('consentd:change', { bubbles: true, detail: getConsent() }));
+  }
+  storefront();
+  if (isDecision) { reopenButton(); renderChoices(); }
+}
+
+function storefront() {
+  var sf = S.cfg_ && S.cfg_.policy.storefront, shop = w.Shopify;
+  if (!S.decided_ || !shop || !Object.keys(sf).length) return;
+  var send = function () {
+    var cp = shop.customerPrivacy;
+    if (!cp || typeof cp.setTrackingConsent !== 'function') return;
+    cp.setTrackingConsent(granted(sf, S.allowed_), function () {});
+  };
+  if (shop.customerPrivacy) send();
+  else if (typeof shop.loadFeatures === 'function') {
+    shop.loadFeatures([{ name: 'consent-tracking-api', version: '0.1' }], function (err) { if (!err) send(); });
+  }
+}
+function doNotSell() { return !!S.cfg_ && dontSell(S.cfg_.policy, S.allowed_, gpc); }
+
+// decide records a visitor's decision: categories c, taken by action; x are the TCF module's
+// fields of the record (tcString, acString, gvlVersion).
+export function decide(c, action, x) {
+  if (!S.cfg_) return;
+  var full = effective(S.cfg_.policy, c, gpc);
+  S.decided_ = true;
+  S.stored_ = { v: S.cfg_.banner.consentVersion, id: S.stored_ && S.stored_.id, r: S.stored_ && S.stored_.r, c: full, a: action, t: Date.now(), p: 1, x: x };
+  writeCookie(S.stored_);
+  apply(full, true);
+  post(S.stored_);
+}
+export function post(s) {
+  // language, runtime and page go into the record's snapshot of what was shown
+  var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(),
+    language: S.cfg_.lang || '', runtimeVersion: VERSION, pageUrl: location.origin + location.pathname };
+  if (s.id) body.visitorId = s.id;
+  if (gpc) body.gpc = true;
+  Object.assign(body, s.x);
+  // Where GPP sections apply, the GPP string of this decision (gpp.js, which the loader inlined).
+  if (S.cfg_.gpp && w.__gpp && w.__gpp.consentd) body.gppString = w.__gpp.consentd(body.tcString) || undefined;
+  fetch(siteURL(PUBLIC_CONSENT), {
+    method: 'POST', credentials: 'omit', keepalive: true,
+    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
+  }).then(function (r) {
+    if (!r.ok) throw new Error('consent: HTTP ' + r.status);
+    return r.json();
+  }).then(function (rec) {
+    if (S.stored_ !== s) return; // a newer decision was taken meanwhile
+    s.id = rec.visitorId || s.id;
+    s.r = rec.id || s.r;
+    delete s.p;
+    writeCookie(s);
+    renderChoices();
+  }).catch(function (e) { console.warn('consentd:', e.message); });
+}
+
+// ---- Page API (step 5 above). ----
+export function getConsent() {
+  var out = {};
+  for (var k in S.allowed_) out[k] = S.allowed_[k];
+  return {
+    categories: out, decided: S.decided_, action: S.decided_ && S.stored_ ? S.stored_.a || null : null,
+    consentVersion: S.cfg_ ? S.cfg_.banner.consentVersion : null, visitorId: (S.stored_ && S.stored_.id) || null,
+    recordId: (S.decided_ && S.stored_ && S.stored_.r) || null,
+    decidedAt: S.decided_ && S.stored_ && S.stored_.t ? new Date(S.stored_.t).toISOString() : null,
+    gpc: gpc, doNotSell: doNotSell(), ready: !!S.cfg_
+  };
+}
+export function all(v) {
+  var c = {};
+  if (S.cfg_) S.cfg_.categories.forEach(function (k) { c[k.slug] = v; });
+  return c;
+}

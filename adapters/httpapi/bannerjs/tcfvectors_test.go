@@ -1,8 +1,14 @@
 package bannerjs_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestTCStringVectors holds the test decoder (tcfdecode_test.go) to the test vectors the IAB's
@@ -45,3 +51,113 @@ const (
 	vector201 = "CO4VGswO4VGswAfZCBDEAzCsAP_AAH_AAAigGUNf_X9fb2vj-_599_t0eY1f9_63t-wzjheMs-8NyZ-X_J4Wv2MyvB34JqQKGRgkunLBAQdtHGncTQgBwIlViTLMY02MjzNKJrJEilsbe2dYGH9vn8XT_ZKZ70-_v__7v3___33_5Ayhr_6_r7e18f3_Pvv9ujzGr_v_W9v2GccLxln3huTPy_5PC1-xmV4O_BNSBQyMEl05YICDto407iaEAOBEqsSZZjGmxkeZpRNZIkUtjb2zrAw_t8_i6f7JTPen39___d-___--__ICgKAOAAcAA4AFAAjgB6AEYALcGACAW0AtoJAHAAOAAcACgARwA9ACMAFuFABALaAW0GgDgAHAAOABQAI4AegBGAC3DgAgFtALaEQBwADgAHAAoAEcAPQAjABbiQAQC2gFtCoA4ABwADgAUACOAHoARgAtxYAIBbQC2hkAcAA4ABwAKABHAD0AIwAW40AEAtoBbQ6AOAAcAA4AFAAjgB6AEYALceACAW0AtohAHAAOAAcACgARwA9ACMAFuRABALaAW0SgDgAHAAOABQAI4AegBGAC3JgAgFtALaKQBwADgAHAAoAEcAPQAjABblQAQC2gFtA"
 	vector142 = "CLSYjTaOngnCIAOABBENAXCMAGOAABBAAA7IA5n-m7fP6_3fbqVv6E__PoA5Aqff3aJx8tv_1967rfnQEQoAIAAQCrwkAEABAcACABIMACAAuApEVABABUSABgBCAVSAtIoACACIArYQAHACgAFgAVwBJgDcAI7AWgMAAgBiKgAgBMgFfKQAQBRkQAQA4AFiBAAoA-AEVAJlAVgAtYcACAJcAr4eABAK8OgBgFzAOmAqwgABAWyA.IFukWSQh"
 )
+
+// tcVector is one of testdata/tcstring-vectors.json: a TC string of the runtime's encoder for
+// the input beside it (tcString's argument), which tcfstring.test.mjs holds the encoder to.
+type tcVector struct {
+	Name  string `json:"name"`
+	Input struct {
+		Created         int64  `json:"created"`
+		CMPID           int    `json:"cmpId"`
+		CMPVersion      int    `json:"cmpVersion"`
+		Screen          int    `json:"screen"`
+		Lang            string `json:"lang"`
+		PublisherCC     string `json:"publisherCC"`
+		GVLVersion      int    `json:"gvlVersion"`
+		PolicyVersion   int    `json:"policyVersion"`
+		SpecialFeatures []int  `json:"specialFeatures"`
+		Purposes        []int  `json:"purposes"`
+		PurposesLI      []int  `json:"purposesLI"`
+		Vendors         []int  `json:"vendors"`
+		VendorsLI       []int  `json:"vendorsLI"`
+		Disclosed       []int  `json:"disclosed"`
+		PubPurposes     []int  `json:"pubPurposes"`
+		PubPurposesLI   []int  `json:"pubPurposesLI"`
+		ConsentOnly     []int  `json:"consentOnly"`
+		Restrictions    []struct {
+			PurposeID       int   `json:"purposeId"`
+			RestrictionType int   `json:"restrictionType"`
+			VendorIDs       []int `json:"vendorIds"`
+		} `json:"restrictions"`
+	} `json:"input"`
+	TC string `json:"tc"`
+}
+
+// TestTCStringVectorFile: each TC string of testdata/tcstring-vectors.json, read by the test
+// decoder (which TestTCStringVectors holds to the IAB's vectors), carries its input: so the
+// vectors the node unit test compares the encoder's output with are right, and a change of the
+// encoder that changes its output needs vectors that pass here too.
+func TestTCStringVectorFile(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("testdata", "tcstring-vectors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct{ Vectors []tcVector }
+	if err := json.Unmarshal(raw, &file); err != nil || len(file.Vectors) < 5 {
+		t.Fatalf("%d vectors: %v", len(file.Vectors), err)
+	}
+	// set is ids as a TC string holds them: ascending, once each, without those in not.
+	set := func(ids []int, not ...int) []int {
+		out := []int{}
+		for _, i := range ids {
+			if i > 0 && !slices.Contains(out, i) && !slices.Contains(not, i) {
+				out = append(out, i)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	nz := func(s []int) []int {
+		if s == nil {
+			return []int{}
+		}
+		return s
+	}
+	for _, v := range file.Vectors {
+		in := v.Input
+		m, err := decodeTC(v.TC)
+		if err != nil {
+			t.Errorf("%s: %q: %v", v.Name, v.TC, err)
+			continue
+		}
+		day := time.UnixMilli(in.Created).UTC().Truncate(24 * time.Hour)
+		restrictions := map[string][]int{}
+		for _, r := range in.Restrictions {
+			if len(r.VendorIDs) > 0 {
+				restrictions[fmt.Sprintf("%d/%d", r.PurposeID, r.RestrictionType)] = set(r.VendorIDs)
+			}
+		}
+		if m.Version != 2 || !m.Created.Equal(day) || !m.LastUpdated.Equal(day) || m.CMPID != in.CMPID || m.CMPVersion != in.CMPVersion ||
+			m.ConsentScreen != in.Screen || m.ConsentLanguage != strings.ToUpper(in.Lang) || m.PublisherCC != in.PublisherCC ||
+			m.VendorListVersion != in.GVLVersion || m.PolicyVersion != in.PolicyVersion || !m.IsServiceSpecific || m.UseNonStandardTexts ||
+			m.PurposeOneTreatment || !m.HasDisclosed || !m.HasPublisher || m.NumCustomPurposes != 0 {
+			t.Errorf("%s: header %+v, want %+v", v.Name, m, in)
+		}
+		for _, c := range []struct {
+			what      string
+			got, want []int
+		}{
+			{"special features", m.SpecialFeatures, set(in.SpecialFeatures)},
+			{"purposes", m.Purposes, set(in.Purposes)},
+			{"purposes LI", m.PurposesLI, set(in.PurposesLI, in.ConsentOnly...)},
+			{"vendors", m.Vendors, set(in.Vendors)},
+			{"vendors LI", m.VendorsLI, set(in.VendorsLI)},
+			{"disclosed", m.Disclosed, set(in.Disclosed)},
+			{"publisher purposes", m.PubPurposes, set(in.PubPurposes)},
+			{"publisher purposes LI", m.PubPurposesLI, set(in.PubPurposesLI, in.ConsentOnly...)},
+		} {
+			if !slices.Equal(nz(c.got), c.want) {
+				t.Errorf("%s: %s %v, want %v", v.Name, c.what, c.got, c.want)
+			}
+		}
+		if len(m.Restrictions) != len(restrictions) {
+			t.Errorf("%s: restrictions %v, want %v", v.Name, m.Restrictions, restrictions)
+		}
+		for k, want := range restrictions {
+			if !slices.Equal(m.Restrictions[k], want) {
+				t.Errorf("%s: restriction %s %v, want %v", v.Name, k, m.Restrictions[k], want)
+			}
+		}
+	}
+}

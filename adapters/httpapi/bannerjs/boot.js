@@ -50,8 +50,8 @@ import { readCookie, current, gpcOn, apply, decide, post, getConsent, all } from
 import { ui, langs, langFor, t, fill, catName, mount, heading, button, buttons, policyLinks, dontSellControl,
   showBanner, closeAll, closePrefs, shadowHost, style, keepFocus } from './ui.js';
 import { provide, showPrefs, details, reopenButton, declarations } from './lazy.js';
-import { VENDORS, PUBLIC_CONFIG } from 'consentd:core';
-import { VERSION } from 'consentd:build';
+import { VENDORS, Public } from 'consentd:core';
+import { Version } from 'consentd:build';
 
 var cacheKey = 'consentd:' + pk;
 // useConfig makes c the configuration. quiet (the loader's configuration in a language other
@@ -86,7 +86,7 @@ function useConfig(c, quiet) {
 // Without a configuration the runtime fails closed: what it holds stays held (marked tags,
 // cross-origin tags inserted by script) while it retries, five times, 3 s apart.
 function fetchConfig(lang, keep, fallback, n) { // n: retries so far (undefined: none)
-  fetch(siteURL(PUBLIC_CONFIG) + (lang ? '?lang=' + encodeURIComponent(lang) : ''), { credentials: 'omit' })
+  fetch(siteURL(Public.config) + (lang ? '?lang=' + encodeURIComponent(lang) : ''), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.text(); })
     .then(function (t) {
       if (keep) try { localStorage.setItem(cacheKey, t); } catch (e) { /* storage unavailable */ }
@@ -105,7 +105,7 @@ function fetchConfig(lang, keep, fallback, n) { // n: retries so far (undefined:
 
 // ---- Page API (step 5 above): window.consentd. ----
 var page = {
-  version: VERSION,
+  version: Version.own,
   getConsent: getConsent,
   acceptAll: function () { decide(all(true), 'accept_all'); closeAll(); },
   rejectAll: function () { decide(all(false), 'reject_all'); closeAll(); },

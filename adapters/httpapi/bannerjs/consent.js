@@ -7,8 +7,8 @@ import { S } from './state.js';
 import { w, d, COOKIE, declPage, gpc, siteURL } from './site.js';
 import { tellVendors, revoke, activateAll } from './guard.js';
 import { reopenButton, renderChoices } from './lazy.js';
-import { PUBLIC_CONSENT } from 'consentd:core';
-import { VERSION } from 'consentd:build';
+import { Public } from 'consentd:core';
+import { Version } from 'consentd:build';
 
 // ---- Stored decision. ----
 // The decision {v: consentVersion, id: visitorId, r: recordId, c: categories, a: action,
@@ -91,13 +91,13 @@ export function decide(c, action, x) {
 export function post(s) {
   // language, runtime and page go into the record's snapshot of what was shown
   var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(),
-    language: S.cfg_.lang || '', runtimeVersion: VERSION, pageUrl: location.origin + location.pathname };
+    language: S.cfg_.lang || '', runtimeVersion: Version.own, pageUrl: location.origin + location.pathname };
   if (s.id) body.visitorId = s.id;
   if (gpc) body.gpc = true;
   Object.assign(body, s.x);
   // Where GPP sections apply, the GPP string of this decision (gpp.js, which the loader inlined).
   if (S.cfg_.gpp && w.__gpp && w.__gpp.consentd) body.gppString = w.__gpp.consentd(body.tcString) || undefined;
-  fetch(siteURL(PUBLIC_CONSENT), {
+  fetch(siteURL(Public.consent), {
     method: 'POST', credentials: 'omit', keepalive: true,
     headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
   }).then(function (r) {

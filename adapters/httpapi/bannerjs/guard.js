@@ -11,7 +11,7 @@ import { w, d, me, COOKIE, siteURL } from './site.js';
 import { setAttr, getAttr, createElement, flushBody } from './dom.js';
 import { holdFor, PENDING } from './rules.js';
 import { placeholder } from './lazy.js';
-import { PUBLIC_CONFIG } from 'consentd:core';
+import { Public } from 'consentd:core';
 
 // MARKED are the elements the page marks for a category.
 var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
@@ -242,7 +242,7 @@ export function revoke(slugs) {
 var cookieRules = null;
 function withCookieRules(fn) {
   if (S.cfg_.cookieRules) return fn(S.cfg_.cookieRules);
-  cookieRules = cookieRules || fetch(siteURL(PUBLIC_CONFIG) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
+  cookieRules = cookieRules || fetch(siteURL(Public.config) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.json(); })
     .then(function (c) { return c.cookieRules || []; });
   cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });

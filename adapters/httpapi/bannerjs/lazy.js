@@ -9,8 +9,8 @@ import { S } from './state.js';
 import { timed } from './clock.js';
 import { w, d, pk, api, declPage, siteURL } from './site.js';
 import { createElement } from './dom.js';
-import { PUBLIC_MORE, PUBLIC_DECLARATION } from 'consentd:core';
-import { MORE_VERSION } from 'consentd:build';
+import { Public } from 'consentd:core';
+import { Version } from 'consentd:build';
 
 var M = null;         // its entry points, once loaded
 var moreQueue = [];   // calls waiting for it
@@ -31,13 +31,13 @@ export function loadMore() {
   if (M || moreLoading || !pk) return;
   moreLoading = true;
   var s = createElement.call(d, 'script');
-  s.src = api + '/' + PUBLIC_MORE + '?v=' + MORE_VERSION;
+  s.src = api + '/' + Public.more + '?v=' + Version.more;
   // done ends this load, saying why it failed when it did.
   var done = function (why) { moreLoading = false; s.remove(); if (why) console.warn('consentd: banner module ' + why); };
   s.onload = timed(function () {
     var m = w.__consentdMore;
     w.__consentdMore = undefined;
-    if (!m || m.v !== MORE_VERSION) return done('version mismatch');
+    if (!m || m.v !== Version.more) return done('version mismatch');
     done();
     M = m.f(internals());
     moreQueue.splice(0).forEach(function (c) { M[c[0]](c[1]); });
@@ -58,7 +58,7 @@ export function showPrefs() {
 // preferences or a declaration first need it, and passes it to fn (null when it failed).
 var decl = null;
 export function details(fn) {
-  decl = decl || fetch(siteURL(PUBLIC_DECLARATION) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
+  decl = decl || fetch(siteURL(Public.declaration) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
   decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
 }

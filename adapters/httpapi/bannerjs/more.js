@@ -10,7 +10,7 @@
 // is read through R's getters.
 
 import MORE from './banner-more.css';
-import { VERSION } from 'consentd:build';
+import { Version } from 'consentd:build';
 
 var d = document, R, h, t, fill, catName, mount, heading, button, buttons, policyLinks, gpcOn, fixed, decide,
   closeAll, closePrefs, getConsent, ruleFor, cats, getAttr, details;
@@ -230,7 +230,7 @@ function choices() {
   });
 }
 
-window.__consentdMore = { v: VERSION, f: function (r) {
+window.__consentdMore = { v: Version.own, f: function (r) {
   R = r;
   h = R.h; t = R.t; fill = R.fill; catName = R.catName; mount = R.mount; heading = R.heading; button = R.button;
   buttons = R.buttons; policyLinks = R.policyLinks; gpcOn = R.gpcOn; fixed = R.fixed; decide = R.decide;

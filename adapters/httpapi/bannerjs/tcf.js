@@ -15,7 +15,7 @@
  */
 import CSS from './tcf.css';
 import { tcString, acString } from './tcfstring.js';
-import { VERSION } from 'consentd:build';
+import { Version } from 'consentd:build';
 
 var w = window, d = document;
 var stub = w.__tcfapi;
@@ -446,7 +446,7 @@ function load(n) {
 }
 // Only with the stub in place, once: another CMP's __tcfapi, or this module loaded twice, stays.
 if (typeof stub === 'function' && stub.conf && !w.__consentdTCF) {
-  w.__consentdTCF = VERSION;
+  w.__consentdTCF = Version.own;
   load(0);
 }
 

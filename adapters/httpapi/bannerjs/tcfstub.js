@@ -10,8 +10,9 @@
  *  - an empty, hidden iframe named __tcfapiLocator tells frames that a CMP is here;
  *  - the TCF module is loaded, async, from consentd's origin, and the site's TCF configuration
  *    is fetched meanwhile, for the module to take up.
- * The build puts the module's path (relative to the loader's URL, versioned) and the site's TCF
- * configuration path in MODULE and CONF (core.PublicTCFModule, core.PublicTCFConfig).
+ * The stub is built once (build.go); TCFStub (tcf.go) puts the module's path (relative to the
+ * loader's URL, versioned) and the site's TCF configuration path in the visitor's language in
+ * MODULE and CONF (core.PublicTCFModule, core.PublicTCFConfig), per request.
  */
 (function (w, d, MODULE, CONF) {
   if (typeof w.__tcfapi === 'function') return; // another CMP is on the page: it answers

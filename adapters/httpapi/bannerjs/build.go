@@ -137,8 +137,10 @@ func build(specs []bundleSpec) (map[string]*bundle, error) {
 			LogLevel:          api.LogLevelSilent,
 			Plugins:           []api.Plugin{buildPlugin(m, coreTS, buildTS)},
 		})
-		if len(res.Errors) > 0 {
-			return nil, fmt.Errorf("bundle %s: %s", s.name, messages(res.Errors))
+		// The sources are fixed at compile time: a warning (a duplicate key, a suspicious
+		// comparison, a module that is not one) is a mistake in them, as an error is.
+		if problems := append(res.Errors, res.Warnings...); len(problems) > 0 {
+			return nil, fmt.Errorf("bundle %s: %w", s.name, messages(problems))
 		}
 		if len(res.OutputFiles) != 1 {
 			return nil, fmt.Errorf("bundle %s: %d output files", s.name, len(res.OutputFiles))

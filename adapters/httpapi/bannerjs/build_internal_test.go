@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tdewolff/parse/v2"
+	jsparse "github.com/tdewolff/parse/v2/js"
 )
 
 // TestBuildManglesOnlyTheState: the build shortens every property name ending in "_"
@@ -69,5 +72,42 @@ func TestBuild(t *testing.T) {
 	}
 	if strings.Contains(rt, "Public.") || strings.Contains(rt, "Version.") {
 		t.Error("consentd:core's or consentd:build's enums were not inlined")
+	}
+}
+
+// browserGlobals are the names the runtime's modules may use without importing them: the
+// language's and the browser's.
+var browserGlobals = strings.Fields(`arguments undefined Array Boolean Date Error JSON Math Number Object Promise RegExp String
+	URL parseInt decodeURIComponent encodeURIComponent btoa console setTimeout window document location navigator history
+	performance localStorage fetch CustomEvent MutationObserver PerformanceObserver requestAnimationFrame CSSStyleSheet
+	Document Element HTMLScriptElement HTMLIFrameElement`)
+
+// TestModulesImportWhatTheyUse: a module uses no name of another module without importing it
+// (the runtime was once joined from scripts that used each other's top-level names), nor any
+// global but the language's and the browser's: esbuild would take a misspelt or forgotten name
+// for a global, and the runtime would fail only when the line runs.
+func TestModulesImportWhatTheyUse(t *testing.T) {
+	files, _ := fs.Glob(sources, "*.js")
+	for _, f := range files {
+		src, _ := sources.ReadFile(f)
+		ast, err := jsparse.Parse(parse.NewInputBytes(src), jsparse.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		imported := map[string]bool{}
+		for _, s := range ast.BlockStmt.List {
+			if im, ok := s.(*jsparse.ImportStmt); ok {
+				imported[string(im.Default)] = true
+				for _, a := range im.List {
+					imported[string(a.Binding)], imported[string(a.Name)] = true, true
+				}
+			}
+		}
+		for _, v := range ast.BlockStmt.Scope.Undeclared {
+			if n := string(v.Data); !imported[n] && !slices.Contains(browserGlobals, n) {
+				t.Errorf("%s uses %s without importing or declaring it", f, n)
+			}
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -13,13 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/consentd/consentd/adapters/console"
-	"github.com/consentd/consentd/adapters/httpapi"
-	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/library"
 )
 
 // proxiedWorld is the unit world behind a trusted proxy on loopback: each request's
@@ -27,27 +20,7 @@ import (
 // likes.
 func proxiedWorld(t *testing.T) *unitWorld {
 	t.Helper()
-	cat, err := library.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{t: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
-	uc, err := core.New(core.Deps{Store: memstore.New(), Catalog: cat, Now: clk.now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := uc.Orgs.Bootstrap(systemCtx, unitKey); err != nil {
-		t.Fatal(err)
-	}
-	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now,
-		ClientAddr: httpapi.ClientIP(loopback), ErrorStatus: httpapi.ErrorStatus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &unitWorld{srv: srv, clock: clk, uc: uc}
+	return newUnitWorldBehind(t, "", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
 }
 
 // member makes a person with password "right password 1" in a new organization of their

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -53,6 +54,13 @@ func newUnitWorld(t *testing.T) *unitWorld { t.Helper(); return newUnitWorldAt(t
 // newUnitWorldAt is newUnitWorld with the console's public URL.
 func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 	t.Helper()
+	return newUnitWorldBehind(t, publicURL, nil)
+}
+
+// newUnitWorldBehind is newUnitWorldAt behind the trusted proxies in proxies (none: the
+// peer's address is the client's).
+func newUnitWorldBehind(t *testing.T, publicURL string, proxies []netip.Prefix) *unitWorld {
+	t.Helper()
 	cat, err := library.Load("")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +74,7 @@ func newUnitWorldAt(t *testing.T, publicURL string) *unitWorld {
 		t.Fatal(err)
 	}
 	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL,
-		ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus})
+		ClientAddr: httpapi.ClientIP(proxies), ErrorStatus: httpapi.ErrorStatus})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,17 +161,17 @@ func (auditLog *AuditLog) AuditEntries(ctx context.Context, orgID string, q Audi
 		q.Limit = DefaultAuditLimit
 	}
 	if q.Limit < 1 || q.Limit > MaxAuditLimit {
-		return nil, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxAuditLimit)
+		return nil, FieldErrorf("limit", "must be 1 to %d", MaxAuditLimit)
 	}
 	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
-		return nil, Errorf(CodeInvalid, "from: must be before to")
+		return nil, FieldErrorf("from", "must be before to")
 	}
 	if q.Action != "" && !slices.Contains(AuditActions(), q.Action) {
-		return nil, Errorf(CodeInvalid, "action: not an audit action")
+		return nil, FieldErrorf("action", "not an audit action")
 	}
 	for field, v := range map[string]string{"siteId": q.SiteID, "actor": q.Actor} {
 		if len(v) > MaxAuditFilter {
-			return nil, Errorf(CodeInvalid, "%s: must be at most %d characters", field, MaxAuditFilter)
+			return nil, FieldErrorf(field, "must be at most %d characters", MaxAuditFilter)
 		}
 		if err := CheckText(field, v); err != nil {
 			return nil, err
@@ -197,7 +197,7 @@ func (auditLog *AuditLog) AuditEntries(ctx context.Context, orgID string, q Audi
 }
 
 func decodeAuditCursor(c string) (int64, error) {
-	bad := Errorf(CodeInvalid, "cursor: not a cursor of this listing")
+	bad := FieldErrorf("cursor", "not a cursor of this listing")
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(c) > MaxAuditFilter {
 		return 0, bad

@@ -245,15 +245,15 @@ func (p BannerPatch) validate() error {
 		{"consentMode", p.ConsentMode, consentModes[:]},
 	} {
 		if c.v != nil && !slices.Contains(c.enum, *c.v) {
-			return Errorf(CodeInvalid, "%s: must be one of %v", c.field, c.enum)
+			return FieldErrorf(c.field, "must be one of %v", c.enum)
 		}
 	}
 	if p.ConsentMode != nil && p.GCMExcludeVendor != nil && ConsentModeOf(*p.GCMExcludeVendor) != *p.ConsentMode {
-		return Errorf(CodeInvalid, "consentMode: %s contradicts gcmExcludeVendor %t (advanced is gcmExcludeVendor true)", *p.ConsentMode, *p.GCMExcludeVendor)
+		return FieldErrorf("consentMode", "%s contradicts gcmExcludeVendor %t (advanced is gcmExcludeVendor true)", *p.ConsentMode, *p.GCMExcludeVendor)
 	}
 	for k, v := range p.Colors {
 		if !slices.Contains(colorKeys[:], k) || v == "" {
-			return Errorf(CodeInvalid, "colors.%s: unknown key or empty value", k)
+			return FieldErrorf("colors."+k, "unknown key or empty value")
 		}
 	}
 	if err := validateTexts("textOverrides", p.TextOverrides); err != nil {
@@ -278,11 +278,11 @@ func (p BannerPatch) validate() error {
 		}
 	}
 	if d := p.CookieExpirationDays; d != nil && (*d < MinCookieExpiration || *d > MaxCookieExpiration) {
-		return Errorf(CodeInvalid, "cookieExpirationDays: must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
+		return FieldErrorf("cookieExpirationDays", "must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
 	}
 	if l := p.ReopenLabel; l.Set && !l.Null {
 		if n := utf8.RuneCountInString(strings.TrimSpace(l.Value)); n < 1 || n > MaxReopenLabel {
-			return Errorf(CodeInvalid, "reopenLabel: must be 1 to %d characters", MaxReopenLabel)
+			return FieldErrorf("reopenLabel", "must be 1 to %d characters", MaxReopenLabel)
 		}
 		if err := CheckText("reopenLabel", l.Value); err != nil {
 			return err
@@ -308,17 +308,17 @@ func CookieDomainFor(siteURL, domain string) (string, error) {
 		host = strings.ToLower(u.Hostname())
 	}
 	if t := strings.TrimSpace(domain); len(t) > MaxDomain || !domainPattern.MatchString(t) {
-		return "", Errorf(CodeInvalid, "cookieDomain: must be a domain name such as .example.com")
+		return "", FieldErrorf("cookieDomain", "must be a domain name such as .example.com")
 	}
 	if host == "" || net.ParseIP(host) != nil {
-		return "", Errorf(CodeInvalid, "cookieDomain: the site's url %q has no domain name to share a cookie across", siteURL)
+		return "", FieldErrorf("cookieDomain", "the site's url %q has no domain name to share a cookie across", siteURL)
 	}
 	if d != host && !strings.HasSuffix(host, "."+d) {
-		return "", Errorf(CodeInvalid, "cookieDomain: %q is not the site's host %q or a parent of it", d, host)
+		return "", FieldErrorf("cookieDomain", "%q is not the site's host %q or a parent of it", d, host)
 	}
 	reg, err := publicsuffix.EffectiveTLDPlusOne(host)
 	if err != nil || len(d) < len(reg) {
-		return "", Errorf(CodeInvalid, "cookieDomain: %q is a public suffix; use the site's registrable domain %q or a subdomain of it", d, reg)
+		return "", FieldErrorf("cookieDomain", "%q is a public suffix; use the site's registrable domain %q or a subdomain of it", d, reg)
 	}
 	return d, nil
 }
@@ -326,7 +326,7 @@ func CookieDomainFor(siteURL, domain string) (string, error) {
 func validateTexts(field string, texts map[string]string) error {
 	for k, v := range texts {
 		if !slices.Contains(textKeyList, k) {
-			return Errorf(CodeInvalid, "%s.%s: unknown key, expected one of %v", field, k, textKeyList)
+			return FieldErrorf(field+"."+k, "unknown key, expected one of %v", textKeyList)
 		}
 		if err := maxLen(field+"."+k, v, MaxTranslation); err != nil {
 			return err

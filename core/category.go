@@ -81,14 +81,14 @@ type CategoryInput struct {
 
 func (in CategoryInput) validate(create bool) error {
 	if create && in.Name == nil {
-		return Errorf(CodeInvalid, "name: is required")
+		return FieldErrorf("name", "is required")
 	}
 	if in.Name != nil {
 		if n := utf8.RuneCountInString(*in.Name); n < 1 || n > MaxCategoryName {
-			return Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxCategoryName)
+			return FieldErrorf("name", "must be 1 to %d characters", MaxCategoryName)
 		}
 		if strings.TrimSpace(*in.Name) == "" {
-			return Errorf(CodeInvalid, "name: must not be blank")
+			return FieldErrorf("name", "must not be blank")
 		}
 		if err := CheckText("name", *in.Name); err != nil {
 			return err
@@ -128,7 +128,7 @@ func maxLen(field, v string, max int) error {
 		return err
 	}
 	if utf8.RuneCountInString(v) > max {
-		return Errorf(CodeInvalid, "%s: must be at most %d characters", field, max)
+		return FieldErrorf(field, "must be at most %d characters", max)
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func (q ConsentQuery) validateVisitor() error {
 
 func checkVisitorID(v string) error {
 	if n := len([]rune(v)); n < 1 || n > MaxVisitorID {
-		return Errorf(CodeInvalid, "visitorId: must be 1 to %d characters", MaxVisitorID)
+		return FieldErrorf("visitorId", "must be 1 to %d characters", MaxVisitorID)
 	}
 	return CheckText("visitorId", v)
 }
@@ -241,7 +241,7 @@ func actionAgrees(in ConsentInput, cats []*Category, ps Policies) error {
 	case "reject_all":
 		for _, c := range cats {
 			if !c.IsRequired && in.Categories[c.Slug] {
-				return Errorf(CodeInvalid, "categories.%s: must be false with action reject_all", c.Slug)
+				return FieldErrorf("categories."+c.Slug, "must be false with action reject_all")
 			}
 		}
 	case "accept_all":
@@ -249,7 +249,7 @@ func actionAgrees(in ConsentInput, cats []*Category, ps Policies) error {
 			if c.IsRequired || in.Categories[c.Slug] || (in.GPC && ps.GPCMayTurnOff(c.Slug)) {
 				continue
 			}
-			return Errorf(CodeInvalid, "categories.%s: must be true with action accept_all", c.Slug)
+			return FieldErrorf("categories."+c.Slug, "must be true with action accept_all")
 		}
 	}
 	return nil
@@ -266,14 +266,14 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	site, cats := view.site, view.cats
 	if in.ConsentVersion < 1 || in.ConsentVersion > MaxConsentVersion {
-		return nil, Errorf(CodeInvalid, "consentVersion: must be 1 to %d", MaxConsentVersion)
+		return nil, FieldErrorf("consentVersion", "must be 1 to %d", MaxConsentVersion)
 	}
 	// A decision cannot answer a banner the site has not shown yet.
 	if in.ConsentVersion > view.version {
-		return nil, Errorf(CodeInvalid, "consentVersion: must be 1 to %d, the site's current version", view.version)
+		return nil, FieldErrorf("consentVersion", "must be 1 to %d, the site's current version", view.version)
 	}
 	if in.Action != nil && !slices.Contains(consentActions[:], *in.Action) {
-		return nil, Errorf(CodeInvalid, "action: must be one of %v", consentActions)
+		return nil, FieldErrorf("action", "must be one of %v", consentActions)
 	}
 	if err := actionAgrees(in, cats, view.policies); err != nil {
 		return nil, err
@@ -299,7 +299,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	for slug := range in.Categories {
 		if _, known := decided[slug]; !known {
-			return nil, Errorf(CodeInvalid, "categories.%s: unknown category", slug)
+			return nil, FieldErrorf("categories."+slug, "unknown category")
 		}
 	}
 	page, err := PageURL(in.PageURL)
@@ -347,10 +347,10 @@ func (consentLog *ConsentLog) ConsentRecords(ctx context.Context, orgID string, 
 		return nil, 0, err
 	}
 	if q.Page < 1 || q.Page > MaxConsentPage {
-		return nil, 0, Errorf(CodeInvalid, "page: must be 1 to %d", MaxConsentPage)
+		return nil, 0, FieldErrorf("page", "must be 1 to %d", MaxConsentPage)
 	}
 	if q.Limit < 1 || q.Limit > MaxConsentLimit {
-		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxConsentLimit)
+		return nil, 0, FieldErrorf("limit", "must be 1 to %d", MaxConsentLimit)
 	}
 	if err := q.validateDates(); err != nil {
 		return nil, 0, err
@@ -359,7 +359,7 @@ func (consentLog *ConsentLog) ConsentRecords(ctx context.Context, orgID string, 
 		return nil, 0, err
 	}
 	if q.After != nil && q.Page != 1 {
-		return nil, 0, Errorf(CodeInvalid, "page: must be 1 (or absent) with a cursor")
+		return nil, 0, FieldErrorf("page", "must be 1 (or absent) with a cursor")
 	}
 	if _, err := consentLog.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, 0, err

@@ -25,11 +25,11 @@ func PageURL(raw string) (string, error) {
 		return "", err
 	}
 	if utf8.RuneCountInString(raw) > MaxURL {
-		return "", Errorf(CodeInvalid, "pageUrl: must be at most %d characters", MaxURL)
+		return "", FieldErrorf("pageUrl", "must be at most %d characters", MaxURL)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", Errorf(CodeInvalid, "pageUrl: must be an absolute http(s) URL")
+		return "", FieldErrorf("pageUrl", "must be an absolute http(s) URL")
 	}
 	host := strings.ToLower(u.Host) // without user information
 	if u.Scheme == "http" {
@@ -42,7 +42,7 @@ func PageURL(raw string) (string, error) {
 		out += "/"
 	}
 	if utf8.RuneCountInString(out) > MaxURL {
-		return "", Errorf(CodeInvalid, "pageUrl: must be at most %d characters", MaxURL)
+		return "", FieldErrorf("pageUrl", "must be at most %d characters", MaxURL)
 	}
 	return out, nil
 }
@@ -187,13 +187,13 @@ func buildSnapshot(cfg *PublicConfig, lang, runtime string) ([]byte, error) {
 // projectKey in lang, stored once per content and cached like the public configuration.
 func (public *PublicBanner) snapshotFor(ctx context.Context, projectKey, lang, runtime string) (*ConsentSnapshot, error) {
 	if utf8.RuneCountInString(lang) > MaxLanguageKey {
-		return nil, Errorf(CodeInvalid, "language: must be at most %d characters", MaxLanguageKey)
+		return nil, FieldErrorf("language", "must be at most %d characters", MaxLanguageKey)
 	}
 	if err := CheckText("language", lang); err != nil {
 		return nil, err
 	}
 	if runtime != "" && (len(runtime) > MaxRuntimeVersion || !runtimeVersionPattern.MatchString(runtime)) {
-		return nil, Errorf(CodeInvalid, "runtimeVersion: must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
+		return nil, FieldErrorf("runtimeVersion", "must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
 	}
 	key := projectKey + "\x00" + lang + "\x00" + runtime
 	return public.views.snapshotCache.load(ctx, key, public.clock(), func(ctx context.Context) (*ConsentSnapshot, string, error) {
@@ -261,7 +261,7 @@ func EncodeConsentCursor(r *ConsentRecord) string {
 // DecodeConsentCursor reads a cursor made by EncodeConsentCursor; anything else is a
 // validation error.
 func DecodeConsentCursor(c string) (*ConsentKey, error) {
-	bad := Errorf(CodeInvalid, "cursor: not a cursor of this listing")
+	bad := FieldErrorf("cursor", "not a cursor of this listing")
 	if len(c) > MaxConsentCursor {
 		return nil, bad
 	}

@@ -157,7 +157,7 @@ func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q 
 		q.Interval = StatsDay
 	}
 	if !slices.Contains([]string{StatsHour, StatsDay, StatsWeek}, q.Interval) {
-		return nil, Errorf(CodeInvalid, "interval: must be hour, day or week")
+		return nil, FieldErrorf("interval", "must be hour, day or week")
 	}
 	to := consentLog.now()
 	if q.To != nil {
@@ -174,14 +174,14 @@ func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q 
 		return nil, err
 	}
 	if !from.Before(to) {
-		return nil, Errorf(CodeInvalid, "from: must be before to")
+		return nil, FieldErrorf("from", "must be before to")
 	}
 	span := MaxConsentStatsSpan
 	if q.Interval == StatsHour {
 		span = MaxConsentStatsHourSpan
 	}
 	if to.Sub(from) > span {
-		return nil, Errorf(CodeInvalid, "to: at most %d days after from with interval %s", int(span.Hours()/24), q.Interval)
+		return nil, FieldErrorf("to", "at most %d days after from with interval %s", int(span.Hours()/24), q.Interval)
 	}
 	if _, err := consentLog.store.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, err
@@ -302,10 +302,10 @@ func (consentLog *ConsentLog) ConsentRegions(ctx context.Context, orgID, siteID 
 		return nil, err
 	}
 	if !from.Before(to) {
-		return nil, Errorf(CodeInvalid, "from: must be before to")
+		return nil, FieldErrorf("from", "must be before to")
 	}
 	if to.Sub(from) > MaxConsentStatsSpan {
-		return nil, Errorf(CodeInvalid, "to: at most %d days after from", int(MaxConsentStatsSpan.Hours()/24))
+		return nil, FieldErrorf("to", "at most %d days after from", int(MaxConsentStatsSpan.Hours()/24))
 	}
 	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err

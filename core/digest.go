@@ -63,14 +63,14 @@ func newDigestToken(siteID string) string {
 // address already subscribed.
 func digestRecipients(siteID string, old []DigestRecipient, emails []string) ([]DigestRecipient, error) {
 	if len(emails) > MaxDigestEmails {
-		return nil, Errorf(CodeInvalid, "digestEmails: at most %d addresses", MaxDigestEmails)
+		return nil, FieldErrorf("digestEmails", "at most %d addresses", MaxDigestEmails)
 	}
 	out := []DigestRecipient{}
 	seen := map[string]bool{}
 	for _, e := range emails {
 		a, err := mail.ParseAddress(e)
 		if err != nil || a.Name != "" || a.Address != strings.TrimSpace(e) || len(e) > 254 {
-			return nil, Errorf(CodeInvalid, "digestEmails: %q is not an email address", e)
+			return nil, FieldErrorf("digestEmails", "%q is not an email address", e)
 		}
 		key := strings.ToLower(a.Address)
 		if seen[key] {

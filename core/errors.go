@@ -31,7 +31,11 @@ func Codes() []Code {
 type Error struct {
 	Code    Code
 	Message string
-	Err     error
+	// Field is the path of the input field a validation error is about, as the API names it
+	// ("name", "colors.primary", "regionRules[2].regions[0]"); "" when the error names none.
+	// The message starts with it: "<field>: <what is wrong>".
+	Field string
+	Err   error
 }
 
 // Error implements error.
@@ -48,6 +52,22 @@ func (e *Error) Unwrap() error { return e.Err }
 // Errorf returns an *Error with the code and a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf returns a validation error about the input field at path field: its message is
+// "<field>: " and the formatted text, its Field the path, which a form reads to mark the input
+// rather than parsing the message.
+func FieldErrorf(field, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalid, Message: field + ": " + fmt.Sprintf(format, args...), Field: field}
+}
+
+// ErrorField returns the field path of the first *Error in err's chain, "" when it names none.
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
 }
 
 // Wrap returns an *Error with the code and message that wraps cause.

@@ -66,7 +66,7 @@ func (s GPPSettings) Clone() GPPSettings { return s.clean() }
 func CheckGPPSettings(s GPPSettings) (GPPSettings, error) {
 	s = s.clean()
 	if !slices.Contains(mspaModes[:], s.MSPAMode) {
-		return s, Errorf(CodeInvalid, "gpp.mspaMode: must be one of %v", mspaModes)
+		return s, FieldErrorf("gpp.mspaMode", "must be one of %v", mspaModes)
 	}
 	return s, nil
 }
@@ -98,27 +98,27 @@ func CheckGPPString(b *Banner, s string) error {
 		return nil
 	}
 	if !b.GPP.Enabled {
-		return Errorf(CodeInvalid, "gppString: GPP is not enabled on this site")
+		return FieldErrorf("gppString", "GPP is not enabled on this site")
 	}
 	if len(s) > MaxGPPString {
-		return Errorf(CodeInvalid, "gppString: must be at most %d characters", MaxGPPString)
+		return FieldErrorf("gppString", "must be at most %d characters", MaxGPPString)
 	}
 	for _, r := range s {
 		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.~", r)) {
-			return Errorf(CodeInvalid, "gppString: %q is not a character of a GPP string (base64url, '.' and '~')", r)
+			return FieldErrorf("gppString", "%q is not a character of a GPP string (base64url, '.' and '~')", r)
 		}
 	}
 	parts := strings.Split(s, "~")
 	if !gppStringPattern.MatchString(s) {
 		for i, p := range parts[1:] {
 			if p == "" {
-				return Errorf(CodeInvalid, "gppString: section %d is empty", i+1)
+				return FieldErrorf("gppString", "section %d is empty", i+1)
 			}
 		}
-		return Errorf(CodeInvalid, "gppString: not a GPP string: it starts with a version 1 header (DB...) followed by its sections, separated by ~")
+		return FieldErrorf("gppString", "not a GPP string: it starts with a version 1 header (DB...) followed by its sections, separated by ~")
 	}
 	if n, ok := gppHeaderSections(parts[0]); !ok || n != len(parts)-1 {
-		return Errorf(CodeInvalid, "gppString: its header lists %d sections, the string has %d", n, len(parts)-1)
+		return FieldErrorf("gppString", "its header lists %d sections, the string has %d", n, len(parts)-1)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func ValidLanguage(lang string) bool {
 // CheckLanguage refuses a language key of a site's texts that is not ValidLanguage.
 func CheckLanguage(field, lang string) error {
 	if !ValidLanguage(lang) {
-		return Errorf(CodeInvalid, "%s: %q is not a language code such as de, fr or pt-BR (at most %d characters)", field, lang, MaxLanguageKey)
+		return FieldErrorf(field, "%q is not a language code such as de, fr or pt-BR (at most %d characters)", lang, MaxLanguageKey)
 	}
 	return nil
 }
@@ -107,7 +107,7 @@ func CheckLanguage(field, lang string) error {
 // unknown language falls back to the site's like any other the site does not speak.
 func CheckPreferredLanguage(field, lang string) error {
 	if lang == "" || len(lang) > MaxLanguageKey {
-		return Errorf(CodeInvalid, "%s: language key must be 1 to %d characters", field, MaxLanguageKey)
+		return FieldErrorf(field, "language key must be 1 to %d characters", MaxLanguageKey)
 	}
 	return CheckText(field, lang)
 }

@@ -47,7 +47,7 @@ var (
 // can hold (0 to MaxSortOrder).
 func CheckSortOrder(field string, v int) error {
 	if v < 0 || v > MaxSortOrder {
-		return Errorf(CodeInvalid, "%s: must be between 0 and %d", field, MaxSortOrder)
+		return FieldErrorf(field, "must be between 0 and %d", MaxSortOrder)
 	}
 	return nil
 }
@@ -55,7 +55,7 @@ func CheckSortOrder(field string, v int) error {
 // CheckTime returns a validation error naming field when t is outside MinTime..MaxTime.
 func CheckTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {
-		return Errorf(CodeInvalid, "%s: must be between years %d and %d", field, MinTime.Year(), MaxTime.Year())
+		return FieldErrorf(field, "must be between years %d and %d", MinTime.Year(), MaxTime.Year())
 	}
 	return nil
 }

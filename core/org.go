@@ -143,7 +143,7 @@ func (orgs *Orgs) CreateOrganization(ctx context.Context, name string) (*Organiz
 func (orgs *Orgs) newOrganization(name string) (*Organization, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > MaxSiteName {
-		return nil, Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxSiteName)
+		return nil, FieldErrorf("name", "must be 1 to %d characters", MaxSiteName)
 	}
 	if err := CheckText("name", name); err != nil {
 		return nil, err
@@ -203,7 +203,7 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 		in.Role = RoleAdmin
 	}
 	if !ValidRole(in.Role) {
-		return nil, "", Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+		return nil, "", FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
 	}
 	if err := authorizeKeyRole(ctx, orgID, in.Role); err != nil {
 		return nil, "", err
@@ -211,10 +211,10 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 	if in.SiteIDs != nil {
 		if len(in.SiteIDs) == 0 {
 			// slices.Sorted makes an empty list nil: a key for every site
-			return nil, "", Errorf(CodeInvalid, "siteIds: at least one site (leave siteIds out for every site)")
+			return nil, "", FieldErrorf("siteIds", "at least one site (leave siteIds out for every site)")
 		}
 		if len(in.SiteIDs) > MaxAPIKeySites {
-			return nil, "", Errorf(CodeInvalid, "siteIds: at most %d sites", MaxAPIKeySites)
+			return nil, "", FieldErrorf("siteIds", "at most %d sites", MaxAPIKeySites)
 		}
 		in.SiteIDs = slices.Compact(slices.Sorted(slices.Values(in.SiteIDs)))
 	}
@@ -223,7 +223,7 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 	err := orgs.store.InTx(ctx, func(tx Store) error {
 		for _, id := range in.SiteIDs {
 			if _, err := tx.Site(ctx, orgID, id); IsNotFound(err) {
-				return Errorf(CodeInvalid, "siteIds: site %s not found", id)
+				return FieldErrorf("siteIds", "site %s not found", id)
 			} else if err != nil {
 				return err
 			}
@@ -257,7 +257,7 @@ func (orgs *Orgs) createAPIKey(ctx context.Context, tx Store, orgID string, in A
 	}
 	name, key := strings.TrimSpace(in.Name), in.Key
 	if len([]rune(name)) > MaxAPIKeyName {
-		return nil, "", Errorf(CodeInvalid, "name: must be at most %d characters", MaxAPIKeyName)
+		return nil, "", FieldErrorf("name", "must be at most %d characters", MaxAPIKeyName)
 	}
 	if err := CheckText("name", name); err != nil {
 		return nil, "", err
@@ -397,7 +397,7 @@ func (orgs *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *tim
 		g = *grace
 	}
 	if g < 0 || g > MaxRotateGrace {
-		return nil, "", nil, Errorf(CodeInvalid, "graceSeconds: must be 0 to %d", int(MaxRotateGrace/time.Second))
+		return nil, "", nil, FieldErrorf("graceSeconds", "must be 0 to %d", int(MaxRotateGrace/time.Second))
 	}
 	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, "", nil, err

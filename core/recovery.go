@@ -112,13 +112,13 @@ func (users *Users) NewRecoveryCodes(ctx context.Context, userID, code string) (
 	}
 	step, ok := totpStep(u.TOTPSecret, code, users.now())
 	if !ok {
-		return nil, Errorf(CodeInvalid, "code: not the current code of your authenticator")
+		return nil, FieldErrorf("code", "not the current code of your authenticator")
 	}
 	shown, stored := users.newRecoveryCodes(userID)
 	err = users.store.InTx(ctx, func(tx Store) error {
 		if err := tx.UseTOTPStep(ctx, userID, step); err != nil {
 			if ErrorCode(err) == CodeConflict {
-				return Errorf(CodeInvalid, "code: this code was used already; wait for the next one")
+				return FieldErrorf("code", "this code was used already; wait for the next one")
 			}
 			return err
 		}

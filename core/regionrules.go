@@ -46,13 +46,13 @@ type RegionRuleInput struct {
 // (PatchBanner; the console's preview of a draft).
 func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
 	if len(in) > MaxRegionRules {
-		return nil, Errorf(CodeInvalid, "regionRules: must have at most %d rules", MaxRegionRules)
+		return nil, FieldErrorf("regionRules", "must have at most %d rules", MaxRegionRules)
 	}
 	out := make([]RegionRule, 0, len(in))
 	for i, r := range in {
 		field := fmt.Sprintf("regionRules[%d]", i)
 		if len(r.Regions) < 1 || len(r.Regions) > MaxRuleRegions {
-			return nil, Errorf(CodeInvalid, "%s.regions: must list 1 to %d region codes", field, MaxRuleRegions)
+			return nil, FieldErrorf(field+".regions", "must list 1 to %d region codes", MaxRuleRegions)
 		}
 		regions := make([]string, 0, len(r.Regions))
 		for j, code := range r.Regions {
@@ -65,7 +65,7 @@ func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
 			}
 		}
 		if !slices.Contains(defaultBehaviors[:], r.DefaultBehavior) {
-			return nil, Errorf(CodeInvalid, "%s.defaultBehavior: must be one of %v", field, defaultBehaviors)
+			return nil, FieldErrorf(field+".defaultBehavior", "must be one of %v", defaultBehaviors)
 		}
 		or := func(p *bool, def bool) bool {
 			if p == nil {

@@ -213,8 +213,7 @@ func CheckRegionCode(field, code string) error {
 	case code == RegionAny || code == RegionUnknown, laws.countries[code], laws.subdivisions[code], laws.members[code] != nil:
 		return nil
 	}
-	return Errorf(CodeInvalid, "%s: unknown region code %q (expected an ISO 3166-1 alpha-2 country such as FR, a US or Canadian subdivision such as US-CA, a group %v, %q or %q)",
-		field, code, groupCodes(), RegionAny, RegionUnknown)
+	return FieldErrorf(field, "unknown region code %q (expected an ISO 3166-1 alpha-2 country such as FR, a US or Canadian subdivision such as US-CA, a group %v, %q or %q)", code, groupCodes(), RegionAny, RegionUnknown)
 }
 
 // RegionCodes returns, sorted, every code CheckRegionCode accepts: the OpenAPI document states

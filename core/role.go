@@ -43,7 +43,7 @@ func ValidRole(r Role) bool { return slices.Contains(Roles(), r) }
 func ParseRole(field, s string) (Role, error) {
 	r := Role(s)
 	if !ValidRole(r) {
-		return "", Errorf(CodeInvalid, "%s: must be one of owner, admin, editor, privacy, viewer", field)
+		return "", FieldErrorf(field, "must be one of owner, admin, editor, privacy, viewer")
 	}
 	return r, nil
 }

@@ -156,7 +156,7 @@ type ScanInput struct {
 
 func (in ScanInput) validate() error {
 	if len(in.URLs) > MaxScanURLs {
-		return Errorf(CodeInvalid, "urls: at most %d items", MaxScanURLs)
+		return FieldErrorf("urls", "at most %d items", MaxScanURLs)
 	}
 	if in.URL != nil {
 		if err := validateHTTPURL("url", *in.URL); err != nil {
@@ -170,14 +170,14 @@ func (in ScanInput) validate() error {
 	}
 	if p := in.StorefrontPassword; p != nil {
 		if len([]rune(*p)) < 1 || len([]rune(*p)) > MaxPasswordSize {
-			return Errorf(CodeInvalid, "storefrontPassword: must be 1 to %d characters", MaxPasswordSize)
+			return FieldErrorf("storefrontPassword", "must be 1 to %d characters", MaxPasswordSize)
 		}
 		if err := CheckText("storefrontPassword", *p); err != nil {
 			return err
 		}
 	}
 	if in.Mode != nil && !ValidScanMode(*in.Mode) {
-		return Errorf(CodeInvalid, "mode: must be one of %s", strings.Join(scanModes[:], ", "))
+		return FieldErrorf("mode", "must be one of %s", strings.Join(scanModes[:], ", "))
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (scans *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in Sc
 		urls = []string{site.URL}
 	}
 	if len(urls) > MaxScanURLs {
-		return nil, Errorf(CodeInvalid, "urls: at most %d URLs with url included", MaxScanURLs)
+		return nil, FieldErrorf("urls", "at most %d URLs with url included", MaxScanURLs)
 	}
 	mode := scans.scanMode
 	if in.Mode != nil {

@@ -86,10 +86,10 @@ func (in SiteInput) applySchedules(s *Site) error {
 
 func validateSchedules(in SiteInput) error {
 	if in.ScanSchedule != nil && !contains(ScanSchedules(), *in.ScanSchedule) {
-		return Errorf(CodeInvalid, "scanSchedule: must be one of %s", strings.Join(ScanSchedules(), ", "))
+		return FieldErrorf("scanSchedule", "must be one of %s", strings.Join(ScanSchedules(), ", "))
 	}
 	if in.VerifySchedule != nil && !contains(VerifySchedules(), *in.VerifySchedule) {
-		return Errorf(CodeInvalid, "verifySchedule: must be one of %s", strings.Join(VerifySchedules(), ", "))
+		return FieldErrorf("verifySchedule", "must be one of %s", strings.Join(VerifySchedules(), ", "))
 	}
 	if in.DigestEmails != nil {
 		if _, err := digestRecipients("", nil, in.DigestEmails); err != nil {

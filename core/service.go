@@ -92,10 +92,10 @@ type CookieInput struct {
 
 func (in ServiceInput) validate() error {
 	if n := utf8.RuneCountInString(in.Slug); n < 1 || n > MaxSlug || !slugPattern.MatchString(in.Slug) {
-		return Errorf(CodeInvalid, "slug: must be 1 to %d characters of a-z, 0-9 and -", MaxSlug)
+		return FieldErrorf("slug", "must be 1 to %d characters of a-z, 0-9 and -", MaxSlug)
 	}
 	if n := utf8.RuneCountInString(in.Label); n < 1 || n > MaxServiceLabel {
-		return Errorf(CodeInvalid, "label: must be 1 to %d characters", MaxServiceLabel)
+		return FieldErrorf("label", "must be 1 to %d characters", MaxServiceLabel)
 	}
 	if err := CheckText("label", in.Label); err != nil {
 		return err
@@ -118,17 +118,17 @@ func (in ServiceInput) validate() error {
 		}
 	}
 	if len(in.Cookies) > MaxServiceCookies {
-		return Errorf(CodeInvalid, "cookies: at most %d cookies", MaxServiceCookies)
+		return FieldErrorf("cookies", "at most %d cookies", MaxServiceCookies)
 	}
 	for i, c := range in.Cookies {
 		if n := utf8.RuneCountInString(c.Name); n < 1 || n > MaxCookieName {
-			return Errorf(CodeInvalid, "cookies[%d].name: must be 1 to %d characters", i, MaxCookieName)
+			return FieldErrorf(fmt.Sprintf("cookies[%d].name", i), "must be 1 to %d characters", MaxCookieName)
 		}
 		if n := utf8.RuneCountInString(c.Duration); n < 1 || n > MaxCookieDuration {
-			return Errorf(CodeInvalid, "cookies[%d].duration: must be 1 to %d characters", i, MaxCookieDuration)
+			return FieldErrorf(fmt.Sprintf("cookies[%d].duration", i), "must be 1 to %d characters", MaxCookieDuration)
 		}
 		if utf8.RuneCountInString(c.Description) > MaxCookieDescription {
-			return Errorf(CodeInvalid, "cookies[%d].description: must be at most %d characters", i, MaxCookieDescription)
+			return FieldErrorf(fmt.Sprintf("cookies[%d].description", i), "must be at most %d characters", MaxCookieDescription)
 		}
 		for field, v := range map[string]string{"name": c.Name, "duration": c.Duration, "description": c.Description} {
 			if err := CheckText(fmt.Sprintf("cookies[%d].%s", i, field), v); err != nil {
@@ -145,7 +145,7 @@ func (in ServiceInput) validate() error {
 func validateCategorySlug(s string, required bool) error {
 	n := utf8.RuneCountInString(s)
 	if (required || s != "") && (n < 1 || n > MaxCategorySlug) {
-		return Errorf(CodeInvalid, "categorySlug: must be 1 to %d characters", MaxCategorySlug)
+		return FieldErrorf("categorySlug", "must be 1 to %d characters", MaxCategorySlug)
 	}
 	if err := CheckText("categorySlug", s); err != nil {
 		return err
@@ -223,7 +223,7 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 		return nil, err
 	}
 	if n := len([]rune(slug)); n < 1 || n > MaxSlug {
-		return nil, Errorf(CodeInvalid, "slug: must be 1 to %d characters", MaxSlug)
+		return nil, FieldErrorf("slug", "must be 1 to %d characters", MaxSlug)
 	}
 	if err := validateCategorySlug(categorySlug, false); err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func nonEmpty(s string) *string {
 func (services *Services) categoryForService(ctx context.Context, siteID, slug string) (*Category, error) {
 	cat, err := services.store.CategoryBySlug(ctx, siteID, slug)
 	if IsNotFound(err) {
-		return nil, Errorf(CodeInvalid, "categorySlug: category %q not found on this site", slug)
+		return nil, FieldErrorf("categorySlug", "category %q not found on this site", slug)
 	}
 	return cat, err
 }

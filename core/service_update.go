@@ -26,7 +26,7 @@ func (services *Services) UpdateService(ctx context.Context, orgID, siteID, id s
 		}
 		cat, err := tx.CategoryBySlug(ctx, siteID, in.CategorySlug)
 		if IsNotFound(err) {
-			return Errorf(CodeInvalid, "categorySlug: category %q not found on this site", in.CategorySlug)
+			return FieldErrorf("categorySlug", "category %q not found on this site", in.CategorySlug)
 		}
 		if err != nil {
 			return err

@@ -109,7 +109,7 @@ func (in SiteInput) validate(create bool) error {
 	}
 	if in.Name != nil {
 		if n := utf8.RuneCountInString(strings.TrimSpace(*in.Name)); n < 1 || n > MaxSiteName {
-			return Errorf(CodeInvalid, "name: must be 1 to %d characters", MaxSiteName)
+			return FieldErrorf("name", "must be 1 to %d characters", MaxSiteName)
 		}
 		if err := CheckText("name", *in.Name); err != nil {
 			return err
@@ -121,7 +121,7 @@ func (in SiteInput) validate(create bool) error {
 		}
 	}
 	if r := in.ConsentRetentionDays; r.Set && !r.Null && (r.Value < 1 || r.Value > MaxConsentRetentionDays) {
-		return Errorf(CodeInvalid, "consentRetentionDays: must be 1 to %d, or null for no removal", MaxConsentRetentionDays)
+		return FieldErrorf("consentRetentionDays", "must be 1 to %d, or null for no removal", MaxConsentRetentionDays)
 	}
 	return validateSchedules(in)
 }
@@ -131,11 +131,11 @@ func validateHTTPURL(field, s string) error {
 		return err
 	}
 	if utf8.RuneCountInString(s) > MaxURL {
-		return Errorf(CodeInvalid, "%s: must be at most %d characters", field, MaxURL)
+		return FieldErrorf(field, "must be at most %d characters", MaxURL)
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Errorf(CodeInvalid, "%s: must be an absolute http(s) URL", field)
+		return FieldErrorf(field, "must be an absolute http(s) URL")
 	}
 	return nil
 }

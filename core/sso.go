@@ -154,31 +154,31 @@ func (users *Users) validateSSO(in SSOInput, create bool) ([]string, error) {
 	}
 	u, _ := url.Parse(in.Issuer)
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return nil, Errorf(CodeInvalid, "issuer: must be the provider's issuer URL, without query, fragment or credentials")
+		return nil, FieldErrorf("issuer", "must be the provider's issuer URL, without query, fragment or credentials")
 	}
 	if u.Scheme != "https" && !users.ssoAllowPrivate {
-		return nil, Errorf(CodeInvalid, "issuer: must be an https URL (the operator may allow http and private addresses with CONSENTD_OIDC_ALLOW_PRIVATE=true)")
+		return nil, FieldErrorf("issuer", "must be an https URL (the operator may allow http and private addresses with CONSENTD_OIDC_ALLOW_PRIVATE=true)")
 	}
 	if in.ClientID = strings.TrimSpace(in.ClientID); in.ClientID == "" || len(in.ClientID) > MaxSSOField || CheckText("clientId", in.ClientID) != nil {
-		return nil, Errorf(CodeInvalid, "clientId: required, at most %d characters of text", MaxSSOField)
+		return nil, FieldErrorf("clientId", "required, at most %d characters of text", MaxSSOField)
 	}
 	if in.ClientSecret == nil && create {
-		return nil, Errorf(CodeInvalid, "clientSecret: required when the organization has no single sign-on yet")
+		return nil, FieldErrorf("clientSecret", "required when the organization has no single sign-on yet")
 	}
 	if in.ClientSecret != nil && (*in.ClientSecret == "" || len(*in.ClientSecret) > MaxSSOField || CheckText("clientSecret", *in.ClientSecret) != nil) {
-		return nil, Errorf(CodeInvalid, "clientSecret: required, at most %d characters of text", MaxSSOField)
+		return nil, FieldErrorf("clientSecret", "required, at most %d characters of text", MaxSSOField)
 	}
 	if !slices.Contains(SSORoleNames(), string(in.DefaultRole)) {
-		return nil, Errorf(CodeInvalid, "defaultRole: must be one of %s", strings.Join(SSORoleNames(), ", "))
+		return nil, FieldErrorf("defaultRole", "must be one of %s", strings.Join(SSORoleNames(), ", "))
 	}
 	if len(in.AllowedDomains) == 0 || len(in.AllowedDomains) > MaxSSODomains {
-		return nil, Errorf(CodeInvalid, "allowedDomains: 1 to %d email domains", MaxSSODomains)
+		return nil, FieldErrorf("allowedDomains", "1 to %d email domains", MaxSSODomains)
 	}
 	var domains []string
 	for _, d := range in.AllowedDomains {
 		d = strings.ToLower(strings.TrimSpace(d))
 		if !emailDomain.MatchString(d) || len(d) > MaxDomain {
-			return nil, Errorf(CodeInvalid, "allowedDomains: %q is not an email domain", d)
+			return nil, FieldErrorf("allowedDomains", "%q is not an email domain", d)
 		}
 		if !slices.Contains(domains, d) {
 			domains = append(domains, d)

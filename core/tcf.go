@@ -288,16 +288,16 @@ func (s TCFSettings) Clone() TCFSettings {
 func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, error) {
 	s = s.Clone()
 	if s.Enabled && d.CMPID == 0 {
-		return s, Errorf(CodeInvalid, "tcf.enabled: TCF needs this deployment's own CMP ID, registered with IAB Europe: set CONSENTD_TCF_CMP_ID (and CONSENTD_TCF_CMP_VERSION) on the server (docs/tcf.md); a made-up or borrowed ID is not allowed")
+		return s, FieldErrorf("tcf.enabled", "TCF needs this deployment's own CMP ID, registered with IAB Europe: set CONSENTD_TCF_CMP_ID (and CONSENTD_TCF_CMP_VERSION) on the server (docs/tcf.md); a made-up or borrowed ID is not allowed")
 	}
 	if gvl == nil && (s.Enabled || len(s.VendorIDs) > 0 || len(s.SpecialFeatures) > 0 || len(s.PublisherRestrictions) > 0) {
-		return s, Errorf(CodeInvalid, "tcf: no Global Vendor List is loaded to check the settings against; the server fetches it from the IAB, or reads CONSENTD_TCF_GVL_FILE (docs/tcf.md)")
+		return s, FieldErrorf("tcf", "no Global Vendor List is loaded to check the settings against; the server fetches it from the IAB, or reads CONSENTD_TCF_GVL_FILE (docs/tcf.md)")
 	}
 	if c := s.PublisherCountryCode; c != "" && !IsCountry(c) {
-		return s, Errorf(CodeInvalid, "tcf.publisherCountryCode: %q is not an ISO 3166-1 alpha-2 country code in upper case (such as FR)", c)
+		return s, FieldErrorf("tcf.publisherCountryCode", "%q is not an ISO 3166-1 alpha-2 country code in upper case (such as FR)", c)
 	}
 	if len(s.VendorIDs) > MaxTCFVendors {
-		return s, Errorf(CodeInvalid, "tcf.vendorIds: must have at most %d vendors", MaxTCFVendors)
+		return s, FieldErrorf("tcf.vendorIds", "must have at most %d vendors", MaxTCFVendors)
 	}
 	seen := map[int]bool{}
 	for i, id := range s.VendorIDs {
@@ -305,56 +305,56 @@ func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, er
 		v, ok := gvl.Vendors[id]
 		switch {
 		case seen[id]:
-			return s, Errorf(CodeInvalid, "%s: vendor %d is listed twice", field, id)
+			return s, FieldErrorf(field, "vendor %d is listed twice", id)
 		case !ok:
-			return s, Errorf(CodeInvalid, "%s: unknown vendor %d (not in the Global Vendor List version %d)", field, id, gvl.VendorListVersion)
+			return s, FieldErrorf(field, "unknown vendor %d (not in the Global Vendor List version %d)", id, gvl.VendorListVersion)
 		case v.DeletedDate != nil:
-			return s, Errorf(CodeInvalid, "%s: vendor %d (%s) was deleted from the Global Vendor List on %s", field, id, v.Name, v.DeletedDate.Format(time.DateOnly))
+			return s, FieldErrorf(field, "vendor %d (%s) was deleted from the Global Vendor List on %s", id, v.Name, v.DeletedDate.Format(time.DateOnly))
 		}
 		seen[id] = true
 	}
 	sf := map[int]bool{}
 	for i, id := range s.SpecialFeatures {
 		if _, ok := gvl.SpecialFeatures[id]; !ok || sf[id] {
-			return s, Errorf(CodeInvalid, "tcf.specialFeatures[%d]: %d is not a special feature of the Global Vendor List, or is listed twice", i, id)
+			return s, FieldErrorf(fmt.Sprintf("tcf.specialFeatures[%d]", i), "%d is not a special feature of the Global Vendor List, or is listed twice", id)
 		}
 		sf[id] = true
 	}
 	if len(s.PublisherRestrictions) > MaxTCFRestrictions {
-		return s, Errorf(CodeInvalid, "tcf.publisherRestrictions: must have at most %d restrictions", MaxTCFRestrictions)
+		return s, FieldErrorf("tcf.publisherRestrictions", "must have at most %d restrictions", MaxTCFRestrictions)
 	}
 	restricted := map[[2]int]bool{} // purpose and vendor: one restriction each
 	for i, r := range s.PublisherRestrictions {
 		field := fmt.Sprintf("tcf.publisherRestrictions[%d]", i)
 		if _, ok := gvl.Purposes[r.PurposeID]; !ok {
-			return s, Errorf(CodeInvalid, "%s.purposeId: %d is not a purpose of the Global Vendor List", field, r.PurposeID)
+			return s, FieldErrorf(field+".purposeId", "%d is not a purpose of the Global Vendor List", r.PurposeID)
 		}
 		if !slices.Contains(restrictionTypes[:], r.RestrictionType) {
-			return s, Errorf(CodeInvalid, "%s.restrictionType: must be one of %v (0 not allowed, 1 require consent, 2 require legitimate interest)", field, restrictionTypes)
+			return s, FieldErrorf(field+".restrictionType", "must be one of %v (0 not allowed, 1 require consent, 2 require legitimate interest)", restrictionTypes)
 		}
 		if r.RestrictionType == RestrictionRequireLI && slices.Contains(ConsentOnlyPurposes(), r.PurposeID) {
-			return s, Errorf(CodeInvalid, "%s.restrictionType: purpose %d never rests on legitimate interest (purposes %v need consent)", field, r.PurposeID, ConsentOnlyPurposes())
+			return s, FieldErrorf(field+".restrictionType", "purpose %d never rests on legitimate interest (purposes %v need consent)", r.PurposeID, ConsentOnlyPurposes())
 		}
 		if len(r.VendorIDs) == 0 {
-			return s, Errorf(CodeInvalid, "%s.vendorIds: must name at least one of the site's vendors", field)
+			return s, FieldErrorf(field+".vendorIds", "must name at least one of the site's vendors")
 		}
 		for j, id := range r.VendorIDs {
 			if !seen[id] {
-				return s, Errorf(CodeInvalid, "%s.vendorIds[%d]: vendor %d is not one of the site's vendors (tcf.vendorIds)", field, j, id)
+				return s, FieldErrorf(fmt.Sprintf("%s.vendorIds[%d]", field, j), "vendor %d is not one of the site's vendors (tcf.vendorIds)", id)
 			}
 			if restricted[[2]int{r.PurposeID, id}] {
-				return s, Errorf(CodeInvalid, "%s.vendorIds[%d]: vendor %d already has a restriction on purpose %d", field, j, id, r.PurposeID)
+				return s, FieldErrorf(fmt.Sprintf("%s.vendorIds[%d]", field, j), "vendor %d already has a restriction on purpose %d", id, r.PurposeID)
 			}
 			restricted[[2]int{r.PurposeID, id}] = true
 		}
 	}
 	if len(s.GoogleATPIDs) > MaxGoogleATPs {
-		return s, Errorf(CodeInvalid, "tcf.googleAtpIds: must have at most %d providers", MaxGoogleATPs)
+		return s, FieldErrorf("tcf.googleAtpIds", "must have at most %d providers", MaxGoogleATPs)
 	}
 	atp := map[int]bool{}
 	for i, id := range s.GoogleATPIDs {
 		if id < 1 || atp[id] {
-			return s, Errorf(CodeInvalid, "tcf.googleAtpIds[%d]: %d is not a provider ID (a positive integer of Google's Additional Consent provider list) or is listed twice", i, id)
+			return s, FieldErrorf(fmt.Sprintf("tcf.googleAtpIds[%d]", i), "%d is not a provider ID (a positive integer of Google's Additional Consent provider list) or is listed twice", id)
 		}
 		atp[id] = true
 	}
@@ -458,7 +458,7 @@ type tcfDeps struct {
 // decode decodes a TC string; without a decoder every string is refused.
 func (t tcfDeps) decode(s string) (*TCString, error) {
 	if t.decoder == nil {
-		return nil, Errorf(CodeInvalid, "tcString: this server decodes no TC strings")
+		return nil, FieldErrorf("tcString", "this server decodes no TC strings")
 	}
 	return t.decoder.DecodeTCString(s)
 }
@@ -619,7 +619,7 @@ var tcStringPattern = regexp.MustCompile(TCStringPattern)
 func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in ConsentInput) (int, error) {
 	if in.TCString == "" && in.ACString == "" {
 		if in.GVLVersion != 0 {
-			return 0, Errorf(CodeInvalid, "gvlVersion: only with a tcString")
+			return 0, FieldErrorf("gvlVersion", "only with a tcString")
 		}
 		return 0, nil
 	}
@@ -628,35 +628,35 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in Con
 		if in.TCString == "" {
 			field = "acString"
 		}
-		return 0, Errorf(CodeInvalid, "%s: TCF is not enabled on this site", field)
+		return 0, FieldErrorf(field, "TCF is not enabled on this site")
 	}
 	if len(in.ACString) > MaxACString {
-		return 0, Errorf(CodeInvalid, "acString: must be at most %d characters", MaxACString)
+		return 0, FieldErrorf("acString", "must be at most %d characters", MaxACString)
 	}
 	if in.ACString != "" {
 		m := acStringPattern.FindStringSubmatch(in.ACString)
 		if m == nil {
-			return 0, Errorf(CodeInvalid, "acString: not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
+			return 0, FieldErrorf("acString", "not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
 		}
 		for _, list := range []string{m[1], m[3]} {
 			for _, id := range strings.Split(list, ".") {
 				if n, err := strconv.Atoi(id); id != "" && (err != nil || !slices.Contains(b.TCF.GoogleATPIDs, n)) {
-					return 0, Errorf(CodeInvalid, "acString: provider %s is not one of the site's (tcf.googleAtpIds)", id)
+					return 0, FieldErrorf("acString", "provider %s is not one of the site's (tcf.googleAtpIds)", id)
 				}
 			}
 		}
 	}
 	if in.TCString == "" {
 		if in.GVLVersion != 0 {
-			return 0, Errorf(CodeInvalid, "gvlVersion: only with a tcString")
+			return 0, FieldErrorf("gvlVersion", "only with a tcString")
 		}
 		return 0, nil
 	}
 	if len(in.TCString) > MaxTCString {
-		return 0, Errorf(CodeInvalid, "tcString: must be at most %d characters", MaxTCString)
+		return 0, FieldErrorf("tcString", "must be at most %d characters", MaxTCString)
 	}
 	if !tcStringPattern.MatchString(in.TCString) {
-		return 0, Errorf(CodeInvalid, "tcString: not a TC string (segments of web-safe base64 separated by '.')")
+		return 0, FieldErrorf("tcString", "not a TC string (segments of web-safe base64 separated by '.')")
 	}
 	tc, err := public.tcf.decode(in.TCString)
 	if err != nil {
@@ -664,16 +664,16 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in Con
 	}
 	switch cmp := public.tcf.deployment.CMPID; {
 	case tc.CMPID != cmp:
-		return 0, Errorf(CodeInvalid, "tcString: made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
+		return 0, FieldErrorf("tcString", "made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
 	case !tc.IsServiceSpecific:
-		return 0, Errorf(CodeInvalid, "tcString: not service-specific (TCF 2.3 strings are)")
+		return 0, FieldErrorf("tcString", "not service-specific (TCF 2.3 strings are)")
 	case tc.VendorsDisclosed == nil:
-		return 0, Errorf(CodeInvalid, "tcString: has no disclosed-vendors segment, which TCF 2.3 requires")
+		return 0, FieldErrorf("tcString", "has no disclosed-vendors segment, which TCF 2.3 requires")
 	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
-		return 0, Errorf(CodeInvalid, "gvlVersion: %d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
+		return 0, FieldErrorf("gvlVersion", "%d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
 	}
 	if _, err := public.tcf.lists.GVL(ctx, tc.VendorListVersion); IsNotFound(err) {
-		return 0, Errorf(CodeInvalid, "tcString: vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
+		return 0, FieldErrorf("tcString", "vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
 	} else if err != nil {
 		return 0, err
 	}

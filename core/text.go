@@ -15,11 +15,11 @@ func CheckText(field, value string) error {
 	for i, r := range value {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(value[i:]); size <= 1 {
-				return Errorf(CodeInvalid, "%s: must be valid UTF-8 (invalid byte at offset %d)", field, i)
+				return FieldErrorf(field, "must be valid UTF-8 (invalid byte at offset %d)", i)
 			}
 		}
 		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
-			return Errorf(CodeInvalid, "%s: must not contain control characters (found %s at offset %d)", field, controlName(r), i)
+			return FieldErrorf(field, "must not contain control characters (found %s at offset %d)", controlName(r), i)
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ func (users *Users) NewTOTP(ctx context.Context, userID, secret string) (*TOTPSe
 	if secret != "" {
 		raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(strings.TrimSpace(secret)))
 		if err != nil || len(raw) < 10 || len(raw) > 64 {
-			return nil, Errorf(CodeInvalid, "secret: not a secret made by this console; reload the page")
+			return nil, FieldErrorf("secret", "not a secret made by this console; reload the page")
 		}
 		opts.Secret = raw
 	}
@@ -122,11 +122,11 @@ func (users *Users) EnableTOTP(ctx context.Context, userID, secret, code string)
 	}
 	secret = strings.ToUpper(strings.TrimSpace(secret))
 	if len(secret) < 16 || len(secret) > 128 {
-		return nil, Errorf(CodeInvalid, "secret: not a secret made by this console; reload the page")
+		return nil, FieldErrorf("secret", "not a secret made by this console; reload the page")
 	}
 	step, ok := totpStep(secret, code, users.now())
 	if !ok {
-		return nil, Errorf(CodeInvalid, "code: not the current code of this secret; check the app's clock and type the code it shows now")
+		return nil, FieldErrorf("code", "not the current code of this secret; check the app's clock and type the code it shows now")
 	}
 	shown, stored := users.newRecoveryCodes(userID)
 	err := users.store.InTx(ctx, func(tx Store) error {
@@ -166,11 +166,11 @@ func (users *Users) DisableTOTP(ctx context.Context, userID, code string) error 
 		}
 		step, ok := totpStep(u.TOTPSecret, code, users.now())
 		if !ok {
-			return Errorf(CodeInvalid, "code: not the current code of your authenticator")
+			return FieldErrorf("code", "not the current code of your authenticator")
 		}
 		if err := tx.UseTOTPStep(ctx, userID, step); err != nil {
 			if ErrorCode(err) == CodeConflict {
-				return Errorf(CodeInvalid, "code: this code was used already; wait for the next one")
+				return FieldErrorf("code", "this code was used already; wait for the next one")
 			}
 			return err
 		}

@@ -179,14 +179,14 @@ func NormalizeEmail(field, email string) (string, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	a, err := mail.ParseAddress(email)
 	if err != nil || a.Address != email || len(email) > MaxEmail || !strings.Contains(email, "@") {
-		return "", Errorf(CodeInvalid, "%s: must be an email address", field)
+		return "", FieldErrorf(field, "must be an email address")
 	}
 	return email, nil
 }
 
 func checkPassword(password string) error {
 	if n := utf8.RuneCountInString(password); n < MinPassword || n > MaxPassword {
-		return Errorf(CodeInvalid, "password: must be %d to %d characters", MinPassword, MaxPassword)
+		return FieldErrorf("password", "must be %d to %d characters", MinPassword, MaxPassword)
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func checkPassword(password string) error {
 func checkUserName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if utf8.RuneCountInString(name) > MaxUserName {
-		return "", Errorf(CodeInvalid, "name: must be at most %d characters", MaxUserName)
+		return "", FieldErrorf("name", "must be at most %d characters", MaxUserName)
 	}
 	return name, CheckText("name", name)
 }
@@ -287,7 +287,7 @@ func (users *Users) CreateMember(ctx context.Context, orgID, email, name, passwo
 		return nil, err
 	}
 	if !ValidRole(role) {
-		return nil, Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+		return nil, FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
 	}
 	var u *User
 	err := users.store.InTx(ctx, func(tx Store) error {
@@ -358,7 +358,7 @@ func (users *Users) Invite(ctx context.Context, orgID, email string, role Role) 
 		return "", err
 	}
 	if !ValidRole(role) {
-		return "", Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+		return "", FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
 	}
 	var secret string
 	err = users.store.InTx(ctx, func(tx Store) error {
@@ -493,7 +493,7 @@ func (users *Users) ChangeRole(ctx context.Context, orgID, userID string, role R
 		return err
 	}
 	if !ValidRole(role) {
-		return Errorf(CodeInvalid, "role: must be one of owner, admin, editor, privacy, viewer")
+		return FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
 	}
 	return users.store.InTx(ctx, func(tx Store) error {
 		old, err := tx.Membership(ctx, orgID, userID)

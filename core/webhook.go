@@ -241,7 +241,7 @@ const (
 
 func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 	if create && in.URL == nil {
-		return Errorf(CodeInvalid, "url: required")
+		return FieldErrorf("url", "required")
 	}
 	if in.URL != nil {
 		if err := validateHTTPURL("url", *in.URL); err != nil {
@@ -253,21 +253,21 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 	}
 	if in.Description != nil {
 		if len([]rune(*in.Description)) > MaxWebhookDescription {
-			return Errorf(CodeInvalid, "description: must be at most %d characters", MaxWebhookDescription)
+			return FieldErrorf("description", "must be at most %d characters", MaxWebhookDescription)
 		}
 		if err := CheckText("description", *in.Description); err != nil {
 			return err
 		}
 	}
 	if create && len(in.Events) == 0 {
-		return Errorf(CodeInvalid, "events: at least one event type is required")
+		return FieldErrorf("events", "at least one event type is required")
 	}
 	if in.Events != nil && len(in.Events) == 0 {
-		return Errorf(CodeInvalid, "events: at least one event type is required")
+		return FieldErrorf("events", "at least one event type is required")
 	}
 	for _, ev := range in.Events {
 		if !slices.Contains(EventTypes(), ev) {
-			return Errorf(CodeInvalid, "events: %q is not one of %s", ev, strings.Join(EventTypes(), ", "))
+			return FieldErrorf("events", "%q is not one of %s", ev, strings.Join(EventTypes(), ", "))
 		}
 	}
 	return nil
@@ -280,31 +280,31 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 func webhookHost(raw string, allowPrivate bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Errorf(CodeInvalid, "url: must be an absolute http(s) URL")
+		return FieldErrorf("url", "must be an absolute http(s) URL")
 	}
 	host := u.Hostname()
 	for _, c := range host {
 		if c > 0x7e {
 			// HTTP clients map an internationalized host to ASCII (IDNA) before they dial,
 			// and the mapping turns characters such as fullwidth digits into an address.
-			return Errorf(CodeInvalid, "url: write the host %q in its ASCII form (xn--…)", host)
+			return FieldErrorf("url", "write the host %q in its ASCII form (xn--…)", host)
 		}
 	}
 	ip, literal, err := HostAddress(host)
 	if err != nil {
-		return Errorf(CodeInvalid, "url: %s", ErrorMessage(err))
+		return FieldErrorf("url", "%s", ErrorMessage(err))
 	}
 	if allowPrivate {
 		return nil
 	}
 	if literal {
 		if reason := SpecialAddress(ip); reason != "" {
-			return Errorf(CodeInvalid, "url: %s is not a public address (%s), so webhooks may not reach it (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, reason)
+			return FieldErrorf("url", "%s is not a public address (%s), so webhooks may not reach it (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, reason)
 		}
 		return nil
 	}
 	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return Errorf(CodeInvalid, "url: %s is a loopback address, which webhooks may not reach (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host)
+		return FieldErrorf("url", "%s is a loopback address, which webhooks may not reach (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host)
 	}
 	return nil
 }
@@ -486,10 +486,10 @@ func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string,
 		limit = DefaultConsentLimit
 	}
 	if page < 1 {
-		return nil, 0, Errorf(CodeInvalid, "page: must be 1 or more")
+		return nil, 0, FieldErrorf("page", "must be 1 or more")
 	}
 	if limit < 1 || limit > MaxDeliveryListLimit {
-		return nil, 0, Errorf(CodeInvalid, "limit: must be 1 to %d", MaxDeliveryListLimit)
+		return nil, 0, FieldErrorf("limit", "must be 1 to %d", MaxDeliveryListLimit)
 	}
 	if _, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
 		return nil, 0, err

@@ -173,17 +173,14 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 		idx := map[string]*group{}
 		for _, loc := range places {
 			vr := b.VisitorRule(loc)
-			behavior := b.DefaultBehavior
-			if r := b.regionRuleOf(vr); r != nil {
-				behavior = r.DefaultBehavior
-			}
+			behavior := b.behaviorFor(vr)
 			if !fails(vr, behavior, DecidePolicy(b, in.Categories, vr)) {
 				continue
 			}
-			g := idx[vr.Rule]
+			g := idx[vr.Ref()]
 			if g == nil {
-				g = &group{rule: vr.Rule, value: behavior}
-				idx[vr.Rule] = g
+				g = &group{rule: vr.Ref(), value: behavior}
+				idx[vr.Ref()] = g
 				out = append(out, g)
 			}
 			name := loc.Country
@@ -215,8 +212,7 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 	// An opt-in rule that says its first layer need not offer reject (the runtime shows it
 	// anyway; the rule is what the site asks for).
 	noReject := func(vr VisitorRule, behavior string, _ *Policy) bool {
-		r := b.regionRuleOf(vr)
-		return behavior == BehaviorOptIn && r != nil && !r.RejectOnFirstLayer
+		return behavior == BehaviorOptIn && vr.Rule != nil && !vr.Rule.RejectOnFirstLayer
 	}
 	for _, g := range collect(europe, noReject, nil) {
 		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),

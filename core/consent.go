@@ -31,7 +31,7 @@ type ConsentRecord struct {
 	IPCountry    string `json:"ipCountry"`
 	Jurisdiction string `json:"jurisdiction"`
 	// Region is the visitor's subdivision (ISO 3166-2, "US-CO"), "" when unknown; RegionRule
-	// names the banner's regional rule that applied (VisitorRule.Rule; the snapshot holds the
+	// names the banner's regional rule that applied (VisitorRule.Ref; the snapshot holds the
 	// rules), "" on a banner without regional rules.
 	Region              string          `json:"region"`
 	RegionRule          string          `json:"regionRule"`
@@ -213,20 +213,6 @@ type ConsentInput struct {
 	GPPString string
 }
 
-// JurisdictionOf maps an ISO country code to the privacy regime the banner applies on a banner
-// without regional rules: gdpr in the EU, the EEA, the United Kingdom and Switzerland
-// (InGDPRRegion, from regions.json), ccpa in the United States, none elsewhere.
-func JurisdictionOf(country string) string {
-	switch {
-	case InGDPRRegion(country):
-		return JurisdictionGDPR
-	case country == "US":
-		return JurisdictionCCPA
-	default:
-		return JurisdictionNone
-	}
-}
-
 // actionAgrees checks that a decision's action says what its categories say, so that no
 // record contradicts itself (docs/consent-records.md, "Records that cannot contradict
 // themselves"): reject_all with an optional category true, or accept_all with one false or
@@ -318,7 +304,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	r := &ConsentRecord{
 		ID: public.newID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
-		Region: loc.Region, RegionRule: rule.Rule,
+		Region: loc.Region, RegionRule: rule.Ref(),
 		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
@@ -416,7 +402,7 @@ type PublicConfig struct {
 	// applies it and recomputes none of it.
 	Policy *Policy `json:"policy" doc:"What the runtime does for this visitor (its jurisdiction): the categories' initial states, what a Global Privacy Control signal turns off, the signals each category grants to Google Consent Mode and the storefront, the hosts never held. Decided by the server; the runtime applies it as it is."`
 	// Region is the visitor's subdivision (ISO 3166-2, "US-CO"), "" when unknown; Rule names the
-	// banner's regional rule that applies (VisitorRule.Rule), "" on a banner without them.
+	// banner's regional rule that applies (VisitorRule.Ref), "" on a banner without them.
 	Region string `json:"region,omitempty" doc:"The visitor's subdivision (ISO 3166-2, such as US-CO), when known."`
 	Rule   string `json:"rule,omitempty" doc:"The banner's regional rule that applies to the visitor: regionRules[i], or defaultBehavior when none matches; absent on a banner without regional rules."`
 	// TCF is whether the IAB TCF applies to this visitor (Banner.TCFApplies): the loader then
@@ -433,9 +419,22 @@ type PublicConfig struct {
 	// opt-out one (textsFor).
 	optInTexts, optOutTexts map[string]string
 	location                Location
+	// rule is the visitor's rule, which Jurisdiction, Region and Rule say on the wire.
+	rule VisitorRule
 	// cmpID is the deployment's CMP ID, which GPPConfig reports.
 	cmpID int
 }
+
+// setRule sets the visitor's rule and what the wire says of it: the jurisdiction, the region
+// and the rule's name.
+func (cfg *PublicConfig) setRule(rule VisitorRule) {
+	cfg.rule = rule
+	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Ref()
+}
+
+// VisitorRule returns the rule the configuration was decided for: the regional rule that
+// applies as a value (its index and the rule), for a reader that must not parse Rule.
+func (cfg *PublicConfig) VisitorRule() VisitorRule { return cfg.rule }
 
 // textsFor returns the texts for a visitor for whom the banner does behavior before a decision:
 // under opt_out, the notice's body says that what is not needed is on until they opt out.
@@ -474,7 +473,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	cfg := *base // shallow: the shared parts are read only
 	cfg.location = LocationOf(loc.Country, loc.Region)
 	rule := base.Banner.visitorRule(base.regions, cfg.location)
-	cfg.Jurisdiction, cfg.Region, cfg.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
+	cfg.setRule(rule)
 	cfg.Policy = base.policies.For(rule)
 	cfg.Texts = base.textsFor(base.Banner.behaviorFor(rule))
 	cfg.TCF = base.Banner.TCFApplies(rule)

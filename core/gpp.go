@@ -363,9 +363,10 @@ func gppUSSection(id int, s GPPSettings) GPPSection {
 // GPPFor returns what the runtime's __gpp writes for a visitor under rule, nil when the site
 // has GPP off or no section applies to the visitor (the loader then inlines no __gpp):
 //   - where the TCF applies (TCFApplies): tcfeuv2, the TC string __tcfapi gives;
-//   - under a US opt-out rule (the jurisdiction ccpa): usnat, and where the visitor's state has
-//     its own IAB section (California, Virginia, Colorado, Utah, Connecticut) that section
-//     too. Which one applies follows the IAB's guidance that a CMP supporting both decides which
+//   - for a US visitor (the jurisdiction ccpa) on a banner without regional rules, or under an
+//     opt-out rule (the rule's behaviour, or defaultBehavior when none matches): usnat, and
+//     where the visitor's state has its own IAB section (California, Virginia, Colorado, Utah,
+//     Connecticut) that section too. Which one applies follows the IAB's guidance that a CMP supporting both decides which
 //     vendors should read: an MSPA-covered site follows the MSPA's National Approach (usnat,
 //     "used in place of specific state strings"); any other site the state's own section where
 //     there is one, else usnat.
@@ -378,7 +379,7 @@ func (b *Banner) GPPFor(rule VisitorRule, cmpID int) *GPPConfig {
 	case b.TCFApplies(rule):
 		cfg.Sections = []GPPSection{{ID: GPPSectionTCFEUv2, API: gppSectionAPIs[GPPSectionTCFEUv2]}}
 		cfg.Applicable = []int{GPPSectionTCFEUv2}
-	case rule.Jurisdiction == JurisdictionCCPA && rule.Location.Country == "US":
+	case rule.Jurisdiction == JurisdictionCCPA && rule.Location.Country == "US" && (!rule.Regional || b.behaviorFor(rule) == BehaviorOptOut):
 		cfg.Sections = []GPPSection{gppUSSection(GPPSectionUSNat, b.GPP)}
 		cfg.Applicable = []int{GPPSectionUSNat}
 		if id, ok := usStateSections[rule.Location.Region]; ok {

@@ -3,7 +3,6 @@ package core
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/consentd/consentd/library"
 )
@@ -41,20 +40,54 @@ func allAllowed(cats []string, allowed map[string]bool) bool {
 }
 
 // VisitorRule is what the server knows of a visitor when it decides: the visitor's location,
-// the jurisdiction of the record (gdpr, ccpa or none) and, on a banner with regional rules, the
-// rule that applies (Banner.VisitorRule resolves all three).
+// the jurisdiction of the record (gdpr, ccpa or none: JurisdictionOf the location) and, on a
+// banner with regional rules, the rule that applies (Banner.VisitorRule resolves all three).
 type VisitorRule struct {
 	Location     Location
 	Jurisdiction string
-	// Rule names the banner's regional rule that applies: "regionRules[2]" (its place in
-	// banner.regionRules), RuleDefault when the banner has regional rules and none matches,
-	// "" when the banner has none (the jurisdiction then decides, as before regional rules).
-	Rule string
+	// Regional is whether the banner has regional rules: then Rule is the one that applies, or
+	// nil when none matches and banner.defaultBehavior applies.
+	Regional bool
+	// Index is Rule's place in banner.regionRules (meaningless when Rule is nil); Rule is the
+	// regional rule that applies, nil when none does (no rules, or none matches).
+	Index int
+	Rule  *RegionRule
 }
 
-// RuleDefault is the VisitorRule.Rule of a visitor whom none of the banner's regional rules
-// matches: banner.defaultBehavior applies.
+// RuleDefault is the name (VisitorRule.Ref) of the rule of a visitor whom none of the banner's
+// regional rules matches: banner.defaultBehavior applies.
 const RuleDefault = "defaultBehavior"
+
+// Ref names the rule that applies as the configuration's rule and the record's regionRule do
+// (in the contract and in stored proofs): "regionRules[2]" (its place in banner.regionRules),
+// RuleDefault when the banner has regional rules and none matches, "" when it has none. It is
+// the one place that name is written; nothing reads it back.
+func (vr VisitorRule) Ref() string {
+	switch {
+	case vr.Rule != nil:
+		return "regionRules[" + strconv.Itoa(vr.Index) + "]"
+	case vr.Regional:
+		return RuleDefault
+	}
+	return ""
+}
+
+// JurisdictionOf is the one function that decides a visitor's regime, the record's
+// jurisdiction: the law of the visitor's place, gdpr in the EU, the EEA, the United Kingdom and
+// Switzerland (InGDPRRegion, from regions.json), ccpa in the United States, none elsewhere or
+// where the place is unknown. It is the same with regional rules and without: what a rule
+// makes the banner do is recorded beside it (the rule, VisitorRule.Ref), and does not change
+// which law the visitor is under.
+func JurisdictionOf(country string) string {
+	switch {
+	case InGDPRRegion(country):
+		return JurisdictionGDPR
+	case country == "US":
+		return JurisdictionCCPA
+	default:
+		return JurisdictionNone
+	}
+}
 
 // VisitorRuleAt returns the rule of a visitor at loc on a banner without regional rules.
 func VisitorRuleAt(loc Location) VisitorRule {
@@ -62,9 +95,7 @@ func VisitorRuleAt(loc Location) VisitorRule {
 }
 
 // VisitorRule resolves the rule of a visitor at loc: the regional rule that applies
-// (regionIndex.ruleFor), and the record's jurisdiction. Without regional rules the jurisdiction is
-// the country's (JurisdictionOf). With them it follows what applies: an opt-in rule in Europe
-// (InGDPRRegion) is gdpr, an opt-out rule in the United States ccpa, anything else none.
+// (regionIndex.ruleFor) and the record's jurisdiction (JurisdictionOf, as without rules).
 func (b *Banner) VisitorRule(loc Location) VisitorRule {
 	if len(b.RegionRules) == 0 {
 		return VisitorRuleAt(loc)
@@ -74,47 +105,24 @@ func (b *Banner) VisitorRule(loc Location) VisitorRule {
 
 // visitorRule is VisitorRule with x, the index of b's rules, built once per cached view.
 func (b *Banner) visitorRule(x *regionIndex, loc Location) VisitorRule {
+	vr := VisitorRuleAt(loc)
 	if len(b.RegionRules) == 0 {
-		return VisitorRuleAt(loc)
+		return vr
 	}
-	vr := VisitorRule{Location: loc, Rule: RuleDefault}
-	behavior := b.DefaultBehavior
+	vr.Regional = true
 	if i := x.ruleFor(loc); i >= 0 {
-		vr.Rule, behavior = regionRuleRef(i), b.RegionRules[i].DefaultBehavior
-	}
-	switch {
-	case behavior == BehaviorOptIn && InGDPRRegion(loc.Country):
-		vr.Jurisdiction = JurisdictionGDPR
-	case behavior == BehaviorOptOut && loc.Country == "US":
-		vr.Jurisdiction = JurisdictionCCPA
-	default:
-		vr.Jurisdiction = JurisdictionNone
+		vr.Index, vr.Rule = i, &b.RegionRules[i]
 	}
 	return vr
 }
 
-func regionRuleRef(i int) string { return "regionRules[" + strconv.Itoa(i) + "]" }
-
-// regionRuleOf returns the regional rule vr names, nil for none (RuleDefault, "").
 // behaviorFor is what the banner does before a decision for a visitor under vr: the regional
 // rule's defaultBehavior, else the banner's.
 func (b *Banner) behaviorFor(vr VisitorRule) string {
-	if r := b.regionRuleOf(vr); r != nil {
-		return r.DefaultBehavior
+	if vr.Rule != nil {
+		return vr.Rule.DefaultBehavior
 	}
 	return b.DefaultBehavior
-}
-
-func (b *Banner) regionRuleOf(vr VisitorRule) *RegionRule {
-	n, ok := strings.CutPrefix(vr.Rule, "regionRules[")
-	if !ok {
-		return nil
-	}
-	i, err := strconv.Atoi(strings.TrimSuffix(n, "]"))
-	if err != nil || i < 0 || i >= len(b.RegionRules) {
-		return nil
-	}
-	return &b.RegionRules[i]
 }
 
 // Policy is what the banner runtime does for a site and a visitor.
@@ -157,7 +165,7 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 	// to sell. A regional rule says all three; otherwise the banner's defaultBehavior applies
 	// and the jurisdiction ccpa decides the other two.
 	behavior, honorGPC, doNotSell, reject := b.behaviorFor(rule), rule.Jurisdiction == JurisdictionCCPA, rule.Jurisdiction == JurisdictionCCPA, true
-	if r := b.regionRuleOf(rule); r != nil {
+	if r := rule.Rule; r != nil {
 		honorGPC, doNotSell, reject = r.HonorGPC, r.DoNotSellLink, r.RejectOnFirstLayer
 	}
 	p := &Policy{
@@ -259,10 +267,10 @@ type Policies map[string]*Policy
 // policyKey names the policy of a visitor under rule: a regional rule decides alone, the
 // jurisdiction decides otherwise.
 func policyKey(rule VisitorRule) string {
-	if rule.Rule == "" || rule.Rule == RuleDefault {
+	if rule.Rule == nil {
 		return rule.Jurisdiction
 	}
-	return rule.Rule
+	return rule.Ref()
 }
 
 // DecidePolicies computes the site's policy for each jurisdiction and each regional rule.
@@ -272,7 +280,8 @@ func DecidePolicies(b *Banner, cats []*Category) Policies {
 		out[j] = DecidePolicy(b, cats, VisitorRule{Jurisdiction: j})
 	}
 	for i := range b.RegionRules {
-		out[regionRuleRef(i)] = DecidePolicy(b, cats, VisitorRule{Rule: regionRuleRef(i)})
+		rule := VisitorRule{Regional: true, Index: i, Rule: &b.RegionRules[i]}
+		out[policyKey(rule)] = DecidePolicy(b, cats, rule)
 	}
 	return out
 }
@@ -307,10 +316,10 @@ func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
 		cats = append(cats, pc.Category)
 	}
 	rule := b.VisitorRule(cfg.location)
-	if len(b.RegionRules) == 0 && cfg.Rule == "" {
-		rule.Jurisdiction = cfg.Jurisdiction // neither has regional rules: the country's, as decided
+	if cfg.Jurisdiction != "" {
+		rule.Jurisdiction = cfg.Jurisdiction // the place's, as decided: no banner changes it
 	}
-	out.Jurisdiction, out.Region, out.Rule = rule.Jurisdiction, rule.Location.Region, rule.Rule
+	out.setRule(rule)
 	out.Policy = DecidePolicy(b, cats, rule)
 	out.Texts = cfg.textsFor(b.behaviorFor(rule))
 	out.TCF = b.TCFApplies(rule)

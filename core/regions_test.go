@@ -156,7 +156,8 @@ func issueRules() []core.RegionRule {
 	}
 }
 
-// TestVisitorRule: which rule applies where, and the jurisdiction recorded.
+// TestVisitorRule: which rule applies where, and the jurisdiction recorded: the law of the
+// visitor's place whatever the rule makes the banner do (JurisdictionOf).
 func TestVisitorRule(t *testing.T) {
 	t.Parallel()
 	loc := func(c, r string) core.Location { return core.Location{Country: c, Region: r} }
@@ -181,15 +182,15 @@ func TestVisitorRule(t *testing.T) {
 		{"United Kingdom", issue, loc("GB", ""), "regionRules[0]", "gdpr"},
 		{"Norway by the EEA", issue, loc("NO", ""), "regionRules[0]", "gdpr"},
 		{"California", issue, loc("US", "US-CA"), "regionRules[1]", "ccpa"},
-		{"Texas: the rest", issue, loc("US", "US-TX"), "regionRules[2]", "none"},
-		{"US, state unknown", issue, loc("US", ""), "regionRules[2]", "none"},
+		{"Texas: the rest", issue, loc("US", "US-TX"), "regionRules[2]", "ccpa"},
+		{"US, state unknown", issue, loc("US", ""), "regionRules[2]", "ccpa"},
 		{"Japan", issue, loc("JP", ""), "regionRules[2]", "none"},
 		{"unknown: no rule, the banner's default", issue, loc("", ""), "defaultBehavior", "none"},
 		{"a CDN's XX is unknown", issue, loc("XX", ""), "defaultBehavior", "none"},
-		{"subdivision before country and group", specific, loc("US", "US-TX"), "regionRules[3]", "none"},
+		{"subdivision before country and group", specific, loc("US", "US-TX"), "regionRules[3]", "ccpa"},
 		{"Canadian province", specific, loc("CA", "CA-QC"), "regionRules[3]", "none"},
-		{"country before group", specific, loc("US", "US-CO"), "regionRules[2]", "none"},
-		{"group before *", specific, loc("NO", ""), "regionRules[5]", "none"},
+		{"country before group", specific, loc("US", "US-CO"), "regionRules[2]", "ccpa"},
+		{"group before *", specific, loc("NO", ""), "regionRules[5]", "gdpr"},
 		{"* for the rest", specific, loc("JP", ""), "regionRules[0]", "none"},
 		{"unknown rule, * not", specific, loc("", ""), "regionRules[4]", "none"},
 		{"Tor's T1 is unknown", specific, loc("T1", ""), "regionRules[4]", "none"},
@@ -198,14 +199,14 @@ func TestVisitorRule(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := c.b.VisitorRule(c.loc)
-		if got.Rule != c.rule || got.Jurisdiction != c.juri || got.Location != c.loc {
+		if got.Ref() != c.rule || got.Jurisdiction != c.juri || got.Location != c.loc {
 			t.Errorf("%s: %+v, want rule %q jurisdiction %q", c.name, got, c.rule, c.juri)
 		}
 	}
 	// The first of two rules at the same level applies.
 	twice := &core.Banner{RegionRules: []core.RegionRule{
 		{Regions: []string{"FR"}, DefaultBehavior: core.BehaviorNoBanner}, {Regions: []string{"FR"}, DefaultBehavior: core.BehaviorOptIn}}}
-	if got := twice.VisitorRule(loc("FR", "")); got.Rule != "regionRules[0]" || got.Jurisdiction != "none" {
+	if got := twice.VisitorRule(loc("FR", "")); got.Ref() != "regionRules[0]" || got.Rule != &twice.RegionRules[0] || got.Jurisdiction != "gdpr" {
 		t.Errorf("two rules naming France: %+v", got)
 	}
 }
@@ -286,7 +287,7 @@ func TestRegionPresets(t *testing.T) {
 			{Country: "US"}: "ccpa/opt_out", {Country: "JP"}: "none/no_banner", {}: "none/opt_in",
 		},
 		core.PresetOptInEverywhere: {
-			{Country: "FR"}: "gdpr/opt_in", {Country: "US", Region: "US-CA"}: "none/opt_in", {Country: "JP"}: "none/opt_in", {}: "none/opt_in",
+			{Country: "FR"}: "gdpr/opt_in", {Country: "US", Region: "US-CA"}: "ccpa/opt_in", {Country: "JP"}: "none/opt_in", {}: "none/opt_in",
 		},
 	}
 	for _, p := range presets {
@@ -294,9 +295,11 @@ func TestRegionPresets(t *testing.T) {
 		for loc, w := range want[p.ID] {
 			vr := b.VisitorRule(loc)
 			behavior := b.DefaultBehavior
-			if vr.Rule != core.RuleDefault {
-				i := strings.TrimSuffix(strings.TrimPrefix(vr.Rule, "regionRules["), "]")
-				behavior = b.RegionRules[i[0]-'0'].DefaultBehavior
+			if vr.Rule != nil {
+				if vr.Rule != &b.RegionRules[vr.Index] {
+					t.Errorf("%s at %+v: rule %d is not the banner's", p.ID, loc, vr.Index)
+				}
+				behavior = vr.Rule.DefaultBehavior
 			}
 			if got := vr.Jurisdiction + "/" + behavior; got != w {
 				t.Errorf("%s at %+v: %s, want %s", p.ID, loc, got, w)
@@ -377,7 +380,7 @@ func TestRecordConsentRegion(t *testing.T) {
 	}{
 		{"FR", "", "regionRules[0]", "gdpr", false, false},
 		{"US", "US-CO", "regionRules[1]", "ccpa", true, true},
-		{"US", "US-AL", "regionRules[2]", "none", true, true}, // honorGpc defaults to true
+		{"US", "US-AL", "regionRules[2]", "ccpa", true, true}, // honorGpc defaults to true
 		{"JP", "", "regionRules[2]", "none", false, false},
 		{"", "", "defaultBehavior", "none", false, false},
 	}
@@ -613,5 +616,66 @@ func TestOptOutWording(t *testing.T) {
 	draft.DefaultBehavior = core.BehaviorOptIn
 	if got := cfg.WithBanner(&draft).Texts["body"]; got != body("en", fr) {
 		t.Errorf("draft opt_in: body %q", got)
+	}
+}
+
+// TestOneRegime: the visitor's regime is decided once (JurisdictionOf). A banner without
+// regional rules, one whose rule of any behaviour matches the visitor, and one whose rules do
+// not match give every place the same jurisdiction; and the two callers, the public
+// configuration and the consent record, record it alike.
+func TestOneRegime(t *testing.T) {
+	t.Parallel()
+	places := []core.Location{{}, {Country: "XX"}}
+	for _, c := range core.Countries() {
+		places = append(places, core.Location{Country: c})
+	}
+	for _, s := range core.Subdivisions() {
+		places = append(places, core.LocationOf(s[:2], s[3:]))
+	}
+	for _, behavior := range core.DefaultBehaviors() {
+		plain := &core.Banner{DefaultBehavior: behavior}
+		matching := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{
+			{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: behavior}}}
+		missing := &core.Banner{DefaultBehavior: behavior, RegionRules: []core.RegionRule{
+			{Regions: []string{"AQ"}, DefaultBehavior: core.BehaviorOptOut}}}
+		for _, loc := range places {
+			want := core.JurisdictionOf(loc.Country)
+			for name, b := range map[string]*core.Banner{"no rules": plain, "a matching rule": matching, "no matching rule": missing} {
+				if loc.Country == "AQ" && b == missing {
+					continue
+				}
+				if got := b.VisitorRule(loc).Jurisdiction; got != want {
+					t.Errorf("%s, %s at %+v: jurisdiction %q, want %q", behavior, name, loc, got, want)
+				}
+			}
+		}
+	}
+
+	m, _, _ := newCore(t)
+	org, plainSite := mustSite(t, m)
+	ruled, err := m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr("Ruled"), URL: ptr("https://ruled.example")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := []core.RegionRuleInput{{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: core.BehaviorNoBanner}}
+	if _, err := m.Banners.PatchBanner(ctx, org, ruled.ID, core.BannerPatch{RegionRules: &rules}); err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range []core.Location{{Country: "US", Region: "US-TX"}, {Country: "US"}, {Country: "NO"}, {Country: "FR"}, {Country: "JP"}, {}} {
+		want := core.JurisdictionOf(loc.Country)
+		for _, s := range []*core.Site{plainSite, ruled} {
+			cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1,
+				Country: loc.Country, Region: strings.TrimPrefix(loc.Region, loc.Country+"-")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Jurisdiction != want || r.Jurisdiction != want {
+				t.Errorf("%s at %+v: configuration %q, record %q, want %q", s.Name, loc, cfg.Jurisdiction, r.Jurisdiction, want)
+			}
+		}
 	}
 }

@@ -372,7 +372,7 @@ func (b *Banner) TCFApplies(rule VisitorRule) bool {
 		return false
 	}
 	behavior := b.DefaultBehavior
-	if r := b.regionRuleOf(rule); r != nil {
+	if r := rule.Rule; r != nil {
 		behavior = r.DefaultBehavior
 	}
 	loc := rule.Location

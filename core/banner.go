@@ -430,40 +430,9 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	var rules []RegionRule
-	if p.RegionRules != nil {
-		var err error
-		if rules, err = RegionRulesOf(*p.RegionRules); err != nil {
-			return nil, err
-		}
-	}
-	site, err := banners.store.Site(ctx, orgID, siteID)
+	c, err := banners.check(ctx, orgID, siteID, p)
 	if err != nil {
 		return nil, err
-	}
-	var tcf TCFSettings
-	if p.TCF != nil {
-		gvl, err := banners.tcf.gvl(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if tcf, err = CheckTCFSettings(*p.TCF, gvl, banners.tcf.deployment); err != nil {
-			return nil, err
-		}
-	}
-	var gpp GPPSettings
-	if p.GPP != nil {
-		if gpp, err = CheckGPPSettings(*p.GPP); err != nil {
-			return nil, err
-		}
-	}
-	if c := &p.CookieDomain; c.Set && !c.Null {
-		if c.Value, err = CookieDomainFor(site.URL, c.Value); err != nil {
-			return nil, err
-		}
 	}
 	defer banners.views.forget(siteID)
 	var out *Banner
@@ -473,16 +442,7 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 			return err
 		}
 		old := snapshot(b)
-		p.apply(b)
-		if p.RegionRules != nil {
-			b.RegionRules = rules
-		}
-		if p.TCF != nil {
-			b.TCF = tcf
-		}
-		if p.GPP != nil {
-			b.GPP = gpp
-		}
+		c.apply(b)
 		b.UpdatedAt = banners.now()
 		if err := banners.events.changedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
 			return err
@@ -494,6 +454,87 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 		return err
 	})
 	return out, err
+}
+
+// PreviewBanner returns the banner as PatchBanner would leave it after p, stored nothing: the
+// same checks refuse the same drafts with the same errors, and the same code applies the
+// change (the console's preview of a draft). Reading the banner is enough to preview it.
+func (banners *Banners) PreviewBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
+	c, err := banners.check(ctx, orgID, siteID, p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bannerWithRules(ctx, banners.store, banners.catalog, siteID)
+	if err != nil {
+		return nil, err
+	}
+	c.apply(b)
+	return b, nil
+}
+
+// checkedPatch is a BannerPatch that passed every check, with what the checks resolved: the
+// regional rules with their defaults, the TCF and GPP settings as stored, the cookie domain
+// as the site allows it.
+type checkedPatch struct {
+	BannerPatch
+	rules []RegionRule
+	tcf   TCFSettings
+	gpp   GPPSettings
+}
+
+// check validates p for the site, as a PATCH of its banner.
+func (banners *Banners) check(ctx context.Context, orgID, siteID string, p BannerPatch) (*checkedPatch, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	c := &checkedPatch{BannerPatch: p}
+	if p.RegionRules != nil {
+		var err error
+		if c.rules, err = RegionRulesOf(*p.RegionRules); err != nil {
+			return nil, err
+		}
+	}
+	site, err := banners.store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return nil, err
+	}
+	if p.TCF != nil {
+		gvl, err := banners.tcf.gvl(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.tcf, err = CheckTCFSettings(*p.TCF, gvl, banners.tcf.deployment); err != nil {
+			return nil, err
+		}
+	}
+	if p.GPP != nil {
+		if c.gpp, err = CheckGPPSettings(*p.GPP); err != nil {
+			return nil, err
+		}
+	}
+	if d := &c.CookieDomain; d.Set && !d.Null {
+		if d.Value, err = CookieDomainFor(site.URL, d.Value); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// apply makes the checked change to b.
+func (c *checkedPatch) apply(b *Banner) {
+	c.BannerPatch.apply(b)
+	if c.RegionRules != nil {
+		b.RegionRules = c.rules
+	}
+	if c.TCF != nil {
+		b.TCF = c.tcf
+	}
+	if c.GPP != nil {
+		b.GPP = c.gpp
+	}
 }
 
 // SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the

@@ -231,7 +231,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	a.queue.SetConsentRetention(a.useCases.ConsentLog, 0)
+	a.queue.SetConsentRetention(retention{a.useCases.ConsentLog, a.useCases.AuditLog}, 0)
 	if gvl != nil {
 		// A file is read now, so that the list is there before the first request; the job
 		// reads it again (a replaced file brings its version in) or fetches the IAB's.
@@ -504,4 +504,10 @@ func publicURL(cfg Config) string {
 		return strings.TrimRight(cfg.PublicURL, "/")
 	}
 	return BaseURL(cfg.Addr)
+}
+
+// retention is what the retention job runs: the consent log's and the audit log's.
+type retention struct {
+	*core.ConsentLog
+	*core.AuditLog
 }

@@ -22,19 +22,19 @@ var errAuditKept = errors.New("audit entry retained")
 // only while every older entry has gone too, so that the kept entries remain one chain after
 // the anchor (the last removed): an expired entry behind a retained one waits for it. One
 // organization's failure does not stop the others; the errors are returned together.
-func (consentLog *ConsentLog) ApplyAuditRetention(ctx context.Context) (int, error) {
+func (auditLog *AuditLog) ApplyAuditRetention(ctx context.Context) (int, error) {
 	if err := authorizeSystem(ctx); err != nil {
 		return 0, err
 	}
-	if consentLog.allSites == nil {
+	if auditLog.allSites == nil {
 		return 0, Errorf(CodeInternal, "audit retention needs a site lister")
 	}
-	now := consentLog.now()
+	now := auditLog.now()
 	// days of every site (nil: kept for ever), by organization, in the order they are met.
 	days := map[string]map[string]*int{}
 	var orgs []string
 	for after := ""; ; {
-		sites, err := consentLog.allSites.AllSites(ctx, after, 500)
+		sites, err := auditLog.allSites.AllSites(ctx, after, 500)
 		if err != nil {
 			return 0, err
 		}
@@ -53,7 +53,7 @@ func (consentLog *ConsentLog) ApplyAuditRetention(ctx context.Context) (int, err
 	removed := 0
 	var errs []error
 	for _, org := range orgs {
-		n, err := consentLog.removeExpiredAudit(ctx, org, days[org], now)
+		n, err := auditLog.removeExpiredAudit(ctx, org, days[org], now)
 		removed += n
 		if err != nil {
 			errs = append(errs, fmt.Errorf("organization %s: %w", org, err))
@@ -77,13 +77,13 @@ func orgAuditRetention(sites map[string]*int) *int {
 	return longest
 }
 
-func (consentLog *ConsentLog) removeExpiredAudit(ctx context.Context, orgID string, sites map[string]*int, now time.Time) (int, error) {
+func (auditLog *AuditLog) removeExpiredAudit(ctx context.Context, orgID string, sites map[string]*int, now time.Time) (int, error) {
 	orgDays := orgAuditRetention(sites)
 	removed := 0
 	for {
 		var through int64
 		n := 0
-		err := consentLog.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
+		err := auditLog.store.EachAuditEntry(ctx, orgID, func(e *AuditEntry) error {
 			d, ok := sites[e.SiteID]
 			if e.SiteID == "" || !ok {
 				d = orgDays
@@ -100,7 +100,7 @@ func (consentLog *ConsentLog) removeExpiredAudit(ctx context.Context, orgID stri
 		if n == 0 {
 			return removed, nil
 		}
-		k, err := consentLog.store.RemoveAuditEntries(ctx, orgID, through)
+		k, err := auditLog.store.RemoveAuditEntries(ctx, orgID, through)
 		removed += k
 		if err != nil || k == 0 {
 			return removed, err

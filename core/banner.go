@@ -627,3 +627,14 @@ func blockingRules(catalog Catalog, b *Banner, cats []*Category, svcs []*Service
 	}
 	return &BlockingRules{SiteWide: b.SiteWideBlocking, Rules: rules}
 }
+
+// Banners are the use cases of a site's banner and its script blocking.
+type Banners struct {
+	store   Store
+	catalog Catalog
+	clock
+	audit  auditor
+	events *publisher
+	views  *publicViews
+	tcf    tcfDeps
+}

@@ -325,16 +325,19 @@ func truncSlug(s string, n int) string {
 	return s
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func orEmpty(m map[string]string) map[string]string {
 	if m == nil {
 		return map[string]string{}
 	}
 	return m
+}
+
+// Categories are the use cases of a site's consent categories.
+type Categories struct {
+	store Store
+	clock
+	newID  func() string
+	audit  auditor
+	events *publisher
+	views  *publicViews
 }

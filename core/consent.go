@@ -600,3 +600,17 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 	}
 	return out
 }
+
+// PublicBanner are the use cases of the public endpoints a site's banner calls: its
+// configuration, its cookie declaration, and recording a visitor's consent (with the
+// snapshot of what the visitor was shown).
+type PublicBanner struct {
+	store   Store
+	catalog Catalog
+	clock
+	newID func() string
+	views *publicViews
+	tcf   tcfDeps
+	// savedSnapshots are the snapshots (site ID and hash) this process stored.
+	savedSnapshots keySet
+}

@@ -75,14 +75,6 @@ func UserAgentFamily(ua string) string {
 	return family + " " + device
 }
 
-// countryCode keeps a country only when it is two ASCII capital letters.
-func countryCode(c string) string {
-	if len(c) == 2 && c[0] >= 'A' && c[0] <= 'Z' && c[1] >= 'A' && c[1] <= 'Z' {
-		return c
-	}
-	return ""
-}
-
 var runtimeVersionPattern = regexp.MustCompile(RuntimeVersionPattern)
 
 // ConsentSnapshot is what a visitor was shown, content-addressed: Hash is the hex SHA-256 of
@@ -328,4 +320,21 @@ func (consentLog *ConsentLog) EraseVisitor(ctx context.Context, orgID, siteID, v
 	}
 	consentLog.events.publishNow(ctx, siteID, EventVisitorErased, VisitorErasure{SiteID: siteID, VisitorID: visitorID, Records: n})
 	return n, nil
+}
+
+// ConsentLog are the use cases of consent records: listing and exporting them, their proof
+// (snapshots, the hash chain, erasure), statistics and retention.
+type ConsentLog struct {
+	store    Store
+	allSites SiteLister
+	clock
+	audit  auditor
+	events *publisher
+}
+
+// VisitorErasure is the data of a visitor.erased event.
+type VisitorErasure struct {
+	SiteID    string `json:"siteId"`
+	VisitorID string `json:"visitorId"`
+	Records   int    `json:"records"`
 }

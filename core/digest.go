@@ -2,22 +2,12 @@ package core
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/mail"
 	"strings"
 	"time"
 )
-
-// DigestRecipient is an address that receives a site's email digest; Token is its unsubscribe
-// link's secret ("siteID.random"), never shown by the API.
-type DigestRecipient struct {
-	Email string `json:"email"`
-	Token string `json:"token"`
-}
 
 // Limits of digests: a site's recipients, an unsubscribe token in a path.
 const (
@@ -28,64 +18,12 @@ const (
 // DefaultDigestEvery is how often digests go out unless configured.
 const DefaultDigestEvery = 24 * time.Hour
 
-// EmailMessage is one email.
-type EmailMessage struct {
-	To      string
-	Subject string
-	Text    string
-	// HTML, when set, is the same content as HTML, sent beside Text (multipart/alternative).
-	HTML string
-	// Unsubscribe is the URL of the List-Unsubscribe header (RFC 2369, one-click per RFC 8058).
-	Unsubscribe string
-}
-
-// Mailer sends email (SMTP when CONSENTD_SMTP_URL is set).
-type Mailer interface {
-	// Send delivers msg; an error says it was not accepted.
-	Send(ctx context.Context, msg EmailMessage) error
-}
-
 // DigestStore keeps when each site's last digest went out.
 type DigestStore interface {
 	// DigestSentAt returns when the site's last digest covered up to (zero for never).
 	DigestSentAt(ctx context.Context, siteID string) (time.Time, error)
 	// SetDigestSentAt records it.
 	SetDigestSentAt(ctx context.Context, siteID string, at time.Time) error
-}
-
-func newDigestToken(siteID string) string {
-	b := make([]byte, 20)
-	_, _ = rand.Read(b)
-	return siteID + "." + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
-}
-
-// digestRecipients turns the addresses asked for into recipients, keeping the token of an
-// address already subscribed.
-func digestRecipients(siteID string, old []DigestRecipient, emails []string) ([]DigestRecipient, error) {
-	if len(emails) > MaxDigestEmails {
-		return nil, FieldErrorf("digestEmails", "at most %d addresses", MaxDigestEmails)
-	}
-	out := []DigestRecipient{}
-	seen := map[string]bool{}
-	for _, e := range emails {
-		a, err := mail.ParseAddress(e)
-		if err != nil || a.Name != "" || a.Address != strings.TrimSpace(e) || len(e) > 254 {
-			return nil, FieldErrorf("digestEmails", "%q is not an email address", e)
-		}
-		key := strings.ToLower(a.Address)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		r := DigestRecipient{Email: a.Address, Token: newDigestToken(siteID)}
-		for _, o := range old {
-			if strings.EqualFold(o.Email, a.Address) {
-				r.Token = o.Token
-			}
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // Digests are the email digests of what changed on sites.
@@ -248,5 +186,3 @@ func changeDetail(c *ScanChanges) string {
 	}
 	return b.String()
 }
-
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }

@@ -59,3 +59,17 @@ func CheckTime(field string, t time.Time) error {
 	}
 	return nil
 }
+
+// Limits of the TCF strings a consent POST may carry.
+const (
+	// MaxTCString is the longest tcString: a TC string with a thousand vendors' consents,
+	// legitimate interests and disclosures in bit fields is under 1,000 characters.
+	MaxTCString = 8192
+	// MaxACString is the longest acString.
+	MaxACString = 8192
+	// MaxGVLVersion is the largest vendorListVersion a TC string holds (12 bits).
+	MaxGVLVersion = 4095
+)
+
+// MaxConsentRetentionDays is the longest consentRetentionDays a site may set (ten years).
+const MaxConsentRetentionDays = 3650

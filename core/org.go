@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -125,8 +126,6 @@ const APIKeyPrefix = "cd_"
 
 // NewAPIKey returns a fresh random API key.
 func NewAPIKey() string { return APIKeyPrefix + strings.ToLower(rand.Text()+rand.Text()) }
-
-func newProjectKey() string { return "pk_" + strings.ToLower(rand.Text()) }
 
 // CreateOrganization creates an organization.
 func (orgs *Orgs) CreateOrganization(ctx context.Context, name string) (*Organization, error) {
@@ -428,4 +427,13 @@ func (orgs *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *tim
 		return nil, "", nil, err
 	}
 	return newKey, plain, old, nil
+}
+
+// Orgs are the use cases of organizations and their API keys.
+type Orgs struct {
+	store Store
+	clock
+	newID func() string
+	log   *slog.Logger
+	audit auditor
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -39,18 +38,10 @@ const ConsentCanonicalVersionTCF = "consentd-record-v3"
 // string: the v3 fields (all present, possibly empty) followed by gppString.
 const ConsentCanonicalVersionGPP = "consentd-record-v4"
 
-// HashHexLength is the length of every hash consentd shows: hex SHA-256.
-const HashHexLength = 64
-
-// GenesisHash is the previous hash of a site's first batch.
-var GenesisHash = strings.Repeat("0", 64)
-
 // Limits of the proof fields (checked in RecordConsent and on the listing's filters).
 const (
 	// MaxRuntimeVersion is the longest runtimeVersion a consent POST may name.
 	MaxRuntimeVersion = 32
-	// MaxConsentRetentionDays is the longest consentRetentionDays a site may set (ten years).
-	MaxConsentRetentionDays = 3650
 	// MaxConsentCursor is the longest listing cursor a client may send.
 	MaxConsentCursor = 200
 	// verifyBatchPage is how many batches VerifyConsentChain reads per store call.
@@ -144,12 +135,6 @@ func appendConsentCanonical(b []byte, r *ConsentRecord) []byte {
 // appendField appends a tab and s.
 func appendField(b []byte, s string) []byte { return append(append(b, '\t'), s...) }
 
-// CanonicalTime is the form of createdAt in the canonical line: UTC, microseconds, always six
-// digits ("2026-03-01T10:00:00.000000Z").
-func CanonicalTime(t time.Time) string { return t.UTC().Format(canonicalTimeLayout) }
-
-const canonicalTimeLayout = "2006-01-02T15:04:05.000000Z"
-
 // ConsentRecordHash is the hex SHA-256 of the record's canonical line.
 func ConsentRecordHash(r *ConsentRecord) string {
 	var buf [1024]byte // most lines fit: no allocation but the hash's text
@@ -174,18 +159,6 @@ func ConsentBatchHash(prev string, recordHashes []string) string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-func sha256Hex(s string) string {
-	var buf [256]byte
-	return hexSum(sha256.Sum256(append(buf[:0], s...)))
-}
-
-// hexSum is a SHA-256 sum in hex, as hex.EncodeToString writes it, with one allocation.
-func hexSum(sum [sha256.Size]byte) string {
-	var h [2 * sha256.Size]byte
-	hex.Encode(h[:], sum[:])
-	return string(h[:])
 }
 
 // SealConsentRecord gives a new record its visitor salt and hash and its record hash. Stores

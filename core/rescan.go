@@ -6,15 +6,6 @@ import (
 	"fmt"
 )
 
-// SiteLister walks every site of every organization, a page at a time, for deployment-wide
-// work such as periodic rescans. It is separate from Store because no request-scoped use case
-// may see across organizations.
-type SiteLister interface {
-	// AllSites lists up to limit sites whose ID sorts after afterID, ordered by ID; an empty
-	// afterID starts at the beginning. It returns internal errors only.
-	AllSites(ctx context.Context, afterID string, limit int) ([]*Site, error)
-}
-
 // rescanPage is how many sites RescanAll reads at a time.
 const rescanPage = 200
 

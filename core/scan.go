@@ -285,13 +285,6 @@ func (scans *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Sc
 	return scans.store.Scan(ctx, siteID, scanID)
 }
 
-func orEmptySlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // ConfigureScan creates services, their cookies and blocking rules from the services a
 // completed scan detected. It is idempotent: services already on the site are skipped.
 func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
@@ -399,4 +392,19 @@ func (scans *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Tracke
 		out.Trackers = append(out.Trackers, Tracker{Slug: d.Slug, Label: d.Name, Category: d.Category, TrackingIDs: orEmptySlice(d.TrackingIDs)})
 	}
 	return out, nil
+}
+
+// Scans are the use cases of scans the API and the console call: triggering one, reading the
+// results, configuring what a scan found.
+type Scans struct {
+	store Store
+	queue ScanQueue
+	clock
+	newID func() string
+	// scanMode is the mode of scans triggered without one.
+	scanMode string
+	audit    auditor
+	events   *publisher
+	views    *publicViews
+	importer importer
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 )
 
 // transition moves a scan from pending or running to another state, reading and writing
@@ -77,7 +78,7 @@ func (worker *ScanWorker) CompleteScan(ctx context.Context, scanID string, res *
 		if err := worker.compareWithPrevious(ctx, tx, s); err != nil {
 			return err
 		}
-		return worker.events.publishScan(ctx, tx, s)
+		return publishScan(ctx, worker.events, tx, s)
 	})
 	return err
 }
@@ -127,7 +128,7 @@ func (worker *ScanWorker) FailScan(ctx context.Context, scanID, reason string) e
 	_, err := worker.transition(ctx, scanID, func(tx Store, s *Scan) error {
 		now := worker.now()
 		s.Status, s.FinishedAt, s.ErrorMessage = ScanFailed, &now, &reason
-		return worker.events.publishScan(ctx, tx, s)
+		return publishScan(ctx, worker.events, tx, s)
 	})
 	return err
 }
@@ -262,4 +263,66 @@ func (worker *ScanWorker) FailUnfinished(ctx context.Context, scanID, reason str
 		return nil
 	}
 	return err
+}
+
+// ScanWorker are the use cases of the scan worker: running a queued scan through the
+// crawler, and the periodic rescans and schedules.
+type ScanWorker struct {
+	store   Store
+	crawler SiteCrawler
+	catalog Catalog
+	// allSites is only for deployment-wide work: request-scoped use cases never see across
+	// organizations.
+	allSites SiteLister
+	clock
+	log      *slog.Logger
+	scanMode string
+	// defaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.
+	defaultScanPeriod time.Duration
+	events            *publisher
+	// scans trigger the rescans and configure what a scan found, as the API does.
+	scans *Scans
+}
+
+// ScanEvent is the data of the scan.* and compliance.changed events.
+type ScanEvent struct {
+	SiteID       string       `json:"siteId"`
+	ScanID       string       `json:"scanId"`
+	Status       string       `json:"status"`
+	Mode         string       `json:"mode"`
+	URL          string       `json:"url"`
+	FinishedAt   *time.Time   `json:"finishedAt"`
+	ErrorMessage *string      `json:"errorMessage"`
+	Services     []string     `json:"detectedServices"`
+	Changes      *ScanChanges `json:"changes"`
+}
+
+func scanEvent(s *Scan) ScanEvent {
+	ev := ScanEvent{SiteID: s.SiteID, ScanID: s.ID, Status: s.Status, Mode: s.Mode, URL: s.URL, FinishedAt: s.FinishedAt,
+		ErrorMessage: s.ErrorMessage, Services: []string{}, Changes: s.Changes}
+	for _, d := range s.DetectedServices {
+		ev.Services = append(ev.Services, d.Slug)
+	}
+	return ev
+}
+
+// publishScan publishes what a finished scan tells, in the transaction that finished it.
+func publishScan(ctx context.Context, events *publisher, tx Store, s *Scan) error {
+	if s.Status == ScanFailed {
+		return events.publish(ctx, tx, s.SiteID, EventScanFailed, scanEvent(s))
+	}
+	if err := events.publish(ctx, tx, s.SiteID, EventScanCompleted, scanEvent(s)); err != nil {
+		return err
+	}
+	if s.Changes != nil && s.Changes.Count > 0 {
+		if err := events.publish(ctx, tx, s.SiteID, EventScanChanged, scanEvent(s)); err != nil {
+			return err
+		}
+	}
+	if s.Changes != nil && s.Changes.Compliance.Changed() {
+		if err := events.publish(ctx, tx, s.SiteID, EventComplianceChanged, scanEvent(s)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"time"
 )
 
@@ -62,50 +61,6 @@ func slotStart(now time.Time, p time.Duration, key string) time.Time {
 // NextScheduledRun is when a site's schedule of period p next starts a scan of mode after now.
 func NextScheduledRun(now time.Time, p time.Duration, siteID, mode string) time.Time {
 	return slotStart(now, p, siteID+"/"+mode).Add(p)
-}
-
-func (in SiteInput) applySchedules(s *Site) error {
-	if in.DigestEmails != nil {
-		rs, err := digestRecipients(s.ID, s.DigestRecipients, in.DigestEmails)
-		if err != nil {
-			return err
-		}
-		s.DigestRecipients = rs
-	}
-	if in.ScanSchedule != nil {
-		s.ScanSchedule = *in.ScanSchedule
-	}
-	if in.VerifySchedule != nil {
-		s.VerifySchedule = *in.VerifySchedule
-	}
-	if in.AutoConfigure != nil {
-		s.AutoConfigure = *in.AutoConfigure
-	}
-	return nil
-}
-
-func validateSchedules(in SiteInput) error {
-	if in.ScanSchedule != nil && !contains(ScanSchedules(), *in.ScanSchedule) {
-		return FieldErrorf("scanSchedule", "must be one of %s", strings.Join(ScanSchedules(), ", "))
-	}
-	if in.VerifySchedule != nil && !contains(VerifySchedules(), *in.VerifySchedule) {
-		return FieldErrorf("verifySchedule", "must be one of %s", strings.Join(VerifySchedules(), ", "))
-	}
-	if in.DigestEmails != nil {
-		if _, err := digestRecipients("", nil, in.DigestEmails); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // RunSchedules triggers the scans that are due: each site's scan (in the deployment's scan

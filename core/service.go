@@ -345,3 +345,20 @@ func (lib *Library) LibraryService(slug string) (*library.Service, error) {
 	}
 	return s, nil
 }
+
+// Services are the use cases of the services (vendors) configured on a site.
+type Services struct {
+	store   Store
+	catalog Catalog
+	clock
+	newID    func() string
+	audit    auditor
+	events   *publisher
+	views    *publicViews
+	importer importer
+}
+
+// Library gives read access to the catalog of known services.
+type Library struct {
+	catalog Catalog
+}

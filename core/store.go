@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-
-	"github.com/consentd/consentd/library"
 )
 
 // Store is everything the use cases persist. Adapters implement it for SQLite, Postgres and
@@ -28,14 +26,4 @@ type Store interface {
 	InTx(ctx context.Context, fn func(tx Store) error) error
 	// Ping reports whether the store is reachable.
 	Ping(ctx context.Context) error
-}
-
-// Catalog is the library of known services (implemented by *library.Catalog).
-type Catalog interface {
-	// Services lists every service, sorted by slug.
-	Services() []*library.Service
-	// Service finds a service by slug.
-	Service(slug string) (*library.Service, bool)
-	// Search lists the services matching q, best first.
-	Search(q string) []*library.Service
 }

@@ -586,17 +586,6 @@ type TCStringDecoder interface {
 	DecodeTCString(s string) (*TCString, error)
 }
 
-// Limits of the TCF strings a consent POST may carry.
-const (
-	// MaxTCString is the longest tcString: a TC string with a thousand vendors' consents,
-	// legitimate interests and disclosures in bit fields is under 1,000 characters.
-	MaxTCString = 8192
-	// MaxACString is the longest acString.
-	MaxACString = 8192
-	// MaxGVLVersion is the largest vendorListVersion a TC string holds (12 bits).
-	MaxGVLVersion = 4095
-)
-
 // ACStringPattern is the form of Google's Additional Consent string v2: "2~", the consented
 // providers' IDs joined by dots, "~dv.", the disclosed providers' IDs joined by dots. The
 // OpenAPI document states it for acString.

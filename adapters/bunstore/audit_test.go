@@ -123,17 +123,17 @@ func TestAuditRetention(t *testing.T) {
 			mu.Unlock()
 			// The blog keeps its records for ever, so the organization's own entry 2 stays,
 			// and the expired entries behind it wait: only the shop's entry 1 goes.
-			if n, err := e.m.ConsentLog.ApplyAuditRetention(ctx); err != nil || n != 1 {
+			if n, err := e.m.AuditLog.ApplyAuditRetention(ctx); err != nil || n != 1 {
 				t.Fatalf("with a site keeping all: removed %d %v, want 1", n, err)
 			}
 			verify("with a site keeping all", 5, 6)
 			retain(blog.ID, 60) // 7
 			patch()             // 8, 9
-			if n, err := e.m.ConsentLog.ApplyAuditRetention(ctx); err != nil || n != 5 {
+			if n, err := e.m.AuditLog.ApplyAuditRetention(ctx); err != nil || n != 5 {
 				t.Fatalf("removed %d %v, want 5", n, err)
 			}
 			verify("after retention", 3, 9)
-			if n, err := e.m.ConsentLog.ApplyAuditRetention(ctx); err != nil || n != 0 {
+			if n, err := e.m.AuditLog.ApplyAuditRetention(ctx); err != nil || n != 0 {
 				t.Fatalf("second pass removed %d %v, want 0", n, err)
 			}
 			page, err := e.m.AuditLog.AuditEntries(ctx, e.org, core.AuditQuery{}, "")

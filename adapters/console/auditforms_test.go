@@ -26,8 +26,8 @@ import (
 // queues are test doubles of core.ScanQueue and core.WebhookQueue: they accept every job.
 type queues struct{}
 
-func (*queues) EnqueueScan(context.Context, core.Store, core.ScanJob) error { return nil }
-func (*queues) EnqueueDelivery(context.Context, core.Store, string) error   { return nil }
+func (*queues) EnqueueScan(context.Context, core.Store, core.ScanJob) error    { return nil }
+func (*queues) EnqueueDelivery(context.Context, core.EventStore, string) error { return nil }
 
 // formCase is how TestAuditEveryForm submits one of the console's POST routes.
 type formCase struct {

@@ -20,7 +20,7 @@ type deliveryQueue struct {
 	ids []string
 }
 
-func (q *deliveryQueue) EnqueueDelivery(_ context.Context, _ core.Store, id string) error {
+func (q *deliveryQueue) EnqueueDelivery(_ context.Context, _ core.EventStore, id string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ids = append(q.ids, id)

@@ -51,7 +51,10 @@ func TestConsentRetentionJob(t *testing.T) {
 		clock = time.Now()
 		mu.Unlock()
 		post(site, 4)
-		q.SetConsentRetention(m.ConsentLog, 100*time.Millisecond)
+		q.SetConsentRetention(struct {
+			*core.ConsentLog
+			*core.AuditLog
+		}{m.ConsentLog, m.AuditLog}, 100*time.Millisecond)
 		startWorkers(t, q, m.ScanWorker)
 		total := func(s *core.Site) int {
 			_, n, err := m.ConsentLog.ConsentRecords(ctx, org.ID, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})

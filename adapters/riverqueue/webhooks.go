@@ -58,7 +58,7 @@ func (q *Queue) SetWebhooks(w Webhooks, schedule []time.Duration) {
 
 // EnqueueDelivery implements core.WebhookQueue: the job is inserted in tx, the store's
 // transaction, so that it exists exactly when the delivery row does.
-func (q *Queue) EnqueueDelivery(ctx context.Context, tx core.Store, deliveryID string) error {
+func (q *Queue) EnqueueDelivery(ctx context.Context, tx core.EventStore, deliveryID string) error {
 	t, ok := tx.(TxStore)
 	if !ok || t.SQLTx() == nil {
 		return fmt.Errorf("enqueue delivery %s: not inside a store transaction on the queue's database (%T)", deliveryID, tx)

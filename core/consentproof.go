@@ -77,15 +77,6 @@ func UserAgentFamily(ua string) string {
 
 var runtimeVersionPattern = regexp.MustCompile(RuntimeVersionPattern)
 
-// ConsentSnapshot is what a visitor was shown, content-addressed: Hash is the hex SHA-256 of
-// Content, the exact bytes stored and served.
-type ConsentSnapshot struct {
-	SiteID    string          `json:"siteId"`
-	Hash      string          `json:"hash"`
-	Content   json.RawMessage `json:"content"`
-	CreatedAt time.Time       `json:"createdAt"`
-}
-
 // snapshotContent is the document a snapshot hashes: the banner as the runtime showed it, its
 // texts resolved for the language, the categories and services listed, and the runtime's
 // version. Fields are in a fixed order and maps marshal with sorted keys, so one configuration

@@ -1,8 +1,6 @@
 package core
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -124,76 +122,6 @@ type DeclaredCookie struct {
 	Type        string `json:"type"`
 	Duration    string `json:"duration"`
 	Description string `json:"description"`
-}
-
-// Declaration returns the cookie declaration of the site named by projectKey in the first of
-// the visitor's preferred languages (BCP 47 tags, best first) that the site speaks. It is
-// cached like the public configuration.
-func (public *PublicBanner) Declaration(ctx context.Context, projectKey string, prefs ...string) (*Declaration, error) {
-	now := public.clock()
-	st, err := public.views.site(ctx, projectKey, now)
-	if err != nil {
-		return nil, err
-	}
-	lang := st.language(prefs)
-	key := projectKey + "\x00" + lang
-	if d, ok := public.views.declCache.get(key, now); ok {
-		return d, nil
-	}
-	d := &Declaration{
-		ProjectKey: projectKey, SiteName: st.site.Name, SiteURL: st.site.URL, Lang: lang,
-		Texts: st.texts(lang), UpdatedAt: st.banner.UpdatedAt, Categories: []DeclaredCategory{},
-	}
-	ownDeclared := false
-	for _, c := range st.cats {
-		d.UpdatedAt = latest(d.UpdatedAt, c.UpdatedAt)
-		name, desc := categoryText(c, lang)
-		dc := DeclaredCategory{Slug: c.Slug, Name: name, Description: desc, IsRequired: c.IsRequired, Services: []DeclaredService{}}
-		// consentd's own cookie is strictly necessary: it holds the visitor's choice.
-		if c.IsRequired && !ownDeclared {
-			ownDeclared = true
-			dc.Services = append(dc.Services, DeclaredService{Slug: ConsentCookieName, Label: ConsentCookieName,
-				PrivacyPolicyURL: st.banner.PrivacyPolicyURL,
-				Cookies: []DeclaredCookie{{Name: ConsentCookieName, Type: "cookie",
-					Duration: fmt.Sprintf("%d days", st.banner.CookieExpirationDays), Description: d.Texts["ownCookieDescription"]}}})
-		}
-		for _, s := range st.svcs {
-			if s.CategoryID != c.ID {
-				continue
-			}
-			d.UpdatedAt = latest(d.UpdatedAt, s.UpdatedAt)
-			ds := DeclaredService{
-				Slug: s.Slug, Label: translated(s.LabelTranslations, lang, s.Label),
-				Description:      translated(s.DescriptionTranslations, lang, s.Description),
-				PrivacyPolicyURL: s.PrivacyPolicyURL, Cookies: []DeclaredCookie{},
-			}
-			if ds.PrivacyPolicyURL == nil {
-				ds.PrivacyPolicyURL = s.ServiceURL
-			}
-			lib, _ := public.catalog.Service(s.Slug)
-			for _, k := range s.Cookies {
-				dk := DeclaredCookie{
-					Name: k.Name, Type: storageOf(lib, k.Name), Duration: k.Duration,
-					Description: translated(k.DescriptionTranslations, lang, k.Description),
-				}
-				// A session cookie's lifetime is said in the declaration's language.
-				if strings.EqualFold(strings.TrimSpace(k.Duration), "session") {
-					dk.Duration = d.Texts["sessionDuration"]
-				}
-				// A name prefix (the library's "_ga_", a custom "_ga_*") is shown as "_ga_*",
-				// which the page explains (prefixCookieNote).
-				if strings.HasSuffix(k.Name, "*") || libraryPrefix(lib, k.Name) {
-					dk.Name, dk.Prefix = strings.TrimRight(k.Name, "*")+"*", true
-					ds.Note = d.Texts["prefixCookieNote"]
-				}
-				ds.Cookies = append(ds.Cookies, dk)
-			}
-			dc.Services = append(dc.Services, ds)
-		}
-		d.Categories = append(d.Categories, dc)
-	}
-	public.views.declCache.put(key, st.site.ID, d, st.at)
-	return d, nil
 }
 
 // storageOf is where a cookie of a library service is kept, by the library's word.

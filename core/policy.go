@@ -72,23 +72,6 @@ func (vr VisitorRule) Ref() string {
 	return ""
 }
 
-// JurisdictionOf is the one function that decides a visitor's regime, the record's
-// jurisdiction: the law of the visitor's place, gdpr in the EU, the EEA, the United Kingdom and
-// Switzerland (InGDPRRegion, from regions.json), ccpa in the United States, none elsewhere or
-// where the place is unknown. It is the same with regional rules and without: what a rule
-// makes the banner do is recorded beside it (the rule, VisitorRule.Ref), and does not change
-// which law the visitor is under.
-func JurisdictionOf(country string) string {
-	switch {
-	case InGDPRRegion(country):
-		return JurisdictionGDPR
-	case country == "US":
-		return JurisdictionCCPA
-	default:
-		return JurisdictionNone
-	}
-}
-
 // VisitorRuleAt returns the rule of a visitor at loc on a banner without regional rules.
 func VisitorRuleAt(loc Location) VisitorRule {
 	return VisitorRule{Location: loc, Jurisdiction: JurisdictionOf(loc.Country)}
@@ -304,25 +287,4 @@ func (ps Policies) GPCMayTurnOff(slug string) bool {
 		}
 	}
 	return false
-}
-
-// WithBanner returns a copy of the configuration with b as its banner and the policy b
-// decides for the same visitor: what the runtime does with a draft (the console's preview).
-func (cfg *PublicConfig) WithBanner(b *Banner) *PublicConfig {
-	out := *cfg // shallow: the shared parts are read only
-	out.Banner = b
-	cats := make([]*Category, 0, len(cfg.Categories))
-	for _, pc := range cfg.Categories {
-		cats = append(cats, pc.Category)
-	}
-	rule := b.VisitorRule(cfg.location)
-	if cfg.Jurisdiction != "" {
-		rule.Jurisdiction = cfg.Jurisdiction // the place's, as decided: no banner changes it
-	}
-	out.setRule(rule)
-	out.Policy = DecidePolicy(b, cats, rule)
-	out.Texts = cfg.textsFor(b.behaviorFor(rule))
-	out.TCF = b.TCFApplies(rule)
-	out.GPP = b.GPPFor(rule, cfg.cmpID)
-	return &out
 }

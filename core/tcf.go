@@ -361,24 +361,6 @@ func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, er
 	return s, nil
 }
 
-// TCFApplies reports whether the TCF governs a visitor under rule: the site has TCF on, the
-// behaviour the visitor gets is opt_in (their regional rule's, else the banner's
-// defaultBehavior), and they are in the EEA, the United Kingdom or Switzerland (InGDPRRegion)
-// or their location is unknown (the strictest reading: an unknown visitor may be in Europe).
-// This is the one place that decides it: the public configuration carries it (PublicConfig.TCF)
-// for the loader, which inlines the __tcfapi stub only then.
-func (b *Banner) TCFApplies(rule VisitorRule) bool {
-	if !b.TCF.Enabled {
-		return false
-	}
-	behavior := b.DefaultBehavior
-	if r := rule.Rule; r != nil {
-		behavior = r.DefaultBehavior
-	}
-	loc := rule.Location
-	return behavior == BehaviorOptIn && (loc.Country == "" || InGDPRRegion(loc.Country))
-}
-
 // TCFPublicConfig is what the TCF module needs for one site, in one language: the deployment's
 // CMP, the GVL's metadata and texts (translated where the IAB publishes the language, else
 // English), the site's vendors alone with everything the second layer shows, and the site's
@@ -412,40 +394,6 @@ type TCFPublicConfig struct {
 	// ConsentOnlyPurposes are the purposes never under legitimate interest
 	// (ConsentOnlyPurposes).
 	ConsentOnlyPurposes []int `json:"consentOnlyPurposes"`
-}
-
-// TCFConfig returns what the TCF module needs for the site named by projectKey in lang (the
-// language of the site's configuration, PublicConfig.Lang): not_found when the site does not
-// exist or has TCF off, or when no GVL is loaded. Cached for a second per project key and
-// language, as the configuration is.
-func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang string) (*TCFPublicConfig, error) {
-	now := public.clock()
-	v, err := public.views.site(ctx, projectKey, now)
-	if err != nil {
-		return nil, err
-	}
-	if !v.banner.TCF.Enabled {
-		return nil, Errorf(CodeNotFound, "TCF is not enabled on this site")
-	}
-	lang = strings.ToLower(strings.TrimSpace(lang))
-	key := projectKey + "\x00" + lang
-	if cfg, ok := public.views.tcfCache.get(key, now); ok {
-		return cfg, nil
-	}
-	gvl, err := public.tcf.gvl(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if gvl == nil {
-		return nil, Errorf(CodeNotFound, "no Global Vendor List is loaded on this server yet")
-	}
-	tr, err := public.tcf.translation(ctx, lang)
-	if err != nil {
-		return nil, err
-	}
-	cfg := public.tcf.config(v.banner.TCF, gvl, tr)
-	public.views.tcfCache.put(key, v.site.ID, cfg, v.at)
-	return cfg, nil
 }
 
 // tcfDeps are what the TCF use cases read: the GVL and the deployment's CMP.
@@ -600,93 +548,12 @@ const TCStringPattern = `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
 
 var tcStringPattern = regexp.MustCompile(TCStringPattern)
 
-// checkTCFInput checks the TCF fields of a decision on the site with banner b and returns the
-// GVL version to record: a TC string is decoded (a malformed one is refused), must carry this
-// deployment's CMP ID, be service-specific, have a disclosed-vendors segment, and name a GVL
-// version this server has (and gvlVersion when the runtime sent one); an AC string must be
-// Google's v2 format and name only the site's providers; both only on a site with TCF on.
-func (public *PublicBanner) checkTCFInput(ctx context.Context, b *Banner, in ConsentInput) (int, error) {
-	if in.TCString == "" && in.ACString == "" {
-		if in.GVLVersion != 0 {
-			return 0, FieldErrorf("gvlVersion", "only with a tcString")
-		}
-		return 0, nil
-	}
-	if !b.TCF.Enabled {
-		field := "tcString"
-		if in.TCString == "" {
-			field = "acString"
-		}
-		return 0, FieldErrorf(field, "TCF is not enabled on this site")
-	}
-	if len(in.ACString) > MaxACString {
-		return 0, FieldErrorf("acString", "must be at most %d characters", MaxACString)
-	}
-	if in.ACString != "" {
-		m := acStringPattern.FindStringSubmatch(in.ACString)
-		if m == nil {
-			return 0, FieldErrorf("acString", "not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
-		}
-		for _, list := range []string{m[1], m[3]} {
-			for _, id := range strings.Split(list, ".") {
-				if n, err := strconv.Atoi(id); id != "" && (err != nil || !slices.Contains(b.TCF.GoogleATPIDs, n)) {
-					return 0, FieldErrorf("acString", "provider %s is not one of the site's (tcf.googleAtpIds)", id)
-				}
-			}
-		}
-	}
-	if in.TCString == "" {
-		if in.GVLVersion != 0 {
-			return 0, FieldErrorf("gvlVersion", "only with a tcString")
-		}
-		return 0, nil
-	}
-	if len(in.TCString) > MaxTCString {
-		return 0, FieldErrorf("tcString", "must be at most %d characters", MaxTCString)
-	}
-	if !tcStringPattern.MatchString(in.TCString) {
-		return 0, FieldErrorf("tcString", "not a TC string (segments of web-safe base64 separated by '.')")
-	}
-	tc, err := public.tcf.decode(in.TCString)
-	if err != nil {
-		return 0, err
-	}
-	switch cmp := public.tcf.deployment.CMPID; {
-	case tc.CMPID != cmp:
-		return 0, FieldErrorf("tcString", "made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
-	case !tc.IsServiceSpecific:
-		return 0, FieldErrorf("tcString", "not service-specific (TCF 2.3 strings are)")
-	case tc.VendorsDisclosed == nil:
-		return 0, FieldErrorf("tcString", "has no disclosed-vendors segment, which TCF 2.3 requires")
-	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
-		return 0, FieldErrorf("gvlVersion", "%d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
-	}
-	if _, err := public.tcf.lists.GVL(ctx, tc.VendorListVersion); IsNotFound(err) {
-		return 0, FieldErrorf("tcString", "vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
-	} else if err != nil {
-		return 0, err
-	}
-	return tc.VendorListVersion, nil
-}
-
 // TCFChoices is what the console's TCF section offers a site: whether this deployment can turn
 // the TCF on (its CMP ID, 0 for none) and the GVL in use to pick vendors and special features
 // from (nil when none is loaded).
 type TCFChoices struct {
 	CMPID int
 	GVL   *GVL
-}
-
-// TCFChoices returns the deployment's TCF choices.
-func (banners *Banners) TCFChoices(ctx context.Context) (*TCFChoices, error) {
-	if err := authorize(ctx, PermRead, "", ""); err != nil {
-		return nil, err
-	}
-	g, err := banners.tcf.gvl(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &TCFChoices{CMPID: banners.tcf.deployment.CMPID, GVL: g}, nil
 }
 
 // SearchVendors returns at most limit vendors of g that are not deleted and whose ID is q or

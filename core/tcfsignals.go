@@ -3,7 +3,6 @@ package core
 import (
 	_ "embed"
 	"encoding/json"
-	"maps"
 
 	"github.com/consentd/consentd/library"
 )
@@ -102,44 +101,16 @@ var tcfTexts = func() map[string]map[string]string {
 	return m
 }()
 
-// TCFTexts returns the TCF layers' texts in lang (English for what lang lacks), with the
-// built-in accept, reject and save labels of the banner in that language.
-func TCFTexts(lang string) map[string]string {
-	out := maps.Clone(tcfTexts[defaultLanguage])
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, tcfTexts[lang])
-	b := builtinTexts(lang)
-	for _, k := range []string{"acceptLabel", "rejectLabel", "saveLabel"} {
-		out[k] = b[k]
-	}
-	return out
-}
-
-// TCFModuleConfig is what the TCF module fetches (GET /public/{projectKey}/tcf): the site's TCF
-// configuration (TCFConfig), and what the module shows and applies besides it: its layers'
-// texts in the visitor's language, the table from TCF choices to categories and Consent Mode,
-// and the banner's colors.
-type TCFModuleConfig struct {
-	*TCFPublicConfig
-	Signals TCFSignals        `json:"signals" doc:"What the TCF choices grant of consentd's categories and of Google Consent Mode (core.TCFSignalTable, documented in docs/tcf.md)."`
-	Texts   map[string]string `json:"texts" doc:"The TCF layers' texts in the visitor's language."`
-	Colors  map[string]string `json:"colors" doc:"The banner's colors, which the TCF layers wear."`
-	// CookieDays is how long the euconsent-v2 cookie keeps a decision (TCFCookieDays).
-	CookieDays int `json:"cookieDays" doc:"Days the euconsent-v2 cookie keeps the TC string: 390, the 13 months after which the TCF policy has choices asked again."`
-}
-
 // TCFCookieDays is how long the TC string is kept (the euconsent-v2 cookie): the TCF policy
 // has a CMP ask again at least every 13 months.
 const TCFCookieDays = 390
 
-// ModuleConfig returns the TCF module's configuration for a visitor whose runtime
-// configuration is pc (its language and the banner's colors).
-func (c *TCFPublicConfig) ModuleConfig(pc *PublicConfig) *TCFModuleConfig {
-	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: TCFSignalTable(), Texts: TCFTexts(pc.Lang), Colors: map[string]string{}, CookieDays: TCFCookieDays}
-	if pc.Banner != nil && pc.Banner.Colors != nil {
-		out.Colors = pc.Banner.Colors
-	}
-	return out
-}
+// Google Consent Mode v2 consent types (VendorConsents).
+const (
+	gcmAdStorage         = "ad_storage"
+	gcmAdUserData        = "ad_user_data"
+	gcmAdPersonalization = "ad_personalization"
+	gcmAnalyticsStorage  = "analytics_storage"
+	gcmFunctionality     = "functionality_storage"
+	gcmSecurity          = "security_storage"
+)

@@ -70,16 +70,6 @@ func VendorConsents() []VendorConsent {
 	}
 }
 
-// Google Consent Mode v2 consent types (VendorConsents).
-const (
-	gcmAdStorage         = "ad_storage"
-	gcmAdUserData        = "ad_user_data"
-	gcmAdPersonalization = "ad_personalization"
-	gcmAnalyticsStorage  = "analytics_storage"
-	gcmFunctionality     = "functionality_storage"
-	gcmSecurity          = "security_storage"
-)
-
 func consentModeSignals() Signals {
 	return Signals{
 		gcmAdStorage:         {library.CategoryMarketing},

@@ -55,7 +55,7 @@ func (h *handlers) registerTCF(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		raw, err := json.Marshal(tc.ModuleConfig(pc))
+		raw, err := json.Marshal(core.TCFModule(tc, pc))
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

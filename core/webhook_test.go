@@ -15,7 +15,7 @@ import (
 // hookQueue records delivery jobs; hookSender answers with the next status of its script.
 type hookQueue struct{ ids []string }
 
-func (q *hookQueue) EnqueueDelivery(_ context.Context, _ core.Store, id string) error {
+func (q *hookQueue) EnqueueDelivery(_ context.Context, _ core.EventStore, id string) error {
 	q.ids = append(q.ids, id)
 	return nil
 }

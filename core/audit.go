@@ -56,7 +56,7 @@ type AuditPage struct {
 
 // Entries lists the organization's audit log, newest first, filtered by q.
 func (auditLog *AuditLog) AuditEntries(ctx context.Context, orgID string, q AuditQuery, cursor string) (*AuditPage, error) {
-	if err := authorize(ctx, PermAudit, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermAudit, orgID, ""); err != nil {
 		return nil, err
 	}
 	if q.Limit == 0 {
@@ -139,7 +139,7 @@ type AuditBreak struct {
 // Verify recomputes the organization's audit chain and reports the first entry whose fields
 // no longer hash to its hash, whose link to the previous entry is broken, or that is missing.
 func (auditLog *AuditLog) VerifyAuditLog(ctx context.Context, orgID string) (*AuditReport, error) {
-	if err := authorize(ctx, PermAudit, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermAudit, orgID, ""); err != nil {
 		return nil, err
 	}
 	headSeq, headHash, err := auditLog.store.AuditHead(ctx, orgID)

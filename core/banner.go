@@ -416,7 +416,7 @@ func mergeTexts(dst, src map[string]string) {
 
 // Banner returns the site's banner with its blocking rules.
 func (banners *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {
@@ -427,7 +427,7 @@ func (banners *Banners) Banner(ctx context.Context, orgID, siteID string) (*Bann
 
 // PatchBanner changes the fields of the banner that p sets.
 func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	c, err := banners.check(ctx, orgID, siteID, p)
@@ -460,7 +460,7 @@ func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p
 // same checks refuse the same drafts with the same errors, and the same code applies the
 // change (the console's preview of a draft). Reading the banner is enough to preview it.
 func (banners *Banners) PreviewBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	c, err := banners.check(ctx, orgID, siteID, p)
@@ -540,7 +540,7 @@ func (c *checkedPatch) apply(b *Banner) {
 // SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
 // consent version so that visitors are asked again; setting the current state changes nothing.
 func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
 	if _, err := banners.store.Site(ctx, orgID, siteID); err != nil {

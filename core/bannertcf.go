@@ -25,7 +25,7 @@ func (b *Banner) TCFApplies(rule VisitorRule) bool {
 
 // TCFChoices returns the deployment's TCF choices.
 func (banners *Banners) TCFChoices(ctx context.Context) (*TCFChoices, error) {
-	if err := authorize(ctx, PermRead, "", ""); err != nil {
+	if err := Authorize(ctx, PermRead, "", ""); err != nil {
 		return nil, err
 	}
 	g, err := banners.tcf.gvl(ctx)

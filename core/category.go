@@ -181,7 +181,7 @@ func asciiSlug(s string) string {
 
 // Categories lists a site's categories.
 func (categories *Categories) Categories(ctx context.Context, orgID, siteID string) ([]*Category, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {
@@ -193,7 +193,7 @@ func (categories *Categories) Categories(ctx context.Context, orgID, siteID stri
 // CreateCategory adds a custom category. Its slug comes from the name, made unique on the site
 // with a numeric suffix ("social", "social-2").
 func (categories *Categories) CreateCategory(ctx context.Context, orgID, siteID string, in CategoryInput) (*Category, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(true); err != nil {
@@ -243,7 +243,7 @@ func (categories *Categories) CreateCategory(ctx context.Context, orgID, siteID 
 // UpdateCategory changes a category. Its slug stays: services, blocking rules and stored
 // consents refer to it.
 func (categories *Categories) UpdateCategory(ctx context.Context, orgID, siteID, id string, in CategoryInput) (*Category, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(false); err != nil {
@@ -288,7 +288,7 @@ func (categories *Categories) UpdateCategory(ctx context.Context, orgID, siteID,
 // category that still has services (delete or re-import them elsewhere first), so that no
 // service is left without a category.
 func (categories *Categories) DeleteCategory(ctx context.Context, orgID, siteID, id string) error {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
 	if _, err := categories.store.Site(ctx, orgID, siteID); err != nil {

@@ -15,7 +15,7 @@ type Compliance struct {
 // services) and to its latest completed verification scan, if any. not_found when the site is
 // not the organization's.
 func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) (*ComplianceReport, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	site, err := compliance.store.Site(ctx, orgID, siteID)

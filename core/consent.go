@@ -262,7 +262,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	loc := LocationOf(in.Country, in.Region)
 	in.Country, in.Region = loc.Country, loc.Region
-	rule := view.banner.visitorRule(view.regions, loc)
+	rule := view.banner.visitorRuleIndexed(view.regions, loc)
 	jur := rule.Jurisdiction
 	pol := view.policies.For(rule)
 	decided := pol.Apply(in.Categories, in.GPC)
@@ -318,7 +318,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.
 func (consentLog *ConsentLog) ConsentRecords(ctx context.Context, orgID string, q ConsentQuery) ([]*ConsentRecord, int, error) {
-	if err := authorize(ctx, consentReadPermission(q.VisitorID), orgID, q.SiteID); err != nil {
+	if err := Authorize(ctx, consentReadPermission(q.VisitorID), orgID, q.SiteID); err != nil {
 		return nil, 0, err
 	}
 	if q.Page < 1 || q.Page > MaxConsentPage {
@@ -346,7 +346,7 @@ func (consentLog *ConsentLog) ConsentRecords(ctx context.Context, orgID string, 
 // first; Page and Limit are ignored. Another organization's site is not_found. fn's first error
 // stops the export and is returned.
 func (consentLog *ConsentLog) ExportConsentRecords(ctx context.Context, orgID string, q ConsentQuery, fn func(*ConsentRecord) error) error {
-	if err := authorize(ctx, PermExport, orgID, q.SiteID); err != nil {
+	if err := Authorize(ctx, PermExport, orgID, q.SiteID); err != nil {
 		return err
 	}
 	if err := q.validateDates(); err != nil {

@@ -224,7 +224,7 @@ func (k *keySet) add(key string) {
 
 // ConsentSnapshot returns a snapshot of a site by its hash.
 func (consentLog *ConsentLog) ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*ConsentSnapshot, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
@@ -266,7 +266,7 @@ func DecodeConsentCursor(c string) (*ConsentKey, error) {
 // VerifyConsentChain recomputes the chain of a site of the organization (see
 // VerifyConsentChain the function).
 func (consentLog *ConsentLog) VerifyConsentChain(ctx context.Context, orgID, siteID string) (*ChainReport, error) {
-	if err := authorize(ctx, PermVerify, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermVerify, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := consentLog.store.Site(ctx, orgID, siteID); err != nil {
@@ -288,7 +288,7 @@ func (consentLog *ConsentLog) VerifyAnyConsentChain(ctx context.Context, siteID 
 // request). The decisions stay, with the visitor's hash, which without the removed salt
 // links to no one; the chain still verifies. It returns how many records were changed.
 func (consentLog *ConsentLog) EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error) {
-	if err := authorize(ctx, PermVisitors, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermVisitors, orgID, siteID); err != nil {
 		return 0, err
 	}
 	if err := checkVisitorID(visitorID); err != nil {

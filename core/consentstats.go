@@ -150,7 +150,7 @@ func statsNext(t time.Time, interval string) time.Time {
 // ConsentStats returns a site's statistics, summed from the hour aggregates the store keeps
 // with the inserts: the cost depends on the hours in the range, not on the records.
 func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
-	if err := authorize(ctx, PermRead, orgID, q.SiteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, q.SiteID); err != nil {
 		return nil, err
 	}
 	if q.Interval == "" {
@@ -292,7 +292,7 @@ type RegionCount struct {
 // (ConsentStore.ConsentRegionCounts), most decisions first, then by code. The span is that of
 // the statistics (MaxConsentStatsSpan).
 func (consentLog *ConsentLog) ConsentRegions(ctx context.Context, orgID, siteID string, from, to time.Time) ([]RegionCount, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := CheckTime("from", from); err != nil {

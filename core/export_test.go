@@ -10,5 +10,5 @@ func init() { argonTime, argonMemory = 1, 1024 }
 // b's rules indexed once.
 func VisitorRuleCached(b *Banner) func(Location) VisitorRule {
 	x := newRegionIndex(b.RegionRules)
-	return func(loc Location) VisitorRule { return b.visitorRule(x, loc) }
+	return func(loc Location) VisitorRule { return b.visitorRuleIndexed(x, loc) }
 }

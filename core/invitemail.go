@@ -11,7 +11,7 @@ import (
 // (the link is then only shown to copy); an error says the mail was not accepted, and the
 // invitation stays valid. Only owners manage members.
 func (users *Users) MailInvitation(ctx context.Context, orgID, email string, role Role, link string) (bool, error) {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return false, err
 	}
 	if users.mailer == nil {

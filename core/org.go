@@ -241,11 +241,11 @@ func (orgs *Orgs) IssueAPIKey(ctx context.Context, orgID string, in APIKeyInput)
 
 // authorizeKeyRole checks that the caller may manage keys of role r.
 func authorizeKeyRole(ctx context.Context, orgID string, r Role) error {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
 	if r == RoleOwner {
-		return authorize(ctx, PermOwnerKeys, orgID, "")
+		return Authorize(ctx, PermOwnerKeys, orgID, "")
 	}
 	return nil
 }
@@ -361,7 +361,7 @@ func (orgs *Orgs) SessionKeyActor(ctx context.Context, orgID, keyID string) (*Ac
 
 // APIKeys lists the organization's keys, oldest first, without their secrets.
 func (orgs *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	return orgs.store.APIKeys(ctx, orgID)
@@ -369,7 +369,7 @@ func (orgs *Orgs) APIKeys(ctx context.Context, orgID string) ([]*APIKey, error) 
 
 // RevokeAPIKey deletes a key of the organization: it is refused from the next request on.
 func (orgs *Orgs) RevokeAPIKey(ctx context.Context, orgID, id string) error {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
 	return orgs.store.InTx(ctx, func(tx Store) error {
@@ -398,7 +398,7 @@ func (orgs *Orgs) RotateAPIKey(ctx context.Context, orgID, id string, grace *tim
 	if g < 0 || g > MaxRotateGrace {
 		return nil, "", nil, FieldErrorf("graceSeconds", "must be 0 to %d", int(MaxRotateGrace/time.Second))
 	}
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, "", nil, err
 	}
 	err = orgs.store.InTx(ctx, func(tx Store) error {

@@ -83,11 +83,11 @@ func (b *Banner) VisitorRule(loc Location) VisitorRule {
 	if len(b.RegionRules) == 0 {
 		return VisitorRuleAt(loc)
 	}
-	return b.visitorRule(newRegionIndex(b.RegionRules), loc)
+	return b.visitorRuleIndexed(newRegionIndex(b.RegionRules), loc)
 }
 
 // visitorRule is VisitorRule with x, the index of b's rules, built once per cached view.
-func (b *Banner) visitorRule(x *regionIndex, loc Location) VisitorRule {
+func (b *Banner) visitorRuleIndexed(x *regionIndex, loc Location) VisitorRule {
 	vr := VisitorRuleAt(loc)
 	if len(b.RegionRules) == 0 {
 		return vr

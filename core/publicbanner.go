@@ -27,7 +27,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	}
 	cfg := *base // shallow: the shared parts are read only
 	cfg.location = LocationOf(loc.Country, loc.Region)
-	rule := base.Banner.visitorRule(base.regions, cfg.location)
+	rule := base.Banner.visitorRuleIndexed(base.regions, cfg.location)
 	cfg.setRule(rule)
 	cfg.Policy = base.policies.For(rule)
 	cfg.Texts = base.textsFor(base.Banner.behaviorFor(rule))

@@ -189,7 +189,7 @@ func (users *Users) signInRecovery(ctx context.Context, tx Store, u *User, code 
 // password alone signs them in afterwards, until they set up a new authenticator. Recorded
 // in every organization of the member, so that each sees who reset it.
 func (users *Users) ResetMemberTOTP(ctx context.Context, orgID, userID string) error {
-	if err := authorize(ctx, PermFactors, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermFactors, orgID, ""); err != nil {
 		return err
 	}
 	return users.store.InTx(ctx, func(tx Store) error {

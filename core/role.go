@@ -204,15 +204,6 @@ func ActorOf(ctx context.Context) *Actor {
 	return a
 }
 
-// Authorize is every use case's check, for adapters that must answer before a use case
-// runs (a streamed export commits its status first): the caller in ctx must have p on
-// siteID ("" for the organization as a whole) in organization orgID. Without a caller it
-// answers forbidden; the system (System) may do everything. A caller of another
-// organization gets not_found, as if the site did not exist.
-func Authorize(ctx context.Context, p Permission, orgID, siteID string) error {
-	return authorize(ctx, p, orgID, siteID)
-}
-
 // errNoActor is the answer to a use case called without a caller.
 func errNoActor() error {
 	return Errorf(CodeForbidden, "no caller: sign in or use an API key")
@@ -228,7 +219,12 @@ func callerOf(ctx context.Context) (*Actor, error) {
 	return a, nil
 }
 
-func authorize(ctx context.Context, p Permission, orgID, siteID string) error {
+// Authorize is every use case's check, for adapters that must answer before a use case
+// runs (a streamed export commits its status first): the caller in ctx must have p on
+// siteID ("" for the organization as a whole) in organization orgID. Without a caller it
+// answers forbidden; the system (System) may do everything. A caller of another
+// organization gets not_found, as if the site did not exist.
+func Authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 	a, err := callerOf(ctx)
 	if err != nil {
 		return err

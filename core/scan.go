@@ -208,7 +208,7 @@ type Tracker struct {
 
 // TriggerScan creates a pending scan and enqueues its job in the same transaction.
 func (scans *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in ScanInput) (*Scan, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(); err != nil {
@@ -265,7 +265,7 @@ func (scans *Scans) TriggerScan(ctx context.Context, orgID, siteID string, in Sc
 
 // Scans lists a site's scans, most recent first.
 func (scans *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {
@@ -276,7 +276,7 @@ func (scans *Scans) Scans(ctx context.Context, orgID, siteID string) ([]*Scan, e
 
 // Scan returns a scan of a site.
 func (scans *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Scan, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {
@@ -288,7 +288,7 @@ func (scans *Scans) Scan(ctx context.Context, orgID, siteID, scanID string) (*Sc
 // ConfigureScan creates services, their cookies and blocking rules from the services a
 // completed scan detected. It is idempotent: services already on the site are skipped.
 func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*ImportResult, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	s, err := scans.Scan(ctx, orgID, siteID, scanID)
@@ -353,7 +353,7 @@ func (scans *Scans) ConfigureScan(ctx context.Context, orgID, siteID, scanID str
 // Trackers reports the site's latest finished scan and the non-essential trackers its latest
 // completed scan found.
 func (scans *Scans) Trackers(ctx context.Context, orgID, siteID string) (*Trackers, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := scans.store.Site(ctx, orgID, siteID); err != nil {

@@ -68,7 +68,7 @@ const (
 	MaxServiceCookies     = 500
 )
 
-var slugPattern = regexp.MustCompile(SlugPattern)
+var slugRegexp = regexp.MustCompile(SlugPattern)
 
 // ServiceInput creates a custom service.
 type ServiceInput struct {
@@ -91,7 +91,7 @@ type CookieInput struct {
 }
 
 func (in ServiceInput) validate() error {
-	if n := utf8.RuneCountInString(in.Slug); n < 1 || n > MaxSlug || !slugPattern.MatchString(in.Slug) {
+	if n := utf8.RuneCountInString(in.Slug); n < 1 || n > MaxSlug || !slugRegexp.MatchString(in.Slug) {
 		return FieldErrorf("slug", "must be 1 to %d characters of a-z, 0-9 and -", MaxSlug)
 	}
 	if n := utf8.RuneCountInString(in.Label); n < 1 || n > MaxServiceLabel {
@@ -155,7 +155,7 @@ func validateCategorySlug(s string, required bool) error {
 
 // Services lists a site's services with their cookies.
 func (services *Services) Services(ctx context.Context, orgID, siteID string) ([]*Service, error) {
-	if err := authorize(ctx, PermRead, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {
@@ -166,7 +166,7 @@ func (services *Services) Services(ctx context.Context, orgID, siteID string) ([
 
 // CreateService adds a custom service with its cookies.
 func (services *Services) CreateService(ctx context.Context, orgID, siteID string, in ServiceInput) (*Service, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if err := in.validate(); err != nil {
@@ -219,7 +219,7 @@ type ImportResult struct {
 // blocking rule that holds its scripts back until consent. categorySlug overrides the
 // library's category when not empty.
 func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*ImportResult, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	if n := len([]rune(slug)); n < 1 || n > MaxSlug {
@@ -315,7 +315,7 @@ func (services *Services) categoryForService(ctx context.Context, siteID, slug s
 
 // DeleteService removes a service and its cookies.
 func (services *Services) DeleteService(ctx context.Context, orgID, siteID, id string) error {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return err
 	}
 	if _, err := services.store.Site(ctx, orgID, siteID); err != nil {

@@ -8,7 +8,7 @@ import "context"
 // their ID. The service is rewritten in one transaction through the store's create and delete,
 // so that no store needs an update method of its own.
 func (services *Services) UpdateService(ctx context.Context, orgID, siteID, id string, in ServiceInput) (*Service, error) {
-	if err := authorize(ctx, PermConfigure, orgID, siteID); err != nil {
+	if err := Authorize(ctx, PermConfigure, orgID, siteID); err != nil {
 		return nil, err
 	}
 	var out *Service

@@ -179,7 +179,7 @@ func ownSession(a *Actor, s *Session) bool {
 // ListSessions lists the organization's live sessions, newest first: the caller's own, or
 // everyone's for a caller who manages members.
 func (sessions *Sessions) ListSessions(ctx context.Context, orgID string) ([]*Session, error) {
-	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
 	all, err := sessions.store.Sessions(ctx, orgID)
@@ -199,7 +199,7 @@ func (sessions *Sessions) ListSessions(ctx context.Context, orgID string) ([]*Se
 // RevokeSession ends a session of the organization by its ID: the caller's own, or anyone's
 // for a caller who manages members.
 func (sessions *Sessions) RevokeSession(ctx context.Context, orgID, id string) error {
-	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, ""); err != nil {
 		return err
 	}
 	s, err := sessions.store.Session(ctx, id)
@@ -210,7 +210,7 @@ func (sessions *Sessions) RevokeSession(ctx context.Context, orgID, id string) e
 		return err
 	}
 	if a := ActorOf(ctx); !ownSession(a, s) {
-		if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+		if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 			return err
 		}
 	}

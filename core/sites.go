@@ -66,11 +66,11 @@ func (in SiteInput) validate(create bool) error {
 
 // CreateSite creates a site with its banner and the default categories, in one transaction.
 func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) (*Site, error) {
-	if err := authorize(ctx, PermSites, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermSites, orgID, ""); err != nil {
 		return nil, err
 	}
 	if in.ConsentRetentionDays.Set {
-		if err := authorize(ctx, PermRetention, orgID, ""); err != nil {
+		if err := Authorize(ctx, PermRetention, orgID, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +118,7 @@ func (sites *Sites) CreateSite(ctx context.Context, orgID string, in SiteInput) 
 
 // Sites lists the organization's sites (only its own for a key limited to some sites).
 func (sites *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
-	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
 	all, err := sites.store.Sites(ctx, orgID)
@@ -137,7 +137,7 @@ func (sites *Sites) Sites(ctx context.Context, orgID string) ([]*Site, error) {
 
 // Site returns a site of the organization.
 func (sites *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
-	if err := authorize(ctx, PermRead, orgID, id); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, id); err != nil {
 		return nil, err
 	}
 	return sites.store.Site(ctx, orgID, id)
@@ -147,7 +147,7 @@ func (sites *Sites) Site(ctx context.Context, orgID, id string) (*Site, error) {
 // (retention): see SiteInput.updatePermissions.
 func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInput) (*Site, error) {
 	for _, p := range in.updatePermissions() {
-		if err := authorize(ctx, p, orgID, id); err != nil {
+		if err := Authorize(ctx, p, orgID, id); err != nil {
 			return nil, err
 		}
 	}
@@ -187,7 +187,7 @@ func (sites *Sites) UpdateSite(ctx context.Context, orgID, id string, in SiteInp
 
 // DeleteSite removes a site and everything that belongs to it.
 func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
-	if err := authorize(ctx, PermSites, orgID, id); err != nil {
+	if err := Authorize(ctx, PermSites, orgID, id); err != nil {
 		return err
 	}
 	defer sites.views.forget(id)

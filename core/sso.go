@@ -199,7 +199,7 @@ func ssoAudit(c *SSOConfig) any {
 // SSOConfig returns the organization's own single sign-on provider (without its secret);
 // not_found when it has none. Only owners manage it (members permission).
 func (users *Users) SSOConfig(ctx context.Context, orgID string) (*SSOConfig, error) {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return nil, err
 	}
 	c, err := users.store.SSOConfig(ctx, orgID)
@@ -214,7 +214,7 @@ func (users *Users) SSOConfig(ctx context.Context, orgID string) (*SSOConfig, er
 // provider is not contacted: the first sign-in discovers it. The audit log records every
 // field but the secret, and that the secret was replaced.
 func (users *Users) PutSSOConfig(ctx context.Context, orgID string, in SSOInput) (*SSOConfig, error) {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return nil, err
 	}
 	var c *SSOConfig
@@ -268,7 +268,7 @@ func (users *Users) PutSSOConfig(ctx context.Context, orgID string, in SSOInput)
 // Members who joined through it keep their membership; those without a password sign in
 // again through a reset link.
 func (users *Users) DeleteSSOConfig(ctx context.Context, orgID string) error {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return err
 	}
 	return users.store.InTx(ctx, func(tx Store) error {

@@ -263,7 +263,7 @@ type GVLStatus struct {
 
 // GVLStatus reports the GVL in use and the deployment's CMP ID.
 func (t *TCF) GVLStatus(ctx context.Context) (*GVLStatus, error) {
-	if err := authorize(ctx, PermRead, "", ""); err != nil {
+	if err := Authorize(ctx, PermRead, "", ""); err != nil {
 		return nil, err
 	}
 	st := &GVLStatus{CMPID: t.tcf.deployment.CMPID}

@@ -273,7 +273,7 @@ func (users *Users) Memberships(ctx context.Context, userID string) ([]*Membersh
 
 // Members lists the organization's members.
 func (users *Users) Members(ctx context.Context, orgID string) ([]*Membership, error) {
-	if err := authorize(ctx, PermRead, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermRead, orgID, ""); err != nil {
 		return nil, err
 	}
 	return users.store.Members(ctx, orgID)
@@ -283,7 +283,7 @@ func (users *Users) Members(ctx context.Context, orgID string) ([]*Membership, e
 // is new (with password, which may be empty for a user who will set one through a reset
 // link) and makes them a member of the organization with role.
 func (users *Users) CreateMember(ctx context.Context, orgID, email, name, password string, role Role) (*User, error) {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return nil, err
 	}
 	if !ValidRole(role) {
@@ -350,7 +350,7 @@ func (users *Users) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl
 // Invite makes a one-time invitation link (its secret) for email to join the organization
 // with role, valid InviteTTL. Only owners manage members.
 func (users *Users) Invite(ctx context.Context, orgID, email string, role Role) (string, error) {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return "", err
 	}
 	email, err := NormalizeEmail("email", email)
@@ -489,7 +489,7 @@ func (users *Users) JoinInvitation(ctx context.Context, secret, userID string) (
 
 // ChangeRole changes a member's role. The last owner cannot be demoted.
 func (users *Users) ChangeRole(ctx context.Context, orgID, userID string, role Role) error {
-	if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 		return err
 	}
 	if !ValidRole(role) {
@@ -534,7 +534,7 @@ func lastOwner(ctx context.Context, tx Store, orgID string) error {
 // organization at once. The last owner cannot leave.
 func (users *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
 	if a := ActorOf(ctx); a == nil || a.Kind != ActorUser || a.ID != userID {
-		if err := authorize(ctx, PermMembers, orgID, ""); err != nil {
+		if err := Authorize(ctx, PermMembers, orgID, ""); err != nil {
 			return err
 		}
 	}

@@ -198,7 +198,7 @@ func newWebhookSecret() string {
 // returned endpoint only: it is not shown again). Consent records made before it are not
 // delivered to it.
 func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*WebhookEndpoint, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	if err := hooks.validate(in, true); err != nil {
@@ -257,7 +257,7 @@ func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *WebhookEndpoin
 
 // Endpoints lists the organization's endpoints.
 func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	return hooks.store.WebhookEndpoints(ctx, orgID)
@@ -265,7 +265,7 @@ func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*WebhookE
 
 // Endpoint returns one of the organization's endpoints.
 func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*WebhookEndpoint, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	return hooks.store.WebhookEndpoint(ctx, orgID, id)
@@ -274,7 +274,7 @@ func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*Webhook
 // UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
 // its failure streak; subscribing it to consent.recorded anew starts at the current records.
 func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*WebhookEndpoint, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	if err := hooks.validate(in, false); err != nil {
@@ -325,7 +325,7 @@ func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in 
 
 // DeleteEndpoint removes an endpoint and its delivery log.
 func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return err
 	}
 	return hooks.store.InTx(ctx, func(tx Store) error {
@@ -343,7 +343,7 @@ func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) err
 // Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
 // and limit as for consent records (0 takes the default).
 func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*WebhookDelivery, int, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, 0, err
 	}
 	if page == 0 {
@@ -366,7 +366,7 @@ func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string,
 
 // Delivery returns one delivery of an endpoint of the organization.
 func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	if _, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
@@ -378,7 +378,7 @@ func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id strin
 // Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
 // receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
 func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*WebhookDelivery, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	e, err := hooks.store.WebhookEndpoint(ctx, orgID, endpointID)
@@ -422,7 +422,7 @@ type WebhookTest struct {
 // and retried like any other, so that its owner can check the receiver; it answers the
 // delivery (its status and attempts then show in the delivery log).
 func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*WebhookDelivery, error) {
-	if err := authorize(ctx, PermKeys, orgID, ""); err != nil {
+	if err := Authorize(ctx, PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
 	e, err := hooks.store.WebhookEndpoint(ctx, orgID, id)

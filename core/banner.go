@@ -583,14 +583,14 @@ func bannerWithRules(ctx context.Context, st Store, catalog Catalog, siteID stri
 	if err != nil {
 		return nil, err
 	}
-	b.BlockingRules = blockingRules(catalog, b, cats, svcs)
+	b.BlockingRules = blockingRulesOf(catalog, b, cats, svcs)
 	return b, nil
 }
 
 // blockingRules derives a site's rules: one per service that had a rule added on import or
 // configure, plus the catalog's built-in rules, each held back until its category is allowed.
 // Services in a required category are never held back.
-func blockingRules(catalog Catalog, b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
+func blockingRulesOf(catalog Catalog, b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
 	byID := make(map[string]*Category, len(cats))
 	for _, c := range cats {
 		byID[c.ID] = c

@@ -28,7 +28,7 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 	if err != nil {
 		return nil, err
 	}
-	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: blockingRules(compliance.catalog, v.banner, v.cats, v.svcs)}
+	in := &ComplianceInput{Banner: v.banner, Categories: v.cats, Services: v.svcs, BlockingRules: blockingRulesOf(compliance.catalog, v.banner, v.cats, v.svcs)}
 	if v.banner.TCF.Enabled {
 		g, err := compliance.tcf.gvl(ctx)
 		if err != nil {

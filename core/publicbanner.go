@@ -55,7 +55,7 @@ func (public *PublicBanner) publicConfig(v *siteView, lang string) *PublicConfig
 	b.TextOverrides, b.TextTranslations = v.siteTexts(lang), map[string]map[string]string{}
 	cfg := &PublicConfig{
 		ProjectKey: v.site.ProjectKey, Banner: &b, Lang: lang, Languages: v.languages(), Texts: optIn, optInTexts: optIn, optOutTexts: optOut,
-		BlockingRules: blockingRules(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
+		BlockingRules: blockingRulesOf(public.catalog, v.banner, v.cats, v.svcs), Categories: make([]PublicCategory, 0, len(v.cats)),
 		CookieRules: cookieRules(public.catalog, v.cats, v.svcs), policies: DecidePolicies(v.banner, v.cats),
 		regions: newRegionIndex(v.banner.RegionRules),
 	}

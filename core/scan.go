@@ -177,7 +177,7 @@ func (in ScanInput) validate() error {
 		}
 	}
 	if in.Mode != nil && !ValidScanMode(*in.Mode) {
-		return FieldErrorf("mode", "must be one of %s", strings.Join(scanModes[:], ", "))
+		return FieldErrorf("mode", "must be one of %s", strings.Join(ScanModes(), ", "))
 	}
 	return nil
 }

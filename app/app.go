@@ -16,9 +16,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/crawler/browser"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/watch"
+	"github.com/consentd/consentd/crawler/browser"
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/geoip"
@@ -116,7 +122,7 @@ type App struct {
 	log      *slog.Logger
 	store    *bunstore.Store
 	catalog  *library.Catalog
-	useCases *core.UseCases
+	useCases *usecases.UseCases
 	queue    *riverqueue.Queue
 	workers  *riverqueue.Workers
 	handler  http.Handler
@@ -220,12 +226,12 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	a.useCases, err = core.New(core.Deps{
+	a.useCases, err = usecases.New(usecases.Deps{
 		Store: store, Queue: a.queue, Crawler: scanner, Catalog: catalog, AllSites: store, DefaultScanPeriod: cfg.RescanInterval,
 		WebhookQueue: a.queue, WebhookSender: webhookhttp.New(cfg.WebhookAllowPrivate, "consentd-webhooks/1"),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, SSOAllowPrivate: cfg.SSOAllowPrivate, Mailer: mailer, PublicURL: publicURL(cfg), DigestEvery: cfg.DigestInterval,
 		Logger: cfg.Logger, Now: cfg.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, ScanMode: cfg.ScanMode,
-		GVLSource: gvl, TCStrings: tcstring.Decoder{}, TCF: core.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
+		GVLSource: gvl, TCStrings: tcstring.Decoder{}, TCF: tcf.TCFDeployment{CMPID: cfg.TCFCMPID, CMPVersion: cfg.TCFCMPVersion},
 	})
 	if err != nil {
 		a.Close()
@@ -245,7 +251,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.queue.SetWebhooks(a.useCases.Webhooks, cfg.WebhookRetrySchedule)
 	if mailer != nil {
-		a.queue.SetDigests(a.useCases.Digests, cmp.Or(cfg.DigestInterval, core.DefaultDigestEvery))
+		a.queue.SetDigests(a.useCases.Digests, cmp.Or(cfg.DigestInterval, watch.DefaultDigestEvery))
 	}
 	if a.workers, err = a.queue.Workers(a.useCases.ScanWorker); err != nil {
 		a.Close()
@@ -274,7 +280,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 // gvlSource is where the Global Vendor List comes from: the file CONSENTD_TCF_GVL_FILE, else
 // the IAB's server when the deployment has a CMP ID (without one TCF cannot be turned on, and
 // nothing is fetched), else nowhere.
-func gvlSource(cfg Config) (core.GVLSource, error) {
+func gvlSource(cfg Config) (tcf.GVLSource, error) {
 	switch {
 	case cfg.TCFGVLFile != "":
 		return iabgvl.OpenFile(cfg.TCFGVLFile)
@@ -353,7 +359,7 @@ func newQueue(ctx context.Context, cfg Config, store *bunstore.Store) (*riverque
 }
 
 // UseCases are the application's use cases, for the operator's commands.
-func (a *App) UseCases() *core.UseCases { return a.useCases }
+func (a *App) UseCases() *usecases.UseCases { return a.useCases }
 
 // DatabaseName is the database's URL as messages show it, without its password.
 func (a *App) DatabaseName() string { return DatabaseName(a.cfg.DatabaseURL) }
@@ -508,6 +514,6 @@ func publicURL(cfg Config) string {
 
 // retention is what the retention job runs: the consent log's and the audit log's.
 type retention struct {
-	*core.ConsentLog
-	*core.AuditLog
+	*consent.ConsentLog
+	*identity.AuditLog
 }

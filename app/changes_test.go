@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	scanpkg "github.com/consentd/consentd/core/scan"
 )
 
 // pixelPage is gaPage with the Meta Pixel added by a marketer.
@@ -44,11 +45,11 @@ func TestScanChangesOverHTTP(t *testing.T) {
 		}))
 		t.Cleanup(target.Close)
 		site := r.createSite(t, target.URL+"/")
-		scan := func() *core.Scan {
-			var s core.Scan
+		scan := func() *scanpkg.Scan {
+			var s scanpkg.Scan
 			r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
 			got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
-			if got.Status != core.ScanCompleted {
+			if got.Status != scanpkg.ScanCompleted {
 				t.Fatalf("scan %s: %v", got.Status, deref(got.ErrorMessage))
 			}
 			return got

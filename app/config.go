@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // Validate reports every setting that cannot work, one line per problem naming the setting,
@@ -36,11 +36,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("trusted-proxies (CONSENTD_TRUSTED_PROXIES) %q: expected CIDRs or IP addresses separated by commas, e.g. 10.0.0.0/8,192.0.2.1", p))
 		}
 	}
-	if c.TCFCMPID != 0 && (c.TCFCMPID < core.MinCMPID || c.TCFCMPID > core.MaxCMPID) {
-		errs = append(errs, fmt.Errorf("tcf-cmp-id (CONSENTD_TCF_CMP_ID) %d: must be the CMP ID IAB Europe assigned you, %d to %d (0: none)", c.TCFCMPID, core.MinCMPID, core.MaxCMPID))
+	if c.TCFCMPID != 0 && (c.TCFCMPID < tcf.MinCMPID || c.TCFCMPID > tcf.MaxCMPID) {
+		errs = append(errs, fmt.Errorf("tcf-cmp-id (CONSENTD_TCF_CMP_ID) %d: must be the CMP ID IAB Europe assigned you, %d to %d (0: none)", c.TCFCMPID, tcf.MinCMPID, tcf.MaxCMPID))
 	}
-	if c.TCFCMPVersion < 0 || c.TCFCMPVersion > core.MaxCMPVersion {
-		errs = append(errs, fmt.Errorf("tcf-cmp-version (CONSENTD_TCF_CMP_VERSION) %d: must be 0 to %d", c.TCFCMPVersion, core.MaxCMPVersion))
+	if c.TCFCMPVersion < 0 || c.TCFCMPVersion > tcf.MaxCMPVersion {
+		errs = append(errs, fmt.Errorf("tcf-cmp-version (CONSENTD_TCF_CMP_VERSION) %d: must be 0 to %d", c.TCFCMPVersion, tcf.MaxCMPVersion))
 	}
 	errs = append(errs, validateScanSettings(c)...)
 	return errors.Join(errs...)

@@ -14,12 +14,14 @@ import (
 	"github.com/consentd/consentd/adapters/oidcsso"
 	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // withConsole serves the web console at "/" beside api when cfg.Console is set: the API keeps
 // /api/, /healthz, /readyz and /metrics, the console has every other path.
 // The console's setup snippet is the API's (apiCfg's).
-func withConsole(cfg Config, uc *core.UseCases, apiCfg httpapi.Config, api http.Handler) (http.Handler, error) {
+func withConsole(cfg Config, uc *usecases.UseCases, apiCfg httpapi.Config, api http.Handler) (http.Handler, error) {
 	if !cfg.Console {
 		return api, nil
 	}
@@ -62,7 +64,7 @@ type SSOConfig struct {
 
 // ssoProviders finds organizations' providers: their own, from the store, else the
 // deployment's from the settings (discovered here, once, at start).
-func ssoProviders(cfg Config, uc *core.UseCases) (console.SSOProviders, error) {
+func ssoProviders(cfg Config, uc *usecases.UseCases) (console.SSOProviders, error) {
 	var fallback *oidcsso.Provider
 	if s := cfg.SSO; s.Issuer != "" {
 		if cfg.PublicURL == "" {
@@ -91,7 +93,7 @@ func ssoProviders(cfg Config, uc *core.UseCases) (console.SSOProviders, error) {
 type consoleSSO struct {
 	providers   *oidcsso.Providers
 	hasFallback bool
-	users       *core.Users
+	users       *identity.Users
 }
 
 func (s consoleSSO) Provider(ctx context.Context, orgID, redirectURL string) (console.SSOProvider, error) {

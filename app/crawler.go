@@ -6,6 +6,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/sitecrawler"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/netguard"
@@ -49,8 +50,8 @@ type ScanSettings struct {
 // ScanOptions turns settings into the engine's options, with core's scan limits.
 func ScanOptions(s ScanSettings) (crawler.Options, error) {
 	opts := crawler.Options{AllowPrivate: s.AllowPrivate, RootCAFile: s.CACert,
-		MaxBrowserBytes: core.ScanByteBudget, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PageTimeout: core.DeepPageTimeout,
-		PagesAtOnce: core.DeepPagesAtOnce}
+		MaxBrowserBytes: scan.ScanByteBudget, QuietFor: scan.DeepQuietFor, QuietMax: scan.DeepQuietMax, PageTimeout: scan.DeepPageTimeout,
+		PagesAtOnce: scan.DeepPagesAtOnce}
 	for _, r := range s.ConnectTo {
 		rule, err := netguard.ParseConnectTo(r)
 		if err != nil {
@@ -66,7 +67,7 @@ func ScanOptions(s ScanSettings) (crawler.Options, error) {
 func NewBrowsers(s ScanSettings) *browser.Pool {
 	n := s.Browsers
 	if n <= 0 {
-		n = core.DefaultBrowsers
+		n = scan.DefaultBrowsers
 	}
 	return browser.NewPool(browser.Options{Path: s.ChromiumPath, Size: n, UserAgent: crawler.DefaultUserAgent})
 }
@@ -94,7 +95,7 @@ func validateScanSettings(c Config) []error {
 		errs = append(errs, fmt.Errorf("scan-mode (CONSENTD_SCAN_MODE) %q: must be static, deep or auto", c.ScanMode))
 	}
 	if c.ScanBrowsers < 0 {
-		errs = append(errs, fmt.Errorf("scan-browsers (CONSENTD_SCAN_BROWSERS) %d: must be 1 or more (0: %d)", c.ScanBrowsers, core.DefaultBrowsers))
+		errs = append(errs, fmt.Errorf("scan-browsers (CONSENTD_SCAN_BROWSERS) %d: must be 1 or more (0: %d)", c.ScanBrowsers, scan.DefaultBrowsers))
 	}
 	return errs
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -79,13 +81,13 @@ func TestDeepScanOverHTTP(t *testing.T) {
 			c.ScanCACert, c.ChromiumPath = caFile, chromiumPath
 		})
 		site := r.createSite(t, "https://www.deepshop.example/")
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "deep"}, &s)
 		if s.Mode != core.ScanDeep || s.ModeUsed != nil {
 			t.Fatalf("trigger: mode %q used %v", s.Mode, s.ModeUsed)
 		}
 		got := r.waitScan(t, site.ID, s.ID, 60*time.Second)
-		if got.Status != core.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanDeep {
+		if got.Status != scan.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanDeep {
 			t.Fatalf("scan %s (%v): %v", got.Status, got.ModeUsed, deref(got.ErrorMessage))
 		}
 		var pixel *core.DetectedService
@@ -117,7 +119,7 @@ func TestDeepScanOverHTTP(t *testing.T) {
 		if len(res.Services) != 1 {
 			t.Fatalf("configure created %+v", res.Services)
 		}
-		var svcs []core.Service
+		var svcs []banner.Service
 		r.call(t, "GET", "/sites/"+site.ID+"/services", nil, &svcs)
 		cookies := map[string]string{}
 		for _, svc := range svcs {
@@ -139,10 +141,10 @@ func TestAutoFallsBackToStatic(t *testing.T) {
 		r := serve(t, dialect, func(c *Config) { c.ChromiumPath = "/nonexistent/chromium" })
 		target := targetSite(t)
 		site := r.createSite(t, target.URL+"/")
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
 		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
-		if s.Mode != core.ScanAuto || got.Status != core.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanStatic {
+		if s.Mode != core.ScanAuto || got.Status != scan.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanStatic {
 			t.Fatalf("auto scan: mode %q, %s, used %v: %v", s.Mode, got.Status, got.ModeUsed, deref(got.ErrorMessage))
 		}
 		// A mode that does not exist is the client's error, with the modes that do.
@@ -160,7 +162,7 @@ func TestAutoFallsBackToStatic(t *testing.T) {
 		}
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "deep"}, &s)
 		got = r.waitScan(t, site.ID, s.ID, 30*time.Second)
-		if got.Status != core.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "CONSENTD_CHROMIUM_PATH") {
+		if got.Status != scan.ScanFailed || !strings.Contains(deref(got.ErrorMessage), "CONSENTD_CHROMIUM_PATH") {
 			t.Fatalf("deep scan without a browser: %s %q", got.Status, deref(got.ErrorMessage))
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	scanpkg "github.com/consentd/consentd/core/scan"
 )
 
 // smtpServer is a minimal SMTP server for tests: it accepts every message and keeps it.
@@ -136,9 +137,9 @@ func TestEmailDigest(t *testing.T) {
 		t.Fatalf("digestEmails = %v", patched.DigestEmails)
 	}
 	scan := func() {
-		var s core.Scan
+		var s scanpkg.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
-		if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != core.ScanCompleted {
+		if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != scanpkg.ScanCompleted {
 			t.Fatalf("scan %s", got.Status)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // TestMetricsFamilies scrapes /metrics after some traffic (requests, a consent decision, a
@@ -17,15 +18,15 @@ func TestMetricsFamilies(t *testing.T) {
 	r := serve(t, "sqlite", nil)
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")
-	var s core.Scan
+	var s scan.Scan
 	r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]any{"mode": "static"}, &s)
-	if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != core.ScanCompleted {
+	if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != scan.ScanCompleted {
 		t.Fatalf("scan %s", got.Status)
 	}
 	r.call(t, "POST", "/public/"+site.ProjectKey+"/consent", map[string]any{
 		"categories": map[string]bool{"statistics": true, "marketing": false}, "consentVersion": 1}, nil)
 	// A query the database refuses (a duplicate primary key) counts as a store error.
-	org := &core.Organization{ID: site.OrganizationID, Name: "dup", CreatedAt: time.Now()}
+	org := &identity.Organization{ID: site.OrganizationID, Name: "dup", CreatedAt: time.Now()}
 	if err := r.store.CreateOrganization(t.Context(), org); err == nil {
 		t.Fatal("duplicate organization stored")
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/adapters/riverqueue"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
 )
 
 const testKey = "cd_test-key-for-scan-jobs"
@@ -135,13 +137,13 @@ func (r *running) createSite(t *testing.T, url string) *core.Site {
 }
 
 // waitScan polls the scan over HTTP until it is completed or failed.
-func (r *running) waitScan(t *testing.T, siteID, scanID string, within time.Duration) *core.Scan {
+func (r *running) waitScan(t *testing.T, siteID, scanID string, within time.Duration) *scan.Scan {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "GET", "/sites/"+siteID+"/scans/"+scanID, nil, &s)
-		if s.Status == core.ScanCompleted || s.Status == core.ScanFailed {
+		if s.Status == scan.ScanCompleted || s.Status == scan.ScanFailed {
 			return &s
 		}
 		if time.Now().After(deadline) {
@@ -168,13 +170,13 @@ func TestScanOverHTTP(t *testing.T) {
 		r := serve(t, dialect, func(c *Config) { c.ScanMode = core.ScanStatic })
 		target := targetSite(t)
 		site := r.createSite(t, target.URL+"/")
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
-		if s.Status != core.ScanPending {
+		if s.Status != scan.ScanPending {
 			t.Fatalf("trigger answered %q, want pending", s.Status)
 		}
 		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
-		if got.Status != core.ScanCompleted {
+		if got.Status != scan.ScanCompleted {
 			t.Fatalf("scan %s: %v", got.Status, deref(got.ErrorMessage))
 		}
 		var ga *core.DetectedService
@@ -210,18 +212,18 @@ func TestAutoConfigureActsAsScanWorker(t *testing.T) {
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")
 	r.call(t, "PATCH", "/sites/"+site.ID, map[string]any{"autoConfigure": true}, nil)
-	var s core.Scan
+	var s scan.Scan
 	r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
 	// The worker configures the site just after it records the scan completed.
 	got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
-	for deadline := time.Now().Add(10 * time.Second); got.Status == core.ScanCompleted && len(got.AutoConfigured) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); got.Status == scan.ScanCompleted && len(got.AutoConfigured) == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 		r.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, nil, got)
 	}
-	if got.Status != core.ScanCompleted || len(got.AutoConfigured) == 0 {
+	if got.Status != scan.ScanCompleted || len(got.AutoConfigured) == 0 {
 		t.Fatalf("scan %s, auto-configured %v: want completed with google-analytics added", got.Status, got.AutoConfigured)
 	}
-	var log core.AuditPage
+	var log identity.AuditPage
 	r.call(t, "GET", "/audit-log", nil, &log)
 	for _, e := range log.Entries {
 		if e.Action == core.AuditScanConfigure {
@@ -246,10 +248,10 @@ func TestScanRefusedTarget(t *testing.T) {
 		closed := "http://" + ln.Addr().String() + "/"
 		ln.Close()
 		site := r.createSite(t, closed)
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
 		got := r.waitScan(t, site.ID, s.ID, 30*time.Second)
-		if got.Status != core.ScanFailed || got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "refused") {
+		if got.Status != scan.ScanFailed || got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "refused") {
 			t.Fatalf("scan = %s %q, want failed saying the connection was refused", got.Status, deref(got.ErrorMessage))
 		}
 		t.Logf("errorMessage: %s", *got.ErrorMessage)
@@ -278,9 +280,9 @@ func TestPeriodicRescan(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for _, site := range sites {
 			for {
-				var scans []core.Scan
+				var scans []scan.Scan
 				r.call(t, "GET", "/sites/"+site.ID+"/scans", nil, &scans)
-				if len(scans) > 0 && scans[len(scans)-1].Status == core.ScanCompleted {
+				if len(scans) > 0 && scans[len(scans)-1].Status == scan.ScanCompleted {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -289,7 +291,7 @@ func TestPeriodicRescan(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
-		var log core.AuditPage
+		var log identity.AuditPage
 		r.call(t, "GET", "/audit-log", nil, &log)
 		triggered := map[string]bool{}
 		for _, e := range log.Entries {

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // TestOneTraceFromRequestToCrawledPages: the scan trigger's HTTP span, the job attempt that
@@ -35,9 +36,9 @@ func TestOneTraceFromRequestToCrawledPages(t *testing.T) {
 	r := serve(t, "sqlite", nil)
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")
-	var s core.Scan
+	var s scan.Scan
 	r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
-	if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != core.ScanCompleted {
+	if got := r.waitScan(t, site.ID, s.ID, 30*time.Second); got.Status != scan.ScanCompleted {
 		t.Fatalf("scan %s", got.Status)
 	}
 	spans := exp.GetSpans()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -24,13 +25,13 @@ func TestVerifyScanOverHTTP(t *testing.T) {
 		c.ScanTimeout = 2 * time.Minute
 	})
 	site := r.createSite(t, cfg.Start[0])
-	var s core.Scan
+	var s scan.Scan
 	r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "verify"}, &s)
 	if s.Mode != core.ScanVerify {
 		t.Fatalf("trigger: mode %q", s.Mode)
 	}
 	got := r.waitScan(t, site.ID, s.ID, 2*time.Minute)
-	if got.Status != core.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanVerify {
+	if got.Status != scan.ScanCompleted || got.ModeUsed == nil || *got.ModeUsed != core.ScanVerify {
 		t.Fatalf("scan %s (%v): %v", got.Status, got.ModeUsed, deref(got.ErrorMessage))
 	}
 	v := got.Verification

@@ -14,6 +14,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // receiver is a webhook consumer as a customer would write it: it verifies every delivery's
@@ -72,7 +74,7 @@ func (rv *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	ev["_id"] = id
 	rv.events = append(rv.events, ev)
-	if typ == core.EventConsentRecorded {
+	if typ == event.EventConsentRecorded {
 		data, _ := ev["data"].(map[string]any)
 		recs, _ := data["records"].([]any)
 		for _, x := range recs {
@@ -149,8 +151,8 @@ func TestWebhooksOverHTTP(t *testing.T) {
 			Events  []string `json:"events"`
 			Enabled bool     `json:"enabled"`
 		}
-		r.call(t, "POST", "/webhooks", map[string]any{"url": srv.URL + "/hooks", "events": []string{core.EventScanCompleted,
-			core.EventScanChanged, core.EventConsentRecorded, core.EventConfigChanged, core.EventVisitorErased}}, &ep)
+		r.call(t, "POST", "/webhooks", map[string]any{"url": srv.URL + "/hooks", "events": []string{event.EventScanCompleted,
+			event.EventScanChanged, event.EventConsentRecorded, event.EventConfigChanged, event.EventVisitorErased}}, &ep)
 		if !strings.HasPrefix(ep.Secret, "whsec_") || !ep.Enabled || len(ep.Events) != 5 {
 			t.Fatalf("created endpoint %+v", ep)
 		}
@@ -165,20 +167,20 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		}
 		rv.mu.Lock()
 		rv.wh = wh
-		rv.fail[core.EventScanCompleted] = 2
+		rv.fail[event.EventScanCompleted] = 2
 		rv.mu.Unlock()
 
 		// A scan: its completion is refused twice, then acknowledged.
 		target := targetSite(t)
 		site := r.createSite(t, target.URL+"/")
-		var s core.Scan
+		var s scan.Scan
 		r.call(t, "POST", "/sites/"+site.ID+"/scan", nil, &s)
 		r.waitScan(t, site.ID, s.ID, 30*time.Second)
-		rv.waitFor("scan.completed", func() bool { return rv.count(core.EventScanCompleted) == 1 })
+		rv.waitFor("scan.completed", func() bool { return rv.count(event.EventScanCompleted) == 1 })
 		rv.mu.Lock()
 		var scanEv map[string]any
 		for _, ev := range rv.events {
-			if ev["type"] == core.EventScanCompleted {
+			if ev["type"] == event.EventScanCompleted {
 				scanEv = ev
 			}
 		}
@@ -188,19 +190,19 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		}
 		rv.mu.Unlock()
 		var page struct {
-			Deliveries []core.WebhookDelivery `json:"deliveries"`
-			Total      int                    `json:"total"`
+			Deliveries []event.WebhookDelivery `json:"deliveries"`
+			Total      int                     `json:"total"`
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			r.call(t, "GET", "/webhooks/"+ep.ID+"/deliveries?limit=100", nil, &page)
-			var d *core.WebhookDelivery
+			var d *event.WebhookDelivery
 			for i := range page.Deliveries {
 				if page.Deliveries[i].ID == id {
 					d = &page.Deliveries[i]
 				}
 			}
-			if d != nil && d.Status == core.DeliveryDelivered {
+			if d != nil && d.Status == event.DeliveryDelivered {
 				var codes []int
 				for _, a := range d.Attempts {
 					codes = append(codes, *a.StatusCode)
@@ -216,13 +218,13 @@ func TestWebhooksOverHTTP(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		// No change on a first scan: no scan.changed.
-		if n := rv.count(core.EventScanChanged); n != 0 {
+		if n := rv.count(event.EventScanChanged); n != 0 {
 			t.Errorf("%d scan.changed for a first scan", n)
 		}
 
 		// Configuration and consents.
 		r.call(t, "PATCH", "/sites/"+site.ID+"/banner", map[string]any{"cookieExpirationDays": 180}, nil)
-		rv.waitFor("config.changed", func() bool { return rv.count(core.EventConfigChanged) == 1 })
+		rv.waitFor("config.changed", func() bool { return rv.count(event.EventConfigChanged) == 1 })
 		const n = 120
 		want := map[string]bool{}
 		for i := range n {
@@ -233,7 +235,7 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		}
 		rv.waitFor("every consent record", func() bool { return len(rv.records) >= n })
 		r.call(t, "DELETE", "/sites/"+site.ID+"/visitors/visitor-007", nil, nil)
-		rv.waitFor("visitor.erased", func() bool { return rv.count(core.EventVisitorErased) == 1 })
+		rv.waitFor("visitor.erased", func() bool { return rv.count(event.EventVisitorErased) == 1 })
 
 		rv.mu.Lock()
 		defer rv.mu.Unlock()
@@ -245,7 +247,7 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		if len(rv.records) != n {
 			t.Errorf("%d records received, want %d", len(rv.records), n)
 		}
-		if batches := rv.count(core.EventConsentRecorded); batches >= n {
+		if batches := rv.count(event.EventConsentRecorded); batches >= n {
 			t.Errorf("%d consent.recorded deliveries for %d records: not batched", batches, n)
 		}
 		if len(rv.bad) > 0 {

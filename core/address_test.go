@@ -9,6 +9,9 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // ianaSpecial are the ranges of the IANA IPv4 and IPv6 Special-Purpose Address Registries
@@ -127,7 +130,7 @@ func TestWebhookURLAddressRule(t *testing.T) {
 	allowed := []string{"https://hooks.example/in", "http://8.8.8.8/", "http://134744072/", "http://[2606:4700::1111]/", "http://[64:ff9b::808:808]/"}
 	for _, allowPrivate := range []bool{false, true} {
 		var n int
-		m, err := core.New(core.Deps{Store: memstore.New(), Catalog: emptyCatalog(t), WebhookAllowPrivate: allowPrivate, Now: time.Now,
+		m, err := usecases.New(usecases.Deps{Store: memstore.New(), Catalog: emptyCatalog(t), WebhookAllowPrivate: allowPrivate, Now: time.Now,
 			NewID: func() string { n++; return fmt.Sprintf("00000000-0000-7000-8000-%012d", n) }})
 		if err != nil {
 			t.Fatal(err)
@@ -137,18 +140,18 @@ func TestWebhookURLAddressRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := m.Webhooks.CreateEndpoint(sys, org.ID, core.WebhookInput{URL: ptr("https://hooks.example/a"), Events: []string{core.EventConfigChanged}})
+		ep, err := m.Webhooks.CreateEndpoint(sys, org.ID, watch.WebhookInput{URL: ptr("https://hooks.example/a"), Events: []string{event.EventConfigChanged}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, u := range refused {
-			created, cerr := m.Webhooks.CreateEndpoint(sys, org.ID, core.WebhookInput{URL: ptr(u), Events: []string{core.EventConfigChanged}})
+			created, cerr := m.Webhooks.CreateEndpoint(sys, org.ID, watch.WebhookInput{URL: ptr(u), Events: []string{event.EventConfigChanged}})
 			if cerr == nil {
 				if err := m.Webhooks.DeleteEndpoint(sys, org.ID, created.ID); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, uerr := m.Webhooks.UpdateEndpoint(sys, org.ID, ep.ID, core.WebhookInput{URL: ptr(u)})
+			_, uerr := m.Webhooks.UpdateEndpoint(sys, org.ID, ep.ID, watch.WebhookInput{URL: ptr(u)})
 			for op, err := range map[string]error{"create": cerr, "update": uerr} {
 				alwaysRefused := strings.Contains(u, "１") || strings.Contains(u, "1.2.3.4.5")
 				if !allowPrivate || alwaysRefused {
@@ -164,7 +167,7 @@ func TestWebhookURLAddressRule(t *testing.T) {
 			}
 		}
 		for _, u := range allowed {
-			if _, err := m.Webhooks.UpdateEndpoint(sys, org.ID, ep.ID, core.WebhookInput{URL: ptr(u)}); err != nil {
+			if _, err := m.Webhooks.UpdateEndpoint(sys, org.ID, ep.ID, watch.WebhookInput{URL: ptr(u)}); err != nil {
 				t.Errorf("update to %s: %v", u, err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // clock is a settable test clock.
@@ -74,7 +75,7 @@ func TestAPIKeyRotateGrace(t *testing.T) {
 	if err != nil || !prev2.ExpiresAt.Equal(*prev.ExpiresAt) {
 		t.Fatalf("re-rotating an expired key: %+v %v", prev2, err)
 	}
-	for _, g := range []time.Duration{-time.Second, core.MaxRotateGrace + time.Second} {
+	for _, g := range []time.Duration{-time.Second, identity.MaxRotateGrace + time.Second} {
 		_, _, _, err := m.Orgs.RotateAPIKey(ctx, org.ID, nk.ID, &g)
 		wantCode(t, err, core.CodeInvalid)
 	}
@@ -114,9 +115,9 @@ func TestAPIKeyLastUsedOncePerMinute(t *testing.T) {
 func TestAPIKeyNameLimit(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
-	_, _, err := m.Orgs.CreateAPIKey(ctx, org.ID, strings.Repeat("n", core.MaxAPIKeyName+1), "")
+	_, _, err := m.Orgs.CreateAPIKey(ctx, org.ID, strings.Repeat("n", identity.MaxAPIKeyName+1), "")
 	wantCode(t, err, core.CodeInvalid)
-	if _, _, err := m.Orgs.CreateAPIKey(ctx, org.ID, strings.Repeat("n", core.MaxAPIKeyName), ""); err != nil {
+	if _, _, err := m.Orgs.CreateAPIKey(ctx, org.ID, strings.Repeat("n", identity.MaxAPIKeyName), ""); err != nil {
 		t.Fatal(err)
 	}
 }

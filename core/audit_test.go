@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/site"
 )
 
 // asKey authenticates key and returns ctx carrying the caller, as the adapters do.
@@ -27,23 +30,23 @@ func TestAuditRecordsChanges(t *testing.T) {
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	_, ownerKey, _ := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	owner := asKey(t, m, ownerKey)
-	s, err := m.Sites.CreateSite(owner, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	s, err := m.Sites.CreateSite(owner, org.ID, site.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, editorKey, err := m.Orgs.IssueAPIKey(owner, org.ID, core.APIKeyInput{Name: "agency", Role: core.RoleEditor})
+	_, editorKey, err := m.Orgs.IssueAPIKey(owner, org.ID, identity.APIKeyInput{Name: "agency", Role: core.RoleEditor})
 	if err != nil {
 		t.Fatal(err)
 	}
 	editor := asKey(t, m, editorKey)
 	tmpl := "modal"
-	if _, err := m.Banners.PatchBanner(editor, org.ID, s.ID, core.BannerPatch{Template: &tmpl}); err != nil {
+	if _, err := m.Banners.PatchBanner(editor, org.ID, s.ID, banner.BannerPatch{Template: &tmpl}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.AuditLog.AuditEntries(editor, org.ID, core.AuditQuery{}, ""); core.ErrorCode(err) != core.CodeForbidden {
+	if _, err := m.AuditLog.AuditEntries(editor, org.ID, identity.AuditQuery{}, ""); core.ErrorCode(err) != core.CodeForbidden {
 		t.Fatalf("editor reading the audit log: %v, want forbidden", err)
 	}
-	p, err := m.AuditLog.AuditEntries(owner, org.ID, core.AuditQuery{}, "")
+	p, err := m.AuditLog.AuditEntries(owner, org.ID, identity.AuditQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func TestAuditRecordsChanges(t *testing.T) {
 	var seqs []int64
 	cursor := ""
 	for {
-		p, err := m.AuditLog.AuditEntries(owner, org.ID, core.AuditQuery{Limit: 1}, cursor)
+		p, err := m.AuditLog.AuditEntries(owner, org.ID, identity.AuditQuery{Limit: 1}, cursor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,15 +85,15 @@ func TestAuditRecordsChanges(t *testing.T) {
 	if len(seqs) != 4 || seqs[0] != 4 || seqs[3] != 1 {
 		t.Fatalf("paged seqs %v", seqs)
 	}
-	if p, _ := m.AuditLog.AuditEntries(owner, org.ID, core.AuditQuery{Action: core.AuditBannerUpdate, SiteID: s.ID}, ""); len(p.Entries) != 1 {
+	if p, _ := m.AuditLog.AuditEntries(owner, org.ID, identity.AuditQuery{Action: core.AuditBannerUpdate, SiteID: s.ID}, ""); len(p.Entries) != 1 {
 		t.Fatalf("filtered: %+v", p.Entries)
 	}
-	for _, bad := range []core.AuditQuery{{Action: "drop.tables"}, {Limit: 101}} {
+	for _, bad := range []identity.AuditQuery{{Action: "drop.tables"}, {Limit: 101}} {
 		if _, err := m.AuditLog.AuditEntries(owner, org.ID, bad, ""); core.ErrorCode(err) != core.CodeInvalid {
 			t.Fatalf("%+v: %v, want validation_error", bad, err)
 		}
 	}
-	if _, err := m.AuditLog.AuditEntries(owner, org.ID, core.AuditQuery{}, "bm90LWEtY3Vyc29y"); core.ErrorCode(err) != core.CodeInvalid {
+	if _, err := m.AuditLog.AuditEntries(owner, org.ID, identity.AuditQuery{}, "bm90LWEtY3Vyc29y"); core.ErrorCode(err) != core.CodeInvalid {
 		t.Fatalf("bad cursor: %v", err)
 	}
 	rep, err := m.AuditLog.VerifyAuditLog(owner, org.ID)
@@ -98,7 +101,7 @@ func TestAuditRecordsChanges(t *testing.T) {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 	// A refused change records nothing.
-	if _, err := m.Banners.PatchBanner(asKey(t, m, mustViewer(t, m, owner, org.ID)), org.ID, s.ID, core.BannerPatch{Template: &tmpl}); core.ErrorCode(err) != core.CodeForbidden {
+	if _, err := m.Banners.PatchBanner(asKey(t, m, mustViewer(t, m, owner, org.ID)), org.ID, s.ID, banner.BannerPatch{Template: &tmpl}); core.ErrorCode(err) != core.CodeForbidden {
 		t.Fatalf("viewer patch: %v", err)
 	}
 	if rep, _ := m.AuditLog.VerifyAuditLog(owner, org.ID); rep.HeadSeq != 5 { // the viewer key's creation only
@@ -108,7 +111,7 @@ func TestAuditRecordsChanges(t *testing.T) {
 
 func mustViewer(t *testing.T, m *testCore, as context.Context, org string) string {
 	t.Helper()
-	_, k, err := m.Orgs.IssueAPIKey(as, org, core.APIKeyInput{Role: core.RoleViewer})
+	_, k, err := m.Orgs.IssueAPIKey(as, org, identity.APIKeyInput{Role: core.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}

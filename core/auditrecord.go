@@ -112,26 +112,26 @@ func AuditCanonical(e *AuditEntry) string {
 }
 
 // AuditHash is the hex SHA-256 of an entry's canonical form.
-func AuditHash(e *AuditEntry) string { return sha256Hex(AuditCanonical(e)) }
+func AuditHash(e *AuditEntry) string { return Sha256Hex(AuditCanonical(e)) }
 
 // auditor appends entries to the audit log, in the transaction of the change they record.
-type auditor struct {
-	clock
-	newID func() string
+type Auditor struct {
+	Clock Clock
+	NewID func() string
 }
 
 // record appends an audit entry for the caller in ctx (forbidden without one) in tx, chained
 // after the organization's head. old and new are the resource before and after (nil for a
 // creation or a deletion); their differing JSON fields become the entry's changes.
-func (audit auditor) record(ctx context.Context, tx AuditWriter, orgID, siteID, action, target string, old, new any) error {
-	changes, err := diffFields(old, new)
+func (audit Auditor) Record(ctx context.Context, tx AuditWriter, orgID, siteID, action, target string, old, new any) error {
+	changes, err := DiffFields(old, new)
 	if err != nil {
 		return err
 	}
-	return audit.recordChanges(ctx, tx, orgID, siteID, action, target, changes)
+	return audit.RecordChanges(ctx, tx, orgID, siteID, action, target, changes)
 }
 
-func (audit auditor) recordChanges(ctx context.Context, tx AuditWriter, orgID, siteID, action, target string, changes []Change) error {
+func (audit Auditor) RecordChanges(ctx context.Context, tx AuditWriter, orgID, siteID, action, target string, changes []Change) error {
 	a := ActorOf(ctx)
 	if a == nil {
 		// Every change has an author: a use case that changes state without a caller is a
@@ -145,8 +145,8 @@ func (audit auditor) recordChanges(ctx context.Context, tx AuditWriter, orgID, s
 	if changes == nil {
 		changes = []Change{}
 	}
-	e := &AuditEntry{ID: audit.newID(), OrganizationID: orgID, Seq: seq + 1, SiteID: siteID, ActorKind: a.Kind, ActorID: a.ID,
-		ActorName: a.Name, Action: action, Target: target, Changes: changes, CreatedAt: audit.now(), PrevHash: prev}
+	e := &AuditEntry{ID: audit.NewID(), OrganizationID: orgID, Seq: seq + 1, SiteID: siteID, ActorKind: a.Kind, ActorID: a.ID,
+		ActorName: a.Name, Action: action, Target: target, Changes: changes, CreatedAt: audit.Clock.Now(), PrevHash: prev}
 	e.Hash = AuditHash(e)
 	return tx.AppendAudit(ctx, e)
 }
@@ -155,7 +155,7 @@ func (audit auditor) recordChanges(ctx context.Context, tx AuditWriter, orgID, s
 var ignoredFields = []string{"updatedAt", "createdAt"}
 
 // diffFields compares the top-level JSON fields of old and new.
-func diffFields(old, new any) ([]Change, error) {
+func DiffFields(old, new any) ([]Change, error) {
 	o, err := fields(old)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func auditValue(v json.RawMessage) json.RawMessage {
 }
 
 // snapshot is v as it is now, for an entry's old values: the use case may change v in place.
-func snapshot(v any) json.RawMessage {
+func Snapshot(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/site"
 )
 
 // TestPreviewBanner: the preview of a patch is the banner the patch stores, the preview stores
@@ -15,15 +18,15 @@ func TestPreviewBanner(t *testing.T) {
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	_, ownerKey, _ := m.Orgs.CreateAPIKey(ctx, org.ID, "ci", "")
 	owner := asKey(t, m, ownerKey)
-	s, err := m.Sites.CreateSite(owner, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	s, err := m.Sites.CreateSite(owner, org.ID, site.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := []core.RegionRuleInput{{Regions: []string{" FR", "FR", "US-CA"}, DefaultBehavior: core.BehaviorOptOut}}
-	patch := core.BannerPatch{Template: ptr("modal"), Colors: map[string]string{"primary": "#123456"},
+	rules := []banner.RegionRuleInput{{Regions: []string{" FR", "FR", "US-CA"}, DefaultBehavior: banner.BehaviorOptOut}}
+	patch := banner.BannerPatch{Template: ptr("modal"), Colors: map[string]string{"primary": "#123456"},
 		TextOverrides: map[string]string{"headline": "Cookies?"}, TextTranslations: map[string]map[string]string{"fr": {"headline": "Cookies ?"}},
-		ConsentMode: ptr(core.ConsentModeAdvanced), RegionRules: &rules, CookieDomain: core.Optional[string]{Set: true, Value: "Shop.Example"},
-		GPP: &core.GPPSettings{Enabled: true}}
+		ConsentMode: ptr(banner.ConsentModeAdvanced), RegionRules: &rules, CookieDomain: banner.Optional[string]{Set: true, Value: "Shop.Example"},
+		GPP: &gpp.GPPSettings{Enabled: true}}
 	before, err := m.Banners.Banner(owner, org.ID, s.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +39,7 @@ func TestPreviewBanner(t *testing.T) {
 	if after, _ := m.Banners.Banner(owner, org.ID, s.ID); !reflect.DeepEqual(after, before) {
 		t.Fatalf("the preview changed the stored banner:\n%+v\n%+v", after, before)
 	}
-	if preview.ConsentMode != core.ConsentModeAdvanced || !preview.GCMExcludeVendor || preview.Template != "modal" {
+	if preview.ConsentMode != banner.ConsentModeAdvanced || !preview.GCMExcludeVendor || preview.Template != "modal" {
 		t.Errorf("preview %+v", preview)
 	}
 	stored, err := m.Banners.PatchBanner(owner, org.ID, s.ID, patch)
@@ -47,11 +50,11 @@ func TestPreviewBanner(t *testing.T) {
 	if !reflect.DeepEqual(preview, stored) {
 		t.Errorf("preview and patch differ:\n%+v\n%+v", preview, stored)
 	}
-	for _, bad := range []core.BannerPatch{
+	for _, bad := range []banner.BannerPatch{
 		{Template: ptr("nope")},
-		{CookieDomain: core.Optional[string]{Set: true, Value: "other.example"}},
-		{ConsentMode: ptr(core.ConsentModeBasic), GCMExcludeVendor: ptr(true)},
-		{GPP: &core.GPPSettings{Enabled: true, MSPAMode: "sometimes"}},
+		{CookieDomain: banner.Optional[string]{Set: true, Value: "other.example"}},
+		{ConsentMode: ptr(banner.ConsentModeBasic), GCMExcludeVendor: ptr(true)},
+		{GPP: &gpp.GPPSettings{Enabled: true, MSPAMode: "sometimes"}},
 	} {
 		_, perr := m.Banners.PreviewBanner(owner, org.ID, s.ID, bad)
 		_, err := m.Banners.PatchBanner(owner, org.ID, s.ID, bad)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 func TestCookieDomainFor(t *testing.T) {
@@ -28,7 +29,7 @@ func TestCookieDomainFor(t *testing.T) {
 		{"https://shop.example.com", "*.example.com", ""},
 	}
 	for _, c := range cases {
-		got, err := core.CookieDomainFor(c.site, c.domain)
+		got, err := banner.CookieDomainFor(c.site, c.domain)
 		if c.want == "" {
 			if core.ErrorCode(err) != core.CodeInvalid {
 				t.Errorf("CookieDomainFor(%q, %q) = %q, %v; want a validation error", c.site, c.domain, got, err)
@@ -49,27 +50,27 @@ func TestPatchBannerReopenAndCookieDomain(t *testing.T) {
 	if err != nil || !b.ReopenButton || b.ReopenPosition != "bottom_left" || b.ReopenLabel != nil || b.CookieDomain != nil {
 		t.Fatalf("defaults: %+v %v", b, err)
 	}
-	b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{
+	b, err = m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{
 		ReopenButton: ptr(false), ReopenPosition: ptr("top_right"),
-		ReopenLabel:  core.Optional[string]{Set: true, Value: "Cookies"},
-		CookieDomain: core.Optional[string]{Set: true, Value: ".Shop.Example"},
+		ReopenLabel:  banner.Optional[string]{Set: true, Value: "Cookies"},
+		CookieDomain: banner.Optional[string]{Set: true, Value: ".Shop.Example"},
 	})
 	if err != nil || b.ReopenButton || b.ReopenPosition != "top_right" || *b.ReopenLabel != "Cookies" || *b.CookieDomain != "shop.example" {
 		t.Fatalf("patched: %+v %v", b, err)
 	}
-	b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{
-		ReopenLabel: core.Optional[string]{Set: true, Null: true}, CookieDomain: core.Optional[string]{Set: true, Null: true},
+	b, err = m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{
+		ReopenLabel: banner.Optional[string]{Set: true, Null: true}, CookieDomain: banner.Optional[string]{Set: true, Null: true},
 	})
 	if err != nil || b.ReopenLabel != nil || b.CookieDomain != nil {
 		t.Fatalf("cleared: %+v %v", b, err)
 	}
-	for name, p := range map[string]core.BannerPatch{
+	for name, p := range map[string]banner.BannerPatch{
 		"corner":      {ReopenPosition: ptr("center")},
-		"empty label": {ReopenLabel: core.Optional[string]{Set: true, Value: "  "}},
-		"long label":  {ReopenLabel: core.Optional[string]{Set: true, Value: string(make([]byte, 61))}},
-		"control":     {ReopenLabel: core.Optional[string]{Set: true, Value: "a\x00b"}},
-		"other site":  {CookieDomain: core.Optional[string]{Set: true, Value: "other.example"}},
-		"suffix":      {CookieDomain: core.Optional[string]{Set: true, Value: "example"}},
+		"empty label": {ReopenLabel: banner.Optional[string]{Set: true, Value: "  "}},
+		"long label":  {ReopenLabel: banner.Optional[string]{Set: true, Value: string(make([]byte, 61))}},
+		"control":     {ReopenLabel: banner.Optional[string]{Set: true, Value: "a\x00b"}},
+		"other site":  {CookieDomain: banner.Optional[string]{Set: true, Value: "other.example"}},
+		"suffix":      {CookieDomain: banner.Optional[string]{Set: true, Value: "example"}},
 	} {
 		_, err := m.Banners.PatchBanner(ctx, org, s.ID, p)
 		if core.ErrorCode(err) != core.CodeInvalid {

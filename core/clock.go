@@ -4,6 +4,6 @@ import "time"
 
 // clock is the use cases' clock; now is the time as stored (UTC, to the microsecond). Each
 // service that reads the time embeds it.
-type clock func() time.Time
+type Clock func() time.Time
 
-func (c clock) now() time.Time { return c().UTC().Truncate(time.Microsecond) }
+func (c Clock) Now() time.Time { return c().UTC().Truncate(time.Microsecond) }

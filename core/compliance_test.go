@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/library"
 )
 
@@ -30,27 +32,27 @@ func complianceCatalog(t *testing.T) core.Catalog {
 
 // cleanInput is a correctly set-up site: opt-in, reject as prominent as accept, readable
 // buttons, a privacy policy, the reopen button, six months, every service where it belongs.
-func cleanInput() *core.ComplianceInput {
-	ess := &core.Category{ID: "c-ess", Slug: "essential", IsRequired: true, IsDefault: true}
-	st := &core.Category{ID: "c-st", Slug: "statistics", IsDefault: true}
-	mk := &core.Category{ID: "c-mk", Slug: "marketing", IsDefault: true}
-	return &core.ComplianceInput{
-		Banner: &core.Banner{SiteID: "site-1", DefaultBehavior: "opt_in", CloseButtonBehavior: "dismiss", CookieExpirationDays: 180,
+func cleanInput() *scan.ComplianceInput {
+	ess := &banner.Category{ID: "c-ess", Slug: "essential", IsRequired: true, IsDefault: true}
+	st := &banner.Category{ID: "c-st", Slug: "statistics", IsDefault: true}
+	mk := &banner.Category{ID: "c-mk", Slug: "marketing", IsDefault: true}
+	return &scan.ComplianceInput{
+		Banner: &banner.Banner{SiteID: "site-1", DefaultBehavior: "opt_in", CloseButtonBehavior: "dismiss", CookieExpirationDays: 180,
 			Colors:           map[string]string{"background": "#ffffff", "text": "#111827", "acceptButton": "#1a56db", "rejectButton": "#1a56db"},
 			PrivacyPolicyURL: ptr("https://shop.example/privacy"), ReopenButton: true},
-		Categories: []*core.Category{ess, st, mk},
-		Services: []*core.Service{
-			{Slug: "stats", CategoryID: st.ID, Cookies: []*core.Cookie{{Name: "_stats", Duration: "1 year"}}},
-			{Slug: "ads", CategoryID: mk.ID, Cookies: []*core.Cookie{{Name: "_ads", Duration: "90 days"}}},
-			{Slug: "pay", CategoryID: ess.ID, Cookies: []*core.Cookie{{Name: "_pay", Duration: "session"}}},
-			{Slug: "google-analytics", CategoryID: st.ID, Cookies: []*core.Cookie{{Name: "_ga", Duration: "2 years"}}},
+		Categories: []*banner.Category{ess, st, mk},
+		Services: []*banner.Service{
+			{Slug: "stats", CategoryID: st.ID, Cookies: []*banner.Cookie{{Name: "_stats", Duration: "1 year"}}},
+			{Slug: "ads", CategoryID: mk.ID, Cookies: []*banner.Cookie{{Name: "_ads", Duration: "90 days"}}},
+			{Slug: "pay", CategoryID: ess.ID, Cookies: []*banner.Cookie{{Name: "_pay", Duration: "session"}}},
+			{Slug: "google-analytics", CategoryID: st.ID, Cookies: []*banner.Cookie{{Name: "_ga", Duration: "2 years"}}},
 		},
 	}
 }
 
 // withRule returns the findings of rule.
-func withRule(r *core.ComplianceReport, rule string) []core.Finding {
-	var out []core.Finding
+func withRule(r *scan.ComplianceReport, rule string) []scan.Finding {
+	var out []scan.Finding
 	for _, f := range r.Findings {
 		if f.RuleID == rule {
 			out = append(out, f)
@@ -59,7 +61,7 @@ func withRule(r *core.ComplianceReport, rule string) []core.Finding {
 	return out
 }
 
-func noPlaceholders(t *testing.T, r *core.ComplianceReport) {
+func noPlaceholders(t *testing.T, r *scan.ComplianceReport) {
 	t.Helper()
 	for _, f := range r.Findings {
 		if strings.ContainsAny(f.Detail, "{}") || f.Title == "" || f.Source == "" || f.Fix == "" {
@@ -71,7 +73,7 @@ func noPlaceholders(t *testing.T, r *core.ComplianceReport) {
 func TestConfigurationRules(t *testing.T) {
 	t.Parallel()
 	lib := complianceCatalog(t)
-	svcIn := func(in *core.ComplianceInput, slug, catID string) {
+	svcIn := func(in *scan.ComplianceInput, slug, catID string) {
 		for _, s := range in.Services {
 			if s.Slug == slug {
 				s.CategoryID = catID
@@ -80,64 +82,64 @@ func TestConfigurationRules(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		change   func(in *core.ComplianceInput)
+		change   func(in *scan.ComplianceInput)
 		rule     string
 		severity string // "" when the rule must not trip
 	}{
-		{"no banner with optional services", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "no_banner" }, "banner.reject-first-layer", core.SeverityError},
-		{"no banner, only essential services", func(in *core.ComplianceInput) {
+		{"no banner with optional services", func(in *scan.ComplianceInput) { in.Banner.DefaultBehavior = "no_banner" }, "banner.reject-first-layer", scan.SeverityError},
+		{"no banner, only essential services", func(in *scan.ComplianceInput) {
 			in.Banner.DefaultBehavior = "no_banner"
 			in.Services = in.Services[2:3]
 		}, "banner.reject-first-layer", ""},
-		{"close accepts", func(in *core.ComplianceInput) { in.Banner.CloseButtonBehavior = "accept_all" }, "banner.close-accepts", core.SeverityError},
-		{"close rejects", func(in *core.ComplianceInput) { in.Banner.CloseButtonBehavior = "reject_all" }, "banner.close-accepts", ""},
-		{"mid-grey accept button", func(in *core.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#808080" }, "banner.button-contrast", core.SeverityError},
-		{"dark accept button", func(in *core.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#000" }, "banner.button-contrast", ""},
-		{"reject white on white", func(in *core.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#ffffff" }, "banner.reject-prominence", core.SeverityError},
-		{"reject paler than accept", func(in *core.ComplianceInput) {
+		{"close accepts", func(in *scan.ComplianceInput) { in.Banner.CloseButtonBehavior = "accept_all" }, "banner.close-accepts", scan.SeverityError},
+		{"close rejects", func(in *scan.ComplianceInput) { in.Banner.CloseButtonBehavior = "reject_all" }, "banner.close-accepts", ""},
+		{"mid-grey accept button", func(in *scan.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#808080" }, "banner.button-contrast", scan.SeverityError},
+		{"dark accept button", func(in *scan.ComplianceInput) { in.Banner.Colors["acceptButton"] = "#000" }, "banner.button-contrast", ""},
+		{"reject white on white", func(in *scan.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#ffffff" }, "banner.reject-prominence", scan.SeverityError},
+		{"reject paler than accept", func(in *scan.ComplianceInput) {
 			in.Banner.Colors["acceptButton"] = "#000000"
 			in.Banner.Colors["rejectButton"] = "#1a56db"
-		}, "banner.reject-prominence", core.SeverityWarning},
-		{"reject darker than accept", func(in *core.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#000000" }, "banner.reject-prominence", ""},
-		{"colours from the stylesheet", func(in *core.ComplianceInput) { in.Banner.Colors = map[string]string{} }, "banner.reject-prominence", ""},
-		{"no privacy policy", func(in *core.ComplianceInput) { in.Banner.PrivacyPolicyURL = nil }, "banner.privacy-policy", core.SeverityError},
-		{"a privacy policy", func(in *core.ComplianceInput) { in.Banner.PrivacyPolicyURL = ptr("https://shop.example/datenschutz") }, "banner.privacy-policy", ""},
-		{"no reopen button", func(in *core.ComplianceInput) { in.Banner.ReopenButton = false }, "banner.withdraw-lasting", core.SeverityWarning},
-		{"a reopen button", func(in *core.ComplianceInput) { in.Banner.ReopenButton = true }, "banner.withdraw-lasting", ""},
-		{"opt-out", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.opt-out-eu", core.SeverityError},
-		{"opt-out without optional categories", func(in *core.ComplianceInput) {
+		}, "banner.reject-prominence", scan.SeverityWarning},
+		{"reject darker than accept", func(in *scan.ComplianceInput) { in.Banner.Colors["rejectButton"] = "#000000" }, "banner.reject-prominence", ""},
+		{"colours from the stylesheet", func(in *scan.ComplianceInput) { in.Banner.Colors = map[string]string{} }, "banner.reject-prominence", ""},
+		{"no privacy policy", func(in *scan.ComplianceInput) { in.Banner.PrivacyPolicyURL = nil }, "banner.privacy-policy", scan.SeverityError},
+		{"a privacy policy", func(in *scan.ComplianceInput) { in.Banner.PrivacyPolicyURL = ptr("https://shop.example/datenschutz") }, "banner.privacy-policy", ""},
+		{"no reopen button", func(in *scan.ComplianceInput) { in.Banner.ReopenButton = false }, "banner.withdraw-lasting", scan.SeverityWarning},
+		{"a reopen button", func(in *scan.ComplianceInput) { in.Banner.ReopenButton = true }, "banner.withdraw-lasting", ""},
+		{"opt-out", func(in *scan.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.opt-out-eu", scan.SeverityError},
+		{"opt-out without optional categories", func(in *scan.ComplianceInput) {
 			in.Banner.DefaultBehavior = "opt_out"
 			in.Categories, in.Services = in.Categories[:1], in.Services[2:3]
 		}, "consent.opt-out-eu", ""},
-		{"opt-out ticks the preferences", func(in *core.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.preticked", core.SeverityError},
-		{"isDefault is no tick", func(in *core.ComplianceInput) { in.Categories[1].IsDefault = true }, "consent.preticked", ""},
-		{"two years", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 730 }, "consent.lifetime-max", core.SeverityError},
-		{"thirteen months", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 396 }, "consent.lifetime-max", ""},
-		{"a year", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 365 }, "consent.lifetime-long", core.SeverityNotice},
-		{"six months", func(in *core.ComplianceInput) { in.Banner.CookieExpirationDays = 183 }, "consent.lifetime-long", ""},
-		{"cookie without duration", func(in *core.ComplianceInput) { in.Services[0].Cookies[0].Duration = " " }, "declaration.cookie-duration", core.SeverityWarning},
-		{"cookie with a session duration", func(in *core.ComplianceInput) { in.Services[0].Cookies[0].Duration = "session" }, "declaration.cookie-duration", ""},
-		{"ads in essential", func(in *core.ComplianceInput) { svcIn(in, "ads", "c-ess") }, "declaration.essential-misclassified", core.SeverityError},
-		{"custom service in essential", func(in *core.ComplianceInput) {
-			in.Services = append(in.Services, &core.Service{Slug: "own-login", CategoryID: "c-ess"})
+		{"opt-out ticks the preferences", func(in *scan.ComplianceInput) { in.Banner.DefaultBehavior = "opt_out" }, "consent.preticked", scan.SeverityError},
+		{"isDefault is no tick", func(in *scan.ComplianceInput) { in.Categories[1].IsDefault = true }, "consent.preticked", ""},
+		{"two years", func(in *scan.ComplianceInput) { in.Banner.CookieExpirationDays = 730 }, "consent.lifetime-max", scan.SeverityError},
+		{"thirteen months", func(in *scan.ComplianceInput) { in.Banner.CookieExpirationDays = 396 }, "consent.lifetime-max", ""},
+		{"a year", func(in *scan.ComplianceInput) { in.Banner.CookieExpirationDays = 365 }, "consent.lifetime-long", scan.SeverityNotice},
+		{"six months", func(in *scan.ComplianceInput) { in.Banner.CookieExpirationDays = 183 }, "consent.lifetime-long", ""},
+		{"cookie without duration", func(in *scan.ComplianceInput) { in.Services[0].Cookies[0].Duration = " " }, "declaration.cookie-duration", scan.SeverityWarning},
+		{"cookie with a session duration", func(in *scan.ComplianceInput) { in.Services[0].Cookies[0].Duration = "session" }, "declaration.cookie-duration", ""},
+		{"ads in essential", func(in *scan.ComplianceInput) { svcIn(in, "ads", "c-ess") }, "declaration.essential-misclassified", scan.SeverityError},
+		{"custom service in essential", func(in *scan.ComplianceInput) {
+			in.Services = append(in.Services, &banner.Service{Slug: "own-login", CategoryID: "c-ess"})
 		}, "declaration.essential-misclassified", ""},
-		{"Google on Consent Mode alone", func(in *core.ComplianceInput) { in.Banner.GCMExcludeVendor = true }, "consent.gcm-default", core.SeverityNotice},
-		{"gcmExcludeVendor without Google", func(in *core.ComplianceInput) {
+		{"Google on Consent Mode alone", func(in *scan.ComplianceInput) { in.Banner.GCMExcludeVendor = true }, "consent.gcm-default", scan.SeverityNotice},
+		{"gcmExcludeVendor without Google", func(in *scan.ComplianceInput) {
 			in.Banner.GCMExcludeVendor = true
 			in.Services = in.Services[:3]
 		}, "consent.gcm-default", ""},
-		{"ads in statistics escape GPC", func(in *core.ComplianceInput) { svcIn(in, "ads", "c-st") }, "consent.gpc", core.SeverityWarning},
-		{"no marketing category", func(in *core.ComplianceInput) {
+		{"ads in statistics escape GPC", func(in *scan.ComplianceInput) { svcIn(in, "ads", "c-st") }, "consent.gpc", scan.SeverityWarning},
+		{"no marketing category", func(in *scan.ComplianceInput) {
 			in.Categories[2].Slug = "advertising"
-		}, "consent.gpc", core.SeverityWarning},
-		{"ads in marketing", func(in *core.ComplianceInput) {}, "consent.gpc", ""},
+		}, "consent.gpc", scan.SeverityWarning},
+		{"ads in marketing", func(in *scan.ComplianceInput) {}, "consent.gpc", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := cleanInput()
 			tc.change(in)
-			r := core.EvaluateCompliance(in, nil, "", lib, reportTime)
+			r := scan.EvaluateCompliance(in, nil, "", lib, reportTime)
 			noPlaceholders(t, r)
 			got := withRule(r, tc.rule)
 			if tc.severity == "" {
@@ -155,7 +157,7 @@ func TestConfigurationRules(t *testing.T) {
 			}
 			// The configuration alone never makes a site compliant, nor (without a scan's
 			// evidence) not compliant.
-			if r.Compliant || r.Verdict != core.VerdictUnverified {
+			if r.Compliant || r.Verdict != scan.VerdictUnverified {
 				t.Fatalf("verdict %s (compliant %v) from the configuration alone, with a finding of severity %s", r.Verdict, r.Compliant, f.Severity)
 			}
 		})
@@ -166,9 +168,9 @@ func TestCookieDurationGroupedPerService(t *testing.T) {
 	t.Parallel()
 	in := cleanInput()
 	for i := range 3 {
-		in.Services[0].Cookies = append(in.Services[0].Cookies, &core.Cookie{Name: fmt.Sprintf("_s%d", i)})
+		in.Services[0].Cookies = append(in.Services[0].Cookies, &banner.Cookie{Name: fmt.Sprintf("_s%d", i)})
 	}
-	r := core.EvaluateCompliance(in, nil, "", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, nil, "", complianceCatalog(t), reportTime)
 	got := withRule(r, "declaration.cookie-duration")
 	if len(got) != 1 || !strings.Contains(got[0].Detail, "and 2 more like it") || *got[0].Evidence.Field != "services[stats].cookies[_s0].duration" {
 		t.Fatalf("one finding per service with the count of the others: %+v", got)
@@ -215,81 +217,81 @@ func TestVerificationRules(t *testing.T) {
 	cases := []struct {
 		name     string
 		noConfig bool // the report of `consentd verify` on a site without consentd: no configuration
-		change   func(v *core.Verification, in *core.ComplianceInput)
+		change   func(v *core.Verification, in *scan.ComplianceInput)
 		rule     string
 		severity string
-		evidence func(ev core.Evidence) bool
+		evidence func(ev scan.Evidence) bool
 	}{
-		{"tracker before a decision", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		{"tracker before a decision", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
 			again, other := hotjar, hotjar
 			again.Page, other.URL = "https://shop.example/b", "https://vars.hotjar.com/box.html"
 			st.Requests = append(st.Requests, hotjar, hotjar, again, other)
 			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_hjSessionUser_1", Domain: "shop.example",
 				Page: hotjar.Page, Service: "hotjar", Category: "statistics"})
-		}, "enforcement.before-decision", core.SeverityError, func(ev core.Evidence) bool {
+		}, "enforcement.before-decision", scan.SeverityError, func(ev scan.Evidence) bool {
 			return *ev.Service == "hotjar" && *ev.Request == hotjar.URL && *ev.State == core.StateNoDecision && *ev.ScanID == "scan-1" &&
 				slices.Equal(ev.Requests, []string{hotjar.URL, "https://vars.hotjar.com/box.html"}) &&
 				slices.Equal(ev.Cookies, []string{"_hjSessionUser_1 (shop.example)"}) && ev.Omitted == 0
 		}},
-		{"site's own service in a required category", false, func(v *core.Verification, in *core.ComplianceInput) {
-			in.Services = append(in.Services, &core.Service{Slug: "hotjar", CategoryID: "c-ess"})
+		{"site's own service in a required category", false, func(v *core.Verification, in *scan.ComplianceInput) {
+			in.Services = append(in.Services, &banner.Service{Slug: "hotjar", CategoryID: "c-ess"})
 			st := stateOf(v, core.StateNoDecision)
 			st.Requests = append(st.Requests, hotjar)
 		}, "enforcement.before-decision", "", nil},
-		{"site's category wins over the library's", false, func(v *core.Verification, in *core.ComplianceInput) {
+		{"site's category wins over the library's", false, func(v *core.Verification, in *scan.ComplianceInput) {
 			for _, s := range in.Services {
 				if s.Slug == "pay" {
 					s.CategoryID = "c-mk"
 				}
 			}
-		}, "enforcement.after-reject", core.SeverityError, func(ev core.Evidence) bool { return *ev.Service == "pay" && *ev.Category == "marketing" }},
-		{"cookie after reject", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.after-reject", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.Service == "pay" && *ev.Category == "marketing" }},
+		{"cookie after reject", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateRejectAll)
 			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example", Page: "https://shop.example/b", Service: "ads", Category: "marketing"})
-		}, "enforcement.after-reject", core.SeverityError, func(ev core.Evidence) bool { return *ev.Cookie == "_ads (shop.example)" && ev.Request == nil }},
-		{"cookie back after withdrawal", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.after-reject", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.Cookie == "_ads (shop.example)" && ev.Request == nil }},
+		{"cookie back after withdrawal", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateWithdrawn)
 			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_stats", Domain: "shop.example", Page: "https://shop.example/", Service: "stats", Category: "statistics"})
-		}, "enforcement.after-withdrawal", core.SeverityError, func(ev core.Evidence) bool { return *ev.State == core.StateWithdrawn && *ev.Service == "stats" }},
-		{"essential storage after withdrawal", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.after-withdrawal", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.State == core.StateWithdrawn && *ev.Service == "stats" }},
+		{"essential storage after withdrawal", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateWithdrawn)
 			st.Storage = append(st.Storage, core.VerifiedStorage{Kind: core.StorageLocal, Name: "cart", Domain: "shop.example", Page: "https://shop.example/", Service: "pay", Category: "essential"})
 		}, "enforcement.after-withdrawal", "", nil},
-		{"marketing with only statistics", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		{"marketing with only statistics", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateCategoryPrefix+"statistics")
 			st.Requests = append(st.Requests, core.VerifiedRequest{URL: "https://ads.example/a.js", Page: "https://shop.example/", Service: "ads", Category: "marketing", ThirdParty: true})
-		}, "enforcement.category-leak", core.SeverityError, func(ev core.Evidence) bool { return *ev.Category == "marketing" }},
-		{"statistics with only statistics", false, func(v *core.Verification, _ *core.ComplianceInput) {}, "enforcement.category-leak", "", nil},
-		{"held tag fetched", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.category-leak", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.Category == "marketing" }},
+		{"statistics with only statistics", false, func(v *core.Verification, _ *scan.ComplianceInput) {}, "enforcement.category-leak", "", nil},
+		{"held tag fetched", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
 			st.HeldUnmarked = []core.HeldTag{{URL: hotjar.URL, Page: hotjar.Page, Service: "hotjar", Category: "statistics", Requested: true}}
-		}, "enforcement.unmarked-tag-fetched", core.SeverityError, func(ev core.Evidence) bool { return *ev.Request == hotjar.URL }},
-		{"held tag not fetched", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.unmarked-tag-fetched", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.Request == hotjar.URL }},
+		{"held tag not fetched", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
 			st.HeldUnmarked = []core.HeldTag{{URL: hotjar.URL, Page: hotjar.Page, Service: "hotjar", Category: "statistics"}}
 		}, "enforcement.unmarked-tag-fetched", "", nil},
-		{"unclaimed third party before a decision", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		{"unclaimed third party before a decision", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
 			st.Requests = append(st.Requests, core.VerifiedRequest{URL: "https://cdn.unknown.example/x.js", Page: "https://shop.example/", ThirdParty: true})
-		}, "enforcement.unattributed", core.SeverityNotice, func(ev core.Evidence) bool { return *ev.Request == "https://cdn.unknown.example/x.js" }},
-		{"unclaimed first party", false, func(v *core.Verification, _ *core.ComplianceInput) {
+		}, "enforcement.unattributed", scan.SeverityNotice, func(ev scan.Evidence) bool { return *ev.Request == "https://cdn.unknown.example/x.js" }},
+		{"unclaimed first party", false, func(v *core.Verification, _ *scan.ComplianceInput) {
 			st := stateOf(v, core.StateNoDecision)
 			st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "session", Domain: "shop.example", Page: "https://shop.example/"})
 		}, "enforcement.unattributed", "", nil},
-		{"another vendor's banner", true, func(v *core.Verification, _ *core.ComplianceInput) {
+		{"another vendor's banner", true, func(v *core.Verification, _ *scan.ComplianceInput) {
 			v.Banner, v.States = core.BannerNone, v.States[:1]
 			v.States[0].Requests = append(v.States[0].Requests, hotjar)
-		}, "enforcement.no-consentd-banner", core.SeverityNotice, func(ev core.Evidence) bool { return *ev.State == core.StateNoDecision }},
-		{"consentd's banner", false, func(v *core.Verification, _ *core.ComplianceInput) {}, "enforcement.no-consentd-banner", "", nil},
-		{"reject hidden on the first layer", false, func(v *core.Verification, _ *core.ComplianceInput) { v.RejectOnFirstLayer = false },
-			"enforcement.reject-not-shown", core.SeverityError, func(ev core.Evidence) bool {
+		}, "enforcement.no-consentd-banner", scan.SeverityNotice, func(ev scan.Evidence) bool { return *ev.State == core.StateNoDecision }},
+		{"consentd's banner", false, func(v *core.Verification, _ *scan.ComplianceInput) {}, "enforcement.no-consentd-banner", "", nil},
+		{"reject hidden on the first layer", false, func(v *core.Verification, _ *scan.ComplianceInput) { v.RejectOnFirstLayer = false },
+			"enforcement.reject-not-shown", scan.SeverityError, func(ev scan.Evidence) bool {
 				return *ev.State == core.StateRejectAll && *ev.Page == "https://shop.example/"
 			}},
-		{"reject clicked on the first layer", false, func(v *core.Verification, _ *core.ComplianceInput) {}, "enforcement.reject-not-shown", "", nil},
-		{"Google tag without Consent Mode default", false, func(v *core.Verification, _ *core.ComplianceInput) { v.ConsentModeDefault = false },
-			"consent.gcm-default", core.SeverityError, func(ev core.Evidence) bool { return *ev.Service == "google-analytics" }},
-		{"no default and no Google tag", false, func(v *core.Verification, in *core.ComplianceInput) {
+		{"reject clicked on the first layer", false, func(v *core.Verification, _ *scan.ComplianceInput) {}, "enforcement.reject-not-shown", "", nil},
+		{"Google tag without Consent Mode default", false, func(v *core.Verification, _ *scan.ComplianceInput) { v.ConsentModeDefault = false },
+			"consent.gcm-default", scan.SeverityError, func(ev scan.Evidence) bool { return *ev.Service == "google-analytics" }},
+		{"no default and no Google tag", false, func(v *core.Verification, in *scan.ComplianceInput) {
 			v.ConsentModeDefault = false
 			for i := range v.States {
 				var keep []core.VerifiedRequest
@@ -310,7 +312,7 @@ func TestVerificationRules(t *testing.T) {
 			if tc.noConfig {
 				in = nil
 			}
-			r := core.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+			r := scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
 			noPlaceholders(t, r)
 			got := withRule(r, tc.rule)
 			if tc.severity == "" {
@@ -340,18 +342,18 @@ func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
 	t.Parallel()
 	v := &core.Verification{Banner: core.BannerNone, States: []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{"https://a.example/"},
 		Requests: []core.VerifiedRequest{{URL: "https://ads.example/a.js", Page: "https://a.example/", Service: "ads", Category: "marketing", ThirdParty: true}}}}}
-	r := core.EvaluateCompliance(nil, v, "scan-9", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(nil, v, "scan-9", complianceCatalog(t), reportTime)
 	if r.Compliant || len(withRule(r, "enforcement.before-decision")) != 1 || len(withRule(r, "enforcement.no-consentd-banner")) != 1 {
 		t.Fatalf("findings %+v", r.Findings)
 	}
-	if r.Findings[0].Severity != core.SeverityError || *r.VerificationScanID != "scan-9" {
+	if r.Findings[0].Severity != scan.SeverityError || *r.VerificationScanID != "scan-9" {
 		t.Fatal("errors first, with the scan")
 	}
 	for _, s := range r.Summary {
-		if s.Family == core.FamilyBanner && s.Rules != 0 {
+		if s.Family == scan.FamilyBanner && s.Rules != 0 {
 			t.Fatal("no configuration, no banner rules checked")
 		}
-		if s.Family == core.FamilyEnforcement && (s.Rules != 3 || s.Errors != 1 || s.Notices != 1 || s.Passed != 1) {
+		if s.Family == scan.FamilyEnforcement && (s.Rules != 3 || s.Errors != 1 || s.Notices != 1 || s.Passed != 1) {
 			t.Fatalf("enforcement summary %+v", s)
 		}
 	}
@@ -360,7 +362,7 @@ func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
 func TestCleanSiteIsCompliant(t *testing.T) {
 	t.Parallel()
 	in := cleanInput()
-	r := core.EvaluateCompliance(in, cleanVerification(), "scan-1", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, cleanVerification(), "scan-1", complianceCatalog(t), reportTime)
 	if !r.Compliant || len(r.Findings) != 0 {
 		t.Fatalf("a clean site has findings: %+v", r.Findings)
 	}
@@ -374,8 +376,8 @@ func TestCleanSiteIsCompliant(t *testing.T) {
 		}
 		rules += s.Rules
 	}
-	if rules != core.ComplianceRuleCount {
-		t.Fatalf("%d rules checked, want every rule of compliance_rules.json (%d)", rules, core.ComplianceRuleCount)
+	if rules != len(scan.ComplianceRules) {
+		t.Fatalf("%d rules checked, want every rule of compliance_rules.json (%d)", rules, len(scan.ComplianceRules))
 	}
 }
 
@@ -385,7 +387,7 @@ func TestFindingsSortedBySeverityThenRule(t *testing.T) {
 	in.Banner.DefaultBehavior, in.Banner.ReopenButton, in.Banner.CookieExpirationDays = "opt_out", false, 300
 	v := cleanVerification()
 	v.States[0].Requests = append(v.States[0].Requests, core.VerifiedRequest{URL: "https://x.example/", Page: "https://shop.example/", ThirdParty: true})
-	r := core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
 	var got []string
 	for _, f := range r.Findings {
 		got = append(got, f.Severity+" "+f.RuleID)
@@ -401,18 +403,18 @@ func TestButtonTextColorAndContrast(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		bg, text string
-	}{{"#ffffff", core.ButtonTextDark}, {"#000", core.ButtonTextLight}, {"#1a56db", core.ButtonTextLight}, {"#FFD700", core.ButtonTextDark}, {"red", core.ButtonTextLight}, {"#12345", core.ButtonTextLight}} {
-		if got := core.ButtonTextColor(c.bg); got != c.text {
+	}{{"#ffffff", banner.ButtonTextDark}, {"#000", banner.ButtonTextLight}, {"#1a56db", banner.ButtonTextLight}, {"#FFD700", banner.ButtonTextDark}, {"red", banner.ButtonTextLight}, {"#12345", banner.ButtonTextLight}} {
+		if got := banner.ButtonTextColor(c.bg); got != c.text {
 			t.Errorf("%s: text %s, want %s", c.bg, got, c.text)
 		}
 	}
-	if r, ok := core.ContrastRatio("#000000", "#FFFFFF"); !ok || r != 21 {
+	if r, ok := banner.ContrastRatio("#000000", "#FFFFFF"); !ok || r != 21 {
 		t.Fatalf("black on white %v", r)
 	}
-	if r, _ := core.ContrastRatio("#767676", "#ffffff"); r < 4.5 || r > 4.6 {
+	if r, _ := banner.ContrastRatio("#767676", "#ffffff"); r < 4.5 || r > 4.6 {
 		t.Fatalf("#767676 on white is WCAG's 4.54:1, got %v", r)
 	}
-	if _, ok := core.ContrastRatio("#gg0000", "#fff"); ok {
+	if _, ok := banner.ContrastRatio("#gg0000", "#fff"); ok {
 		t.Fatal("not a colour")
 	}
 }
@@ -427,7 +429,7 @@ func TestComplianceReportUseCase(t *testing.T) {
 	_, err = m.Compliance.Report(ctx, orgID, "00000000-0000-7000-8000-999999999999")
 	wantCode(t, err, core.CodeNotFound)
 
-	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{DefaultBehavior: ptr("opt_out")}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, banner.BannerPatch{DefaultBehavior: ptr("opt_out")}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := m.Compliance.Report(ctx, orgID, site.ID)
@@ -441,13 +443,13 @@ func TestComplianceReportUseCase(t *testing.T) {
 
 	// The latest completed verification scan is read, whatever came after it.
 	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	mk := func(mode string, v *core.Verification, offset time.Duration) *core.Scan {
-		sc := &core.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: at.Add(offset)}
+	mk := func(mode string, v *core.Verification, offset time.Duration) *scan.Scan {
+		sc := &scan.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: scan.ScanPending, Mode: mode, CreatedAt: at.Add(offset)}
 		if err := m.store.CreateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
 		fin := at.Add(offset + time.Minute)
-		sc.Status, sc.FinishedAt, sc.Verification = core.ScanCompleted, &fin, v
+		sc.Status, sc.FinishedAt, sc.Verification = scan.ScanCompleted, &fin, v
 		if err := m.store.UpdateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
@@ -476,13 +478,13 @@ func TestConsentModeSettledByVerification(t *testing.T) {
 	in := cleanInput()
 	in.Banner.GCMExcludeVendor = true
 	v := cleanVerification()
-	r := core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
 	if len(withRule(r, "consent.gcm-default")) != 0 {
 		t.Fatalf("defaults seen in place, yet %+v", withRule(r, "consent.gcm-default"))
 	}
 	v.ConsentModeDefault = false
-	r = core.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
-	if got := withRule(r, "consent.gcm-default"); len(got) != 1 || got[0].Severity != core.SeverityError {
+	r = scan.EvaluateCompliance(in, v, "s", complianceCatalog(t), reportTime)
+	if got := withRule(r, "consent.gcm-default"); len(got) != 1 || got[0].Severity != scan.SeverityError {
 		t.Fatalf("defaults missing: %+v", got)
 	}
 }
@@ -496,7 +498,7 @@ func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", "statistics"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{DefaultBehavior: ptr("opt_out"), CookieExpirationDays: ptr(500)}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, banner.BannerPatch{DefaultBehavior: ptr("opt_out"), CookieExpirationDays: ptr(500)}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := m.Compliance.Report(ctx, orgID, site.ID)
@@ -508,13 +510,13 @@ func TestCompliancePublicConfigAgreesWithReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(cfg)
-	var fetched core.PublicConfig
+	var fetched banner.PublicConfig
 	if err := json.Unmarshal(b, &fetched); err != nil {
 		t.Fatal(err)
 	}
 	lib, _ := library.FromServices([]*library.Service{svc("ads", "marketing", false, "ads.example/a.js")})
-	got := core.EvaluateCompliance(core.ComplianceInputFromPublicConfig(&fetched), nil, "", lib, reportTime)
-	ids := func(r *core.ComplianceReport) string {
+	got := scan.EvaluateCompliance(scan.ComplianceInputFromPublicConfig(&fetched), nil, "", lib, reportTime)
+	ids := func(r *scan.ComplianceReport) string {
 		var s []string
 		for _, f := range r.Findings {
 			s = append(s, f.RuleID+" "+f.Detail)
@@ -544,7 +546,7 @@ func TestHeldTagFetchedIsOneFinding(t *testing.T) {
 			st.HeldUnmarked = append(st.HeldUnmarked, core.HeldTag{URL: tag, Page: page, Service: "google-analytics", Category: "statistics", Requested: true})
 		}
 	}
-	r := core.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
 	if len(r.Findings) != 1 {
 		b, _ := json.MarshalIndent(r.Findings, "", "  ")
 		t.Fatalf("%d findings, want 1: %s", len(r.Findings), b)
@@ -568,7 +570,7 @@ func TestFirstPartyCookieBeforeDecision(t *testing.T) {
 	}
 	st.Cookies = append(st.Cookies, core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ga", Domain: "shop.example",
 		Page: "https://shop.example/", Service: "google-analytics", Category: "statistics"})
-	r := core.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
+	r := scan.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
 	got := withRule(r, "enforcement.before-decision")
 	if len(got) != 1 || !slices.Equal(got[0].Evidence.Cookies, []string{"_ga (shop.example)"}) ||
 		!strings.Contains(got[0].Detail, "set cookie _ga (shop.example)") || *got[0].Evidence.Service != "google-analytics" {
@@ -583,7 +585,7 @@ func TestVerdict(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newCore(t)
 	orgID, site := mustSite(t, m)
-	report := func() *core.ComplianceReport {
+	report := func() *scan.ComplianceReport {
 		t.Helper()
 		r, err := m.Compliance.Report(ctx, orgID, site.ID)
 		if err != nil {
@@ -592,20 +594,20 @@ func TestVerdict(t *testing.T) {
 		noPlaceholders(t, r)
 		return r
 	}
-	if r := report(); r.Verdict != core.VerdictUnverified || r.Compliant {
+	if r := report(); r.Verdict != scan.VerdictUnverified || r.Compliant {
 		t.Fatalf("a new site: verdict %s, compliant %v, findings %+v", r.Verdict, r.Compliant, r.Findings)
 	}
 	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	n := 0
-	plant := func(mode string, found []core.DetectedService, v *core.Verification) *core.Scan {
+	plant := func(mode string, found []core.DetectedService, v *core.Verification) *scan.Scan {
 		t.Helper()
 		n++
-		sc := &core.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: at.Add(time.Duration(n) * time.Hour)}
+		sc := &scan.Scan{ID: m.newID(), SiteID: site.ID, URL: site.URL, URLs: []string{site.URL}, Status: scan.ScanPending, Mode: mode, CreatedAt: at.Add(time.Duration(n) * time.Hour)}
 		if err := m.store.CreateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
 		fin := sc.CreatedAt.Add(time.Minute)
-		sc.Status, sc.FinishedAt, sc.DetectedServices, sc.Verification = core.ScanCompleted, &fin, found, v
+		sc.Status, sc.FinishedAt, sc.DetectedServices, sc.Verification = scan.ScanCompleted, &fin, found, v
 		if err := m.store.UpdateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
@@ -619,10 +621,10 @@ func TestVerdict(t *testing.T) {
 		{Slug: "pay", Name: "Pay", Category: "essential", Pages: []string{page}},
 	}
 	sc := plant(core.ScanStatic, found, nil)
-	unheld := func(r *core.ComplianceReport) string {
+	unheld := func(r *scan.ComplianceReport) string {
 		var s []string
 		for _, f := range withRule(r, "enforcement.unheld-service") {
-			if *f.Evidence.ScanID != sc.ID || f.Evidence.Page == nil || f.Severity != core.SeverityError {
+			if *f.Evidence.ScanID != sc.ID || f.Evidence.Page == nil || f.Severity != scan.SeverityError {
 				t.Fatalf("finding %+v", f)
 			}
 			s = append(s, *f.Evidence.Service)
@@ -630,7 +632,7 @@ func TestVerdict(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	r := report()
-	if r.Verdict != core.VerdictNotCompliant || r.Compliant || unheld(r) != "ads" ||
+	if r.Verdict != scan.VerdictNotCompliant || r.Compliant || unheld(r) != "ads" ||
 		!strings.Contains(withRule(r, "enforcement.unheld-service")[0].Detail, "found Ads (marketing) on https://shop.example/, https://shop.example/b") {
 		t.Fatalf("after a scan that found ads unheld: %s %q %+v", r.Verdict, unheld(r), r.Findings)
 	}
@@ -649,16 +651,16 @@ func TestVerdict(t *testing.T) {
 	if _, err := m.Services.ImportService(ctx, orgID, site.ID, "ads", ""); err != nil {
 		t.Fatal(err)
 	}
-	if r := report(); unheld(r) != "" || r.Verdict != core.VerdictUnverified {
+	if r := report(); unheld(r) != "" || r.Verdict != scan.VerdictUnverified {
 		t.Fatalf("ads configured: %s %q", r.Verdict, unheld(r))
 	}
-	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, core.BannerPatch{PrivacyPolicyURL: core.Optional[string]{Set: true, Value: "https://shop.example/privacy"}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, orgID, site.ID, banner.BannerPatch{PrivacyPolicyURL: banner.Optional[string]{Set: true, Value: "https://shop.example/privacy"}}); err != nil {
 		t.Fatal(err)
 	}
 	pass := &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, RejectOnFirstLayer: true, ReopenButton: true,
 		States: []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{page}}, {State: core.StateRejectAll, Pages: []string{page}}}}
 	ver := plant(core.ScanVerify, nil, pass)
-	if r := report(); r.Verdict != core.VerdictCompliant || !r.Compliant || *r.VerificationScanID != ver.ID {
+	if r := report(); r.Verdict != scan.VerdictCompliant || !r.Compliant || *r.VerificationScanID != ver.ID {
 		t.Fatalf("after a passing verification: %s %+v", r.Verdict, r.Findings)
 	}
 	// A verification that sees a tracker before a decision is not compliant.
@@ -666,10 +668,10 @@ func TestVerdict(t *testing.T) {
 	fail.States = []core.VerifiedState{{State: core.StateNoDecision, Pages: []string{page},
 		Cookies: []core.VerifiedStorage{{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example", Page: page, Service: "ads", Category: "marketing"}}}}
 	plant(core.ScanVerify, nil, &fail)
-	if r := report(); r.Verdict != core.VerdictNotCompliant || r.Compliant {
+	if r := report(); r.Verdict != scan.VerdictNotCompliant || r.Compliant {
 		t.Fatalf("after a failing verification: %s", r.Verdict)
 	}
-	if fmt.Sprint(core.Verdicts()) != "[compliant not_compliant unverified]" {
-		t.Fatal(core.Verdicts())
+	if fmt.Sprint(scan.Verdicts()) != "[compliant not_compliant unverified]" {
+		t.Fatal(scan.Verdicts())
 	}
 }

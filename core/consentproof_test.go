@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 func TestPageURL(t *testing.T) {
@@ -16,13 +17,13 @@ func TestPageURL(t *testing.T) {
 		"http://shop.example:8080/a b":                "http://shop.example:8080/a%20b",
 		"https://[::1]:8443/x?y":                      "https://[::1]:8443/x",
 	} {
-		got, err := core.PageURL(in)
+		got, err := consent.PageURL(in)
 		if err != nil || got != want {
 			t.Errorf("PageURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"javascript:alert(1)", "/relative", "https://", "ftp://x.example/", "https://x.example/\x00", "https://x.example/" + string(make([]byte, core.MaxURL))} {
-		if _, err := core.PageURL(in); core.ErrorCode(err) != core.CodeInvalid {
+		if _, err := consent.PageURL(in); core.ErrorCode(err) != core.CodeInvalid {
 			t.Errorf("PageURL(%q): %v, want a validation error", in, err)
 		}
 	}
@@ -38,20 +39,20 @@ func TestUserAgentFamily(t *testing.T) {
 		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36":                                "Chrome mobile",
 		"curl/8.5.0": "other desktop",
 	} {
-		if got := core.UserAgentFamily(ua); got != want {
+		if got := consent.UserAgentFamily(ua); got != want {
 			t.Errorf("UserAgentFamily(%q) = %q, want %q", ua, got, want)
 		}
 	}
 }
 
 func TestConsentCursor(t *testing.T) {
-	r := &core.ConsentRecord{ID: "0193c1d2-0000-7000-8000-000000000001", CreatedAt: time.Date(2026, 3, 1, 10, 0, 0, 123456000, time.UTC)}
-	k, err := core.DecodeConsentCursor(core.EncodeConsentCursor(r))
+	r := &consent.ConsentRecord{ID: "0193c1d2-0000-7000-8000-000000000001", CreatedAt: time.Date(2026, 3, 1, 10, 0, 0, 123456000, time.UTC)}
+	k, err := consent.DecodeConsentCursor(consent.EncodeConsentCursor(r))
 	if err != nil || k.ID != r.ID || !k.CreatedAt.Equal(r.CreatedAt) {
 		t.Fatalf("round trip: %+v %v", k, err)
 	}
-	for _, c := range []string{"", "!!", "bm9wZQ", "MjAyNi0wMy0wMVQxMDowMDowMFp8", string(make([]byte, core.MaxConsentCursor+1))} {
-		if _, err := core.DecodeConsentCursor(c); core.ErrorCode(err) != core.CodeInvalid {
+	for _, c := range []string{"", "!!", "bm9wZQ", "MjAyNi0wMy0wMVQxMDowMDowMFp8", string(make([]byte, consent.MaxConsentCursor+1))} {
+		if _, err := consent.DecodeConsentCursor(c); core.ErrorCode(err) != core.CodeInvalid {
 			t.Errorf("cursor %q: %v", c, err)
 		}
 	}
@@ -60,16 +61,16 @@ func TestConsentCursor(t *testing.T) {
 // TestConsentCanonical pins the canonical form the documentation specifies: a change to it
 // breaks every stored chain, so it must be deliberate.
 func TestConsentCanonical(t *testing.T) {
-	r := &core.ConsentRecord{ID: "id1", SiteID: "site1", CreatedAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("x", 3600)),
+	r := &consent.ConsentRecord{ID: "id1", SiteID: "site1", CreatedAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("x", 3600)),
 		VisitorHash: "vh", IPCountry: "DE", Jurisdiction: "gdpr", Action: "custom",
 		CategoriesConsented: map[string]bool{"statistics": true, "essential": true, "marketing": false},
 		GPCSignal:           true, ConsentVersion: 3, PageURL: "https://x.example/p", UserAgent: "Chrome desktop", SnapshotHash: "sh"}
 	want := "consentd-record-v1\tid1\tsite1\t2026-03-01T09:00:00.000000Z\tvh\tDE\tgdpr\tcustom\tessential=1,marketing=0,statistics=1\ttrue\tfalse\t3\thttps://x.example/p\tChrome desktop\tsh"
-	if got := core.ConsentCanonical(r); got != want {
+	if got := consent.ConsentCanonical(r); got != want {
 		t.Fatalf("canonical form:\n got %q\nwant %q", got, want)
 	}
 	// sha256("000…0\na\nb\n"), computed with Python's hashlib.
-	if h := core.ConsentBatchHash(core.GenesisHash, []string{"a", "b"}); h != "e21f89889f41fefca3f99b3fb5969543c1ef8b2648100b1bc7d822c87cebb822" {
+	if h := consent.ConsentBatchHash(core.GenesisHash, []string{"a", "b"}); h != "e21f89889f41fefca3f99b3fb5969543c1ef8b2648100b1bc7d822c87cebb822" {
 		t.Fatalf("batch hash %s", h)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // TestErrorField: a validation error that names a field carries its path as a value, the
@@ -36,19 +38,19 @@ func TestErrorFieldFromUseCases(t *testing.T) {
 	org, s := mustSite(t, m)
 	str := func(s string) *string { return &s }
 	days := 0
-	rules := func(r ...core.RegionRuleInput) *[]core.RegionRuleInput { return &r }
+	rules := func(r ...banner.RegionRuleInput) *[]banner.RegionRuleInput { return &r }
 	for _, c := range []struct {
-		patch core.BannerPatch
+		patch banner.BannerPatch
 		field string
 	}{
-		{core.BannerPatch{Position: str("sideways")}, "position"},
-		{core.BannerPatch{Colors: map[string]string{"nope": "#fff"}}, "colors.nope"},
-		{core.BannerPatch{TextOverrides: map[string]string{"nope": "x"}}, "textOverrides.nope"},
-		{core.BannerPatch{CookieExpirationDays: &days}, "cookieExpirationDays"},
-		{core.BannerPatch{RegionRules: rules(core.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: core.BehaviorOptIn},
-			core.RegionRuleInput{Regions: []string{"US", "XX"}, DefaultBehavior: core.BehaviorOptOut})}, "regionRules[1].regions[1]"},
-		{core.BannerPatch{RegionRules: rules(core.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: "maybe"})}, "regionRules[0].defaultBehavior"},
-		{core.BannerPatch{RegionRules: rules(core.RegionRuleInput{DefaultBehavior: core.BehaviorOptIn})}, "regionRules[0].regions"},
+		{banner.BannerPatch{Position: str("sideways")}, "position"},
+		{banner.BannerPatch{Colors: map[string]string{"nope": "#fff"}}, "colors.nope"},
+		{banner.BannerPatch{TextOverrides: map[string]string{"nope": "x"}}, "textOverrides.nope"},
+		{banner.BannerPatch{CookieExpirationDays: &days}, "cookieExpirationDays"},
+		{banner.BannerPatch{RegionRules: rules(banner.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: banner.BehaviorOptIn},
+			banner.RegionRuleInput{Regions: []string{"US", "XX"}, DefaultBehavior: banner.BehaviorOptOut})}, "regionRules[1].regions[1]"},
+		{banner.BannerPatch{RegionRules: rules(banner.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: "maybe"})}, "regionRules[0].defaultBehavior"},
+		{banner.BannerPatch{RegionRules: rules(banner.RegionRuleInput{DefaultBehavior: banner.BehaviorOptIn})}, "regionRules[0].regions"},
 	} {
 		_, err := m.Banners.PatchBanner(ctx, org, s.ID, c.patch)
 		var e *core.Error
@@ -60,7 +62,7 @@ func TestErrorFieldFromUseCases(t *testing.T) {
 			t.Errorf("%+v: field %q message %q, want field %q", c.patch, e.Field, e.Message, c.field)
 		}
 	}
-	_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
+	_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
 	if got := core.ErrorField(err); got != "categories.nope" {
 		t.Errorf("unknown category: field %q (%v)", got, err)
 	}

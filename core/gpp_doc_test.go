@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/gpp"
 	"github.com/dustin/go-humanize"
 )
 
@@ -18,14 +18,14 @@ func TestGPPDocLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "`gppString` (optional, at most " + humanize.Comma(core.MaxGPPString) + " characters"
+	want := "`gppString` (optional, at most " + humanize.Comma(gpp.MaxGPPString) + " characters"
 	doc := strings.Join(strings.Fields(string(b)), " ")
 	if !strings.Contains(doc, want) {
 		t.Errorf("docs/gpp.md does not say %q", want)
 	}
 	for _, m := range regexp.MustCompile(`at most ([0-9][0-9,]*) characters`).FindAllStringSubmatch(doc, -1) {
-		if m[1] != humanize.Comma(core.MaxGPPString) {
-			t.Errorf("docs/gpp.md states a limit of %s characters; core.MaxGPPString is %d", m[1], core.MaxGPPString)
+		if m[1] != humanize.Comma(gpp.MaxGPPString) {
+			t.Errorf("docs/gpp.md states a limit of %s characters; core.MaxGPPString is %d", m[1], gpp.MaxGPPString)
 		}
 	}
 }

@@ -9,15 +9,19 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // TestGPPFor: the sections a visitor's __gpp writes follow the visitor's rule: none with GPP off;
 // usnat and the state's own section under a US opt-out rule, the state's applying unless the site
 // is MSPA-covered (National Approach: usnat); tcfeuv2 where the TCF applies; none elsewhere.
 func TestGPPFor(t *testing.T) {
-	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, tcf.TCFDeployment{CMPID: 300, CMPVersion: 2})
 	org, s := mustSite(t, m)
-	gppOf := func(country, region string) *core.GPPConfig {
+	gppOf := func(country, region string) *gpp.GPPConfig {
 		t.Helper()
 		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{Country: country, Region: region})
 		if err != nil {
@@ -25,28 +29,28 @@ func TestGPPFor(t *testing.T) {
 		}
 		return cfg.GPP
 	}
-	rules := []core.RegionRuleInput{
-		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"US"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	rules := []banner.RegionRuleInput{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: banner.BehaviorOptIn},
+		{Regions: []string{"US"}, DefaultBehavior: banner.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: banner.BehaviorNoBanner},
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &rules, TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{RegionRules: &rules, TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
 		t.Fatal(err)
 	}
 	if g := gppOf("US", "US-CA"); g != nil {
 		t.Fatalf("GPP off: %+v, want none", g)
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true, MSPAMode: "opt_out"}}); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gpp.mspaMode") {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true, MSPAMode: "opt_out"}}); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gpp.mspaMode") {
 		t.Fatalf("an unknown MSPA mode: %v, want invalid naming gpp.mspaMode", err)
 	}
-	b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true}})
+	b, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.GPP.MSPAMode != core.MSPAModeOptOut {
+	if b.GPP.MSPAMode != gpp.MSPAModeOptOut {
 		t.Fatalf("default MSPA mode %q, want opt-out", b.GPP.MSPAMode)
 	}
-	ids := func(g *core.GPPConfig) string {
+	ids := func(g *gpp.GPPConfig) string {
 		if g == nil {
 			return "none"
 		}
@@ -74,7 +78,7 @@ func TestGPPFor(t *testing.T) {
 	if g := gppOf("US", "US-CA"); g.CMPID != 300 {
 		t.Errorf("cmpId %d, want the deployment's 300", g.CMPID)
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{GPP: &core.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: core.MSPAModeServiceProvider}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: gpp.MSPAModeServiceProvider}}); err != nil {
 		t.Fatal(err)
 	}
 	g := gppOf("US", "US-CA")
@@ -120,7 +124,7 @@ func fmtInts(v []int) string {
 	return "[" + strings.Join(out, " ") + "]"
 }
 
-func fieldNames(s core.GPPSection) []string {
+func fieldNames(s gpp.GPPSection) []string {
 	var out []string
 	for _, f := range s.Fields {
 		out = append(out, f.Name)
@@ -133,7 +137,7 @@ func gppTable() string {
 	var b strings.Builder
 	b.WriteString("| GPP field | before a choice, or sale and sharing kept | after an opt-out of sale and sharing | consentd's decision behind it |\n|---|---|---|---|\n")
 	name := map[int]string{0: "0 not applicable", 1: "1", 2: "2"}
-	for _, m := range core.GPPFieldTable() {
+	for _, m := range gpp.GPPFieldTable() {
 		before, after := name[m.Before], name[m.OptedOut]
 		if strings.HasSuffix(m.Field, "Notice") {
 			before += " (provided)"
@@ -170,19 +174,19 @@ func TestGPPDocumented(t *testing.T) {
 // TestConsentCanonicalGPP: a record with a GPP string seals it after the v3 fields (present,
 // possibly empty) under consentd-record-v4; one without keeps its line.
 func TestConsentCanonicalGPP(t *testing.T) {
-	r := &core.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
-	v1 := core.ConsentCanonical(r)
+	r := &consent.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
+	v1 := consent.ConsentCanonical(r)
 	r.GPPString = "DBABL~CVQqAAAAAABY.Q"
-	v4 := core.ConsentCanonical(r)
-	if v4 != core.ConsentCanonicalVersionGPP+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\t\t\t0\t\t\tDBABL~CVQqAAAAAABY.Q" {
+	v4 := consent.ConsentCanonical(r)
+	if v4 != consent.ConsentCanonicalVersionGPP+strings.TrimPrefix(v1, consent.ConsentCanonicalVersion)+"\t\t\t0\t\t\tDBABL~CVQqAAAAAABY.Q" {
 		t.Fatalf("v1 %q\nv4 %q", v1, v4)
 	}
 	r.Region, r.RegionRule = "US-CA", "regionRules[1]"
-	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t0\t\t\tDBABL~CVQqAAAAAABY.Q") || strings.Count(got, "\t") != 20 {
+	if got := consent.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t0\t\t\tDBABL~CVQqAAAAAABY.Q") || strings.Count(got, "\t") != 20 {
 		t.Fatalf("v4 with a region: %q", got)
 	}
 	r.TCString, r.GVLVersion = "CQ.IF", 17
-	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t17\tCQ.IF\t\tDBABL~CVQqAAAAAABY.Q") || !strings.HasPrefix(got, core.ConsentCanonicalVersionGPP+"\t") {
+	if got := consent.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CA\tregionRules[1]\t17\tCQ.IF\t\tDBABL~CVQqAAAAAABY.Q") || !strings.HasPrefix(got, consent.ConsentCanonicalVersionGPP+"\t") {
 		t.Fatalf("v4 with TCF fields: %q", got)
 	}
 }
@@ -191,18 +195,18 @@ func TestConsentCanonicalGPP(t *testing.T) {
 // GPP off, with characters outside the alphabet, without a version 1 header, or with a header
 // listing another number of sections than the string has.
 func TestCheckGPPString(t *testing.T) {
-	on := &core.Banner{GPP: core.GPPSettings{Enabled: true}}
+	on := &banner.Banner{GPP: gpp.GPPSettings{Enabled: true}}
 	for _, s := range []string{"", "DBABL~CVQqAAAAAABY.Q", "DBACLY~CVQqAAAAAABY.Q~BUoAAABY.Q", "DBABMA~CPSG_8APSG_8ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA.YAAAAAAAAAAA", "DBABjw~CPSG_8A~1YNN"} {
-		if err := core.CheckGPPString(on, s); err != nil {
+		if err := banner.CheckGPPString(on, s); err != nil {
 			t.Errorf("%q: %v", s, err)
 		}
 	}
 	for _, s := range []string{"DBABL~CVQq AAAA", "CVQqAAAAAABY.Q", "DBABL", "DBABL~A~B", "DBACLY~CVQqAAAAAABY.Q", "DBABL~", "AAAA~B"} {
-		if err := core.CheckGPPString(on, s); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gppString") {
+		if err := banner.CheckGPPString(on, s); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gppString") {
 			t.Errorf("%q: %v, want invalid naming gppString", s, err)
 		}
 	}
-	if err := core.CheckGPPString(&core.Banner{}, "DBABL~CVQqAAAAAABY.Q"); err == nil || !strings.Contains(err.Error(), "not enabled") {
+	if err := banner.CheckGPPString(&banner.Banner{}, "DBABL~CVQqAAAAAABY.Q"); err == nil || !strings.Contains(err.Error(), "not enabled") {
 		t.Errorf("GPP off: %v", err)
 	}
 }

@@ -6,22 +6,23 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/i18n"
 )
 
 func TestTextKeysComeFromTheBuiltInTexts(t *testing.T) {
 	t.Parallel()
 	en, _ := i18n.Texts("en")
-	if len(core.TextKeys()) != len(en) {
-		t.Fatalf("%d text keys, %d English texts", len(core.TextKeys()), len(en))
+	if len(banner.TextKeys()) != len(en) {
+		t.Fatalf("%d text keys, %d English texts", len(banner.TextKeys()), len(en))
 	}
 	for _, k := range []string{"headline", "reopenLabel", "declarationTitle", "storageSession", "privacyPolicyOfLabel"} {
-		if !slices.Contains(core.TextKeys(), k) {
+		if !slices.Contains(banner.TextKeys(), k) {
 			t.Errorf("TextKeys lack %s", k)
 		}
 	}
-	if core.TextKeys()[0] != "headline" || core.TextKeys()[5] != "privacyLabel" {
-		t.Errorf("the contract's keys come first: %v", core.TextKeys()[:6])
+	if banner.TextKeys()[0] != "headline" || banner.TextKeys()[5] != "privacyLabel" {
+		t.Errorf("the contract's keys come first: %v", banner.TextKeys()[:6])
 	}
 }
 
@@ -44,7 +45,7 @@ func TestPublicConfigLanguage(t *testing.T) {
 	if cfg, _ = m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}, "xx", "tlh"); cfg.Lang != "en" {
 		t.Errorf("unknown languages give %q, want en", cfg.Lang)
 	}
-	_, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{
+	_, err = m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{
 		TextOverrides:    map[string]string{"body": "Our body", "reopenLabel": "Cookies"},
 		TextTranslations: map[string]map[string]string{"de": {"headline": "Unser Titel"}, "ja": {"headline": "見出し"}},
 	})
@@ -107,17 +108,17 @@ func TestLanguageKeys(t *testing.T) {
 		"": false, "d": false, "de_DE": false, "German": false, "de-": false, "-de": false, "de DE": false,
 		"de-" + strings.Repeat("a", 9): false, "de" + strings.Repeat("-abcdefgh", 4): false,
 	} {
-		if core.ValidLanguage(lang) != ok {
+		if banner.ValidLanguage(lang) != ok {
 			t.Errorf("ValidLanguage(%q) = %v", lang, !ok)
 		}
-		if err := core.CheckLanguage("textTranslations", lang); (err == nil) != ok || (err != nil && core.ErrorCode(err) != core.CodeInvalid) {
+		if err := banner.CheckLanguage("textTranslations", lang); (err == nil) != ok || (err != nil && core.ErrorCode(err) != core.CodeInvalid) {
 			t.Errorf("CheckLanguage(%q) = %v", lang, err)
 		}
 	}
-	if err := core.CheckPreferredLanguage("lang", "de_DE"); err != nil {
+	if err := banner.CheckPreferredLanguage("lang", "de_DE"); err != nil {
 		t.Errorf("a malformed page language is refused: %v", err)
 	}
-	if err := core.CheckPreferredLanguage("lang", strings.Repeat("a", core.MaxLanguageKey+1)); err == nil {
+	if err := banner.CheckPreferredLanguage("lang", strings.Repeat("a", banner.MaxLanguageKey+1)); err == nil {
 		t.Error("an overlong page language is taken")
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
 )
 
-func policyCats(slugs ...string) []*core.Category {
-	var out []*core.Category
+func policyCats(slugs ...string) []*banner.Category {
+	var out []*banner.Category
 	for i, s := range slugs {
-		out = append(out, &core.Category{Slug: s, IsRequired: s == library.CategoryEssential, SortOrder: i})
+		out = append(out, &banner.Category{Slug: s, IsRequired: s == library.CategoryEssential, SortOrder: i})
 	}
 	return out
 }
@@ -32,38 +33,38 @@ func TestDecidePolicy(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		b    core.Banner
-		cats []*core.Category
+		b    banner.Banner
+		cats []*banner.Category
 		jur  string
 		want want
 	}{
-		{"opt_in gdpr", core.Banner{DefaultBehavior: core.BehaviorOptIn}, std, core.JurisdictionGDPR,
+		{"opt_in gdpr", banner.Banner{DefaultBehavior: banner.BehaviorOptIn}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}}},
-		{"opt_out none", core.Banner{DefaultBehavior: core.BehaviorOptOut}, std, core.JurisdictionNone,
+		{"opt_out none", banner.Banner{DefaultBehavior: banner.BehaviorOptOut}, std, core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: true, dnsWithout: []string{}}},
-		{"no_banner gdpr", core.Banner{DefaultBehavior: core.BehaviorNoBanner}, std, core.JurisdictionGDPR,
+		{"no_banner gdpr", banner.Banner{DefaultBehavior: banner.BehaviorNoBanner}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": true, "marketing": true}, ask: false, dnsWithout: []string{}}},
-		{"opt_in ccpa", core.Banner{DefaultBehavior: core.BehaviorOptIn}, std, core.JurisdictionCCPA,
+		{"opt_in ccpa", banner.Banner{DefaultBehavior: banner.BehaviorOptIn}, std, core.JurisdictionCCPA,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true,
 				gpcOff: []string{"marketing"}, dnsWithout: []string{"marketing"}}},
-		{"ccpa without marketing", core.Banner{DefaultBehavior: core.BehaviorOptOut}, policyCats("essential", "statistics"), core.JurisdictionCCPA,
+		{"ccpa without marketing", banner.Banner{DefaultBehavior: banner.BehaviorOptOut}, policyCats("essential", "statistics"), core.JurisdictionCCPA,
 			want{initial: map[string]bool{"essential": true, "statistics": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
-		{"ccpa with marketing required", core.Banner{DefaultBehavior: core.BehaviorOptIn},
-			[]*core.Category{{Slug: "marketing", IsRequired: true}}, core.JurisdictionCCPA,
+		{"ccpa with marketing required", banner.Banner{DefaultBehavior: banner.BehaviorOptIn},
+			[]*banner.Category{{Slug: "marketing", IsRequired: true}}, core.JurisdictionCCPA,
 			want{initial: map[string]bool{"marketing": true}, ask: true, gpcOff: []string{}, dnsWithout: []string{"marketing"}}},
-		{"gcmExcludeVendor", core.Banner{DefaultBehavior: core.BehaviorOptIn, GCMExcludeVendor: true}, std, core.JurisdictionGDPR,
+		{"gcmExcludeVendor", banner.Banner{DefaultBehavior: banner.BehaviorOptIn, GCMExcludeVendor: true}, std, core.JurisdictionGDPR,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{}, unheld: true}},
-		{"storefront with functional", core.Banner{DefaultBehavior: core.BehaviorOptIn, StorefrontIntegration: true},
+		{"storefront with functional", banner.Banner{DefaultBehavior: banner.BehaviorOptIn, StorefrontIntegration: true},
 			policyCats("essential", "functional", "statistics", "marketing"), core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "functional": false, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
 				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {"functional"}, "sale_of_data": {"marketing"}}}},
-		{"storefront without preferences", core.Banner{DefaultBehavior: core.BehaviorOptIn, StorefrontIntegration: true}, std, core.JurisdictionNone,
+		{"storefront without preferences", banner.Banner{DefaultBehavior: banner.BehaviorOptIn, StorefrontIntegration: true}, std, core.JurisdictionNone,
 			want{initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, ask: true, dnsWithout: []string{},
 				storefront: map[string][]string{"analytics": {"statistics"}, "marketing": {"marketing"}, "preferences": {}, "sale_of_data": {"marketing"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := core.DecidePolicy(&c.b, c.cats, core.VisitorRule{Jurisdiction: c.jur})
+			p := banner.DecidePolicy(&c.b, c.cats, banner.VisitorRule{Jurisdiction: c.jur})
 			initial := map[string]bool{}
 			for slug, cp := range p.Categories {
 				initial[slug] = cp.Initial
@@ -95,7 +96,7 @@ func TestDecidePolicy(t *testing.T) {
 			if !reflect.DeepEqual(map[string][]string(p.Storefront), c.want.storefront) {
 				t.Errorf("storefront %v, want %v", p.Storefront, c.want.storefront)
 			}
-			if !reflect.DeepEqual(p.Vendors, core.VendorConsents()) {
+			if !reflect.DeepEqual(p.Vendors, banner.VendorConsents()) {
 				t.Errorf("vendors %+v", p.Vendors)
 			}
 			// The JSON has no nulls.
@@ -118,13 +119,13 @@ func TestDecidePolicy(t *testing.T) {
 func TestPolicyApply(t *testing.T) {
 	t.Parallel()
 	std := policyCats("essential", "statistics", "marketing")
-	b := &core.Banner{DefaultBehavior: core.BehaviorOptIn}
-	ccpa := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionCCPA})
-	gdpr := core.DecidePolicy(b, std, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
+	b := &banner.Banner{DefaultBehavior: banner.BehaviorOptIn}
+	ccpa := banner.DecidePolicy(b, std, banner.VisitorRule{Jurisdiction: core.JurisdictionCCPA})
+	gdpr := banner.DecidePolicy(b, std, banner.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
 	all := map[string]bool{"essential": false, "statistics": true, "marketing": true}
 	cases := []struct {
 		name      string
-		p         *core.Policy
+		p         *banner.Policy
 		chosen    map[string]bool
 		gpc       bool
 		want      map[string]bool
@@ -152,11 +153,11 @@ func TestPolicyApply(t *testing.T) {
 	if !reflect.DeepEqual(grants, want) {
 		t.Errorf("consent mode grants %v, want %v", grants, want)
 	}
-	ps := core.DecidePolicies(b, std)
+	ps := banner.DecidePolicies(b, std)
 	if !ps.GPCMayTurnOff("marketing") || ps.GPCMayTurnOff("statistics") {
 		t.Error("GPCMayTurnOff: only marketing")
 	}
-	if ps.For(core.VisitorRule{Jurisdiction: "mars"}) != ps[core.JurisdictionNone] {
+	if ps.For(banner.VisitorRule{Jurisdiction: "mars"}) != ps[core.JurisdictionNone] {
 		t.Error("an unknown jurisdiction gets the policy of none")
 	}
 }
@@ -166,13 +167,13 @@ func TestPolicyApply(t *testing.T) {
 func TestPublicConfigWithBanner(t *testing.T) {
 	t.Parallel()
 	cats := policyCats("essential", "statistics", "marketing")
-	stored := &core.Banner{DefaultBehavior: core.BehaviorOptIn}
-	cfg := &core.PublicConfig{Jurisdiction: core.JurisdictionCCPA, Banner: stored,
-		Policy: core.DecidePolicy(stored, cats, core.VisitorRule{Jurisdiction: core.JurisdictionCCPA})}
+	stored := &banner.Banner{DefaultBehavior: banner.BehaviorOptIn}
+	cfg := &banner.PublicConfig{Jurisdiction: core.JurisdictionCCPA, Banner: stored,
+		Policy: banner.DecidePolicy(stored, cats, banner.VisitorRule{Jurisdiction: core.JurisdictionCCPA})}
 	for _, c := range cats {
-		cfg.Categories = append(cfg.Categories, core.PublicCategory{Category: c})
+		cfg.Categories = append(cfg.Categories, banner.PublicCategory{Category: c})
 	}
-	draft := cfg.WithBanner(&core.Banner{DefaultBehavior: core.BehaviorNoBanner})
+	draft := cfg.WithBanner(&banner.Banner{DefaultBehavior: banner.BehaviorNoBanner})
 	if draft.Policy.Ask || !draft.Policy.Categories["marketing"].Initial || !draft.Policy.GPC.Honored {
 		t.Errorf("draft policy %+v", draft.Policy)
 	}
@@ -192,15 +193,15 @@ func TestVendorConsents(t *testing.T) {
 		set               map[string]bool
 	}
 	want := map[string]call{
-		core.VendorGoogleConsentMode: {"gtag", "function", "dataLayer", []string{"consent", "default"}, []string{"consent", "update"},
+		banner.VendorGoogleConsentMode: {"gtag", "function", "dataLayer", []string{"consent", "default"}, []string{"consent", "update"},
 			map[string]bool{"ad_storage": false, "ad_user_data": false, "ad_personalization": false, "analytics_storage": true,
 				"functionality_storage": true, "security_storage": true}, map[string]bool{"ads_data_redaction": false}},
-		core.VendorMicrosoftUET: {"uetq", "queue", "", []string{"consent", "default"}, []string{"consent", "update"},
+		banner.VendorMicrosoftUET: {"uetq", "queue", "", []string{"consent", "default"}, []string{"consent", "update"},
 			map[string]bool{"ad_storage": false}, map[string]bool{}},
-		core.VendorMicrosoftClarity: {"clarity", "function", "", []string{"consentv2"}, []string{"consentv2"},
+		banner.VendorMicrosoftClarity: {"clarity", "function", "", []string{"consentv2"}, []string{"consentv2"},
 			map[string]bool{"ad_Storage": false, "analytics_Storage": true}, map[string]bool{}},
 	}
-	vs := core.VendorConsents()
+	vs := banner.VendorConsents()
 	if len(vs) != len(want) {
 		t.Fatalf("%d vendors, want %d", len(vs), len(want))
 	}

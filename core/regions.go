@@ -75,7 +75,7 @@ type regionGroupIn struct {
 var regionsJSON []byte
 
 // laws is regions.json, read once.
-var laws = loadRegions()
+var Laws = loadRegions()
 
 type lawTable struct {
 	countries    map[string]bool
@@ -83,7 +83,7 @@ type lawTable struct {
 	subNames     map[string]string
 	groups       []RegionGroup
 	// members maps a group's code to its countries and subdivisions.
-	members map[string]map[string]bool
+	Members map[string]map[string]bool
 	gdpr    map[string]bool
 	usState map[string]USStateLaw
 	states  []USStateLaw
@@ -94,7 +94,7 @@ func loadRegions() *lawTable {
 	if err := json.Unmarshal(regionsJSON, &d); err != nil {
 		panic("core: regions.json: " + err.Error())
 	}
-	t := &lawTable{countries: map[string]bool{}, subdivisions: map[string]bool{}, members: map[string]map[string]bool{},
+	t := &lawTable{countries: map[string]bool{}, subdivisions: map[string]bool{}, Members: map[string]map[string]bool{},
 		gdpr: map[string]bool{}, usState: map[string]USStateLaw{}, states: d.USStates, subNames: d.SubdivisionNames}
 	for _, c := range d.Countries {
 		t.countries[c] = true
@@ -126,11 +126,11 @@ func loadRegions() *lawTable {
 			}
 			m[r] = true
 		}
-		t.members[code] = m
+		t.Members[code] = m
 		t.groups = append(t.groups, RegionGroup{Code: code, Name: g.Name, Regions: g.Regions, Source: g.Source})
 	}
 	for _, r := range d.GDPR.Regions {
-		if m, ok := t.members[r]; ok {
+		if m, ok := t.Members[r]; ok {
 			for c := range m {
 				t.gdpr[c] = true
 			}
@@ -143,8 +143,8 @@ func loadRegions() *lawTable {
 
 // RegionGroups returns the named groups of regions, by code.
 func RegionGroups() []RegionGroup {
-	out := make([]RegionGroup, len(laws.groups))
-	for i, g := range laws.groups {
+	out := make([]RegionGroup, len(Laws.groups))
+	for i, g := range Laws.groups {
 		g.Regions = slices.Clone(g.Regions)
 		out[i] = g
 	}
@@ -153,7 +153,7 @@ func RegionGroups() []RegionGroup {
 
 // USStateLaws returns the US states with a comprehensive consumer privacy law, with their laws.
 func USStateLaws() []USStateLaw {
-	out := slices.Clone(laws.states)
+	out := slices.Clone(Laws.states)
 	for i := range out {
 		out[i].Sources = slices.Clone(out[i].Sources)
 	}
@@ -162,24 +162,24 @@ func USStateLaws() []USStateLaw {
 
 // USStateLawOf returns the comprehensive privacy law of a US state (ISO 3166-2, "US-CO").
 func USStateLawOf(region string) (USStateLaw, bool) {
-	l, ok := laws.usState[region]
+	l, ok := Laws.usState[region]
 	return l, ok
 }
 
 // IsCountry reports whether code is an ISO 3166-1 alpha-2 country code (upper case).
-func IsCountry(code string) bool { return laws.countries[code] }
+func IsCountry(code string) bool { return Laws.countries[code] }
 
 // Countries returns the ISO 3166-1 alpha-2 codes a regional rule and a Location may name,
 // sorted.
-func Countries() []string { return sortedKeys(laws.countries) }
+func Countries() []string { return sortedKeys(Laws.countries) }
 
 // Subdivisions returns the ISO 3166-2 subdivisions a regional rule may name ("US-CA",
 // "CA-QC"), sorted.
-func Subdivisions() []string { return sortedKeys(laws.subdivisions) }
+func Subdivisions() []string { return sortedKeys(Laws.subdivisions) }
 
 // SubdivisionName returns the English name of a subdivision of Subdivisions ("US-CA":
 // "California"), "" for any other code.
-func SubdivisionName(code string) string { return laws.subNames[code] }
+func SubdivisionName(code string) string { return Laws.subNames[code] }
 
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
@@ -193,8 +193,8 @@ func sortedKeys(m map[string]bool) []string {
 // GDPRCountries returns the countries whose regime is the jurisdiction gdpr (InGDPRRegion),
 // sorted.
 func GDPRCountries() []string {
-	out := make([]string, 0, len(laws.gdpr))
-	for c := range laws.gdpr {
+	out := make([]string, 0, len(Laws.gdpr))
+	for c := range Laws.gdpr {
 		out = append(out, c)
 	}
 	slices.Sort(out)
@@ -203,14 +203,14 @@ func GDPRCountries() []string {
 
 // InGDPRRegion reports whether a country's regime is the jurisdiction gdpr: an opt-in regime
 // in the EU, the EEA, the United Kingdom or Switzerland.
-func InGDPRRegion(country string) bool { return laws.gdpr[country] }
+func InGDPRRegion(country string) bool { return Laws.gdpr[country] }
 
 // CheckRegionCode returns a validation error naming field unless code is a code a regional
 // rule may name: a country, a known subdivision (at least every US state and territory and
 // Canadian province and territory), a named group, RegionAny or RegionUnknown.
 func CheckRegionCode(field, code string) error {
 	switch {
-	case code == RegionAny || code == RegionUnknown, laws.countries[code], laws.subdivisions[code], laws.members[code] != nil:
+	case code == RegionAny || code == RegionUnknown, Laws.countries[code], Laws.subdivisions[code], Laws.Members[code] != nil:
 		return nil
 	}
 	return FieldErrorf(field, "unknown region code %q (expected an ISO 3166-1 alpha-2 country such as FR, a US or Canadian subdivision such as US-CA, a group %v, %q or %q)", code, groupCodes(), RegionAny, RegionUnknown)
@@ -220,13 +220,13 @@ func CheckRegionCode(field, code string) error {
 // them as the enum of a regional rule's regions.
 func RegionCodes() []string {
 	out := []string{RegionAny, RegionUnknown}
-	for c := range laws.countries {
+	for c := range Laws.countries {
 		out = append(out, c)
 	}
-	for c := range laws.subdivisions {
+	for c := range Laws.subdivisions {
 		out = append(out, c)
 	}
-	for c := range laws.members {
+	for c := range Laws.Members {
 		out = append(out, c)
 	}
 	slices.Sort(out)
@@ -234,12 +234,12 @@ func RegionCodes() []string {
 }
 
 func groupCodes() []string {
-	out := make([]string, len(laws.groups))
-	for i, g := range laws.groups {
+	out := make([]string, len(Laws.groups))
+	for i, g := range Laws.groups {
 		out[i] = g.Code
 	}
 	return out
 }
 
 // knownLocation reports whether loc names a country of ISO 3166-1.
-func knownLocation(loc Location) bool { return laws.countries[loc.Country] }
+func KnownLocation(loc Location) bool { return Laws.countries[loc.Country] }

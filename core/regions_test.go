@@ -10,7 +10,12 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	bannerpkg "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/i18n"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/library"
 )
 
@@ -148,11 +153,11 @@ func TestRegionCodeLists(t *testing.T) {
 }
 
 // issueRules are the rules of #26's browser test.
-func issueRules() []core.RegionRule {
-	return []core.RegionRule{
-		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn, RejectOnFirstLayer: true},
-		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+func issueRules() []bannerpkg.RegionRule {
+	return []bannerpkg.RegionRule{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: bannerpkg.BehaviorOptIn, RejectOnFirstLayer: true},
+		{Regions: []string{"US-CA"}, DefaultBehavior: bannerpkg.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner},
 	}
 }
 
@@ -161,19 +166,19 @@ func issueRules() []core.RegionRule {
 func TestVisitorRule(t *testing.T) {
 	t.Parallel()
 	loc := func(c, r string) core.Location { return core.Location{Country: c, Region: r} }
-	issue := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: issueRules()}
-	specific := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
-		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"US"}, DefaultBehavior: core.BehaviorNoBanner},
-		{Regions: []string{"US-TX", "CA-QC"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"unknown"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"EEA"}, DefaultBehavior: core.BehaviorOptOut},
+	issue := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: issueRules()}
+	specific := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: []bannerpkg.RegionRule{
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
+		{Regions: []string{"US"}, DefaultBehavior: bannerpkg.BehaviorNoBanner},
+		{Regions: []string{"US-TX", "CA-QC"}, DefaultBehavior: bannerpkg.BehaviorOptIn},
+		{Regions: []string{"unknown"}, DefaultBehavior: bannerpkg.BehaviorOptIn},
+		{Regions: []string{"EEA"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
 	}}
-	none := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{}}
+	none := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: []bannerpkg.RegionRule{}}
 	cases := []struct {
 		name       string
-		b          *core.Banner
+		b          *bannerpkg.Banner
 		loc        core.Location
 		rule, juri string
 	}{
@@ -204,8 +209,8 @@ func TestVisitorRule(t *testing.T) {
 		}
 	}
 	// The first of two rules at the same level applies.
-	twice := &core.Banner{RegionRules: []core.RegionRule{
-		{Regions: []string{"FR"}, DefaultBehavior: core.BehaviorNoBanner}, {Regions: []string{"FR"}, DefaultBehavior: core.BehaviorOptIn}}}
+	twice := &bannerpkg.Banner{RegionRules: []bannerpkg.RegionRule{
+		{Regions: []string{"FR"}, DefaultBehavior: bannerpkg.BehaviorNoBanner}, {Regions: []string{"FR"}, DefaultBehavior: bannerpkg.BehaviorOptIn}}}
 	if got := twice.VisitorRule(loc("FR", "")); got.Ref() != "regionRules[0]" || got.Rule != &twice.RegionRules[0] || got.Jurisdiction != "gdpr" {
 		t.Errorf("two rules naming France: %+v", got)
 	}
@@ -216,11 +221,11 @@ func TestVisitorRule(t *testing.T) {
 func TestDecidePolicyRegionRules(t *testing.T) {
 	t.Parallel()
 	std := policyCats(library.CategoryEssential, library.CategoryStatistics, library.CategoryMarketing)
-	b := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: issueRules()}
-	ps := core.DecidePolicies(b, std)
-	at := func(c, r string) *core.Policy {
+	b := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: issueRules()}
+	ps := bannerpkg.DecidePolicies(b, std)
+	at := func(c, r string) *bannerpkg.Policy {
 		vr := b.VisitorRule(core.Location{Country: c, Region: r})
-		p := core.DecidePolicy(b, std, vr)
+		p := bannerpkg.DecidePolicy(b, std, vr)
 		if cached := ps.For(vr); !equalJSON(t, p, cached) {
 			t.Errorf("%s %s: the cached policy differs from the decided one", c, r)
 		}
@@ -247,13 +252,13 @@ func TestDecidePolicyRegionRules(t *testing.T) {
 		t.Errorf("unknown location (banner default opt_in): %+v", unknown)
 	}
 	// A US opt-out rule without GPC honoured: the rule says so, not the jurisdiction.
-	noGPC := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{{Regions: []string{"US"}, DefaultBehavior: core.BehaviorOptOut}}}
+	noGPC := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: []bannerpkg.RegionRule{{Regions: []string{"US"}, DefaultBehavior: bannerpkg.BehaviorOptOut}}}
 	vr := noGPC.VisitorRule(core.Location{Country: "US", Region: "US-CO"})
-	if p := core.DecidePolicy(noGPC, std, vr); vr.Jurisdiction != "ccpa" || p.GPC.Honored || len(p.GPC.Off) != 0 || p.DoNotSellLink {
+	if p := bannerpkg.DecidePolicy(noGPC, std, vr); vr.Jurisdiction != "ccpa" || p.GPC.Honored || len(p.GPC.Off) != 0 || p.DoNotSellLink {
 		t.Errorf("US opt-out without GPC: %+v %+v", vr, p)
 	}
 	// Without a matching rule, the first layer shows reject.
-	if p := core.DecidePolicy(noGPC, std, noGPC.VisitorRule(core.Location{Country: "FR"})); !p.RejectOnFirstLayer {
+	if p := bannerpkg.DecidePolicy(noGPC, std, noGPC.VisitorRule(core.Location{Country: "FR"})); !p.RejectOnFirstLayer {
 		t.Errorf("no rule: %+v", p)
 	}
 }
@@ -263,17 +268,17 @@ func TestRegionPresets(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	presets := core.RegionPresets()
+	presets := bannerpkg.RegionPresets()
 	if len(presets) != 2 {
 		t.Fatalf("%d presets, want 2", len(presets))
 	}
 	for _, p := range presets {
-		in := make([]core.RegionRuleInput, len(p.RegionRules))
+		in := make([]bannerpkg.RegionRuleInput, len(p.RegionRules))
 		for i, r := range p.RegionRules {
-			in[i] = core.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
+			in[i] = bannerpkg.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
 				HonorGPC: ptr(r.HonorGPC), DoNotSellLink: ptr(r.DoNotSellLink), RejectOnFirstLayer: ptr(r.RejectOnFirstLayer)}
 		}
-		b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in})
+		b, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: &in})
 		if err != nil {
 			t.Fatalf("%s: %v", p.ID, err)
 		}
@@ -282,16 +287,16 @@ func TestRegionPresets(t *testing.T) {
 		}
 	}
 	want := map[string]map[core.Location]string{
-		core.PresetGDPRUSLaws: {
+		bannerpkg.PresetGDPRUSLaws: {
 			{Country: "FR"}: "gdpr/opt_in", {Country: "CH"}: "gdpr/opt_in", {Country: "US", Region: "US-CO"}: "ccpa/opt_out",
 			{Country: "US"}: "ccpa/opt_out", {Country: "JP"}: "none/no_banner", {}: "none/opt_in",
 		},
-		core.PresetOptInEverywhere: {
+		bannerpkg.PresetOptInEverywhere: {
 			{Country: "FR"}: "gdpr/opt_in", {Country: "US", Region: "US-CA"}: "ccpa/opt_in", {Country: "JP"}: "none/opt_in", {}: "none/opt_in",
 		},
 	}
 	for _, p := range presets {
-		b := &core.Banner{DefaultBehavior: core.BehaviorNoBanner, RegionRules: p.RegionRules}
+		b := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorNoBanner, RegionRules: p.RegionRules}
 		for loc, w := range want[p.ID] {
 			vr := b.VisitorRule(loc)
 			behavior := b.DefaultBehavior
@@ -314,48 +319,48 @@ func TestPatchBannerRegionRules(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	rules := func(rs ...core.RegionRuleInput) *[]core.RegionRuleInput { return &rs }
-	ok := core.RegionRuleInput{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn}
-	many := make([]string, core.MaxRuleRegions+1)
+	rules := func(rs ...bannerpkg.RegionRuleInput) *[]bannerpkg.RegionRuleInput { return &rs }
+	ok := bannerpkg.RegionRuleInput{Regions: []string{"EU"}, DefaultBehavior: bannerpkg.BehaviorOptIn}
+	many := make([]string, bannerpkg.MaxRuleRegions+1)
 	for i := range many {
 		many[i] = "FR"
 	}
-	tooMany := make([]core.RegionRuleInput, core.MaxRegionRules+1)
+	tooMany := make([]bannerpkg.RegionRuleInput, bannerpkg.MaxRegionRules+1)
 	for i := range tooMany {
 		tooMany[i] = ok
 	}
-	for want, p := range map[string]*[]core.RegionRuleInput{
-		`regionRules[1].regions[0]: unknown region code "XX"`:    rules(ok, core.RegionRuleInput{Regions: []string{"XX"}, DefaultBehavior: core.BehaviorOptIn}),
-		`regionRules[0].regions[1]: unknown region code "US-ZZ"`: rules(core.RegionRuleInput{Regions: []string{"US", "US-ZZ"}, DefaultBehavior: core.BehaviorOptIn}),
-		`regionRules[0].regions: must list 1 to`:                 rules(core.RegionRuleInput{Regions: []string{}, DefaultBehavior: core.BehaviorOptIn}),
-		`regionRules[1].regions: must list 1 to`:                 rules(ok, core.RegionRuleInput{Regions: many, DefaultBehavior: core.BehaviorOptIn}),
-		`regionRules[0].defaultBehavior: must be one of`:         rules(core.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: "gdpr"}),
+	for want, p := range map[string]*[]bannerpkg.RegionRuleInput{
+		`regionRules[1].regions[0]: unknown region code "XX"`:    rules(ok, bannerpkg.RegionRuleInput{Regions: []string{"XX"}, DefaultBehavior: bannerpkg.BehaviorOptIn}),
+		`regionRules[0].regions[1]: unknown region code "US-ZZ"`: rules(bannerpkg.RegionRuleInput{Regions: []string{"US", "US-ZZ"}, DefaultBehavior: bannerpkg.BehaviorOptIn}),
+		`regionRules[0].regions: must list 1 to`:                 rules(bannerpkg.RegionRuleInput{Regions: []string{}, DefaultBehavior: bannerpkg.BehaviorOptIn}),
+		`regionRules[1].regions: must list 1 to`:                 rules(ok, bannerpkg.RegionRuleInput{Regions: many, DefaultBehavior: bannerpkg.BehaviorOptIn}),
+		`regionRules[0].defaultBehavior: must be one of`:         rules(bannerpkg.RegionRuleInput{Regions: []string{"FR"}, DefaultBehavior: "gdpr"}),
 		`regionRules: must have at most`:                         &tooMany,
 	} {
-		_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: p})
+		_, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: p})
 		if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), ": "+want) {
 			t.Errorf("want %q, got %v", want, err)
 		}
 	}
-	b, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: rules(
-		core.RegionRuleInput{Regions: []string{" US-CA ", "US-CA", "US-CO"}, DefaultBehavior: core.BehaviorOptOut},
-		core.RegionRuleInput{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner, HonorGPC: ptr(false), RejectOnFirstLayer: ptr(false)},
+	b, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: rules(
+		bannerpkg.RegionRuleInput{Regions: []string{" US-CA ", "US-CA", "US-CO"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
+		bannerpkg.RegionRuleInput{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner, HonorGPC: ptr(false), RejectOnFirstLayer: ptr(false)},
 	)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []core.RegionRule{
-		{Regions: []string{"US-CA", "US-CO"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	want := []bannerpkg.RegionRule{
+		{Regions: []string{"US-CA", "US-CO"}, DefaultBehavior: bannerpkg.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner},
 	}
 	if !equalJSON(t, b.RegionRules, want) {
 		t.Errorf("stored %+v, want %+v", b.RegionRules, want)
 	}
 	// A patch without regionRules keeps them; an empty list clears them.
-	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")}); err != nil || len(b.RegionRules) != 2 {
+	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{Template: ptr("modal")}); err != nil || len(b.RegionRules) != 2 {
 		t.Fatalf("untouched: %v %+v", err, b.RegionRules)
 	}
-	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: rules()}); err != nil || b.RegionRules == nil || len(b.RegionRules) != 0 {
+	if b, err = m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: rules()}); err != nil || b.RegionRules == nil || len(b.RegionRules) != 0 {
 		t.Fatalf("cleared: %v %+v", err, b.RegionRules)
 	}
 }
@@ -366,12 +371,12 @@ func TestRecordConsentRegion(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	in := []core.RegionRuleInput{
-		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	in := []bannerpkg.RegionRuleInput{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: bannerpkg.BehaviorOptIn},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner},
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: &in}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -392,7 +397,7 @@ func TestRecordConsentRegion(t *testing.T) {
 		if cfg.Rule != c.rule || cfg.Region != c.region || cfg.Jurisdiction != c.juri {
 			t.Errorf("%s %s: config rule %q region %q jurisdiction %q", c.country, c.region, cfg.Rule, cfg.Region, cfg.Jurisdiction)
 		}
-		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true},
+		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true},
 			ConsentVersion: 1, Country: c.country, Region: strings.TrimPrefix(c.region, c.country+"-"), GPC: c.gpc})
 		if err != nil {
 			t.Fatal(err)
@@ -400,9 +405,9 @@ func TestRecordConsentRegion(t *testing.T) {
 		if r.Region != c.region || r.RegionRule != c.rule || r.Jurisdiction != c.juri || r.DoNotSell != c.dns || r.CategoriesConsented["marketing"] == c.dns {
 			t.Errorf("%s %s: record %+v", c.country, c.region, r)
 		}
-		if r.RecordHash != core.ConsentRecordHash(r) || !strings.HasPrefix(core.ConsentCanonical(r), core.ConsentCanonicalVersionRegion+"\t") ||
-			!strings.HasSuffix(core.ConsentCanonical(r), "\t"+c.region+"\t"+c.rule) {
-			t.Errorf("%s %s: the region and rule are not sealed: %q", c.country, c.region, core.ConsentCanonical(r))
+		if r.RecordHash != consent.ConsentRecordHash(r) || !strings.HasPrefix(consent.ConsentCanonical(r), consent.ConsentCanonicalVersionRegion+"\t") ||
+			!strings.HasSuffix(consent.ConsentCanonical(r), "\t"+c.region+"\t"+c.rule) {
+			t.Errorf("%s %s: the region and rule are not sealed: %q", c.country, c.region, consent.ConsentCanonical(r))
 		}
 		snap, err := m.ConsentLog.ConsentSnapshot(ctx, org, s.ID, r.SnapshotHash)
 		if err != nil {
@@ -432,24 +437,24 @@ func equalJSON(t *testing.T, a, b any) bool {
 // verify as they did); one with either is sealed with both, and emptying them breaks its hash.
 func TestConsentCanonicalRegion(t *testing.T) {
 	t.Parallel()
-	r := &core.ConsentRecord{ID: "id1", SiteID: "site1", CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), VisitorHash: "vh",
+	r := &consent.ConsentRecord{ID: "id1", SiteID: "site1", CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), VisitorHash: "vh",
 		IPCountry: "US", Jurisdiction: "ccpa", Action: "custom", CategoriesConsented: map[string]bool{"marketing": false}, ConsentVersion: 1}
-	v1 := core.ConsentCanonical(r)
-	if !strings.HasPrefix(v1, core.ConsentCanonicalVersion+"\t") || strings.Count(v1, "\t") != 14 {
+	v1 := consent.ConsentCanonical(r)
+	if !strings.HasPrefix(v1, consent.ConsentCanonicalVersion+"\t") || strings.Count(v1, "\t") != 14 {
 		t.Fatalf("v1 line: %q", v1)
 	}
 	r.Region, r.RegionRule = "US-CO", "regionRules[1]"
-	v2 := core.ConsentCanonical(r)
-	if v2 != core.ConsentCanonicalVersionRegion+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\tUS-CO\tregionRules[1]" {
+	v2 := consent.ConsentCanonical(r)
+	if v2 != consent.ConsentCanonicalVersionRegion+strings.TrimPrefix(v1, consent.ConsentCanonicalVersion)+"\tUS-CO\tregionRules[1]" {
 		t.Fatalf("v2 line: %q", v2)
 	}
-	sealed := core.ConsentRecordHash(r)
+	sealed := consent.ConsentRecordHash(r)
 	r.RegionRule = "regionRules[0]"
-	if core.ConsentRecordHash(r) == sealed {
+	if consent.ConsentRecordHash(r) == sealed {
 		t.Error("changing the rule keeps the hash")
 	}
 	r.Region, r.RegionRule = "", ""
-	if core.ConsentRecordHash(r) == sealed {
+	if consent.ConsentRecordHash(r) == sealed {
 		t.Error("emptying the region and rule keeps the hash")
 	}
 }
@@ -460,12 +465,12 @@ func TestConsentCanonicalRegion(t *testing.T) {
 func TestComplianceRegionRules(t *testing.T) {
 	t.Parallel()
 	lib := complianceCatalog(t)
-	report := func(rules []core.RegionRule) *core.ComplianceReport {
+	report := func(rules []bannerpkg.RegionRule) *scan.ComplianceReport {
 		in := cleanInput()
 		in.Banner.RegionRules = rules
-		return core.EvaluateCompliance(in, nil, "", lib, reportTime)
+		return scan.EvaluateCompliance(in, nil, "", lib, reportTime)
 	}
-	for _, rules := range [][]core.RegionRule{nil, core.RegionPresets()[0].RegionRules, core.RegionPresets()[1].RegionRules} {
+	for _, rules := range [][]bannerpkg.RegionRule{nil, bannerpkg.RegionPresets()[0].RegionRules, bannerpkg.RegionPresets()[1].RegionRules} {
 		r := report(rules)
 		for _, id := range []string{"consent.region-europe-opt-in", "consent.region-us-gpc", "consent.region-unknown", "consent.opt-out-eu"} {
 			if f := withRule(r, id); len(f) != 0 {
@@ -473,42 +478,42 @@ func TestComplianceRegionRules(t *testing.T) {
 			}
 		}
 	}
-	r := report([]core.RegionRule{
-		{Regions: []string{"EU"}, DefaultBehavior: core.BehaviorOptIn, RejectOnFirstLayer: true},
-		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true},
-		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner, HonorGPC: true},
+	r := report([]bannerpkg.RegionRule{
+		{Regions: []string{"EU"}, DefaultBehavior: bannerpkg.BehaviorOptIn, RejectOnFirstLayer: true},
+		{Regions: []string{"US-CA"}, DefaultBehavior: bannerpkg.BehaviorOptOut, HonorGPC: true},
+		{Regions: []string{"US-STATE-LAWS"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorNoBanner, HonorGPC: true},
 	})
 	// Europe outside the EU falls to *, no_banner.
 	eu := withRule(r, "consent.region-europe-opt-in")
-	if len(eu) != 1 || eu[0].Severity != core.SeverityError || *eu[0].Evidence.Field != "banner.regionRules[3].defaultBehavior" ||
+	if len(eu) != 1 || eu[0].Severity != scan.SeverityError || *eu[0].Evidence.Field != "banner.regionRules[3].defaultBehavior" ||
 		!strings.Contains(eu[0].Detail, "CH, GB, IS, LI, NO") || strings.Contains(eu[0].Detail, "FR") {
 		t.Errorf("Europe outside the EU under no_banner: %+v", eu)
 	}
 	us := withRule(r, "consent.region-us-gpc")
-	if len(us) != 1 || us[0].Severity != core.SeverityError || *us[0].Evidence.Field != "banner.regionRules[2].honorGpc" ||
+	if len(us) != 1 || us[0].Severity != scan.SeverityError || *us[0].Evidence.Field != "banner.regionRules[2].honorGpc" ||
 		!strings.Contains(us[0].Detail, "US-CO") || !strings.Contains(us[0].Detail, "Colorado Privacy Act") ||
 		strings.Contains(us[0].Detail, "US-CA") || strings.Contains(us[0].Detail, "US-VA") {
 		t.Errorf("US states requiring GPC under a rule without it: %+v", us)
 	}
-	if u := withRule(r, "consent.region-unknown"); len(u) != 1 || u[0].Severity != core.SeverityWarning {
+	if u := withRule(r, "consent.region-unknown"); len(u) != 1 || u[0].Severity != scan.SeverityWarning {
 		t.Errorf("no rule for an unknown location: %+v", u)
 	}
 	if r.Compliant {
 		t.Error("a report with region errors is compliant")
 	}
 	// An opt-in rule for Europe without reject on its first layer.
-	noReject := report([]core.RegionRule{{Regions: []string{"EEA", "GB", "CH", "unknown"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true}})
+	noReject := report([]bannerpkg.RegionRule{{Regions: []string{"EEA", "GB", "CH", "unknown"}, DefaultBehavior: bannerpkg.BehaviorOptIn, HonorGPC: true},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true}})
 	if f := withRule(noReject, "consent.region-europe-opt-in"); len(f) != 1 || *f[0].Evidence.Field != "banner.regionRules[0].rejectOnFirstLayer" ||
 		!strings.Contains(f[0].Detail, "rejectOnFirstLayer is false") {
 		t.Errorf("Europe without reject on the first layer: %+v", f)
 	}
 	// A requirement counts from its date: Oregon's from 2026-01-01.
 	in := cleanInput()
-	in.Banner.RegionRules = []core.RegionRule{{Regions: []string{"US-OR"}, DefaultBehavior: core.BehaviorOptOut}, {Regions: []string{"unknown", "*"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true}}
-	before := core.EvaluateCompliance(in, nil, "", lib, time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC))
-	after := core.EvaluateCompliance(in, nil, "", lib, reportTime)
+	in.Banner.RegionRules = []bannerpkg.RegionRule{{Regions: []string{"US-OR"}, DefaultBehavior: bannerpkg.BehaviorOptOut}, {Regions: []string{"unknown", "*"}, DefaultBehavior: bannerpkg.BehaviorOptIn, HonorGPC: true}}
+	before := scan.EvaluateCompliance(in, nil, "", lib, time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC))
+	after := scan.EvaluateCompliance(in, nil, "", lib, reportTime)
 	if len(withRule(before, "consent.region-us-gpc")) != 0 || len(withRule(after, "consent.region-us-gpc")) != 1 {
 		t.Errorf("Oregon's GPC requirement before and after 2026-01-01: %+v / %+v", withRule(before, "consent.region-us-gpc"), withRule(after, "consent.region-us-gpc"))
 	}
@@ -527,20 +532,20 @@ func BenchmarkVisitorRule(b *testing.B) {
 			}
 		}
 	}
-	rules := make([]core.RegionRule, core.MaxRegionRules)
+	rules := make([]bannerpkg.RegionRule, bannerpkg.MaxRegionRules)
 	for i := range rules {
-		rules[i] = core.RegionRule{Regions: codes, DefaultBehavior: core.BehaviorOptIn}
+		rules[i] = bannerpkg.RegionRule{Regions: codes, DefaultBehavior: bannerpkg.BehaviorOptIn}
 	}
 	rules[len(rules)-1].Regions = []string{"*"}
 	for _, c := range []struct {
 		name   string
-		banner *core.Banner
+		banner *bannerpkg.Banner
 	}{
-		{"preset", &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: core.RegionPresets()[0].RegionRules}},
-		{"largest", &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: rules}},
+		{"preset", &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: bannerpkg.RegionPresets()[0].RegionRules}},
+		{"largest", &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: rules}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			rule := core.VisitorRuleCached(c.banner)
+			rule := visitorRuleCached(c.banner)
 			for b.Loop() {
 				rule(ca)
 			}
@@ -560,11 +565,11 @@ func TestOptOutWording(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	in := []core.RegionRuleInput{
-		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorOptIn},
+	in := []bannerpkg.RegionRuleInput{
+		{Regions: []string{"US-CA"}, DefaultBehavior: bannerpkg.BehaviorOptOut},
+		{Regions: []string{"*"}, DefaultBehavior: bannerpkg.BehaviorOptIn},
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &in}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{RegionRules: &in}); err != nil {
 		t.Fatal(err)
 	}
 	body := func(lang string, loc core.Location) string {
@@ -596,7 +601,7 @@ func TestOptOutWording(t *testing.T) {
 		t.Errorf("wordings: opt-in %q, opt-out %q", body("en", fr), body("en", ca))
 	}
 	// The site's own opt-out wording wins over the built-in one.
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TextOverrides: map[string]string{"optOutBody": "Ours: opt out below."}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, bannerpkg.BannerPatch{TextOverrides: map[string]string{"optOutBody": "Ours: opt out below."}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := body("en", ca); got != "Ours: opt out below." {
@@ -609,11 +614,11 @@ func TestOptOutWording(t *testing.T) {
 	}
 	draft := *cfg.Banner
 	draft.RegionRules = nil
-	draft.DefaultBehavior = core.BehaviorOptOut
+	draft.DefaultBehavior = bannerpkg.BehaviorOptOut
 	if got := cfg.WithBanner(&draft).Texts["body"]; got != "Ours: opt out below." {
 		t.Errorf("draft opt_out: body %q", got)
 	}
-	draft.DefaultBehavior = core.BehaviorOptIn
+	draft.DefaultBehavior = bannerpkg.BehaviorOptIn
 	if got := cfg.WithBanner(&draft).Texts["body"]; got != body("en", fr) {
 		t.Errorf("draft opt_in: body %q", got)
 	}
@@ -632,15 +637,15 @@ func TestOneRegime(t *testing.T) {
 	for _, s := range core.Subdivisions() {
 		places = append(places, core.LocationOf(s[:2], s[3:]))
 	}
-	for _, behavior := range core.DefaultBehaviors() {
-		plain := &core.Banner{DefaultBehavior: behavior}
-		matching := &core.Banner{DefaultBehavior: core.BehaviorOptIn, RegionRules: []core.RegionRule{
+	for _, behavior := range bannerpkg.DefaultBehaviors() {
+		plain := &bannerpkg.Banner{DefaultBehavior: behavior}
+		matching := &bannerpkg.Banner{DefaultBehavior: bannerpkg.BehaviorOptIn, RegionRules: []bannerpkg.RegionRule{
 			{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: behavior}}}
-		missing := &core.Banner{DefaultBehavior: behavior, RegionRules: []core.RegionRule{
-			{Regions: []string{"AQ"}, DefaultBehavior: core.BehaviorOptOut}}}
+		missing := &bannerpkg.Banner{DefaultBehavior: behavior, RegionRules: []bannerpkg.RegionRule{
+			{Regions: []string{"AQ"}, DefaultBehavior: bannerpkg.BehaviorOptOut}}}
 		for _, loc := range places {
 			want := core.JurisdictionOf(loc.Country)
-			for name, b := range map[string]*core.Banner{"no rules": plain, "a matching rule": matching, "no matching rule": missing} {
+			for name, b := range map[string]*bannerpkg.Banner{"no rules": plain, "a matching rule": matching, "no matching rule": missing} {
 				if loc.Country == "AQ" && b == missing {
 					continue
 				}
@@ -653,12 +658,12 @@ func TestOneRegime(t *testing.T) {
 
 	m, _, _ := newCore(t)
 	org, plainSite := mustSite(t, m)
-	ruled, err := m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr("Ruled"), URL: ptr("https://ruled.example")})
+	ruled, err := m.Sites.CreateSite(ctx, org, site.SiteInput{Name: ptr("Ruled"), URL: ptr("https://ruled.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := []core.RegionRuleInput{{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: core.BehaviorNoBanner}}
-	if _, err := m.Banners.PatchBanner(ctx, org, ruled.ID, core.BannerPatch{RegionRules: &rules}); err != nil {
+	rules := []bannerpkg.RegionRuleInput{{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: bannerpkg.BehaviorNoBanner}}
+	if _, err := m.Banners.PatchBanner(ctx, org, ruled.ID, bannerpkg.BannerPatch{RegionRules: &rules}); err != nil {
 		t.Fatal(err)
 	}
 	for _, loc := range []core.Location{{Country: "US", Region: "US-TX"}, {Country: "US"}, {Country: "NO"}, {Country: "FR"}, {Country: "JP"}, {}} {
@@ -668,7 +673,7 @@ func TestOneRegime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1,
+			r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1,
 				Country: loc.Country, Region: strings.TrimPrefix(loc.Region, loc.Country+"-")})
 			if err != nil {
 				t.Fatal(err)
@@ -678,4 +683,11 @@ func TestOneRegime(t *testing.T) {
 			}
 		}
 	}
+}
+
+// visitorRuleCached returns what the public banner's cached views resolve a visitor's rule
+// with: b's rules indexed once.
+func visitorRuleCached(b *banner.Banner) func(core.Location) banner.VisitorRule {
+	x := banner.NewRegionIndex(b.RegionRules)
+	return func(loc core.Location) banner.VisitorRule { return b.VisitorRuleIndexed(x, loc) }
 }

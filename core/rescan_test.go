@@ -11,6 +11,9 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -34,7 +37,7 @@ func TestRescanAll(t *testing.T) {
 	var seq atomic.Int64
 	q := &fakeQueue{}
 	var sites listerOf
-	m, err := core.New(core.Deps{
+	m, err := usecases.New(usecases.Deps{
 		Store: memstore.New(), Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, Now: time.Now,
 		NewID: func() string { return fmt.Sprintf("id-%06d", seq.Add(1)) },
 	})
@@ -47,14 +50,14 @@ func TestRescanAll(t *testing.T) {
 	}
 	// More sites than one page, so that paging is exercised.
 	for i := range 450 {
-		s, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr(fmt.Sprint("site ", i)), URL: ptr(fmt.Sprintf("https://s%d.example/", i))})
+		s, err := m.Sites.CreateSite(ctx, org.ID, site.SiteInput{Name: ptr(fmt.Sprint("site ", i)), URL: ptr(fmt.Sprintf("https://s%d.example/", i))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sites = append(sites, s)
 	}
 	// One site already has a scan waiting: it must not get a second one.
-	busy, err := m.Scans.TriggerScan(ctx, org.ID, sites[7].ID, core.ScanInput{})
+	busy, err := m.Scans.TriggerScan(ctx, org.ID, sites[7].ID, scan.ScanInput{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/site"
 )
 
 // TestRetentionPermission: how long a site's proof is kept is the proof owners' decision
@@ -17,13 +20,13 @@ func TestRetentionPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := m.Sites.CreateSite(sys, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	s, err := m.Sites.CreateSite(sys, org.ID, site.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	as := map[core.Role]func() *core.Actor{}
 	for _, r := range core.Roles() {
-		_, key, err := m.Orgs.IssueAPIKey(sys, org.ID, core.APIKeyInput{Name: string(r), Role: r})
+		_, key, err := m.Orgs.IssueAPIKey(sys, org.ID, identity.APIKeyInput{Name: string(r), Role: r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,23 +36,23 @@ func TestRetentionPermission(t *testing.T) {
 		}
 		as[r] = func() *core.Actor { return a }
 	}
-	days := func(n int) core.Optional[int] { return core.Optional[int]{Set: true, Value: n} }
+	days := func(n int) banner.Optional[int] { return banner.Optional[int]{Set: true, Value: n} }
 	cases := []struct {
 		role core.Role
-		in   core.SiteInput
+		in   site.SiteInput
 		want core.Code // "" allowed
 	}{
-		{core.RoleOwner, core.SiteInput{ConsentRetentionDays: days(30)}, ""},
-		{core.RoleAdmin, core.SiteInput{ConsentRetentionDays: days(31), Name: ptr("Shop 2")}, ""},
-		{core.RolePrivacy, core.SiteInput{ConsentRetentionDays: days(32)}, ""},
-		{core.RolePrivacy, core.SiteInput{ConsentRetentionDays: core.Optional[int]{Set: true, Null: true}}, ""},
-		{core.RolePrivacy, core.SiteInput{ConsentRetentionDays: days(33), Name: ptr("Renamed")}, core.CodeForbidden},
-		{core.RolePrivacy, core.SiteInput{Name: ptr("Renamed")}, core.CodeForbidden},
-		{core.RoleEditor, core.SiteInput{ConsentRetentionDays: days(1)}, core.CodeForbidden},
-		{core.RoleEditor, core.SiteInput{ConsentRetentionDays: core.Optional[int]{Set: true, Null: true}}, core.CodeForbidden},
-		{core.RoleEditor, core.SiteInput{ConsentRetentionDays: days(1), Name: ptr("Renamed")}, core.CodeForbidden},
-		{core.RoleEditor, core.SiteInput{Name: ptr("Editor's name")}, ""},
-		{core.RoleViewer, core.SiteInput{ConsentRetentionDays: days(1)}, core.CodeForbidden},
+		{core.RoleOwner, site.SiteInput{ConsentRetentionDays: days(30)}, ""},
+		{core.RoleAdmin, site.SiteInput{ConsentRetentionDays: days(31), Name: ptr("Shop 2")}, ""},
+		{core.RolePrivacy, site.SiteInput{ConsentRetentionDays: days(32)}, ""},
+		{core.RolePrivacy, site.SiteInput{ConsentRetentionDays: banner.Optional[int]{Set: true, Null: true}}, ""},
+		{core.RolePrivacy, site.SiteInput{ConsentRetentionDays: days(33), Name: ptr("Renamed")}, core.CodeForbidden},
+		{core.RolePrivacy, site.SiteInput{Name: ptr("Renamed")}, core.CodeForbidden},
+		{core.RoleEditor, site.SiteInput{ConsentRetentionDays: days(1)}, core.CodeForbidden},
+		{core.RoleEditor, site.SiteInput{ConsentRetentionDays: banner.Optional[int]{Set: true, Null: true}}, core.CodeForbidden},
+		{core.RoleEditor, site.SiteInput{ConsentRetentionDays: days(1), Name: ptr("Renamed")}, core.CodeForbidden},
+		{core.RoleEditor, site.SiteInput{Name: ptr("Editor's name")}, ""},
+		{core.RoleViewer, site.SiteInput{ConsentRetentionDays: days(1)}, core.CodeForbidden},
 	}
 	for _, tc := range cases {
 		before, err := m.Sites.Site(sys, org.ID, s.ID)
@@ -73,7 +76,7 @@ func TestRetentionPermission(t *testing.T) {
 		t.Errorf("roles with retention: %v, want owner, admin, privacy", got)
 	}
 	// Creating a site with a retention needs the permission too (besides sites).
-	if _, err := m.Sites.CreateSite(core.WithActor(ctx, as[core.RoleAdmin]()), org.ID, core.SiteInput{Name: ptr("B"), URL: ptr("https://b.example"), ConsentRetentionDays: days(7)}); err != nil {
+	if _, err := m.Sites.CreateSite(core.WithActor(ctx, as[core.RoleAdmin]()), org.ID, site.SiteInput{Name: ptr("B"), URL: ptr("https://b.example"), ConsentRetentionDays: days(7)}); err != nil {
 		t.Errorf("admin creating a site with a retention: %v", err)
 	}
 }

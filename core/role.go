@@ -49,7 +49,7 @@ func ParseRole(field, s string) (Role, error) {
 }
 
 // rank orders roles for "may not grant more than it has": lower is more powerful.
-func (r Role) rank() int { return slices.Index(Roles(), r) }
+func (r Role) Rank() int { return slices.Index(Roles(), r) }
 
 // Permission is what an operation needs.
 type Permission string
@@ -240,7 +240,7 @@ func Authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 
 // authorizeSystem is the check of what only the operator's CLI and the background jobs do
 // (running scans, retention, creating organizations): the caller must be the system.
-func authorizeSystem(ctx context.Context) error {
+func AuthorizeSystem(ctx context.Context) error {
 	a, err := callerOf(ctx)
 	if err != nil {
 		return err
@@ -253,7 +253,7 @@ func authorizeSystem(ctx context.Context) error {
 
 // consentReadPermission is what listing consent records needs: reading, or looking a
 // visitor up when the listing is filtered to one visitor.
-func consentReadPermission(visitorID string) Permission {
+func ConsentReadPermission(visitorID string) Permission {
 	if visitorID != "" {
 		return PermVisitors
 	}

@@ -4,22 +4,23 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 func TestCompareScans(t *testing.T) {
 	static, deep := core.ScanStatic, core.ScanDeep
-	prev := &core.Scan{ID: "a", ModeUsed: &deep,
+	prev := &scan.Scan{ID: "a", ModeUsed: &deep,
 		DetectedServices: []core.DetectedService{{Slug: "hotjar", Name: "Hotjar", Category: "statistics",
 			Cookies: []core.ObservedCookie{{Name: "_hjid", Domain: "shop.example", Duration: "1 year"}}}},
 		UnrecognizedScripts: []core.UnrecognizedScript{{Src: "https://cdn.old.example/a.js", Domain: "cdn.old.example"}},
 		UnrecognizedCookies: []core.UnrecognizedCookie{{Kind: core.StorageLocal, Name: "k", Domain: "shop.example"}},
 		PreConsent:          []core.PreConsentFinding{{Slug: "hotjar", Name: "Hotjar", Category: "statistics"}}}
-	cur := &core.Scan{ID: "b", ModeUsed: &deep,
+	cur := &scan.Scan{ID: "b", ModeUsed: &deep,
 		DetectedServices: []core.DetectedService{{Slug: "hotjar", Name: "Hotjar", Category: "statistics", TrackingIDs: []string{"123"},
 			Cookies: []core.ObservedCookie{{Name: "_hjid", Domain: "shop.example", Duration: "session"}}}},
 		UnrecognizedScripts: []core.UnrecognizedScript{{Src: "https://cdn.new.example/b.js", Domain: "cdn.new.example"}},
 		UnrecognizedCookies: []core.UnrecognizedCookie{{Kind: core.StorageLocal, Name: "k", Domain: "shop.example"}}}
-	c := core.CompareScans(prev, cur, nil, nil)
+	c := scan.CompareScans(prev, cur, nil, nil)
 	if len(c.CookiesChanged) != 1 || *c.CookiesChanged[0].PreviousDuration != "1 year" || c.CookiesChanged[0].Duration != "session" {
 		t.Errorf("cookiesChanged = %+v, want _hjid from 1 year to session", c.CookiesChanged)
 	}
@@ -34,17 +35,17 @@ func TestCompareScans(t *testing.T) {
 	}
 	// Different engines: what only the browser sees is not compared.
 	cur.ModeUsed = &static
-	if c := core.CompareScans(prev, cur, nil, nil); !c.Partial || len(c.CookiesChanged)+len(c.PreConsentRemoved) != 0 || c.Count != 3 {
+	if c := scan.CompareScans(prev, cur, nil, nil); !c.Partial || len(c.CookiesChanged)+len(c.PreConsentRemoved) != 0 || c.Count != 3 {
 		t.Errorf("partial comparison = %+v", c)
 	}
 	// The compliance verdict.
-	before := &core.ComplianceReport{Compliant: true}
-	after := &core.ComplianceReport{Compliant: false, Findings: []core.Finding{{RuleID: "enforcement.after-reject", Severity: core.SeverityError}}}
-	c = core.CompareScans(prev, prev, before, after)
+	before := &scan.ComplianceReport{Compliant: true}
+	after := &scan.ComplianceReport{Compliant: false, Findings: []scan.Finding{{RuleID: "enforcement.after-reject", Severity: scan.SeverityError}}}
+	c = scan.CompareScans(prev, prev, before, after)
 	if !c.Compliance.Changed() || len(c.Compliance.ErrorsAdded) != 1 || c.Count != 1 || c.Summary() != "no longer compliant" {
 		t.Errorf("compliance change = %+v, count %d", c.Compliance, c.Count)
 	}
-	if got := core.CompareScans(prev, prev, nil, nil).Summary(); got != "no change" {
+	if got := scan.CompareScans(prev, prev, nil, nil).Summary(); got != "no change" {
 		t.Errorf("summary of no change = %q", got)
 	}
 }

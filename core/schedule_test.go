@@ -7,6 +7,9 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // TestRunSchedules: sites follow their own schedule or the deployment's default, a scan is
@@ -18,14 +21,14 @@ func TestRunSchedules(t *testing.T) {
 	q := &fakeQueue{}
 	var sites listerOf
 	store := memstore.New()
-	m, err := core.New(core.Deps{Store: store, Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, ScanMode: core.ScanStatic,
+	m, err := usecases.New(usecases.Deps{Store: store, Queue: q, Catalog: emptyCatalog(t), AllSites: &sites, ScanMode: core.ScanStatic,
 		DefaultScanPeriod: 30 * 24 * time.Hour, Now: func() time.Time { return clock },
 		NewID: func() string { n++; return fmt.Sprintf("00000000-0000-7000-8000-%012d", n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
-	mk := func(name string, in core.SiteInput) *core.Site {
+	mk := func(name string, in site.SiteInput) *core.Site {
 		in.Name, in.URL = ptr(name), ptr("https://"+name+".example")
 		s, err := m.Sites.CreateSite(ctx, org.ID, in)
 		if err != nil {
@@ -34,9 +37,9 @@ func TestRunSchedules(t *testing.T) {
 		sites = append(sites, s)
 		return s
 	}
-	daily := mk("daily", core.SiteInput{ScanSchedule: ptr(core.ScheduleDaily), VerifySchedule: ptr(core.ScheduleWeekly)})
-	mk("default", core.SiteInput{})
-	mk("off", core.SiteInput{ScanSchedule: ptr(core.ScheduleOff)})
+	daily := mk("daily", site.SiteInput{ScanSchedule: ptr(scan.ScheduleDaily), VerifySchedule: ptr(scan.ScheduleWeekly)})
+	mk("default", site.SiteInput{})
+	mk("off", site.SiteInput{ScanSchedule: ptr(scan.ScheduleOff)})
 
 	// Never scanned: every schedule is due at once (the off site excepted).
 	got, err := m.ScanWorker.RunSchedules(ctx)
@@ -58,7 +61,7 @@ func TestRunSchedules(t *testing.T) {
 	clock = clock.Add(24*time.Hour + time.Minute)
 	q.jobs = nil
 	want := 1
-	if !core.NextScheduledRun(start, 7*24*time.Hour, daily.ID, core.ScanVerify).After(clock) {
+	if !scan.NextScheduledRun(start, 7*24*time.Hour, daily.ID, core.ScanVerify).After(clock) {
 		want = 2
 	}
 	if got, _ := m.ScanWorker.RunSchedules(ctx); got != want || q.jobs[0].SiteID != daily.ID || q.jobs[0].Mode != core.ScanStatic {
@@ -71,7 +74,7 @@ func TestRunSchedules(t *testing.T) {
 	// Spread: the next runs of 1,000 sites on a daily schedule fall in many hours of the day.
 	hours := map[int]bool{}
 	for i := range 1000 {
-		next := core.NextScheduledRun(clock, 24*time.Hour, fmt.Sprintf("site-%d", i), core.ScanStatic)
+		next := scan.NextScheduledRun(clock, 24*time.Hour, fmt.Sprintf("site-%d", i), core.ScanStatic)
 		if !next.After(clock) || next.Sub(clock) > 24*time.Hour {
 			t.Fatalf("next run %s is not within a day of %s", next, clock)
 		}
@@ -88,9 +91,9 @@ func TestAutoConfigure(t *testing.T) {
 	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
 	c.res = &core.CrawlResult{DetectedServices: []core.DetectedService{{Slug: "stats", Name: "Stats", Category: "statistics"}}}
-	run := func() *core.Scan {
+	run := func() *scan.Scan {
 		t.Helper()
-		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +109,7 @@ func TestAutoConfigure(t *testing.T) {
 	if svcs, _ := m.Services.Services(ctx, org, s.ID); len(svcs) != 0 {
 		t.Fatalf("auto-configure off, yet %d services", len(svcs))
 	}
-	if _, err := m.Sites.UpdateSite(ctx, org, s.ID, core.SiteInput{AutoConfigure: ptr(true)}); err != nil {
+	if _, err := m.Sites.UpdateSite(ctx, org, s.ID, site.SiteInput{AutoConfigure: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 	if sc := run(); fmt.Sprint(sc.AutoConfigured) != "[stats]" {

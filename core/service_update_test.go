@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 func TestUpdateServiceKeepsIdentityAndEditsCookies(t *testing.T) {
@@ -16,8 +17,8 @@ func TestUpdateServiceKeepsIdentityAndEditsCookies(t *testing.T) {
 	}
 	old := res.Services[0]
 	first := old.Cookies[0]
-	in := core.ServiceInput{Label: "GA", CategorySlug: "marketing", Description: "edited",
-		Cookies: []core.CookieInput{{Name: first.Name, Duration: "1 day"}, {Name: "_new", Duration: "session"}}}
+	in := banner.ServiceInput{Label: "GA", CategorySlug: "marketing", Description: "edited",
+		Cookies: []banner.CookieInput{{Name: first.Name, Duration: "1 day"}, {Name: "_new", Duration: "session"}}}
 	s, err := uc.Services.UpdateService(ctx, org, site, old.ID, in)
 	if err != nil {
 		t.Fatal(err)
@@ -29,10 +30,10 @@ func TestUpdateServiceKeepsIdentityAndEditsCookies(t *testing.T) {
 	if err != nil || len(svcs) != 1 || svcs[0].Description != "edited" || len(svcs[0].Cookies) != 2 {
 		t.Fatalf("stored services: %v %+v", err, svcs)
 	}
-	if _, err := uc.Services.UpdateService(ctx, org, site, old.ID, core.ServiceInput{Label: "", CategorySlug: "marketing"}); core.ErrorCode(err) != core.CodeInvalid {
+	if _, err := uc.Services.UpdateService(ctx, org, site, old.ID, banner.ServiceInput{Label: "", CategorySlug: "marketing"}); core.ErrorCode(err) != core.CodeInvalid {
 		t.Fatalf("empty label: %v", err)
 	}
-	if _, err := uc.Services.UpdateService(ctx, org, site, old.ID, core.ServiceInput{Label: "x", CategorySlug: "nope"}); core.ErrorCode(err) != core.CodeInvalid {
+	if _, err := uc.Services.UpdateService(ctx, org, site, old.ID, banner.ServiceInput{Label: "x", CategorySlug: "nope"}); core.ErrorCode(err) != core.CodeInvalid {
 		t.Fatalf("unknown category: %v", err)
 	}
 	if _, err := uc.Services.UpdateService(ctx, "other-org", site, old.ID, in); core.ErrorCode(err) != core.CodeNotFound {

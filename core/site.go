@@ -16,7 +16,7 @@ type DigestRecipient struct {
 	Token string `json:"token"`
 }
 
-func newProjectKey() string { return "pk_" + strings.ToLower(rand.Text()) }
+func NewProjectKey() string { return "pk_" + strings.ToLower(rand.Text()) }
 
 // SiteLister walks every site of every organization, a page at a time, for deployment-wide
 // work such as periodic rescans. It is separate from Store because no request-scoped use case
@@ -58,7 +58,7 @@ type siteAuditView struct {
 	DigestEmails []string `json:"digestEmails"`
 }
 
-func siteAudit(s *Site) siteAuditView {
+func SiteAudit(s *Site) siteAuditView {
 	v := siteAuditView{Site: s, DigestEmails: []string{}}
 	for _, r := range s.DigestRecipients {
 		v.DigestEmails = append(v.DigestEmails, r.Email)
@@ -90,7 +90,7 @@ const (
 	MaxURL      = 500
 )
 
-func validateHTTPURL(field, s string) error {
+func ValidateHTTPURL(field, s string) error {
 	if err := CheckText(field, s); err != nil {
 		return err
 	}

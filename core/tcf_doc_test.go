@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // TestTCFDocTable: docs/tcf.md's table from TCF choices to categories and Consent Mode says
@@ -17,18 +17,18 @@ func TestTCFDocTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	cell := func(n core.TCFNeed) string {
+	cell := func(n tcf.TCFNeed) string {
 		ps := make([]string, len(n.Purposes))
 		for i, p := range n.Purposes {
 			ps[i] = strconv.Itoa(p)
 		}
 		s := strings.Join(ps, ", ")
-		if n.Vendor == core.GoogleVendorID {
+		if n.Vendor == tcf.GoogleVendorID {
 			s += ", and vendor 755"
 		}
 		return s
 	}
-	table := core.TCFSignalTable()
+	table := tcf.TCFSignalTable()
 	for name, n := range table.Categories {
 		if row := "| " + name + " | " + cell(n); !strings.Contains(doc, row+" |") {
 			t.Errorf("docs/tcf.md lacks the row %q", row)

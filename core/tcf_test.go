@@ -13,17 +13,22 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/scan"
+	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
 // fixtureGVL reads the IAB's GVL v3 fixture (testdata/tcf: vendorListVersion 17, 692 vendors).
-func fixtureGVL(t testing.TB) *core.GVL {
+func fixtureGVL(t testing.TB) *tcfpkg.GVL {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/tcf/vendor-list-v17.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := core.ParseGVL(data)
+	g, err := tcfpkg.ParseGVL(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,32 +37,32 @@ func fixtureGVL(t testing.TB) *core.GVL {
 
 // gvlLists is core's tests' VendorLists: one GVL and its translations.
 type gvlLists struct {
-	gvl *core.GVL
-	tr  map[string]*core.GVLTranslation
+	gvl *tcfpkg.GVL
+	tr  map[string]*tcfpkg.GVLTranslation
 }
 
-func (l *gvlLists) CurrentGVL(context.Context) (*core.GVL, error) {
+func (l *gvlLists) CurrentGVL(context.Context) (*tcfpkg.GVL, error) {
 	if l.gvl == nil {
 		return nil, core.Errorf(core.CodeNotFound, "no GVL")
 	}
 	return l.gvl, nil
 }
 
-func (l *gvlLists) GVL(_ context.Context, version int) (*core.GVL, error) {
+func (l *gvlLists) GVL(_ context.Context, version int) (*tcfpkg.GVL, error) {
 	if l.gvl == nil || l.gvl.VendorListVersion != version {
 		return nil, core.Errorf(core.CodeNotFound, "no GVL %d", version)
 	}
 	return l.gvl, nil
 }
 
-func (l *gvlLists) GVLTranslation(_ context.Context, lang string) (*core.GVLTranslation, error) {
+func (l *gvlLists) GVLTranslation(_ context.Context, lang string) (*tcfpkg.GVLTranslation, error) {
 	if t, ok := l.tr[lang]; ok {
 		return t, nil
 	}
 	return nil, core.Errorf(core.CodeNotFound, "no translation")
 }
 
-func newTCFCore(t *testing.T, lists core.VendorLists, cmp core.TCFDeployment) *testCore {
+func newTCFCore(t *testing.T, lists tcfpkg.VendorLists, cmp tcfpkg.TCFDeployment) *testCore {
 	t.Helper()
 	cat, err := library.FromServices([]*library.Service{svc("ads", "marketing", false, "ads.example/a.js")})
 	if err != nil {
@@ -69,7 +74,7 @@ func newTCFCore(t *testing.T, lists core.VendorLists, cmp core.TCFDeployment) *t
 	now := func() time.Time {
 		return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(n.Load()) * time.Second)
 	}
-	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: now, NewID: newID, VendorLists: lists, TCF: cmp})
+	uc, err := usecases.New(usecases.Deps{Store: store, Catalog: cat, Now: now, NewID: newID, VendorLists: lists, TCF: cmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func TestParseGVLFixture(t *testing.T) {
 		`{"gvlSpecificationVersion":3,"vendorListVersion":0}`:                            "no vendorListVersion",
 		`[]`: "not valid JSON",
 	} {
-		if _, err := core.ParseGVL([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := tcfpkg.ParseGVL([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseGVL(%s) = %v, want %q", in, err, want)
 		}
 	}
@@ -109,37 +114,37 @@ func TestParseGVLFixture(t *testing.T) {
 // deployment, each refusal a validation error naming the field; a valid one is stored whole.
 func TestTCFSettingsChecked(t *testing.T) {
 	lists := &gvlLists{gvl: fixtureGVL(t)}
-	m := newTCFCore(t, lists, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	m := newTCFCore(t, lists, tcfpkg.TCFDeployment{CMPID: 300, CMPVersion: 2})
 	org, s := mustSite(t, m)
-	patch := func(tcf core.TCFSettings) error {
-		_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &tcf})
+	patch := func(tcf tcfpkg.TCFSettings) error {
+		_, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcf})
 		return err
 	}
 	five := []int{755, 1, 2, 6, 8}
 	for _, c := range []struct {
 		name string
-		tcf  core.TCFSettings
+		tcf  tcfpkg.TCFSettings
 		want string
 	}{
-		{"unknown vendor", core.TCFSettings{VendorIDs: []int{755, 1, 2, 9999}}, "tcf.vendorIds[3]: unknown vendor 9999"},
-		{"deleted vendor", core.TCFSettings{VendorIDs: []int{468}}, "tcf.vendorIds[0]: vendor 468 (Neustar, Inc., a TransUnion company) was deleted from the Global Vendor List on 2023-09-04"},
-		{"twice", core.TCFSettings{VendorIDs: []int{755, 755}}, "tcf.vendorIds[1]: vendor 755 is listed twice"},
-		{"lower-case country", core.TCFSettings{PublisherCountryCode: "fr"}, "tcf.publisherCountryCode"},
-		{"no such country", core.TCFSettings{PublisherCountryCode: "ZZ"}, "tcf.publisherCountryCode"},
-		{"special feature", core.TCFSettings{SpecialFeatures: []int{3}}, "tcf.specialFeatures[0]"},
-		{"restriction purpose", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 12, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].purposeId"},
-		{"restriction type", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: 3, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].restrictionType"},
-		{"LI for purpose 4", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 4, RestrictionType: 2, VendorIDs: []int{755}}}}, "purpose 4 never rests on legitimate interest"},
-		{"restriction vendor", core.TCFSettings{VendorIDs: five, PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: 1, VendorIDs: []int{28}}}}, "tcf.publisherRestrictions[0].vendorIds[0]: vendor 28 is not one of the site's vendors"},
-		{"atp", core.TCFSettings{GoogleATPIDs: []int{0}}, "tcf.googleAtpIds[0]"},
+		{"unknown vendor", tcfpkg.TCFSettings{VendorIDs: []int{755, 1, 2, 9999}}, "tcf.vendorIds[3]: unknown vendor 9999"},
+		{"deleted vendor", tcfpkg.TCFSettings{VendorIDs: []int{468}}, "tcf.vendorIds[0]: vendor 468 (Neustar, Inc., a TransUnion company) was deleted from the Global Vendor List on 2023-09-04"},
+		{"twice", tcfpkg.TCFSettings{VendorIDs: []int{755, 755}}, "tcf.vendorIds[1]: vendor 755 is listed twice"},
+		{"lower-case country", tcfpkg.TCFSettings{PublisherCountryCode: "fr"}, "tcf.publisherCountryCode"},
+		{"no such country", tcfpkg.TCFSettings{PublisherCountryCode: "ZZ"}, "tcf.publisherCountryCode"},
+		{"special feature", tcfpkg.TCFSettings{SpecialFeatures: []int{3}}, "tcf.specialFeatures[0]"},
+		{"restriction purpose", tcfpkg.TCFSettings{VendorIDs: five, PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 12, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].purposeId"},
+		{"restriction type", tcfpkg.TCFSettings{VendorIDs: five, PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 2, RestrictionType: 3, VendorIDs: []int{755}}}}, "tcf.publisherRestrictions[0].restrictionType"},
+		{"LI for purpose 4", tcfpkg.TCFSettings{VendorIDs: five, PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 4, RestrictionType: 2, VendorIDs: []int{755}}}}, "purpose 4 never rests on legitimate interest"},
+		{"restriction vendor", tcfpkg.TCFSettings{VendorIDs: five, PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 2, RestrictionType: 1, VendorIDs: []int{28}}}}, "tcf.publisherRestrictions[0].vendorIds[0]: vendor 28 is not one of the site's vendors"},
+		{"atp", tcfpkg.TCFSettings{GoogleATPIDs: []int{0}}, "tcf.googleAtpIds[0]"},
 	} {
 		err := patch(c.tcf)
 		if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want a validation error with %q", c.name, err, c.want)
 		}
 	}
-	want := core.TCFSettings{Enabled: true, VendorIDs: five, PublisherCountryCode: "FR", SpecialFeatures: []int{1},
-		PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: core.RestrictionRequireConsent, VendorIDs: []int{755}}},
+	want := tcfpkg.TCFSettings{Enabled: true, VendorIDs: five, PublisherCountryCode: "FR", SpecialFeatures: []int{1},
+		PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 2, RestrictionType: tcfpkg.RestrictionRequireConsent, VendorIDs: []int{755}}},
 		GoogleATPIDs:          []int{89}}
 	if err := patch(want); err != nil {
 		t.Fatal(err)
@@ -150,20 +155,20 @@ func TestTCFSettingsChecked(t *testing.T) {
 	}
 
 	// Without a CMP ID, TCF cannot be turned on; without a GVL, no vendor can be checked.
-	noCMP := newTCFCore(t, lists, core.TCFDeployment{})
+	noCMP := newTCFCore(t, lists, tcfpkg.TCFDeployment{})
 	org, s = mustSite(t, noCMP)
-	_, err = noCMP.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
+	_, err = noCMP.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcfpkg.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
 	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "tcf.enabled") || !strings.Contains(err.Error(), "CONSENTD_TCF_CMP_ID") {
 		t.Errorf("enabled without a CMP ID: %v", err)
 	}
-	noGVL := newTCFCore(t, nil, core.TCFDeployment{CMPID: 300})
+	noGVL := newTCFCore(t, nil, tcfpkg.TCFDeployment{CMPID: 300})
 	org, s = mustSite(t, noGVL)
-	_, err = noGVL.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
+	_, err = noGVL.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcfpkg.TCFSettings{Enabled: true, VendorIDs: []int{755}}})
 	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "no Global Vendor List") {
 		t.Errorf("enabled without a GVL: %v", err)
 	}
-	if _, err := core.New(core.Deps{Store: memstore.New(), Catalog: mustCatalog(t), Now: time.Now, NewID: func() string { return "x" },
-		TCF: core.TCFDeployment{CMPID: 1}}); err == nil || !strings.Contains(err.Error(), "CONSENTD_TCF_CMP_ID") {
+	if _, err := usecases.New(usecases.Deps{Store: memstore.New(), Catalog: mustCatalog(t), Now: time.Now, NewID: func() string { return "x" },
+		TCF: tcfpkg.TCFDeployment{CMPID: 1}}); err == nil || !strings.Contains(err.Error(), "CONSENTD_TCF_CMP_ID") {
 		t.Errorf("CMP ID 1 accepted: %v", err)
 	}
 }
@@ -172,7 +177,7 @@ func TestTCFSettingsChecked(t *testing.T) {
 // the EEA, GB or CH or of unknown location, on a site with TCF on; the public configuration
 // says so.
 func TestTCFApplies(t *testing.T) {
-	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	m := newTCFCore(t, &gvlLists{gvl: fixtureGVL(t)}, tcfpkg.TCFDeployment{CMPID: 300, CMPVersion: 2})
 	org, s := mustSite(t, m)
 	applies := func(country, region string) bool {
 		t.Helper()
@@ -185,7 +190,7 @@ func TestTCFApplies(t *testing.T) {
 	if applies("FR", "") {
 		t.Fatal("TCF applies on a site with TCF off")
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcfpkg.TCFSettings{Enabled: true, VendorIDs: []int{755}}}); err != nil {
 		t.Fatal(err)
 	}
 	for loc, want := range map[string]bool{"FR": true, "DE": true, "NO": true, "GB": true, "CH": true, "": true, "US": false, "JP": false} {
@@ -193,14 +198,14 @@ func TestTCFApplies(t *testing.T) {
 			t.Errorf("opt_in banner, visitor from %q: TCF applies %t, want %t", loc, got, want)
 		}
 	}
-	rules := []core.RegionRuleInput{
-		{Regions: []string{"DE"}, DefaultBehavior: core.BehaviorOptOut},
-		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"US-CA"}, DefaultBehavior: core.BehaviorOptIn},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
-		{Regions: []string{"unknown"}, DefaultBehavior: core.BehaviorNoBanner},
+	rules := []banner.RegionRuleInput{
+		{Regions: []string{"DE"}, DefaultBehavior: banner.BehaviorOptOut},
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: banner.BehaviorOptIn},
+		{Regions: []string{"US-CA"}, DefaultBehavior: banner.BehaviorOptIn},
+		{Regions: []string{"*"}, DefaultBehavior: banner.BehaviorNoBanner},
+		{Regions: []string{"unknown"}, DefaultBehavior: banner.BehaviorNoBanner},
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{RegionRules: &rules}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{RegionRules: &rules}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -218,15 +223,15 @@ func TestTCFApplies(t *testing.T) {
 // translates them, else in English; a site with TCF off has none.
 func TestTCFConfig(t *testing.T) {
 	g := fixtureGVL(t)
-	fr := &core.GVLTranslation{Language: "fr", Purposes: map[int]core.GVLPurpose{1: {ID: 1, Name: "Stocker et/ou accéder à des informations sur un appareil", Description: "fr"}},
-		Stacks: map[int]core.GVLStack{2: {ID: 2, Name: "Publicité basée sur des données limitées"}}}
-	m := newTCFCore(t, &gvlLists{gvl: g, tr: map[string]*core.GVLTranslation{"fr": fr}}, core.TCFDeployment{CMPID: 300, CMPVersion: 2})
+	fr := &tcfpkg.GVLTranslation{Language: "fr", Purposes: map[int]tcfpkg.GVLPurpose{1: {ID: 1, Name: "Stocker et/ou accéder à des informations sur un appareil", Description: "fr"}},
+		Stacks: map[int]tcfpkg.GVLStack{2: {ID: 2, Name: "Publicité basée sur des données limitées"}}}
+	m := newTCFCore(t, &gvlLists{gvl: g, tr: map[string]*tcfpkg.GVLTranslation{"fr": fr}}, tcfpkg.TCFDeployment{CMPID: 300, CMPVersion: 2})
 	org, s := mustSite(t, m)
 	if _, err := m.PublicBanner.TCFConfig(ctx, s.ProjectKey, "en"); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("TCF config of a site with TCF off: %v", err)
 	}
 	five := []int{755, 1, 2, 6, 8}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: five,
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcfpkg.TCFSettings{Enabled: true, VendorIDs: five,
 		PublisherCountryCode: "FR", SpecialFeatures: []int{1}, GoogleATPIDs: []int{89}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -268,16 +273,16 @@ func mustCatalog(t *testing.T) *library.Catalog {
 // TestConsentCanonicalTCF: a record with TCF strings is sealed by a v3 line ending with the
 // region fields (empty here), the GVL version and both strings; without them the line stays v1.
 func TestConsentCanonicalTCF(t *testing.T) {
-	r := &core.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
-	v1 := core.ConsentCanonical(r)
+	r := &consent.ConsentRecord{ID: "i", SiteID: "s", CategoriesConsented: map[string]bool{}, ConsentVersion: 1}
+	v1 := consent.ConsentCanonical(r)
 	r.TCString, r.ACString, r.GVLVersion = "CQ.IF", "2~89~dv.89", 17
-	v3 := core.ConsentCanonical(r)
-	if !strings.HasPrefix(v1, core.ConsentCanonicalVersion+"\t") ||
-		v3 != core.ConsentCanonicalVersionTCF+strings.TrimPrefix(v1, core.ConsentCanonicalVersion)+"\t\t\t17\tCQ.IF\t2~89~dv.89" {
+	v3 := consent.ConsentCanonical(r)
+	if !strings.HasPrefix(v1, consent.ConsentCanonicalVersion+"\t") ||
+		v3 != consent.ConsentCanonicalVersionTCF+strings.TrimPrefix(v1, consent.ConsentCanonicalVersion)+"\t\t\t17\tCQ.IF\t2~89~dv.89" {
 		t.Fatalf("v1 %q\nv3 %q", v1, v3)
 	}
 	r.Region, r.RegionRule = "US-CO", "regionRules[1]"
-	if got := core.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CO\tregionRules[1]\t17\tCQ.IF\t2~89~dv.89") || strings.Count(got, "\t") != 19 {
+	if got := consent.ConsentCanonical(r); !strings.HasSuffix(got, "\tUS-CO\tregionRules[1]\t17\tCQ.IF\t2~89~dv.89") || strings.Count(got, "\t") != 19 {
 		t.Fatalf("v3 with a region: %q", got)
 	}
 }
@@ -290,7 +295,7 @@ func TestTCFComplianceRules(t *testing.T) {
 	fresh := *fixture
 	fresh.LastUpdated = time.Date(2026, 11, 19, 16, 0, 0, 0, time.UTC) // two days before the test clock
 	lists := &gvlLists{gvl: &fresh}
-	m := newTCFCore(t, lists, core.TCFDeployment{CMPID: 4095, CMPVersion: 1})
+	m := newTCFCore(t, lists, tcfpkg.TCFDeployment{CMPID: 4095, CMPVersion: 1})
 	org, s := mustSite(t, m)
 	tcfFindings := func() map[string][]string {
 		t.Helper()
@@ -309,7 +314,7 @@ func TestTCFComplianceRules(t *testing.T) {
 	if f := tcfFindings(); len(f) != 0 {
 		t.Fatalf("a site with TCF off: %v", f)
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755, 1, 2}}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{TCF: &tcfpkg.TCFSettings{Enabled: true, VendorIDs: []int{755, 1, 2}}}); err != nil {
 		t.Fatal(err)
 	}
 	if f := tcfFindings(); len(f) != 0 {
@@ -338,13 +343,13 @@ func TestTCFComplianceRules(t *testing.T) {
 	}
 
 	// The same site on a deployment whose CMP ID was removed since.
-	noCMP := newTCFCore(t, lists, core.TCFDeployment{})
+	noCMP := newTCFCore(t, lists, tcfpkg.TCFDeployment{})
 	org2, s2 := mustSite(t, noCMP)
 	b, err := noCMP.store.Banner(ctx, s2.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.TCF = core.TCFSettings{Enabled: true, VendorIDs: []int{755}}
+	b.TCF = tcfpkg.TCFSettings{Enabled: true, VendorIDs: []int{755}}
 	if err := noCMP.store.UpdateBanner(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +359,7 @@ func TestTCFComplianceRules(t *testing.T) {
 	}
 	found := false
 	for _, f := range rep.Findings {
-		found = found || (f.RuleID == "consent.tcf-cmp-id" && f.Severity == core.SeverityError && strings.Contains(f.Detail, "CONSENTD_TCF_CMP_ID"))
+		found = found || (f.RuleID == "consent.tcf-cmp-id" && f.Severity == scan.SeverityError && strings.Contains(f.Detail, "CONSENTD_TCF_CMP_ID"))
 	}
 	if !found {
 		t.Errorf("no CMP ID: %+v", rep.Findings)
@@ -366,7 +371,7 @@ func TestTCFComplianceRules(t *testing.T) {
 func TestSearchVendors(t *testing.T) {
 	g := fixtureGVL(t)
 	got := g.SearchVendors("GOOGLE", 10)
-	if len(got) == 0 || !slices.ContainsFunc(got, func(v core.GVLVendor) bool { return v.ID == 755 }) {
+	if len(got) == 0 || !slices.ContainsFunc(got, func(v tcfpkg.GVLVendor) bool { return v.ID == 755 }) {
 		t.Fatalf("google: %v", got)
 	}
 	for i := 1; i < len(got); i++ {

@@ -6,24 +6,25 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 func TestTCFSignalTable(t *testing.T) {
-	tab := core.TCFSignalTable()
+	tab := tcf.TCFSignalTable()
 	all := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	for _, c := range []struct {
 		name              string
 		purposes, vendors []int
 		cats, gcm         string
 	}{
-		{"everything", all, []int{core.GoogleVendorID}, "map[marketing:true statistics:true]",
+		{"everything", all, []int{tcf.GoogleVendorID}, "map[marketing:true statistics:true]",
 			"map[ad_personalization:true ad_storage:true ad_user_data:true analytics_storage:true]"},
 		{"nothing", nil, nil, "map[marketing:false statistics:false]",
 			"map[ad_personalization:false ad_storage:false ad_user_data:false analytics_storage:false]"},
 		{"all purposes, Google refused", all, []int{28}, "map[marketing:true statistics:true]",
 			"map[ad_personalization:false ad_storage:false ad_user_data:false analytics_storage:true]"},
-		{"storage and measurement only", []int{1, 8, 9}, []int{core.GoogleVendorID}, "map[marketing:false statistics:true]",
+		{"storage and measurement only", []int{1, 8, 9}, []int{tcf.GoogleVendorID}, "map[marketing:false statistics:true]",
 			"map[ad_personalization:false ad_storage:true ad_user_data:false analytics_storage:true]"},
 	} {
 		cats, gcm := tab.Grants(c.purposes, c.vendors)
@@ -35,8 +36,8 @@ func TestTCFSignalTable(t *testing.T) {
 		}
 	}
 	// A fresh copy each time: a caller's change does not reach the table.
-	tab.Categories["statistics"] = core.TCFNeed{}
-	if len(core.TCFSignalTable().Categories["statistics"].Purposes) == 0 {
+	tab.Categories["statistics"] = tcf.TCFNeed{}
+	if len(tcf.TCFSignalTable().Categories["statistics"].Purposes) == 0 {
 		t.Error("TCFSignalTable returned a shared map")
 	}
 }
@@ -59,10 +60,10 @@ func fmtMap(m map[string]bool) string {
 // TestTCFTexts: every language of the TCF layers says everything English says, with the same
 // placeholders, and the buttons' labels come from the banner's built-in texts.
 func TestTCFTexts(t *testing.T) {
-	en := core.TCFTexts("en")
+	en := banner.TCFTexts("en")
 	ph := regexp.MustCompile(`\{\w+\}`)
 	for _, lang := range []string{"de", "fr", "es", "it", "nl", "pt"} {
-		tr := core.TCFTexts(lang)
+		tr := banner.TCFTexts(lang)
 		for k, v := range en {
 			if tr[k] == "" {
 				t.Errorf("%s: %s missing", lang, k)
@@ -78,7 +79,7 @@ func TestTCFTexts(t *testing.T) {
 	if en["acceptLabel"] == "" || en["rejectLabel"] == "" || en["saveLabel"] == "" || len(en) < 30 {
 		t.Errorf("English TCF texts incomplete: %d keys", len(en))
 	}
-	if core.TCFTexts("xx")["tcfHeadline"] != en["tcfHeadline"] {
+	if banner.TCFTexts("xx")["tcfHeadline"] != en["tcfHeadline"] {
 		t.Error("an unknown language does not fall back to English")
 	}
 }

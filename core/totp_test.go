@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // TestTOTP: enabling needs a current code of the shown secret; once on, a password sign-in
@@ -37,7 +39,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatalf("setting up another member's authenticator: %v", err)
 	}
 	code := func(at time.Time) string {
-		c, err := core.TOTPCode(setup.Secret, at)
+		c, err := identity.TOTPCode(setup.Secret, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +59,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatalf("sign in before TOTP: %+v %v", res, err)
 	}
 	enableCode := code(now)
-	if codes, err := m.Users.EnableTOTP(asAna, u.ID, setup.Secret, enableCode); err != nil || len(codes) != core.RecoveryCodeCount {
+	if codes, err := m.Users.EnableTOTP(asAna, u.ID, setup.Secret, enableCode); err != nil || len(codes) != identity.RecoveryCodeCount {
 		t.Fatalf("enable: %v, %d recovery codes", err, len(codes))
 	}
 	if on, _ := m.Users.TOTPEnabled(asAna, u.ID); !on {
@@ -95,7 +97,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatalf("replayed code: %v", err)
 	}
 	// The code step expires.
-	now = now.Add(core.TOTPSignInTTL)
+	now = now.Add(identity.TOTPSignInTTL)
 	if _, err := m.Users.SignInCode(ctx, res2.CodeToken, code(now)); core.ErrorCode(err) != core.CodeUnauthorized ||
 		!strings.Contains(core.ErrorMessage(err), "expired") {
 		t.Fatalf("expired code step: %v", err)
@@ -130,7 +132,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatalf("sign in after TOTP is off: %+v %v", res, err)
 	}
 
-	page, err := m.AuditLog.AuditEntries(asAna, org.ID, core.AuditQuery{}, "")
+	page, err := m.AuditLog.AuditEntries(asAna, org.ID, identity.AuditQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +187,7 @@ func TestTOTPRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := core.TOTPCode(setup.Secret, now)
+		c, _ := identity.TOTPCode(setup.Secret, now)
 		codes, err := m.Users.EnableTOTP(as(id), id, setup.Secret, c)
 		if err != nil {
 			t.Fatal(err)
@@ -206,14 +208,14 @@ func TestTOTPRecovery(t *testing.T) {
 			t.Fatalf("a stored code is not an argon2id hash: %+v", s)
 		}
 	}
-	if n, _ := m.Users.RecoveryCodesLeft(as(u.ID), u.ID); n != core.RecoveryCodeCount {
+	if n, _ := m.Users.RecoveryCodesLeft(as(u.ID), u.ID); n != identity.RecoveryCodeCount {
 		t.Fatalf("codes left: %d", n)
 	}
 	codeStep := func() string { return mustCodeTokenOf(t, m, "ana@example.com") }
 	// A recovery code signs in once, typed in upper case without its hyphen too.
 	typed := strings.ToUpper(strings.ReplaceAll(codes[3], "-", ""))
 	res, err := m.Users.SignInCode(ctx, codeStep(), typed)
-	if err != nil || res.User.ID != u.ID || res.RecoveryCodesLeft == nil || *res.RecoveryCodesLeft != core.RecoveryCodeCount-1 {
+	if err != nil || res.User.ID != u.ID || res.RecoveryCodesLeft == nil || *res.RecoveryCodesLeft != identity.RecoveryCodeCount-1 {
 		t.Fatalf("sign in with a recovery code: %+v %v", res, err)
 	}
 	if _, err := m.Users.SignInCode(ctx, codeStep(), codes[3]); core.ErrorCode(err) != core.CodeUnauthorized {
@@ -224,7 +226,7 @@ func TestTOTPRecovery(t *testing.T) {
 	}
 	// An authenticator code still works and reports no recovery.
 	now = now.Add(time.Minute)
-	c, _ := core.TOTPCode(secret, now)
+	c, _ := identity.TOTPCode(secret, now)
 	if res, err := m.Users.SignInCode(ctx, codeStep(), c); err != nil || res.RecoveryCodesLeft != nil {
 		t.Fatalf("sign in with the authenticator: %+v %v", res, err)
 	}
@@ -233,9 +235,9 @@ func TestTOTPRecovery(t *testing.T) {
 		t.Fatalf("new codes with a used code: %v", err)
 	}
 	now = now.Add(time.Minute)
-	c, _ = core.TOTPCode(secret, now)
+	c, _ = identity.TOTPCode(secret, now)
 	fresh, err := m.Users.NewRecoveryCodes(as(u.ID), u.ID, c)
-	if err != nil || len(fresh) != core.RecoveryCodeCount {
+	if err != nil || len(fresh) != identity.RecoveryCodeCount {
 		t.Fatalf("new codes: %v %v", fresh, err)
 	}
 	if _, err := m.Users.SignInCode(ctx, codeStep(), codes[4]); core.ErrorCode(err) != core.CodeUnauthorized {
@@ -275,7 +277,7 @@ func TestTOTPRecovery(t *testing.T) {
 	}
 	// Turning it off removes the codes too.
 	now = now.Add(time.Minute)
-	oc, _ := core.TOTPCode(ownerSecret(t, store, owner.ID), now)
+	oc, _ := identity.TOTPCode(ownerSecret(t, store, owner.ID), now)
 	if err := m.Users.DisableTOTP(as(owner.ID), owner.ID, oc); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +285,7 @@ func TestTOTPRecovery(t *testing.T) {
 		t.Fatalf("codes after turning it off: %d", len(cs))
 	}
 
-	page, err := m.AuditLog.AuditEntries(as(owner.ID), org.ID, core.AuditQuery{}, "")
+	page, err := m.AuditLog.AuditEntries(as(owner.ID), org.ID, identity.AuditQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func mustCodeTokenOf(t *testing.T, m *testCore, email string) string {
 	return res.CodeToken
 }
 
-func ownerSecret(t *testing.T, store core.Store, id string) string {
+func ownerSecret(t *testing.T, store usecases.Store, id string) string {
 	t.Helper()
 	u, err := store.User(ctx, id)
 	if err != nil {

@@ -11,18 +11,27 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
 // ctx is the tests' caller: the system, as the operator's command line would be (the tests of
 // members' and keys' rights set their own).
+// Core's tests hash passwords with cheap argon2id parameters; the hash records them.
+func init() { identity.ArgonTime, identity.ArgonMemory = 1, 1024 }
+
 var ctx = core.WithActor(context.Background(), core.System("core tests"))
 
 // fakeQueue and fakeCrawler are core's tests' doubles of the scan queue and crawler ports;
 // the queue remembers the jobs it was given.
-type fakeQueue struct{ jobs []core.ScanJob }
+type fakeQueue struct{ jobs []scan.ScanJob }
 
-func (q *fakeQueue) EnqueueScan(_ context.Context, _ core.Store, j core.ScanJob) error {
+func (q *fakeQueue) EnqueueScan(_ context.Context, _ scan.Store, j scan.ScanJob) error {
 	q.jobs = append(q.jobs, j)
 	return nil
 }
@@ -33,7 +42,7 @@ type fakeCrawler struct {
 	calls int
 }
 
-func (c *fakeCrawler) Crawl(context.Context, core.CrawlRequest) (*core.CrawlResult, error) {
+func (c *fakeCrawler) Crawl(context.Context, scan.CrawlRequest) (*core.CrawlResult, error) {
 	c.calls++
 	return c.res, c.err
 }
@@ -51,8 +60,8 @@ func svc(slug, cat string, builtin bool, scripts ...string) *library.Service {
 // testCore is the use cases on memstore, with the store and ID source at hand for tests
 // that play another node changing the store behind the use cases' back.
 type testCore struct {
-	*core.UseCases
-	store core.Store
+	*usecases.UseCases
+	store usecases.Store
 	newID func() string
 }
 
@@ -83,7 +92,7 @@ func newCoreAt(t *testing.T, now func() time.Time) (*testCore, *fakeQueue, *fake
 			return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(n.Load()) * time.Second)
 		}
 	}
-	uc, err := core.New(core.Deps{Store: store, Queue: q, Crawler: c, Catalog: cat, Now: now, NewID: newID})
+	uc, err := usecases.New(usecases.Deps{Store: store, Queue: q, Crawler: c, Catalog: cat, Now: now, NewID: newID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +107,7 @@ func mustSite(t *testing.T, m *testCore) (string, *core.Site) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	s, err := m.Sites.CreateSite(ctx, org.ID, site.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +123,7 @@ func wantCode(t *testing.T, err error, code core.Code) {
 
 func TestSlugify(t *testing.T) {
 	// Names without anything to transliterate get a short slug of their own.
-	cookie, cake := core.Slugify("🍪"), core.Slugify("🎂")
+	cookie, cake := banner.Slugify("🍪"), banner.Slugify("🎂")
 	if !strings.HasPrefix(cookie, "category-") || len(cookie) != len("category-")+8 || cookie == cake {
 		t.Errorf("Slugify(🍪) = %q, Slugify(🎂) = %q: want distinct category-xxxxxxxx slugs", cookie, cake)
 	}
@@ -123,7 +132,7 @@ func TestSlugify(t *testing.T) {
 		"日本語": "ri-ben-yu", "x--y": "x-y", "Ünïcödé 2": "unicode-2", "Straße": "strasse",
 		"中文类别": "zhong-wen-lei-bie", "Категория": "kategoriia", "Κατηγορία": "kategoria", "   ": "",
 	} {
-		if got := core.Slugify(in); got != want {
+		if got := banner.Slugify(in); got != want {
 			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -172,9 +181,9 @@ func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
 	if err != nil || len(cats) != 3 || cats[0].Slug != "essential" || !cats[0].IsRequired || cats[1].IsRequired || !cats[2].IsDefault {
 		t.Fatalf("categories %v", err)
 	}
-	_, err = m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr(""), URL: ptr("https://x.example")})
+	_, err = m.Sites.CreateSite(ctx, org, site.SiteInput{Name: ptr(""), URL: ptr("https://x.example")})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.Sites.CreateSite(ctx, org, core.SiteInput{Name: ptr("x"), URL: ptr("mailto:a@b")})
+	_, err = m.Sites.CreateSite(ctx, org, site.SiteInput{Name: ptr("x"), URL: ptr("mailto:a@b")})
 	wantCode(t, err, core.CodeInvalid)
 	_, err = m.Sites.Site(ctx, "00000000-0000-7000-8000-999999999999", s.ID)
 	wantCode(t, err, core.CodeNotFound)
@@ -183,13 +192,13 @@ func TestCreateSiteMakesBannerAndDefaults(t *testing.T) {
 func TestCategoryRules(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
-	c1, err := m.Categories.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Statistics")})
+	c1, err := m.Categories.CreateCategory(ctx, org, s.ID, banner.CategoryInput{Name: ptr("Statistics")})
 	if err != nil || c1.Slug != "statistics-2" || c1.IsDefault || c1.IsRequired || c1.SortOrder != 3 {
 		t.Fatalf("%+v %v", c1, err)
 	}
 	cats, _ := m.Categories.Categories(ctx, org, s.ID)
 	wantCode(t, m.Categories.DeleteCategory(ctx, org, s.ID, cats[0].ID), core.CodeInvalid)
-	if _, err := m.Services.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "x", Label: "X", CategorySlug: "statistics-2"}); err != nil {
+	if _, err := m.Services.CreateService(ctx, org, s.ID, banner.ServiceInput{Slug: "x", Label: "X", CategorySlug: "statistics-2"}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, m.Categories.DeleteCategory(ctx, org, s.ID, c1.ID), core.CodeInvalid)
@@ -200,7 +209,7 @@ func TestCategoryRules(t *testing.T) {
 	if err := m.Categories.DeleteCategory(ctx, org, s.ID, c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	u, err := m.Categories.UpdateCategory(ctx, org, s.ID, cats[1].ID, core.CategoryInput{Name: ptr("Analytics"), SortOrder: ptr(5)})
+	u, err := m.Categories.UpdateCategory(ctx, org, s.ID, cats[1].ID, banner.CategoryInput{Name: ptr("Analytics"), SortOrder: ptr(5)})
 	if err != nil || u.Slug != "statistics" || u.Name != "Analytics" || u.SortOrder != 5 {
 		t.Fatalf("update keeps slug: %+v %v", u, err)
 	}
@@ -304,16 +313,16 @@ func TestRecordConsent(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	cases := []struct {
-		in     core.ConsentInput
+		in     consent.ConsentInput
 		action string
 		dns    bool
 		jur    string
 	}{
-		{core.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1, Country: "DE"}, "accept_all", false, "gdpr"},
-		{core.ConsentInput{Categories: map[string]bool{"essential": false}, ConsentVersion: 1, Country: "FR"}, "reject_all", false, "gdpr"},
-		{core.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "custom", false, "none"},
-		{core.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1, GPC: true, Country: "US", Action: ptr("gpc")}, "gpc", true, "ccpa"},
-		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1, GPC: true, Country: "DE"}, "reject_all", false, "gdpr"},
+		{consent.ConsentInput{Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1, Country: "DE"}, "accept_all", false, "gdpr"},
+		{consent.ConsentInput{Categories: map[string]bool{"essential": false}, ConsentVersion: 1, Country: "FR"}, "reject_all", false, "gdpr"},
+		{consent.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "custom", false, "none"},
+		{consent.ConsentInput{Categories: map[string]bool{"statistics": true}, ConsentVersion: 1, GPC: true, Country: "US", Action: ptr("gpc")}, "gpc", true, "ccpa"},
+		{consent.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 1, GPC: true, Country: "DE"}, "reject_all", false, "gdpr"},
 	}
 	for i, c := range cases {
 		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, c.in)
@@ -324,17 +333,17 @@ func TestRecordConsent(t *testing.T) {
 			t.Errorf("case %d: %+v", i, r)
 		}
 	}
-	_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
+	_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{"nope": true}, ConsentVersion: 1})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.PublicBanner.RecordConsent(ctx, "pk_missing", core.ConsentInput{ConsentVersion: 1})
+	_, err = m.PublicBanner.RecordConsent(ctx, "pk_missing", consent.ConsentInput{ConsentVersion: 1})
 	wantCode(t, err, core.CodeNotFound)
-	recs, total, err := m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
+	recs, total, err := m.ConsentLog.ConsentRecords(ctx, org, consent.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 2})
 	if err != nil || total != 5 || len(recs) != 2 || recs[0].Action != "reject_all" {
 		t.Fatalf("list: %d %d %v", total, len(recs), err)
 	}
-	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
+	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, consent.ConsentQuery{SiteID: s.ID, Page: 0, Limit: 2})
 	wantCode(t, err, core.CodeInvalid)
-	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
+	_, _, err = m.ConsentLog.ConsentRecords(ctx, org, consent.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 101})
 	wantCode(t, err, core.CodeInvalid)
 }
 
@@ -344,21 +353,21 @@ func TestRecordConsentCannotContradictItself(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	for i, c := range []struct {
-		in   core.ConsentInput
+		in   consent.ConsentInput
 		want string // "" when stored, else the field the 400 names
 	}{
-		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, "categories.statistics"},
-		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"marketing": true}, ConsentVersion: 1}, "categories.marketing"},
-		{core.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"essential": true, "statistics": false}, ConsentVersion: 1}, ""},
-		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1}, "categories.marketing"},
-		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "categories.marketing"},
-		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, ""},
+		{consent.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, "categories.statistics"},
+		{consent.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"marketing": true}, ConsentVersion: 1}, "categories.marketing"},
+		{consent.ConsentInput{Action: ptr("reject_all"), Categories: map[string]bool{"essential": true, "statistics": false}, ConsentVersion: 1}, ""},
+		{consent.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1}, "categories.marketing"},
+		{consent.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, "categories.marketing"},
+		{consent.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": true}, ConsentVersion: 1}, ""},
 		// GPC locks marketing off in the runtime; "accept all" then sends it false.
-		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1, GPC: true, Country: "US"}, ""},
-		{core.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": false}, ConsentVersion: 1, GPC: true, Country: "US"}, "categories.statistics"},
-		{core.ConsentInput{Action: ptr("custom"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, ""},
-		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}, "consentVersion"},
-		{core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 99}, "consentVersion"},
+		{consent.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": true, "marketing": false}, ConsentVersion: 1, GPC: true, Country: "US"}, ""},
+		{consent.ConsentInput{Action: ptr("accept_all"), Categories: map[string]bool{"statistics": false}, ConsentVersion: 1, GPC: true, Country: "US"}, "categories.statistics"},
+		{consent.ConsentInput{Action: ptr("custom"), Categories: map[string]bool{"statistics": true}, ConsentVersion: 1}, ""},
+		{consent.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}, "consentVersion"},
+		{consent.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 99}, "consentVersion"},
 	} {
 		r, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, c.in)
 		if c.want != "" {
@@ -381,12 +390,12 @@ func TestRecordConsentCannotContradictItself(t *testing.T) {
 	if err := m.Banners.SetScriptBlocking(ctx, org, s.ID, !mustBanner(t, m, org, s.ID).SiteWideBlocking); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}); err != nil {
+	if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{}, ConsentVersion: 2}); err != nil {
 		t.Fatalf("version 2 after the change: %v", err)
 	}
 }
 
-func mustBanner(t *testing.T, m *testCore, org, siteID string) *core.Banner {
+func mustBanner(t *testing.T, m *testCore, org, siteID string) *banner.Banner {
 	t.Helper()
 	b, err := m.Banners.Banner(ctx, org, siteID)
 	if err != nil {
@@ -399,13 +408,13 @@ func TestRunScan(t *testing.T) {
 	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
 	trigger := func() string {
-		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+		sc, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sc.ID
 	}
-	status := func(id string) *core.Scan {
+	status := func(id string) *scan.Scan {
 		sc, err := m.Scans.Scan(ctx, org, s.ID, id)
 		if err != nil {
 			t.Fatal(err)
@@ -419,15 +428,15 @@ func TestRunScan(t *testing.T) {
 	if _, err := m.ScanWorker.RunScan(ctx, q.jobs[0], false); !core.IsTemporary(err) {
 		t.Fatalf("want temporary error, got %v", err)
 	}
-	if st := status(id); st.Status != core.ScanRunning || st.StartedAt == nil {
+	if st := status(id); st.Status != scan.ScanRunning || st.StartedAt == nil {
 		t.Fatalf("status %s", st.Status)
 	}
 	// last attempt: failed; an error that is no CrawlError gets the internal-failure
 	// sentence, never its own text
-	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[0], true); err != nil || st != core.ScanFailed {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[0], true); err != nil || st != scan.ScanFailed {
 		t.Fatal(st, err)
 	}
-	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != core.ScanInternalFailure {
+	if st := status(id); st.Status != scan.ScanFailed || *st.ErrorMessage != scan.ScanInternalFailure {
 		t.Fatalf("status %s %q", st.Status, *st.ErrorMessage)
 	}
 	// a redelivered job of a finished scan does nothing
@@ -437,11 +446,11 @@ func TestRunScan(t *testing.T) {
 	}
 	// permanent failure ends it at once
 	id = trigger()
-	c.err = &core.CrawlError{Message: "the storefront password was rejected", Err: errors.New("401 from /password")}
+	c.err = &scan.CrawlError{Message: "the storefront password was rejected", Err: errors.New("401 from /password")}
 	if _, err := m.ScanWorker.RunScan(ctx, q.jobs[1], false); err != nil {
 		t.Fatal(err)
 	}
-	if st := status(id); st.Status != core.ScanFailed || *st.ErrorMessage != "the storefront password was rejected" {
+	if st := status(id); st.Status != scan.ScanFailed || *st.ErrorMessage != "the storefront password was rejected" {
 		t.Fatalf("status %s %q", st.Status, *st.ErrorMessage)
 	}
 	// success, then configure is idempotent and trackers list non-essential services
@@ -454,7 +463,7 @@ func TestRunScan(t *testing.T) {
 	}}
 	_, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
 	wantCode(t, err, core.CodeInvalid)
-	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[2], false); err != nil || st != core.ScanCompleted {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[2], false); err != nil || st != scan.ScanCompleted {
 		t.Fatal(err)
 	}
 	res, err := m.Scans.ConfigureScan(ctx, org, s.ID, id)
@@ -478,11 +487,11 @@ func TestTriggerScanValidation(t *testing.T) {
 	for i := range urls {
 		urls[i] = fmt.Sprintf("https://shop.example/%d", i)
 	}
-	_, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URLs: urls})
+	_, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{URLs: urls})
 	wantCode(t, err, core.CodeInvalid)
-	_, err = m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/x"), URLs: urls[:10]})
+	_, err = m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{URL: ptr("https://shop.example/x"), URLs: urls[:10]})
 	wantCode(t, err, core.CodeInvalid) // url plus ten more is eleven
-	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{URL: ptr("https://shop.example/0"), URLs: urls[:10]})
+	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{URL: ptr("https://shop.example/0"), URLs: urls[:10]})
 	if err != nil || len(sc.URLs) != 10 || len(q.jobs) != 1 {
 		t.Fatalf("duplicate url folded: %v", err)
 	}
@@ -495,19 +504,19 @@ func TestConsentSiteCache(t *testing.T) {
 	m, _, _ := newCoreAt(t, func() time.Time { return now })
 	org, s := mustSite(t, m)
 	post := func(slug string) error {
-		_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
+		_, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{Categories: map[string]bool{slug: true}, ConsentVersion: 1})
 		return err
 	}
 	if err := post("statistics"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Categories.CreateCategory(ctx, org, s.ID, core.CategoryInput{Name: ptr("Social")}); err != nil {
+	if _, err := m.Categories.CreateCategory(ctx, org, s.ID, banner.CategoryInput{Name: ptr("Social")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := post("social"); err != nil {
 		t.Fatalf("own change not seen: %v", err)
 	}
-	if err := m.store.CreateCategory(ctx, &core.Category{ID: m.newID(), SiteID: s.ID, Slug: "video", Name: "Video", CreatedAt: now, UpdatedAt: now}); err != nil {
+	if err := m.store.CreateCategory(ctx, &banner.Category{ID: m.newID(), SiteID: s.ID, Slug: "video", Name: "Video", CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, post("video"), core.CodeInvalid) // still the cached view
@@ -538,7 +547,7 @@ func TestPublicConfigCache(t *testing.T) {
 		func() error { return m.Banners.SetScriptBlocking(ctx, org, s.ID, false) },
 		func() error { _, err := m.Services.ImportService(ctx, org, s.ID, "stats", ""); return err },
 		func() error {
-			_, err := m.Banners.PatchBanner(ctx, org, s.ID, core.BannerPatch{Template: ptr("modal")})
+			_, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{Template: ptr("modal")})
 			return err
 		},
 	} {
@@ -576,13 +585,13 @@ func TestPublicConfigCache(t *testing.T) {
 func TestDeepScanResults(t *testing.T) {
 	m, q, c := newCore(t)
 	org, s := mustSite(t, m)
-	_, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{Mode: ptr("browser")})
+	_, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{Mode: ptr("browser")})
 	wantCode(t, err, core.CodeInvalid)
-	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{})
+	sc, err := m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{})
 	if err != nil || sc.Mode != core.ScanAuto || q.jobs[0].Mode != core.ScanAuto {
 		t.Fatalf("default mode: scan %q job %q, %v", sc.Mode, q.jobs[0].Mode, err)
 	}
-	sc, err = m.Scans.TriggerScan(ctx, org, s.ID, core.ScanInput{Mode: ptr(core.ScanDeep)})
+	sc, err = m.Scans.TriggerScan(ctx, org, s.ID, scan.ScanInput{Mode: ptr(core.ScanDeep)})
 	if err != nil || sc.Mode != core.ScanDeep || q.jobs[1].Mode != core.ScanDeep || sc.ModeUsed != nil {
 		t.Fatalf("deep mode: %+v %v", sc, err)
 	}
@@ -593,7 +602,7 @@ func TestDeepScanResults(t *testing.T) {
 		}},
 	}, UnrecognizedCookies: []core.UnrecognizedCookie{{Kind: core.StorageCookie, Name: "cart", Duration: "1 day"}},
 		PreConsent: []core.PreConsentFinding{{Slug: "stats", Name: "Stats", Category: "statistics", Cookies: []string{"_stats"}}}}
-	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[1], false); err != nil || st != core.ScanCompleted {
+	if st, err := m.ScanWorker.RunScan(ctx, q.jobs[1], false); err != nil || st != scan.ScanCompleted {
 		t.Fatal(st, err)
 	}
 	got, err := m.Scans.Scan(ctx, org, s.ID, sc.ID)
@@ -625,7 +634,7 @@ func TestDeclarationNamesOwnCookieAndPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ess := d.Categories[0]
-	if ess.Slug != "essential" || len(ess.Services) != 1 || ess.Services[0].Slug != core.ConsentCookieName {
+	if ess.Slug != "essential" || len(ess.Services) != 1 || ess.Services[0].Slug != banner.ConsentCookieName {
 		t.Fatalf("essential of a new site: %+v", ess)
 	}
 	own := ess.Services[0].Cookies
@@ -635,14 +644,14 @@ func TestDeclarationNamesOwnCookieAndPrefixes(t *testing.T) {
 	}
 	for _, c := range d.Categories[1:] {
 		for _, sv := range c.Services {
-			if sv.Slug == core.ConsentCookieName {
+			if sv.Slug == banner.ConsentCookieName {
 				t.Fatalf("own cookie declared in %s too", c.Slug)
 			}
 		}
 	}
 	// A custom service's "id_*" and a library prefix both read as prefixes.
-	if _, err := m.Services.CreateService(ctx, org, s.ID, core.ServiceInput{Slug: "chat", Label: "Chat", CategorySlug: "statistics",
-		Cookies: []core.CookieInput{{Name: "chat_*", Duration: "1 day"}, {Name: "chat", Duration: "1 day"}}}); err != nil {
+	if _, err := m.Services.CreateService(ctx, org, s.ID, banner.ServiceInput{Slug: "chat", Label: "Chat", CategorySlug: "statistics",
+		Cookies: []banner.CookieInput{{Name: "chat_*", Duration: "1 day"}, {Name: "chat", Duration: "1 day"}}}); err != nil {
 		t.Fatal(err)
 	}
 	d, _ = m.PublicBanner.Declaration(ctx, s.ProjectKey)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // TestMembers: an owner invites a colleague; the link works once; the colleague signs in
@@ -80,20 +81,20 @@ func TestMembers(t *testing.T) {
 	if err := m.Users.RemoveMember(asOwner, agency.ID, owner.ID); core.ErrorCode(err) != core.CodeConflict {
 		t.Fatalf("last owner leaves: %v", err)
 	}
-	tok, _, err := m.Sessions.StartSession(ctx, core.SessionStart{OrgID: agency.ID, UserID: ed.ID}, core.SessionTTL)
+	tok, _, err := m.Sessions.StartSession(ctx, identity.SessionStart{OrgID: agency.ID, UserID: ed.ID}, identity.SessionTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Users.RemoveMember(asOwner, agency.ID, ed.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Sessions.ResumeSession(ctx, tok, core.SessionIdle); core.ErrorCode(err) != core.CodeUnauthorized {
+	if _, err := m.Sessions.ResumeSession(ctx, tok, identity.SessionIdle); core.ErrorCode(err) != core.CodeUnauthorized {
 		t.Fatalf("the removed member's session: %v", err)
 	}
 	if _, err := m.Users.UserActor(ctx, ed.ID, agency.ID); core.ErrorCode(err) != core.CodeUnauthorized {
 		t.Fatalf("removed member's actor: %v", err)
 	}
-	p, _ := m.AuditLog.AuditEntries(asOwner, agency.ID, core.AuditQuery{}, "")
+	p, _ := m.AuditLog.AuditEntries(asOwner, agency.ID, identity.AuditQuery{}, "")
 	var acts []string
 	for _, e := range p.Entries {
 		acts = append(acts, e.Action+"/"+e.ActorName)
@@ -118,12 +119,12 @@ func TestMembers(t *testing.T) {
 }
 
 func TestPasswordHash(t *testing.T) {
-	h := core.HashPassword("correct horse battery")
-	if !strings.HasPrefix(h, "$argon2id$v=19$m=1024,t=1,p=2$") || !core.CheckPassword(h, "correct horse battery") ||
-		core.CheckPassword(h, "correct horse batterz") || core.CheckPassword("$argon2id$v=19$m=1,t=1,p=1$$", "x") {
+	h := identity.HashPassword("correct horse battery")
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=1024,t=1,p=2$") || !identity.CheckPassword(h, "correct horse battery") ||
+		identity.CheckPassword(h, "correct horse batterz") || identity.CheckPassword("$argon2id$v=19$m=1,t=1,p=1$$", "x") {
 		t.Fatalf("hash %s", h)
 	}
-	if core.HashPassword("same") == core.HashPassword("same") {
+	if identity.HashPassword("same") == identity.HashPassword("same") {
 		t.Fatal("no salt")
 	}
 }

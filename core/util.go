@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func deref(s *string) string {
+func Deref(s *string) string {
 	if s == nil {
 		return ""
 	}
@@ -22,7 +22,7 @@ func countryCode(c string) string {
 	return ""
 }
 
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
+func SlicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
 // HashHexLength is the length of every hash consentd shows: hex SHA-256.
 const HashHexLength = 64
@@ -32,30 +32,30 @@ var GenesisHash = strings.Repeat("0", 64)
 
 // CanonicalTime is the form of createdAt in the canonical line: UTC, microseconds, always six
 // digits ("2026-03-01T10:00:00.000000Z").
-func CanonicalTime(t time.Time) string { return t.UTC().Format(canonicalTimeLayout) }
+func CanonicalTime(t time.Time) string { return t.UTC().Format(CanonicalTimeLayout) }
 
-const canonicalTimeLayout = "2006-01-02T15:04:05.000000Z"
+const CanonicalTimeLayout = "2006-01-02T15:04:05.000000Z"
 
-func sha256Hex(s string) string {
+func Sha256Hex(s string) string {
 	var buf [256]byte
-	return hexSum(sha256.Sum256(append(buf[:0], s...)))
+	return HexSum(sha256.Sum256(append(buf[:0], s...)))
 }
 
 // hexSum is a SHA-256 sum in hex, as hex.EncodeToString writes it, with one allocation.
-func hexSum(sum [sha256.Size]byte) string {
+func HexSum(sum [sha256.Size]byte) string {
 	var h [2 * sha256.Size]byte
 	hex.Encode(h[:], sum[:])
 	return string(h[:])
 }
 
-func orEmptySlice[T any](s []T) []T {
+func OrEmptySlice[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
 	return s
 }
 
-func contains(list []string, s string) bool {
+func Contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true

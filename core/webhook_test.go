@@ -10,12 +10,17 @@ import (
 
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/identity"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // hookQueue records delivery jobs; hookSender answers with the next status of its script.
 type hookQueue struct{ ids []string }
 
-func (q *hookQueue) EnqueueDelivery(_ context.Context, _ core.EventStore, id string) error {
+func (q *hookQueue) EnqueueDelivery(_ context.Context, _ event.EventStore, id string) error {
 	q.ids = append(q.ids, id)
 	return nil
 }
@@ -30,17 +35,17 @@ func (m *mailbox) Send(_ context.Context, msg core.EmailMessage) error {
 
 type hookSender struct {
 	statuses []int
-	sent     []core.WebhookRequest
+	sent     []watch.WebhookRequest
 }
 
-func (s *hookSender) Send(_ context.Context, r core.WebhookRequest) (*core.WebhookResponse, error) {
+func (s *hookSender) Send(_ context.Context, r watch.WebhookRequest) (*watch.WebhookResponse, error) {
 	s.sent = append(s.sent, r)
 	if len(s.statuses) == 0 {
 		return nil, errors.New("connection refused")
 	}
 	code := s.statuses[0]
 	s.statuses = s.statuses[1:]
-	return &core.WebhookResponse{StatusCode: code, Body: "answer\x00"}, nil
+	return &watch.WebhookResponse{StatusCode: code, Body: "answer\x00"}, nil
 }
 
 // TestWebhookDelivery: events of a site reach the subscribed endpoints of its organization
@@ -55,7 +60,7 @@ func TestWebhookDelivery(t *testing.T) {
 	store := memstore.New()
 	q, snd, mails := &hookQueue{}, &hookSender{}, &mailbox{}
 	var n int
-	m, err := core.New(core.Deps{Store: store, Catalog: emptyCatalog(t), Now: now, WebhookQueue: q, WebhookSender: snd,
+	m, err := usecases.New(usecases.Deps{Store: store, Catalog: emptyCatalog(t), Now: now, WebhookQueue: q, WebhookSender: snd,
 		Mailer: mails, PublicURL: "https://consent.example/",
 		NewID: func() string { n++; return fmt.Sprintf("00000000-0000-7000-8000-%012d", n) }})
 	if err != nil {
@@ -63,22 +68,22 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	org, _ := m.Orgs.CreateOrganization(ctx, "acme")
 	other, _ := m.Orgs.CreateOrganization(ctx, "other")
-	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Two sites with digest recipients, one address on both.
-	if _, err := m.Sites.UpdateSite(ctx, org.ID, site.ID, core.SiteInput{DigestEmails: []string{"dpo@acme.example", "web@acme.example"}}); err != nil {
+	if _, err := m.Sites.UpdateSite(ctx, org.ID, site.ID, sitepkg.SiteInput{DigestEmails: []string{"dpo@acme.example", "web@acme.example"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Blog"), URL: ptr("https://blog.example"), DigestEmails: []string{"dpo@acme.example"}}); err != nil {
+	if _, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Blog"), URL: ptr("https://blog.example"), DigestEmails: []string{"dpo@acme.example"}}); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := m.Webhooks.CreateEndpoint(ctx, org.ID, core.WebhookInput{URL: ptr("https://hooks.example/a"), Events: []string{core.EventConfigChanged}})
+	ep, err := m.Webhooks.CreateEndpoint(ctx, org.ID, watch.WebhookInput{URL: ptr("https://hooks.example/a"), Events: []string{event.EventConfigChanged}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Webhooks.CreateEndpoint(ctx, other.ID, core.WebhookInput{URL: ptr("https://hooks.example/b"), Events: []string{core.EventConfigChanged}}); err != nil {
+	if _, err := m.Webhooks.CreateEndpoint(ctx, other.ID, watch.WebhookInput{URL: ptr("https://hooks.example/b"), Events: []string{event.EventConfigChanged}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Banners.SetScriptBlocking(ctx, org.ID, site.ID, false); err != nil {
@@ -102,7 +107,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Fatalf("attempts sent %+v, want the delivery's ID and the endpoint's secret", snd.sent)
 	}
 	d, err := m.Webhooks.Delivery(ctx, org.ID, ep.ID, id)
-	if err != nil || d.Status != core.DeliveryDelivered || len(d.Attempts) != 2 || *d.Attempts[0].StatusCode != 500 || d.Attempts[1].Response != "answer" {
+	if err != nil || d.Status != event.DeliveryDelivered || len(d.Attempts) != 2 || *d.Attempts[0].StatusCode != 500 || d.Attempts[1].Response != "answer" {
 		t.Fatalf("delivery %+v (%v)", d, err)
 	}
 
@@ -123,7 +128,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Fatalf("endpoint after a day of failures: %+v, want disabled with a reason", got)
 	}
 	// Disabling it is a change of the organization's configuration: audited, as the system.
-	log, err := m.AuditLog.AuditEntries(core.WithActor(ctx, core.System("test")), org.ID, core.AuditQuery{Action: core.AuditWebhookUpdate}, "")
+	log, err := m.AuditLog.AuditEntries(core.WithActor(ctx, core.System("test")), org.ID, identity.AuditQuery{Action: core.AuditWebhookUpdate}, "")
 	if err != nil || len(log.Entries) != 1 || log.Entries[0].ActorKind != core.ActorSystem || log.Entries[0].ActorName != "core tests" ||
 		!strings.Contains(string(mustJSON(t, log.Entries[0].Changes)), `{"field":"enabled","old":true,"new":false}`) ||
 		strings.Contains(string(mustJSON(t, log.Entries)), ep.Secret) {
@@ -139,14 +144,14 @@ func TestWebhookDelivery(t *testing.T) {
 			t.Fatalf("disabled-endpoint email: %+v", msg)
 		}
 	}
-	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, id2); d.Status != core.DeliveryFailed || *d.Attempts[0].Error != "connection refused" {
+	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, id2); d.Status != event.DeliveryFailed || *d.Attempts[0].Error != "connection refused" {
 		t.Fatalf("failed delivery %+v", d)
 	}
 	if _, err := m.Webhooks.Redeliver(ctx, org.ID, ep.ID, id2); core.ErrorCode(err) != core.CodeInvalid {
 		t.Fatalf("redelivery to a disabled endpoint: %v", err)
 	}
 	// Enabled again: the failure streak is forgotten; redelivery is a new delivery.
-	if got, err = m.Webhooks.UpdateEndpoint(ctx, org.ID, ep.ID, core.WebhookInput{Enabled: ptr(true)}); err != nil || got.DisabledReason != nil || got.FailingSince != nil {
+	if got, err = m.Webhooks.UpdateEndpoint(ctx, org.ID, ep.ID, watch.WebhookInput{Enabled: ptr(true)}); err != nil || got.DisabledReason != nil || got.FailingSince != nil {
 		t.Fatalf("enabled again: %+v (%v)", got, err)
 	}
 	re, err := m.Webhooks.Redeliver(ctx, org.ID, ep.ID, id2)
@@ -155,21 +160,21 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	// A test event goes to the endpoint whatever it subscribes to.
 	td, err := m.Webhooks.SendTest(ctx, org.ID, ep.ID)
-	if err != nil || td.EventType != core.EventWebhookTest || q.ids[len(q.ids)-1] != td.ID || !strings.Contains(string(td.Payload), `"type":"webhook.test"`) {
+	if err != nil || td.EventType != event.EventWebhookTest || q.ids[len(q.ids)-1] != td.ID || !strings.Contains(string(td.Payload), `"type":"webhook.test"`) {
 		t.Fatalf("test event %+v (%v)", td, err)
 	}
 	if _, err := m.Webhooks.SendTest(ctx, other.ID, ep.ID); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("a test event to another organization's endpoint: %v", err)
 	}
 	// A delivery of an endpoint disabled by hand is cancelled, not sent.
-	if _, err := m.Webhooks.UpdateEndpoint(ctx, org.ID, ep.ID, core.WebhookInput{Enabled: ptr(false)}); err != nil {
+	if _, err := m.Webhooks.UpdateEndpoint(ctx, org.ID, ep.ID, watch.WebhookInput{Enabled: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	sends := len(snd.sent)
 	if err := m.Webhooks.Deliver(ctx, re.ID, false); err != nil || len(snd.sent) != sends {
 		t.Fatalf("delivery to a disabled endpoint: sent %d more (%v)", len(snd.sent)-sends, err)
 	}
-	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, re.ID); d.Status != core.DeliveryCancelled {
+	if d, _ := m.Webhooks.Delivery(ctx, org.ID, ep.ID, re.ID); d.Status != event.DeliveryCancelled {
 		t.Fatalf("delivery to a disabled endpoint is %s, want cancelled", d.Status)
 	}
 	if _, err := m.Webhooks.SendTest(ctx, org.ID, ep.ID); core.ErrorCode(err) != core.CodeInvalid {

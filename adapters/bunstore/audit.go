@@ -10,9 +10,11 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
-var _ core.AuditStore = (*Store)(nil)
+var _ identity.AuditStore = (*Store)(nil)
 
 type auditRow struct {
 	bun.BaseModel  `bun:"table:audit_log"`
@@ -107,7 +109,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
 	if isID(e.SiteID) {
 		row.SiteID = &e.SiteID
 	}
-	return s.InTx(ctx, func(tx core.Store) error {
+	return s.InTx(ctx, func(tx usecases.Store) error {
 		db := tx.(*Store).db
 		if _, err := db.NewInsert().Model(row).Exec(ctx); err != nil {
 			return translate(err, "audit entry")
@@ -119,7 +121,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
 }
 
 // AuditEntries implements core.AuditStore.
-func (s *Store) AuditEntries(ctx context.Context, q core.AuditQuery) ([]*core.AuditEntry, error) {
+func (s *Store) AuditEntries(ctx context.Context, q identity.AuditQuery) ([]*core.AuditEntry, error) {
 	out := []*core.AuditEntry{}
 	if !isID(q.OrgID) || (q.SiteID != "" && !isID(q.SiteID)) {
 		return out, nil
@@ -203,7 +205,7 @@ func (s *Store) RemoveAuditEntries(ctx context.Context, orgID string, through in
 		return 0, nil
 	}
 	removed := 0
-	err := s.InTx(ctx, func(tx core.Store) error {
+	err := s.InTx(ctx, func(tx usecases.Store) error {
 		if _, _, err := tx.AuditHead(ctx, orgID); err != nil {
 			return err
 		}

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	corebanner "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/identity"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 // TestAuditTamperDetected: on SQLite and Postgres, an audit entry changed with SQL after it
@@ -20,7 +23,7 @@ func TestAuditTamperDetected(t *testing.T) {
 			ctx := core.WithActor(context.Background(), core.System("test"))
 			e := newProofEnv(t, open(t), time.Now)
 			for _, tmpl := range []string{"modal", "wide_bar", "floating"} {
-				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, core.BannerPatch{Template: &tmpl}); err != nil {
+				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, corebanner.BannerPatch{Template: &tmpl}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -74,22 +77,22 @@ func TestAuditRetention(t *testing.T) {
 				t.Fatal(err)
 			}
 			blogName, blogURL := "Blog", "https://blog.example"
-			blog, err := e.m.Sites.CreateSite(ctx, e.org, core.SiteInput{Name: &blogName, URL: &blogURL})
+			blog, err := e.m.Sites.CreateSite(ctx, e.org, sitepkg.SiteInput{Name: &blogName, URL: &blogURL})
 			if err != nil {
 				t.Fatal(err)
 			}
 			patch := func() {
 				tmpl := "modal"
-				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, core.BannerPatch{Template: &tmpl}); err != nil {
+				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, corebanner.BannerPatch{Template: &tmpl}); err != nil {
 					t.Fatal(err)
 				}
 				tmpl = "floating"
-				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, core.BannerPatch{Template: &tmpl}); err != nil {
+				if _, err := e.m.Banners.PatchBanner(ctx, e.org, e.site.ID, corebanner.BannerPatch{Template: &tmpl}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			retain := func(site string, days int) {
-				if _, err := e.m.Sites.UpdateSite(ctx, e.org, site, core.SiteInput{ConsentRetentionDays: core.Optional[int]{Set: true, Value: days}}); err != nil {
+				if _, err := e.m.Sites.UpdateSite(ctx, e.org, site, sitepkg.SiteInput{ConsentRetentionDays: corebanner.Optional[int]{Set: true, Value: days}}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -105,7 +108,7 @@ func TestAuditRetention(t *testing.T) {
 				if anchor := head - entries; rep.AnchorSeq != anchor || rep.AnchorHash != hashes[anchor] || hashes[anchor] == "" {
 					t.Fatalf("%s: anchor %d %s, want %d %s", what, rep.AnchorSeq, rep.AnchorHash, anchor, hashes[anchor])
 				}
-				page, err := e.m.AuditLog.AuditEntries(ctx, e.org, core.AuditQuery{Limit: core.MaxAuditLimit}, "")
+				page, err := e.m.AuditLog.AuditEntries(ctx, e.org, identity.AuditQuery{Limit: core.MaxAuditLimit}, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,7 +139,7 @@ func TestAuditRetention(t *testing.T) {
 			if n, err := e.m.AuditLog.ApplyAuditRetention(ctx); err != nil || n != 0 {
 				t.Fatalf("second pass removed %d %v, want 0", n, err)
 			}
-			page, err := e.m.AuditLog.AuditEntries(ctx, e.org, core.AuditQuery{}, "")
+			page, err := e.m.AuditLog.AuditEntries(ctx, e.org, identity.AuditQuery{}, "")
 			if err != nil || len(page.Entries) != 3 || page.Entries[2].Seq != 7 {
 				t.Fatalf("listing after retention: %+v %v", page, err)
 			}

@@ -7,6 +7,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	bannerpkg "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 type banner struct {
@@ -32,14 +35,14 @@ type banner struct {
 	ReopenPosition        string                       `bun:"reopen_position"`
 	ReopenLabel           *string                      `bun:"reopen_label"`
 	CookieDomain          *string                      `bun:"cookie_domain"`
-	RegionRules           []core.RegionRule            `bun:"region_rules,type:jsonb"`
-	TCF                   core.TCFSettings             `bun:"tcf,type:jsonb"`
-	GPP                   core.GPPSettings             `bun:"gpp,type:jsonb"`
+	RegionRules           []bannerpkg.RegionRule       `bun:"region_rules,type:jsonb"`
+	TCF                   tcf.TCFSettings              `bun:"tcf,type:jsonb"`
+	GPP                   gpp.GPPSettings              `bun:"gpp,type:jsonb"`
 	CreatedAt             time.Time                    `bun:"created_at"`
 	UpdatedAt             time.Time                    `bun:"updated_at"`
 }
 
-func fromBanner(b *core.Banner) *banner {
+func fromBanner(b *bannerpkg.Banner) *banner {
 	return &banner{
 		ID: b.ID, SiteID: b.SiteID, Template: b.Template, Position: b.Position, Colors: b.Colors,
 		TextOverrides: b.TextOverrides, TextTranslations: b.TextTranslations, LogoURL: b.LogoURL,
@@ -53,14 +56,14 @@ func fromBanner(b *core.Banner) *banner {
 	}
 }
 
-func (b *banner) core() *core.Banner {
-	return &core.Banner{
+func (b *banner) core() *bannerpkg.Banner {
+	return &bannerpkg.Banner{
 		ID: b.ID, SiteID: b.SiteID, Template: b.Template, Position: b.Position, Colors: orMap(b.Colors),
 		TextOverrides: orMap(b.TextOverrides), TextTranslations: orMap(b.TextTranslations), LogoURL: b.LogoURL,
 		PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL,
 		DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion,
-		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor, ConsentMode: core.ConsentModeOf(b.GCMExcludeVendor),
+		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor, ConsentMode: bannerpkg.ConsentModeOf(b.GCMExcludeVendor),
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
 		TCF: b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
@@ -68,7 +71,7 @@ func (b *banner) core() *core.Banner {
 }
 
 // CreateBanner implements core.BannerStore.
-func (s *Store) CreateBanner(ctx context.Context, b *core.Banner) error {
+func (s *Store) CreateBanner(ctx context.Context, b *bannerpkg.Banner) error {
 	if err := newID("banner", b.ID); err != nil {
 		return err
 	}
@@ -83,7 +86,7 @@ func (s *Store) CreateBanner(ctx context.Context, b *core.Banner) error {
 }
 
 // Banner implements core.BannerStore.
-func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error) {
+func (s *Store) Banner(ctx context.Context, siteID string) (*bannerpkg.Banner, error) {
 	if err := findIDs("banner", siteID); err != nil {
 		return nil, err
 	}
@@ -95,7 +98,7 @@ func (s *Store) Banner(ctx context.Context, siteID string) (*core.Banner, error)
 }
 
 // UpdateBanner implements core.BannerStore.
-func (s *Store) UpdateBanner(ctx context.Context, b *core.Banner) error {
+func (s *Store) UpdateBanner(ctx context.Context, b *bannerpkg.Banner) error {
 	if err := findIDs("banner", b.SiteID); err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // benchStores opens each store a benchmark runs on: SQLite always, Postgres when
@@ -43,7 +45,7 @@ func benchStores(b *testing.B) map[string]*bunstore.Store {
 // benchSite creates an organization and a site to hold benchmark records.
 func benchSite(b *testing.B, s *bunstore.Store) string {
 	ctx := context.Background()
-	org := &core.Organization{ID: uuid.NewString(), Name: "bench", CreatedAt: time.Now().UTC()}
+	org := &identity.Organization{ID: uuid.NewString(), Name: "bench", CreatedAt: time.Now().UTC()}
 	site := &core.Site{ID: uuid.NewString(), OrganizationID: org.ID, Name: "bench", URL: "https://bench.example",
 		ProjectKey: "pk_" + uuid.NewString(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
 	if err := s.CreateOrganization(ctx, org); err != nil {
@@ -145,7 +147,7 @@ func BenchmarkConsentList(b *testing.B) {
 					var ds []time.Duration
 					for b.Loop() {
 						t0 := time.Now()
-						page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: site, From: c.from, To: c.to, Page: 1, Limit: 50})
+						page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: site, From: c.from, To: c.to, Page: 1, Limit: 50})
 						ds = append(ds, time.Since(t0))
 						if err != nil || len(page) != 50 || total < 50 {
 							b.Fatalf("page of %d, total %d: %v", len(page), total, err)
@@ -183,7 +185,7 @@ func BenchmarkConsentIngest(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				var local []time.Duration
 				for pb.Next() {
-					r := &core.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: site, VisitorID: fmt.Sprint("v", seq.Add(1)),
+					r := &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: site, VisitorID: fmt.Sprint("v", seq.Add(1)),
 						Jurisdiction: "gdpr", CategoriesConsented: map[string]bool{"essential": true}, ConsentVersion: 1,
 						Action: "accept_all", CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
 					t0 := time.Now()
@@ -219,7 +221,7 @@ func BenchmarkPostgresQueryMode(b *testing.B) {
 		seedConsents(b, s, site, 10_000)
 		b.Run(mode+"/list", func(b *testing.B) {
 			for b.Loop() {
-				if page, _, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: site, Page: 1, Limit: 50}); err != nil || len(page) != 50 {
+				if page, _, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: site, Page: 1, Limit: 50}); err != nil || len(page) != 50 {
 					b.Fatalf("page of %d: %v", len(page), err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	corebanner "github.com/consentd/consentd/core/banner"
 )
 
 type category struct {
@@ -25,7 +26,7 @@ type category struct {
 	UpdatedAt               time.Time         `bun:"updated_at"`
 }
 
-func fromCategory(c *core.Category) *category {
+func fromCategory(c *corebanner.Category) *category {
 	return &category{
 		ID: c.ID, SiteID: c.SiteID, Slug: c.Slug, Name: c.Name, Description: c.Description,
 		NameTranslations: orMap(c.NameTranslations), DescriptionTranslations: orMap(c.DescriptionTranslations),
@@ -33,8 +34,8 @@ func fromCategory(c *core.Category) *category {
 	}
 }
 
-func (c *category) core() *core.Category {
-	return &core.Category{
+func (c *category) core() *corebanner.Category {
+	return &corebanner.Category{
 		ID: c.ID, SiteID: c.SiteID, Slug: c.Slug, Name: c.Name, Description: c.Description,
 		NameTranslations: orMap(c.NameTranslations), DescriptionTranslations: orMap(c.DescriptionTranslations),
 		IsRequired: c.IsRequired, IsDefault: c.IsDefault, SortOrder: c.SortOrder, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
@@ -42,7 +43,7 @@ func (c *category) core() *core.Category {
 }
 
 // CreateCategory implements core.CategoryStore.
-func (s *Store) CreateCategory(ctx context.Context, c *core.Category) error {
+func (s *Store) CreateCategory(ctx context.Context, c *corebanner.Category) error {
 	if err := newID("category", c.ID); err != nil {
 		return err
 	}
@@ -57,15 +58,15 @@ func (s *Store) CreateCategory(ctx context.Context, c *core.Category) error {
 }
 
 // Categories implements core.CategoryStore.
-func (s *Store) Categories(ctx context.Context, siteID string) ([]*core.Category, error) {
+func (s *Store) Categories(ctx context.Context, siteID string) ([]*corebanner.Category, error) {
 	if !isID(siteID) {
-		return []*core.Category{}, nil
+		return []*corebanner.Category{}, nil
 	}
 	var ms []category
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).Order("sort_order", "created_at", "id").Scan(ctx); err != nil {
 		return nil, translate(err, "category")
 	}
-	out := make([]*core.Category, len(ms))
+	out := make([]*corebanner.Category, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
@@ -73,7 +74,7 @@ func (s *Store) Categories(ctx context.Context, siteID string) ([]*core.Category
 }
 
 // Category implements core.CategoryStore.
-func (s *Store) Category(ctx context.Context, siteID, id string) (*core.Category, error) {
+func (s *Store) Category(ctx context.Context, siteID, id string) (*corebanner.Category, error) {
 	if err := findIDs("category", siteID, id); err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (s *Store) Category(ctx context.Context, siteID, id string) (*core.Category
 }
 
 // CategoryBySlug implements core.CategoryStore.
-func (s *Store) CategoryBySlug(ctx context.Context, siteID, slug string) (*core.Category, error) {
+func (s *Store) CategoryBySlug(ctx context.Context, siteID, slug string) (*corebanner.Category, error) {
 	if err := findIDs("category", siteID); err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (s *Store) CategoryBySlug(ctx context.Context, siteID, slug string) (*core.
 }
 
 // UpdateCategory implements core.CategoryStore.
-func (s *Store) UpdateCategory(ctx context.Context, c *core.Category) error {
+func (s *Store) UpdateCategory(ctx context.Context, c *corebanner.Category) error {
 	if err := findIDs("category", c.SiteID, c.ID); err != nil {
 		return err
 	}

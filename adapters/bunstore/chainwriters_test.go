@@ -10,6 +10,8 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -31,7 +33,7 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mb, err := core.New(core.Deps{Store: b, Catalog: cat, AllSites: b, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	mb, err := usecases.New(usecases.Deps{Store: b, Catalog: cat, AllSites: b, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +45,11 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 			n += 5
 		}
 		// a record written inside a transaction of its own, around the committers
-		r := &core.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, VisitorID: fmt.Sprintf("tx-%d", round),
+		r := &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, VisitorID: fmt.Sprintf("tx-%d", round),
 			Jurisdiction: core.JurisdictionNone, CategoriesConsented: map[string]bool{"essential": true}, ConsentVersion: 1,
 			Action: "reject_all", CreatedAt: time.Now().UTC(), SnapshotHash: core.GenesisHash}
-		core.SealConsentRecord(r)
-		if err := a.InTx(ctx, func(tx core.Store) error { return tx.CreateConsentRecord(ctx, r) }); err != nil {
+		consent.SealConsentRecord(r)
+		if err := a.InTx(ctx, func(tx usecases.Store) error { return tx.CreateConsentRecord(ctx, r) }); err != nil {
 			t.Fatal(err)
 		}
 		n++
@@ -56,7 +58,7 @@ func TestConsentChainSharedByProcesses(t *testing.T) {
 	if !rep.OK || rep.Records != int64(n) {
 		t.Fatalf("chain: ok %v, %d records of %d, break %+v", rep.OK, rep.Records, n, rep.Break)
 	}
-	if _, total, err := a.ConsentRecords(ctx, core.ConsentQuery{SiteID: e.site.ID, Page: 1, Limit: 1}); err != nil || total != n {
+	if _, total, err := a.ConsentRecords(ctx, consent.ConsentQuery{SiteID: e.site.ID, Page: 1, Limit: 1}); err != nil || total != n {
 		t.Fatalf("total %d of %d (%v)", total, n, err)
 	}
 }

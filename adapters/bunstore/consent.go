@@ -11,6 +11,8 @@ import (
 	"github.com/uptrace/bun/schema"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 type consentRecord struct {
@@ -65,7 +67,7 @@ type consentCount struct {
 }
 
 // add counts r in c.
-func (c *consentCount) add(r *core.ConsentRecord) {
+func (c *consentCount) add(r *consent.ConsentRecord) {
 	c.N++
 	c.Decisions++
 	switch r.Action {
@@ -126,7 +128,7 @@ type consentChain struct {
 // bucketOf is the hour bucket a record created at t is counted in.
 func bucketOf(t time.Time) time.Time { return t.UTC().Truncate(time.Hour) }
 
-func fromConsent(r *core.ConsentRecord) consentRecord {
+func fromConsent(r *consent.ConsentRecord) consentRecord {
 	seq := r.BatchSeq
 	return consentRecord{
 		ID: r.ID, SiteID: r.SiteID, VisitorID: r.VisitorID, IPCountry: r.IPCountry, Jurisdiction: r.Jurisdiction,
@@ -138,12 +140,12 @@ func fromConsent(r *core.ConsentRecord) consentRecord {
 	}
 }
 
-func (m *consentRecord) core() *core.ConsentRecord {
+func (m *consentRecord) core() *consent.ConsentRecord {
 	seq := int64(-1) // a row written around the store
 	if m.BatchSeq != nil {
 		seq = *m.BatchSeq
 	}
-	return &core.ConsentRecord{
+	return &consent.ConsentRecord{
 		ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
 		CategoriesConsented: orMap(map[string]bool(m.CategoriesConsented)), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
@@ -159,7 +161,7 @@ func (m *consentRecord) core() *core.ConsentRecord {
 // hash computed on it, and the head moved on, so that concurrent transactions, in this
 // process or another, extend a site's chain one after the other. Counting in the same
 // transaction keeps every total and statistic exact. It returns the sites' new heads.
-func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord) ([]consentChain, error) {
+func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*consent.ConsentRecord) ([]consentChain, error) {
 	bySite, heads := groupBySite(rs)
 	for i := range heads {
 		heads[i].HeadHash, heads[i].AnchorHash = core.GenesisHash, core.GenesisHash
@@ -182,7 +184,7 @@ func insertConsents(ctx context.Context, db bun.IDB, shard int, rs []*core.Conse
 // write inside InTx extended the chain meanwhile), which rolls the whole batch back; the
 // caller then goes the locking way. Moving a head takes its row lock as the upsert of
 // insertConsents does, in the same order, so both ways serialize on it alike.
-func insertConsentsOnKnownHeads(ctx context.Context, db bun.IDB, shard int, rs []*core.ConsentRecord, known map[string]consentChain) ([]consentChain, error) {
+func insertConsentsOnKnownHeads(ctx context.Context, db bun.IDB, shard int, rs []*consent.ConsentRecord, known map[string]consentChain) ([]consentChain, error) {
 	bySite, heads := groupBySite(rs)
 	for i := range heads {
 		heads[i] = known[heads[i].SiteID]
@@ -215,8 +217,8 @@ var errHeadMoved = errors.New("consent chain head moved")
 
 // groupBySite groups rs by site, and returns the sites, as chain heads to fill, in lock order:
 // one order for every transaction, so that two of them never wait on each other's heads.
-func groupBySite(rs []*core.ConsentRecord) (map[string][]*core.ConsentRecord, []consentChain) {
-	bySite := map[string][]*core.ConsentRecord{}
+func groupBySite(rs []*consent.ConsentRecord) (map[string][]*consent.ConsentRecord, []consentChain) {
+	bySite := map[string][]*consent.ConsentRecord{}
 	for _, r := range rs {
 		bySite[r.SiteID] = append(bySite[r.SiteID], r)
 	}
@@ -240,7 +242,7 @@ type batchRows struct {
 
 // consentWrites chains each site's records after its head in heads, moves the heads on, and
 // returns the writes of the batch rows, the records and the counters.
-func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[string][]*core.ConsentRecord, heads []consentChain) []schema.QueryAppender {
+func consentWrites(db bun.IDB, shard int, rs []*consent.ConsentRecord, bySite map[string][]*consent.ConsentRecord, heads []consentChain) []schema.QueryAppender {
 	w := chainRows(shard, rs, bySite, heads)
 	writes := []schema.QueryAppender{
 		db.NewInsert().Model(&w.batches),
@@ -257,13 +259,13 @@ func consentWrites(db bun.IDB, shard int, rs []*core.ConsentRecord, bySite map[s
 
 // chainRows chains each site's records after its head in heads, moves the heads on, and
 // returns the rows the batch writes.
-func chainRows(shard int, rs []*core.ConsentRecord, bySite map[string][]*core.ConsentRecord, heads []consentChain) batchRows {
+func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*consent.ConsentRecord, heads []consentChain) batchRows {
 	var w batchRows
 	w.batches = make([]consentBatch, 0, len(heads))
 	for i := range heads {
 		h := &heads[i]
 		recs := bySite[h.SiteID]
-		hash := core.ChainConsentBatch(h.HeadSeq, h.HeadHash, recs)
+		hash := consent.ChainConsentBatch(h.HeadSeq, h.HeadHash, recs)
 		newest := recs[0].CreatedAt
 		for _, r := range recs {
 			if r.CreatedAt.After(newest) {
@@ -431,7 +433,7 @@ func translateConsent(err error) error {
 // through the store's group commit: concurrent calls are written together in one transaction,
 // and each returns only after that transaction has committed (or failed). Inside InTx it is
 // written in the caller's transaction.
-func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) error {
+func (s *Store) CreateConsentRecord(ctx context.Context, r *consent.ConsentRecord) error {
 	if err := newID("consent record", r.ID); err != nil {
 		return err
 	}
@@ -442,8 +444,8 @@ func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) 
 		return err
 	}
 	if s.tx != nil || s.ingest == nil {
-		return s.InTx(ctx, func(tx core.Store) error {
-			_, err := insertConsents(ctx, tx.(*Store).db, 0, []*core.ConsentRecord{r})
+		return s.InTx(ctx, func(tx usecases.Store) error {
+			_, err := insertConsents(ctx, tx.(*Store).db, 0, []*consent.ConsentRecord{r})
 			return translateConsent(err)
 		})
 	}
@@ -453,9 +455,9 @@ func (s *Store) CreateConsentRecord(ctx context.Context, r *core.ConsentRecord) 
 // ConsentRecords implements core.ConsentStore. The page walks the (site_id, created_at DESC,
 // id DESC) index and reads only offset+limit entries; the total comes from consent_counts
 // (see consentTotal), so neither reads the site's whole history.
-func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
+func (s *Store) ConsentRecords(ctx context.Context, q consent.ConsentQuery) ([]*consent.ConsentRecord, int, error) {
 	if !isID(q.SiteID) {
-		return []*core.ConsentRecord{}, 0, nil
+		return []*consent.ConsentRecord{}, 0, nil
 	}
 	total, err := s.consentTotal(ctx, q)
 	if err != nil {
@@ -471,14 +473,14 @@ func (s *Store) ConsentRecords(ctx context.Context, q core.ConsentQuery) ([]*cor
 	if err != nil {
 		return nil, 0, translate(err, "consent record")
 	}
-	out := make([]*core.ConsentRecord, len(ms))
+	out := make([]*consent.ConsentRecord, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
 	return out, int(total), nil
 }
 
-func consentFilter(sq *bun.SelectQuery, q core.ConsentQuery) *bun.SelectQuery {
+func consentFilter(sq *bun.SelectQuery, q consent.ConsentQuery) *bun.SelectQuery {
 	sq = sq.Where("site_id = ?", q.SiteID)
 	if q.VisitorID != "" {
 		sq = sq.Where("visitor_id = ?", q.VisitorID)
@@ -496,7 +498,7 @@ func consentFilter(sq *bun.SelectQuery, q core.ConsentQuery) *bun.SelectQuery {
 // (exclusive) range [from, to] are summed from consent_counts; only the records of the partial
 // hours at either edge are counted through the index. The cost is one bucket row per hour of
 // history plus at most two hours of records, whatever the site's size.
-func (s *Store) consentTotal(ctx context.Context, q core.ConsentQuery) (int64, error) {
+func (s *Store) consentTotal(ctx context.Context, q consent.ConsentQuery) (int64, error) {
 	if q.VisitorID != "" {
 		// A visitor's records are few and found through (site_id, visitor_id): count them.
 		n, err := consentFilter(s.db.NewSelect().Model((*consentRecord)(nil)), q).Count(ctx)
@@ -552,7 +554,7 @@ const exportBatch = 1000
 // EachConsentRecord implements core.ConsentStore. It reads keyset pages of exportBatch records
 // along the listing index, each a short query of its own, so an export of any size holds one
 // page in memory and no long-running transaction.
-func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error {
+func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, fn func(*consent.ConsentRecord) error) error {
 	if !isID(q.SiteID) {
 		return nil
 	}

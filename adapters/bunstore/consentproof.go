@@ -7,6 +7,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	corebanner "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // consentSnapshot is a stored snapshot of what visitors were shown.
@@ -43,7 +46,7 @@ func (s *Store) batchLinks(ctx context.Context, siteID string, ms []consentRecor
 }
 
 // SaveConsentSnapshot implements core.ConsentStore.
-func (s *Store) SaveConsentSnapshot(ctx context.Context, x *core.ConsentSnapshot) error {
+func (s *Store) SaveConsentSnapshot(ctx context.Context, x *corebanner.ConsentSnapshot) error {
 	if err := findIDs("site", x.SiteID); err != nil {
 		return err
 	}
@@ -56,7 +59,7 @@ func (s *Store) SaveConsentSnapshot(ctx context.Context, x *core.ConsentSnapshot
 }
 
 // ConsentSnapshot implements core.ConsentStore.
-func (s *Store) ConsentSnapshot(ctx context.Context, siteID, hash string) (*core.ConsentSnapshot, error) {
+func (s *Store) ConsentSnapshot(ctx context.Context, siteID, hash string) (*corebanner.ConsentSnapshot, error) {
 	if err := findIDs("snapshot", siteID); err != nil {
 		return nil, err
 	}
@@ -64,7 +67,7 @@ func (s *Store) ConsentSnapshot(ctx context.Context, siteID, hash string) (*core
 	if err := s.db.NewSelect().Model(&m).Where("site_id = ? AND hash = ?", siteID, hash).Scan(ctx); err != nil {
 		return nil, translate(err, "snapshot")
 	}
-	return &core.ConsentSnapshot{SiteID: m.SiteID, Hash: m.Hash, Content: []byte(m.Content), CreatedAt: m.CreatedAt.UTC()}, nil
+	return &corebanner.ConsentSnapshot{SiteID: m.SiteID, Hash: m.Hash, Content: []byte(m.Content), CreatedAt: m.CreatedAt.UTC()}, nil
 }
 
 // EraseConsentVisitor implements core.ConsentStore.
@@ -87,18 +90,18 @@ func (s *Store) statsBucket(interval string) string {
 	if s.Dialect() == "postgres" {
 		// date_bin is arithmetic on the instant: UTC days, and weeks from a Monday.
 		switch interval {
-		case core.StatsDay:
+		case consent.StatsDay:
 			return "date_bin('1 day', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')"
-		case core.StatsWeek:
+		case consent.StatsWeek:
 			return "date_bin('7 days', bucket, TIMESTAMPTZ '2000-01-03 00:00:00+00')" // a Monday
 		}
 		return "bucket"
 	}
 	// SQLite: bucket is text, '2006-01-02 15:00:00+00:00'; strftime('%w') is 0 on Sunday.
 	switch interval {
-	case core.StatsDay:
+	case consent.StatsDay:
 		return "(substr(bucket, 1, 10) || ' 00:00:00+00:00')"
-	case core.StatsWeek:
+	case consent.StatsWeek:
 		return "(date(substr(bucket, 1, 10), '-' || ((CAST(strftime('%w', substr(bucket, 1, 10)) AS INTEGER) + 6) % 7) || ' days') || ' 00:00:00+00:00')"
 	}
 	return "bucket"
@@ -106,13 +109,13 @@ func (s *Store) statsBucket(interval string) string {
 
 // ConsentStatBuckets implements core.ConsentStore: the hour counters of every shard, summed
 // per bucket of interval in the database.
-func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]core.ConsentBucketStat, error) {
+func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]consent.ConsentBucketStat, error) {
 	if !isID(siteID) {
 		return nil, nil
 	}
 	b := s.statsBucket(interval)
 	counts, cats := "consent_counts", "consent_category_counts"
-	if interval != core.StatsHour {
+	if interval != consent.StatsHour {
 		// Days and weeks start on a UTC day: sum the day rollups, not 24 hours each.
 		counts, cats = dailyCounts, dailyCategoryCounts
 	}
@@ -135,58 +138,58 @@ func (s *Store) ConsentStatBuckets(ctx context.Context, siteID string, from, to 
 	if err != nil {
 		return nil, translate(err, "consent stats")
 	}
-	out := make([]core.ConsentBucketStat, len(rows))
+	out := make([]consent.ConsentBucketStat, len(rows))
 	at := make(map[time.Time]int, len(rows))
 	for i, c := range rows {
 		h := c.Bucket.UTC()
 		at[h] = i
-		out[i] = core.ConsentBucketStat{Start: h, Total: c.Decisions, GPCSignal: c.GPCSignal,
+		out[i] = consent.ConsentBucketStat{Start: h, Total: c.Decisions, GPCSignal: c.GPCSignal,
 			Actions:       map[string]int64{"accept_all": c.AcceptAll, "reject_all": c.RejectAll, "custom": c.Custom, "gpc": c.GPC},
 			Jurisdictions: map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurNone},
-			Categories:    map[string]core.CategoryTally{}}
+			Categories:    map[string]consent.CategoryTally{}}
 	}
 	for _, c := range catRows {
 		if i, ok := at[c.Bucket.UTC()]; ok {
-			out[i].Categories[c.Category] = core.CategoryTally{Decisions: c.Decisions, Granted: c.Granted}
+			out[i].Categories[c.Category] = consent.CategoryTally{Decisions: c.Decisions, Granted: c.Granted}
 		}
 	}
 	return out, nil
 }
 
 // ConsentChain implements core.ConsentChainStore.
-func (s *Store) ConsentChain(ctx context.Context, siteID string) (core.ConsentChain, error) {
+func (s *Store) ConsentChain(ctx context.Context, siteID string) (consent.ConsentChain, error) {
 	if err := findIDs("site", siteID); err != nil {
-		return core.ConsentChain{}, err
+		return consent.ConsentChain{}, err
 	}
 	var m consentChain
 	err := s.db.NewSelect().Model(&m).Where("site_id = ?", siteID).Scan(ctx)
 	if err == nil {
-		return core.ConsentChain{HeadSeq: m.HeadSeq, HeadHash: m.HeadHash, AnchorSeq: m.AnchorSeq, AnchorHash: m.AnchorHash}, nil
+		return consent.ConsentChain{HeadSeq: m.HeadSeq, HeadHash: m.HeadHash, AnchorSeq: m.AnchorSeq, AnchorHash: m.AnchorHash}, nil
 	}
 	if err = translate(err, "site"); !core.IsNotFound(err) {
-		return core.ConsentChain{}, err
+		return consent.ConsentChain{}, err
 	}
 	n, err := s.db.NewSelect().Model((*site)(nil)).Where("id = ?", siteID).Count(ctx)
 	if err != nil {
-		return core.ConsentChain{}, translate(err, "site")
+		return consent.ConsentChain{}, translate(err, "site")
 	}
 	if n == 0 {
-		return core.ConsentChain{}, core.Errorf(core.CodeNotFound, "site not found")
+		return consent.ConsentChain{}, core.Errorf(core.CodeNotFound, "site not found")
 	}
-	return core.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}, nil
+	return consent.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}, nil
 }
 
 // ConsentBatches implements core.ConsentChainStore.
-func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*core.ConsentBatch, error) {
+func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*consent.ConsentBatch, error) {
 	var ms []consentBatch
 	err := s.db.NewSelect().Model(&ms).Where("site_id = ? AND seq > ? AND seq <= ?", siteID, afterSeq, maxSeq).
 		Order("seq").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, translate(err, "consent batch")
 	}
-	out := make([]*core.ConsentBatch, len(ms))
+	out := make([]*consent.ConsentBatch, len(ms))
 	for i, m := range ms {
-		out[i] = &core.ConsentBatch{SiteID: m.SiteID, Seq: m.Seq, Hash: m.Hash, PrevHash: m.PrevHash, Records: m.Records, NewestAt: m.NewestAt.UTC()}
+		out[i] = &consent.ConsentBatch{SiteID: m.SiteID, Seq: m.Seq, Hash: m.Hash, PrevHash: m.PrevHash, Records: m.Records, NewestAt: m.NewestAt.UTC()}
 	}
 	return out, nil
 }
@@ -194,7 +197,7 @@ func (s *Store) ConsentBatches(ctx context.Context, siteID string, afterSeq, max
 // EachChainRecord implements core.ConsentChainStore with one query that the database sorts:
 // there is no index on (batch_seq, batch_index), because verification is rare and every
 // index slows every insert. Rows are scanned one at a time.
-func (s *Store) EachChainRecord(ctx context.Context, siteID string, afterSeq, toSeq int64, fn func(*core.ConsentRecord) error) error {
+func (s *Store) EachChainRecord(ctx context.Context, siteID string, afterSeq, toSeq int64, fn func(*consent.ConsentRecord) error) error {
 	if !isID(siteID) {
 		return nil
 	}
@@ -218,7 +221,7 @@ func (s *Store) EachChainRecord(ctx context.Context, siteID string, afterSeq, to
 }
 
 // StrayConsentRecords implements core.ConsentChainStore.
-func (s *Store) StrayConsentRecords(ctx context.Context, siteID string, limit int) ([]*core.ConsentRecord, int, error) {
+func (s *Store) StrayConsentRecords(ctx context.Context, siteID string, limit int) ([]*consent.ConsentRecord, int, error) {
 	var ms []consentRecord
 	err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).
 		Where("batch_seq IS NULL OR (batch_seq <> 0 AND NOT EXISTS (SELECT 1 FROM consent_batches b WHERE b.site_id = consent_record.site_id AND b.seq = consent_record.batch_seq))").
@@ -230,7 +233,7 @@ func (s *Store) StrayConsentRecords(ctx context.Context, siteID string, limit in
 	if err != nil {
 		return nil, 0, translate(err, "consent record")
 	}
-	out := make([]*core.ConsentRecord, len(ms))
+	out := make([]*consent.ConsentRecord, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
@@ -246,7 +249,7 @@ func (s *Store) RemoveConsentBatches(ctx context.Context, siteID string, before 
 		return 0, nil
 	}
 	removed := 0
-	err := s.InTx(ctx, func(tx core.Store) error {
+	err := s.InTx(ctx, func(tx usecases.Store) error {
 		db := tx.(*Store).db
 		var chain consentChain
 		if err := db.NewSelect().Model(&chain).Where("site_id = ?", siteID).Scan(ctx); err != nil {

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/consentd/consentd/core"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+
+	"github.com/consentd/consentd/core/consent"
 )
 
 // groupCommit batches concurrent consent inserts into shared transactions. Each committer
@@ -36,7 +37,7 @@ type groupCommit struct {
 
 type consentReq struct {
 	ctx  context.Context
-	r    *core.ConsentRecord
+	r    *consent.ConsentRecord
 	done chan error
 }
 
@@ -62,7 +63,7 @@ func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string) *groupCo
 	return g
 }
 
-func (g *groupCommit) submit(ctx context.Context, r *core.ConsentRecord) error {
+func (g *groupCommit) submit(ctx context.Context, r *consent.ConsentRecord) error {
 	req := &consentReq{ctx: ctx, r: r, done: make(chan error, 1)}
 	select {
 	case g.reqs[maphash.String(g.seed, r.SiteID)%uint64(len(g.reqs))] <- req:
@@ -124,7 +125,7 @@ type knownHead struct {
 const sharedFor = time.Minute
 
 // get returns the known heads of the sites of rs, or false when one is unknown or shared.
-func (k knownHeads) get(rs []*core.ConsentRecord) (map[string]consentChain, bool) {
+func (k knownHeads) get(rs []*consent.ConsentRecord) (map[string]consentChain, bool) {
 	out := make(map[string]consentChain, 1)
 	for _, r := range rs {
 		if _, ok := out[r.SiteID]; ok {
@@ -151,7 +152,7 @@ func (k knownHeads) set(heads []consentChain) {
 }
 
 // forget drops the heads of the sites of rs; moved marks them shared.
-func (k knownHeads) forget(rs []*core.ConsentRecord, moved bool) {
+func (k knownHeads) forget(rs []*consent.ConsentRecord, moved bool) {
 	for _, r := range rs {
 		if moved {
 			k[r.SiteID] = knownHead{shared: time.Now()}
@@ -183,7 +184,7 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, p
 	defer cancel()
 	postgres := g.db.Dialect().Name() == dialect.PG
 	write := func(reqs []*consentReq) error {
-		rs := make([]*core.ConsentRecord, len(reqs))
+		rs := make([]*consent.ConsentRecord, len(reqs))
 		for i, req := range reqs {
 			rs[i] = req.r
 		}

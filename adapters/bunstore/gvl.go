@@ -6,7 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 type vendorList struct {
@@ -28,20 +28,20 @@ type gvlFetch struct {
 }
 
 // SaveGVL implements core.GVLStore.
-func (s *Store) SaveGVL(ctx context.Context, v *core.StoredGVL) error {
+func (s *Store) SaveGVL(ctx context.Context, v *tcf.StoredGVL) error {
 	_, err := s.db.NewInsert().Model(&vendorList{Version: v.Version, Language: v.Language, LastUpdated: v.LastUpdated.UTC(),
 		FetchedAt: v.FetchedAt.UTC(), Body: string(v.Body)}).On("CONFLICT (version, language) DO NOTHING").Exec(ctx)
 	return translate(err, "vendor list version")
 }
 
 // StoredGVL implements core.GVLStore.
-func (s *Store) StoredGVL(ctx context.Context, version int, lang string) (*core.StoredGVL, error) {
+func (s *Store) StoredGVL(ctx context.Context, version int, lang string) (*tcf.StoredGVL, error) {
 	var v vendorList
 	err := s.db.NewSelect().Model(&v).Where("version = ? AND language = ?", version, lang).Scan(ctx)
 	if err != nil {
 		return nil, translate(err, "vendor list version")
 	}
-	return &core.StoredGVL{Version: v.Version, Language: v.Language, LastUpdated: v.LastUpdated.UTC(), FetchedAt: v.FetchedAt.UTC(),
+	return &tcf.StoredGVL{Version: v.Version, Language: v.Language, LastUpdated: v.LastUpdated.UTC(), FetchedAt: v.FetchedAt.UTC(),
 		Body: []byte(v.Body)}, nil
 }
 
@@ -57,16 +57,16 @@ func (s *Store) LatestGVLVersion(ctx context.Context, lang string) (int, error) 
 }
 
 // GVLFetchState implements core.GVLStore.
-func (s *Store) GVLFetchState(ctx context.Context, resource string) (*core.GVLFetch, error) {
+func (s *Store) GVLFetchState(ctx context.Context, resource string) (*tcf.GVLFetch, error) {
 	var f gvlFetch
 	if err := s.db.NewSelect().Model(&f).Where("resource = ?", resource).Scan(ctx); err != nil {
 		return nil, translate(err, "vendor list fetch")
 	}
-	return &core.GVLFetch{ETag: f.ETag, LastModified: f.LastModified, Expires: f.ExpiresAt.UTC(), CheckedAt: f.CheckedAt.UTC()}, nil
+	return &tcf.GVLFetch{ETag: f.ETag, LastModified: f.LastModified, Expires: f.ExpiresAt.UTC(), CheckedAt: f.CheckedAt.UTC()}, nil
 }
 
 // SaveGVLFetchState implements core.GVLStore.
-func (s *Store) SaveGVLFetchState(ctx context.Context, resource string, f *core.GVLFetch) error {
+func (s *Store) SaveGVLFetchState(ctx context.Context, resource string, f *tcf.GVLFetch) error {
 	_, err := s.db.NewInsert().Model(&gvlFetch{Resource: resource, ETag: f.ETag, LastModified: f.LastModified,
 		ExpiresAt: f.Expires.UTC(), CheckedAt: f.CheckedAt.UTC()}).
 		On("CONFLICT (resource) DO UPDATE").

@@ -10,14 +10,18 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	corebanner "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	scanpkg "github.com/consentd/consentd/core/scan"
 )
 
 // invalidFixture is an organization with a site, a category and a scan.
 type invalidFixture struct {
-	org  *core.Organization
+	org  *identity.Organization
 	site *core.Site
-	cat  *core.Category
-	scan *core.Scan
+	cat  *corebanner.Category
+	scan *scanpkg.Scan
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
@@ -26,10 +30,10 @@ func seedInvalid(t *testing.T, s *bunstore.Store) invalidFixture {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	f := invalidFixture{org: &core.Organization{ID: newID(), Name: "acme", CreatedAt: now}}
+	f := invalidFixture{org: &identity.Organization{ID: newID(), Name: "acme", CreatedAt: now}}
 	f.site = &core.Site{ID: newID(), OrganizationID: f.org.ID, Name: "Shop", URL: "https://shop.example", ProjectKey: "pk_" + newID(), CreatedAt: now, UpdatedAt: now}
 	f.cat = category(f.site.ID, "essential")
-	f.scan = &core.Scan{ID: newID(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: core.ScanPending, CreatedAt: now}
+	f.scan = &scanpkg.Scan{ID: newID(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: scanpkg.ScanPending, CreatedAt: now}
 	for _, err := range []error{
 		s.CreateOrganization(ctx, f.org), s.CreateSite(ctx, f.site), s.CreateCategory(ctx, f.cat), s.CreateScan(ctx, f.scan),
 	} {
@@ -40,9 +44,9 @@ func seedInvalid(t *testing.T, s *bunstore.Store) invalidFixture {
 	return f
 }
 
-func category(siteID, slug string) *core.Category {
+func category(siteID, slug string) *corebanner.Category {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return &core.Category{ID: newID(), SiteID: siteID, Slug: slug, Name: slug, NameTranslations: map[string]string{},
+	return &corebanner.Category{ID: newID(), SiteID: siteID, Slug: slug, Name: slug, NameTranslations: map[string]string{},
 		DescriptionTranslations: map[string]string{}, CreatedAt: now, UpdatedAt: now}
 }
 
@@ -70,14 +74,14 @@ func testNULText(t *testing.T, s *bunstore.Store) {
 	c = category(f.site.ID, "marketing")
 	c.NameTranslations = map[string]string{"de": "Wer\x00bung"}
 	wantInvalid(t, "CreateCategory with NUL in a translation (jsonb)", s.CreateCategory(ctx, c))
-	svc := &core.Service{ID: newID(), SiteID: f.site.ID, CategoryID: f.cat.ID, Slug: "ga", Label: "GA",
+	svc := &corebanner.Service{ID: newID(), SiteID: f.site.ID, CategoryID: f.cat.ID, Slug: "ga", Label: "GA",
 		LabelTranslations: map[string]string{}, DescriptionTranslations: map[string]string{},
 		BlockingPatterns: []string{"google-analytics.com\x00"}, CreatedAt: now, UpdatedAt: now}
 	wantInvalid(t, "CreateService with NUL in a blocking pattern (jsonb)", s.CreateService(ctx, svc))
 	scan := *f.scan
 	scan.DetectedServices = []core.DetectedService{{Slug: "ga", Name: "GA\x00"}}
 	wantInvalid(t, "UpdateScan with NUL in a detected service (jsonb)", s.UpdateScan(ctx, &scan))
-	r := &core.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v\x00", CategoriesConsented: map[string]bool{}, Action: "accept_all", CreatedAt: now}
+	r := &consent.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v\x00", CategoriesConsented: map[string]bool{}, Action: "accept_all", CreatedAt: now}
 	wantInvalid(t, "CreateConsentRecord with NUL in the visitor ID", s.CreateConsentRecord(ctx, r))
 	sites, err := s.Sites(ctx, f.org.ID)
 	if err != nil || len(sites) != 1 || sites[0].URL != f.site.URL {
@@ -124,7 +128,7 @@ func TestPostgresOutOfRange(t *testing.T) {
 	scan := *f.scan
 	scan.PagesScanned = 1 << 35
 	wantInvalid(t, "UpdateScan with pages_scanned 2^35", s.UpdateScan(ctx, &scan))
-	r := &core.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v", CategoriesConsented: map[string]bool{},
+	r := &consent.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v", CategoriesConsented: map[string]bool{},
 		ConsentVersion: 1 << 33, Action: "accept_all", CreatedAt: time.Now().UTC()}
 	wantInvalid(t, "CreateConsentRecord with consent_version 2^33", s.CreateConsentRecord(ctx, r))
 
@@ -133,23 +137,23 @@ func TestPostgresOutOfRange(t *testing.T) {
 		"year -1":     time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC),
 		"year 300000": time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC),
 	} {
-		for _, q := range map[string]core.ConsentQuery{
+		for _, q := range map[string]consent.ConsentQuery{
 			"from": {SiteID: f.site.ID, From: &at, Page: 1, Limit: 10},
 			"to":   {SiteID: f.site.ID, To: &at, Page: 1, Limit: 10},
 		} {
 			_, _, err := s.ConsentRecords(ctx, q)
 			wantInvalid(t, "ConsentRecords from or to "+name, err)
-			err = s.EachConsentRecord(ctx, q, func(*core.ConsentRecord) error { return nil })
+			err = s.EachConsentRecord(ctx, q, func(*consent.ConsentRecord) error { return nil })
 			wantInvalid(t, "EachConsentRecord from or to "+name, err)
 		}
-		r := &core.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v", CategoriesConsented: map[string]bool{},
+		r := &consent.ConsentRecord{ID: newID(), SiteID: f.site.ID, VisitorID: "v", CategoriesConsented: map[string]bool{},
 			Action: "accept_all", CreatedAt: at}
 		wantInvalid(t, "CreateConsentRecord created "+name, s.CreateConsentRecord(ctx, r))
 		sc := *f.scan
 		sc.StartedAt = &at
 		wantInvalid(t, "UpdateScan started "+name, s.UpdateScan(ctx, &sc))
 	}
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
 	if err != nil || total != 0 {
 		t.Errorf("consent records after refused writes: %d, %v", total, err)
 	}

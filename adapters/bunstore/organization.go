@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 type organization struct {
@@ -31,8 +32,8 @@ type apiKey struct {
 	SiteIDs        *string    `bun:"site_ids"`
 }
 
-func (k *apiKey) core() *core.APIKey {
-	out := &core.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix, Hash: k.Hash,
+func (k *apiKey) core() *identity.APIKey {
+	out := &identity.APIKey{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix, Hash: k.Hash,
 		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), ExpiresAt: utcPtr(k.ExpiresAt), Role: core.Role(k.Role)}
 	if k.SiteIDs != nil {
 		out.SiteIDs = []string{}
@@ -61,7 +62,7 @@ func utcPtr(t *time.Time) *time.Time {
 }
 
 // CreateOrganization implements core.OrgStore.
-func (s *Store) CreateOrganization(ctx context.Context, o *core.Organization) error {
+func (s *Store) CreateOrganization(ctx context.Context, o *identity.Organization) error {
 	if err := newID("organization", o.ID); err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func (s *Store) CountOrganizations(ctx context.Context) (int, error) {
 }
 
 // Organization implements core.OrgStore.
-func (s *Store) Organization(ctx context.Context, id string) (*core.Organization, error) {
+func (s *Store) Organization(ctx context.Context, id string) (*identity.Organization, error) {
 	if err := findIDs("organization", id); err != nil {
 		return nil, err
 	}
@@ -87,24 +88,24 @@ func (s *Store) Organization(ctx context.Context, id string) (*core.Organization
 	if err := s.db.NewSelect().Model(&o).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, translate(err, "organization")
 	}
-	return &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}, nil
+	return &identity.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}, nil
 }
 
 // Organizations implements core.OrgStore.
-func (s *Store) Organizations(ctx context.Context) ([]*core.Organization, error) {
+func (s *Store) Organizations(ctx context.Context) ([]*identity.Organization, error) {
 	var os []organization
 	if err := s.db.NewSelect().Model(&os).Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, translate(err, "organization")
 	}
-	out := make([]*core.Organization, len(os))
+	out := make([]*identity.Organization, len(os))
 	for i, o := range os {
-		out[i] = &core.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}
+		out[i] = &identity.Organization{ID: o.ID, Name: o.Name, CreatedAt: o.CreatedAt.UTC()}
 	}
 	return out, nil
 }
 
 // CreateAPIKey implements core.OrgStore.
-func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
+func (s *Store) CreateAPIKey(ctx context.Context, k *identity.APIKey) error {
 	if err := newID("api key", k.ID); err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *core.APIKey) error {
 }
 
 // APIKeyByHash implements core.OrgStore.
-func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*core.APIKey, error) {
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*identity.APIKey, error) {
 	if err := findKey("api key", hash); err != nil {
 		return nil, err
 	}
@@ -133,8 +134,8 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*core.APIKey, er
 }
 
 // APIKeys implements core.OrgStore.
-func (s *Store) APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, error) {
-	out := []*core.APIKey{}
+func (s *Store) APIKeys(ctx context.Context, orgID string) ([]*identity.APIKey, error) {
+	out := []*identity.APIKey{}
 	if !isID(orgID) {
 		return out, nil
 	}
@@ -149,7 +150,7 @@ func (s *Store) APIKeys(ctx context.Context, orgID string) ([]*core.APIKey, erro
 }
 
 // APIKey implements core.OrgStore.
-func (s *Store) APIKey(ctx context.Context, orgID, id string) (*core.APIKey, error) {
+func (s *Store) APIKey(ctx context.Context, orgID, id string) (*identity.APIKey, error) {
 	if err := findIDs("api key", orgID, id); err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // pgIngest is a committer's own Postgres connection for the batches it writes on known heads
@@ -69,7 +69,7 @@ func (p *pgIngest) close() {
 
 // write is insertConsentsOnKnownHeads on the committer's connection: the same statements in
 // the same order (head guards, batch rows, records, counters), the same outcome.
-func (p *pgIngest) write(ctx context.Context, shard int, rs []*core.ConsentRecord, known map[string]consentChain) (_ []consentChain, err error) {
+func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRecord, known map[string]consentChain) (_ []consentChain, err error) {
 	// The pool's queries get a span and an error count from instrument's hooks; this
 	// connection is not bun's, so it says the same itself.
 	ctx, span := otel.Tracer("github.com/consentd/consentd/adapters/bunstore").Start(ctx, "consent batch",

@@ -13,8 +13,8 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/coretest"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // openPostgres returns a migrated store on a fresh database.
@@ -54,7 +54,7 @@ func withQueryMode(tb testing.TB, raw, mode string) string {
 
 func TestPostgresStoreContract(t *testing.T) {
 	pgtest.ServerURL(t)
-	coretest.StoreContract(t, func(t *testing.T) core.Store { return openPostgres(t) })
+	coretest.StoreContract(t, func(t *testing.T) usecases.Store { return openPostgres(t) })
 }
 
 // TestPostgresConcurrentMigrate starts several migrations of one empty database at once, as

@@ -13,6 +13,9 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -25,7 +28,7 @@ var stores = map[string]func(t *testing.T) *bunstore.Store{
 // proofEnv is real core on a real store, with one site.
 type proofEnv struct {
 	s    *bunstore.Store
-	m    *core.UseCases
+	m    *usecases.UseCases
 	org  string
 	site *core.Site
 }
@@ -36,7 +39,7 @@ func newProofEnv(t *testing.T, s *bunstore.Store, now func() time.Time) *proofEn
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := core.New(core.Deps{Store: s, Catalog: cat, AllSites: s, Now: now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	m, err := usecases.New(usecases.Deps{Store: s, Catalog: cat, AllSites: s, Now: now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +49,7 @@ func newProofEnv(t *testing.T, s *bunstore.Store, now func() time.Time) *proofEn
 		t.Fatal(err)
 	}
 	name, url := "Shop", "https://shop.example"
-	site, err := m.Sites.CreateSite(ctx, o.ID, core.SiteInput{Name: &name, URL: &url})
+	site, err := m.Sites.CreateSite(ctx, o.ID, sitepkg.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func (e *proofEnv) record(t *testing.T, n int, visitor func(i int) string) {
 		go func() {
 			defer wg.Done()
 			v := visitor(i)
-			_, err := e.m.PublicBanner.RecordConsent(context.Background(), e.site.ProjectKey, core.ConsentInput{
+			_, err := e.m.PublicBanner.RecordConsent(context.Background(), e.site.ProjectKey, consent.ConsentInput{
 				VisitorID: &v, Categories: map[string]bool{"statistics": i%2 == 0, "marketing": i%3 == 0}, ConsentVersion: 1,
 				Country: []string{"DE", "US", "BR"}[i%3], GPC: i%5 == 0, Language: []string{"", "de"}[i%2], RuntimeVersion: "1.4.0",
 				PageURL: fmt.Sprintf("https://shop.example/p/%d?token=secret", i%4), UserAgent: "Mozilla/5.0 Firefox/130.0",
@@ -80,7 +83,7 @@ func (e *proofEnv) record(t *testing.T, n int, visitor func(i int) string) {
 	}
 }
 
-func (e *proofEnv) verify(t *testing.T) *core.ChainReport {
+func (e *proofEnv) verify(t *testing.T) *consent.ChainReport {
 	t.Helper()
 	rep, err := e.m.ConsentLog.VerifyConsentChain(core.WithActor(context.Background(), core.System("tests")), e.org, e.site.ID)
 	if err != nil {
@@ -90,11 +93,11 @@ func (e *proofEnv) verify(t *testing.T) *core.ChainReport {
 }
 
 // target picks a record in the middle of a batch of several records, when there is one.
-func (e *proofEnv) target(t *testing.T) *core.ConsentRecord {
+func (e *proofEnv) target(t *testing.T) *consent.ConsentRecord {
 	t.Helper()
-	var recs []*core.ConsentRecord
+	var recs []*consent.ConsentRecord
 	sizes := map[int64]int{}
-	if err := e.s.EachConsentRecord(context.Background(), core.ConsentQuery{SiteID: e.site.ID}, func(r *core.ConsentRecord) error {
+	if err := e.s.EachConsentRecord(context.Background(), consent.ConsentQuery{SiteID: e.site.ID}, func(r *consent.ConsentRecord) error {
 		recs = append(recs, r)
 		sizes[r.BatchSeq]++
 		return nil
@@ -131,49 +134,49 @@ func TestConsentTamper(t *testing.T) {
 			t.Parallel()
 			for _, tc := range []struct {
 				name   string
-				tamper func(t *testing.T, e *proofEnv, r *core.ConsentRecord)
+				tamper func(t *testing.T, e *proofEnv, r *consent.ConsentRecord)
 				// check the break against the target record
-				check func(b *core.ChainBreak, r *core.ConsentRecord) bool
+				check func(b *consent.ChainBreak, r *consent.ConsentRecord) bool
 			}{
 				{"untouched", nil, nil},
-				{"change one field", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"change one field", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					e.exec(t, "UPDATE consent_records SET action = CASE WHEN action = 'custom' THEN 'accept_all' ELSE 'custom' END WHERE id = ?", r.ID)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return b.BatchSeq == r.BatchSeq && b.RecordID == r.ID && b.Index == r.BatchIndex && strings.Contains(b.Problem, "a field was changed")
 				}},
-				{"change a field and its record hash", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"change a field and its record hash", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					c := *r
 					c.IPCountry = "FR"
-					e.exec(t, "UPDATE consent_records SET ip_country = 'FR', record_hash = ? WHERE id = ?", core.ConsentRecordHash(&c), r.ID)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+					e.exec(t, "UPDATE consent_records SET ip_country = 'FR', record_hash = ? WHERE id = ?", consent.ConsentRecordHash(&c), r.ID)
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return b.BatchSeq == r.BatchSeq && b.Index == -1 && strings.Contains(b.Problem, "stored hash")
 				}},
-				{"delete one record", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"delete one record", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					e.exec(t, "DELETE FROM consent_records WHERE id = ?", r.ID)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return b.BatchSeq == r.BatchSeq && b.Index == r.BatchIndex
 				}},
-				{"insert a copy into a batch", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"insert a copy into a batch", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					e.exec(t, "INSERT INTO consent_records (id, "+consentColumns+", page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq, batch_index) "+
 						"SELECT ?, "+consentColumns+", page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq, batch_index FROM consent_records WHERE id = ?",
 						"ffffffff-0000-4000-8000-000000000001", r.ID)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return b.BatchSeq == r.BatchSeq && b.RecordID == "ffffffff-0000-4000-8000-000000000001"
 				}},
-				{"insert a record outside the chain", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"insert a record outside the chain", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					e.exec(t, "INSERT INTO consent_records (id, "+consentColumns+") SELECT ?, "+consentColumns+" FROM consent_records WHERE id = ?",
 						"ffffffff-0000-4000-8000-000000000002", r.ID)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return b.RecordID == "ffffffff-0000-4000-8000-000000000002" && strings.Contains(b.Problem, "not part of the chain")
 				}},
-				{"delete the last batch", func(t *testing.T, e *proofEnv, r *core.ConsentRecord) {
+				{"delete the last batch", func(t *testing.T, e *proofEnv, r *consent.ConsentRecord) {
 					ch, err := e.s.ConsentChain(context.Background(), e.site.ID)
 					if err != nil {
 						t.Fatal(err)
 					}
 					e.exec(t, "DELETE FROM consent_records WHERE site_id = ? AND batch_seq = ?", e.site.ID, ch.HeadSeq)
 					e.exec(t, "DELETE FROM consent_batches WHERE site_id = ? AND seq = ?", e.site.ID, ch.HeadSeq)
-				}, func(b *core.ChainBreak, r *core.ConsentRecord) bool {
+				}, func(b *consent.ChainBreak, r *consent.ConsentRecord) bool {
 					return strings.Contains(b.Problem, "batches were removed")
 				}},
 			} {
@@ -298,14 +301,14 @@ func TestConsentStatsBruteForce(t *testing.T) {
 			var mu sync.Mutex
 			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 			e := newProofEnv(t, open(t), now)
-			var recs []*core.ConsentRecord
+			var recs []*consent.ConsentRecord
 			ctx := core.WithActor(context.Background(), core.System("tests"))
 			for i := range 400 {
 				mu.Lock()
 				clock = base.Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour))))
 				mu.Unlock()
 				v := fmt.Sprint("v", i)
-				r, err := e.m.PublicBanner.RecordConsent(ctx, e.site.ProjectKey, core.ConsentInput{VisitorID: &v,
+				r, err := e.m.PublicBanner.RecordConsent(ctx, e.site.ProjectKey, consent.ConsentInput{VisitorID: &v,
 					Categories: map[string]bool{"statistics": rng.IntN(2) == 0, "marketing": rng.IntN(3) == 0}, ConsentVersion: 1,
 					Country: []string{"DE", "US", "JP", ""}[rng.IntN(4)], GPC: rng.IntN(4) == 0})
 				if err != nil {
@@ -315,27 +318,27 @@ func TestConsentStatsBruteForce(t *testing.T) {
 			}
 			zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("PST", -8*3600), time.FixedZone("NPT", 5*3600+2700)}
 			for trial := range 40 {
-				interval := []string{core.StatsHour, core.StatsDay, core.StatsWeek}[trial%3]
+				interval := []string{consent.StatsHour, consent.StatsDay, consent.StatsWeek}[trial%3]
 				span := time.Duration(rng.Int64N(int64(25 * 24 * time.Hour)))
-				if interval == core.StatsHour {
+				if interval == consent.StatsHour {
 					span = time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))
 				}
 				from := base.Add(-2 * 24 * time.Hour).Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour)))).Truncate(time.Second)
 				to := from.Add(span + time.Minute)
 				zf, zt := from.In(zones[rng.IntN(len(zones))]), to.In(zones[rng.IntN(len(zones))])
-				st, err := e.m.ConsentLog.ConsentStats(ctx, e.org, core.ConsentStatsQuery{SiteID: e.site.ID, From: &zf, To: &zt, Interval: interval})
+				st, err := e.m.ConsentLog.ConsentStats(ctx, e.org, consent.ConsentStatsQuery{SiteID: e.site.ID, From: &zf, To: &zt, Interval: interval})
 				if err != nil {
 					t.Fatal(err)
 				}
 				// Brute force: bucket every record by hand.
 				type agg struct{ total, gpc, accept, gdpr, statYes, statAll int64 }
 				want := map[time.Time]*agg{}
-				lo, hi := core.StatsBucketStart(from, interval), core.StatsBucketStart(to, interval)
+				lo, hi := consent.StatsBucketStart(from, interval), consent.StatsBucketStart(to, interval)
 				if hi.Before(to) {
 					switch interval {
-					case core.StatsHour:
+					case consent.StatsHour:
 						hi = hi.Add(time.Hour)
-					case core.StatsDay:
+					case consent.StatsDay:
 						hi = hi.AddDate(0, 0, 1)
 					default:
 						hi = hi.AddDate(0, 0, 7)
@@ -348,9 +351,9 @@ func TestConsentStatsBruteForce(t *testing.T) {
 					u := r.CreatedAt.UTC()
 					var b time.Time
 					switch interval {
-					case core.StatsHour:
+					case consent.StatsHour:
 						b = time.Date(u.Year(), u.Month(), u.Day(), u.Hour(), 0, 0, 0, time.UTC)
-					case core.StatsDay:
+					case consent.StatsDay:
 						b = time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
 					default:
 						d := time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)

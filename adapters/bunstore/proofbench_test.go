@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // BenchmarkConsentAtScale measures, on Postgres, the first listing page, a deep page by cursor,
@@ -94,7 +94,7 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	b.Logf("seeded %d records in %v", n, time.Since(start).Round(time.Second))
 
 	mid := seedBase.Add(seedSpan / 2)
-	var midKey core.ConsentKey
+	var midKey consent.ConsentKey
 	if err := db.NewRaw("SELECT created_at, id FROM consent_records WHERE site_id = ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT 1",
 		site, mid).Scan(ctx, &midKey.CreatedAt, &midKey.ID); err != nil {
 		b.Fatal(err)
@@ -102,7 +102,7 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	from30, to := seedBase.Add(300*24*time.Hour+17*time.Minute), seedBase.Add(330*24*time.Hour+42*time.Minute)
 	fromYear := seedBase.Add(time.Hour)
 	end := seedBase.Add(seedSpan)
-	list := func(q core.ConsentQuery, min int) func() error {
+	list := func(q consent.ConsentQuery, min int) func() error {
 		return func() error {
 			page, total, err := s.ConsentRecords(ctx, q)
 			if err == nil && (len(page) < min || total < min) {
@@ -124,14 +124,14 @@ func BenchmarkConsentAtScale(b *testing.B) {
 		name string
 		fn   func() error
 	}{
-		{"list/page1", list(core.ConsentQuery{SiteID: site, Page: 1, Limit: 50}, 50)},
-		{"list/page1-30days", list(core.ConsentQuery{SiteID: site, From: &from30, To: &to, Page: 1, Limit: 50}, 50)},
-		{"list/cursor-middle", list(core.ConsentQuery{SiteID: site, After: &midKey, Page: 1, Limit: 50}, 50)},
-		{"list/visitor", list(core.ConsentQuery{SiteID: site, VisitorID: "visitor-123", Page: 1, Limit: 50}, 1)},
-		{"stats/31days-by-hour", stats(from30, from30.Add(31*24*time.Hour), core.StatsHour)},
-		{"stats/30days-by-day", stats(from30, to, core.StatsDay)},
-		{"stats/year-by-day", stats(fromYear, end, core.StatsDay)},
-		{"stats/year-by-week", stats(fromYear, end, core.StatsWeek)},
+		{"list/page1", list(consent.ConsentQuery{SiteID: site, Page: 1, Limit: 50}, 50)},
+		{"list/page1-30days", list(consent.ConsentQuery{SiteID: site, From: &from30, To: &to, Page: 1, Limit: 50}, 50)},
+		{"list/cursor-middle", list(consent.ConsentQuery{SiteID: site, After: &midKey, Page: 1, Limit: 50}, 50)},
+		{"list/visitor", list(consent.ConsentQuery{SiteID: site, VisitorID: "visitor-123", Page: 1, Limit: 50}, 1)},
+		{"stats/31days-by-hour", stats(from30, from30.Add(31*24*time.Hour), consent.StatsHour)},
+		{"stats/30days-by-day", stats(from30, to, consent.StatsDay)},
+		{"stats/year-by-day", stats(fromYear, end, consent.StatsDay)},
+		{"stats/year-by-week", stats(fromYear, end, consent.StatsWeek)},
 	} {
 		b.Run(fmt.Sprintf("%dM/%s", n/1_000_000, c.name), func(b *testing.B) {
 			var ds []time.Duration

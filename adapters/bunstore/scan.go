@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	scanpkg "github.com/consentd/consentd/core/scan"
 )
 
 type scan struct {
@@ -25,7 +26,7 @@ type scan struct {
 	PreConsent          []core.PreConsentFinding  `bun:"pre_consent,type:jsonb"`
 	Mentions            []core.Mention            `bun:"mentions,type:jsonb"`
 	Verification        *core.Verification        `bun:"verification,type:jsonb"`
-	Changes             *core.ScanChanges         `bun:"changes,type:jsonb"`
+	Changes             *scanpkg.ScanChanges      `bun:"changes,type:jsonb"`
 	AutoConfigured      []string                  `bun:"auto_configured,type:jsonb"`
 	PagesScanned        int                       `bun:"pages_scanned"`
 	ErrorMessage        *string                   `bun:"error_message"`
@@ -34,7 +35,7 @@ type scan struct {
 	FinishedAt          *time.Time                `bun:"finished_at"`
 }
 
-func fromScan(s *core.Scan) *scan {
+func fromScan(s *scanpkg.Scan) *scan {
 	return &scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
@@ -44,8 +45,8 @@ func fromScan(s *core.Scan) *scan {
 	}
 }
 
-func (s *scan) core() *core.Scan {
-	return &core.Scan{
+func (s *scan) core() *scanpkg.Scan {
+	return &scanpkg.Scan{
 		ID: s.ID, SiteID: s.SiteID, URL: s.URL, URLs: orSlice(s.URLs), Status: s.Status, Mode: s.Mode, ModeUsed: s.ModeUsed,
 		DetectedServices: s.DetectedServices, UnrecognizedScripts: s.UnrecognizedScripts, PageErrors: s.PageErrors,
 		UnrecognizedCookies: s.UnrecognizedCookies, PreConsent: s.PreConsent, Mentions: s.Mentions, Verification: s.Verification, Changes: s.Changes, AutoConfigured: orSlice(s.AutoConfigured),
@@ -55,7 +56,7 @@ func (s *scan) core() *core.Scan {
 }
 
 // CreateScan implements core.ScanStore.
-func (s *Store) CreateScan(ctx context.Context, x *core.Scan) error {
+func (s *Store) CreateScan(ctx context.Context, x *scanpkg.Scan) error {
 	if err := newID("scan", x.ID); err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func (s *Store) CreateScan(ctx context.Context, x *core.Scan) error {
 }
 
 // Scan implements core.ScanStore.
-func (s *Store) Scan(ctx context.Context, siteID, id string) (*core.Scan, error) {
+func (s *Store) Scan(ctx context.Context, siteID, id string) (*scanpkg.Scan, error) {
 	if err := findIDs("scan", siteID, id); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (s *Store) Scan(ctx context.Context, siteID, id string) (*core.Scan, error)
 }
 
 // ScanByID implements core.ScanStore.
-func (s *Store) ScanByID(ctx context.Context, id string) (*core.Scan, error) {
+func (s *Store) ScanByID(ctx context.Context, id string) (*scanpkg.Scan, error) {
 	if err := findIDs("scan", id); err != nil {
 		return nil, err
 	}
@@ -95,15 +96,15 @@ func (s *Store) ScanByID(ctx context.Context, id string) (*core.Scan, error) {
 }
 
 // Scans implements core.ScanStore.
-func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) {
+func (s *Store) Scans(ctx context.Context, siteID string) ([]*scanpkg.Scan, error) {
 	if !isID(siteID) {
-		return []*core.Scan{}, nil
+		return []*scanpkg.Scan{}, nil
 	}
 	var ms []scan
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).OrderExpr("created_at DESC, id DESC").Scan(ctx); err != nil {
 		return nil, translate(err, "scan")
 	}
-	out := make([]*core.Scan, len(ms))
+	out := make([]*scanpkg.Scan, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
@@ -111,17 +112,17 @@ func (s *Store) Scans(ctx context.Context, siteID string) ([]*core.Scan, error) 
 }
 
 // LatestScan implements core.ScanStore.
-func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+func (s *Store) LatestScan(ctx context.Context, siteID string, statuses ...string) (*scanpkg.Scan, error) {
 	return s.latestScan(ctx, siteID, "", statuses)
 }
 
 // LatestScanOfMode implements core.ScanStore.
-func (s *Store) LatestScanOfMode(ctx context.Context, siteID, mode string, statuses ...string) (*core.Scan, error) {
+func (s *Store) LatestScanOfMode(ctx context.Context, siteID, mode string, statuses ...string) (*scanpkg.Scan, error) {
 	return s.latestScan(ctx, siteID, mode, statuses)
 }
 
 // latestScan is the site's most recent scan with one of statuses, and of mode unless mode is "".
-func (s *Store) latestScan(ctx context.Context, siteID, mode string, statuses []string) (*core.Scan, error) {
+func (s *Store) latestScan(ctx context.Context, siteID, mode string, statuses []string) (*scanpkg.Scan, error) {
 	if err := findIDs("scan", siteID); err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (s *Store) latestScan(ctx context.Context, siteID, mode string, statuses []
 }
 
 // UpdateScan implements core.ScanStore.
-func (s *Store) UpdateScan(ctx context.Context, x *core.Scan) error {
+func (s *Store) UpdateScan(ctx context.Context, x *scanpkg.Scan) error {
 	if err := findIDs("scan", x.ID); err != nil {
 		return err
 	}

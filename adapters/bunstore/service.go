@@ -7,6 +7,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	corebanner "github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 type service struct {
@@ -39,7 +41,7 @@ type cookie struct {
 	CreatedAt               time.Time         `bun:"created_at"`
 }
 
-func fromService(s *core.Service) (*service, []*cookie) {
+func fromService(s *corebanner.Service) (*service, []*cookie) {
 	m := &service{
 		ID: s.ID, SiteID: s.SiteID, CategoryID: s.CategoryID, Slug: s.Slug, Label: s.Label, Description: s.Description,
 		LabelTranslations: orMap(s.LabelTranslations), DescriptionTranslations: orMap(s.DescriptionTranslations),
@@ -56,16 +58,16 @@ func fromService(s *core.Service) (*service, []*cookie) {
 	return m, cs
 }
 
-func (s *service) core(cookies []cookie) *core.Service {
-	out := &core.Service{
+func (s *service) core(cookies []cookie) *corebanner.Service {
+	out := &corebanner.Service{
 		ID: s.ID, SiteID: s.SiteID, CategoryID: s.CategoryID, Slug: s.Slug, Label: s.Label, Description: s.Description,
 		LabelTranslations: orMap(s.LabelTranslations), DescriptionTranslations: orMap(s.DescriptionTranslations),
 		ServiceURL: s.ServiceURL, PrivacyPolicyURL: s.PrivacyPolicyURL, LogoURL: s.LogoURL,
 		BlockingPatterns: s.BlockingPatterns, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
-		Cookies: make([]*core.Cookie, 0, len(cookies)),
+		Cookies: make([]*corebanner.Cookie, 0, len(cookies)),
 	}
 	for _, c := range cookies {
-		out.Cookies = append(out.Cookies, &core.Cookie{
+		out.Cookies = append(out.Cookies, &corebanner.Cookie{
 			ID: c.ID, ServiceID: c.ServiceID, Name: c.Name, Description: c.Description, Duration: c.Duration,
 			DescriptionTranslations: orMap(c.DescriptionTranslations), CreatedAt: c.CreatedAt.UTC(),
 		})
@@ -74,7 +76,7 @@ func (s *service) core(cookies []cookie) *core.Service {
 }
 
 // CreateService implements core.ServiceStore: the service and its cookies in one transaction.
-func (s *Store) CreateService(ctx context.Context, x *core.Service) error {
+func (s *Store) CreateService(ctx context.Context, x *corebanner.Service) error {
 	if err := newID("service", x.ID); err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (s *Store) CreateService(ctx context.Context, x *core.Service) error {
 		return err
 	}
 	m, cookies := fromService(x)
-	return s.InTx(ctx, func(tx core.Store) error {
+	return s.InTx(ctx, func(tx usecases.Store) error {
 		db := tx.(*Store).db
 		if _, err := db.NewInsert().Model(m).Exec(ctx); err != nil {
 			return translate(err, "service")
@@ -105,9 +107,9 @@ func (s *Store) CreateService(ctx context.Context, x *core.Service) error {
 }
 
 // Services implements core.ServiceStore.
-func (s *Store) Services(ctx context.Context, siteID string) ([]*core.Service, error) {
+func (s *Store) Services(ctx context.Context, siteID string) ([]*corebanner.Service, error) {
 	if !isID(siteID) {
-		return []*core.Service{}, nil
+		return []*corebanner.Service{}, nil
 	}
 	var ms []service
 	if err := s.db.NewSelect().Model(&ms).Where("site_id = ?", siteID).Order("created_at", "id").Scan(ctx); err != nil {
@@ -117,7 +119,7 @@ func (s *Store) Services(ctx context.Context, siteID string) ([]*core.Service, e
 }
 
 // Service implements core.ServiceStore.
-func (s *Store) Service(ctx context.Context, siteID, id string) (*core.Service, error) {
+func (s *Store) Service(ctx context.Context, siteID, id string) (*corebanner.Service, error) {
 	if err := findIDs("service", siteID, id); err != nil {
 		return nil, err
 	}
@@ -135,8 +137,8 @@ func (s *Store) Service(ctx context.Context, siteID, id string) (*core.Service, 
 	return out[0], nil
 }
 
-func (s *Store) withCookies(ctx context.Context, ms []service) ([]*core.Service, error) {
-	out := make([]*core.Service, 0, len(ms))
+func (s *Store) withCookies(ctx context.Context, ms []service) ([]*corebanner.Service, error) {
+	out := make([]*corebanner.Service, 0, len(ms))
 	if len(ms) == 0 {
 		return out, nil
 	}

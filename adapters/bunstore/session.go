@@ -6,10 +6,10 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
-var _ core.SessionStore = (*Store)(nil)
+var _ identity.SessionStore = (*Store)(nil)
 
 type sessionRow struct {
 	bun.BaseModel  `bun:"table:sessions"`
@@ -25,8 +25,8 @@ type sessionRow struct {
 	Flash          string    `bun:"flash"`
 }
 
-func (r *sessionRow) core() *core.Session {
-	return &core.Session{ID: r.ID, OrgID: r.OrganizationID, UserID: r.UserID, KeyID: r.KeyID, CSRF: r.CSRF, UserAgent: r.UserAgent,
+func (r *sessionRow) core() *identity.Session {
+	return &identity.Session{ID: r.ID, OrgID: r.OrganizationID, UserID: r.UserID, KeyID: r.KeyID, CSRF: r.CSRF, UserAgent: r.UserAgent,
 		CreatedAt: r.CreatedAt.UTC(), SeenAt: r.SeenAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), Flash: r.Flash}
 }
 
@@ -37,7 +37,7 @@ type signInFailure struct {
 }
 
 // CreateSession implements core.SessionStore.
-func (s *Store) CreateSession(ctx context.Context, ss *core.Session) error {
+func (s *Store) CreateSession(ctx context.Context, ss *identity.Session) error {
 	if err := findIDs("organization", ss.OrgID); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Store) CreateSession(ctx context.Context, ss *core.Session) error {
 }
 
 // Session implements core.SessionStore.
-func (s *Store) Session(ctx context.Context, id string) (*core.Session, error) {
+func (s *Store) Session(ctx context.Context, id string) (*identity.Session, error) {
 	var r sessionRow
 	if err := s.db.NewSelect().Model(&r).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, translate(err, "session")
@@ -59,8 +59,8 @@ func (s *Store) Session(ctx context.Context, id string) (*core.Session, error) {
 }
 
 // Sessions implements core.SessionStore.
-func (s *Store) Sessions(ctx context.Context, orgID string) ([]*core.Session, error) {
-	out := []*core.Session{}
+func (s *Store) Sessions(ctx context.Context, orgID string) ([]*identity.Session, error) {
+	out := []*identity.Session{}
 	if !isID(orgID) {
 		return out, nil
 	}

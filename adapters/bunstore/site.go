@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 type site struct {
@@ -108,7 +109,7 @@ func (s *Store) DeleteSite(ctx context.Context, id string) error {
 	if err := findIDs("site", id); err != nil {
 		return err
 	}
-	return s.InTx(ctx, func(tx core.Store) error {
+	return s.InTx(ctx, func(tx usecases.Store) error {
 		db := tx.(*Store).db
 		// services reference categories without cascade; remove them first.
 		if _, err := db.NewDelete().Model((*service)(nil)).Where("site_id = ?", id).Exec(ctx); err != nil {

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/bunstore"
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/coretest"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // OpenSQLite returns a migrated store on a fresh SQLite file in t's temporary directory.
@@ -26,7 +26,7 @@ func openSQLite(t *testing.T) *bunstore.Store {
 }
 
 func TestSQLiteStoreContract(t *testing.T) {
-	coretest.StoreContract(t, func(t *testing.T) core.Store { return openSQLite(t) })
+	coretest.StoreContract(t, func(t *testing.T) usecases.Store { return openSQLite(t) })
 }
 
 func TestSQLiteMigrateTwice(t *testing.T) {

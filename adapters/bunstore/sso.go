@@ -8,9 +8,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
-var _ core.SSOStore = (*Store)(nil)
+var _ identity.SSOStore = (*Store)(nil)
 
 type ssoRow struct {
 	bun.BaseModel  `bun:"table:sso_providers"`
@@ -25,7 +26,7 @@ type ssoRow struct {
 }
 
 // PutSSOConfig implements core.SSOStore.
-func (s *Store) PutSSOConfig(ctx context.Context, c *core.SSOConfig) error {
+func (s *Store) PutSSOConfig(ctx context.Context, c *identity.SSOConfig) error {
 	if err := findIDs("organization", c.OrganizationID); err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func (s *Store) PutSSOConfig(ctx context.Context, c *core.SSOConfig) error {
 }
 
 // SSOConfig implements core.SSOStore.
-func (s *Store) SSOConfig(ctx context.Context, orgID string) (*core.SSOConfig, error) {
+func (s *Store) SSOConfig(ctx context.Context, orgID string) (*identity.SSOConfig, error) {
 	if err := findIDs("single sign-on", orgID); err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func (s *Store) SSOConfig(ctx context.Context, orgID string) (*core.SSOConfig, e
 	if err := s.db.NewSelect().Model(&r).Where("organization_id = ?", orgID).Scan(ctx); err != nil {
 		return nil, translate(err, "single sign-on")
 	}
-	c := &core.SSOConfig{OrganizationID: r.OrganizationID, Issuer: r.Issuer, ClientID: r.ClientID, ClientSecret: r.ClientSecret,
+	c := &identity.SSOConfig{OrganizationID: r.OrganizationID, Issuer: r.Issuer, ClientID: r.ClientID, ClientSecret: r.ClientSecret,
 		AllowedDomains: []string{}, DefaultRole: core.Role(r.DefaultRole), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if err := json.Unmarshal([]byte(r.AllowedDomains), &c.AllowedDomains); err != nil {
 		return nil, core.Wrap(core.CodeInternal, err, "single sign-on: allowed domains are not readable")

@@ -20,6 +20,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // Store implements core.Store on a bun database or transaction.
@@ -41,7 +42,7 @@ type Store struct {
 	serving *os.File
 }
 
-var _ core.Store = (*Store)(nil)
+var _ usecases.Store = (*Store)(nil)
 
 // DB returns the underlying bun database.
 func (s *Store) DB() *bun.DB { return s.root }
@@ -67,7 +68,7 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // InTx runs fn in a transaction; inside one already, fn joins it.
-func (s *Store) InTx(ctx context.Context, fn func(tx core.Store) error) error {
+func (s *Store) InTx(ctx context.Context, fn func(tx usecases.Store) error) error {
 	if s.tx != nil {
 		return fn(s)
 	}

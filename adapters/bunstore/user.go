@@ -7,9 +7,11 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
-var _ core.UserStore = (*Store)(nil)
+var _ identity.UserStore = (*Store)(nil)
 
 type userRow struct {
 	bun.BaseModel `bun:"table:users"`
@@ -24,8 +26,8 @@ type userRow struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-func (r *userRow) core() *core.User {
-	return &core.User{ID: r.ID, Email: r.Email, Name: r.Name, PasswordHash: r.PasswordHash, Issuer: r.Issuer, Subject: r.Subject,
+func (r *userRow) core() *identity.User {
+	return &identity.User{ID: r.ID, Email: r.Email, Name: r.Name, PasswordHash: r.PasswordHash, Issuer: r.Issuer, Subject: r.Subject,
 		TOTPSecret: r.TOTPSecret, TOTPStep: r.TOTPStep, CreatedAt: r.CreatedAt.UTC()}
 }
 
@@ -41,8 +43,8 @@ type membershipRow struct {
 	TOTP           bool      `bun:"totp,scanonly"`
 }
 
-func (r *membershipRow) core() *core.Membership {
-	return &core.Membership{UserID: r.UserID, OrgID: r.OrganizationID, OrgName: r.OrgName, Role: core.Role(r.Role), Email: r.Email,
+func (r *membershipRow) core() *identity.Membership {
+	return &identity.Membership{UserID: r.UserID, OrgID: r.OrganizationID, OrgName: r.OrgName, Role: core.Role(r.Role), Email: r.Email,
 		Name: r.Name, TOTP: r.TOTP, CreatedAt: r.CreatedAt.UTC()}
 }
 
@@ -60,7 +62,7 @@ type tokenRow struct {
 }
 
 // CreateUser implements core.UserStore.
-func (s *Store) CreateUser(ctx context.Context, u *core.User) error {
+func (s *Store) CreateUser(ctx context.Context, u *identity.User) error {
 	if err := newID("user", u.ID); err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (s *Store) CreateUser(ctx context.Context, u *core.User) error {
 	return translate(err, "user")
 }
 
-func (s *Store) userWhere(ctx context.Context, where string, args ...any) (*core.User, error) {
+func (s *Store) userWhere(ctx context.Context, where string, args ...any) (*identity.User, error) {
 	var r userRow
 	if err := s.db.NewSelect().Model(&r).Where(where, args...).Limit(1).Scan(ctx); err != nil {
 		return nil, translate(err, "user")
@@ -81,7 +83,7 @@ func (s *Store) userWhere(ctx context.Context, where string, args ...any) (*core
 }
 
 // User implements core.UserStore.
-func (s *Store) User(ctx context.Context, id string) (*core.User, error) {
+func (s *Store) User(ctx context.Context, id string) (*identity.User, error) {
 	if err := findIDs("user", id); err != nil {
 		return nil, err
 	}
@@ -89,12 +91,12 @@ func (s *Store) User(ctx context.Context, id string) (*core.User, error) {
 }
 
 // UserByEmail implements core.UserStore.
-func (s *Store) UserByEmail(ctx context.Context, email string) (*core.User, error) {
+func (s *Store) UserByEmail(ctx context.Context, email string) (*identity.User, error) {
 	return s.userWhere(ctx, "email = ?", email)
 }
 
 // UserBySubject implements core.UserStore.
-func (s *Store) UserBySubject(ctx context.Context, issuer, subject string) (*core.User, error) {
+func (s *Store) UserBySubject(ctx context.Context, issuer, subject string) (*identity.User, error) {
 	if subject == "" {
 		return nil, core.Errorf(core.CodeNotFound, "user not found")
 	}
@@ -160,7 +162,7 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 }
 
 // PutMembership implements core.UserStore.
-func (s *Store) PutMembership(ctx context.Context, m *core.Membership) error {
+func (s *Store) PutMembership(ctx context.Context, m *identity.Membership) error {
 	if err := findIDs("membership", m.OrgID, m.UserID); err != nil {
 		return err
 	}
@@ -169,7 +171,7 @@ func (s *Store) PutMembership(ctx context.Context, m *core.Membership) error {
 	return translate(err, "membership")
 }
 
-func (s *Store) membershipsWhere(ctx context.Context, where string, args ...any) ([]*core.Membership, error) {
+func (s *Store) membershipsWhere(ctx context.Context, where string, args ...any) ([]*identity.Membership, error) {
 	var rows []membershipRow
 	err := s.db.NewSelect().Model(&rows).
 		ColumnExpr("m.organization_id, m.user_id, m.role, m.created_at, o.name AS org_name, u.email, u.name, u.totp_secret <> '' AS totp").
@@ -180,7 +182,7 @@ func (s *Store) membershipsWhere(ctx context.Context, where string, args ...any)
 	if err != nil {
 		return nil, translate(err, "membership")
 	}
-	out := make([]*core.Membership, len(rows))
+	out := make([]*identity.Membership, len(rows))
 	for i := range rows {
 		out[i] = rows[i].core()
 	}
@@ -188,7 +190,7 @@ func (s *Store) membershipsWhere(ctx context.Context, where string, args ...any)
 }
 
 // Membership implements core.UserStore.
-func (s *Store) Membership(ctx context.Context, orgID, userID string) (*core.Membership, error) {
+func (s *Store) Membership(ctx context.Context, orgID, userID string) (*identity.Membership, error) {
 	if err := findIDs("membership", orgID, userID); err != nil {
 		return nil, err
 	}
@@ -203,17 +205,17 @@ func (s *Store) Membership(ctx context.Context, orgID, userID string) (*core.Mem
 }
 
 // Memberships implements core.UserStore.
-func (s *Store) Memberships(ctx context.Context, userID string) ([]*core.Membership, error) {
+func (s *Store) Memberships(ctx context.Context, userID string) ([]*identity.Membership, error) {
 	if !isID(userID) {
-		return []*core.Membership{}, nil
+		return []*identity.Membership{}, nil
 	}
 	return s.membershipsWhere(ctx, "m.user_id = ?", userID)
 }
 
 // Members implements core.UserStore.
-func (s *Store) Members(ctx context.Context, orgID string) ([]*core.Membership, error) {
+func (s *Store) Members(ctx context.Context, orgID string) ([]*identity.Membership, error) {
 	if !isID(orgID) {
-		return []*core.Membership{}, nil
+		return []*identity.Membership{}, nil
 	}
 	return s.membershipsWhere(ctx, "m.organization_id = ?", orgID)
 }
@@ -228,7 +230,7 @@ func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string) erro
 }
 
 // CreateToken implements core.UserStore.
-func (s *Store) CreateToken(ctx context.Context, t *core.OneTimeToken) error {
+func (s *Store) CreateToken(ctx context.Context, t *identity.OneTimeToken) error {
 	if err := storable("token", t); err != nil {
 		return err
 	}
@@ -245,12 +247,12 @@ func (s *Store) CreateToken(ctx context.Context, t *core.OneTimeToken) error {
 }
 
 // Token implements core.UserStore.
-func (s *Store) Token(ctx context.Context, id string) (*core.OneTimeToken, error) {
+func (s *Store) Token(ctx context.Context, id string) (*identity.OneTimeToken, error) {
 	var r tokenRow
 	if err := s.db.NewSelect().Model(&r).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, translate(err, "token")
 	}
-	t := &core.OneTimeToken{ID: r.ID, Kind: r.Kind, Email: r.Email, Role: core.Role(r.Role), CreatedBy: r.CreatedBy,
+	t := &identity.OneTimeToken{ID: r.ID, Kind: r.Kind, Email: r.Email, Role: core.Role(r.Role), CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), UsedAt: utcPtr(r.UsedAt)}
 	if r.OrganizationID != nil {
 		t.OrgID = *r.OrganizationID
@@ -281,11 +283,11 @@ type recoveryCodeRow struct {
 }
 
 // ReplaceRecoveryCodes implements core.RecoveryCodeStore.
-func (s *Store) ReplaceRecoveryCodes(ctx context.Context, userID string, codes []*core.RecoveryCode) error {
+func (s *Store) ReplaceRecoveryCodes(ctx context.Context, userID string, codes []*identity.RecoveryCode) error {
 	if err := findIDs("user", userID); err != nil {
 		return err
 	}
-	return s.InTx(ctx, func(tx core.Store) error {
+	return s.InTx(ctx, func(tx usecases.Store) error {
 		t := tx.(*Store)
 		if _, err := t.User(ctx, userID); err != nil {
 			return err
@@ -309,8 +311,8 @@ func (s *Store) ReplaceRecoveryCodes(ctx context.Context, userID string, codes [
 }
 
 // RecoveryCodes implements core.RecoveryCodeStore.
-func (s *Store) RecoveryCodes(ctx context.Context, userID string) ([]*core.RecoveryCode, error) {
-	out := []*core.RecoveryCode{}
+func (s *Store) RecoveryCodes(ctx context.Context, userID string) ([]*identity.RecoveryCode, error) {
+	out := []*identity.RecoveryCode{}
 	if !isID(userID) {
 		return out, nil
 	}
@@ -319,7 +321,7 @@ func (s *Store) RecoveryCodes(ctx context.Context, userID string) ([]*core.Recov
 		return nil, translate(err, "recovery code")
 	}
 	for _, r := range rows {
-		out = append(out, &core.RecoveryCode{ID: r.ID, UserID: r.UserID, Prefix: r.Prefix, Hash: r.Hash, CreatedAt: r.CreatedAt.UTC(),
+		out = append(out, &identity.RecoveryCode{ID: r.ID, UserID: r.UserID, Prefix: r.Prefix, Hash: r.Hash, CreatedAt: r.CreatedAt.UTC(),
 			UsedAt: utcPtr(r.UsedAt)})
 	}
 	return out, nil

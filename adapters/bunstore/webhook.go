@@ -8,6 +8,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	eventpkg "github.com/consentd/consentd/core/event"
 )
 
 type webhookEndpoint struct {
@@ -26,7 +28,7 @@ type webhookEndpoint struct {
 	UpdatedAt      time.Time        `bun:"updated_at"`
 }
 
-func fromEndpoint(e *core.WebhookEndpoint) *webhookEndpoint {
+func fromEndpoint(e *eventpkg.WebhookEndpoint) *webhookEndpoint {
 	cur := e.ConsentCursor
 	if cur == nil {
 		cur = map[string]int64{}
@@ -36,40 +38,40 @@ func fromEndpoint(e *core.WebhookEndpoint) *webhookEndpoint {
 		Secret: e.Secret, ConsentCursor: cur, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
-func (m *webhookEndpoint) core() *core.WebhookEndpoint {
+func (m *webhookEndpoint) core() *eventpkg.WebhookEndpoint {
 	cur := m.ConsentCursor
 	if cur == nil {
 		cur = map[string]int64{}
 	}
-	return &core.WebhookEndpoint{ID: m.ID, OrganizationID: m.OrganizationID, URL: m.URL, Description: m.Description,
+	return &eventpkg.WebhookEndpoint{ID: m.ID, OrganizationID: m.OrganizationID, URL: m.URL, Description: m.Description,
 		Events: orSlice(m.Events), Enabled: m.Enabled, DisabledReason: m.DisabledReason, FailingSince: utc(m.FailingSince),
 		Secret: m.Secret, ConsentCursor: cur, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 }
 
 type webhookDelivery struct {
 	bun.BaseModel `bun:"table:webhook_deliveries"`
-	ID            string                 `bun:"id,pk"`
-	EndpointID    string                 `bun:"endpoint_id"`
-	EventType     string                 `bun:"event_type"`
-	Payload       string                 `bun:"payload"`
-	Status        string                 `bun:"status"`
-	Attempts      []core.DeliveryAttempt `bun:"attempts,type:jsonb"`
-	CreatedAt     time.Time              `bun:"created_at"`
-	UpdatedAt     time.Time              `bun:"updated_at"`
+	ID            string                     `bun:"id,pk"`
+	EndpointID    string                     `bun:"endpoint_id"`
+	EventType     string                     `bun:"event_type"`
+	Payload       string                     `bun:"payload"`
+	Status        string                     `bun:"status"`
+	Attempts      []eventpkg.DeliveryAttempt `bun:"attempts,type:jsonb"`
+	CreatedAt     time.Time                  `bun:"created_at"`
+	UpdatedAt     time.Time                  `bun:"updated_at"`
 }
 
-func fromDelivery(d *core.WebhookDelivery) *webhookDelivery {
+func fromDelivery(d *eventpkg.WebhookDelivery) *webhookDelivery {
 	return &webhookDelivery{ID: d.ID, EndpointID: d.EndpointID, EventType: d.EventType, Payload: string(d.Payload),
 		Status: d.Status, Attempts: orSlice(d.Attempts), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
-func (m *webhookDelivery) core() *core.WebhookDelivery {
-	return &core.WebhookDelivery{ID: m.ID, EndpointID: m.EndpointID, EventType: m.EventType, Payload: json.RawMessage(m.Payload),
+func (m *webhookDelivery) core() *eventpkg.WebhookDelivery {
+	return &eventpkg.WebhookDelivery{ID: m.ID, EndpointID: m.EndpointID, EventType: m.EventType, Payload: json.RawMessage(m.Payload),
 		Status: m.Status, Attempts: orSlice(m.Attempts), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 }
 
 // CreateWebhookEndpoint implements core.WebhookStore.
-func (s *Store) CreateWebhookEndpoint(ctx context.Context, e *core.WebhookEndpoint) error {
+func (s *Store) CreateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error {
 	if err := newID("webhook endpoint", e.ID); err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func (s *Store) CreateWebhookEndpoint(ctx context.Context, e *core.WebhookEndpoi
 	return err
 }
 
-func (s *Store) endpoint(ctx context.Context, orgID, id string, lock bool) (*core.WebhookEndpoint, error) {
+func (s *Store) endpoint(ctx context.Context, orgID, id string, lock bool) (*eventpkg.WebhookEndpoint, error) {
 	if err := findIDs("webhook endpoint", id); err != nil {
 		return nil, err
 	}
@@ -108,17 +110,17 @@ func (s *Store) endpoint(ctx context.Context, orgID, id string, lock bool) (*cor
 }
 
 // WebhookEndpoint implements core.WebhookStore.
-func (s *Store) WebhookEndpoint(ctx context.Context, orgID, id string) (*core.WebhookEndpoint, error) {
+func (s *Store) WebhookEndpoint(ctx context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error) {
 	return s.endpoint(ctx, orgID, id, false)
 }
 
 // LockWebhookEndpoint implements core.WebhookStore.
-func (s *Store) LockWebhookEndpoint(ctx context.Context, id string) (*core.WebhookEndpoint, error) {
+func (s *Store) LockWebhookEndpoint(ctx context.Context, id string) (*eventpkg.WebhookEndpoint, error) {
 	return s.endpoint(ctx, "", id, true)
 }
 
-func endpoints(ms []webhookEndpoint) []*core.WebhookEndpoint {
-	out := make([]*core.WebhookEndpoint, len(ms))
+func endpoints(ms []webhookEndpoint) []*eventpkg.WebhookEndpoint {
+	out := make([]*eventpkg.WebhookEndpoint, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
@@ -126,9 +128,9 @@ func endpoints(ms []webhookEndpoint) []*core.WebhookEndpoint {
 }
 
 // WebhookEndpoints implements core.WebhookStore.
-func (s *Store) WebhookEndpoints(ctx context.Context, orgID string) ([]*core.WebhookEndpoint, error) {
+func (s *Store) WebhookEndpoints(ctx context.Context, orgID string) ([]*eventpkg.WebhookEndpoint, error) {
 	if !isID(orgID) {
-		return []*core.WebhookEndpoint{}, nil
+		return []*eventpkg.WebhookEndpoint{}, nil
 	}
 	var ms []webhookEndpoint
 	if err := s.db.NewSelect().Model(&ms).Where("organization_id = ?", orgID).OrderExpr("created_at, id").Scan(ctx); err != nil {
@@ -139,12 +141,12 @@ func (s *Store) WebhookEndpoints(ctx context.Context, orgID string) ([]*core.Web
 
 // EndpointsSubscribedTo implements core.WebhookStore. Endpoints are few: they are filtered
 // here rather than by a JSON operator each dialect spells differently.
-func (s *Store) EndpointsSubscribedTo(ctx context.Context, event string) ([]*core.WebhookEndpoint, error) {
+func (s *Store) EndpointsSubscribedTo(ctx context.Context, event string) ([]*eventpkg.WebhookEndpoint, error) {
 	var ms []webhookEndpoint
 	if err := s.db.NewSelect().Model(&ms).Where("enabled").Order("id").Scan(ctx); err != nil {
 		return nil, translate(err, "webhook endpoint")
 	}
-	out := []*core.WebhookEndpoint{}
+	out := []*eventpkg.WebhookEndpoint{}
 	for _, e := range endpoints(ms) {
 		if e.Subscribed(event) {
 			out = append(out, e)
@@ -154,7 +156,7 @@ func (s *Store) EndpointsSubscribedTo(ctx context.Context, event string) ([]*cor
 }
 
 // UpdateWebhookEndpoint implements core.WebhookStore.
-func (s *Store) UpdateWebhookEndpoint(ctx context.Context, e *core.WebhookEndpoint) error {
+func (s *Store) UpdateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error {
 	if err := findIDs("webhook endpoint", e.ID); err != nil {
 		return err
 	}
@@ -177,7 +179,7 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) err
 }
 
 // CreateWebhookDelivery implements core.WebhookStore.
-func (s *Store) CreateWebhookDelivery(ctx context.Context, d *core.WebhookDelivery) error {
+func (s *Store) CreateWebhookDelivery(ctx context.Context, d *eventpkg.WebhookDelivery) error {
 	if err := findIDs("webhook endpoint", d.EndpointID); err != nil {
 		return err
 	}
@@ -189,7 +191,7 @@ func (s *Store) CreateWebhookDelivery(ctx context.Context, d *core.WebhookDelive
 }
 
 // WebhookDelivery implements core.WebhookStore.
-func (s *Store) WebhookDelivery(ctx context.Context, endpointID, id string) (*core.WebhookDelivery, error) {
+func (s *Store) WebhookDelivery(ctx context.Context, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
 	if err := findKey("webhook delivery", id); err != nil {
 		return nil, err
 	}
@@ -208,9 +210,9 @@ func (s *Store) WebhookDelivery(ctx context.Context, endpointID, id string) (*co
 }
 
 // WebhookDeliveries implements core.WebhookStore: delivery IDs grow with time (UUIDv7).
-func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*core.WebhookDelivery, int, error) {
+func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error) {
 	if !isID(endpointID) {
-		return []*core.WebhookDelivery{}, 0, nil
+		return []*eventpkg.WebhookDelivery{}, 0, nil
 	}
 	var ms []webhookDelivery
 	n, err := s.db.NewSelect().Model(&ms).Where("endpoint_id = ?", endpointID).OrderExpr("id DESC").
@@ -218,7 +220,7 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, page, 
 	if err != nil {
 		return nil, 0, translate(err, "webhook delivery")
 	}
-	out := make([]*core.WebhookDelivery, len(ms))
+	out := make([]*eventpkg.WebhookDelivery, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}
@@ -226,7 +228,7 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, page, 
 }
 
 // UpdateWebhookDelivery implements core.WebhookStore.
-func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *core.WebhookDelivery) error {
+func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *eventpkg.WebhookDelivery) error {
 	if err := findKey("webhook delivery", d.ID); err != nil {
 		return err
 	}
@@ -242,9 +244,9 @@ func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *core.WebhookDelive
 
 // ConsentRecordsOfBatches implements core.WebhookStore: since bounds the scan of the site's
 // records through their (site_id, created_at) index.
-func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*core.ConsentRecord, error) {
+func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*consent.ConsentRecord, error) {
 	if !isID(siteID) {
-		return []*core.ConsentRecord{}, nil
+		return []*consent.ConsentRecord{}, nil
 	}
 	var ms []consentRecord
 	err := s.db.NewSelect().Model(&ms).
@@ -253,7 +255,7 @@ func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afte
 	if err != nil {
 		return nil, translate(err, "consent record")
 	}
-	out := make([]*core.ConsentRecord, len(ms))
+	out := make([]*consent.ConsentRecord, len(ms))
 	for i := range ms {
 		out[i] = ms[i].core()
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // proxiedWorld is the unit world behind a trusted proxy on loopback: each request's
@@ -45,7 +46,7 @@ func (w *unitWorld) member(t *testing.T, email string, totp bool) (string, strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _ := core.TOTPCode(setup.Secret, w.clock.now())
+	code, _ := identity.TOTPCode(setup.Secret, w.clock.now())
 	codes, err := w.uc.Users.EnableTOTP(core.WithActor(ctx, a), u.ID, setup.Secret, code)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func (w *unitWorld) personSession(t *testing.T, userID string) *http.Client {
 	if err != nil || len(ms) == 0 {
 		t.Fatalf("memberships: %v", err)
 	}
-	tok, _, err := w.uc.Sessions.StartSession(context.Background(), core.SessionStart{OrgID: ms[0].OrgID, UserID: userID}, core.SessionTTL)
+	tok, _, err := w.uc.Sessions.StartSession(context.Background(), identity.SessionStart{OrgID: ms[0].OrgID, UserID: userID}, identity.SessionTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func wrongCode(t *testing.T, secret string, now time.Time) string {
 	t.Helper()
 	near := map[string]bool{}
 	for _, d := range []time.Duration{-30 * time.Second, 0, 30 * time.Second} {
-		c, err := core.TOTPCode(secret, now.Add(d))
+		c, err := identity.TOTPCode(secret, now.Add(d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestPasswordFormsLimit(t *testing.T) {
 		{"code step, authenticator code", true, http.StatusUnauthorized, func(_ int, addr string) *http.Response {
 			return codeStep(addr, "ted@example.com", wrongCode(t, tedSecret, w.clock.now()))
 		}, func(addr string) *http.Response {
-			right, _ := core.TOTPCode(tedSecret, w.clock.now())
+			right, _ := identity.TOTPCode(tedSecret, w.clock.now())
 			return codeStep(addr, "ted@example.com", right)
 		}},
 		{"code step, recovery code", true, http.StatusUnauthorized, func(i int, addr string) *http.Response {
@@ -207,7 +208,7 @@ func TestPasswordFormsLimit(t *testing.T) {
 			return res
 		}},
 		{"password reset, a link not valid or used", false, http.StatusNotFound, func(i int, addr string) *http.Response {
-			link := core.NewSessionToken()
+			link := identity.NewSessionToken()
 			if i%2 == 1 {
 				link = usedReset
 			}
@@ -234,12 +235,12 @@ func TestPasswordFormsLimit(t *testing.T) {
 			for i := range 20 {
 				res := tc.try(i, addr(i))
 				got = append(got, res.StatusCode)
-				if i >= core.SignInFailures && (res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "") {
+				if i >= identity.SignInFailures && (res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "") {
 					t.Errorf("%s, %s: attempt %d answered %d (Retry-After %q), want 429; all: %v", tc.name, scenario, i+1,
 						res.StatusCode, res.Header.Get("Retry-After"), got)
 					break
 				}
-				if i < core.SignInFailures && res.StatusCode != tc.wrong {
+				if i < identity.SignInFailures && res.StatusCode != tc.wrong {
 					t.Errorf("%s, %s: attempt %d answered %d, want %d", tc.name, scenario, i+1, res.StatusCode, tc.wrong)
 					break
 				}
@@ -253,7 +254,7 @@ func TestPasswordFormsLimit(t *testing.T) {
 					t.Errorf("%s, %s: the right secret afterwards answered %d, want 429", tc.name, scenario, res.StatusCode)
 				}
 			}
-			w.clock.advance(core.SignInWindow + time.Minute)
+			w.clock.advance(identity.SignInWindow + time.Minute)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // auditView is the audit log page's data.
@@ -20,7 +21,7 @@ type auditView struct {
 	Next    string
 	Deep    bool
 	Query   string
-	Report  *core.AuditReport
+	Report  *identity.AuditReport
 }
 
 // auditRow is an entry as the page shows it: the site by name, each change's values as text.
@@ -37,7 +38,7 @@ type auditChange struct{ Field, Old, New string }
 func (h *handler) auditPage(w http.ResponseWriter, r *http.Request, rq *request) {
 	q := r.URL.Query()
 	v := auditView{Action: q.Get("action"), Site: q.Get("site"), Actions: core.AuditActions(), Deep: q.Get("cursor") != ""}
-	p, err := h.m.AuditEntries(r.Context(), rq.org, core.AuditQuery{Action: v.Action, SiteID: v.Site, Limit: 25}, q.Get("cursor"))
+	p, err := h.m.AuditEntries(r.Context(), rq.org, identity.AuditQuery{Action: v.Action, SiteID: v.Site, Limit: 25}, q.Get("cursor"))
 	if err != nil {
 		h.fail(w, r, rq, err)
 		return

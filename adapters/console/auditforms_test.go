@@ -20,14 +20,21 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/watch"
 	"github.com/consentd/consentd/library"
 )
 
 // queues are test doubles of core.ScanQueue and core.WebhookQueue: they accept every job.
 type queues struct{}
 
-func (*queues) EnqueueScan(context.Context, core.Store, core.ScanJob) error    { return nil }
-func (*queues) EnqueueDelivery(context.Context, core.EventStore, string) error { return nil }
+func (*queues) EnqueueScan(context.Context, scan.Store, scan.ScanJob) error     { return nil }
+func (*queues) EnqueueDelivery(context.Context, event.EventStore, string) error { return nil }
 
 // formCase is how TestAuditEveryForm submits one of the console's POST routes.
 type formCase struct {
@@ -65,7 +72,7 @@ func TestAuditEveryForm(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
 	store := memstore.New()
 	q := &queues{}
-	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: clk.now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+	uc, err := usecases.New(usecases.Deps{Store: store, Catalog: cat, Now: clk.now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
 		Queue: q, WebhookQueue: q})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +108,7 @@ func TestAuditEveryForm(t *testing.T) {
 
 	totpCode := func(t *testing.T, secret string) string {
 		clk.advance(31 * time.Second) // a code is taken once: the next one
-		c, err := core.TOTPCode(secret, clk.now())
+		c, err := identity.TOTPCode(secret, clk.now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +131,7 @@ func TestAuditEveryForm(t *testing.T) {
 
 	// What the forms act on, made through core as the owner.
 	newSite := func(t *testing.T) string {
-		s, err := uc.Sites.CreateSite(asOwner, org, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+		s, err := uc.Sites.CreateSite(asOwner, org, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +152,7 @@ func TestAuditEveryForm(t *testing.T) {
 		return ""
 	}
 	newService := func(t *testing.T, slug string) string {
-		r, err := uc.Services.CreateService(asOwner, org, site, core.ServiceInput{Slug: slug, Label: "Spare", CategorySlug: "marketing"})
+		r, err := uc.Services.CreateService(asOwner, org, site, banner.ServiceInput{Slug: slug, Label: "Spare", CategorySlug: "marketing"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,19 +160,19 @@ func TestAuditEveryForm(t *testing.T) {
 	}
 	plantScan := func(t *testing.T, found ...core.DetectedService) string {
 		now := clk.now()
-		sc := &core.Scan{ID: uuid.NewString(), SiteID: site, URL: "https://shop.example", URLs: []string{"https://shop.example"},
-			Status: core.ScanPending, Mode: core.ScanStatic, CreatedAt: now.Add(-time.Minute)}
+		sc := &scan.Scan{ID: uuid.NewString(), SiteID: site, URL: "https://shop.example", URLs: []string{"https://shop.example"},
+			Status: scan.ScanPending, Mode: core.ScanStatic, CreatedAt: now.Add(-time.Minute)}
 		if err := store.CreateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
-		sc.Status, sc.FinishedAt, sc.DetectedServices = core.ScanCompleted, &now, found
+		sc.Status, sc.FinishedAt, sc.DetectedServices = scan.ScanCompleted, &now, found
 		if err := store.UpdateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
 		return sc.ID
 	}
 	newKey := func(t *testing.T) string {
-		k, v, err := uc.Orgs.IssueAPIKey(asOwner, org, core.APIKeyInput{Name: "spare", Role: core.RoleViewer})
+		k, v, err := uc.Orgs.IssueAPIKey(asOwner, org, identity.APIKeyInput{Name: "spare", Role: core.RoleViewer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +180,7 @@ func TestAuditEveryForm(t *testing.T) {
 		return k.ID
 	}
 	newHook := func(t *testing.T) string {
-		e, err := uc.Webhooks.CreateEndpoint(asOwner, org, core.WebhookInput{URL: ptr("https://hooks.example/in"), Events: []string{core.EventScanFailed}})
+		e, err := uc.Webhooks.CreateEndpoint(asOwner, org, watch.WebhookInput{URL: ptr("https://hooks.example/in"), Events: []string{event.EventScanFailed}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +188,7 @@ func TestAuditEveryForm(t *testing.T) {
 		return e.ID
 	}
 	n := 0
-	newMember := func(t *testing.T, role core.Role) *core.User {
+	newMember := func(t *testing.T, role core.Role) *identity.User {
 		n++
 		pw := "member password long enough " + string(rune('a'+n))
 		u, err := uc.Users.CreateMember(sys, org, "m"+string(rune('a'+n))+"@example.com", "Member", pw, role)
@@ -224,7 +231,7 @@ func TestAuditEveryForm(t *testing.T) {
 		}
 		return out
 	}
-	var reset *core.User
+	var reset *identity.User
 
 	cases := map[string]formCase{
 		"POST /sites": {action: core.AuditSiteCreate, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
@@ -262,7 +269,7 @@ func TestAuditEveryForm(t *testing.T) {
 			return "/sites/" + site + "/categories/" + category(t, "statistics") + "/move", "", v("direction", "down"), nil
 		}},
 		"POST /sites/{id}/categories/{cid}/delete": {action: core.AuditCategoryDelete, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
-			c, err := uc.Categories.CreateCategory(asOwner, org, site, core.CategoryInput{Name: ptr("Spare")})
+			c, err := uc.Categories.CreateCategory(asOwner, org, site, banner.CategoryInput{Name: ptr("Spare")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +336,7 @@ func TestAuditEveryForm(t *testing.T) {
 			return "/members/sso", "", ssoForm, nil
 		}},
 		"POST /members/sso/delete": {action: core.AuditSSODelete, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
-			if _, err := uc.Users.PutSSOConfig(asOwner, org, core.SSOInput{Issuer: ssoForm.Get("issuer"), ClientID: "consentd",
+			if _, err := uc.Users.PutSSOConfig(asOwner, org, identity.SSOInput{Issuer: ssoForm.Get("issuer"), ClientID: "consentd",
 				ClientSecret: ptr(ssoForm.Get("clientSecret")), AllowedDomains: []string{"acme.example"}, DefaultRole: core.RoleEditor}); err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +347,7 @@ func TestAuditEveryForm(t *testing.T) {
 			u, _ := url.Parse(srv.URL)
 			for _, c := range other.Jar.Cookies(u) {
 				if c.Name == "consentd_session" {
-					return "/sessions/" + core.SessionID(c.Value) + "/revoke", "", nil, nil
+					return "/sessions/" + identity.SessionID(c.Value) + "/revoke", "", nil, nil
 				}
 			}
 			t.Fatal("no session cookie")
@@ -415,7 +422,7 @@ func TestAuditEveryForm(t *testing.T) {
 	entries := func() []*core.AuditEntry {
 		var out []*core.AuditEntry
 		for cursor := ""; ; {
-			p, err := uc.AuditLog.AuditEntries(asOwner, org, core.AuditQuery{Limit: core.MaxAuditLimit}, cursor)
+			p, err := uc.AuditLog.AuditEntries(asOwner, org, identity.AuditQuery{Limit: core.MaxAuditLimit}, cursor)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // signInPage shows the sign-in form with a fresh pre-session token (against login CSRF).
@@ -80,12 +81,12 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.showSignIn(w, r, status, msg)
 		return
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: actor.OrgID, KeyID: actor.ID, UserAgent: r.UserAgent()})
+	h.startSession(w, r, identity.SessionStart{OrgID: actor.OrgID, KeyID: actor.ID, UserAgent: r.UserAgent()})
 }
 
 // startSession opens a session and sets its cookie, ending the session the browser had (a new
 // session ID at every sign-in: no fixation), and sends the person on.
-func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.SessionStart) {
+func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in identity.SessionStart) {
 	if old, _ := r.Cookie(sessionCookie); old != nil {
 		if err := h.m.EndSession(r.Context(), old.Value); err != nil {
 			h.log.ErrorContext(r.Context(), "could not end the previous session", "err", err)
@@ -101,7 +102,7 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, in core.S
 
 // openSession starts a session for in and sets its cookie; on failure it answers with the
 // sign-in page and reports false.
-func (h *handler) openSession(w http.ResponseWriter, r *http.Request, in core.SessionStart) bool {
+func (h *handler) openSession(w http.ResponseWriter, r *http.Request, in identity.SessionStart) bool {
 	id, _, err := h.m.StartSession(r.Context(), in, h.cfg.SessionTTL)
 	if err != nil {
 		status, msg := h.message(r, err)
@@ -116,7 +117,7 @@ func (h *handler) openSession(w http.ResponseWriter, r *http.Request, in core.Se
 // startSessionPage opens a session like startSession but answers with a page that moves on
 // by itself: after a navigation from another site (the identity provider), a browser
 // withholds SameSite=Strict cookies from redirects, not from the page's own navigation.
-func (h *handler) startSessionPage(w http.ResponseWriter, r *http.Request, in core.SessionStart) {
+func (h *handler) startSessionPage(w http.ResponseWriter, r *http.Request, in identity.SessionStart) {
 	if !h.openSession(w, r, in) {
 		return
 	}
@@ -148,12 +149,12 @@ func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, add
 	}
 	if res.CodeToken != "" {
 		// No session yet: the code step holds the sign-in in its own short cookie.
-		http.SetCookie(w, &http.Cookie{Name: codeCookie, Value: res.CodeToken, Path: "/sign-in", MaxAge: int(core.TOTPSignInTTL.Seconds()),
+		http.SetCookie(w, &http.Cookie{Name: codeCookie, Value: res.CodeToken, Path: "/sign-in", MaxAge: int(identity.TOTPSignInTTL.Seconds()),
 			HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 		h.showCodeStep(w, r, http.StatusOK, "")
 		return
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
+	h.startSession(w, r, identity.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
 }
 
 // showCodeStep asks for the authenticator's code, with a fresh pre-session token.
@@ -208,7 +209,7 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 		// offers new ones.
 		r.PostForm.Set("next", "/account/totp?recovered=1")
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
+	h.startSession(w, r, identity.SessionStart{OrgID: res.Memberships[0].OrgID, UserID: res.User.ID, UserAgent: r.UserAgent()})
 }
 
 // signOut ends the session (with its CSRF token: a cross-site page cannot sign a person out).

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/language/display"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // contractTexts are the banner texts the contract names; the other core.TextKeys() are shown
@@ -22,7 +23,7 @@ var contractTexts = []string{"headline", "body", "acceptLabel", "rejectLabel", "
 
 // bannerEditor is the banner editor's data.
 type bannerEditor struct {
-	Banner       *core.Banner
+	Banner       *banner.Banner
 	Templates    []string
 	Positions    []string
 	Behaviors    []string
@@ -35,7 +36,7 @@ type bannerEditor struct {
 	Form         bannerForm
 	// Presets are core's presets of regional rules; Places the visitor locations the preview
 	// offers.
-	Presets []core.RegionPreset
+	Presets []banner.RegionPreset
 	Groups  []core.RegionGroup
 	Places  []place
 	// PlaceGroups are the headings of Places.
@@ -96,7 +97,7 @@ type ruleForm struct {
 	HonorGPC, DoNotSellLink, RejectOnFirstLayer bool
 }
 
-func rulesOf(rs []core.RegionRule) []ruleForm {
+func rulesOf(rs []banner.RegionRule) []ruleForm {
 	out := make([]ruleForm, len(rs))
 	for i, r := range rs {
 		out[i] = ruleForm{Regions: strings.Join(r.Regions, ", "), DefaultBehavior: r.DefaultBehavior,
@@ -106,10 +107,10 @@ func rulesOf(rs []core.RegionRule) []ruleForm {
 }
 
 // inputs are the rules as core takes them; every boolean is set, as the form shows it.
-func (f bannerForm) inputs() []core.RegionRuleInput {
-	out := make([]core.RegionRuleInput, len(f.Rules))
+func (f bannerForm) inputs() []banner.RegionRuleInput {
+	out := make([]banner.RegionRuleInput, len(f.Rules))
 	for i, r := range f.Rules {
-		out[i] = core.RegionRuleInput{
+		out[i] = banner.RegionRuleInput{
 			Regions:         strings.FieldsFunc(r.Regions, func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r' }),
 			DefaultBehavior: r.DefaultBehavior, HonorGPC: &r.HonorGPC, DoNotSellLink: &r.DoNotSellLink, RejectOnFirstLayer: &r.RejectOnFirstLayer,
 		}
@@ -123,11 +124,11 @@ func (f bannerForm) inputs() []core.RegionRuleInput {
 func (f *bannerForm) editRules(action string) (string, error) {
 	verb, arg, _ := strings.Cut(action, ".")
 	if verb == "add" {
-		f.Rules = append(f.Rules, ruleForm{DefaultBehavior: core.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true})
+		f.Rules = append(f.Rules, ruleForm{DefaultBehavior: banner.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true})
 		return "Rule " + strconv.Itoa(len(f.Rules)) + " added to the draft", nil
 	}
 	if verb == "preset" {
-		for _, p := range core.RegionPresets() {
+		for _, p := range banner.RegionPresets() {
 			if p.ID == arg {
 				f.Rules = rulesOf(p.RegionRules)
 				return "The preset “" + p.Name + "” replaced the draft's rules", nil
@@ -200,7 +201,7 @@ type bannerForm struct {
 	PreviewLanguage, PreviewPlace string
 }
 
-func formOf(b *core.Banner) bannerForm {
+func formOf(b *banner.Banner) bannerForm {
 	f := bannerForm{
 		Template: b.Template, Position: b.Position, DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		Colors: maps.Clone(b.Colors), Texts: maps.Clone(b.TextOverrides), Translations: map[string]map[string]string{},
@@ -244,12 +245,12 @@ func parseBannerForm(r *http.Request) bannerForm {
 			DefaultBehavior: r.PostFormValue(k + "defaultBehavior"), HonorGPC: r.PostFormValue(k+"honorGpc") == "on",
 			DoNotSellLink: r.PostFormValue(k+"doNotSellLink") == "on", RejectOnFirstLayer: r.PostFormValue(k+"rejectOnFirstLayer") == "on"})
 	}
-	for _, k := range core.ColorKeys() {
+	for _, k := range banner.ColorKeys() {
 		if v := strings.TrimSpace(r.PostFormValue("color." + k)); v != "" {
 			f.Colors[k] = v
 		}
 	}
-	for _, k := range core.TextKeys() {
+	for _, k := range banner.TextKeys() {
 		f.Texts[k] = r.PostFormValue("text." + k)
 	}
 	for _, l := range r.PostForm["language"] {
@@ -258,13 +259,13 @@ func parseBannerForm(r *http.Request) bannerForm {
 			continue
 		}
 		f.Translations[l] = map[string]string{}
-		for _, k := range core.TextKeys() {
+		for _, k := range banner.TextKeys() {
 			f.Translations[l][k] = r.PostFormValue("t." + l + "." + k)
 		}
 	}
 	if f.NewLanguage != "" {
 		t := map[string]string{}
-		for _, k := range core.TextKeys() {
+		for _, k := range banner.TextKeys() {
 			if v := r.PostFormValue("t.new." + k); v != "" {
 				t[k] = v
 			}
@@ -275,15 +276,15 @@ func parseBannerForm(r *http.Request) bannerForm {
 }
 
 // patch is the change the form asks for.
-func (f bannerForm) patch() (core.BannerPatch, error) {
-	p := core.BannerPatch{
+func (f bannerForm) patch() (banner.BannerPatch, error) {
+	p := banner.BannerPatch{
 		Template: &f.Template, Position: &f.Position, DefaultBehavior: &f.DefaultBehavior,
 		CloseButtonBehavior: &f.CloseButtonBehavior, Colors: f.Colors, TextOverrides: f.Texts,
 		TextTranslations: map[string]map[string]string{},
 		GCMExcludeVendor: &f.GCMExcludeVendor, StorefrontIntegration: &f.StorefrontIntegration,
 		ReopenButton: &f.ReopenButton, ReopenPosition: &f.ReopenPosition,
-		ReopenLabel:  core.Optional[string]{Set: true, Null: f.ReopenLabel == "", Value: f.ReopenLabel},
-		CookieDomain: core.Optional[string]{Set: true, Null: f.CookieDomain == "", Value: f.CookieDomain},
+		ReopenLabel:  banner.Optional[string]{Set: true, Null: f.ReopenLabel == "", Value: f.ReopenLabel},
+		CookieDomain: banner.Optional[string]{Set: true, Null: f.CookieDomain == "", Value: f.CookieDomain},
 	}
 	rules := f.inputs()
 	p.RegionRules = &rules
@@ -293,7 +294,7 @@ func (f bannerForm) patch() (core.BannerPatch, error) {
 	for _, l := range f.Removed {
 		p.TextTranslations[l] = map[string]string{}
 	}
-	if f.NewLanguage != "" && !core.ValidLanguage(f.NewLanguage) {
+	if f.NewLanguage != "" && !banner.ValidLanguage(f.NewLanguage) {
 		return p, core.Errorf(core.CodeInvalid, "new language: use a language code such as de, fr or pt-BR")
 	}
 	if f.NewLanguage != "" && len(f.Translations[f.NewLanguage]) == 0 {
@@ -301,30 +302,30 @@ func (f bannerForm) patch() (core.BannerPatch, error) {
 	}
 	days, err := strconv.Atoi(f.CookieExpirationDays)
 	if err != nil {
-		return p, core.Errorf(core.CodeInvalid, "remember the choice for: enter a whole number of days from %d to %d", core.MinCookieExpiration, core.MaxCookieExpiration)
+		return p, core.Errorf(core.CodeInvalid, "remember the choice for: enter a whole number of days from %d to %d", banner.MinCookieExpiration, banner.MaxCookieExpiration)
 	}
 	p.CookieExpirationDays = &days
 	for _, u := range []struct {
-		dst *core.Optional[string]
+		dst *banner.Optional[string]
 		v   string
 	}{{&p.LogoURL, f.LogoURL}, {&p.PrivacyPolicyURL, f.PrivacyPolicyURL}, {&p.CookiePolicyURL, f.CookiePolicyURL}} {
-		*u.dst = core.Optional[string]{Set: true, Null: u.v == "", Value: u.v}
+		*u.dst = banner.Optional[string]{Set: true, Null: u.v == "", Value: u.v}
 	}
 	return p, nil
 }
 
 // applyTo puts the draft on a copy of b, for the preview (the stored banner is not touched).
-func (f bannerForm) applyTo(b core.Banner) *core.Banner {
+func (f bannerForm) applyTo(b banner.Banner) *banner.Banner {
 	pick := func(v string, enum []string, def string) string {
 		if slices.Contains(enum, v) {
 			return v
 		}
 		return def
 	}
-	b.Template = pick(f.Template, core.Templates(), b.Template)
-	b.Position = pick(f.Position, core.Positions(), b.Position)
-	b.DefaultBehavior = pick(f.DefaultBehavior, core.DefaultBehaviors(), b.DefaultBehavior)
-	b.CloseButtonBehavior = pick(f.CloseButtonBehavior, core.CloseButtonBehaviors(), b.CloseButtonBehavior)
+	b.Template = pick(f.Template, banner.Templates(), b.Template)
+	b.Position = pick(f.Position, banner.Positions(), b.Position)
+	b.DefaultBehavior = pick(f.DefaultBehavior, banner.DefaultBehaviors(), b.DefaultBehavior)
+	b.CloseButtonBehavior = pick(f.CloseButtonBehavior, banner.CloseButtonBehaviors(), b.CloseButtonBehavior)
 	b.Colors = maps.Clone(b.Colors)
 	maps.Copy(b.Colors, f.Colors)
 	b.TextOverrides = nonEmptyTexts(f.Texts)
@@ -345,9 +346,9 @@ func (f bannerForm) applyTo(b core.Banner) *core.Banner {
 		b.CookieExpirationDays = d
 	}
 	b.GCMExcludeVendor, b.StorefrontIntegration = f.GCMExcludeVendor, f.StorefrontIntegration
-	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, core.ReopenPositions(), b.ReopenPosition)
+	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, banner.ReopenPositions(), b.ReopenPosition)
 	b.ReopenLabel, b.CookieDomain = opt(f.ReopenLabel), opt(f.CookieDomain)
-	if rules, err := core.RegionRulesOf(f.inputs()); err == nil {
+	if rules, err := banner.RegionRulesOf(f.inputs()); err == nil {
 		b.RegionRules = rules // invalid draft rules: the preview keeps the saved ones
 	}
 	return &b
@@ -380,11 +381,11 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 		return
 	}
 	e := bannerEditor{
-		Banner: b, Templates: core.Templates(), Positions: core.Positions(), Behaviors: core.DefaultBehaviors(),
-		CloseActions: core.CloseButtonBehaviors(), Corners: core.ReopenPositions(), ColorKeys: core.ColorKeys(), MainTexts: contractTexts,
-		Presets: core.RegionPresets(), Groups: core.RegionGroups(), Places: places(), PlaceGroups: placeGroups,
+		Banner: b, Templates: banner.Templates(), Positions: banner.Positions(), Behaviors: banner.DefaultBehaviors(),
+		CloseActions: banner.CloseButtonBehaviors(), Corners: banner.ReopenPositions(), ColorKeys: banner.ColorKeys(), MainTexts: contractTexts,
+		Presets: banner.RegionPresets(), Groups: core.RegionGroups(), Places: places(), PlaceGroups: placeGroups,
 	}
-	for _, k := range core.TextKeys() {
+	for _, k := range banner.TextKeys() {
 		if !slices.Contains(contractTexts, k) {
 			e.MoreTexts = append(e.MoreTexts, k)
 		}
@@ -445,7 +446,7 @@ func (h *handler) saveBanner(w http.ResponseWriter, r *http.Request, rq *request
 type previewPage struct {
 	Site    *core.Site
 	Lang    string
-	Config  *core.PublicConfig
+	Config  *banner.PublicConfig
 	Runtime string
 	// Visitor says where the preview's visitor is and which of the draft's rules applies.
 	Visitor string
@@ -453,7 +454,7 @@ type previewPage struct {
 
 // visitorNote says, for the preview, which of the draft's rules applies at loc and what it
 // does: the decision of core (cfg.Rule and cfg.Policy), in words.
-func visitorNote(loc core.Location, name string, cfg *core.PublicConfig) string {
+func visitorNote(loc core.Location, name string, cfg *banner.PublicConfig) string {
 	where := "A visitor whose location is unknown"
 	if loc.Country != "" {
 		where = "A visitor from " + name
@@ -464,10 +465,10 @@ func visitorNote(loc core.Location, name string, cfg *core.PublicConfig) string 
 		if i, err := strconv.Atoi(strings.TrimSuffix(n, "]")); err == nil && i >= 0 && i < len(b.RegionRules) {
 			behavior, rule = b.RegionRules[i].DefaultBehavior, "rule "+strconv.Itoa(i+1)
 		}
-	} else if cfg.Rule == core.RuleDefault {
+	} else if cfg.Rule == banner.RuleDefault {
 		rule = "no regional rule, so the banner's default behaviour"
 	}
-	words := map[string]string{core.BehaviorOptIn: "opt-in", core.BehaviorOptOut: "opt-out", core.BehaviorNoBanner: "no banner"}
+	words := map[string]string{banner.BehaviorOptIn: "opt-in", banner.BehaviorOptOut: "opt-out", banner.BehaviorNoBanner: "no banner"}
 	out := where + ": " + rule + " (" + words[behavior] + ")"
 	if cfg.Policy != nil {
 		if cfg.Policy.GPC.Honored {
@@ -503,7 +504,7 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 	draft := cfg.WithBanner(f.applyTo(*cfg.Banner))
 	draft.ProjectKey = "preview"
 	lang := f.PreviewLanguage
-	if !core.ValidLanguage(lang) {
+	if !banner.ValidLanguage(lang) {
 		lang = "en"
 	}
 	src := core.PublicPath("", core.PublicRuntime)
@@ -518,7 +519,7 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 		}
 	}
 	note := visitorNote(loc, name, draft)
-	if _, err := core.RegionRulesOf(f.inputs()); err != nil {
+	if _, err := banner.RegionRulesOf(f.inputs()); err != nil {
 		_, m := ruleError(err)
 		if m == "" {
 			m = sentence(core.ErrorMessage(err))

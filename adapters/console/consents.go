@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // recordsView is the consent records page's data. Pages are keyset pages (the API's cursor):
 // "Older" costs the same at any depth, and records arriving meanwhile do not shift them.
 type recordsView struct {
-	Records    []*core.ConsentRecord
+	Records    []*consent.ConsentRecord
 	Total      int
 	Limit      int
 	From, To   string
@@ -35,7 +36,7 @@ type recordsView struct {
 type shownView struct{ Language, Runtime string }
 
 // shown reads the snapshots the records name, once per hash.
-func (h *handler) shown(r *http.Request, rq *request, siteID string, recs []*core.ConsentRecord) map[string]shownView {
+func (h *handler) shown(r *http.Request, rq *request, siteID string, recs []*consent.ConsentRecord) map[string]shownView {
 	out := map[string]shownView{}
 	for _, rec := range recs {
 		if _, ok := out[rec.SnapshotHash]; ok || rec.SnapshotHash == "" {
@@ -75,8 +76,8 @@ func parseDay(field, v string) (*time.Time, error) {
 
 // consentQuery reads the filters of the records page and its exports. "to" names a day
 // included in full.
-func consentQuery(r *http.Request, site string) (core.ConsentQuery, error) {
-	q := core.ConsentQuery{SiteID: site, VisitorID: strings.TrimSpace(r.URL.Query().Get("visitor"))}
+func consentQuery(r *http.Request, site string) (consent.ConsentQuery, error) {
+	q := consent.ConsentQuery{SiteID: site, VisitorID: strings.TrimSpace(r.URL.Query().Get("visitor"))}
 	var err error
 	if q.From, err = parseDay("from", r.URL.Query().Get("from")); err != nil {
 		return q, err
@@ -107,7 +108,7 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 	q, err := consentQuery(r, s.ID)
 	if cursor := qs.Get("cursor"); err == nil && cursor != "" {
 		v.Deep = true
-		q.After, err = core.DecodeConsentCursor(cursor)
+		q.After, err = consent.DecodeConsentCursor(cursor)
 	}
 	status := http.StatusOK
 	if err == nil {
@@ -116,7 +117,7 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 		v.Records, v.Total, err = h.m.ConsentRecords(r.Context(), rq.org, q)
 		if len(v.Records) > v.Limit {
 			v.Records = v.Records[:v.Limit]
-			v.Next = core.EncodeConsentCursor(v.Records[v.Limit-1])
+			v.Next = consent.EncodeConsentCursor(v.Records[v.Limit-1])
 		}
 	}
 	if err != nil {
@@ -166,11 +167,11 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	w.Header().Set("Content-Disposition", `attachment; filename="consent-records-`+s.ID+`.`+format+`"`)
 	w.Header().Set("Cache-Control", "no-store")
 	bw := bufio.NewWriterSize(w, 32<<10)
-	var write func(*core.ConsentRecord) error
+	var write func(*consent.ConsentRecord) error
 	if format == "ndjson" {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		enc := json.NewEncoder(bw)
-		write = func(c *core.ConsentRecord) error { return enc.Encode(c) }
+		write = func(c *consent.ConsentRecord) error { return enc.Encode(c) }
 	} else {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		cw := csv.NewWriter(bw)
@@ -179,7 +180,7 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 			cols, row = h.cfg.CSVColumns, h.cfg.CSVRow
 		}
 		_ = cw.Write(cols)
-		write = func(c *core.ConsentRecord) error {
+		write = func(c *consent.ConsentRecord) error {
 			if err := cw.Write(row(c)); err != nil {
 				return err
 			}
@@ -198,7 +199,7 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	}
 }
 
-func csvRow(c *core.ConsentRecord) []string {
+func csvRow(c *consent.ConsentRecord) []string {
 	cats, _ := json.Marshal(c.CategoriesConsented)
 	return []string{c.ID, c.SiteID, csvSafe(c.VisitorID), csvSafe(c.IPCountry), c.Jurisdiction, string(cats),
 		strconv.FormatBool(c.GPCSignal), strconv.FormatBool(c.DoNotSell), strconv.Itoa(c.ConsentVersion),

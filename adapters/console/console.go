@@ -17,6 +17,8 @@ import (
 
 	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
 )
 
 //go:embed assets templates
@@ -54,7 +56,7 @@ type Config struct {
 	SnippetFrameworks []string
 	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
 	CSVColumns []string
-	CSVRow     func(*core.ConsentRecord) []string
+	CSVRow     func(*consent.ConsentRecord) []string
 	// SessionTTL bounds a session's life (default 12 h); IdleTimeout ends it after that long
 	// without a request (default 1 h).
 	SessionTTL  time.Duration
@@ -111,10 +113,10 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.IdleTimeout = time.Hour
 	}
 	if cfg.SignInFailures <= 0 {
-		cfg.SignInFailures = core.SignInFailures
+		cfg.SignInFailures = identity.SignInFailures
 	}
 	if cfg.SignInWindow <= 0 {
-		cfg.SignInWindow = core.SignInWindow
+		cfg.SignInWindow = identity.SignInWindow
 	}
 	if cfg.ClientAddr == nil {
 		return nil, errors.New("console: Config.ClientAddr is required")

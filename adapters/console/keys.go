@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // keysView is the API keys page's data.
 type keysView struct {
-	Keys    []*core.APIKey
+	Keys    []*identity.APIKey
 	Current string // the key of this session
 	// Secret is a key just created or rotated, shown once; Of names it.
 	Secret string
@@ -43,7 +44,7 @@ func (h *handler) showKeys(w http.ResponseWriter, r *http.Request, rq *request, 
 }
 
 func (h *handler) createKey(w http.ResponseWriter, r *http.Request, rq *request) {
-	k, secret, err := h.m.IssueAPIKey(r.Context(), rq.org, core.APIKeyInput{
+	k, secret, err := h.m.IssueAPIKey(r.Context(), rq.org, identity.APIKeyInput{
 		Name: strings.TrimSpace(r.PostFormValue("name")), Role: core.Role(r.PostFormValue("role"))})
 	if err != nil {
 		status, msg := h.message(r, err)
@@ -89,7 +90,7 @@ func graceLabel(v string) string {
 	return v
 }
 
-func (h *handler) findKey(w http.ResponseWriter, r *http.Request, rq *request) *core.APIKey {
+func (h *handler) findKey(w http.ResponseWriter, r *http.Request, rq *request) *identity.APIKey {
 	keys, err := h.m.APIKeys(r.Context(), rq.org)
 	if err != nil {
 		h.fail(w, r, rq, err)

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // membersView is the members page's data.
 type membersView struct {
-	Members []*core.Membership
+	Members []*identity.Membership
 	Roles   []core.Role
 	// Link is an invitation just made, shown once to copy; For names its email; Mail says
 	// whether it was emailed: "sent", "failed", or "" when no mail server is configured.
@@ -113,7 +114,7 @@ func (h *handler) baseURL(r *http.Request) string {
 
 // inviteView is the invitation (or password reset) page's data.
 type inviteView struct {
-	*core.OneTimeToken
+	*identity.OneTimeToken
 	// Path is the link's own path; SignInURL the sign-in that comes back to it.
 	Path, SignInURL string
 	// SignedInAs is the email of the person signed in ("" for nobody, or a key's session);
@@ -158,10 +159,10 @@ func (h *handler) person(r *http.Request) (*session, string) {
 	return s, ms[0].Email
 }
 
-func (h *handler) showInvite(w http.ResponseWriter, r *http.Request, t *core.OneTimeToken, status int, msg string) {
+func (h *handler) showInvite(w http.ResponseWriter, r *http.Request, t *identity.OneTimeToken, status int, msg string) {
 	v := inviteView{OneTimeToken: t, Path: r.URL.Path}
 	p := page{Title: "Join consentd", Error: msg, Values: r.PostForm, Data: &v}
-	if t.Kind == core.TokenReset {
+	if t.Kind == identity.TokenReset {
 		p.Title = "Choose a new password"
 	} else {
 		q := url.Values{"next": {r.URL.Path}}
@@ -200,7 +201,7 @@ func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	token := r.PathValue("token")
 	t, err := h.m.Invitation(r.Context(), token)
-	if err != nil || t.Kind != core.TokenInvite {
+	if err != nil || t.Kind != identity.TokenInvite {
 		h.signInFailed(r, addr)
 		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask for a new one.")
 		return
@@ -261,14 +262,14 @@ func (h *handler) joinInvite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.PostForm.Set("next", "/sites")
-	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: s.UserID, UserAgent: r.UserAgent()})
+	h.startSession(w, r, identity.SessionStart{OrgID: org, UserID: s.UserID, UserAgent: r.UserAgent()})
 }
 
 // resetPage and resetPassword set a new password with a one-time link from
 // `consentd user reset-password`.
 func (h *handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
-	if err != nil || t.Kind != core.TokenReset {
+	if err != nil || t.Kind != identity.TokenReset {
 		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask your operator for a new one.")
 		return
 	}
@@ -283,7 +284,7 @@ func (h *handler) resetPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.m.Invitation(r.Context(), r.PathValue("token"))
-	if err != nil || t.Kind != core.TokenReset {
+	if err != nil || t.Kind != identity.TokenReset {
 		h.signInFailed(r, addr)
 		h.errorPage(w, r, nil, http.StatusNotFound, "Link not valid", "This link is not valid, was used already or has expired: ask your operator for a new one.")
 		return
@@ -314,5 +315,5 @@ func (h *handler) switchOrg(w http.ResponseWriter, r *http.Request, rq *request)
 		h.fail(w, r, rq, core.Errorf(core.CodeNotFound, "you are not a member of that organization"))
 		return
 	}
-	h.startSession(w, r, core.SessionStart{OrgID: org, UserID: rq.s.UserID, UserAgent: r.UserAgent()})
+	h.startSession(w, r, identity.SessionStart{OrgID: org, UserID: rq.s.UserID, UserAgent: r.UserAgent()})
 }

@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // proofData is what proof of consent adds to the records page: the chain's verification
 // (when asked), and the statistics of the filtered period as charts.
 type proofData struct {
-	Report   *core.ChainReport
+	Report   *consent.ChainReport
 	Verified bool
-	Stats    *core.ConsentStats
+	Stats    *consent.ConsentStats
 	Total    int64
 	OptIn    barChart
 	Actions  stackChart
@@ -96,7 +97,7 @@ const (
 )
 
 // proofView verifies the chain when asked (?verify=1) and computes the period's statistics.
-func (h *handler) proofView(r *http.Request, rq *request, site string, q core.ConsentQuery, cats []string) (*proofData, error) {
+func (h *handler) proofView(r *http.Request, rq *request, site string, q consent.ConsentQuery, cats []string) (*proofData, error) {
 	ctx := r.Context()
 	d := &proofData{}
 	if r.URL.Query().Get("verify") == "1" {
@@ -106,7 +107,7 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q core.Co
 		}
 		d.Report, d.Verified = rep, true
 	}
-	sq := core.ConsentStatsQuery{SiteID: site, Interval: core.StatsDay}
+	sq := consent.ConsentStatsQuery{SiteID: site, Interval: consent.StatsDay}
 	to := h.cfg.Now().UTC()
 	if q.To != nil {
 		to = *q.To
@@ -116,10 +117,10 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q core.Co
 		from = q.From.Add(time.Microsecond)
 	}
 	if to.Sub(from) > 92*24*time.Hour {
-		sq.Interval = core.StatsWeek
+		sq.Interval = consent.StatsWeek
 	}
-	if to.Sub(from) > core.MaxConsentStatsSpan {
-		from = to.Add(-core.MaxConsentStatsSpan)
+	if to.Sub(from) > consent.MaxConsentStatsSpan {
+		from = to.Add(-consent.MaxConsentStatsSpan)
 	}
 	sq.From, sq.To = &from, &to
 	st, err := h.m.ConsentStats(ctx, rq.org, sq)
@@ -197,9 +198,9 @@ func horizontal(bars []bar) barChart {
 }
 
 // stacked lays out the decisions per bucket, stacked by action.
-func stacked(st *core.ConsentStats) stackChart {
+func stacked(st *consent.ConsentStats) stackChart {
 	c := stackChart{Width: chartW, Height: stackH + stackBelow, Interval: st.Interval}
-	for i, a := range core.ConsentActions() {
+	for i, a := range consent.ConsentActions() {
 		c.Series = append(c.Series, series{Name: actionNames[a], Class: fmt.Sprintf("fill-%d", i%4)})
 	}
 	for _, b := range st.Buckets {
@@ -217,7 +218,7 @@ func stacked(st *core.ConsentStats) stackChart {
 		col := column{Label: b.Start.Format("2 Jan"), X: stackLeft + int(float64(i)*slot+(slot-float64(w))/2), W: w}
 		var parts []string
 		y := stackH
-		for k, a := range core.ConsentActions() {
+		for k, a := range consent.ConsentActions() {
 			v := b.Actions[a]
 			if v == 0 {
 				continue
@@ -293,7 +294,7 @@ func (h *handler) erase(w http.ResponseWriter, r *http.Request, rq *request) {
 }
 
 // placeChart draws the decisions by place: the maxPlaces most frequent, then the rest.
-func placeChart(counts []core.RegionCount) barChart {
+func placeChart(counts []consent.RegionCount) barChart {
 	if len(counts) == 0 {
 		return barChart{}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // TestConsoleRegionalRules: a site owner applies a preset of regional rules with one click,
@@ -39,7 +40,7 @@ func TestConsoleRegionalRules(t *testing.T) {
 		eval(t, ctx, "Array.from(document.querySelectorAll('input[name$=\".regions\"]')).map(function (i) { return i.value; })", &out)
 		return out
 	}
-	preset := core.RegionPresets()[0]
+	preset := banner.RegionPresets()[0]
 	submit(t, ctx, "document.querySelector('button[value=\"preset."+preset.ID+"\"]').click()")
 	mustContain(t, ctx, "The preset “"+preset.Name+"” replaced the draft's rules: save the banner to apply it.")
 	got := rules()
@@ -88,7 +89,7 @@ func TestConsoleRegionalRules(t *testing.T) {
 	run(t, ctx, chromedp.KeyEvent(kb.Enter))
 	waitFor(t, ctx, "!window.__stale && document.readyState === 'complete'")
 	mustContain(t, ctx, "Banner saved")
-	var saved struct{ RegionRules []core.RegionRule }
+	var saved struct{ RegionRules []banner.RegionRule }
 	apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &saved)
 	if len(saved.RegionRules) != n || saved.RegionRules[1].Regions[0] != core.RegionUSStateLaws || !saved.RegionRules[1].DoNotSellLink {
 		t.Fatalf("saved rules: %+v", saved.RegionRules)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // TestEditRules: the regional rules' buttons change the draft, and a button the page never
@@ -11,14 +12,14 @@ import (
 // error, not a panic or a silent change.
 func TestEditRules(t *testing.T) {
 	f := bannerForm{}
-	if _, err := f.editRules("preset." + core.PresetGDPRUSLaws); err != nil || len(f.Rules) != len(core.RegionPresets()[0].RegionRules) {
+	if _, err := f.editRules("preset." + banner.PresetGDPRUSLaws); err != nil || len(f.Rules) != len(banner.RegionPresets()[0].RegionRules) {
 		t.Fatalf("preset: %v %+v", err, f.Rules)
 	}
 	first := f.Rules[0]
 	if _, err := f.editRules("down.0"); err != nil || f.Rules[1] != first {
 		t.Fatalf("down.0: %v", err)
 	}
-	if _, err := f.editRules("add"); err != nil || len(f.Rules) != 5 || f.Rules[4].DefaultBehavior != core.BehaviorOptIn {
+	if _, err := f.editRules("add"); err != nil || len(f.Rules) != 5 || f.Rules[4].DefaultBehavior != banner.BehaviorOptIn {
 		t.Fatalf("add: %v %+v", err, f.Rules)
 	}
 	if _, err := f.editRules("remove.4"); err != nil || len(f.Rules) != 4 {
@@ -32,12 +33,12 @@ func TestEditRules(t *testing.T) {
 	}
 	// What the form saves is what core validates: the preset's rules, unchanged.
 	f = bannerForm{}
-	f.editRules("preset." + core.PresetGDPRUSLaws)
-	got, err := core.RegionRulesOf(f.inputs())
+	f.editRules("preset." + banner.PresetGDPRUSLaws)
+	got, err := banner.RegionRulesOf(f.inputs())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range core.RegionPresets()[0].RegionRules {
+	for i, r := range banner.RegionPresets()[0].RegionRules {
 		if g := got[i]; g.DefaultBehavior != r.DefaultBehavior || len(g.Regions) != len(r.Regions) || g.HonorGPC != r.HonorGPC ||
 			g.DoNotSellLink != r.DoNotSellLink || g.RejectOnFirstLayer != r.RejectOnFirstLayer {
 			t.Errorf("rule %d: %+v, want %+v", i, g, r)

@@ -15,6 +15,11 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // page is what every page template gets.
@@ -41,7 +46,7 @@ type page struct {
 	Actor *core.Actor
 	// Orgs are the signed-in person's organizations when they have more than one (for the
 	// header's switcher); OrgID is the one the session is in.
-	Orgs  []*core.Membership
+	Orgs  []*identity.Membership
 	OrgID string
 }
 
@@ -121,8 +126,8 @@ func (h *handler) funcs() template.FuncMap {
 		},
 		"join": strings.Join,
 		// scanSchedules, verifySchedules and eventTypes are core's lists, for selects.
-		"scanSchedules":   core.ScanSchedules,
-		"verifySchedules": core.VerifySchedules,
+		"scanSchedules":   scan.ScanSchedules,
+		"verifySchedules": scan.VerifySchedules,
 		"lastAttempt":     lastAttempt,
 		"paths": func(urls []string) string {
 			out := make([]string, len(urls))
@@ -302,18 +307,18 @@ func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 // field, and formMinimums the min of its numbers: core's limits, so that a form never allows
 // what the API refuses or refuses what it allows.
 var formLimits = map[string]int{
-	"cookieExpirationDays": core.MaxCookieExpiration,
-	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": core.MaxSlug,
-	"categoryName": core.MaxCategoryName, "categoryDescription": core.MaxCategoryDescription,
-	"serviceLabel": core.MaxServiceLabel, "serviceDescription": core.MaxServiceDescription,
-	"cookieName": core.MaxCookieName, "cookieDuration": core.MaxCookieDuration, "cookieDescription": core.MaxCookieDescription,
-	"text": core.MaxTranslation, "language": core.MaxLanguageKey, "apiKeyName": core.MaxAPIKeyName,
-	"userName": core.MaxUserName, "userPassword": core.MaxPassword,
-	"password": core.MaxPasswordSize, "visitorId": core.MaxVisitorID, "reopenLabel": core.MaxReopenLabel,
-	"digestEmails": core.MaxDigestEmails, "webhookDescription": core.MaxWebhookDescription,
+	"cookieExpirationDays": banner.MaxCookieExpiration,
+	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
+	"categoryName": banner.MaxCategoryName, "categoryDescription": banner.MaxCategoryDescription,
+	"serviceLabel": banner.MaxServiceLabel, "serviceDescription": banner.MaxServiceDescription,
+	"cookieName": banner.MaxCookieName, "cookieDuration": banner.MaxCookieDuration, "cookieDescription": banner.MaxCookieDescription,
+	"text": banner.MaxTranslation, "language": banner.MaxLanguageKey, "apiKeyName": identity.MaxAPIKeyName,
+	"userName": identity.MaxUserName, "userPassword": identity.MaxPassword,
+	"password": scan.MaxPasswordSize, "visitorId": consent.MaxVisitorID, "reopenLabel": banner.MaxReopenLabel,
+	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
 }
 
-var formMinimums = map[string]int{"cookieExpirationDays": core.MinCookieExpiration}
+var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration}
 
 // formPatterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.

@@ -5,10 +5,11 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	scanpkg "github.com/consentd/consentd/core/scan"
 )
 
 // scansData is the scans page's data.
-type scansData struct{ Scans []*core.Scan }
+type scansData struct{ Scans []*scanpkg.Scan }
 
 func (h *handler) scansPage(w http.ResponseWriter, r *http.Request, rq *request) {
 	h.showScans(w, r, rq, http.StatusOK, page{})
@@ -33,7 +34,7 @@ func (h *handler) showScans(w http.ResponseWriter, r *http.Request, rq *request,
 
 // triggerScan starts a scan of the URLs entered, one per line (none: the site's homepage).
 func (h *handler) triggerScan(w http.ResponseWriter, r *http.Request, rq *request) {
-	in := core.ScanInput{URLs: strings.FieldsFunc(r.PostFormValue("urls"), func(c rune) bool { return c == '\n' || c == '\r' || c == ' ' || c == ',' })}
+	in := scanpkg.ScanInput{URLs: strings.FieldsFunc(r.PostFormValue("urls"), func(c rune) bool { return c == '\n' || c == '\r' || c == ' ' || c == ',' })}
 	if len(in.URLs) == 1 {
 		u := in.URLs[0]
 		in.URL, in.URLs = &u, nil
@@ -57,7 +58,7 @@ func (h *handler) triggerScan(w http.ResponseWriter, r *http.Request, rq *reques
 
 // scanView is the scan page's data.
 type scanView struct {
-	Scan   *core.Scan
+	Scan   *scanpkg.Scan
 	OnSite map[string]bool
 	// New counts the detected services not yet on the site (what configure would add).
 	New  int
@@ -82,7 +83,7 @@ func (h *handler) showScan(w http.ResponseWriter, r *http.Request, rq *request, 
 		h.fail(w, r, rq, err)
 		return
 	}
-	v := scanView{Scan: sc, OnSite: map[string]bool{}, Done: sc.Status == core.ScanCompleted || sc.Status == core.ScanFailed}
+	v := scanView{Scan: sc, OnSite: map[string]bool{}, Done: sc.Status == scanpkg.ScanCompleted || sc.Status == scanpkg.ScanFailed}
 	svcs, err := h.m.Services(r.Context(), rq.org, s.ID)
 	if err != nil {
 		h.fail(w, r, rq, err)

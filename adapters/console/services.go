@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
 )
 
@@ -17,10 +18,10 @@ type catalogPage struct {
 }
 
 type group struct {
-	Category *core.Category
+	Category *banner.Category
 	// Languages are the category's translated languages, sorted.
 	Languages []string
-	Services  []*core.Service
+	Services  []*banner.Service
 	First     bool
 	Last      bool
 }
@@ -69,7 +70,7 @@ func (h *handler) showServices(w http.ResponseWriter, r *http.Request, rq *reque
 
 func (h *handler) createCategory(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("description"))
-	c, err := h.m.CreateCategory(r.Context(), rq.org, r.PathValue("id"), core.CategoryInput{Name: &name, Description: &desc})
+	c, err := h.m.CreateCategory(r.Context(), rq.org, r.PathValue("id"), banner.CategoryInput{Name: &name, Description: &desc})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showServices(w, r, rq, status, page{Form: "category", Error: msg, Values: r.PostForm})
@@ -89,7 +90,7 @@ func translationRows(r *http.Request) (names, descs map[string]string, err error
 		if l == "" || (name == "" && desc == "") {
 			continue
 		}
-		if !core.ValidLanguage(l) {
+		if !banner.ValidLanguage(l) {
 			return nil, nil, core.Errorf(core.CodeInvalid, "translations: %q is not a language code (de, fr, pt-BR…)", l)
 		}
 		if name != "" {
@@ -105,10 +106,10 @@ func translationRows(r *http.Request) (names, descs map[string]string, err error
 func (h *handler) updateCategory(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("description"))
 	names, descs, err := translationRows(r)
-	var c *core.Category
+	var c *banner.Category
 	if err == nil {
 		c, err = h.m.UpdateCategory(r.Context(), rq.org, r.PathValue("id"), r.PathValue("cid"),
-			core.CategoryInput{Name: &name, Description: &desc, NameTranslations: names, DescriptionTranslations: descs})
+			banner.CategoryInput{Name: &name, Description: &desc, NameTranslations: names, DescriptionTranslations: descs})
 	}
 	if err != nil {
 		status, msg := h.message(r, err)
@@ -145,7 +146,7 @@ func (h *handler) moveCategory(w http.ResponseWriter, r *http.Request, rq *reque
 	for k, c := range cats {
 		if c.SortOrder != k {
 			order := k
-			if _, err := h.m.UpdateCategory(ctx, rq.org, site, c.ID, core.CategoryInput{SortOrder: &order}); err != nil {
+			if _, err := h.m.UpdateCategory(ctx, rq.org, site, c.ID, banner.CategoryInput{SortOrder: &order}); err != nil {
 				h.fail(w, r, rq, err)
 				return
 			}
@@ -154,7 +155,7 @@ func (h *handler) moveCategory(w http.ResponseWriter, r *http.Request, rq *reque
 	h.redirect(w, r, rq, "/sites/"+site+"/services#cat-"+cats[j].Slug, "Category “"+cats[j].Name+"” moved "+r.PostFormValue("direction")+".")
 }
 
-func (h *handler) findCategory(w http.ResponseWriter, r *http.Request, rq *request) (*core.Site, *core.Category) {
+func (h *handler) findCategory(w http.ResponseWriter, r *http.Request, rq *request) (*core.Site, *banner.Category) {
 	s := h.siteOf(w, r, rq)
 	if s == nil {
 		return nil, nil
@@ -201,7 +202,7 @@ type libraryResults struct {
 	Results    []*library.Service
 	More       int
 	OnSite     map[string]bool
-	Categories []*core.Category
+	Categories []*banner.Category
 }
 
 const libraryShown = 30
@@ -256,12 +257,12 @@ func (h *handler) importService(w http.ResponseWriter, r *http.Request, rq *requ
 
 // serviceForm is the service editor's data.
 type serviceForm struct {
-	Service *core.Service
+	Service *banner.Service
 	// Languages are the languages of the service's label and description translations.
 	Languages  []string
-	Categories []*core.Category
+	Categories []*banner.Category
 	Category   string
-	Cookies    []core.CookieInput
+	Cookies    []banner.CookieInput
 	New        bool
 }
 
@@ -278,7 +279,7 @@ func (h *handler) servicePage(w http.ResponseWriter, r *http.Request, rq *reques
 
 // showService shows the editor of the service in the path (a new one without), with in as
 // entered when it is not nil.
-func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, in *core.ServiceInput) {
+func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *request, status int, p page, in *banner.ServiceInput) {
 	s := h.siteOf(w, r, rq)
 	if s == nil {
 		return
@@ -290,7 +291,7 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	d := serviceForm{Categories: cats, New: r.PathValue("sid") == ""}
 	if d.New {
-		d.Service = &core.Service{}
+		d.Service = &banner.Service{}
 		d.Category = r.URL.Query().Get("category")
 	} else {
 		svcs, err := h.m.Services(r.Context(), rq.org, s.ID)
@@ -313,7 +314,7 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 			}
 		}
 		for _, c := range d.Service.Cookies {
-			d.Cookies = append(d.Cookies, core.CookieInput{Name: c.Name, Duration: c.Duration, Description: c.Description})
+			d.Cookies = append(d.Cookies, banner.CookieInput{Name: c.Name, Duration: c.Duration, Description: c.Description})
 		}
 	}
 	if in != nil {
@@ -332,7 +333,7 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	slices.Sort(d.Languages)
 	for range blankCookies {
-		d.Cookies = append(d.Cookies, core.CookieInput{})
+		d.Cookies = append(d.Cookies, banner.CookieInput{})
 	}
 	title := "New service"
 	if !d.New {
@@ -344,8 +345,8 @@ func (h *handler) showService(w http.ResponseWriter, r *http.Request, rq *reques
 
 // parseService reads the service editor: cookies are rows cookie.N.name, .duration,
 // .description and .remove; a row without a name is ignored.
-func parseService(r *http.Request) (core.ServiceInput, error) {
-	in := core.ServiceInput{
+func parseService(r *http.Request) (banner.ServiceInput, error) {
+	in := banner.ServiceInput{
 		Slug: strings.TrimSpace(r.PostFormValue("slug")), Label: strings.TrimSpace(r.PostFormValue("label")),
 		CategorySlug: r.PostFormValue("categorySlug"), Description: strings.TrimSpace(r.PostFormValue("description")),
 	}
@@ -353,13 +354,13 @@ func parseService(r *http.Request) (core.ServiceInput, error) {
 		in.ServiceURL = &u
 	}
 	n, _ := strconv.Atoi(r.PostFormValue("cookies"))
-	for i := range min(n, core.MaxServiceCookies+blankCookies) {
+	for i := range min(n, banner.MaxServiceCookies+blankCookies) {
 		k := "cookie." + strconv.Itoa(i) + "."
 		name := strings.TrimSpace(r.PostFormValue(k + "name"))
 		if name == "" || r.PostFormValue(k+"remove") == "on" {
 			continue
 		}
-		in.Cookies = append(in.Cookies, core.CookieInput{Name: name, Duration: strings.TrimSpace(r.PostFormValue(k + "duration")),
+		in.Cookies = append(in.Cookies, banner.CookieInput{Name: name, Duration: strings.TrimSpace(r.PostFormValue(k + "duration")),
 			Description: strings.TrimSpace(r.PostFormValue(k + "description"))})
 	}
 	var err error
@@ -369,7 +370,7 @@ func parseService(r *http.Request) (core.ServiceInput, error) {
 
 func (h *handler) createService(w http.ResponseWriter, r *http.Request, rq *request) {
 	in, err := parseService(r)
-	var sv *core.Service
+	var sv *banner.Service
 	if err == nil {
 		sv, err = h.m.CreateService(r.Context(), rq.org, r.PathValue("id"), in)
 	}
@@ -383,7 +384,7 @@ func (h *handler) createService(w http.ResponseWriter, r *http.Request, rq *requ
 
 func (h *handler) updateService(w http.ResponseWriter, r *http.Request, rq *request) {
 	in, err := parseService(r)
-	var sv *core.Service
+	var sv *banner.Service
 	if err == nil {
 		err = h.keepCookieTranslations(r, rq, &in)
 	}
@@ -432,7 +433,7 @@ func (h *handler) deleteService(w http.ResponseWriter, r *http.Request, rq *requ
 
 // keepCookieTranslations carries the stored description translations of the service's
 // cookies over to the cookies of the same name in, since the editor does not show them.
-func (h *handler) keepCookieTranslations(r *http.Request, rq *request, in *core.ServiceInput) error {
+func (h *handler) keepCookieTranslations(r *http.Request, rq *request, in *banner.ServiceInput) error {
 	svcs, err := h.m.Services(r.Context(), rq.org, r.PathValue("id"))
 	if err != nil {
 		return err

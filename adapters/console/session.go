@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // Cookie names. The session cookie is HttpOnly, SameSite=Strict, Secure on HTTPS; the
@@ -20,23 +21,23 @@ const (
 // session is a signed-in person, kept in the store by core (core.Sessions): the cookie holds
 // a random token, the store its SHA-256 with the organization, the member or API key, the
 // CSRF token and the times. Sessions survive restarts and work across serve processes.
-type session = core.Session
+type session = identity.Session
 
 // SessionUseCases keep console sessions and the sign-in limit in the store.
 type SessionUseCases interface {
-	StartSession(ctx context.Context, in core.SessionStart, ttl time.Duration) (string, *core.Session, error)
-	ResumeSession(ctx context.Context, token string, idle time.Duration) (*core.Session, error)
+	StartSession(ctx context.Context, in identity.SessionStart, ttl time.Duration) (string, *identity.Session, error)
+	ResumeSession(ctx context.Context, token string, idle time.Duration) (*identity.Session, error)
 	EndSession(ctx context.Context, token string) error
-	ListSessions(ctx context.Context, orgID string) ([]*core.Session, error)
+	ListSessions(ctx context.Context, orgID string) ([]*identity.Session, error)
 	RevokeSession(ctx context.Context, orgID, id string) error
 	MoveSessionKey(ctx context.Context, id, keyID string) error
 	SetFlash(ctx context.Context, id, msg string) error
-	TakeFlash(ctx context.Context, s *core.Session) string
+	TakeFlash(ctx context.Context, s *identity.Session) string
 	SignInRetryAfter(ctx context.Context, key string, max int, window time.Duration) (time.Duration, error)
 	SignInFailed(ctx context.Context, key string, window time.Duration) error
 }
 
-func randomToken() string { return core.NewSessionToken() }
+func randomToken() string { return identity.NewSessionToken() }
 
 // getSession returns the live session of the cookie value token, or nil (a store error is
 // logged and treated as signed out).

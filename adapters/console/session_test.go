@@ -20,6 +20,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -46,7 +47,7 @@ func (c *clock) advance(d time.Duration) {
 type unitWorld struct {
 	srv   *httptest.Server
 	clock *clock
-	uc    *core.UseCases
+	uc    *usecases.UseCases
 }
 
 func newUnitWorld(t *testing.T) *unitWorld { t.Helper(); return newUnitWorldAt(t, "") }
@@ -66,7 +67,7 @@ func newUnitWorldBehind(t *testing.T, publicURL string, proxies []netip.Prefix) 
 		t.Fatal(err)
 	}
 	clk := &clock{t: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
-	uc, err := core.New(core.Deps{Store: memstore.New(), Catalog: cat, Now: clk.now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
+	uc, err := usecases.New(usecases.Deps{Store: memstore.New(), Catalog: cat, Now: clk.now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,12 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // sessionsView is the sessions page's data.
 type sessionsView struct {
-	Sessions []*core.Session
+	Sessions []*identity.Session
 	Current  string
 	Now      time.Time
 	// Member is a session of a member (not an API key); TOTP whether they have a second factor.

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/scan"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 func (h *handler) sitesPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -42,20 +45,20 @@ type siteRow struct {
 	Week         int
 	// LastScan is the latest scan (nil: none); Verdict the compliance verdict ("" without the
 	// compliance use case).
-	LastScan *core.Scan
+	LastScan *scan.Scan
 	Verdict  string
 }
 
 func (h *handler) siteStatus(ctx context.Context, org string, site *core.Site) (siteRow, error) {
 	row := siteRow{Site: site}
-	recs, _, err := h.m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1})
+	recs, _, err := h.m.ConsentRecords(ctx, org, consent.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1})
 	if err != nil {
 		return row, err
 	}
 	if len(recs) > 0 {
 		row.LastDecision = &recs[0].CreatedAt
 		from := h.cfg.Now().Add(-7 * 24 * time.Hour)
-		if _, row.Week, err = h.m.ConsentRecords(ctx, org, core.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1, From: &from}); err != nil {
+		if _, row.Week, err = h.m.ConsentRecords(ctx, org, consent.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 1, From: &from}); err != nil {
 			return row, err
 		}
 	}
@@ -76,7 +79,7 @@ func (h *handler) siteStatus(ctx context.Context, org string, site *core.Site) (
 
 func (h *handler) createSite(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, u := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url"))
-	s, err := h.m.CreateSite(r.Context(), rq.org, core.SiteInput{Name: &name, URL: &u})
+	s, err := h.m.CreateSite(r.Context(), rq.org, sitepkg.SiteInput{Name: &name, URL: &u})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSites(w, r, rq, status, page{Form: "create", Error: msg, Values: r.PostForm})
@@ -107,11 +110,11 @@ type overview struct {
 	Framework    string
 	Code         string
 	Instructions string
-	Trackers     *core.Trackers
+	Trackers     *scan.Trackers
 	Blocking     bool
 	Categories   int
 	Services     int
-	Latest       *core.Scan
+	Latest       *scan.Scan
 	// Compliance is the compliance summary; nil without the use case.
 	Compliance *complianceSummary
 }
@@ -120,10 +123,10 @@ type overview struct {
 // findings by severity with their evidence, and the services the latest scan found that
 // nothing holds back (the one-step prompt).
 type complianceSummary struct {
-	Report                    *core.ComplianceReport
+	Report                    *scan.ComplianceReport
 	Errors, Warnings, Notices int
 	// Findings are the errors, Others the warnings and notices.
-	Findings, Others []core.Finding
+	Findings, Others []scan.Finding
 	// Unheld names the services of enforcement.unheld-service findings; UnheldScan is their scan.
 	Unheld     []string
 	UnheldScan string
@@ -132,14 +135,14 @@ type complianceSummary struct {
 // unheldRule is the finding the overview's one-step prompt answers.
 const unheldRule = "enforcement.unheld-service"
 
-func summarize(r *core.ComplianceReport) *complianceSummary {
+func summarize(r *scan.ComplianceReport) *complianceSummary {
 	c := &complianceSummary{Report: r}
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case core.SeverityError:
+		case scan.SeverityError:
 			c.Errors++
 			c.Findings = append(c.Findings, f)
-		case core.SeverityWarning:
+		case scan.SeverityWarning:
 			c.Warnings++
 			c.Others = append(c.Others, f)
 		default:
@@ -157,7 +160,7 @@ func summarize(r *core.ComplianceReport) *complianceSummary {
 // findingView is a finding as the console lists it: its texts and its evidence as labelled
 // items (a scan is linked).
 type findingView struct {
-	core.Finding
+	scan.Finding
 	Items []evidenceItem
 }
 
@@ -168,7 +171,7 @@ type evidenceItem struct {
 	Href   string
 }
 
-func findingOf(f core.Finding, siteID string) findingView {
+func findingOf(f scan.Finding, siteID string) findingView {
 	v := findingView{Finding: f}
 	ev := f.Evidence
 	add := func(label string, values ...string) {
@@ -290,7 +293,7 @@ func (h *handler) snippet(r *http.Request, framework, key string) (string, strin
 
 func (h *handler) renameSite(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, u := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url"))
-	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), core.SiteInput{Name: &name, URL: &u})
+	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), sitepkg.SiteInput{Name: &name, URL: &u})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSite(w, r, rq, status, page{Form: "rename", Error: msg, Values: r.PostForm})

@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // SSOProvider is an organization's OpenID provider (adapters/oidcsso.Provider).
 type SSOProvider interface {
 	OrgID() string
-	Policy() core.SSOPolicy
+	Policy() identity.SSOPolicy
 	AuthCodeURL(state, nonce string) string
-	Exchange(ctx context.Context, code, nonce string) (core.ExternalIdentity, error)
+	Exchange(ctx context.Context, code, nonce string) (identity.ExternalIdentity, error)
 }
 
 // SSOProviders find organizations' providers (adapters/oidcsso.Providers): the
@@ -103,9 +104,9 @@ func (h *handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := p.Exchange(r.Context(), r.URL.Query().Get("code"), parts[1])
 	if err == nil {
-		var u *core.User
+		var u *identity.User
 		if u, err = h.m.SignInExternal(r.Context(), p.Policy(), id); err == nil {
-			h.startSessionPage(w, r, core.SessionStart{OrgID: p.OrgID(), UserID: u.ID, UserAgent: r.UserAgent()})
+			h.startSessionPage(w, r, identity.SessionStart{OrgID: p.OrgID(), UserID: u.ID, UserAgent: r.UserAgent()})
 			return
 		}
 	}
@@ -116,7 +117,7 @@ func (h *handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 // ssoView is the single sign-on section of the members page (owners).
 type ssoView struct {
 	// Config is the organization's own provider; nil when it has none.
-	Config *core.SSOConfig
+	Config *identity.SSOConfig
 	// Callback is the redirect URI to register at the provider; Link the organization's
 	// direct sign-in link.
 	Callback, Link string
@@ -142,7 +143,7 @@ func (h *handler) ssoView(r *http.Request, rq *request) (*ssoView, error) {
 
 // saveSSO sets the organization's provider; an empty secret keeps the stored one.
 func (h *handler) saveSSO(w http.ResponseWriter, r *http.Request, rq *request) {
-	in := core.SSOInput{Issuer: strings.TrimSpace(r.PostFormValue("issuer")), ClientID: r.PostFormValue("clientId"),
+	in := identity.SSOInput{Issuer: strings.TrimSpace(r.PostFormValue("issuer")), ClientID: r.PostFormValue("clientId"),
 		DefaultRole: core.Role(r.PostFormValue("defaultRole"))}
 	if s := r.PostFormValue("clientSecret"); s != "" {
 		in.ClientSecret = &s

@@ -22,6 +22,8 @@ import (
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/adapters/oidcsso"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -137,7 +139,7 @@ func TestSSO(t *testing.T) {
 // ssoProviders is app's adapter of oidcsso.Providers to the console.
 type ssoProviders struct {
 	p           *oidcsso.Providers
-	users       *core.Users
+	users       *identity.Users
 	hasFallback bool
 }
 
@@ -239,7 +241,7 @@ func TestOrgSSO(t *testing.T) {
 	}
 	owner := core.WithActor(ctx, key.Actor())
 	secret := cfg.ClientSecret
-	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, core.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &secret,
+	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, identity.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &secret,
 		AllowedDomains: []string{"Beta.Example"}, DefaultRole: core.RolePrivacy}); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +262,7 @@ func TestOrgSSO(t *testing.T) {
 	}
 	// A wrong client secret, saved by the owner, is used at once: the sign-in fails.
 	wrong := "not-the-secret"
-	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, core.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &wrong,
+	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, identity.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &wrong,
 		AllowedDomains: []string{"beta.example"}, DefaultRole: core.RolePrivacy}); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func TestOrgSSO(t *testing.T) {
 	}
 	// An organization's provider on a loopback address, without the operator's permission,
 	// is never contacted.
-	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, core.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &secret,
+	if _, err := uc.Users.PutSSOConfig(owner, beta.ID, identity.SSOInput{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: &secret,
 		AllowedDomains: []string{"beta.example"}, DefaultRole: core.RolePrivacy}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestOrgSSO(t *testing.T) {
 		t.Fatalf("a provider on a loopback address: %d %.300s", status, body)
 	}
 	// The audit log has the provider's changes, never its secret.
-	page, err := uc.AuditLog.AuditEntries(owner, beta.ID, core.AuditQuery{}, "")
+	page, err := uc.AuditLog.AuditEntries(owner, beta.ID, identity.AuditQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,14 +335,14 @@ func startIDP(t *testing.T, middlewares ...func(http.Handler) http.Handler) *moc
 
 // ssoCore returns core on a memory store with the library, allowing an identity provider on
 // a private address (the test's).
-func ssoCore(t *testing.T) (*core.UseCases, *memstore.Store) {
+func ssoCore(t *testing.T) (*usecases.UseCases, *memstore.Store) {
 	t.Helper()
 	cat, err := library.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := memstore.New()
-	uc, err := core.New(core.Deps{Store: store, Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+	uc, err := usecases.New(usecases.Deps{Store: store, Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
 		SSOAllowPrivate: true})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // The banner page's TCF section (docs/tcf.md): turn the IAB TCF on, pick the site's vendors
@@ -23,7 +25,7 @@ type tcfSection struct {
 	// CMPID is the deployment's CMP ID (0: TCF cannot be turned on); GVL the list in use
 	// (nil: none is loaded yet).
 	CMPID int
-	GVL   *core.GVL
+	GVL   *tcf.GVL
 	Form  tcfForm
 	// Chosen are the draft's vendors as the GVL names them; Results the search's.
 	Chosen, Results []vendorRow
@@ -36,7 +38,7 @@ type tcfSection struct {
 
 // specialFeature is a special feature of the GVL in the section.
 type specialFeature struct {
-	core.GVLPurpose
+	tcf.GVLPurpose
 	Checked bool
 }
 
@@ -77,7 +79,7 @@ func ids(field, s string) ([]int, error) {
 	return out, nil
 }
 
-func tcfFormOf(t core.TCFSettings) tcfForm {
+func tcfFormOf(t tcf.TCFSettings) tcfForm {
 	join := func(ids []int) string {
 		s := make([]string, len(ids))
 		for i, id := range ids {
@@ -101,16 +103,16 @@ func parseTCFForm(r *http.Request) tcfForm {
 }
 
 // settings is the change the form asks for, keeping the stored restrictions.
-func (f tcfForm) settings(stored core.TCFSettings) (core.TCFSettings, error) {
+func (f tcfForm) settings(stored tcf.TCFSettings) (tcf.TCFSettings, error) {
 	vendors, err := ids("Vendors", f.VendorIDs)
 	if err != nil {
-		return core.TCFSettings{}, err
+		return tcf.TCFSettings{}, err
 	}
 	atps, err := ids("Google Additional Consent providers", f.ATPs)
 	if err != nil {
-		return core.TCFSettings{}, err
+		return tcf.TCFSettings{}, err
 	}
-	return core.TCFSettings{Enabled: f.Enabled, VendorIDs: vendors, PublisherCountryCode: f.Country, SpecialFeatures: f.SpecialFeatures,
+	return tcf.TCFSettings{Enabled: f.Enabled, VendorIDs: vendors, PublisherCountryCode: f.Country, SpecialFeatures: f.SpecialFeatures,
 		PublisherRestrictions: stored.PublisherRestrictions, GoogleATPIDs: atps}, nil
 }
 
@@ -135,14 +137,14 @@ func (f *tcfForm) edit(action string) (string, error) {
 	default:
 		return "", core.Errorf(core.CodeInvalid, "unknown action %q", action)
 	}
-	f.VendorIDs = tcfFormOf(core.TCFSettings{VendorIDs: current}).VendorIDs
+	f.VendorIDs = tcfFormOf(tcf.TCFSettings{VendorIDs: current}).VendorIDs
 	if verb == "add" {
 		return "Vendor " + arg + " added to the draft", nil
 	}
 	return "Vendor " + arg + " removed from the draft", nil
 }
 
-func row(g *core.GVL, id int) vendorRow {
+func row(g *tcf.GVL, id int) vendorRow {
 	v, ok := g.Vendors[id]
 	if !ok {
 		return vendorRow{ID: id, Unknown: true}
@@ -221,9 +223,9 @@ func (h *handler) saveTCF(w http.ResponseWriter, r *http.Request, rq *request) {
 	}
 	b, err := h.m.Banner(r.Context(), rq.org, r.PathValue("id"))
 	if err == nil {
-		var s core.TCFSettings
+		var s tcf.TCFSettings
 		if s, err = f.settings(b.TCF); err == nil {
-			_, err = h.m.PatchBanner(r.Context(), rq.org, r.PathValue("id"), core.BannerPatch{TCF: &s})
+			_, err = h.m.PatchBanner(r.Context(), rq.org, r.PathValue("id"), banner.BannerPatch{TCF: &s})
 		}
 	}
 	if err != nil {

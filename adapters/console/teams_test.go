@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 // TestRolesInConsole: a session opened with an editor key changes a site but has no API
@@ -21,11 +23,11 @@ func TestRolesInConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	as := core.WithActor(ctx, owner)
-	site, err := w.uc.Sites.CreateSite(as, owner.OrgID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	site, err := w.uc.Sites.CreateSite(as, owner.OrgID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, editorKey, err := w.uc.Orgs.IssueAPIKey(as, owner.OrgID, core.APIKeyInput{Name: "colleague", Role: core.RoleEditor})
+	_, editorKey, err := w.uc.Orgs.IssueAPIKey(as, owner.OrgID, identity.APIKeyInput{Name: "colleague", Role: core.RoleEditor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestInviteJoinRemove(t *testing.T) {
 	w := newUnitWorld(t)
 	ctx := systemCtx
 	owner, _ := w.uc.Orgs.AuthenticateKey(ctx, unitKey)
-	site, err := w.uc.Sites.CreateSite(core.WithActor(ctx, owner), owner.OrgID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	site, err := w.uc.Sites.CreateSite(core.WithActor(ctx, owner), owner.OrgID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	if err != nil {
 		t.Fatal(err)
 	}

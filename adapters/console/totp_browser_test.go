@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // TestTOTPJourney: in headless Chromium against the real server, a member sets up an
@@ -47,7 +47,7 @@ func TestTOTPJourney(t *testing.T) {
 	}
 	checkPage(t, ctx, base, "x01-totp-enable")
 	code := func(at time.Time) string {
-		c, err := core.TOTPCode(secret, at)
+		c, err := identity.TOTPCode(secret, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestTOTPJourney(t *testing.T) {
 	mustContain(t, ctx, "Two-step sign-in is on", "Your recovery codes", "10 unused recovery codes left")
 	var recovery []string
 	eval(t, ctx, "document.querySelector('#recovery-codes').textContent.trim().split('\\n')", &recovery)
-	if len(recovery) != core.RecoveryCodeCount || len(recovery[0]) != 11 {
+	if len(recovery) != identity.RecoveryCodeCount || len(recovery[0]) != 11 {
 		t.Fatalf("recovery codes shown: %q", recovery)
 	}
 	checkPage(t, ctx, base, "x02b-totp-recovery-codes")

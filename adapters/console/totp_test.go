@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // TestTOTPSignIn: with an authenticator on, the password gives the code step and no
@@ -31,7 +32,7 @@ func TestTOTPSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	code := func(at time.Time) string {
-		c, err := core.TOTPCode(setup.Secret, at)
+		c, err := identity.TOTPCode(setup.Secret, at)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,14 +6,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // webhooksView is the webhooks page's data.
 type webhooksView struct {
 	Endpoints []webhookRow
 	// Created is an endpoint just made, with its secret, shown this once.
-	Created *core.WebhookEndpoint
+	Created *event.WebhookEndpoint
 	Secret  string
 	// Events are the event types to choose from in the form.
 	Events []eventChoice
@@ -26,7 +28,7 @@ type eventChoice struct {
 }
 
 // lastAttempt says how a delivery's last attempt ended: the HTTP status or the error.
-func lastAttempt(d *core.WebhookDelivery) string {
+func lastAttempt(d *event.WebhookDelivery) string {
 	if len(d.Attempts) == 0 {
 		return ""
 	}
@@ -42,8 +44,8 @@ func lastAttempt(d *core.WebhookDelivery) string {
 
 // webhookRow is an endpoint with its latest deliveries.
 type webhookRow struct {
-	*core.WebhookEndpoint
-	Deliveries []*core.WebhookDelivery
+	*event.WebhookEndpoint
+	Deliveries []*event.WebhookDelivery
 }
 
 // recentDeliveries is how many deliveries the page shows per endpoint.
@@ -69,9 +71,9 @@ func (h *handler) showWebhooks(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	chosen := p.Values["events"]
 	if p.Values == nil {
-		chosen = []string{core.EventScanChanged}
+		chosen = []string{event.EventScanChanged}
 	}
-	for _, ev := range core.EventTypes() {
+	for _, ev := range event.EventTypes() {
 		v.Events = append(v.Events, eventChoice{Name: ev, Checked: slices.Contains(chosen, ev)})
 	}
 	p.Title, p.Section, p.Data = "Webhooks", "webhooks", v
@@ -81,7 +83,7 @@ func (h *handler) showWebhooks(w http.ResponseWriter, r *http.Request, rq *reque
 // createWebhook makes an endpoint and shows its signing secret once.
 func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request, rq *request) {
 	u, desc := strings.TrimSpace(r.PostFormValue("url")), strings.TrimSpace(r.PostFormValue("description"))
-	e, err := h.m.CreateEndpoint(r.Context(), rq.org, core.WebhookInput{URL: &u, Description: &desc, Events: r.PostForm["events"]})
+	e, err := h.m.CreateEndpoint(r.Context(), rq.org, watch.WebhookInput{URL: &u, Description: &desc, Events: r.PostForm["events"]})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showWebhooks(w, r, rq, status, page{Form: "webhook", Error: msg, Values: r.PostForm}, webhooksView{})
@@ -130,7 +132,7 @@ func (h *handler) saveWatch(w http.ResponseWriter, r *http.Request, rq *request)
 	for _, e := range strings.FieldsFunc(r.PostFormValue("digestEmails"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' }) {
 		emails = append(emails, e)
 	}
-	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), core.SiteInput{ScanSchedule: &scan, VerifySchedule: &verify, DigestEmails: emails})
+	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), site.SiteInput{ScanSchedule: &scan, VerifySchedule: &verify, DigestEmails: emails})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSite(w, r, rq, status, page{Form: "watch", Error: msg, Values: r.PostForm})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
 )
 
 // ruleKeywords are the schema keywords that state a rule about a string's form.
@@ -155,7 +155,7 @@ var baseBodies = map[string]any{
 	"POST /sites/{id}/services": map[string]any{"slug": "probe", "label": "Probe", "categorySlug": "marketing",
 		"cookies": []any{map[string]any{"name": "probe", "duration": "1 day"}}},
 	"POST /sites/{id}/services/import": map[string]any{"slug": "hotjar", "categorySlug": "marketing"},
-	"POST /webhooks":                   map[string]any{"url": "https://hooks.example/in", "events": []any{core.EventTypes()[0]}},
+	"POST /webhooks":                   map[string]any{"url": "https://hooks.example/in", "events": []any{event.EventTypes()[0]}},
 	"PATCH /sites/{id}/banner":         map[string]any{"regionRules": []any{map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}}},
 	"PUT /sso": map[string]any{"issuer": "https://login.probe.example", "clientId": "probe", "clientSecret": "probe",
 		"allowedDomains": []any{"probe.example"}, "defaultRole": "viewer"},

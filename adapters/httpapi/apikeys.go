@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // APIKeyOut is a key as listed: never its secret, only its first characters.
@@ -23,7 +24,7 @@ type APIKeyOut struct {
 	SiteIDs        []string   `json:"siteIds" nullable:"true" doc:"The only sites the key may act on; null for every site of the organization."`
 }
 
-func apiKeyOut(k *core.APIKey) APIKeyOut {
+func apiKeyOut(k *identity.APIKey) APIKeyOut {
 	return APIKeyOut{ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Prefix: k.Prefix,
 		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt, Role: string(k.Role), SiteIDs: k.SiteIDs}
 }
@@ -66,9 +67,9 @@ func (h *handlers) registerAPIKeys(api huma.API) {
 	o := op("createApiKey", http.MethodPost, "/api-keys", "Create an API key", "API keys", http.StatusCreated)
 	o.Description = "Creates a key for the caller's organization, with a role (default `admin`) and optionally limited to some sites. The key is in this response only."
 	huma.Register(api, o, func(ctx context.Context, in *struct{ Body *apiKeyCreateBody }) (*struct{ Body APIKeyCreatedOut }, error) {
-		var kin core.APIKeyInput
+		var kin identity.APIKeyInput
 		if in.Body != nil {
-			kin = core.APIKeyInput{Name: in.Body.Name, Role: core.Role(in.Body.Role), SiteIDs: in.Body.SiteIDs}
+			kin = identity.APIKeyInput{Name: in.Body.Name, Role: core.Role(in.Body.Role), SiteIDs: in.Body.SiteIDs}
 		}
 		k, plain, err := h.m.IssueAPIKey(ctx, orgOf(ctx), kin)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // auditAction is the audit log's action filter: its schema's enum is core.AuditActions, the one
@@ -40,17 +41,17 @@ func (h *handlers) registerAudit(api huma.API) {
 		Action auditAction `query:"action" doc:"Only entries of this action."`
 		Limit  int         `query:"limit" default:"50" minimum:"1" maximum:"100"`
 		Cursor string      `query:"cursor" maxLength:"100" doc:"Opaque: the nextCursor of the previous page."`
-	}) (*struct{ Body *core.AuditPage }, error) {
+	}) (*struct{ Body *identity.AuditPage }, error) {
 		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		p, err := h.m.AuditEntries(ctx, orgOf(ctx), core.AuditQuery{From: from, To: to, SiteID: in.SiteID, Actor: in.Actor,
+		p, err := h.m.AuditEntries(ctx, orgOf(ctx), identity.AuditQuery{From: from, To: to, SiteID: in.SiteID, Actor: in.Actor,
 			Action: string(in.Action), Limit: in.Limit}, in.Cursor)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.AuditPage }{p}, nil
+		return &struct{ Body *identity.AuditPage }{p}, nil
 	})
 
 	o = op("verifyAuditLog", http.MethodGet, "/audit-log/verify", "Verify the audit log", "Audit log", 0)
@@ -59,11 +60,11 @@ func (h *handlers) registerAudit(api huma.API) {
 		"an anchor, the seq and hash of the last one removed: verification starts from it, and the reply names it " +
 		"(`anchorSeq`, `anchorHash`; 0 and 64 zeros while retention removed nothing), so that the first kept entry must be " +
 		"`anchorSeq`+1 and link to `anchorHash`. `entries` counts the kept entries verified; `headSeq` and `headHash` are the last."
-	huma.Register(api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body *core.AuditReport }, error) {
+	huma.Register(api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body *identity.AuditReport }, error) {
 		rep, err := h.m.VerifyAuditLog(ctx, orgOf(ctx))
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.AuditReport }{rep}, nil
+		return &struct{ Body *identity.AuditReport }{rep}, nil
 	})
 }

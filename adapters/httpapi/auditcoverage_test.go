@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // deliveryQueue is a test double of core.WebhookQueue: it keeps the deliveries it was given.
@@ -20,7 +23,7 @@ type deliveryQueue struct {
 	ids []string
 }
 
-func (q *deliveryQueue) EnqueueDelivery(_ context.Context, _ core.EventStore, id string) error {
+func (q *deliveryQueue) EnqueueDelivery(_ context.Context, _ event.EventStore, id string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ids = append(q.ids, id)
@@ -78,7 +81,7 @@ func collectSecrets(v any, into map[string]bool) {
 func TestAuditEveryChange(t *testing.T) {
 	hooks := &deliveryQueue{}
 	e := newEnvDeps(t, "sqlite://"+filepath.Join(t.TempDir(), "api.db"), []byte("/* runtime */"),
-		func(d *core.Deps) { d.WebhookQueue = hooks })
+		func(d *usecases.Deps) { d.WebhookQueue = hooks })
 	ctx := context.Background()
 	me, err := e.m.Orgs.AuthenticateKey(ctx, e.keyA)
 	if err != nil {
@@ -243,7 +246,7 @@ func TestAuditEveryChange(t *testing.T) {
 		return int64(rep["headSeq"].(float64))
 	}
 	entriesAfter := func(seq int64) []*core.AuditEntry {
-		var p core.AuditPage
+		var p identity.AuditPage
 		if err := json.Unmarshal(e.want(e.do("GET", "/api/v1/audit-log?limit=100", nil), 200).body, &p); err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +347,7 @@ func TestAuditEveryChange(t *testing.T) {
 	// No secret anywhere in the log, whichever entry it would be in.
 	var all []byte
 	for cursor := ""; ; {
-		var p core.AuditPage
+		var p identity.AuditPage
 		b := e.want(e.do("GET", "/api/v1/audit-log?limit=100&cursor="+cursor, nil), 200).body
 		if err := json.Unmarshal(b, &p); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // nullable is a PATCH field that may be absent (unchanged), null (cleared) or a value.
@@ -35,8 +38,8 @@ func (o nullable[T]) Schema(r huma.Registry) *huma.Schema {
 	return s
 }
 
-func (o nullable[T]) core() core.Optional[T] {
-	return core.Optional[T]{Set: o.Sent, Null: o.Null, Value: o.Value}
+func (o nullable[T]) core() banner.Optional[T] {
+	return banner.Optional[T]{Set: o.Sent, Null: o.Null, Value: o.Value}
 }
 
 // colorsIn are the banner colors a PATCH may set.
@@ -55,15 +58,15 @@ type textsIn map[string]string
 
 // Schema lists every text key with its limit, and no other.
 func (textsIn) Schema(huma.Registry) *huma.Schema {
-	props := make(map[string]*huma.Schema, len(core.TextKeys()))
-	for _, k := range core.TextKeys() {
+	props := make(map[string]*huma.Schema, len(banner.TextKeys()))
+	for _, k := range banner.TextKeys() {
 		props[k] = &huma.Schema{Type: huma.TypeString, MaxLength: &maxText}
 	}
 	return &huma.Schema{Type: huma.TypeObject, Properties: props, AdditionalProperties: false,
 		Description: "Placeholders in braces ({service}, {category}) are replaced by the runtime."}
 }
 
-var maxText = core.MaxTranslation
+var maxText = banner.MaxTranslation
 
 func toMap(pairs ...any) map[string]string {
 	m := map[string]string{}
@@ -114,11 +117,11 @@ type gppIn struct {
 	MSPAMode               string `json:"mspaMode,omitempty" enum:"opt-out,service-provider" doc:"The MSPA mode of covered transactions (default opt-out): Opt-Out Option Mode or Service Provider Mode."`
 }
 
-func (g *gppIn) core() *core.GPPSettings {
+func (g *gppIn) core() *gpp.GPPSettings {
 	if g == nil {
 		return nil
 	}
-	return &core.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode}
+	return &gpp.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode}
 }
 
 // tcfIn is the tcf object of a banner PATCH (core.TCFSettings).
@@ -154,21 +157,21 @@ func (regionRuleIn) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schem
 // TransformSchema declares the form core requires of publisherCountryCode, its pattern from core.
 func (tcfIn) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
 	if v := s.Properties["publisherCountryCode"]; v != nil {
-		v.Pattern = core.CountryCodePattern
+		v.Pattern = tcf.CountryCodePattern
 		v.PrecomputeMessages()
 	}
 	return s
 }
 
-func (t *tcfIn) core() *core.TCFSettings {
+func (t *tcfIn) core() *tcf.TCFSettings {
 	if t == nil {
 		return nil
 	}
-	out := &core.TCFSettings{Enabled: t.Enabled, VendorIDs: t.VendorIDs, PublisherCountryCode: t.PublisherCountryCode,
+	out := &tcf.TCFSettings{Enabled: t.Enabled, VendorIDs: t.VendorIDs, PublisherCountryCode: t.PublisherCountryCode,
 		SpecialFeatures: t.SpecialFeatures, GoogleATPIDs: t.GoogleATPIDs}
 	for _, r := range t.PublisherRestrictions {
 		out.PublisherRestrictions = append(out.PublisherRestrictions,
-			core.PublisherRestriction{PurposeID: r.PurposeID, RestrictionType: r.RestrictionType, VendorIDs: r.VendorIDs})
+			tcf.PublisherRestriction{PurposeID: r.PurposeID, RestrictionType: r.RestrictionType, VendorIDs: r.VendorIDs})
 	}
 	return out
 }
@@ -192,7 +195,7 @@ func (bannerPatchBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Sc
 }
 
 func (h *handlers) registerBanner(api huma.API) {
-	type bannerOutput struct{ Body *core.Banner }
+	type bannerOutput struct{ Body *banner.Banner }
 
 	huma.Register(api, op("getBanner", http.MethodGet, "/sites/{id}/banner", "Get the banner configuration", "Banner", 0),
 		func(ctx context.Context, in *SiteIDPath) (*bannerOutput, error) {
@@ -209,7 +212,7 @@ func (h *handlers) registerBanner(api huma.API) {
 			Body bannerPatchBody
 		}) (*bannerOutput, error) {
 			p := in.Body
-			patch := core.BannerPatch{
+			patch := banner.BannerPatch{
 				Template: p.Template, Position: p.Position, Colors: p.Colors.toMap(), TextOverrides: p.TextOverrides,
 				LogoURL: p.LogoURL.core(), PrivacyPolicyURL: p.PrivacyPolicyURL.core(), CookiePolicyURL: p.CookiePolicyURL.core(),
 				DefaultBehavior: p.DefaultBehavior, CloseButtonBehavior: p.CloseButtonBehavior,
@@ -218,9 +221,9 @@ func (h *handlers) registerBanner(api huma.API) {
 				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(), TCF: p.TCF.core(), GPP: p.GPP.core(),
 			}
 			if p.RegionRules != nil {
-				rules := make([]core.RegionRuleInput, len(*p.RegionRules))
+				rules := make([]banner.RegionRuleInput, len(*p.RegionRules))
 				for i, r := range *p.RegionRules {
-					rules[i] = core.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
+					rules[i] = banner.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
 						HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer}
 				}
 				patch.RegionRules = &rules

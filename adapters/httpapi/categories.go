@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // translations maps a language key to a translated text of at most 2000 characters.
@@ -29,15 +30,15 @@ type CategoryPath struct {
 }
 
 func (h *handlers) registerCategories(api huma.API) {
-	type catOutput struct{ Body *core.Category }
+	type catOutput struct{ Body *banner.Category }
 
 	huma.Register(api, op("listCategories", http.MethodGet, "/sites/{id}/categories", "List categories", "Categories", 0),
-		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Category }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*banner.Category }, error) {
 			cats, err := h.m.Categories(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body []*core.Category }{cats}, nil
+			return &struct{ Body []*banner.Category }{cats}, nil
 		})
 
 	type categoryCreateBody struct {
@@ -53,7 +54,7 @@ func (h *handlers) registerCategories(api huma.API) {
 		Body categoryCreateBody
 	}) (*catOutput, error) {
 		b := in.Body
-		c, err := h.m.CreateCategory(ctx, orgOf(ctx), in.ID, core.CategoryInput{
+		c, err := h.m.CreateCategory(ctx, orgOf(ctx), in.ID, banner.CategoryInput{
 			Name: &b.Name, Description: &b.Description, NameTranslations: b.NameTranslations, DescriptionTranslations: b.DescriptionTranslations,
 		})
 		if err != nil {
@@ -80,7 +81,7 @@ func (h *handlers) registerCategories(api huma.API) {
 					return nil, h.fail(ctx, err)
 				}
 			}
-			c, err := h.m.UpdateCategory(ctx, orgOf(ctx), in.ID, in.CatID, core.CategoryInput{
+			c, err := h.m.UpdateCategory(ctx, orgOf(ctx), in.ID, in.CatID, banner.CategoryInput{
 				Name: b.Name, Description: b.Description, SortOrder: b.SortOrder,
 				NameTranslations: b.NameTranslations, DescriptionTranslations: b.DescriptionTranslations,
 			})

@@ -6,7 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // complianceDescription documents GET /sites/{id}/compliance in the OpenAPI document.
@@ -30,11 +30,11 @@ const complianceDescription = "Answers \"am I compliant, and how do you know?\".
 func (h *handlers) registerCompliance(api huma.API) {
 	o := op("getCompliance", http.MethodGet, "/sites/{id}/compliance", "Compliance report", "Compliance", 0)
 	o.Description = complianceDescription
-	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*struct{ Body *core.ComplianceReport }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*struct{ Body *scan.ComplianceReport }, error) {
 		r, err := h.m.Report(ctx, orgOf(ctx), in.ID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.ComplianceReport }{r}, nil
+		return &struct{ Body *scan.ComplianceReport }{r}, nil
 	})
 }

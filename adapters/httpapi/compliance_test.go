@@ -15,10 +15,12 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // memEnv is the API on memstore, with two organizations, and the store for planting scans.
-func memEnv(t *testing.T) (*env, core.Store) {
+func memEnv(t *testing.T) (*env, usecases.Store) {
 	t.Helper()
 	store := memstore.New()
 	m := memCore(t, store)
@@ -52,10 +54,10 @@ func findings(t *testing.T, rep map[string]any) map[string]map[string]any {
 func TestComplianceReport(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		env  func(t *testing.T) (*env, core.Store)
+		env  func(t *testing.T) (*env, usecases.Store)
 	}{
 		{"memstore", memEnv},
-		{"sqlite", func(t *testing.T) (*env, core.Store) { return newEnv(t), nil }},
+		{"sqlite", func(t *testing.T) (*env, usecases.Store) { return newEnv(t), nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, store := tc.env(t)
@@ -87,13 +89,13 @@ func TestComplianceReport(t *testing.T) {
 			}
 			// A completed verification scan's observations are judged too.
 			fin := time.Now().UTC()
-			sc := &core.Scan{ID: uuid.NewString(), SiteID: id, URL: "https://shop.example", URLs: []string{"https://shop.example"},
-				Status: core.ScanPending, Mode: core.ScanVerify, CreatedAt: fin.Add(-time.Minute)}
+			sc := &scan.Scan{ID: uuid.NewString(), SiteID: id, URL: "https://shop.example", URLs: []string{"https://shop.example"},
+				Status: scan.ScanPending, Mode: core.ScanVerify, CreatedAt: fin.Add(-time.Minute)}
 			ctx := context.Background()
 			if err := store.CreateScan(ctx, sc); err != nil {
 				t.Fatal(err)
 			}
-			sc.Status, sc.FinishedAt = core.ScanCompleted, &fin
+			sc.Status, sc.FinishedAt = scan.ScanCompleted, &fin
 			sc.Verification = &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, States: []core.VerifiedState{{
 				State: core.StateRejectAll, Pages: []string{"https://shop.example/"},
 				Cookies: []core.VerifiedStorage{{Kind: core.StorageCookie, Name: "_fbp", Domain: "shop.example", Page: "https://shop.example/", Service: "facebook-pixel", Category: "marketing"}},
@@ -125,8 +127,8 @@ func TestVerdictEnumIsCore(t *testing.T) {
 	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Components.Schemas["ComplianceReport"].Properties["verdict"].Enum; !slices.Equal(got, core.Verdicts()) {
-		t.Fatalf("verdict enum %v, want %v", got, core.Verdicts())
+	if got := doc.Components.Schemas["ComplianceReport"].Properties["verdict"].Enum; !slices.Equal(got, scan.Verdicts()) {
+		t.Fatalf("verdict enum %v, want %v", got, scan.Verdicts())
 	}
 }
 
@@ -145,12 +147,12 @@ func TestComplianceVerdict(t *testing.T) {
 	plant := func(mode string, found []core.DetectedService, v *core.Verification) string {
 		t.Helper()
 		fin := time.Now().UTC()
-		sc := &core.Scan{ID: uuid.NewString(), SiteID: id, URL: "https://shop.example", URLs: []string{"https://shop.example"},
-			Status: core.ScanPending, Mode: mode, CreatedAt: fin.Add(-time.Minute)}
+		sc := &scan.Scan{ID: uuid.NewString(), SiteID: id, URL: "https://shop.example", URLs: []string{"https://shop.example"},
+			Status: scan.ScanPending, Mode: mode, CreatedAt: fin.Add(-time.Minute)}
 		if err := store.CreateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
-		sc.Status, sc.FinishedAt, sc.DetectedServices, sc.Verification = core.ScanCompleted, &fin, found, v
+		sc.Status, sc.FinishedAt, sc.DetectedServices, sc.Verification = scan.ScanCompleted, &fin, found, v
 		if err := store.UpdateScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // dateRange reads the from and to query parameters of consent listings and exports.
@@ -44,10 +45,10 @@ func parseDate(field, s string) (*time.Time, error) {
 
 func (h *handlers) registerConsent(api huma.API) {
 	type consentPage struct {
-		Records []*core.ConsentRecord `json:"records"`
-		Total   int                   `json:"total"`
-		Page    int                   `json:"page"`
-		Limit   int                   `json:"limit"`
+		Records []*consent.ConsentRecord `json:"records"`
+		Total   int                      `json:"total"`
+		Page    int                      `json:"page"`
+		Limit   int                      `json:"limit"`
 		// NextCursor continues the listing after this page.
 		NextCursor string `json:"nextCursor,omitempty" doc:"Pass as cursor to get the next page; absent on the last page."`
 	}
@@ -66,9 +67,9 @@ func (h *handlers) registerConsent(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		q := core.ConsentQuery{SiteID: in.ID, From: from, To: to, Page: in.Page, Limit: in.Limit, VisitorID: in.VisitorID}
+		q := consent.ConsentQuery{SiteID: in.ID, From: from, To: to, Page: in.Page, Limit: in.Limit, VisitorID: in.VisitorID}
 		if in.Cursor != "" {
-			if q.After, err = core.DecodeConsentCursor(in.Cursor); err != nil {
+			if q.After, err = consent.DecodeConsentCursor(in.Cursor); err != nil {
 				return nil, h.fail(ctx, err)
 			}
 		}
@@ -78,7 +79,7 @@ func (h *handlers) registerConsent(api huma.API) {
 		}
 		page := consentPage{Records: recs, Total: total, Page: in.Page, Limit: in.Limit}
 		if len(recs) == in.Limit {
-			page.NextCursor = core.EncodeConsentCursor(recs[len(recs)-1])
+			page.NextCursor = consent.EncodeConsentCursor(recs[len(recs)-1])
 		}
 		return &struct{ Body consentPage }{page}, nil
 	})

@@ -14,6 +14,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // consentBody is the body of the public consent POST, the request every visitor's decision
@@ -50,7 +52,7 @@ func (consentBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema
 		v.Pattern = core.RuntimeVersionPattern
 		v.PrecomputeMessages()
 	}
-	for name, pattern := range map[string]string{"tcString": core.TCStringPattern, "acString": core.ACStringPattern, "gppString": core.GPPStringPattern} {
+	for name, pattern := range map[string]string{"tcString": tcf.TCStringPattern, "acString": tcf.ACStringPattern, "gppString": gpp.GPPStringPattern} {
 		if v := s.Properties[name]; v != nil {
 			v.Pattern = pattern
 			v.PrecomputeMessages()

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // What the web console shows exactly as the API does.
@@ -24,4 +25,4 @@ func ErrorStatus(err error) int {
 func SnippetFrameworks() []string { return slices.Clone(snippetFrameworks[:]) }
 
 // ConsentCSVRow is a consent record as a row of the CSV export.
-func ConsentCSVRow(r *core.ConsentRecord) []string { return csvRow(r) }
+func ConsentCSVRow(r *consent.ConsentRecord) []string { return csvRow(r) }

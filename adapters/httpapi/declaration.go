@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 //go:embed templates/cookies.html
@@ -43,7 +44,7 @@ var (
 )
 
 // declarationTexts are the template functions of a declaration in its language.
-func declarationTexts(d *core.Declaration) template.FuncMap {
+func declarationTexts(d *banner.Declaration) template.FuncMap {
 	t := func(key string) string {
 		if v, ok := d.Texts[key]; ok {
 			return v
@@ -79,7 +80,7 @@ func declarationTexts(d *core.Declaration) template.FuncMap {
 }
 
 // declaration is the site's cookie declaration in the visitor's languages.
-func (h *handlers) declaration(ctx context.Context, in *pageInput) (*core.Declaration, error) {
+func (h *handlers) declaration(ctx context.Context, in *pageInput) (*banner.Declaration, error) {
 	prefs, err := in.prefs()
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func (h *handlers) registerDeclaration(api huma.API) {
 	o.Description = "The site's cookie declaration in the visitor's language (lang, then Accept-Language): every category with its services, their privacy policies, and each cookie with its type, duration and purpose. Computed from the current configuration, so it follows every change of services; cached like the configuration. The banner runtime renders it into any <div data-consentd-declaration> element."
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The declaration.", Content: map[string]*huma.MediaType{
-			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(core.Declaration{}), true, "Declaration")},
+			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(banner.Declaration{}), true, "Declaration")},
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
@@ -125,7 +126,7 @@ func (h *handlers) registerDeclaration(api huma.API) {
 		}
 		var b bytes.Buffer
 		if err := tpl.Funcs(declarationTexts(d)).Execute(&b, struct {
-			D   *core.Declaration
+			D   *banner.Declaration
 			CSS template.CSS
 		}{d, template.CSS(declarationCSS)}); err != nil {
 			return nil, h.fail(ctx, err)

@@ -22,6 +22,9 @@ import (
 	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -29,10 +32,10 @@ import (
 // test can work them through core's scan worker.
 type recordingQueue struct {
 	mu   sync.Mutex
-	jobs []core.ScanJob
+	jobs []scan.ScanJob
 }
 
-func (q *recordingQueue) EnqueueScan(_ context.Context, _ core.Store, job core.ScanJob) error {
+func (q *recordingQueue) EnqueueScan(_ context.Context, _ scan.Store, job scan.ScanJob) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.jobs = append(q.jobs, job)
@@ -58,7 +61,7 @@ func loadCatalog(t testing.TB) *library.Catalog {
 type env struct {
 	t     testing.TB
 	srv   *httptest.Server
-	m     *core.UseCases
+	m     *usecases.UseCases
 	queue *recordingQueue
 	keyA  string // organization A
 	keyB  string // organization B
@@ -104,9 +107,9 @@ func (l *logBuffer) errors() []string {
 
 // memCore is core on store (a memory store, for tests that need no database) with the
 // library's catalog.
-func memCore(tb testing.TB, store core.Store) *core.UseCases {
+func memCore(tb testing.TB, store usecases.Store) *usecases.UseCases {
 	tb.Helper()
-	m, err := core.New(core.Deps{Store: store, Catalog: loadCatalog(tb), Now: time.Now,
+	m, err := usecases.New(usecases.Deps{Store: store, Catalog: loadCatalog(tb), Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		tb.Fatal(err)
@@ -130,7 +133,7 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 }
 
 // newEnvDeps is newEnvWith with core's dependencies changed by deps (nil: as they are).
-func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps)) *env {
+func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*usecases.Deps)) *env {
 	t.Helper()
 	ctx := sysCtx
 	store, err := bunstore.Open(ctx, dbURL)
@@ -142,7 +145,7 @@ func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps
 		t.Fatal(err)
 	}
 	q := &recordingQueue{}
-	d := core.Deps{
+	d := usecases.Deps{
 		Store: store, Queue: q, Catalog: loadCatalog(t), Now: time.Now,
 		NewID:       func() string { return uuid.Must(uuid.NewV7()).String() },
 		VendorLists: fixtureGVL(t), TCF: testTCF, TCStrings: tcstring.Decoder{},
@@ -150,7 +153,7 @@ func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps
 	if deps != nil {
 		deps(&d)
 	}
-	m, err := core.New(d)
+	m, err := usecases.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +178,7 @@ func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*core.Deps
 
 // testTCF is the TCF identity of the tests' deployment: a CMP ID for tests only (docs/tcf.md:
 // a real deployment uses the one IAB Europe assigned its operator).
-var testTCF = core.TCFDeployment{CMPID: 4095, CMPVersion: 7}
+var testTCF = tcf.TCFDeployment{CMPID: 4095, CMPVersion: 7}
 
 var (
 	gvlOnce    sync.Once

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // Export formats: CSV (the default) and NDJSON.
@@ -74,7 +75,7 @@ func (h *handlers) registerExport(api huma.API) {
 		if _, err := h.m.Site(ctx, org, in.ID); err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		q := core.ConsentQuery{SiteID: in.ID, From: from, To: to, VisitorID: in.VisitorID}
+		q := consent.ConsentQuery{SiteID: in.ID, From: from, To: to, VisitorID: in.VisitorID}
 		out := &exportOutput{
 			ContentType:        "text/csv; charset=utf-8",
 			ContentDisposition: `attachment; filename="consent-records-` + in.ID + `.` + in.Format + `"`,
@@ -85,16 +86,16 @@ func (h *handlers) registerExport(api huma.API) {
 		out.Body = func(hc huma.Context) {
 			hc.SetStatus(http.StatusOK)
 			w := bufio.NewWriterSize(hc.BodyWriter(), 32<<10)
-			var write func(*core.ConsentRecord) error
+			var write func(*consent.ConsentRecord) error
 			if in.Format == exportNDJSON {
 				enc := json.NewEncoder(w)
-				write = func(r *core.ConsentRecord) error { return enc.Encode(r) }
+				write = func(r *consent.ConsentRecord) error { return enc.Encode(r) }
 			} else {
 				cw := csv.NewWriter(w)
 				if err := cw.Write(exportColumns); err != nil {
 					h.abortExport(ctx, err)
 				}
-				write = func(r *core.ConsentRecord) error {
+				write = func(r *consent.ConsentRecord) error {
 					if err := cw.Write(csvRow(r)); err != nil {
 						return err
 					}
@@ -107,7 +108,7 @@ func (h *handlers) registerExport(api huma.API) {
 			_, rw := humago.Unwrap(hc)
 			rc := http.NewResponseController(rw)
 			n := 0
-			extend := func(r *core.ConsentRecord) error {
+			extend := func(r *consent.ConsentRecord) error {
 				if n%exportDeadlineEvery == 0 {
 					rc.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // unsupported writers keep the server's deadline
 				}
@@ -142,7 +143,7 @@ func csvHeader() string {
 	return string(b)
 }
 
-func csvRow(r *core.ConsentRecord) []string {
+func csvRow(r *consent.ConsentRecord) []string {
 	cats, _ := json.Marshal(r.CategoriesConsented) // a map[string]bool always marshals
 	return []string{
 		r.ID, r.SiteID, csvSafe(r.VisitorID), csvSafe(r.IPCountry), r.Jurisdiction, string(cats),

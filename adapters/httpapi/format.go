@@ -9,7 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // jsonFormat is huma's JSON format (huma.DefaultJSONFormat: encoding/json, no HTML escaping)
@@ -25,7 +25,7 @@ import (
 // BenchmarkJSONFormat shows the difference.
 var jsonFormat = huma.Format{
 	Marshal: func(w io.Writer, v any) error {
-		if r, ok := v.(*core.ConsentReceipt); ok && r != nil {
+		if r, ok := v.(*consent.ConsentReceipt); ok && r != nil {
 			bp := receiptBufs.Get().(*[]byte)
 			defer receiptBufs.Put(bp)
 			if b, ok := appendReceipt((*bp)[:0], r); ok {
@@ -50,7 +50,7 @@ var receiptBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 // appendReceipt appends r as encoding/json encodes it, and reports false, leaving the caller
 // to encoding/json, when a string would need escaping or the time is one that
 // time.Time.MarshalJSON refuses or that RFC 3339 cannot carry exactly.
-func appendReceipt(b []byte, r *core.ConsentReceipt) ([]byte, bool) {
+func appendReceipt(b []byte, r *consent.ConsentReceipt) ([]byte, bool) {
 	if !plainJSON(r.ID) || !plainJSON(r.VisitorID) || !plainJSON(r.RecordHash) || !plainJSON(r.SnapshotHash) {
 		return b, false
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // TestJSONFormatAsDefault: jsonFormat writes every receipt byte for byte as huma's default
@@ -32,10 +32,10 @@ func TestJSONFormatAsDefault(t *testing.T) {
 		{},
 	}
 	texts := []string{"", "v1", "a<b>&c", `q"uote`, `back\slash`, "tab\there", "é", "\u2028", "a\xffb", "\x7f", "~"}
-	receipts := []*core.ConsentReceipt{}
+	receipts := []*consent.ConsentReceipt{}
 	for _, at := range times {
 		for _, s := range texts {
-			receipts = append(receipts, &core.ConsentReceipt{ID: "0193", VisitorID: s, RecordHash: "ab" + s, SnapshotHash: s + "cd", CreatedAt: at})
+			receipts = append(receipts, &consent.ConsentReceipt{ID: "0193", VisitorID: s, RecordHash: "ab" + s, SnapshotHash: s + "cd", CreatedAt: at})
 		}
 	}
 	for range 500 {
@@ -43,7 +43,7 @@ func TestJSONFormatAsDefault(t *testing.T) {
 		for i := range s {
 			s[i] = byte(rnd.IntN(256))
 		}
-		receipts = append(receipts, &core.ConsentReceipt{ID: string(s), VisitorID: string(s[:len(s)/2]),
+		receipts = append(receipts, &consent.ConsentReceipt{ID: string(s), VisitorID: string(s[:len(s)/2]),
 			CreatedAt: time.Unix(rnd.Int64N(1<<35)-1<<34, rnd.Int64N(1e9)).In(time.FixedZone("z", (rnd.IntN(96)-48)*900))})
 	}
 	for _, r := range receipts {
@@ -84,7 +84,7 @@ func TestJSONFormatAsDefault(t *testing.T) {
 //	go test -run '^$' -bench JSONFormat -benchmem ./adapters/httpapi/
 func BenchmarkJSONFormat(b *testing.B) {
 	body := []byte(`{"visitorId":"bench-1","consentVersion":1,"categories":{"statistics":true},"language":"de","runtimeVersion":"1.4.0","pageUrl":"https://shop.example/p/7?session=1"}`)
-	r := &core.ConsentReceipt{ID: "0193a5c4-9f1e-7b3a-8c2d-4e5f6a7b8c9d", VisitorID: "bench-1",
+	r := &consent.ConsentReceipt{ID: "0193a5c4-9f1e-7b3a-8c2d-4e5f6a7b8c9d", VisitorID: "bench-1",
 		RecordHash:   "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		SnapshotHash: "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752", CreatedAt: time.Now().UTC()}
 	for _, f := range []struct {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
-	"github.com/consentd/consentd/core"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 // BenchmarkPublicConsentPost is the HTTP layer's share of consent ingest: one public consent
@@ -27,7 +27,7 @@ func BenchmarkPublicConsentPost(b *testing.B) {
 		b.Fatal(err)
 	}
 	name, url := "bench", "https://shop.example"
-	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		b.Fatal(err)
 	}

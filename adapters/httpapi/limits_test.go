@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // TestLimits checks every limit of the API's contract at its boundary: accepted at the limit,
@@ -59,14 +59,14 @@ func TestLimits(t *testing.T) {
 		{"banner translation value", "PATCH", site + "/banner", 2000, func(n int) any {
 			return map[string]any{"textTranslations": map[string]any{"de": map[string]any{"headline": s(n)}}}
 		}, nil},
-		{"banner regionRules", "PATCH", site + "/banner", core.MaxRegionRules, func(n int) any {
+		{"banner regionRules", "PATCH", site + "/banner", banner.MaxRegionRules, func(n int) any {
 			rules := make([]any, n)
 			for i := range rules {
 				rules[i] = map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}
 			}
 			return map[string]any{"regionRules": rules}
 		}, nil},
-		{"banner regionRules regions", "PATCH", site + "/banner", core.MaxRuleRegions, func(n int) any {
+		{"banner regionRules regions", "PATCH", site + "/banner", banner.MaxRuleRegions, func(n int) any {
 			regions := make([]any, n)
 			for i := range regions {
 				regions[i] = "FR"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/i18n"
 )
 
@@ -66,7 +67,7 @@ type LanguageParams struct {
 func (p LanguageParams) prefs() ([]string, error) {
 	var out []string
 	if p.Lang != "" {
-		if err := core.CheckPreferredLanguage("lang", p.Lang); err != nil {
+		if err := banner.CheckPreferredLanguage("lang", p.Lang); err != nil {
 			return nil, err
 		}
 		out = append(out, p.Lang)

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 var consentRecords = promauto.NewCounterVec(prometheus.CounterOpts{
@@ -16,7 +17,7 @@ var consentRecords = promauto.NewCounterVec(prometheus.CounterOpts{
 // Every jurisdiction and action has a series from the start, at zero.
 func init() {
 	for _, j := range core.Jurisdictions() {
-		for _, a := range core.ConsentActions() {
+		for _, a := range consent.ConsentActions() {
 			consentRecords.WithLabelValues(j, a)
 		}
 	}
@@ -25,7 +26,7 @@ func init() {
 // countedConsents counts the consent records the public endpoint stores.
 type countedConsents struct{ PublicBannerUseCases }
 
-func (c countedConsents) RecordConsent(ctx context.Context, projectKey string, in core.ConsentInput) (*core.ConsentRecord, error) {
+func (c countedConsents) RecordConsent(ctx context.Context, projectKey string, in consent.ConsentInput) (*consent.ConsentRecord, error) {
 	rec, err := c.PublicBannerUseCases.RecordConsent(ctx, projectKey, in)
 	if err == nil {
 		consentRecords.WithLabelValues(rec.Jurisdiction, rec.Action).Inc()

@@ -8,6 +8,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // registerProof registers the proof-of-consent operations: snapshots, chain verification,
@@ -20,7 +22,7 @@ func (h *handlers) registerProof(api huma.API) {
 	huma.Register(api, o, func(ctx context.Context, in *struct {
 		SiteIDPath
 		Hash string `path:"hash" maxLength:"64" doc:"The snapshot's hex SHA-256."`
-	}) (*struct{ Body *core.ConsentSnapshot }, error) {
+	}) (*struct{ Body *banner.ConsentSnapshot }, error) {
 		s, err := h.m.ConsentSnapshot(ctx, orgOf(ctx), in.ID, in.Hash)
 		if err != nil {
 			return nil, h.fail(ctx, err)
@@ -28,19 +30,19 @@ func (h *handlers) registerProof(api huma.API) {
 		if !json.Valid(s.Content) {
 			return nil, h.fail(ctx, core.Errorf(core.CodeInternal, "stored snapshot is not JSON"))
 		}
-		return &struct{ Body *core.ConsentSnapshot }{s}, nil
+		return &struct{ Body *banner.ConsentSnapshot }{s}, nil
 	})
 
 	o = op("verifyConsentRecords", http.MethodGet, "/sites/{id}/consent-records/verify", "Verify the consent log", "Consent", 0)
 	o.Description = "Recomputes the site's chain of consent records from the stored records and reports the first break: " +
 		"the batch, the record when one is to blame, and what differs. ok is true when the whole log, from the anchor left by " +
 		"retention to the head, is what was committed. Its cost grows with the number of records."
-	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*struct{ Body *core.ChainReport }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*struct{ Body *consent.ChainReport }, error) {
 		rep, err := h.m.VerifyConsentChain(ctx, orgOf(ctx), in.ID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.ChainReport }{rep}, nil
+		return &struct{ Body *consent.ChainReport }{rep}, nil
 	})
 
 	o = op("getConsentStats", http.MethodGet, "/sites/{id}/consent-stats", "Consent statistics", "Consent", 0)
@@ -54,16 +56,16 @@ func (h *handlers) registerProof(api huma.API) {
 		From     string `query:"from" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"ISO 8601 date or date-time (any offset)."`
 		To       string `query:"to" pattern:"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$" doc:"ISO 8601 date or date-time (any offset)."`
 		Interval string `query:"interval" enum:"hour,day,week" default:"day"`
-	}) (*struct{ Body *core.ConsentStats }, error) {
+	}) (*struct{ Body *consent.ConsentStats }, error) {
 		from, to, err := dateRange(in.From, in.To)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		st, err := h.m.ConsentStats(ctx, orgOf(ctx), core.ConsentStatsQuery{SiteID: in.ID, From: from, To: to, Interval: in.Interval})
+		st, err := h.m.ConsentStats(ctx, orgOf(ctx), consent.ConsentStatsQuery{SiteID: in.ID, From: from, To: to, Interval: in.Interval})
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.ConsentStats }{st}, nil
+		return &struct{ Body *consent.ConsentStats }{st}, nil
 	})
 
 	type eraseBody struct {

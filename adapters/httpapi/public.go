@@ -9,6 +9,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
 )
 
 type ProjectKeyPath struct {
@@ -28,7 +30,7 @@ func (h *handlers) registerPublic(api huma.API) {
 	// The body is marshalled once, for the ETag and the wire alike; its schema is declared here.
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The configuration.", Content: map[string]*huma.MediaType{
-			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(core.PublicConfig{}), true, "PublicConfig")},
+			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(banner.PublicConfig{}), true, "PublicConfig")},
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
@@ -51,12 +53,12 @@ func (h *handlers) registerPublic(api huma.API) {
 		ProjectKeyPath
 		UserAgent string `header:"User-Agent" doc:"Only a coarse browser family and device class are stored."`
 		Body      consentBody
-	}) (*struct{ Body *core.ConsentReceipt }, error) {
+	}) (*struct{ Body *consent.ConsentReceipt }, error) {
 		if in.Body.refused != nil {
 			return nil, h.fail(ctx, in.Body.refused)
 		}
 		gpc, loc := gpcOf(ctx), locationOf(ctx)
-		r, err := h.m.RecordConsent(ctx, in.ProjectKey, core.ConsentInput{
+		r, err := h.m.RecordConsent(ctx, in.ProjectKey, consent.ConsentInput{
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
 			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: loc.Country, Region: loc.Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
@@ -65,7 +67,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.ConsentReceipt }{r.Receipt()}, nil
+		return &struct{ Body *consent.ConsentReceipt }{r.Receipt()}, nil
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // regionLaws is the law behind the region codes of banner.regionRules, from core's data file.
@@ -21,15 +22,15 @@ func (h *handlers) registerRegions(api huma.API) {
 		"\"GDPR in Europe, US state laws, nothing elsewhere\" and \"Opt-in everywhere\"."
 	huma.Register(api, o, func(context.Context, *struct{}) (*struct {
 		Body struct {
-			Presets []core.RegionPreset `json:"presets"`
+			Presets []banner.RegionPreset `json:"presets"`
 		}
 	}, error) {
 		out := &struct {
 			Body struct {
-				Presets []core.RegionPreset `json:"presets"`
+				Presets []banner.RegionPreset `json:"presets"`
 			}
 		}{}
-		out.Body.Presets = core.RegionPresets()
+		out.Body.Presets = banner.RegionPresets()
 		return out, nil
 	})
 

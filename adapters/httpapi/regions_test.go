@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // TestBannerRegionRules: PATCH stores the rules (with their defaults) and GET returns them;
@@ -50,7 +51,7 @@ func TestBannerRegionRules(t *testing.T) {
 		}
 	}
 	presets := e.want(e.do("GET", "/api/v1/region-presets", nil), 200).obj(t)["presets"].([]any)
-	if len(presets) != len(core.RegionPresets()) || presets[0].(map[string]any)["id"] != core.PresetGDPRUSLaws {
+	if len(presets) != len(banner.RegionPresets()) || presets[0].(map[string]any)["id"] != banner.PresetGDPRUSLaws {
 		t.Errorf("presets: %v", presets)
 	}
 	first := presets[0].(map[string]any)["regionRules"]

@@ -6,7 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 type ScanPath struct {
@@ -22,7 +22,7 @@ type scanTriggerBody struct {
 }
 
 func (h *handlers) registerScans(api huma.API) {
-	type scanOutput struct{ Body *core.Scan }
+	type scanOutput struct{ Body *scan.Scan }
 
 	o := op("triggerScan", http.MethodPost, "/sites/{id}/scan", "Trigger a scan", "Scanner", http.StatusCreated)
 	o.Description = "Creates a pending scan and queues it; a worker moves it to running, then completed or failed. Poll GET /sites/{id}/scans/{scanId}. Start URLs are crawled and same-site links followed breadth-first up to a page limit. Loopback, private and link-local targets fail the scan unless the server allows them."
@@ -30,9 +30,9 @@ func (h *handlers) registerScans(api huma.API) {
 		SiteIDPath
 		Body *scanTriggerBody `required:"false"`
 	}) (*scanOutput, error) {
-		var si core.ScanInput
+		var si scan.ScanInput
 		if b := in.Body; b != nil {
-			si = core.ScanInput{URL: b.URL, URLs: b.URLs, StorefrontPassword: b.StorefrontPassword, Mode: b.Mode}
+			si = scan.ScanInput{URL: b.URL, URLs: b.URLs, StorefrontPassword: b.StorefrontPassword, Mode: b.Mode}
 		}
 		s, err := h.m.TriggerScan(ctx, orgOf(ctx), in.ID, si)
 		if err != nil {
@@ -42,12 +42,12 @@ func (h *handlers) registerScans(api huma.API) {
 	})
 
 	huma.Register(api, op("listScans", http.MethodGet, "/sites/{id}/scans", "List scans, most recent first", "Scanner", 0),
-		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Scan }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*scan.Scan }, error) {
 			scans, err := h.m.Scans(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body []*core.Scan }{scans}, nil
+			return &struct{ Body []*scan.Scan }{scans}, nil
 		})
 
 	huma.Register(api, op("getScan", http.MethodGet, "/sites/{id}/scans/{scanId}", "Get a scan", "Scanner", 0),
@@ -79,11 +79,11 @@ func (h *handlers) registerScans(api huma.API) {
 	})
 
 	huma.Register(api, op("getTrackers", http.MethodGet, "/sites/{id}/trackers", "Trackers found by the latest scan", "Scanner", 0),
-		func(ctx context.Context, in *SiteIDPath) (*struct{ Body *core.Trackers }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body *scan.Trackers }, error) {
 			t, err := h.m.Trackers(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body *core.Trackers }{t}, nil
+			return &struct{ Body *scan.Trackers }{t}, nil
 		})
 }

@@ -10,6 +10,12 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/library"
 )
 
@@ -19,23 +25,23 @@ import (
 // export's formats). An enum in the document that is missing here fails the test as surely as
 // one that differs: struct tags restate lists, and this table keeps them equal to their source.
 var schemaEnums = map[string][]string{
-	"BannerPatchBody.template":            core.Templates(),
-	"BannerPatchBody.position":            core.Positions(),
-	"BannerPatchBody.defaultBehavior":     core.DefaultBehaviors(),
-	"BannerPatchBody.closeButtonBehavior": core.CloseButtonBehaviors(),
-	"BannerPatchBody.reopenPosition":      core.ReopenPositions(),
-	"BannerPatchBody.consentMode":         core.ConsentModes(),
-	"RegionRuleIn.defaultBehavior":        core.DefaultBehaviors(),
+	"BannerPatchBody.template":            banner.Templates(),
+	"BannerPatchBody.position":            banner.Positions(),
+	"BannerPatchBody.defaultBehavior":     banner.DefaultBehaviors(),
+	"BannerPatchBody.closeButtonBehavior": banner.CloseButtonBehaviors(),
+	"BannerPatchBody.reopenPosition":      banner.ReopenPositions(),
+	"BannerPatchBody.consentMode":         banner.ConsentModes(),
+	"RegionRuleIn.defaultBehavior":        banner.DefaultBehaviors(),
 	"RegionRuleIn.regions[]":              core.RegionCodes(),
-	"GppIn.mspaMode":                      core.MSPAModes(),
-	"GPPSettings.mspaMode":                core.MSPAModes(),
-	"ConsentBody.action":                  core.ConsentActions(),
+	"GppIn.mspaMode":                      gpp.MSPAModes(),
+	"GPPSettings.mspaMode":                gpp.MSPAModes(),
+	"ConsentBody.action":                  consent.ConsentActions(),
 	"ScanTriggerBody.mode":                core.ScanModes(),
 	"Scan.mode":                           core.ScanModes(),
-	"SitePatchBody.scanSchedule":          core.ScanSchedules(),
-	"SitePatchBody.verifySchedule":        core.VerifySchedules(),
-	"SiteOut.scanSchedule":                core.ScanSchedules(),
-	"SiteOut.verifySchedule":              core.VerifySchedules(),
+	"SitePatchBody.scanSchedule":          scan.ScanSchedules(),
+	"SitePatchBody.verifySchedule":        scan.VerifySchedules(),
+	"SiteOut.scanSchedule":                scan.ScanSchedules(),
+	"SiteOut.verifySchedule":              scan.VerifySchedules(),
 	"LibrarySummary.category":             library.Categories(),
 	"LibraryDetail.category":              library.Categories(),
 	"ErrorDetail.code":                    codeStrings(),
@@ -43,22 +49,22 @@ var schemaEnums = map[string][]string{
 	"APIKeyCreatedOut.role":               core.RoleNames(),
 	"APIKeyRotatedOut.role":               core.RoleNames(),
 	"ApiKeyCreateBody.role":               core.RoleNames(),
-	"SsoPutBody.defaultRole":              core.SSORoleNames(),
-	"WebhookCreateBody.events[]":          core.EventTypes(),
-	"WebhookPatchBody.events[]":           core.EventTypes(),
-	"Finding.severity":                    core.Severities(),
-	"ComplianceReport.verdict":            core.Verdicts(),
+	"SsoPutBody.defaultRole":              identity.SSORoleNames(),
+	"WebhookCreateBody.events[]":          event.EventTypes(),
+	"WebhookPatchBody.events[]":           event.EventTypes(),
+	"Finding.severity":                    scan.Severities(),
+	"ComplianceReport.verdict":            scan.Verdicts(),
 	"Verification.banner":                 core.VerifiedBanners(),
-	"WebhookDelivery.status":              core.DeliveryStatuses(),
+	"WebhookDelivery.status":              event.DeliveryStatuses(),
 	"Snippet.framework":                   httpapi.SnippetFrameworks(),
 	"ChangedCookie.kind":                  core.StorageKinds(),
 	"UnrecognizedCookie.kind":             core.StorageKinds(),
 	"VerifiedStorage.kind":                core.StorageKinds(),
-	"VendorConsent.kind":                  core.VendorCallKinds(),
+	"VendorConsent.kind":                  banner.VendorCallKinds(),
 
 	"GET /sites/{id}/setup-snippet query:framework":       httpapi.SnippetFrameworks(),
 	"GET /sites/{id}/consent-records/export query:format": httpapi.ExportFormats,
-	"GET /sites/{id}/consent-stats query:interval":        core.StatsIntervals(),
+	"GET /sites/{id}/consent-stats query:interval":        consent.StatsIntervals(),
 	"GET /audit-log query:action":                         core.AuditActions(),
 }
 

@@ -9,6 +9,14 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // schemaLimits is every limit the served OpenAPI document states, keyed "where keyword", and
@@ -17,73 +25,73 @@ import (
 // keeps them equal to core.
 var schemaLimits = map[string]any{
 	"SiteCreateBody.name minLength":                               1, // non-empty
-	"ApiKeyCreateBody.name maxLength":                             core.MaxAPIKeyName,
+	"ApiKeyCreateBody.name maxLength":                             identity.MaxAPIKeyName,
 	"ApiKeyCreateBody.siteIds minItems":                           1,
-	"ApiKeyCreateBody.siteIds maxItems":                           core.MaxAPIKeySites,
+	"ApiKeyCreateBody.siteIds maxItems":                           identity.MaxAPIKeySites,
 	"ApiKeyRotateBody.graceSeconds minimum":                       0,
-	"ApiKeyRotateBody.graceSeconds maximum":                       int(core.MaxRotateGrace.Seconds()),
+	"ApiKeyRotateBody.graceSeconds maximum":                       int(identity.MaxRotateGrace.Seconds()),
 	"SiteCreateBody.name maxLength":                               core.MaxSiteName,
 	"SiteCreateBody.url maxLength":                                core.MaxURL,
 	"SitePatchBody.name minLength":                                1,
 	"SitePatchBody.name maxLength":                                core.MaxSiteName,
 	"SitePatchBody.url maxLength":                                 core.MaxURL,
 	"BannerPatchBody.logoUrl maxLength":                           core.MaxURL,
-	"TcfIn.vendorIds maxItems":                                    core.MaxTCFVendors,
-	"TcfIn.publisherRestrictions maxItems":                        core.MaxTCFRestrictions,
-	"TcfIn.googleAtpIds maxItems":                                 core.MaxGoogleATPs,
-	"TcfIn.publisherCountryCode pattern":                          core.CountryCodePattern,
+	"TcfIn.vendorIds maxItems":                                    tcf.MaxTCFVendors,
+	"TcfIn.publisherRestrictions maxItems":                        tcf.MaxTCFRestrictions,
+	"TcfIn.googleAtpIds maxItems":                                 tcf.MaxGoogleATPs,
+	"TcfIn.publisherCountryCode pattern":                          tcf.CountryCodePattern,
 	"BannerPatchBody.privacyPolicyUrl maxLength":                  core.MaxURL,
 	"BannerPatchBody.cookiePolicyUrl maxLength":                   core.MaxURL,
-	"BannerPatchBody.cookieExpirationDays minimum":                core.MinCookieExpiration,
-	"BannerPatchBody.cookieExpirationDays maximum":                core.MaxCookieExpiration,
-	"BannerPatchBody.regionRules maxItems":                        core.MaxRegionRules,
+	"BannerPatchBody.cookieExpirationDays minimum":                banner.MinCookieExpiration,
+	"BannerPatchBody.cookieExpirationDays maximum":                banner.MaxCookieExpiration,
+	"BannerPatchBody.regionRules maxItems":                        banner.MaxRegionRules,
 	"RegionRuleIn.regions minItems":                               1,
-	"RegionRuleIn.regions maxItems":                               core.MaxRuleRegions,
+	"RegionRuleIn.regions maxItems":                               banner.MaxRuleRegions,
 	"ColorsIn.primary minLength":                                  1,
 	"ColorsIn.background minLength":                               1,
 	"ColorsIn.text minLength":                                     1,
 	"ColorsIn.acceptButton minLength":                             1,
 	"ColorsIn.rejectButton minLength":                             1,
 	"CategoryCreateBody.name minLength":                           1,
-	"CategoryCreateBody.name maxLength":                           core.MaxCategoryName,
-	"CategoryCreateBody.description maxLength":                    core.MaxCategoryDescription,
-	"CategoryCreateBody.nameTranslations.* maxLength":             core.MaxTranslation,
-	"CategoryCreateBody.descriptionTranslations.* maxLength":      core.MaxTranslation,
+	"CategoryCreateBody.name maxLength":                           banner.MaxCategoryName,
+	"CategoryCreateBody.description maxLength":                    banner.MaxCategoryDescription,
+	"CategoryCreateBody.nameTranslations.* maxLength":             banner.MaxTranslation,
+	"CategoryCreateBody.descriptionTranslations.* maxLength":      banner.MaxTranslation,
 	"CategoryPatchBody.name minLength":                            1,
-	"CategoryPatchBody.name maxLength":                            core.MaxCategoryName,
-	"CategoryPatchBody.description maxLength":                     core.MaxCategoryDescription,
+	"CategoryPatchBody.name maxLength":                            banner.MaxCategoryName,
+	"CategoryPatchBody.description maxLength":                     banner.MaxCategoryDescription,
 	"CategoryPatchBody.sortOrder minimum":                         0,
 	"CategoryPatchBody.sortOrder maximum":                         core.MaxSortOrder,
-	"CategoryPatchBody.nameTranslations.* maxLength":              core.MaxTranslation,
-	"CategoryPatchBody.descriptionTranslations.* maxLength":       core.MaxTranslation,
+	"CategoryPatchBody.nameTranslations.* maxLength":              banner.MaxTranslation,
+	"CategoryPatchBody.descriptionTranslations.* maxLength":       banner.MaxTranslation,
 	"ServiceCreateBody.slug minLength":                            1,
-	"ServiceCreateBody.slug maxLength":                            core.MaxSlug,
+	"ServiceCreateBody.slug maxLength":                            banner.MaxSlug,
 	"ServiceCreateBody.slug pattern":                              core.SlugPattern,
 	"ServiceCreateBody.label minLength":                           1,
-	"ServiceCreateBody.label maxLength":                           core.MaxServiceLabel,
+	"ServiceCreateBody.label maxLength":                           banner.MaxServiceLabel,
 	"ServiceCreateBody.categorySlug minLength":                    1,
-	"ServiceCreateBody.categorySlug maxLength":                    core.MaxCategorySlug,
-	"ServiceCreateBody.description maxLength":                     core.MaxServiceDescription,
+	"ServiceCreateBody.categorySlug maxLength":                    banner.MaxCategorySlug,
+	"ServiceCreateBody.description maxLength":                     banner.MaxServiceDescription,
 	"ServiceCreateBody.serviceUrl maxLength":                      core.MaxURL,
-	"ServiceCreateBody.cookies maxItems":                          core.MaxServiceCookies,
-	"ServiceCreateBody.labelTranslations.* maxLength":             core.MaxTranslation,
-	"ServiceCreateBody.descriptionTranslations.* maxLength":       core.MaxTranslation,
+	"ServiceCreateBody.cookies maxItems":                          banner.MaxServiceCookies,
+	"ServiceCreateBody.labelTranslations.* maxLength":             banner.MaxTranslation,
+	"ServiceCreateBody.descriptionTranslations.* maxLength":       banner.MaxTranslation,
 	"CookieIn.name minLength":                                     1,
-	"CookieIn.name maxLength":                                     core.MaxCookieName,
+	"CookieIn.name maxLength":                                     banner.MaxCookieName,
 	"CookieIn.duration minLength":                                 1,
-	"CookieIn.duration maxLength":                                 core.MaxCookieDuration,
-	"CookieIn.description maxLength":                              core.MaxCookieDescription,
-	"CookieIn.descriptionTranslations.* maxLength":                core.MaxTranslation,
+	"CookieIn.duration maxLength":                                 banner.MaxCookieDuration,
+	"CookieIn.description maxLength":                              banner.MaxCookieDescription,
+	"CookieIn.descriptionTranslations.* maxLength":                banner.MaxTranslation,
 	"ServiceImportBody.slug minLength":                            1,
-	"ServiceImportBody.slug maxLength":                            core.MaxSlug,
+	"ServiceImportBody.slug maxLength":                            banner.MaxSlug,
 	"ServiceImportBody.categorySlug minLength":                    1,
-	"ServiceImportBody.categorySlug maxLength":                    core.MaxCategorySlug,
+	"ServiceImportBody.categorySlug maxLength":                    banner.MaxCategorySlug,
 	"ScanTriggerBody.url maxLength":                               core.MaxURL,
-	"ScanTriggerBody.urls maxItems":                               core.MaxScanURLs,
+	"ScanTriggerBody.urls maxItems":                               scan.MaxScanURLs,
 	"ScanTriggerBody.storefrontPassword minLength":                1,
-	"ScanTriggerBody.storefrontPassword maxLength":                core.MaxPasswordSize,
+	"ScanTriggerBody.storefrontPassword maxLength":                scan.MaxPasswordSize,
 	"ConsentBody.visitorId minLength":                             1,
-	"ConsentBody.visitorId maxLength":                             core.MaxVisitorID,
+	"ConsentBody.visitorId maxLength":                             consent.MaxVisitorID,
 	"ConsentBody.consentVersion minimum":                          1,
 	"ConsentBody.consentVersion maximum":                          core.MaxConsentVersion,
 	"GET /library/services query:q maxLength":                     core.MaxSearchQuery,
@@ -97,7 +105,7 @@ var schemaLimits = map[string]any{
 	"GET /audit-log query:cursor maxLength":                       core.MaxAuditFilter,
 	"GET /sites/{id}/consent-records query:page maximum":          core.MaxConsentPage,
 	"GET /sites/{id}/consent-records query:limit minimum":         1,
-	"GET /sites/{id}/consent-records query:limit maximum":         core.MaxConsentLimit,
+	"GET /sites/{id}/consent-records query:limit maximum":         consent.MaxConsentLimit,
 
 	// Public endpoints of the banner runtime (docs/banner.md).
 	"GET /public/{projectKey}/cookies path:projectKey maxLength":            core.MaxProjectKey,
@@ -111,17 +119,17 @@ var schemaLimits = map[string]any{
 	"GET /public/{projectKey}/loader.js header:Accept-Language maxLength":   core.MaxAcceptLanguage,
 
 	// Proof of consent (docs/consent-records.md).
-	"ConsentBody.language maxLength":                            core.MaxLanguageKey,
+	"ConsentBody.language maxLength":                            banner.MaxLanguageKey,
 	"ConsentBody.pageUrl maxLength":                             core.MaxURL,
 	"ConsentBody.tcString maxLength":                            core.MaxTCString,
-	"ConsentBody.gppString maxLength":                           core.MaxGPPString,
+	"ConsentBody.gppString maxLength":                           gpp.MaxGPPString,
 	"ConsentBody.acString maxLength":                            core.MaxACString,
-	"ConsentBody.tcString pattern":                              core.TCStringPattern,
-	"ConsentBody.acString pattern":                              core.ACStringPattern,
-	"ConsentBody.gppString pattern":                             core.GPPStringPattern,
+	"ConsentBody.tcString pattern":                              tcf.TCStringPattern,
+	"ConsentBody.acString pattern":                              tcf.ACStringPattern,
+	"ConsentBody.gppString pattern":                             gpp.GPPStringPattern,
 	"ConsentBody.gvlVersion minimum":                            1,
 	"ConsentBody.gvlVersion maximum":                            core.MaxGVLVersion,
-	"ConsentBody.runtimeVersion maxLength":                      core.MaxRuntimeVersion,
+	"ConsentBody.runtimeVersion maxLength":                      consent.MaxRuntimeVersion,
 	"ConsentBody.runtimeVersion pattern":                        core.RuntimeVersionPattern,
 	"BannerPatchBody.cookieDomain maxLength":                    core.MaxDomain,
 	"BannerPatchBody.cookieDomain pattern":                      core.DomainPattern,
@@ -134,40 +142,40 @@ var schemaLimits = map[string]any{
 	"GET /sites/{id}/consent-records/export query:from pattern": httpapi.DatePattern,
 	"GET /sites/{id}/consent-records/export query:to pattern":   httpapi.DatePattern,
 
-	"DELETE /sites/{id}/visitors/{visitorId} path:visitorId maxLength": core.MaxVisitorID,
-	"GET /sites/{id}/consent-records query:cursor maxLength":           core.MaxConsentCursor,
-	"GET /sites/{id}/consent-records query:visitorId maxLength":        core.MaxVisitorID,
-	"GET /sites/{id}/consent-records/export query:visitorId maxLength": core.MaxVisitorID,
+	"DELETE /sites/{id}/visitors/{visitorId} path:visitorId maxLength": consent.MaxVisitorID,
+	"GET /sites/{id}/consent-records query:cursor maxLength":           consent.MaxConsentCursor,
+	"GET /sites/{id}/consent-records query:visitorId maxLength":        consent.MaxVisitorID,
+	"GET /sites/{id}/consent-records/export query:visitorId maxLength": consent.MaxVisitorID,
 	"GET /sites/{id}/consent-snapshots/{hash} path:hash maxLength":     core.HashHexLength,
 
 	// Webhooks (docs/webhooks.md).
 	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,
-	"WebhookCreateBody.description maxLength":                                         core.MaxWebhookDescription,
+	"WebhookCreateBody.description maxLength":                                         watch.MaxWebhookDescription,
 	"WebhookCreateBody.events minItems":                                               1,
-	"WebhookCreateBody.events maxItems":                                               len(core.EventTypes()),
+	"WebhookCreateBody.events maxItems":                                               len(event.EventTypes()),
 	"WebhookPatchBody.url maxLength":                                                  core.MaxURL,
-	"WebhookPatchBody.description maxLength":                                          core.MaxWebhookDescription,
+	"WebhookPatchBody.description maxLength":                                          watch.MaxWebhookDescription,
 	"WebhookPatchBody.events minItems":                                                1,
-	"WebhookPatchBody.events maxItems":                                                len(core.EventTypes()),
-	"SitePatchBody.digestEmails maxItems":                                             core.MaxDigestEmails,
-	"GET /unsubscribe/{token} path:token maxLength":                                   core.MaxUnsubscribeToken,
-	"POST /unsubscribe/{token} path:token maxLength":                                  core.MaxUnsubscribeToken,
+	"WebhookPatchBody.events maxItems":                                                len(event.EventTypes()),
+	"SitePatchBody.digestEmails maxItems":                                             watch.MaxDigestEmails,
+	"GET /unsubscribe/{token} path:token maxLength":                                   watch.MaxUnsubscribeToken,
+	"POST /unsubscribe/{token} path:token maxLength":                                  watch.MaxUnsubscribeToken,
 	"GET /webhooks/{id}/deliveries query:page minimum":                                1,
 	"GET /webhooks/{id}/deliveries query:page maximum":                                core.MaxConsentPage,
 	"GET /webhooks/{id}/deliveries query:limit minimum":                               1,
-	"GET /webhooks/{id}/deliveries query:limit maximum":                               core.MaxDeliveryListLimit,
-	"GET /webhooks/{id}/deliveries/{deliveryId} path:deliveryId maxLength":            core.MaxDeliveryID,
-	"POST /webhooks/{id}/deliveries/{deliveryId}/redeliver path:deliveryId maxLength": core.MaxDeliveryID,
+	"GET /webhooks/{id}/deliveries query:limit maximum":                               event.MaxDeliveryListLimit,
+	"GET /webhooks/{id}/deliveries/{deliveryId} path:deliveryId maxLength":            watch.MaxDeliveryID,
+	"POST /webhooks/{id}/deliveries/{deliveryId}/redeliver path:deliveryId maxLength": watch.MaxDeliveryID,
 
 	// Single sign-on (docs/teams.md).
 	"SsoPutBody.issuer maxLength":           core.MaxURL,
 	"SsoPutBody.clientId minLength":         1,
-	"SsoPutBody.clientId maxLength":         core.MaxSSOField,
+	"SsoPutBody.clientId maxLength":         identity.MaxSSOField,
 	"SsoPutBody.clientSecret minLength":     1,
-	"SsoPutBody.clientSecret maxLength":     core.MaxSSOField,
+	"SsoPutBody.clientSecret maxLength":     identity.MaxSSOField,
 	"SsoPutBody.allowedDomains minItems":    1,
-	"SsoPutBody.allowedDomains maxItems":    core.MaxSSODomains,
-	"SsoPutBody.allowedDomains[] pattern":   core.EmailDomainPattern,
+	"SsoPutBody.allowedDomains maxItems":    identity.MaxSSODomains,
+	"SsoPutBody.allowedDomains[] pattern":   identity.EmailDomainPattern,
 	"SsoPutBody.allowedDomains[] maxLength": core.MaxDomain,
 }
 
@@ -261,9 +269,9 @@ func upper(s string) string {
 
 func init() {
 	// every banner text, overridden or translated, is limited like a translation
-	for _, k := range core.TextKeys() {
-		schemaLimits["BannerPatchBody.textOverrides."+k+" maxLength"] = core.MaxTranslation
-		schemaLimits["BannerPatchBody.textTranslations.*."+k+" maxLength"] = core.MaxTranslation
+	for _, k := range banner.TextKeys() {
+		schemaLimits["BannerPatchBody.textOverrides."+k+" maxLength"] = banner.MaxTranslation
+		schemaLimits["BannerPatchBody.textTranslations.*."+k+" maxLength"] = banner.MaxTranslation
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
 )
 
@@ -18,7 +19,7 @@ type ServiceRef struct {
 	CategoryID string `json:"categoryId"`
 }
 
-func refOf(s *core.Service) ServiceRef {
+func refOf(s *banner.Service) ServiceRef {
 	return ServiceRef{ID: s.ID, Slug: s.Slug, Label: s.Label, CategoryID: s.CategoryID}
 }
 
@@ -51,12 +52,12 @@ func (serviceCreateBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.
 
 func (h *handlers) registerServices(api huma.API) {
 	huma.Register(api, op("listServices", http.MethodGet, "/sites/{id}/services", "List services with their cookies", "Services", 0),
-		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*core.Service }, error) {
+		func(ctx context.Context, in *SiteIDPath) (*struct{ Body []*banner.Service }, error) {
 			svcs, err := h.m.Services(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body []*core.Service }{svcs}, nil
+			return &struct{ Body []*banner.Service }{svcs}, nil
 		})
 
 	type serviceCreatedBody struct {
@@ -70,12 +71,12 @@ func (h *handlers) registerServices(api huma.API) {
 		Body serviceCreateBody
 	}) (*struct{ Body serviceCreatedBody }, error) {
 		b := in.Body
-		si := core.ServiceInput{
+		si := banner.ServiceInput{
 			Slug: b.Slug, Label: b.Label, CategorySlug: b.CategorySlug, Description: b.Description,
 			LabelTranslations: b.LabelTranslations, DescriptionTranslations: b.DescriptionTranslations, ServiceURL: b.ServiceURL,
 		}
 		for _, c := range b.Cookies {
-			si.Cookies = append(si.Cookies, core.CookieInput{Name: c.Name, Duration: c.Duration, Description: c.Description, DescriptionTranslations: c.DescriptionTranslations})
+			si.Cookies = append(si.Cookies, banner.CookieInput{Name: c.Name, Duration: c.Duration, Description: c.Description, DescriptionTranslations: c.DescriptionTranslations})
 		}
 		s, err := h.m.CreateService(ctx, orgOf(ctx), in.ID, si)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/site"
 )
 
 // SiteOut is a site as the API returns it; accountId repeats organizationId for clients of
@@ -73,7 +74,7 @@ func (h *handlers) registerSites(api huma.API) {
 	o := op("createSite", http.MethodPost, "/sites", "Create a site", "Sites", http.StatusCreated)
 	o.Description = "Creates a site with its banner configuration (defaults) and the three default categories, in one transaction."
 	huma.Register(api, o, func(ctx context.Context, in *struct{ Body siteCreateBody }) (*siteOutput, error) {
-		s, err := h.m.CreateSite(ctx, orgOf(ctx), core.SiteInput{Name: &in.Body.Name, URL: &in.Body.URL})
+		s, err := h.m.CreateSite(ctx, orgOf(ctx), site.SiteInput{Name: &in.Body.Name, URL: &in.Body.URL})
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -96,7 +97,7 @@ func (h *handlers) registerSites(api huma.API) {
 			SiteIDPath
 			Body sitePatchBody
 		}) (*siteOutput, error) {
-			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, core.SiteInput{Name: in.Body.Name, URL: in.Body.URL,
+			s, err := h.m.UpdateSite(ctx, orgOf(ctx), in.ID, site.SiteInput{Name: in.Body.Name, URL: in.Body.URL,
 				ConsentRetentionDays: in.Body.ConsentRetentionDays.core(), ScanSchedule: in.Body.ScanSchedule,
 				VerifySchedule: in.Body.VerifySchedule, AutoConfigure: in.Body.AutoConfigure, DigestEmails: in.Body.DigestEmails})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 const ssoDoc = "The organization's own OpenID Connect provider (Keycloak, Entra ID, Google Workspace, Authentik...) for the " +
@@ -24,19 +25,19 @@ type ssoDomain string
 // Schema implements huma.SchemaProvider.
 func (ssoDomain) Schema(huma.Registry) *huma.Schema {
 	maxLen := core.MaxDomain
-	return &huma.Schema{Type: huma.TypeString, Pattern: core.EmailDomainPattern, MaxLength: &maxLen,
+	return &huma.Schema{Type: huma.TypeString, Pattern: identity.EmailDomainPattern, MaxLength: &maxLen,
 		Description: "An email domain, e.g. acme.example."}
 }
 
 func (h *handlers) registerSSO(api huma.API) {
 	o := op("getSso", http.MethodGet, "/sso", "Get the organization's single sign-on", "Single sign-on", 0)
 	o.Description = "The organization's own provider, without its secret; 404 when it has none. " + ssoDoc
-	huma.Register(api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body *core.SSOConfig }, error) {
+	huma.Register(api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body *identity.SSOConfig }, error) {
 		c, err := h.m.SSOConfig(ctx, orgOf(ctx))
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.SSOConfig }{c}, nil
+		return &struct{ Body *identity.SSOConfig }{c}, nil
 	})
 
 	type ssoPutBody struct {
@@ -49,18 +50,18 @@ func (h *handlers) registerSSO(api huma.API) {
 	o = op("putSso", http.MethodPut, "/sso", "Set the organization's single sign-on", "Single sign-on", 0)
 	o.Description = "Creates or replaces the organization's own provider; answers it without its secret. Recorded in the audit log " +
 		"as `sso.update` (the secret only as replaced). " + ssoDoc
-	huma.Register(api, o, func(ctx context.Context, in *struct{ Body ssoPutBody }) (*struct{ Body *core.SSOConfig }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *struct{ Body ssoPutBody }) (*struct{ Body *identity.SSOConfig }, error) {
 		b := in.Body
 		domains := make([]string, len(b.AllowedDomains))
 		for i, d := range b.AllowedDomains {
 			domains[i] = string(d)
 		}
-		c, err := h.m.PutSSOConfig(ctx, orgOf(ctx), core.SSOInput{Issuer: b.Issuer, ClientID: b.ClientID, ClientSecret: b.ClientSecret,
+		c, err := h.m.PutSSOConfig(ctx, orgOf(ctx), identity.SSOInput{Issuer: b.Issuer, ClientID: b.ClientID, ClientSecret: b.ClientSecret,
 			AllowedDomains: domains, DefaultRole: core.Role(b.DefaultRole)})
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.SSOConfig }{c}, nil
+		return &struct{ Body *identity.SSOConfig }{c}, nil
 	})
 
 	o = op("deleteSso", http.MethodDelete, "/sso", "Remove the organization's single sign-on", "Single sign-on", 0)

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // The IAB TCF's public side: the __tcfapi stub the loader inlines where the TCF applies
@@ -38,7 +39,7 @@ func (h *handlers) registerTCF(api huma.API) {
 	o.Description = "What the TCF module (" + core.PublicRoute(core.PublicTCFModule) + ") needs for the site, in the visitor's language (lang, then Accept-Language, as the banner's configuration chooses it): the deployment's CMP ID and version; the Global Vendor List in use (version, policy version, purposes, special purposes, features, special features, stacks and data categories, translated by the IAB where it translates them) with only the site's vendors; the site's special features, publisher restrictions, publisher country and Google Additional Consent providers; the TCF layers' texts; the banner's colors; and the table from TCF choices to consentd's categories and Google Consent Mode (signals). 404 when the site has TCF off or the server has no Global Vendor List. The body does not depend on the visitor's location; cached for a minute, with an ETag."
 	o.Responses = map[string]*huma.Response{
 		"200": {Description: "The TCF configuration.", Content: map[string]*huma.MediaType{
-			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(core.TCFModuleConfig{}), true, "TCFModuleConfig")},
+			"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(banner.TCFModuleConfig{}), true, "TCFModuleConfig")},
 		}},
 		"304": {Description: "Not modified (If-None-Match matched the ETag)."},
 	}
@@ -55,7 +56,7 @@ func (h *handlers) registerTCF(api huma.API) {
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		raw, err := json.Marshal(core.TCFModule(tc, pc))
+		raw, err := json.Marshal(banner.TCFModule(tc, pc))
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}

@@ -6,25 +6,26 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // WebhookUseCases manage the organization's webhook endpoints and their delivery log.
 type WebhookUseCases interface {
-	CreateEndpoint(ctx context.Context, orgID string, in core.WebhookInput) (*core.WebhookEndpoint, error)
-	Endpoints(ctx context.Context, orgID string) ([]*core.WebhookEndpoint, error)
-	Endpoint(ctx context.Context, orgID, id string) (*core.WebhookEndpoint, error)
-	UpdateEndpoint(ctx context.Context, orgID, id string, in core.WebhookInput) (*core.WebhookEndpoint, error)
+	CreateEndpoint(ctx context.Context, orgID string, in watch.WebhookInput) (*event.WebhookEndpoint, error)
+	Endpoints(ctx context.Context, orgID string) ([]*event.WebhookEndpoint, error)
+	Endpoint(ctx context.Context, orgID, id string) (*event.WebhookEndpoint, error)
+	UpdateEndpoint(ctx context.Context, orgID, id string, in watch.WebhookInput) (*event.WebhookEndpoint, error)
 	DeleteEndpoint(ctx context.Context, orgID, id string) error
-	Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*core.WebhookDelivery, int, error)
-	Delivery(ctx context.Context, orgID, endpointID, id string) (*core.WebhookDelivery, error)
-	Redeliver(ctx context.Context, orgID, endpointID, id string) (*core.WebhookDelivery, error)
-	SendTest(ctx context.Context, orgID, id string) (*core.WebhookDelivery, error)
+	Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*event.WebhookDelivery, int, error)
+	Delivery(ctx context.Context, orgID, endpointID, id string) (*event.WebhookDelivery, error)
+	Redeliver(ctx context.Context, orgID, endpointID, id string) (*event.WebhookDelivery, error)
+	SendTest(ctx context.Context, orgID, id string) (*event.WebhookDelivery, error)
 }
 
 // WebhookCreatedOut is a new endpoint with its signing secret, shown this once.
 type WebhookCreatedOut struct {
-	*core.WebhookEndpoint
+	*event.WebhookEndpoint
 	Secret string `json:"secret" doc:"The signing secret in the Standard Webhooks form (whsec_ and base64), shown only in this response."`
 }
 
@@ -60,7 +61,7 @@ func (h *handlers) registerWebhooks(api huma.API) {
 	o.Description = "Creates an endpoint of the caller's organization, with a new signing secret shown only in this response. " + webhooksDoc
 	huma.Register(api, o, func(ctx context.Context, in *struct{ Body webhookCreateBody }) (*struct{ Body WebhookCreatedOut }, error) {
 		b := in.Body
-		e, err := h.m.CreateEndpoint(ctx, orgOf(ctx), core.WebhookInput{URL: &b.URL, Events: b.Events, Description: &b.Description, Enabled: b.Enabled})
+		e, err := h.m.CreateEndpoint(ctx, orgOf(ctx), watch.WebhookInput{URL: &b.URL, Events: b.Events, Description: &b.Description, Enabled: b.Enabled})
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
@@ -68,21 +69,21 @@ func (h *handlers) registerWebhooks(api huma.API) {
 	})
 
 	huma.Register(api, op("listWebhooks", http.MethodGet, "/webhooks", "List webhook endpoints", "Webhooks", 0),
-		func(ctx context.Context, _ *struct{}) (*struct{ Body []*core.WebhookEndpoint }, error) {
+		func(ctx context.Context, _ *struct{}) (*struct{ Body []*event.WebhookEndpoint }, error) {
 			es, err := h.m.Endpoints(ctx, orgOf(ctx))
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body []*core.WebhookEndpoint }{es}, nil
+			return &struct{ Body []*event.WebhookEndpoint }{es}, nil
 		})
 
 	huma.Register(api, op("getWebhook", http.MethodGet, "/webhooks/{id}", "Get a webhook endpoint", "Webhooks", 0),
-		func(ctx context.Context, in *WebhookIDPath) (*struct{ Body *core.WebhookEndpoint }, error) {
+		func(ctx context.Context, in *WebhookIDPath) (*struct{ Body *event.WebhookEndpoint }, error) {
 			e, err := h.m.Endpoint(ctx, orgOf(ctx), in.ID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body *core.WebhookEndpoint }{e}, nil
+			return &struct{ Body *event.WebhookEndpoint }{e}, nil
 		})
 
 	type webhookPatchBody struct {
@@ -95,13 +96,13 @@ func (h *handlers) registerWebhooks(api huma.API) {
 		func(ctx context.Context, in *struct {
 			WebhookIDPath
 			Body webhookPatchBody
-		}) (*struct{ Body *core.WebhookEndpoint }, error) {
+		}) (*struct{ Body *event.WebhookEndpoint }, error) {
 			b := in.Body
-			e, err := h.m.UpdateEndpoint(ctx, orgOf(ctx), in.ID, core.WebhookInput{URL: b.URL, Events: b.Events, Description: b.Description, Enabled: b.Enabled})
+			e, err := h.m.UpdateEndpoint(ctx, orgOf(ctx), in.ID, watch.WebhookInput{URL: b.URL, Events: b.Events, Description: b.Description, Enabled: b.Enabled})
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body *core.WebhookEndpoint }{e}, nil
+			return &struct{ Body *event.WebhookEndpoint }{e}, nil
 		})
 
 	o = op("deleteWebhook", http.MethodDelete, "/webhooks/{id}", "Delete a webhook endpoint", "Webhooks", 0)
@@ -114,10 +115,10 @@ func (h *handlers) registerWebhooks(api huma.API) {
 	})
 
 	type deliveryPage struct {
-		Deliveries []*core.WebhookDelivery `json:"deliveries"`
-		Total      int                     `json:"total"`
-		Page       int                     `json:"page"`
-		Limit      int                     `json:"limit"`
+		Deliveries []*event.WebhookDelivery `json:"deliveries"`
+		Total      int                      `json:"total"`
+		Page       int                      `json:"page"`
+		Limit      int                      `json:"limit"`
 	}
 	o = op("listWebhookDeliveries", http.MethodGet, "/webhooks/{id}/deliveries", "List an endpoint's deliveries", "Webhooks", 0)
 	o.Description = "The delivery log, newest first: each delivery with its payload, status and attempts (time, HTTP status or error, start of the answer)."
@@ -134,33 +135,33 @@ func (h *handlers) registerWebhooks(api huma.API) {
 	})
 
 	huma.Register(api, op("getWebhookDelivery", http.MethodGet, "/webhooks/{id}/deliveries/{deliveryId}", "Get a delivery", "Webhooks", 0),
-		func(ctx context.Context, in *DeliveryPath) (*struct{ Body *core.WebhookDelivery }, error) {
+		func(ctx context.Context, in *DeliveryPath) (*struct{ Body *event.WebhookDelivery }, error) {
 			d, err := h.m.Delivery(ctx, orgOf(ctx), in.ID, in.DeliveryID)
 			if err != nil {
 				return nil, h.fail(ctx, err)
 			}
-			return &struct{ Body *core.WebhookDelivery }{d}, nil
+			return &struct{ Body *event.WebhookDelivery }{d}, nil
 		})
 
 	o = op("testWebhook", http.MethodPost, "/webhooks/{id}/test", "Send a test event", "Webhooks", http.StatusCreated)
 	o.Description = "Queues a `webhook.test` delivery to the endpoint (enabled; whatever events it subscribes to), signed and retried " +
 		"like any other, with data {endpointId, message}; answers the delivery, whose attempts then show in the delivery log."
-	huma.Register(api, o, func(ctx context.Context, in *WebhookIDPath) (*struct{ Body *core.WebhookDelivery }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *WebhookIDPath) (*struct{ Body *event.WebhookDelivery }, error) {
 		d, err := h.m.SendTest(ctx, orgOf(ctx), in.ID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.WebhookDelivery }{d}, nil
+		return &struct{ Body *event.WebhookDelivery }{d}, nil
 	})
 
 	o = op("redeliverWebhook", http.MethodPost, "/webhooks/{id}/deliveries/{deliveryId}/redeliver", "Redeliver", "Webhooks", http.StatusCreated)
 	o.Description = "Sends the delivery's payload again as a new delivery (a new webhook-id), to an enabled endpoint; answers the new delivery."
-	huma.Register(api, o, func(ctx context.Context, in *DeliveryPath) (*struct{ Body *core.WebhookDelivery }, error) {
+	huma.Register(api, o, func(ctx context.Context, in *DeliveryPath) (*struct{ Body *event.WebhookDelivery }, error) {
 		d, err := h.m.Redeliver(ctx, orgOf(ctx), in.ID, in.DeliveryID)
 		if err != nil {
 			return nil, h.fail(ctx, err)
 		}
-		return &struct{ Body *core.WebhookDelivery }{d}, nil
+		return &struct{ Body *event.WebhookDelivery }{d}, nil
 	})
 }
 

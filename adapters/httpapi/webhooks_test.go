@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // TestWebhookEndpoints: the endpoint CRUD answers with the contract's error body, shows the
@@ -75,7 +76,7 @@ func TestWebhookEventEnum(t *testing.T) {
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	for _, name := range []string{"WebhookCreateBody", "WebhookPatchBody"} {
 		items := schemas[name].(map[string]any)["properties"].(map[string]any)["events"].(map[string]any)["items"].(map[string]any)
-		if got, want := fmt.Sprint(items["enum"]), fmt.Sprint(core.EventTypes()); got != want {
+		if got, want := fmt.Sprint(items["enum"]), fmt.Sprint(event.EventTypes()); got != want {
 			t.Errorf("%s events enum %s, want %s", name, got, want)
 		}
 	}
@@ -90,8 +91,8 @@ func TestScheduleEnums(t *testing.T) {
 		schema, field string
 		want          []string
 	}{
-		{"SitePatchBody", "scanSchedule", core.ScanSchedules()}, {"SitePatchBody", "verifySchedule", core.VerifySchedules()},
-		{"SiteOut", "scanSchedule", core.ScanSchedules()}, {"SiteOut", "verifySchedule", core.VerifySchedules()},
+		{"SitePatchBody", "scanSchedule", scan.ScanSchedules()}, {"SitePatchBody", "verifySchedule", scan.VerifySchedules()},
+		{"SiteOut", "scanSchedule", scan.ScanSchedules()}, {"SiteOut", "verifySchedule", scan.VerifySchedules()},
 	} {
 		p := schemas[c.schema].(map[string]any)["properties"].(map[string]any)[c.field].(map[string]any)
 		if got := fmt.Sprint(p["enum"]); got != fmt.Sprint(c.want) {

@@ -11,6 +11,7 @@ import (
 	"github.com/pquerna/cachecontrol"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // DefaultBaseURL is where the IAB publishes the GVL v3 and its translations.
@@ -30,7 +31,7 @@ type Client struct {
 	ua   string
 }
 
-var _ core.GVLSource = (*Client)(nil)
+var _ tcf.GVLSource = (*Client)(nil)
 
 // NewClient returns a client of the server at base (DefaultBaseURL when ""), through hc
 // (http.DefaultClient when nil); userAgent names consentd in its requests.
@@ -47,7 +48,7 @@ func NewClient(base string, hc *http.Client, userAgent string) *Client {
 // FetchGVLResource implements core.GVLSource: a 404 (or 403, which the IAB's storage answers
 // for a file it does not have) is not_found; any other failure is an error for the job to
 // retry.
-func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *core.GVLFetch) (*core.GVLFetch, error) {
+func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *tcf.GVLFetch) (*tcf.GVLFetch, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+name+".json", nil)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *core.G
 		return nil, fmt.Errorf("GVL %s: %w", name, err)
 	}
 	defer res.Body.Close()
-	f := &core.GVLFetch{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"), Expires: freshUntil(req, res)}
+	f := &tcf.GVLFetch{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"), Expires: freshUntil(req, res)}
 	switch {
 	case res.StatusCode == http.StatusNotModified:
 		f.NotModified = true

@@ -17,6 +17,10 @@ import (
 	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -96,13 +100,13 @@ func TestRefreshFromIAB(t *testing.T) {
 	must(t, err)
 	store := memstore.New()
 	var n atomic.Int64
-	m, err := core.New(core.Deps{Store: store, Catalog: cat, Now: now, NewID: func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) },
-		GVLSource: iabgvl.NewClient(srv.URL+"/v3/", srv.Client(), "consentd-test"), TCF: core.TCFDeployment{CMPID: 4095, CMPVersion: 1}})
+	m, err := usecases.New(usecases.Deps{Store: store, Catalog: cat, Now: now, NewID: func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) },
+		GVLSource: iabgvl.NewClient(srv.URL+"/v3/", srv.Client(), "consentd-test"), TCF: tcf.TCFDeployment{CMPID: 4095, CMPVersion: 1}})
 	must(t, err)
 
 	r, err := m.TCF.RefreshGVL(ctx)
 	must(t, err)
-	if r.Version != 17 || len(r.Fetched) != len(core.GVLLanguages())+1 || strings.Join(r.Saved, ",") != "vendor-list,purposes-fr" {
+	if r.Version != 17 || len(r.Fetched) != len(tcf.GVLLanguages())+1 || strings.Join(r.Saved, ",") != "vendor-list,purposes-fr" {
 		t.Fatalf("first refresh: %+v", r)
 	}
 	stored, err := store.StoredGVL(ctx, 17, "")
@@ -118,9 +122,9 @@ func TestRefreshFromIAB(t *testing.T) {
 	// The runtime's configuration is built from the stored list and translation.
 	org, err := m.Orgs.CreateOrganization(ctx, "acme")
 	must(t, err)
-	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	must(t, err)
-	_, err = m.Banners.PatchBanner(ctx, org.ID, site.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{755, 1}}})
+	_, err = m.Banners.PatchBanner(ctx, org.ID, site.ID, banner.BannerPatch{TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{755, 1}}})
 	must(t, err)
 	cfg, err := m.PublicBanner.TCFConfig(ctx, site.ProjectKey, "fr")
 	must(t, err)

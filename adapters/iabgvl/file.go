@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // File is a GVL read from a file, with the translations beside it (purposes-<lang>.json, the
@@ -21,13 +22,13 @@ import (
 // OpenFile read.
 type File struct {
 	path         string
-	gvl          *core.GVL
-	translations map[string]*core.GVLTranslation
+	gvl          *tcf.GVL
+	translations map[string]*tcf.GVLTranslation
 }
 
 var (
-	_ core.VendorLists = (*File)(nil)
-	_ core.GVLSource   = (*File)(nil)
+	_ tcf.VendorLists = (*File)(nil)
+	_ tcf.GVLSource   = (*File)(nil)
 )
 
 // OpenFile reads the GVL v3 at path and the files purposes-<lang>.json in its directory; an
@@ -37,11 +38,11 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE: %w", err)
 	}
-	gvl, err := core.ParseGVL(data)
+	gvl, err := tcf.ParseGVL(data)
 	if err != nil {
 		return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE %s: %w", path, err)
 	}
-	f := &File{path: path, gvl: gvl, translations: map[string]*core.GVLTranslation{}}
+	f := &File{path: path, gvl: gvl, translations: map[string]*tcf.GVLTranslation{}}
 	names, err := filepath.Glob(filepath.Join(filepath.Dir(path), "purposes-*.json"))
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func OpenFile(path string) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("GVL translation: %w", err)
 		}
-		if f.translations[lang], err = core.ParseGVLTranslation(lang, data); err != nil {
+		if f.translations[lang], err = tcf.ParseGVLTranslation(lang, data); err != nil {
 			return nil, fmt.Errorf("GVL translation %s: %w", name, err)
 		}
 	}
@@ -60,10 +61,10 @@ func OpenFile(path string) (*File, error) {
 }
 
 // CurrentGVL implements core.VendorLists.
-func (f *File) CurrentGVL(context.Context) (*core.GVL, error) { return f.gvl, nil }
+func (f *File) CurrentGVL(context.Context) (*tcf.GVL, error) { return f.gvl, nil }
 
 // GVL implements core.VendorLists.
-func (f *File) GVL(_ context.Context, version int) (*core.GVL, error) {
+func (f *File) GVL(_ context.Context, version int) (*tcf.GVL, error) {
 	if version != f.gvl.VendorListVersion {
 		return nil, core.Errorf(core.CodeNotFound, "Global Vendor List version %d not found (the file holds version %d)", version, f.gvl.VendorListVersion)
 	}
@@ -72,23 +73,23 @@ func (f *File) GVL(_ context.Context, version int) (*core.GVL, error) {
 
 // FetchGVLResource implements core.GVLSource: the file, or a translation beside it
 // (not_found when there is none). The answer is never fresh: each refresh reads the files.
-func (f *File) FetchGVLResource(_ context.Context, name string, _ *core.GVLFetch) (*core.GVLFetch, error) {
+func (f *File) FetchGVLResource(_ context.Context, name string, _ *tcf.GVLFetch) (*tcf.GVLFetch, error) {
 	path := f.path
-	if name != core.GVLResourceList {
+	if name != tcf.GVLResourceList {
 		path = filepath.Join(filepath.Dir(f.path), filepath.Base(name)+".json")
 	}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && name != core.GVLResourceList {
+	if errors.Is(err, fs.ErrNotExist) && name != tcf.GVLResourceList {
 		return nil, core.Errorf(core.CodeNotFound, "no %s beside CONSENTD_TCF_GVL_FILE", name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("CONSENTD_TCF_GVL_FILE: %w", err)
 	}
-	return &core.GVLFetch{Body: data}, nil
+	return &tcf.GVLFetch{Body: data}, nil
 }
 
 // GVLTranslation implements core.VendorLists.
-func (f *File) GVLTranslation(_ context.Context, lang string) (*core.GVLTranslation, error) {
+func (f *File) GVLTranslation(_ context.Context, lang string) (*tcf.GVLTranslation, error) {
 	if t, ok := f.translations[strings.ToLower(lang)]; ok {
 		return t, nil
 	}

@@ -8,10 +8,11 @@ import (
 	"slices"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // CreateConsentRecord implements core.ConsentStore.
-func (s *Store) CreateConsentRecord(_ context.Context, r *core.ConsentRecord) error {
+func (s *Store) CreateConsentRecord(_ context.Context, r *consent.ConsentRecord) error {
 	defer s.lock()()
 	if _, ok := s.d.sites[r.SiteID]; !ok {
 		return notFound("site")
@@ -24,9 +25,9 @@ func (s *Store) CreateConsentRecord(_ context.Context, r *core.ConsentRecord) er
 }
 
 // ConsentRecords implements core.ConsentStore.
-func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.ConsentRecord, int, error) {
+func (s *Store) ConsentRecords(_ context.Context, q consent.ConsentQuery) ([]*consent.ConsentRecord, int, error) {
 	defer s.lock()()
-	var all []*core.ConsentRecord
+	var all []*consent.ConsentRecord
 	for _, r := range s.d.consents {
 		if r.SiteID != q.SiteID || (q.From != nil && !r.CreatedAt.After(*q.From)) || (q.To != nil && !r.CreatedAt.Before(*q.To)) ||
 			(q.VisitorID != "" && r.VisitorID != q.VisitorID) {
@@ -36,12 +37,12 @@ func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.
 		c.CategoriesConsented = maps.Clone(r.CategoriesConsented)
 		all = append(all, &c)
 	}
-	slices.SortFunc(all, func(a, b *core.ConsentRecord) int {
+	slices.SortFunc(all, func(a, b *consent.ConsentRecord) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})
 	total := len(all)
 	if q.After != nil {
-		i, _ := slices.BinarySearchFunc(all, q.After, func(r *core.ConsentRecord, k *core.ConsentKey) int {
+		i, _ := slices.BinarySearchFunc(all, q.After, func(r *consent.ConsentRecord, k *consent.ConsentKey) int {
 			return cmp.Or(k.CreatedAt.Compare(r.CreatedAt), cmp.Compare(k.ID, r.ID))
 		})
 		for i < len(all) && all[i].CreatedAt.Equal(q.After.CreatedAt) && all[i].ID == q.After.ID {
@@ -55,7 +56,7 @@ func (s *Store) ConsentRecords(_ context.Context, q core.ConsentQuery) ([]*core.
 }
 
 // EachConsentRecord implements core.ConsentStore.
-func (s *Store) EachConsentRecord(ctx context.Context, q core.ConsentQuery, fn func(*core.ConsentRecord) error) error {
+func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, fn func(*consent.ConsentRecord) error) error {
 	q.Page, q.Limit = 1, math.MaxInt
 	all, _, err := s.ConsentRecords(ctx, q)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 type gvlKey struct {
@@ -14,8 +14,8 @@ type gvlKey struct {
 }
 
 type gvlData struct {
-	versions map[gvlKey]core.StoredGVL
-	fetches  map[string]core.GVLFetch
+	versions map[gvlKey]tcf.StoredGVL
+	fetches  map[string]tcf.GVLFetch
 }
 
 func (g gvlData) clone() gvlData {
@@ -23,10 +23,10 @@ func (g gvlData) clone() gvlData {
 }
 
 // SaveGVL implements core.GVLStore.
-func (s *Store) SaveGVL(_ context.Context, v *core.StoredGVL) error {
+func (s *Store) SaveGVL(_ context.Context, v *tcf.StoredGVL) error {
 	defer s.lock()()
 	if s.d.gvl.versions == nil {
-		s.d.gvl.versions = map[gvlKey]core.StoredGVL{}
+		s.d.gvl.versions = map[gvlKey]tcf.StoredGVL{}
 	}
 	k := gvlKey{v.Version, v.Language}
 	if _, ok := s.d.gvl.versions[k]; ok {
@@ -40,7 +40,7 @@ func (s *Store) SaveGVL(_ context.Context, v *core.StoredGVL) error {
 }
 
 // StoredGVL implements core.GVLStore.
-func (s *Store) StoredGVL(_ context.Context, version int, lang string) (*core.StoredGVL, error) {
+func (s *Store) StoredGVL(_ context.Context, version int, lang string) (*tcf.StoredGVL, error) {
 	defer s.lock()()
 	v, ok := s.d.gvl.versions[gvlKey{version, lang}]
 	if !ok {
@@ -66,7 +66,7 @@ func (s *Store) LatestGVLVersion(_ context.Context, lang string) (int, error) {
 }
 
 // GVLFetchState implements core.GVLStore.
-func (s *Store) GVLFetchState(_ context.Context, resource string) (*core.GVLFetch, error) {
+func (s *Store) GVLFetchState(_ context.Context, resource string) (*tcf.GVLFetch, error) {
 	defer s.lock()()
 	f, ok := s.d.gvl.fetches[resource]
 	if !ok {
@@ -76,10 +76,10 @@ func (s *Store) GVLFetchState(_ context.Context, resource string) (*core.GVLFetc
 }
 
 // SaveGVLFetchState implements core.GVLStore.
-func (s *Store) SaveGVLFetchState(_ context.Context, resource string, f *core.GVLFetch) error {
+func (s *Store) SaveGVLFetchState(_ context.Context, resource string, f *tcf.GVLFetch) error {
 	defer s.lock()()
 	if s.d.gvl.fetches == nil {
-		s.d.gvl.fetches = map[string]core.GVLFetch{}
+		s.d.gvl.fetches = map[string]tcf.GVLFetch{}
 	}
 	c := *f
 	c.Body, c.NotModified = nil, false

@@ -13,6 +13,11 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // Store keeps everything in maps behind one mutex. A transaction holds the mutex for its
@@ -23,17 +28,17 @@ type Store struct {
 	inTx bool
 }
 
-var _ core.Store = (*Store)(nil)
+var _ usecases.Store = (*Store)(nil)
 
 type data struct {
-	orgs     map[string]core.Organization
-	keys     map[string]core.APIKey // by hash
+	orgs     map[string]identity.Organization
+	keys     map[string]identity.APIKey // by hash
 	sites    map[string]core.Site
-	banners  map[string]core.Banner // by site
-	cats     map[string]core.Category
-	svcs     map[string]core.Service
-	scans    map[string]core.Scan
-	consents []core.ConsentRecord
+	banners  map[string]banner.Banner // by site
+	cats     map[string]banner.Category
+	svcs     map[string]banner.Service
+	scans    map[string]scan.Scan
+	consents []consent.ConsentRecord
 	// proof holds the chains, snapshots and statistics of consent records (proof.go).
 	proof proofData
 	// teams holds the audit log, members and sessions (teams.go).
@@ -47,9 +52,9 @@ type data struct {
 // New returns an empty store.
 func New() *Store {
 	return &Store{mu: &sync.Mutex{}, d: &data{
-		orgs: map[string]core.Organization{}, keys: map[string]core.APIKey{}, sites: map[string]core.Site{},
-		banners: map[string]core.Banner{}, cats: map[string]core.Category{}, svcs: map[string]core.Service{},
-		scans: map[string]core.Scan{},
+		orgs: map[string]identity.Organization{}, keys: map[string]identity.APIKey{}, sites: map[string]core.Site{},
+		banners: map[string]banner.Banner{}, cats: map[string]banner.Category{}, svcs: map[string]banner.Service{},
+		scans: map[string]scan.Scan{},
 	}}
 }
 
@@ -71,7 +76,7 @@ func (d *data) clone() *data {
 }
 
 // InTx implements core.Store.
-func (s *Store) InTx(ctx context.Context, fn func(tx core.Store) error) error {
+func (s *Store) InTx(ctx context.Context, fn func(tx usecases.Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
@@ -92,7 +97,7 @@ func notFound(what string) error { return core.Errorf(core.CodeNotFound, "%s not
 func conflict(what string) error { return core.Errorf(core.CodeConflict, "%s already exists", what) }
 
 // CreateOrganization implements core.OrgStore.
-func (s *Store) CreateOrganization(_ context.Context, o *core.Organization) error {
+func (s *Store) CreateOrganization(_ context.Context, o *identity.Organization) error {
 	defer s.lock()()
 	if _, ok := s.d.orgs[o.ID]; ok {
 		return conflict("organization")
@@ -108,7 +113,7 @@ func (s *Store) CountOrganizations(context.Context) (int, error) {
 }
 
 // Organization implements core.OrgStore.
-func (s *Store) Organization(_ context.Context, id string) (*core.Organization, error) {
+func (s *Store) Organization(_ context.Context, id string) (*identity.Organization, error) {
 	defer s.lock()()
 	o, ok := s.d.orgs[id]
 	if !ok {
@@ -118,13 +123,13 @@ func (s *Store) Organization(_ context.Context, id string) (*core.Organization, 
 }
 
 // Organizations implements core.OrgStore.
-func (s *Store) Organizations(_ context.Context) ([]*core.Organization, error) {
+func (s *Store) Organizations(_ context.Context) ([]*identity.Organization, error) {
 	defer s.lock()()
-	out := make([]*core.Organization, 0, len(s.d.orgs))
+	out := make([]*identity.Organization, 0, len(s.d.orgs))
 	for _, o := range s.d.orgs {
 		out = append(out, &o)
 	}
-	slices.SortFunc(out, func(a, b *core.Organization) int {
+	slices.SortFunc(out, func(a, b *identity.Organization) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
@@ -134,7 +139,7 @@ func (s *Store) Organizations(_ context.Context) ([]*core.Organization, error) {
 }
 
 // CreateAPIKey implements core.OrgStore.
-func (s *Store) CreateAPIKey(_ context.Context, k *core.APIKey) error {
+func (s *Store) CreateAPIKey(_ context.Context, k *identity.APIKey) error {
 	defer s.lock()()
 	if _, ok := s.d.keys[k.Hash]; ok {
 		return conflict("api key")
@@ -149,7 +154,7 @@ func (s *Store) CreateAPIKey(_ context.Context, k *core.APIKey) error {
 }
 
 // APIKeyByHash implements core.OrgStore.
-func (s *Store) APIKeyByHash(_ context.Context, hash string) (*core.APIKey, error) {
+func (s *Store) APIKeyByHash(_ context.Context, hash string) (*identity.APIKey, error) {
 	defer s.lock()()
 	k, ok := s.d.keys[hash]
 	if !ok {
@@ -159,15 +164,15 @@ func (s *Store) APIKeyByHash(_ context.Context, hash string) (*core.APIKey, erro
 }
 
 // APIKeys implements core.OrgStore.
-func (s *Store) APIKeys(_ context.Context, orgID string) ([]*core.APIKey, error) {
+func (s *Store) APIKeys(_ context.Context, orgID string) ([]*identity.APIKey, error) {
 	defer s.lock()()
-	out := []*core.APIKey{}
+	out := []*identity.APIKey{}
 	for _, k := range s.d.keys {
 		if k.OrganizationID == orgID {
 			out = append(out, &k)
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.APIKey) int {
+	slices.SortFunc(out, func(a, b *identity.APIKey) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
@@ -184,7 +189,7 @@ func (s *Store) keyByID(orgID, id string) string {
 }
 
 // APIKey implements core.OrgStore.
-func (s *Store) APIKey(_ context.Context, orgID, id string) (*core.APIKey, error) {
+func (s *Store) APIKey(_ context.Context, orgID, id string) (*identity.APIKey, error) {
 	defer s.lock()()
 	h := s.keyByID(orgID, id)
 	if h == "" || orgID == "" {

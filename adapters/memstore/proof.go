@@ -8,25 +8,27 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // proofData is the memory store's side of proof of consent: every record is a batch of its
 // own (there is no group commit here), which the chain allows.
 type proofData struct {
-	chains    map[string]core.ConsentChain
-	batches   map[string][]core.ConsentBatch // by site, in seq order
-	snapshots map[[2]string]core.ConsentSnapshot
-	hours     map[string]map[time.Time]core.ConsentBucketStat // by site, by UTC hour
+	chains    map[string]consent.ConsentChain
+	batches   map[string][]consent.ConsentBatch // by site, in seq order
+	snapshots map[[2]string]banner.ConsentSnapshot
+	hours     map[string]map[time.Time]consent.ConsentBucketStat // by site, by UTC hour
 }
 
 func (p proofData) clone() proofData {
-	c := proofData{chains: maps.Clone(p.chains), batches: map[string][]core.ConsentBatch{},
-		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]core.ConsentBucketStat{}}
+	c := proofData{chains: maps.Clone(p.chains), batches: map[string][]consent.ConsentBatch{},
+		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]consent.ConsentBucketStat{}}
 	for k, v := range p.batches {
 		c.batches[k] = slices.Clone(v)
 	}
 	for k, v := range p.hours {
-		m := map[time.Time]core.ConsentBucketStat{}
+		m := map[time.Time]consent.ConsentBucketStat{}
 		for h, st := range v {
 			m[h] = cloneStat(st)
 		}
@@ -35,15 +37,15 @@ func (p proofData) clone() proofData {
 	return c
 }
 
-func cloneStat(st core.ConsentBucketStat) core.ConsentBucketStat {
+func cloneStat(st consent.ConsentBucketStat) consent.ConsentBucketStat {
 	st.Actions, st.Jurisdictions, st.Categories = maps.Clone(st.Actions), maps.Clone(st.Jurisdictions), maps.Clone(st.Categories)
 	return st
 }
 
 func (p *proofData) init() {
 	if p.chains == nil {
-		*p = proofData{chains: map[string]core.ConsentChain{}, batches: map[string][]core.ConsentBatch{},
-			snapshots: map[[2]string]core.ConsentSnapshot{}, hours: map[string]map[time.Time]core.ConsentBucketStat{}}
+		*p = proofData{chains: map[string]consent.ConsentChain{}, batches: map[string][]consent.ConsentBatch{},
+			snapshots: map[[2]string]banner.ConsentSnapshot{}, hours: map[string]map[time.Time]consent.ConsentBucketStat{}}
 	}
 }
 
@@ -52,28 +54,28 @@ func (p *proofData) deleteSite(id string) {
 	delete(p.chains, id)
 	delete(p.batches, id)
 	delete(p.hours, id)
-	maps.DeleteFunc(p.snapshots, func(k [2]string, _ core.ConsentSnapshot) bool { return k[0] == id })
+	maps.DeleteFunc(p.snapshots, func(k [2]string, _ banner.ConsentSnapshot) bool { return k[0] == id })
 }
 
-func (p *proofData) chainOf(site string) core.ConsentChain {
+func (p *proofData) chainOf(site string) consent.ConsentChain {
 	p.init()
 	c, ok := p.chains[site]
 	if !ok {
-		c = core.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}
+		c = consent.ConsentChain{HeadHash: core.GenesisHash, AnchorHash: core.GenesisHash}
 	}
 	return c
 }
 
 // chain makes r a batch of its own at the head of its site's chain and counts it.
-func (p *proofData) chain(r *core.ConsentRecord) {
+func (p *proofData) chain(r *consent.ConsentRecord) {
 	c := p.chainOf(r.SiteID)
-	h := core.ChainConsentBatch(c.HeadSeq, c.HeadHash, []*core.ConsentRecord{r})
+	h := consent.ChainConsentBatch(c.HeadSeq, c.HeadHash, []*consent.ConsentRecord{r})
 	c.HeadSeq, c.HeadHash = c.HeadSeq+1, h
 	p.chains[r.SiteID] = c
-	p.batches[r.SiteID] = append(p.batches[r.SiteID], core.ConsentBatch{SiteID: r.SiteID, Seq: c.HeadSeq, Hash: h,
+	p.batches[r.SiteID] = append(p.batches[r.SiteID], consent.ConsentBatch{SiteID: r.SiteID, Seq: c.HeadSeq, Hash: h,
 		PrevHash: r.PrevBatchHash, Records: 1, NewestAt: r.CreatedAt})
 	if p.hours[r.SiteID] == nil {
-		p.hours[r.SiteID] = map[time.Time]core.ConsentBucketStat{}
+		p.hours[r.SiteID] = map[time.Time]consent.ConsentBucketStat{}
 	}
 	hour := r.CreatedAt.UTC().Truncate(time.Hour)
 	st := cloneStat(p.hours[r.SiteID][hour])
@@ -83,7 +85,7 @@ func (p *proofData) chain(r *core.ConsentRecord) {
 }
 
 // link fills a record's batch hashes, as exports carry them.
-func (p *proofData) link(r *core.ConsentRecord) {
+func (p *proofData) link(r *consent.ConsentRecord) {
 	p.init()
 	for _, b := range p.batches[r.SiteID] {
 		if b.Seq == r.BatchSeq {
@@ -93,7 +95,7 @@ func (p *proofData) link(r *core.ConsentRecord) {
 }
 
 // SaveConsentSnapshot implements core.ConsentStore.
-func (s *Store) SaveConsentSnapshot(_ context.Context, x *core.ConsentSnapshot) error {
+func (s *Store) SaveConsentSnapshot(_ context.Context, x *banner.ConsentSnapshot) error {
 	defer s.lock()()
 	if _, ok := s.d.sites[x.SiteID]; !ok {
 		return notFound("site")
@@ -109,7 +111,7 @@ func (s *Store) SaveConsentSnapshot(_ context.Context, x *core.ConsentSnapshot) 
 }
 
 // ConsentSnapshot implements core.ConsentStore.
-func (s *Store) ConsentSnapshot(_ context.Context, siteID, hash string) (*core.ConsentSnapshot, error) {
+func (s *Store) ConsentSnapshot(_ context.Context, siteID, hash string) (*banner.ConsentSnapshot, error) {
 	defer s.lock()()
 	s.d.proof.init()
 	x, ok := s.d.proof.snapshots[[2]string{siteID, hash}]
@@ -134,27 +136,27 @@ func (s *Store) EraseConsentVisitor(_ context.Context, siteID, visitorID string)
 }
 
 // ConsentBucketStats implements core.ConsentStore.
-func (s *Store) ConsentStatBuckets(_ context.Context, siteID string, from, to time.Time, interval string) ([]core.ConsentBucketStat, error) {
+func (s *Store) ConsentStatBuckets(_ context.Context, siteID string, from, to time.Time, interval string) ([]consent.ConsentBucketStat, error) {
 	defer s.lock()()
 	s.d.proof.init()
-	byStart := map[time.Time]*core.ConsentBucketStat{}
+	byStart := map[time.Time]*consent.ConsentBucketStat{}
 	for h, st := range s.d.proof.hours[siteID] {
-		b := core.StatsBucketStart(h, interval)
+		b := consent.StatsBucketStart(h, interval)
 		if b.Before(from) || !b.Before(to) {
 			continue
 		}
 		sum := byStart[b]
 		if sum == nil {
-			sum = &core.ConsentBucketStat{Start: b}
+			sum = &consent.ConsentBucketStat{Start: b}
 			byStart[b] = sum
 		}
 		sum.Merge(&st)
 	}
-	out := make([]core.ConsentBucketStat, 0, len(byStart))
+	out := make([]consent.ConsentBucketStat, 0, len(byStart))
 	for _, b := range byStart {
 		out = append(out, *b)
 	}
-	slices.SortFunc(out, func(a, b core.ConsentBucketStat) int { return a.Start.Compare(b.Start) })
+	slices.SortFunc(out, func(a, b consent.ConsentBucketStat) int { return a.Start.Compare(b.Start) })
 	return out, nil
 }
 
@@ -173,8 +175,8 @@ func (s *Store) RemoveConsentBatches(_ context.Context, siteID string, before ti
 	}
 	last := bs[k-1]
 	n := len(s.d.consents)
-	s.d.consents = slices.DeleteFunc(s.d.consents, func(r core.ConsentRecord) bool {
-		return r.SiteID == siteID && ((r.BatchSeq >= 1 && r.BatchSeq <= last.Seq) || (r.BatchSeq == core.LegacyBatchSeq && r.CreatedAt.Before(before)))
+	s.d.consents = slices.DeleteFunc(s.d.consents, func(r consent.ConsentRecord) bool {
+		return r.SiteID == siteID && ((r.BatchSeq >= 1 && r.BatchSeq <= last.Seq) || (r.BatchSeq == consent.LegacyBatchSeq && r.CreatedAt.Before(before)))
 	})
 	p.batches[siteID] = slices.Clone(bs[k:])
 	c := p.chains[siteID]
@@ -184,19 +186,19 @@ func (s *Store) RemoveConsentBatches(_ context.Context, siteID string, before ti
 }
 
 // ConsentChain implements core.ConsentChainStore.
-func (s *Store) ConsentChain(_ context.Context, siteID string) (core.ConsentChain, error) {
+func (s *Store) ConsentChain(_ context.Context, siteID string) (consent.ConsentChain, error) {
 	defer s.lock()()
 	if _, ok := s.d.sites[siteID]; !ok {
-		return core.ConsentChain{}, notFound("site")
+		return consent.ConsentChain{}, notFound("site")
 	}
 	return s.d.proof.chainOf(siteID), nil
 }
 
 // ConsentBatches implements core.ConsentChainStore.
-func (s *Store) ConsentBatches(_ context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*core.ConsentBatch, error) {
+func (s *Store) ConsentBatches(_ context.Context, siteID string, afterSeq, maxSeq int64, limit int) ([]*consent.ConsentBatch, error) {
 	defer s.lock()()
 	s.d.proof.init()
-	var out []*core.ConsentBatch
+	var out []*consent.ConsentBatch
 	for _, b := range s.d.proof.batches[siteID] {
 		if b.Seq > afterSeq && b.Seq <= maxSeq && len(out) < limit {
 			out = append(out, &b)
@@ -206,9 +208,9 @@ func (s *Store) ConsentBatches(_ context.Context, siteID string, afterSeq, maxSe
 }
 
 // EachChainRecord implements core.ConsentChainStore.
-func (s *Store) EachChainRecord(_ context.Context, siteID string, afterSeq, toSeq int64, fn func(*core.ConsentRecord) error) error {
+func (s *Store) EachChainRecord(_ context.Context, siteID string, afterSeq, toSeq int64, fn func(*consent.ConsentRecord) error) error {
 	unlock := s.lock()
-	var out []*core.ConsentRecord
+	var out []*consent.ConsentRecord
 	for _, r := range s.d.consents {
 		if r.SiteID == siteID && r.BatchSeq > afterSeq && r.BatchSeq <= toSeq {
 			c := r
@@ -217,7 +219,7 @@ func (s *Store) EachChainRecord(_ context.Context, siteID string, afterSeq, toSe
 		}
 	}
 	unlock()
-	slices.SortFunc(out, func(a, b *core.ConsentRecord) int {
+	slices.SortFunc(out, func(a, b *consent.ConsentRecord) int {
 		return cmp.Or(cmp.Compare(a.BatchSeq, b.BatchSeq), cmp.Compare(a.BatchIndex, b.BatchIndex), cmp.Compare(a.ID, b.ID))
 	})
 	for _, r := range out {
@@ -229,19 +231,19 @@ func (s *Store) EachChainRecord(_ context.Context, siteID string, afterSeq, toSe
 }
 
 // StrayConsentRecords implements core.ConsentChainStore.
-func (s *Store) StrayConsentRecords(_ context.Context, siteID string, limit int) ([]*core.ConsentRecord, int, error) {
+func (s *Store) StrayConsentRecords(_ context.Context, siteID string, limit int) ([]*consent.ConsentRecord, int, error) {
 	defer s.lock()()
 	s.d.proof.init()
 	seqs := map[int64]bool{}
 	for _, b := range s.d.proof.batches[siteID] {
 		seqs[b.Seq] = true
 	}
-	var out []*core.ConsentRecord
+	var out []*consent.ConsentRecord
 	legacy := 0
 	for _, r := range s.d.consents {
 		switch {
 		case r.SiteID != siteID:
-		case r.BatchSeq == core.LegacyBatchSeq:
+		case r.BatchSeq == consent.LegacyBatchSeq:
 			legacy++
 		case !seqs[r.BatchSeq] && len(out) < limit:
 			c := r

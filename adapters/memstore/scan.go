@@ -7,9 +7,10 @@ import (
 	"slices"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
-func cloneScan(x core.Scan) *core.Scan {
+func cloneScan(x scan.Scan) *scan.Scan {
 	x.URLs = slices.Clone(x.URLs)
 	x.DetectedServices = slices.Clone(x.DetectedServices)
 	x.UnrecognizedScripts = slices.Clone(x.UnrecognizedScripts)
@@ -26,7 +27,7 @@ func cloneScan(x core.Scan) *core.Scan {
 		x.Verification = &v
 	}
 	if x.Changes != nil {
-		var c core.ScanChanges
+		var c scan.ScanChanges
 		b, _ := json.Marshal(x.Changes)
 		_ = json.Unmarshal(b, &c)
 		x.Changes = &c
@@ -39,7 +40,7 @@ func cloneScan(x core.Scan) *core.Scan {
 }
 
 // CreateScan implements core.ScanStore.
-func (s *Store) CreateScan(_ context.Context, x *core.Scan) error {
+func (s *Store) CreateScan(_ context.Context, x *scan.Scan) error {
 	defer s.lock()()
 	if _, ok := s.d.sites[x.SiteID]; !ok {
 		return notFound("site")
@@ -52,7 +53,7 @@ func (s *Store) CreateScan(_ context.Context, x *core.Scan) error {
 }
 
 // Scan implements core.ScanStore.
-func (s *Store) Scan(_ context.Context, siteID, id string) (*core.Scan, error) {
+func (s *Store) Scan(_ context.Context, siteID, id string) (*scan.Scan, error) {
 	defer s.lock()()
 	x, ok := s.d.scans[id]
 	if !ok || x.SiteID != siteID {
@@ -62,7 +63,7 @@ func (s *Store) Scan(_ context.Context, siteID, id string) (*core.Scan, error) {
 }
 
 // ScanByID implements core.ScanStore.
-func (s *Store) ScanByID(_ context.Context, id string) (*core.Scan, error) {
+func (s *Store) ScanByID(_ context.Context, id string) (*scan.Scan, error) {
 	defer s.lock()()
 	x, ok := s.d.scans[id]
 	if !ok {
@@ -71,14 +72,14 @@ func (s *Store) ScanByID(_ context.Context, id string) (*core.Scan, error) {
 	return cloneScan(x), nil
 }
 
-func newestFirst(a, b *core.Scan) int {
+func newestFirst(a, b *scan.Scan) int {
 	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 }
 
 // Scans implements core.ScanStore.
-func (s *Store) Scans(_ context.Context, siteID string) ([]*core.Scan, error) {
+func (s *Store) Scans(_ context.Context, siteID string) ([]*scan.Scan, error) {
 	defer s.lock()()
-	out := []*core.Scan{}
+	out := []*scan.Scan{}
 	for _, x := range s.d.scans {
 		if x.SiteID == siteID {
 			out = append(out, cloneScan(x))
@@ -89,19 +90,19 @@ func (s *Store) Scans(_ context.Context, siteID string) ([]*core.Scan, error) {
 }
 
 // LatestScan implements core.ScanStore.
-func (s *Store) LatestScan(_ context.Context, siteID string, statuses ...string) (*core.Scan, error) {
+func (s *Store) LatestScan(_ context.Context, siteID string, statuses ...string) (*scan.Scan, error) {
 	return s.latestScan(siteID, "", statuses)
 }
 
 // LatestScanOfMode implements core.ScanStore.
-func (s *Store) LatestScanOfMode(_ context.Context, siteID, mode string, statuses ...string) (*core.Scan, error) {
+func (s *Store) LatestScanOfMode(_ context.Context, siteID, mode string, statuses ...string) (*scan.Scan, error) {
 	return s.latestScan(siteID, mode, statuses)
 }
 
 // latestScan is the site's most recent scan with one of statuses, and of mode unless mode is "".
-func (s *Store) latestScan(siteID, mode string, statuses []string) (*core.Scan, error) {
+func (s *Store) latestScan(siteID, mode string, statuses []string) (*scan.Scan, error) {
 	defer s.lock()()
-	var best *core.Scan
+	var best *scan.Scan
 	for _, x := range s.d.scans {
 		if x.SiteID == siteID && slices.Contains(statuses, x.Status) && (mode == "" || x.Mode == mode) && (best == nil || newestFirst(&x, best) < 0) {
 			best = cloneScan(x)
@@ -114,7 +115,7 @@ func (s *Store) latestScan(siteID, mode string, statuses []string) (*core.Scan, 
 }
 
 // UpdateScan implements core.ScanStore.
-func (s *Store) UpdateScan(_ context.Context, x *core.Scan) error {
+func (s *Store) UpdateScan(_ context.Context, x *scan.Scan) error {
 	defer s.lock()()
 	old, ok := s.d.scans[x.ID]
 	if !ok {

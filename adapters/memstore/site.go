@@ -7,6 +7,9 @@ import (
 	"slices"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // CreateSite implements core.SiteStore.
@@ -87,15 +90,15 @@ func (s *Store) DeleteSite(_ context.Context, id string) error {
 	}
 	delete(s.d.sites, id)
 	delete(s.d.banners, id)
-	maps.DeleteFunc(s.d.cats, func(_ string, c core.Category) bool { return c.SiteID == id })
-	maps.DeleteFunc(s.d.svcs, func(_ string, c core.Service) bool { return c.SiteID == id })
-	maps.DeleteFunc(s.d.scans, func(_ string, c core.Scan) bool { return c.SiteID == id })
-	s.d.consents = slices.DeleteFunc(s.d.consents, func(r core.ConsentRecord) bool { return r.SiteID == id })
+	maps.DeleteFunc(s.d.cats, func(_ string, c banner.Category) bool { return c.SiteID == id })
+	maps.DeleteFunc(s.d.svcs, func(_ string, c banner.Service) bool { return c.SiteID == id })
+	maps.DeleteFunc(s.d.scans, func(_ string, c scan.Scan) bool { return c.SiteID == id })
+	s.d.consents = slices.DeleteFunc(s.d.consents, func(r consent.ConsentRecord) bool { return r.SiteID == id })
 	s.d.proof.deleteSite(id)
 	return nil
 }
 
-func cloneBanner(b core.Banner) *core.Banner {
+func cloneBanner(b banner.Banner) *banner.Banner {
 	b.Colors = maps.Clone(b.Colors)
 	b.TextOverrides = maps.Clone(b.TextOverrides)
 	tt := make(map[string]map[string]string, len(b.TextTranslations))
@@ -108,17 +111,17 @@ func cloneBanner(b core.Banner) *core.Banner {
 		b.RegionRules[i].Regions = slices.Clone(b.RegionRules[i].Regions)
 	}
 	if b.RegionRules == nil {
-		b.RegionRules = []core.RegionRule{}
+		b.RegionRules = []banner.RegionRule{}
 	}
 	b.TCF = b.TCF.Clone()
 	b.GPP = b.GPP.Clone()
 	b.BlockingRules = nil
-	b.ConsentMode = core.ConsentModeOf(b.GCMExcludeVendor) // one stored value, as on SQL
+	b.ConsentMode = banner.ConsentModeOf(b.GCMExcludeVendor) // one stored value, as on SQL
 	return &b
 }
 
 // CreateBanner implements core.BannerStore.
-func (s *Store) CreateBanner(_ context.Context, b *core.Banner) error {
+func (s *Store) CreateBanner(_ context.Context, b *banner.Banner) error {
 	defer s.lock()()
 	if _, ok := s.d.banners[b.SiteID]; ok {
 		return conflict("banner")
@@ -131,7 +134,7 @@ func (s *Store) CreateBanner(_ context.Context, b *core.Banner) error {
 }
 
 // Banner implements core.BannerStore.
-func (s *Store) Banner(_ context.Context, siteID string) (*core.Banner, error) {
+func (s *Store) Banner(_ context.Context, siteID string) (*banner.Banner, error) {
 	defer s.lock()()
 	b, ok := s.d.banners[siteID]
 	if !ok {
@@ -141,7 +144,7 @@ func (s *Store) Banner(_ context.Context, siteID string) (*core.Banner, error) {
 }
 
 // UpdateBanner implements core.BannerStore.
-func (s *Store) UpdateBanner(_ context.Context, b *core.Banner) error {
+func (s *Store) UpdateBanner(_ context.Context, b *banner.Banner) error {
 	defer s.lock()()
 	old, ok := s.d.banners[b.SiteID]
 	if !ok {
@@ -153,14 +156,14 @@ func (s *Store) UpdateBanner(_ context.Context, b *core.Banner) error {
 	return nil
 }
 
-func cloneCategory(c core.Category) *core.Category {
+func cloneCategory(c banner.Category) *banner.Category {
 	c.NameTranslations = maps.Clone(c.NameTranslations)
 	c.DescriptionTranslations = maps.Clone(c.DescriptionTranslations)
 	return &c
 }
 
 // CreateCategory implements core.CategoryStore.
-func (s *Store) CreateCategory(_ context.Context, c *core.Category) error {
+func (s *Store) CreateCategory(_ context.Context, c *banner.Category) error {
 	defer s.lock()()
 	if _, ok := s.d.sites[c.SiteID]; !ok {
 		return notFound("site")
@@ -175,22 +178,22 @@ func (s *Store) CreateCategory(_ context.Context, c *core.Category) error {
 }
 
 // Categories implements core.CategoryStore.
-func (s *Store) Categories(_ context.Context, siteID string) ([]*core.Category, error) {
+func (s *Store) Categories(_ context.Context, siteID string) ([]*banner.Category, error) {
 	defer s.lock()()
-	out := []*core.Category{}
+	out := []*banner.Category{}
 	for _, c := range s.d.cats {
 		if c.SiteID == siteID {
 			out = append(out, cloneCategory(c))
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.Category) int {
+	slices.SortFunc(out, func(a, b *banner.Category) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }
 
 // Category implements core.CategoryStore.
-func (s *Store) Category(_ context.Context, siteID, id string) (*core.Category, error) {
+func (s *Store) Category(_ context.Context, siteID, id string) (*banner.Category, error) {
 	defer s.lock()()
 	c, ok := s.d.cats[id]
 	if !ok || c.SiteID != siteID {
@@ -200,7 +203,7 @@ func (s *Store) Category(_ context.Context, siteID, id string) (*core.Category, 
 }
 
 // CategoryBySlug implements core.CategoryStore.
-func (s *Store) CategoryBySlug(_ context.Context, siteID, slug string) (*core.Category, error) {
+func (s *Store) CategoryBySlug(_ context.Context, siteID, slug string) (*banner.Category, error) {
 	defer s.lock()()
 	for _, c := range s.d.cats {
 		if c.SiteID == siteID && c.Slug == slug {
@@ -211,7 +214,7 @@ func (s *Store) CategoryBySlug(_ context.Context, siteID, slug string) (*core.Ca
 }
 
 // UpdateCategory implements core.CategoryStore.
-func (s *Store) UpdateCategory(_ context.Context, c *core.Category) error {
+func (s *Store) UpdateCategory(_ context.Context, c *banner.Category) error {
 	defer s.lock()()
 	old, ok := s.d.cats[c.ID]
 	if !ok || old.SiteID != c.SiteID {
@@ -239,11 +242,11 @@ func (s *Store) DeleteCategory(_ context.Context, siteID, id string) error {
 	return nil
 }
 
-func cloneService(x core.Service) *core.Service {
+func cloneService(x banner.Service) *banner.Service {
 	x.LabelTranslations = maps.Clone(x.LabelTranslations)
 	x.DescriptionTranslations = maps.Clone(x.DescriptionTranslations)
 	x.BlockingPatterns = slices.Clone(x.BlockingPatterns)
-	cs := make([]*core.Cookie, len(x.Cookies))
+	cs := make([]*banner.Cookie, len(x.Cookies))
 	for i, c := range x.Cookies {
 		cc := *c
 		cc.DescriptionTranslations = maps.Clone(c.DescriptionTranslations)
@@ -254,7 +257,7 @@ func cloneService(x core.Service) *core.Service {
 }
 
 // CreateService implements core.ServiceStore.
-func (s *Store) CreateService(_ context.Context, x *core.Service) error {
+func (s *Store) CreateService(_ context.Context, x *banner.Service) error {
 	defer s.lock()()
 	if _, ok := s.d.sites[x.SiteID]; !ok {
 		return notFound("site")
@@ -272,22 +275,22 @@ func (s *Store) CreateService(_ context.Context, x *core.Service) error {
 }
 
 // Services implements core.ServiceStore.
-func (s *Store) Services(_ context.Context, siteID string) ([]*core.Service, error) {
+func (s *Store) Services(_ context.Context, siteID string) ([]*banner.Service, error) {
 	defer s.lock()()
-	out := []*core.Service{}
+	out := []*banner.Service{}
 	for _, x := range s.d.svcs {
 		if x.SiteID == siteID {
 			out = append(out, cloneService(x))
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.Service) int {
+	slices.SortFunc(out, func(a, b *banner.Service) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }
 
 // Service implements core.ServiceStore.
-func (s *Store) Service(_ context.Context, siteID, id string) (*core.Service, error) {
+func (s *Store) Service(_ context.Context, siteID, id string) (*banner.Service, error) {
 	defer s.lock()()
 	x, ok := s.d.svcs[id]
 	if !ok || x.SiteID != siteID {

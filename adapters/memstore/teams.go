@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 // teamsData is the audit log (and, later, members and sessions).
 type teamsData struct {
 	audit    []core.AuditEntry
 	anchors  map[string]auditAnchor
-	sessions map[string]core.Session
+	sessions map[string]identity.Session
 	failures []signInFailure
-	users    map[string]core.User
-	members  map[membershipKey]core.Membership
-	tokens   map[string]core.OneTimeToken
-	sso      map[string]core.SSOConfig
-	recovery []core.RecoveryCode
+	users    map[string]identity.User
+	members  map[membershipKey]identity.Membership
+	tokens   map[string]identity.OneTimeToken
+	sso      map[string]identity.SSOConfig
+	recovery []identity.RecoveryCode
 }
 
 // auditAnchor is an organization's last entry removed by retention.
@@ -70,7 +71,7 @@ func (s *Store) AppendAudit(_ context.Context, e *core.AuditEntry) error {
 }
 
 // AuditEntries implements core.AuditStore.
-func (s *Store) AuditEntries(_ context.Context, q core.AuditQuery) ([]*core.AuditEntry, error) {
+func (s *Store) AuditEntries(_ context.Context, q identity.AuditQuery) ([]*core.AuditEntry, error) {
 	defer s.lock()()
 	out := []*core.AuditEntry{}
 	for _, e := range s.d.teams.audit {
@@ -149,7 +150,7 @@ func (s *Store) RemoveAuditEntries(_ context.Context, orgID string, through int6
 }
 
 // CreateSession implements core.SessionStore.
-func (s *Store) CreateSession(_ context.Context, ss *core.Session) error {
+func (s *Store) CreateSession(_ context.Context, ss *identity.Session) error {
 	defer s.lock()()
 	if _, ok := s.d.teams.sessions[ss.ID]; ok {
 		return conflict("session")
@@ -158,14 +159,14 @@ func (s *Store) CreateSession(_ context.Context, ss *core.Session) error {
 		return notFound("organization")
 	}
 	if s.d.teams.sessions == nil {
-		s.d.teams.sessions = map[string]core.Session{}
+		s.d.teams.sessions = map[string]identity.Session{}
 	}
 	s.d.teams.sessions[ss.ID] = *ss
 	return nil
 }
 
 // Session implements core.SessionStore.
-func (s *Store) Session(_ context.Context, id string) (*core.Session, error) {
+func (s *Store) Session(_ context.Context, id string) (*identity.Session, error) {
 	defer s.lock()()
 	ss, ok := s.d.teams.sessions[id]
 	if !ok {
@@ -175,21 +176,21 @@ func (s *Store) Session(_ context.Context, id string) (*core.Session, error) {
 }
 
 // Sessions implements core.SessionStore.
-func (s *Store) Sessions(_ context.Context, orgID string) ([]*core.Session, error) {
+func (s *Store) Sessions(_ context.Context, orgID string) ([]*identity.Session, error) {
 	defer s.lock()()
-	out := []*core.Session{}
+	out := []*identity.Session{}
 	for _, ss := range s.d.teams.sessions {
 		if ss.OrgID == orgID {
 			out = append(out, &ss)
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.Session) int {
+	slices.SortFunc(out, func(a, b *identity.Session) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }
 
-func (s *Store) updateSession(id string, fn func(*core.Session)) error {
+func (s *Store) updateSession(id string, fn func(*identity.Session)) error {
 	defer s.lock()()
 	ss, ok := s.d.teams.sessions[id]
 	if !ok {
@@ -202,17 +203,17 @@ func (s *Store) updateSession(id string, fn func(*core.Session)) error {
 
 // TouchSession implements core.SessionStore.
 func (s *Store) TouchSession(_ context.Context, id string, at time.Time) error {
-	return s.updateSession(id, func(ss *core.Session) { ss.SeenAt = at })
+	return s.updateSession(id, func(ss *identity.Session) { ss.SeenAt = at })
 }
 
 // SetSessionKey implements core.SessionStore.
 func (s *Store) SetSessionKey(_ context.Context, id, keyID string) error {
-	return s.updateSession(id, func(ss *core.Session) { ss.KeyID = keyID })
+	return s.updateSession(id, func(ss *identity.Session) { ss.KeyID = keyID })
 }
 
 // SetSessionFlash implements core.SessionStore.
 func (s *Store) SetSessionFlash(_ context.Context, id, flash string) error {
-	return s.updateSession(id, func(ss *core.Session) { ss.Flash = flash })
+	return s.updateSession(id, func(ss *identity.Session) { ss.Flash = flash })
 }
 
 // DeleteSession implements core.SessionStore.
@@ -279,7 +280,7 @@ func (s *Store) DeleteSignInFailures(_ context.Context, at time.Time) error {
 type membershipKey struct{ org, user string }
 
 // CreateUser implements core.UserStore.
-func (s *Store) CreateUser(_ context.Context, u *core.User) error {
+func (s *Store) CreateUser(_ context.Context, u *identity.User) error {
 	defer s.lock()()
 	for _, x := range s.d.teams.users {
 		if x.Email == u.Email || (u.Subject != "" && x.Issuer == u.Issuer && x.Subject == u.Subject) || x.ID == u.ID {
@@ -287,13 +288,13 @@ func (s *Store) CreateUser(_ context.Context, u *core.User) error {
 		}
 	}
 	if s.d.teams.users == nil {
-		s.d.teams.users = map[string]core.User{}
+		s.d.teams.users = map[string]identity.User{}
 	}
 	s.d.teams.users[u.ID] = *u
 	return nil
 }
 
-func (s *Store) findUser(match func(core.User) bool) (*core.User, error) {
+func (s *Store) findUser(match func(identity.User) bool) (*identity.User, error) {
 	defer s.lock()()
 	for _, u := range s.d.teams.users {
 		if match(u) {
@@ -304,21 +305,21 @@ func (s *Store) findUser(match func(core.User) bool) (*core.User, error) {
 }
 
 // User implements core.UserStore.
-func (s *Store) User(_ context.Context, id string) (*core.User, error) {
-	return s.findUser(func(u core.User) bool { return u.ID == id })
+func (s *Store) User(_ context.Context, id string) (*identity.User, error) {
+	return s.findUser(func(u identity.User) bool { return u.ID == id })
 }
 
 // UserByEmail implements core.UserStore.
-func (s *Store) UserByEmail(_ context.Context, email string) (*core.User, error) {
-	return s.findUser(func(u core.User) bool { return u.Email == email })
+func (s *Store) UserByEmail(_ context.Context, email string) (*identity.User, error) {
+	return s.findUser(func(u identity.User) bool { return u.Email == email })
 }
 
 // UserBySubject implements core.UserStore.
-func (s *Store) UserBySubject(_ context.Context, issuer, subject string) (*core.User, error) {
-	return s.findUser(func(u core.User) bool { return subject != "" && u.Issuer == issuer && u.Subject == subject })
+func (s *Store) UserBySubject(_ context.Context, issuer, subject string) (*identity.User, error) {
+	return s.findUser(func(u identity.User) bool { return subject != "" && u.Issuer == issuer && u.Subject == subject })
 }
 
-func (s *Store) updateUser(id string, fn func(*core.User)) error {
+func (s *Store) updateUser(id string, fn func(*identity.User)) error {
 	defer s.lock()()
 	u, ok := s.d.teams.users[id]
 	if !ok {
@@ -331,17 +332,17 @@ func (s *Store) updateUser(id string, fn func(*core.User)) error {
 
 // SetUserPassword implements core.UserStore.
 func (s *Store) SetUserPassword(_ context.Context, id, hash string) error {
-	return s.updateUser(id, func(u *core.User) { u.PasswordHash = hash })
+	return s.updateUser(id, func(u *identity.User) { u.PasswordHash = hash })
 }
 
 // SetUserSubject implements core.UserStore.
 func (s *Store) SetUserSubject(_ context.Context, id, issuer, subject string) error {
-	return s.updateUser(id, func(u *core.User) { u.Issuer, u.Subject = issuer, subject })
+	return s.updateUser(id, func(u *identity.User) { u.Issuer, u.Subject = issuer, subject })
 }
 
 // SetUserTOTP implements core.UserStore.
 func (s *Store) SetUserTOTP(_ context.Context, id, secret string, step int64) error {
-	return s.updateUser(id, func(u *core.User) { u.TOTPSecret, u.TOTPStep = secret, step })
+	return s.updateUser(id, func(u *identity.User) { u.TOTPSecret, u.TOTPStep = secret, step })
 }
 
 // UseTOTPStep implements core.UserStore.
@@ -366,7 +367,7 @@ func (s *Store) CountUsers(context.Context) (int, error) {
 }
 
 // PutMembership implements core.UserStore.
-func (s *Store) PutMembership(_ context.Context, m *core.Membership) error {
+func (s *Store) PutMembership(_ context.Context, m *identity.Membership) error {
 	defer s.lock()()
 	if _, ok := s.d.orgs[m.OrgID]; !ok {
 		return notFound("organization")
@@ -375,10 +376,10 @@ func (s *Store) PutMembership(_ context.Context, m *core.Membership) error {
 		return notFound("user")
 	}
 	if s.d.teams.members == nil {
-		s.d.teams.members = map[membershipKey]core.Membership{}
+		s.d.teams.members = map[membershipKey]identity.Membership{}
 	}
 	k := membershipKey{m.OrgID, m.UserID}
-	c := core.Membership{UserID: m.UserID, OrgID: m.OrgID, Role: m.Role, CreatedAt: m.CreatedAt}
+	c := identity.Membership{UserID: m.UserID, OrgID: m.OrgID, Role: m.Role, CreatedAt: m.CreatedAt}
 	if old, ok := s.d.teams.members[k]; ok {
 		c.CreatedAt = old.CreatedAt
 	}
@@ -387,7 +388,7 @@ func (s *Store) PutMembership(_ context.Context, m *core.Membership) error {
 }
 
 // fill adds the names of the organization and the user; the caller holds the lock.
-func (s *Store) fill(m core.Membership) *core.Membership {
+func (s *Store) fill(m identity.Membership) *identity.Membership {
 	m.OrgName = s.d.orgs[m.OrgID].Name
 	u := s.d.teams.users[m.UserID]
 	m.Email, m.Name, m.TOTP = u.Email, u.Name, u.TOTPSecret != ""
@@ -395,7 +396,7 @@ func (s *Store) fill(m core.Membership) *core.Membership {
 }
 
 // Membership implements core.UserStore.
-func (s *Store) Membership(_ context.Context, orgID, userID string) (*core.Membership, error) {
+func (s *Store) Membership(_ context.Context, orgID, userID string) (*identity.Membership, error) {
 	defer s.lock()()
 	m, ok := s.d.teams.members[membershipKey{orgID, userID}]
 	if !ok {
@@ -404,28 +405,28 @@ func (s *Store) Membership(_ context.Context, orgID, userID string) (*core.Membe
 	return s.fill(m), nil
 }
 
-func (s *Store) memberships(match func(core.Membership) bool) []*core.Membership {
+func (s *Store) memberships(match func(identity.Membership) bool) []*identity.Membership {
 	defer s.lock()()
-	out := []*core.Membership{}
+	out := []*identity.Membership{}
 	for _, m := range s.d.teams.members {
 		if match(m) {
 			out = append(out, s.fill(m))
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.Membership) int {
+	slices.SortFunc(out, func(a, b *identity.Membership) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.UserID, b.UserID))
 	})
 	return out
 }
 
 // Memberships implements core.UserStore.
-func (s *Store) Memberships(_ context.Context, userID string) ([]*core.Membership, error) {
-	return s.memberships(func(m core.Membership) bool { return m.UserID == userID }), nil
+func (s *Store) Memberships(_ context.Context, userID string) ([]*identity.Membership, error) {
+	return s.memberships(func(m identity.Membership) bool { return m.UserID == userID }), nil
 }
 
 // Members implements core.UserStore.
-func (s *Store) Members(_ context.Context, orgID string) ([]*core.Membership, error) {
-	return s.memberships(func(m core.Membership) bool { return m.OrgID == orgID }), nil
+func (s *Store) Members(_ context.Context, orgID string) ([]*identity.Membership, error) {
+	return s.memberships(func(m identity.Membership) bool { return m.OrgID == orgID }), nil
 }
 
 // DeleteMembership implements core.UserStore.
@@ -440,20 +441,20 @@ func (s *Store) DeleteMembership(_ context.Context, orgID, userID string) error 
 }
 
 // CreateToken implements core.UserStore.
-func (s *Store) CreateToken(_ context.Context, t *core.OneTimeToken) error {
+func (s *Store) CreateToken(_ context.Context, t *identity.OneTimeToken) error {
 	defer s.lock()()
 	if _, ok := s.d.teams.tokens[t.ID]; ok {
 		return conflict("token")
 	}
 	if s.d.teams.tokens == nil {
-		s.d.teams.tokens = map[string]core.OneTimeToken{}
+		s.d.teams.tokens = map[string]identity.OneTimeToken{}
 	}
 	s.d.teams.tokens[t.ID] = *t
 	return nil
 }
 
 // Token implements core.UserStore.
-func (s *Store) Token(_ context.Context, id string) (*core.OneTimeToken, error) {
+func (s *Store) Token(_ context.Context, id string) (*identity.OneTimeToken, error) {
 	defer s.lock()()
 	t, ok := s.d.teams.tokens[id]
 	if !ok {
@@ -475,13 +476,13 @@ func (s *Store) UseToken(_ context.Context, id string, at time.Time) error {
 }
 
 // PutSSOConfig implements core.SSOStore.
-func (s *Store) PutSSOConfig(_ context.Context, c *core.SSOConfig) error {
+func (s *Store) PutSSOConfig(_ context.Context, c *identity.SSOConfig) error {
 	defer s.lock()()
 	if _, ok := s.d.orgs[c.OrganizationID]; !ok {
 		return notFound("organization")
 	}
 	if s.d.teams.sso == nil {
-		s.d.teams.sso = map[string]core.SSOConfig{}
+		s.d.teams.sso = map[string]identity.SSOConfig{}
 	}
 	v := *c
 	v.AllowedDomains = slices.Clone(c.AllowedDomains)
@@ -493,7 +494,7 @@ func (s *Store) PutSSOConfig(_ context.Context, c *core.SSOConfig) error {
 }
 
 // SSOConfig implements core.SSOStore.
-func (s *Store) SSOConfig(_ context.Context, orgID string) (*core.SSOConfig, error) {
+func (s *Store) SSOConfig(_ context.Context, orgID string) (*identity.SSOConfig, error) {
 	defer s.lock()()
 	c, ok := s.d.teams.sso[orgID]
 	if !ok {
@@ -520,12 +521,12 @@ func (s *Store) CountSSOConfigs(context.Context) (int, error) {
 }
 
 // ReplaceRecoveryCodes implements core.RecoveryCodeStore.
-func (s *Store) ReplaceRecoveryCodes(_ context.Context, userID string, codes []*core.RecoveryCode) error {
+func (s *Store) ReplaceRecoveryCodes(_ context.Context, userID string, codes []*identity.RecoveryCode) error {
 	defer s.lock()()
 	if _, ok := s.d.teams.users[userID]; !ok {
 		return notFound("user")
 	}
-	s.d.teams.recovery = slices.DeleteFunc(s.d.teams.recovery, func(c core.RecoveryCode) bool { return c.UserID == userID })
+	s.d.teams.recovery = slices.DeleteFunc(s.d.teams.recovery, func(c identity.RecoveryCode) bool { return c.UserID == userID })
 	for _, c := range codes {
 		s.d.teams.recovery = append(s.d.teams.recovery, *c)
 	}
@@ -533,15 +534,15 @@ func (s *Store) ReplaceRecoveryCodes(_ context.Context, userID string, codes []*
 }
 
 // RecoveryCodes implements core.RecoveryCodeStore.
-func (s *Store) RecoveryCodes(_ context.Context, userID string) ([]*core.RecoveryCode, error) {
+func (s *Store) RecoveryCodes(_ context.Context, userID string) ([]*identity.RecoveryCode, error) {
 	defer s.lock()()
-	out := []*core.RecoveryCode{}
+	out := []*identity.RecoveryCode{}
 	for _, c := range s.d.teams.recovery {
 		if c.UserID == userID {
 			out = append(out, &c)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *core.RecoveryCode) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b *identity.RecoveryCode) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 

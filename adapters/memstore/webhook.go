@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	eventpkg "github.com/consentd/consentd/core/event"
 )
 
 // hookData holds webhook endpoints and deliveries, in creation order.
 type hookData struct {
-	endpoints  []core.WebhookEndpoint
-	deliveries []core.WebhookDelivery
+	endpoints  []eventpkg.WebhookEndpoint
+	deliveries []eventpkg.WebhookDelivery
 	// digestSentAt is when each site's last digest went out.
 	digestSentAt map[string]time.Time
 }
@@ -23,7 +24,7 @@ func (h hookData) clone() hookData {
 	return hookData{endpoints: slices.Clone(h.endpoints), deliveries: slices.Clone(h.deliveries), digestSentAt: maps.Clone(h.digestSentAt)}
 }
 
-func cloneEndpoint(e core.WebhookEndpoint) *core.WebhookEndpoint {
+func cloneEndpoint(e eventpkg.WebhookEndpoint) *eventpkg.WebhookEndpoint {
 	e.Events = slices.Clone(e.Events)
 	e.ConsentCursor = maps.Clone(e.ConsentCursor)
 	if e.ConsentCursor == nil {
@@ -32,26 +33,26 @@ func cloneEndpoint(e core.WebhookEndpoint) *core.WebhookEndpoint {
 	return &e
 }
 
-func cloneDelivery(d core.WebhookDelivery) *core.WebhookDelivery {
+func cloneDelivery(d eventpkg.WebhookDelivery) *eventpkg.WebhookDelivery {
 	d.Payload = slices.Clone(d.Payload)
-	var as []core.DeliveryAttempt
+	var as []eventpkg.DeliveryAttempt
 	b, _ := json.Marshal(d.Attempts)
 	_ = json.Unmarshal(b, &as)
 	d.Attempts = as
 	if d.Attempts == nil {
-		d.Attempts = []core.DeliveryAttempt{}
+		d.Attempts = []eventpkg.DeliveryAttempt{}
 	}
 	return &d
 }
 
 func (s *Store) endpointIndex(orgID, id string) int {
-	return slices.IndexFunc(s.d.hooks.endpoints, func(e core.WebhookEndpoint) bool {
+	return slices.IndexFunc(s.d.hooks.endpoints, func(e eventpkg.WebhookEndpoint) bool {
 		return e.ID == id && (orgID == "" || e.OrganizationID == orgID)
 	})
 }
 
 // CreateWebhookEndpoint implements core.WebhookStore.
-func (s *Store) CreateWebhookEndpoint(_ context.Context, e *core.WebhookEndpoint) error {
+func (s *Store) CreateWebhookEndpoint(_ context.Context, e *eventpkg.WebhookEndpoint) error {
 	defer s.lock()()
 	if _, ok := s.d.orgs[e.OrganizationID]; !ok {
 		return notFound("organization")
@@ -64,7 +65,7 @@ func (s *Store) CreateWebhookEndpoint(_ context.Context, e *core.WebhookEndpoint
 }
 
 // WebhookEndpoint implements core.WebhookStore.
-func (s *Store) WebhookEndpoint(_ context.Context, orgID, id string) (*core.WebhookEndpoint, error) {
+func (s *Store) WebhookEndpoint(_ context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error) {
 	defer s.lock()()
 	i := s.endpointIndex(orgID, id)
 	if i < 0 {
@@ -74,14 +75,14 @@ func (s *Store) WebhookEndpoint(_ context.Context, orgID, id string) (*core.Webh
 }
 
 // LockWebhookEndpoint implements core.WebhookStore: a transaction holds the store's mutex.
-func (s *Store) LockWebhookEndpoint(ctx context.Context, id string) (*core.WebhookEndpoint, error) {
+func (s *Store) LockWebhookEndpoint(ctx context.Context, id string) (*eventpkg.WebhookEndpoint, error) {
 	return s.WebhookEndpoint(ctx, "", id)
 }
 
 // WebhookEndpoints implements core.WebhookStore.
-func (s *Store) WebhookEndpoints(_ context.Context, orgID string) ([]*core.WebhookEndpoint, error) {
+func (s *Store) WebhookEndpoints(_ context.Context, orgID string) ([]*eventpkg.WebhookEndpoint, error) {
 	defer s.lock()()
-	out := []*core.WebhookEndpoint{}
+	out := []*eventpkg.WebhookEndpoint{}
 	for _, e := range s.d.hooks.endpoints {
 		if e.OrganizationID == orgID {
 			out = append(out, cloneEndpoint(e))
@@ -91,20 +92,20 @@ func (s *Store) WebhookEndpoints(_ context.Context, orgID string) ([]*core.Webho
 }
 
 // EndpointsSubscribedTo implements core.WebhookStore.
-func (s *Store) EndpointsSubscribedTo(_ context.Context, event string) ([]*core.WebhookEndpoint, error) {
+func (s *Store) EndpointsSubscribedTo(_ context.Context, event string) ([]*eventpkg.WebhookEndpoint, error) {
 	defer s.lock()()
-	out := []*core.WebhookEndpoint{}
+	out := []*eventpkg.WebhookEndpoint{}
 	for _, e := range s.d.hooks.endpoints {
 		if e.Subscribed(event) {
 			out = append(out, cloneEndpoint(e))
 		}
 	}
-	slices.SortFunc(out, func(a, b *core.WebhookEndpoint) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b *eventpkg.WebhookEndpoint) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
 // UpdateWebhookEndpoint implements core.WebhookStore.
-func (s *Store) UpdateWebhookEndpoint(_ context.Context, e *core.WebhookEndpoint) error {
+func (s *Store) UpdateWebhookEndpoint(_ context.Context, e *eventpkg.WebhookEndpoint) error {
 	defer s.lock()()
 	i := s.endpointIndex("", e.ID)
 	if i < 0 {
@@ -125,12 +126,12 @@ func (s *Store) DeleteWebhookEndpoint(_ context.Context, orgID, id string) error
 		return notFound("webhook endpoint")
 	}
 	s.d.hooks.endpoints = slices.Delete(s.d.hooks.endpoints, i, i+1)
-	s.d.hooks.deliveries = slices.DeleteFunc(s.d.hooks.deliveries, func(d core.WebhookDelivery) bool { return d.EndpointID == id })
+	s.d.hooks.deliveries = slices.DeleteFunc(s.d.hooks.deliveries, func(d eventpkg.WebhookDelivery) bool { return d.EndpointID == id })
 	return nil
 }
 
 // CreateWebhookDelivery implements core.WebhookStore.
-func (s *Store) CreateWebhookDelivery(_ context.Context, d *core.WebhookDelivery) error {
+func (s *Store) CreateWebhookDelivery(_ context.Context, d *eventpkg.WebhookDelivery) error {
 	defer s.lock()()
 	if s.endpointIndex("", d.EndpointID) < 0 {
 		return notFound("webhook endpoint")
@@ -140,13 +141,13 @@ func (s *Store) CreateWebhookDelivery(_ context.Context, d *core.WebhookDelivery
 }
 
 func (s *Store) deliveryIndex(endpointID, id string) int {
-	return slices.IndexFunc(s.d.hooks.deliveries, func(d core.WebhookDelivery) bool {
+	return slices.IndexFunc(s.d.hooks.deliveries, func(d eventpkg.WebhookDelivery) bool {
 		return d.ID == id && (endpointID == "" || d.EndpointID == endpointID)
 	})
 }
 
 // WebhookDelivery implements core.WebhookStore.
-func (s *Store) WebhookDelivery(_ context.Context, endpointID, id string) (*core.WebhookDelivery, error) {
+func (s *Store) WebhookDelivery(_ context.Context, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
 	defer s.lock()()
 	i := s.deliveryIndex(endpointID, id)
 	if i < 0 {
@@ -156,9 +157,9 @@ func (s *Store) WebhookDelivery(_ context.Context, endpointID, id string) (*core
 }
 
 // WebhookDeliveries implements core.WebhookStore.
-func (s *Store) WebhookDeliveries(_ context.Context, endpointID string, page, limit int) ([]*core.WebhookDelivery, int, error) {
+func (s *Store) WebhookDeliveries(_ context.Context, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error) {
 	defer s.lock()()
-	out := []*core.WebhookDelivery{}
+	out := []*eventpkg.WebhookDelivery{}
 	n, skip := 0, (page-1)*limit
 	for i := len(s.d.hooks.deliveries) - 1; i >= 0; i-- {
 		d := s.d.hooks.deliveries[i]
@@ -174,7 +175,7 @@ func (s *Store) WebhookDeliveries(_ context.Context, endpointID string, page, li
 }
 
 // UpdateWebhookDelivery implements core.WebhookStore.
-func (s *Store) UpdateWebhookDelivery(_ context.Context, d *core.WebhookDelivery) error {
+func (s *Store) UpdateWebhookDelivery(_ context.Context, d *eventpkg.WebhookDelivery) error {
 	defer s.lock()()
 	i := s.deliveryIndex("", d.ID)
 	if i < 0 {
@@ -187,9 +188,9 @@ func (s *Store) UpdateWebhookDelivery(_ context.Context, d *core.WebhookDelivery
 }
 
 // ConsentRecordsOfBatches implements core.WebhookStore.
-func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*core.ConsentRecord, error) {
-	out := []*core.ConsentRecord{}
-	err := s.EachChainRecord(ctx, siteID, afterSeq, toSeq, func(r *core.ConsentRecord) error {
+func (s *Store) ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*consent.ConsentRecord, error) {
+	out := []*consent.ConsentRecord{}
+	err := s.EachChainRecord(ctx, siteID, afterSeq, toSeq, func(r *consent.ConsentRecord) error {
 		if !r.CreatedAt.Before(since) {
 			out = append(out, r)
 		}

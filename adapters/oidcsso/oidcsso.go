@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/crawler/netguard"
 )
 
@@ -61,8 +62,8 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 func (p *Provider) OrgID() string { return p.cfg.OrgID }
 
 // Policy is who may join through the provider.
-func (p *Provider) Policy() core.SSOPolicy {
-	return core.SSOPolicy{OrgID: p.cfg.OrgID, AllowedDomains: p.cfg.AllowedDomains, DefaultRole: p.cfg.DefaultRole}
+func (p *Provider) Policy() identity.SSOPolicy {
+	return identity.SSOPolicy{OrgID: p.cfg.OrgID, AllowedDomains: p.cfg.AllowedDomains, DefaultRole: p.cfg.DefaultRole}
 }
 
 // AuthCodeURL is where to send the browser, with the state and nonce the callback checks.
@@ -72,8 +73,8 @@ func (p *Provider) AuthCodeURL(state, nonce string) string {
 
 // Exchange trades the callback's code for tokens and returns the identity of the ID token,
 // after checking its signature, issuer, audience, expiry and nonce; unauthorized otherwise.
-func (p *Provider) Exchange(ctx context.Context, code, nonce string) (core.ExternalIdentity, error) {
-	var id core.ExternalIdentity
+func (p *Provider) Exchange(ctx context.Context, code, nonce string) (identity.ExternalIdentity, error) {
+	var id identity.ExternalIdentity
 	if p.cfg.client != nil {
 		ctx = oidc.ClientContext(ctx, p.cfg.client)
 	}
@@ -100,7 +101,7 @@ func (p *Provider) Exchange(ctx context.Context, code, nonce string) (core.Exter
 	if err := idt.Claims(&claims); err != nil {
 		return id, core.Wrap(core.CodeUnauthorized, err, "the identity provider's ID token is not readable")
 	}
-	return core.ExternalIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email,
+	return identity.ExternalIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email,
 		EmailVerified: claims.EmailVerified, Name: claims.Name}, nil
 }
 
@@ -111,7 +112,7 @@ func (p *Provider) Exchange(ctx context.Context, code, nonce string) (core.Exter
 // and private addresses unless the operator allowed them (an owner chooses the issuer URL;
 // the server must not become their way into its own network).
 type Providers struct {
-	lookup   func(ctx context.Context, orgID string) (*core.SSOConfig, error)
+	lookup   func(ctx context.Context, orgID string) (*identity.SSOConfig, error)
 	fallback *Provider
 	client   *http.Client
 
@@ -122,7 +123,7 @@ type Providers struct {
 // NewProviders returns the resolver: lookup reads an organization's own provider (not_found
 // when it has none), fallback is the deployment's provider (nil when none), allowPrivate lets
 // organizations' providers be on loopback and private addresses.
-func NewProviders(lookup func(ctx context.Context, orgID string) (*core.SSOConfig, error), fallback *Provider, allowPrivate bool) *Providers {
+func NewProviders(lookup func(ctx context.Context, orgID string) (*identity.SSOConfig, error), fallback *Provider, allowPrivate bool) *Providers {
 	dial := netguard.DefaultHooks(10*time.Second).Dialer(allowPrivate, nil)
 	tr := &http.Transport{DialContext: dial, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 15 * time.Second,
 		MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // KindGVLRefresh is the job kind of the periodic refresh of the IAB's Global Vendor List.
@@ -24,7 +24,7 @@ func (GVLRefreshArgs) Kind() string { return KindGVLRefresh }
 type GVLRefresher interface {
 	// RefreshGVL fetches what has expired of the GVL and its translations and stores each
 	// new version.
-	RefreshGVL(ctx context.Context) (*core.GVLRefresh, error)
+	RefreshGVL(ctx context.Context) (*tcf.GVLRefresh, error)
 }
 
 // DefaultGVLRefreshEvery is how often the refresh job runs when no interval is given: the IAB

@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // flakyRefresher fails its first two refreshes, as the IAB's server might.
 type flakyRefresher struct{ calls atomic.Int32 }
 
-func (f *flakyRefresher) RefreshGVL(context.Context) (*core.GVLRefresh, error) {
+func (f *flakyRefresher) RefreshGVL(context.Context) (*tcf.GVLRefresh, error) {
 	if f.calls.Add(1) <= 2 {
 		return nil, errors.New("vendor-list.consensu.org: 502 Bad Gateway")
 	}
-	return &core.GVLRefresh{Version: 17, Saved: []string{core.GVLResourceList}}, nil
+	return &tcf.GVLRefresh{Version: 17, Saved: []string{tcf.GVLResourceList}}, nil
 }
 
 // TestGVLRefreshJob: the refresh runs when the workers start and, when it fails, River retries

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 var (
@@ -31,7 +32,7 @@ var (
 // alerts (rate(consentd_scans_total{status="failed"}[5m])) work before the first scan.
 func init() {
 	for _, mode := range core.ScanModes() {
-		for _, status := range []string{core.ScanCompleted, core.ScanFailed, core.ScanPending, "error"} {
+		for _, status := range []string{scan.ScanCompleted, scan.ScanFailed, scan.ScanPending, "error"} {
 			scansFinished.WithLabelValues(mode, status)
 			scanDuration.WithLabelValues(mode, status)
 		}

@@ -24,7 +24,8 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // Config tunes the queue. Zero values take the defaults given on each field.
@@ -154,15 +155,30 @@ type ownJob struct {
 	attempt, maxAttempts int
 }
 
-var _ core.ScanQueue = (*Queue)(nil)
+var _ scan.ScanQueue = (*Queue)(nil)
 
 // TxStore is the seam between a store transaction and the queue: a store (as handed to
 // core.Store.InTx's function) that is a database/sql transaction on the queue's database.
 // The composition root checks at compile time that the store adapter is one.
 type TxStore interface {
-	core.Store
+	usecases.Store
 	// SQLTx returns the open transaction, nil outside one.
 	SQLTx() *sql.Tx
+}
+
+// txStore finds the TxStore under tx: a capability's view of the store (core/usecases)
+// unwraps to the store it views.
+func txStore(tx any) (TxStore, bool) {
+	for {
+		if t, ok := txStore(tx); ok {
+			return t, true
+		}
+		u, ok := tx.(interface{ Unwrap() any })
+		if !ok {
+			return nil, false
+		}
+		tx = u.Unwrap()
+	}
 }
 
 // insertConfig is the River configuration of the insert-only client: what River reads at
@@ -339,8 +355,8 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, driver *riverpgxv5
 // EnqueueScan implements core.ScanQueue: the job is inserted in tx, the store's transaction,
 // so that it exists exactly when the scan row does. A tx that is no database/sql transaction
 // is refused rather than the job inserted on its own.
-func (q *Queue) EnqueueScan(ctx context.Context, tx core.Store, job core.ScanJob) error {
-	t, ok := tx.(TxStore)
+func (q *Queue) EnqueueScan(ctx context.Context, tx scan.Store, job scan.ScanJob) error {
+	t, ok := txStore(tx)
 	if !ok || t.SQLTx() == nil {
 		return fmt.Errorf("enqueue scan %s: not inside a store transaction on the queue's database (%T)", job.ScanID, tx)
 	}

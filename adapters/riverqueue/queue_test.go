@@ -24,6 +24,9 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -39,16 +42,16 @@ func init() {
 var testCtx = core.WithActor(context.Background(), core.System("riverqueue tests"))
 
 // crawlFunc is a test crawler.
-type crawlFunc func(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error)
+type crawlFunc func(ctx context.Context, req scan.CrawlRequest) (*core.CrawlResult, error)
 
-func (f crawlFunc) Crawl(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
+func (f crawlFunc) Crawl(ctx context.Context, req scan.CrawlRequest) (*core.CrawlResult, error) {
 	return f(ctx, req)
 }
 
 type env struct {
 	url   string
 	store *bunstore.Store
-	m     *core.UseCases
+	m     *usecases.UseCases
 	q     *Queue
 	site  *core.Site
 }
@@ -125,7 +128,7 @@ func newStoreAndQueue(t *testing.T, dialect string, cfg Config) (*bunstore.Store
 
 // newEnv builds a migrated store, a manager with the crawler and a queue with cfg; the queue
 // is started when cfg.Workers > 0 and stopped when t ends.
-func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) *env {
+func newEnv(t *testing.T, dialect string, crawler scan.SiteCrawler, cfg Config) *env {
 	t.Helper()
 	ctx := testCtx
 	if cfg.PollInterval == 0 {
@@ -135,7 +138,7 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 		cfg.RetryBase = 20 * time.Millisecond
 	}
 	store, q, url := newStoreAndQueue(t, dialect, cfg)
-	m, err := core.New(core.Deps{Store: store, Queue: q, Crawler: crawler, Catalog: noCatalog{}, Now: time.Now,
+	m, err := usecases.New(usecases.Deps{Store: store, Queue: q, Crawler: crawler, Catalog: noCatalog{}, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +147,7 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/")})
+	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +158,7 @@ func newEnv(t *testing.T, dialect string, crawler core.SiteCrawler, cfg Config) 
 func ptr[T any](v T) *T { return &v }
 
 // waitFinished polls the scan until it is completed or failed.
-func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *core.Scan {
+func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *scan.Scan {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -163,7 +166,7 @@ func (e *env) waitFinished(t *testing.T, scanID string, within time.Duration) *c
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Status == core.ScanCompleted || s.Status == core.ScanFailed {
+		if s.Status == scan.ScanCompleted || s.Status == scan.ScanFailed {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -190,17 +193,17 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect, nil, Config{})
 		ctx := testCtx
-		newScan := func() *core.Scan {
-			return &core.Scan{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, URL: e.site.URL, URLs: []string{e.site.URL},
-				Status: core.ScanPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		newScan := func() *scan.Scan {
+			return &scan.Scan{ID: uuid.Must(uuid.NewV7()).String(), SiteID: e.site.ID, URL: e.site.URL, URLs: []string{e.site.URL},
+				Status: scan.ScanPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
 		}
 		errBoom := errors.New("boom")
 		rolled := newScan()
-		err := e.store.InTx(ctx, func(tx core.Store) error {
+		err := e.store.InTx(ctx, func(tx usecases.Store) error {
 			if err := tx.CreateScan(ctx, rolled); err != nil {
 				return err
 			}
-			if err := e.q.EnqueueScan(ctx, tx, core.ScanJob{ScanID: rolled.ID, SiteID: e.site.ID, URLs: rolled.URLs}); err != nil {
+			if err := e.q.EnqueueScan(ctx, usecases.ForScan(tx), scan.ScanJob{ScanID: rolled.ID, SiteID: e.site.ID, URLs: rolled.URLs}); err != nil {
 				return err
 			}
 			if n := e.countScanJobs(t); n != 0 {
@@ -218,7 +221,7 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 			t.Fatalf("%d scan jobs after rollback, want 0", n)
 		}
 
-		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,12 +233,12 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 		// A failing insert rolls the scan back too.
 		failing := newScan()
 		cctx, cancel := context.WithCancel(ctx)
-		err = e.store.InTx(ctx, func(tx core.Store) error {
+		err = e.store.InTx(ctx, func(tx usecases.Store) error {
 			if err := tx.CreateScan(ctx, failing); err != nil {
 				return err
 			}
 			cancel()
-			return e.q.EnqueueScan(cctx, tx, core.ScanJob{ScanID: failing.ID, SiteID: e.site.ID})
+			return e.q.EnqueueScan(cctx, usecases.ForScan(tx), scan.ScanJob{ScanID: failing.ID, SiteID: e.site.ID})
 		})
 		if err == nil {
 			t.Fatal("enqueue on a cancelled context succeeded")
@@ -250,16 +253,16 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 // the attempt.
 func TestScanCompletes(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
-		crawler := crawlFunc(func(_ context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
+		crawler := crawlFunc(func(_ context.Context, req scan.CrawlRequest) (*core.CrawlResult, error) {
 			return &core.CrawlResult{PagesScanned: 2, DetectedServices: []core.DetectedService{{Slug: "google-analytics", Name: "Google Analytics", Category: "statistics"}}}, nil
 		})
 		e := newEnv(t, dialect, crawler, Config{Workers: 2})
-		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := e.waitFinished(t, s.ID, 20*time.Second)
-		if got.Status != core.ScanCompleted || got.PagesScanned != 2 || len(got.DetectedServices) != 1 || got.StartedAt == nil {
+		if got.Status != scan.ScanCompleted || got.PagesScanned != 2 || len(got.DetectedServices) != 1 || got.StartedAt == nil {
 			t.Fatalf("scan = %+v, want completed with 2 pages and 1 service", got)
 		}
 		attempts := scanSpans(t, s.ID, 1)
@@ -278,7 +281,7 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 		var scanID atomic.Value
 		var mu sync.Mutex
 		var statuses []string
-		crawler := crawlFunc(func(ctx context.Context, _ core.CrawlRequest) (*core.CrawlResult, error) {
+		crawler := crawlFunc(func(ctx context.Context, _ scan.CrawlRequest) (*core.CrawlResult, error) {
 			n := calls.Add(1)
 			if id, ok := scanID.Load().(string); ok {
 				s, err := e.store.ScanByID(ctx, id)
@@ -288,17 +291,17 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-			return nil, core.Temporary(&core.CrawlError{Message: fmt.Sprintf("the site refused the connection (attempt %d)", n),
+			return nil, core.Temporary(&scan.CrawlError{Message: fmt.Sprintf("the site refused the connection (attempt %d)", n),
 				Err: errors.New("dial tcp 10.0.0.1:443: connection refused")})
 		})
 		e = newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 3})
-		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		scanID.Store(s.ID)
 		got := e.waitFinished(t, s.ID, 30*time.Second)
-		if got.Status != core.ScanFailed || got.ErrorMessage == nil || *got.ErrorMessage != "the site refused the connection (attempt 3)" {
+		if got.Status != scan.ScanFailed || got.ErrorMessage == nil || *got.ErrorMessage != "the site refused the connection (attempt 3)" {
 			t.Fatalf("scan = %s %v, want failed with the last attempt's error", got.Status, deref(got.ErrorMessage))
 		}
 		if n := calls.Load(); n != 3 {
@@ -307,7 +310,7 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for i, st := range statuses {
-			if st != core.ScanRunning {
+			if st != scan.ScanRunning {
 				t.Fatalf("attempt %d saw the scan %s, want running throughout", i+1, st)
 			}
 		}
@@ -324,15 +327,15 @@ func TestTemporaryFailureRetriesThenFails(t *testing.T) {
 // TestPanicOnLastAttemptFailsScan: a job River discards after a panic leaves its scan failed.
 func TestPanicOnLastAttemptFailsScan(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
-		crawler := crawlFunc(func(context.Context, core.CrawlRequest) (*core.CrawlResult, error) { panic("parser exploded") })
+		crawler := crawlFunc(func(context.Context, scan.CrawlRequest) (*core.CrawlResult, error) { panic("parser exploded") })
 		e := newEnv(t, dialect, crawler, Config{Workers: 1, MaxAttempts: 1})
-		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(testCtx, e.site.OrganizationID, e.site.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := e.waitFinished(t, s.ID, 20*time.Second)
 		// The site owner reads a sentence; the panic value goes to the log only.
-		if got.Status != core.ScanFailed || deref(got.ErrorMessage) != core.ScanInternalFailure {
+		if got.Status != scan.ScanFailed || deref(got.ErrorMessage) != scan.ScanInternalFailure {
 			t.Fatalf("scan = %s %q, want failed with the internal-failure sentence", got.Status, deref(got.ErrorMessage))
 		}
 	})
@@ -344,7 +347,7 @@ func TestSweepFailsAbandonedScans(t *testing.T) {
 	dialects(t, func(t *testing.T, dialect string) {
 		ctx := testCtx
 		e := newEnv(t, dialect, nil, Config{}) // insert-only: nothing works the job
-		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, core.ScanInput{})
+		s, err := e.m.Scans.TriggerScan(ctx, e.site.OrganizationID, e.site.ID, scan.ScanInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +378,7 @@ func TestSweepFailsAbandonedScans(t *testing.T) {
 		defer q.Close()
 		startWorkers(t, q, e.m.ScanWorker)
 		got := e.waitFinished(t, s.ID, 20*time.Second)
-		if got.Status != core.ScanFailed || deref(got.ErrorMessage) != core.ScanCancelled {
+		if got.Status != scan.ScanFailed || deref(got.ErrorMessage) != scan.ScanCancelled {
 			t.Fatalf("scan = %s %q, want failed as cancelled", got.Status, deref(got.ErrorMessage))
 		}
 	})

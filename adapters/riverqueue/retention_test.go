@@ -8,6 +8,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // TestConsentRetentionJob: the periodic job removes the records a site's retention has
@@ -20,7 +25,7 @@ func TestConsentRetentionJob(t *testing.T) {
 		var mu sync.Mutex
 		clock := time.Now().AddDate(0, 0, -90)
 		now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-		m, err := core.New(core.Deps{Store: store, Queue: q, Catalog: noCatalog{}, AllSites: store, Now: now,
+		m, err := usecases.New(usecases.Deps{Store: store, Queue: q, Catalog: noCatalog{}, AllSites: store, Now: now,
 			NewID: func() string { return uuid.Must(uuid.NewV7()).String() }})
 		if err != nil {
 			t.Fatal(err)
@@ -29,18 +34,18 @@ func TestConsentRetentionJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		keep, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Keeps all"), URL: ptr("https://a.example/")})
+		keep, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Keeps all"), URL: ptr("https://a.example/")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/"),
-			ConsentRetentionDays: core.Optional[int]{Set: true, Value: 30}})
+		site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example/"),
+			ConsentRetentionDays: banner.Optional[int]{Set: true, Value: 30}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		post := func(s *core.Site, n int) {
 			for range n {
-				if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
+				if _, err := m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{ConsentVersion: 1}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -52,12 +57,12 @@ func TestConsentRetentionJob(t *testing.T) {
 		mu.Unlock()
 		post(site, 4)
 		q.SetConsentRetention(struct {
-			*core.ConsentLog
-			*core.AuditLog
+			*consent.ConsentLog
+			*identity.AuditLog
 		}{m.ConsentLog, m.AuditLog}, 100*time.Millisecond)
 		startWorkers(t, q, m.ScanWorker)
 		total := func(s *core.Site) int {
-			_, n, err := m.ConsentLog.ConsentRecords(ctx, org.ID, core.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})
+			_, n, err := m.ConsentLog.ConsentRecords(ctx, org.ID, consent.ConsentQuery{SiteID: s.ID, Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +86,7 @@ func TestConsentRetentionJob(t *testing.T) {
 		// records for ever its entry stays, and the second's waits behind it. Giving the first
 		// a retention (3, now) lets the job remove both.
 		actx := core.WithActor(ctx, core.System("test"))
-		if _, err := m.Sites.UpdateSite(actx, org.ID, keep.ID, core.SiteInput{ConsentRetentionDays: core.Optional[int]{Set: true, Value: 60}}); err != nil {
+		if _, err := m.Sites.UpdateSite(actx, org.ID, keep.ID, sitepkg.SiteInput{ConsentRetentionDays: banner.Optional[int]{Set: true, Value: 60}}); err != nil {
 			t.Fatal(err)
 		}
 		for {

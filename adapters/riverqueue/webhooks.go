@@ -8,7 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
 )
 
 // Job kinds of webhooks.
@@ -51,21 +51,21 @@ type Webhooks interface {
 // records every core.ConsentDispatchEvery. Call it before Workers.
 func (q *Queue) SetWebhooks(w Webhooks, schedule []time.Duration) {
 	if len(schedule) == 0 {
-		schedule = core.WebhookRetrySchedule()
+		schedule = event.WebhookRetrySchedule()
 	}
 	q.webhooks, q.webhookSchedule = w, schedule
 }
 
 // EnqueueDelivery implements core.WebhookQueue: the job is inserted in tx, the store's
 // transaction, so that it exists exactly when the delivery row does.
-func (q *Queue) EnqueueDelivery(ctx context.Context, tx core.EventStore, deliveryID string) error {
-	t, ok := tx.(TxStore)
+func (q *Queue) EnqueueDelivery(ctx context.Context, tx event.EventStore, deliveryID string) error {
+	t, ok := txStore(tx)
 	if !ok || t.SQLTx() == nil {
 		return fmt.Errorf("enqueue delivery %s: not inside a store transaction on the queue's database (%T)", deliveryID, tx)
 	}
 	schedule := q.webhookSchedule
 	if len(schedule) == 0 {
-		schedule = core.WebhookRetrySchedule()
+		schedule = event.WebhookRetrySchedule()
 	}
 	if err := q.insertTx(ctx, t.SQLTx(), DeliveryArgs{DeliveryID: deliveryID, attempts: len(schedule) + 1}); err != nil {
 		return fmt.Errorf("enqueue delivery %s: %w", deliveryID, err)
@@ -87,7 +87,7 @@ func (q *Queue) webhookJobs() []*river.PeriodicJob {
 	if q.webhooks == nil {
 		return nil
 	}
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(core.ConsentDispatchEvery),
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(event.ConsentDispatchEvery),
 		func() (river.JobArgs, *river.InsertOpts) {
 			return ConsentDispatchArgs{}, &river.InsertOpts{MaxAttempts: 1}
 		},
@@ -102,7 +102,7 @@ type deliveryWorker struct {
 }
 
 func (d *deliveryWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
-	return core.WebhookTimeout + 15*time.Second
+	return event.WebhookTimeout + 15*time.Second
 }
 
 func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
@@ -129,6 +129,6 @@ func (d *dispatchWorker) Work(ctx context.Context, _ *river.Job[ConsentDispatchA
 	return err
 }
 
-var _ core.WebhookQueue = (*Queue)(nil)
+var _ event.WebhookQueue = (*Queue)(nil)
 
-var _ core.WebhookQueue = (*Queue)(nil)
+var _ event.WebhookQueue = (*Queue)(nil)

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // Job kinds, as stored in River's job table.
@@ -26,7 +27,7 @@ const (
 
 // ScanArgs are the arguments of a scan job.
 type ScanArgs struct {
-	core.ScanJob
+	scan.ScanJob
 }
 
 // Kind implements river.JobArgs.
@@ -48,7 +49,7 @@ func (SweepArgs) Kind() string { return KindSweep }
 // gives up on, and rescan every site.
 type ScanWorker interface {
 	// RunScan works one attempt of a job and returns the scan's status after it.
-	RunScan(ctx context.Context, job core.ScanJob, lastAttempt bool) (string, error)
+	RunScan(ctx context.Context, job scan.ScanJob, lastAttempt bool) (string, error)
 	// FailUnfinished fails a scan that is still pending or running with reason, a sentence
 	// for the site owner; a finished or deleted scan is left alone.
 	FailUnfinished(ctx context.Context, scanID, reason string) error
@@ -108,7 +109,7 @@ func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 		}
 		// Scheduled scans, the deployment's rescan interval being the default schedule: the
 		// job looks for due scans every core.ScheduleTick (or as often as a shorter interval).
-		tick := core.ScheduleTick
+		tick := scan.ScheduleTick
 		if cfg.RescanInterval > 0 {
 			tick = min(tick, cfg.RescanInterval)
 		}
@@ -173,7 +174,7 @@ type errorHandler struct {
 func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
 	if job.Attempt >= job.MaxAttempts {
 		h.log.Error("scan job failed on its last attempt", slog.Int64("job", job.ID), slog.Any("error", err))
-		h.failScan(ctx, job, core.ScanInternalFailure)
+		h.failScan(ctx, job, scan.ScanInternalFailure)
 	}
 	return nil
 }
@@ -181,7 +182,7 @@ func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, e
 func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, v any, stack string) *river.ErrorHandlerResult {
 	h.log.Error("scan job panicked", slog.Int64("job", job.ID), slog.Any("panic", v), slog.String("stack", stack))
 	if job.Attempt >= job.MaxAttempts {
-		h.failScan(ctx, job, core.ScanInternalFailure)
+		h.failScan(ctx, job, scan.ScanInternalFailure)
 	}
 	return nil
 }
@@ -245,12 +246,12 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 // own errors stay in River's table and the log.
 func abandonedReason(job *rivertype.JobRow) string {
 	if job.State == rivertype.JobStateCancelled {
-		return core.ScanCancelled
+		return scan.ScanCancelled
 	}
 	if n := len(job.Errors); n > 0 && job.Errors[n-1].Attempt == job.Attempt {
-		return core.ScanInternalFailure
+		return scan.ScanInternalFailure
 	}
-	return core.ScanAbandoned
+	return scan.ScanAbandoned
 }
 
 // rescanWorker triggers the scheduled scans that are due (docs/scan-jobs.md).

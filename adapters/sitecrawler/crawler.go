@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
 )
@@ -20,24 +21,24 @@ type Crawler struct {
 	browsers *browser.Pool
 }
 
-var _ core.SiteCrawler = (*Crawler)(nil)
+var _ scan.SiteCrawler = (*Crawler)(nil)
 
 // New returns a crawler on the engine; opts carries the limits and the private-address
 // policy applied to every scan (its StartURLs and password are ignored). browsers is the
 // worker's browser pool for deep scans; nil makes every scan static (auto) or fail (deep).
 // The deep scans' limits are core's.
 func New(engine *crawler.Engine, opts crawler.Options, browsers *browser.Pool) *Crawler {
-	opts.MaxBrowserBytes = core.ScanByteBudget
-	opts.QuietFor, opts.QuietMax, opts.PagesAtOnce = core.DeepQuietFor, core.DeepQuietMax, core.DeepPagesAtOnce
+	opts.MaxBrowserBytes = scan.ScanByteBudget
+	opts.QuietFor, opts.QuietMax, opts.PagesAtOnce = scan.DeepQuietFor, scan.DeepQuietMax, scan.DeepPagesAtOnce
 	if opts.PageTimeout == 0 {
-		opts.PageTimeout = core.DeepPageTimeout
+		opts.PageTimeout = scan.DeepPageTimeout
 	}
 	return &Crawler{engine: engine, opts: opts, browsers: browsers}
 }
 
 // Crawl implements core.SiteCrawler. Failures worth retrying are marked core.Temporary. Mode
 // auto runs deep when a browser can be started, static otherwise.
-func (c *Crawler) Crawl(ctx context.Context, req core.CrawlRequest) (*core.CrawlResult, error) {
+func (c *Crawler) Crawl(ctx context.Context, req scan.CrawlRequest) (*core.CrawlResult, error) {
 	opts := c.opts
 	opts.StartURLs, opts.StorefrontPassword = req.URLs, req.StorefrontPassword
 	if req.Mode == core.ScanVerify {
@@ -73,9 +74,9 @@ func crawlError(ctx context.Context, err error) error {
 	var out error
 	switch {
 	case errors.As(err, &ce):
-		out = &core.CrawlError{Message: ce.Message, Err: err}
+		out = &scan.CrawlError{Message: ce.Message, Err: err}
 	case ctx.Err() != nil:
-		out = &core.CrawlError{Message: "the scan did not finish within its time limit", Err: err}
+		out = &scan.CrawlError{Message: "the scan did not finish within its time limit", Err: err}
 	default:
 		return err
 	}

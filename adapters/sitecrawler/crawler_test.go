@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/library/librarytest"
@@ -32,7 +33,7 @@ func TestModes(t *testing.T) {
 	noBrowser := browser.NewPool(browser.Options{Path: "/nonexistent/chromium"})
 	c := New(engine(t), crawler.Options{AllowPrivate: true}, noBrowser)
 	for _, mode := range []string{core.ScanAuto, core.ScanStatic} {
-		res, err := c.Crawl(context.Background(), core.CrawlRequest{URLs: []string{srv.URL}, Mode: mode})
+		res, err := c.Crawl(context.Background(), scan.CrawlRequest{URLs: []string{srv.URL}, Mode: mode})
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
@@ -44,8 +45,8 @@ func TestModes(t *testing.T) {
 	// pool's browser is missing or there is no pool.
 	for _, cr := range []*Crawler{c, New(engine(t), crawler.Options{AllowPrivate: true}, nil)} {
 		for _, mode := range []string{core.ScanDeep, core.ScanVerify} {
-			_, err := cr.Crawl(context.Background(), core.CrawlRequest{URLs: []string{srv.URL}, Mode: mode, ProjectKey: "pk_x"})
-			var ce *core.CrawlError
+			_, err := cr.Crawl(context.Background(), scan.CrawlRequest{URLs: []string{srv.URL}, Mode: mode, ProjectKey: "pk_x"})
+			var ce *scan.CrawlError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Message, "CONSENTD_CHROMIUM_PATH") || core.IsTemporary(err) {
 				t.Fatalf("%s without a browser: %v", mode, err)
 			}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
 	"github.com/consentd/consentd/crawler/crawlertest"
@@ -53,7 +55,7 @@ func browsers(t *testing.T) *browser.Pool {
 // verifyReport does what `consentd verify --json` does on a recorded site of testdata/verify,
 // served over TLS from loopback with its vendors mapped by connect-to and a test CA: the
 // verification, the runtime's public configuration as rule input, and the compliance report.
-func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceReport) {
+func verifyReport(t *testing.T, name string) (*crawler.Result, *scan.ComplianceReport) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "verify", name)
 	cfg, connectTo, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())
@@ -63,21 +65,21 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *core.ComplianceR
 	}
 	cat, ix := librarytest.Catalog(t), librarytest.Index(t)
 	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []netguard.ConnectTo{rule}, RootCAFile: caFile,
-		Timeout: 120 * time.Second, QuietFor: core.DeepQuietFor, QuietMax: core.DeepQuietMax, PagesAtOnce: core.DeepPagesAtOnce,
-		PageTimeout: core.DeepPageTimeout}
+		Timeout: 120 * time.Second, QuietFor: scan.DeepQuietFor, QuietMax: scan.DeepQuietMax, PagesAtOnce: scan.DeepPagesAtOnce,
+		PageTimeout: scan.DeepPageTimeout}
 	res, err := crawler.New(ix).Verify(context.Background(), opts, browsers(t), crawler.VerifyOptions{MaxItems: core.MaxVerifiedItems})
 	if err != nil {
 		t.Fatalf("verify %s: %v", name, err)
 	}
-	var in *core.ComplianceInput
+	var in *scan.ComplianceInput
 	if len(res.PublicConfig) > 0 {
-		var pc core.PublicConfig
+		var pc banner.PublicConfig
 		if err := json.Unmarshal(res.PublicConfig, &pc); err != nil {
 			t.Fatal(err)
 		}
-		in = core.ComplianceInputFromPublicConfig(&pc)
+		in = scan.ComplianceInputFromPublicConfig(&pc)
 	}
-	rep := core.EvaluateCompliance(in, res.Verification, "", cat, time.Now())
+	rep := scan.EvaluateCompliance(in, res.Verification, "", cat, time.Now())
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := json.MarshalIndent(rep, "", "  ")
@@ -113,7 +115,7 @@ func TestVerifyOneCauseOneFinding(t *testing.T) {
 // Google Analytics in its evidence.
 func TestVerifyInlineCookieEvidence(t *testing.T) {
 	_, rep := verifyReport(t, "inline-cookie")
-	var hit *core.Finding
+	var hit *scan.Finding
 	for i, f := range rep.Findings {
 		if f.RuleID == "enforcement.before-decision" {
 			hit = &rep.Findings[i]
@@ -138,11 +140,11 @@ func TestVerifyNoBanner(t *testing.T) {
 	if len(v.States) != 1 || v.States[0].State != core.StateNoDecision || len(v.Unreached) != 3 {
 		t.Fatalf("states %d, unreached %+v: want no_decision visited, three unreached", len(v.States), v.Unreached)
 	}
-	rules := map[string]core.Finding{}
+	rules := map[string]scan.Finding{}
 	for _, f := range rep.Findings {
 		rules[f.RuleID] = f
 	}
-	if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+	if !slices.ContainsFunc(rep.Findings, func(f scan.Finding) bool {
 		return f.RuleID == "enforcement.before-decision" && slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)")
 	}) {
 		t.Error("no before-decision finding with _ga")
@@ -172,7 +174,7 @@ func TestVerifyLateTag(t *testing.T) {
 		}
 	}
 	for _, rule := range []string{"enforcement.before-decision", "enforcement.after-reject", "enforcement.after-withdrawal"} {
-		if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+		if !slices.ContainsFunc(rep.Findings, func(f scan.Finding) bool {
 			return f.RuleID == rule && f.Evidence.Service != nil && *f.Evidence.Service == "google-analytics" &&
 				slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)")
 		}) {
@@ -188,7 +190,7 @@ func TestVerifyScriptLinks(t *testing.T) {
 	if got := len(res.Verification.States[0].Pages); got != 4 {
 		t.Errorf("no_decision visited %d pages, want 4 (the script-linked account page among them)", got)
 	}
-	if !slices.ContainsFunc(rep.Findings, func(f core.Finding) bool {
+	if !slices.ContainsFunc(rep.Findings, func(f scan.Finding) bool {
 		return f.RuleID == "enforcement.before-decision" && slices.Contains(f.Evidence.Cookies, "_ga (www.verified-shop.example)") &&
 			f.Evidence.Page != nil && strings.HasSuffix(*f.Evidence.Page, "/account.html")
 	}) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/adapters/tcstring/internal/iabconsent"
+	"github.com/consentd/consentd/core/tcf"
 
 	"github.com/consentd/consentd/core"
 )
@@ -15,12 +16,12 @@ import (
 // Decoder decodes TC strings.
 type Decoder struct{}
 
-var _ core.TCStringDecoder = Decoder{}
+var _ tcf.TCStringDecoder = Decoder{}
 
 // DecodeTCString implements core.TCStringDecoder. Besides what the decoder refuses, it refuses
 // what it would let through: a string of another version, a segment that is not base64url, and
 // vendor ranges that run backwards.
-func (Decoder) DecodeTCString(s string) (*core.TCString, error) {
+func (Decoder) DecodeTCString(s string) (*tcf.TCString, error) {
 	if s == "" || strings.TrimSpace(s) != s {
 		return nil, core.Errorf(core.CodeInvalid, "tcString: empty or padded with spaces")
 	}
@@ -31,7 +32,7 @@ func (Decoder) DecodeTCString(s string) (*core.TCString, error) {
 	if err != nil {
 		return nil, core.Wrap(core.CodeInvalid, err, "tcString: not a valid TC string: "+err.Error())
 	}
-	out := &core.TCString{
+	out := &tcf.TCString{
 		Version: p.Version, Created: p.Created.UTC(), LastUpdated: p.LastUpdated.UTC(), CMPID: p.CMPID, CMPVersion: p.CMPVersion,
 		ConsentScreen: p.ConsentScreen, ConsentLanguage: p.ConsentLanguage, VendorListVersion: p.VendorListVersion,
 		TCFPolicyVersion: p.TCFPolicyVersion, IsServiceSpecific: p.IsServiceSpecific, PublisherCC: p.PublisherCC,
@@ -62,7 +63,7 @@ func (Decoder) DecodeTCString(s string) (*core.TCString, error) {
 		if !ok {
 			i = len(out.PublisherRestrictions)
 			byKey[k] = i
-			out.PublisherRestrictions = append(out.PublisherRestrictions, core.PublisherRestriction{PurposeID: e.PurposeID, RestrictionType: int(e.RestrictionType)})
+			out.PublisherRestrictions = append(out.PublisherRestrictions, tcf.PublisherRestriction{PurposeID: e.PurposeID, RestrictionType: int(e.RestrictionType)})
 		}
 		r := &out.PublisherRestrictions[i]
 		r.VendorIDs = append(r.VendorIDs, ids...)

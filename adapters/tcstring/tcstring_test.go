@@ -13,6 +13,11 @@ import (
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -106,8 +111,8 @@ func TestTCStringOfAnUnknownGVL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := core.New(core.Deps{Store: memstore.New(), Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
-		VendorLists: gvl, TCF: core.TCFDeployment{CMPID: 880}, TCStrings: tcstring.Decoder{}})
+	m, err := usecases.New(usecases.Deps{Store: memstore.New(), Catalog: cat, Now: time.Now, NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		VendorLists: gvl, TCF: tcf.TCFDeployment{CMPID: 880}, TCStrings: tcstring.Decoder{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +121,14 @@ func TestTCStringOfAnUnknownGVL(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, url := "Shop", "https://shop.example"
-	s, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	s, err := m.Sites.CreateSite(ctx, org.ID, site.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Banners.PatchBanner(ctx, org.ID, s.ID, core.BannerPatch{TCF: &core.TCFSettings{Enabled: true, VendorIDs: []int{1, 2}}}); err != nil {
+	if _, err := m.Banners.PatchBanner(ctx, org.ID, s.ID, banner.BannerPatch{TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{1, 2}}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.PublicBanner.RecordConsent(ctx, s.ProjectKey, core.ConsentInput{ConsentVersion: 1,
+	_, err = m.PublicBanner.RecordConsent(ctx, s.ProjectKey, consent.ConsentInput{ConsentVersion: 1,
 		TCString: "CQSbk4AQSbk4ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA.YAAAAAAAAAAA"})
 	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "vendorListVersion 48 is not a Global Vendor List this server has served") {
 		t.Fatalf("TC string of GVL 48: %v", err)

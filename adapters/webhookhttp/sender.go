@@ -22,6 +22,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // Sender implements core.WebhookSender.
@@ -30,7 +32,7 @@ type Sender struct {
 	userAgent string
 }
 
-var _ core.WebhookSender = (*Sender)(nil)
+var _ watch.WebhookSender = (*Sender)(nil)
 
 // New returns a sender; allowPrivate lets it reach loopback and private addresses
 // (CONSENTD_WEBHOOK_ALLOW_PRIVATE). userAgent names consentd and its version.
@@ -69,14 +71,14 @@ func New(allowPrivate bool, userAgent string) *Sender {
 		return nil, firstErr
 	}
 	tr := &http.Transport{DialContext: dial, Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: core.WebhookTimeout}
+		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: event.WebhookTimeout}
 	return &Sender{userAgent: userAgent, client: &http.Client{Transport: tr,
 		// A redirect is an answer, not a new target: receivers give their final URL.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // Send implements core.WebhookSender.
-func (s *Sender) Send(ctx context.Context, r core.WebhookRequest) (*core.WebhookResponse, error) {
+func (s *Sender) Send(ctx context.Context, r watch.WebhookRequest) (*watch.WebhookResponse, error) {
 	wh, err := standardwebhooks.NewWebhook(r.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("the endpoint's secret is unusable: %w", err)
@@ -104,5 +106,5 @@ func (s *Sender) Send(ctx context.Context, r core.WebhookRequest) (*core.Webhook
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "�")
 	}
-	return &core.WebhookResponse{StatusCode: res.StatusCode, Body: text}, nil
+	return &watch.WebhookResponse{StatusCode: res.StatusCode, Body: text}, nil
 }

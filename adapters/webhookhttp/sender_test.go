@@ -10,7 +10,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/watch"
 )
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -34,7 +34,7 @@ func TestSendSignsAndGuards(t *testing.T) {
 		io.WriteString(w, "thanks")
 	}))
 	defer srv.Close()
-	req := core.WebhookRequest{URL: srv.URL + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{"type":"scan.changed"}`)}
+	req := watch.WebhookRequest{URL: srv.URL + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{"type":"scan.changed"}`)}
 
 	if _, err := New(false, "test").Send(t.Context(), req); err == nil || !strings.Contains(err.Error(), "loopback") || !strings.Contains(err.Error(), "CONSENTD_WEBHOOK_ALLOW_PRIVATE") {
 		t.Fatalf("loopback target without permission: %v", err)
@@ -59,12 +59,12 @@ func TestSendLiteralForms(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://127.0.0.1"), ":")
 	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	for _, host := range []string{"2130706433", "0177.0.0.1", "0x7f.1", "127.1", "[::ffff:127.0.0.1]", "1681915905", "0xe0.1", "4294967295"} {
-		req := core.WebhookRequest{URL: "http://" + host + ":" + port + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{}`)}
+		req := watch.WebhookRequest{URL: "http://" + host + ":" + port + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{}`)}
 		if _, err := New(false, "test").Send(t.Context(), req); err == nil || !strings.Contains(err.Error(), "refused to deliver") {
 			t.Errorf("%s: %v, want a refusal", host, err)
 		}
 	}
-	req := core.WebhookRequest{URL: "http://2130706433:" + port + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{}`)}
+	req := watch.WebhookRequest{URL: "http://2130706433:" + port + "/in", Secret: secret, ID: "msg_1", Timestamp: time.Now(), Payload: []byte(`{}`)}
 	if res, err := New(true, "test").Send(t.Context(), req); err != nil || res.StatusCode != http.StatusNoContent {
 		t.Errorf("allowed decimal loopback: %+v %v", res, err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 )
 
 // TestKillDuringIngestLosesNothing runs the real consentd binary, loads it with consent posts,
@@ -88,8 +88,8 @@ func killDuringIngest(t *testing.T, bin, dbURL string) {
 	}
 	defer s.Close()
 	stored := map[string]bool{}
-	q := core.ConsentQuery{SiteID: tg.SiteID}
-	if err := s.EachConsentRecord(ctx, q, func(r *core.ConsentRecord) error { stored[r.ID] = true; return nil }); err != nil {
+	q := consent.ConsentQuery{SiteID: tg.SiteID}
+	if err := s.EachConsentRecord(ctx, q, func(r *consent.ConsentRecord) error { stored[r.ID] = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	lost := 0

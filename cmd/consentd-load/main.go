@@ -24,6 +24,7 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 func main() {
@@ -141,7 +142,7 @@ func newTarget(ctx context.Context, a *app.App) (target, error) {
 		return target{}, err
 	}
 	name, url := "load", "https://load.example"
-	site, err := a.UseCases().Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	site, err := a.UseCases().Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		return target{}, err
 	}

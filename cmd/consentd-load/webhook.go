@@ -14,6 +14,8 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/watch"
 )
 
 // receiver is a consent.recorded webhook consumer on loopback: it verifies each delivery's
@@ -82,7 +84,7 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // subscribe creates an endpoint of the load's organization subscribed to consent.recorded.
 func (rv *receiver) subscribe(ctx context.Context, a *app.App, orgID string) error {
-	e, err := a.UseCases().Webhooks.CreateEndpoint(core.WithActor(ctx, core.System("consentd-load")), orgID, core.WebhookInput{URL: &rv.url, Events: []string{core.EventConsentRecorded}})
+	e, err := a.UseCases().Webhooks.CreateEndpoint(core.WithActor(ctx, core.System("consentd-load")), orgID, watch.WebhookInput{URL: &rv.url, Events: []string{event.EventConsentRecorded}})
 	if err != nil {
 		return err
 	}

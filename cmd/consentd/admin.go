@@ -7,6 +7,7 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/site"
 )
 
 // withApp parses a database command's flags (the store flags plus those flags adds, which may
@@ -104,7 +105,7 @@ func siteCreate(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		s, err := a.UseCases().Sites.CreateSite(ctx, orgID, core.SiteInput{Name: &name, URL: &url})
+		s, err := a.UseCases().Sites.CreateSite(ctx, orgID, site.SiteInput{Name: &name, URL: &url})
 		if err != nil {
 			return err
 		}

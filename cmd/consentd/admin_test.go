@@ -14,6 +14,7 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 var (
@@ -96,7 +97,7 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	log, err := a.UseCases().AuditLog.AuditEntries(core.WithActor(context.Background(), core.System("consentd tests")), orgID, core.AuditQuery{}, "")
+	log, err := a.UseCases().AuditLog.AuditEntries(core.WithActor(context.Background(), core.System("consentd tests")), orgID, identity.AuditQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

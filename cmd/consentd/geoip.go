@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/app"
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // geoipCmd says which geolocation database serve would use (CONSENTD_GEOIP_DB or the embedded
@@ -62,7 +62,7 @@ func geoipCmd(args []string, w io.Writer) error {
 		case place == "":
 			place = "unknown"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", pos[i], place, core.VisitorRuleAt(loc).Jurisdiction)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", pos[i], place, banner.VisitorRuleAt(loc).Jurisdiction)
 	}
 	return tw.Flush()
 }

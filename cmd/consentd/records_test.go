@@ -11,6 +11,8 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 // TestRecordsVerify: `consentd records verify --site ID` prints the report and exits 0 on an
@@ -29,13 +31,13 @@ func TestRecordsVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, url := "Shop", "https://shop.example"
-	site, err := m.Sites.CreateSite(ctx, org.ID, core.SiteInput{Name: &name, URL: &url})
+	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last *core.ConsentRecord
+	var last *consent.ConsentRecord
 	for range 5 {
-		if last, err = m.PublicBanner.RecordConsent(ctx, site.ProjectKey, core.ConsentInput{ConsentVersion: 1}); err != nil {
+		if last, err = m.PublicBanner.RecordConsent(ctx, site.ProjectKey, consent.ConsentInput{ConsentVersion: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +47,7 @@ func TestRecordsVerify(t *testing.T) {
 	if err != nil {
 		t.Fatalf("verify of an intact log: %v %s", err, stderr)
 	}
-	var rep core.ChainReport
+	var rep consent.ChainReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.OK || rep.Records != 5 {
 		t.Fatalf("report: %s (%v)", out, err)
 	}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	corescan "github.com/consentd/consentd/core/scan"
 )
 
 const serveKey = "cd_serve-test-key-0123456789"
@@ -117,7 +119,7 @@ func (p *serveProc) call(t *testing.T, method, path, body string, out any) {
 
 // startSlowScan creates a site on tg's slow page and starts its scan, and returns once the
 // scan's first request has reached tg.
-func (p *serveProc) startSlowScan(t *testing.T, tg *target) (site struct{ ID string }, s core.Scan) {
+func (p *serveProc) startSlowScan(t *testing.T, tg *target) (site struct{ ID string }, s corescan.Scan) {
 	t.Helper()
 	p.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
 	p.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
@@ -134,13 +136,13 @@ func (p *serveProc) startSlowScan(t *testing.T, tg *target) (site struct{ ID str
 func (p *serveProc) awaitScan(t *testing.T, siteID, scanID string, from time.Time, within time.Duration) {
 	t.Helper()
 	for {
-		var got core.Scan
+		var got corescan.Scan
 		p.call(t, "GET", "/sites/"+siteID+"/scans/"+scanID, "", &got)
-		if got.Status == core.ScanCompleted {
+		if got.Status == corescan.ScanCompleted {
 			t.Logf("scan completed %s after %s", time.Since(from).Round(100*time.Millisecond), from.Format(time.TimeOnly))
 			return
 		}
-		if got.Status == core.ScanFailed || time.Since(from) > within {
+		if got.Status == corescan.ScanFailed || time.Since(from) > within {
 			t.Fatalf("scan %s %v %s after %s; want completed within %s", got.Status, got.ErrorMessage, time.Since(from), from.Format(time.TimeOnly), within)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -220,7 +222,7 @@ func TestMetricsFromTheStart(t *testing.T) {
 		}
 	}
 	for _, j := range core.Jurisdictions() {
-		for _, a := range core.ConsentActions() {
+		for _, a := range consent.ConsentActions() {
 			want = append(want, fmt.Sprintf(`consentd_consent_records_total{action=%q,jurisdiction=%q} 0`, a, j))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/consentd/consentd/core"
+	corescan "github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 )
 
@@ -78,7 +79,7 @@ var settings = []setting{
 
 	// verify
 	{name: "project-key", shown: "the one the pages' consentd runtime names", usage: "the site's project key"},
-	{name: "fail-on", def: core.SeverityError, usage: "exit with status 1 when a finding is this severe or more: error, warning or notice"},
+	{name: "fail-on", def: corescan.SeverityError, usage: "exit with status 1 when a finding is this severe or more: error, warning or notice"},
 	{name: "json", def: "false", usage: "print the compliance report as JSON (docs/compliance.md) instead of text"},
 	{name: "categories", usage: "category slugs, comma-separated: one more consent state per category, only it accepted"},
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	corescan "github.com/consentd/consentd/core/scan"
 )
 
 // slowBody is a request body that arrives in pieces, the last one after SIGTERM was sent.
@@ -79,9 +79,9 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 
 	p2 := startServe(t, db)
-	var got core.Scan
+	var got corescan.Scan
 	p2.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &got)
-	if got.Status != core.ScanCompleted {
+	if got.Status != corescan.ScanCompleted {
 		t.Fatalf("scan running at SIGTERM is %s after a graceful stop, want completed", got.Status)
 	}
 	tg.mu.Lock()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	bannerpkg "github.com/consentd/consentd/core/banner"
+	corescan "github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
@@ -65,8 +67,8 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(urls) != 1 {
 		errs = append(errs, errors.New(verifyUsage))
 	}
-	if !slices.Contains(core.Severities(), failOn) {
-		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(core.Severities(), ", ")))
+	if !slices.Contains(corescan.Severities(), failOn) {
+		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(corescan.Severities(), ", ")))
 	}
 	opts, err := r.options(urls)
 	if err = errors.Join(append(errs, err)...); err != nil {
@@ -87,20 +89,20 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 		return failed(err)
 	}
 	v := res.Verification
-	var in *core.ComplianceInput
+	var in *corescan.ComplianceInput
 	var notes []string
 	switch {
 	case v.Banner != core.BannerConsentd:
 	case len(res.PublicConfig) > 0:
-		var cfg core.PublicConfig
+		var cfg bannerpkg.PublicConfig
 		if err := json.Unmarshal(res.PublicConfig, &cfg); err != nil {
 			return failed(fmt.Errorf("the runtime's public configuration is not valid: %w", err))
 		}
-		in = core.ComplianceInputFromPublicConfig(&cfg)
+		in = corescan.ComplianceInputFromPublicConfig(&cfg)
 	default:
 		notes = append(notes, "the configuration rules were not checked: "+res.PublicConfigError)
 	}
-	rep := core.EvaluateCompliance(in, v, "", catalog, time.Now())
+	rep := corescan.EvaluateCompliance(in, v, "", catalog, time.Now())
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -121,7 +123,7 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 
 // printReport writes the report for a reader: what was verified, the findings by severity with
 // their evidence and fix, and the summary per rule family.
-func printReport(w io.Writer, site string, v *core.Verification, rep *core.ComplianceReport, notes []string) {
+func printReport(w io.Writer, site string, v *core.Verification, rep *corescan.ComplianceReport, notes []string) {
 	fmt.Fprintf(w, "consentd verify %s\n", site)
 	var states []string
 	for _, s := range v.States {
@@ -148,8 +150,8 @@ func printReport(w io.Writer, site string, v *core.Verification, rep *core.Compl
 	} else {
 		fmt.Fprintln(w, "\nNot compliant: see the errors below.")
 	}
-	for _, sev := range core.Severities() {
-		var list []core.Finding
+	for _, sev := range corescan.Severities() {
+		var list []corescan.Finding
 		for _, f := range rep.Findings {
 			if f.Severity == sev {
 				list = append(list, f)
@@ -186,7 +188,7 @@ func printReport(w io.Writer, site string, v *core.Verification, rep *core.Compl
 }
 
 // evidence is a finding's evidence on one line.
-func evidence(e core.Evidence) string {
+func evidence(e corescan.Evidence) string {
 	var parts []string
 	add := func(label string, v *string) {
 		if v != nil && *v != "" {

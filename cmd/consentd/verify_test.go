@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	corescan "github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -58,14 +58,14 @@ func TestVerifyCommand(t *testing.T) {
 	if status != exitFindings {
 		t.Fatalf("faulty site: status %d, want %d\n%s\n%s", status, exitFindings, out, errOut)
 	}
-	var rep core.ComplianceReport
+	var rep corescan.ComplianceReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
 	if rep.Compliant {
 		t.Error("faulty site reported compliant")
 	}
-	found := map[string]core.Finding{}
+	found := map[string]corescan.Finding{}
 	for _, f := range rep.Findings {
 		if _, ok := found[f.RuleID]; !ok {
 			found[f.RuleID] = f
@@ -85,7 +85,7 @@ func TestVerifyCommand(t *testing.T) {
 			continue
 		}
 		ev, _ := json.Marshal(f.Evidence)
-		if !strings.Contains(string(ev), want) && !slices.ContainsFunc(rep.Findings, func(g core.Finding) bool {
+		if !strings.Contains(string(ev), want) && !slices.ContainsFunc(rep.Findings, func(g corescan.Finding) bool {
 			b, _ := json.Marshal(g.Evidence)
 			return g.RuleID == rule && strings.Contains(string(b), want)
 		}) {

@@ -19,6 +19,8 @@ import (
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	corescan "github.com/consentd/consentd/core/scan"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 const gaPage = `<!doctype html><html><head>
@@ -94,22 +96,22 @@ func newDeployment(t *testing.T) *deployment {
 }
 
 // scan creates a site on url and triggers its scan.
-func (d *deployment) scan(t *testing.T, url string) *core.Scan {
+func (d *deployment) scan(t *testing.T, url string) *corescan.Scan {
 	t.Helper()
 	ctx := core.WithActor(context.Background(), core.System("consentd tests"))
 	name := "shop"
-	site, err := d.app.UseCases().Sites.CreateSite(ctx, d.org, core.SiteInput{Name: &name, URL: &url})
+	site, err := d.app.UseCases().Sites.CreateSite(ctx, d.org, sitepkg.SiteInput{Name: &name, URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := d.app.UseCases().Scans.TriggerScan(ctx, d.org, site.ID, core.ScanInput{})
+	s, err := d.app.UseCases().Scans.TriggerScan(ctx, d.org, site.ID, corescan.ScanInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func (d *deployment) waitFinished(t *testing.T, scanID string, within time.Duration) *core.Scan {
+func (d *deployment) waitFinished(t *testing.T, scanID string, within time.Duration) *corescan.Scan {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -117,7 +119,7 @@ func (d *deployment) waitFinished(t *testing.T, scanID string, within time.Durat
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Status == core.ScanCompleted || s.Status == core.ScanFailed {
+		if s.Status == corescan.ScanCompleted || s.Status == corescan.ScanFailed {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -233,13 +235,13 @@ func TestTwoWorkersFiftyScans(t *testing.T) {
 	startWorker(t, d)
 	startWorker(t, d)
 	const n = 50
-	scans := make([]*core.Scan, n)
+	scans := make([]*corescan.Scan, n)
 	for i := range n {
 		scans[i] = d.scan(t, fmt.Sprintf("%s/shop/%d/", tg.URL, i))
 	}
 	for i, s := range scans {
 		got := d.waitFinished(t, s.ID, 60*time.Second)
-		if got.Status != core.ScanCompleted || len(got.DetectedServices) == 0 {
+		if got.Status != corescan.ScanCompleted || len(got.DetectedServices) == 0 {
 			t.Fatalf("scan %d: %s %v, detected %v", i, got.Status, got.ErrorMessage, got.DetectedServices)
 		}
 	}
@@ -303,7 +305,7 @@ func TestWorkerKilledMidScan(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the worker did not start the scan")
 	}
-	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
+	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != corescan.ScanRunning {
 		t.Fatalf("scan before the kill: %v %v, want running", got, err)
 	}
 	if err := w1.cmd.Process.Kill(); err != nil {
@@ -314,7 +316,7 @@ func TestWorkerKilledMidScan(t *testing.T) {
 	startWorker(t, d, env...)
 	got := d.waitFinished(t, s.ID, rescueAfter+40*time.Second)
 	t.Logf("scan %s %v, %s after the kill", got.Status, got.ErrorMessage, time.Since(killed).Round(time.Second))
-	if got.Status == core.ScanFailed && (got.ErrorMessage == nil || *got.ErrorMessage == "") {
+	if got.Status == corescan.ScanFailed && (got.ErrorMessage == nil || *got.ErrorMessage == "") {
 		t.Fatal("failed scan without an errorMessage")
 	}
 	tg.mu.Lock()
@@ -352,7 +354,7 @@ func TestWorkerGracefulShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != core.ScanCompleted {
+	if got.Status != corescan.ScanCompleted {
 		t.Fatalf("scan after graceful shutdown: %s %v, want completed", got.Status, got.ErrorMessage)
 	}
 }
@@ -391,7 +393,7 @@ func TestWorkerShutdownDeadline(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("worker still running 20 s after SIGTERM with a 300ms deadline")
 	}
-	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != core.ScanRunning {
+	if got, err := d.store.ScanByID(context.Background(), s.ID); err != nil || got.Status != corescan.ScanRunning {
 		t.Fatalf("scan after the cancelled attempt: %+v %v, want running (to be retried)", got, err)
 	}
 	stopped := time.Now()
@@ -401,7 +403,7 @@ func TestWorkerShutdownDeadline(t *testing.T) {
 	startWorker(t, d, env...)
 	got := d.waitFinished(t, s.ID, 20*time.Second)
 	t.Logf("completed %s after the first worker stopped", time.Since(stopped).Round(100*time.Millisecond))
-	if got.Status != core.ScanCompleted {
+	if got.Status != corescan.ScanCompleted {
 		t.Fatalf("scan %s %v, want completed by the second worker", got.Status, got.ErrorMessage)
 	}
 }

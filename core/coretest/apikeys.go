@@ -5,21 +5,23 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testAPIKeys: keys are listed per organization with their prefix and times, found, expired,
 // touched and deleted only within their organization.
-func testAPIKeys(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+func testAPIKeys(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "b", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
-	k1 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "ci", Prefix: "cd_abcdefgh", Hash: core.HashAPIKey("k1-k1-k1-k1-k1-k1"), CreatedAt: now()}
-	k2 := &core.APIKey{ID: id(), OrganizationID: a.ID, Name: "deploy", Prefix: "cd_ijklmnop", Hash: core.HashAPIKey("k2-k2-k2-k2-k2-k2"), CreatedAt: now().Add(time.Second)}
-	kb := &core.APIKey{ID: id(), OrganizationID: b.ID, Name: "other", Hash: core.HashAPIKey("kb-kb-kb-kb-kb-kb"), CreatedAt: now(),
+	k1 := &identity.APIKey{ID: id(), OrganizationID: a.ID, Name: "ci", Prefix: "cd_abcdefgh", Hash: identity.HashAPIKey("k1-k1-k1-k1-k1-k1"), CreatedAt: now()}
+	k2 := &identity.APIKey{ID: id(), OrganizationID: a.ID, Name: "deploy", Prefix: "cd_ijklmnop", Hash: identity.HashAPIKey("k2-k2-k2-k2-k2-k2"), CreatedAt: now().Add(time.Second)}
+	kb := &identity.APIKey{ID: id(), OrganizationID: b.ID, Name: "other", Hash: identity.HashAPIKey("kb-kb-kb-kb-kb-kb"), CreatedAt: now(),
 		Role: core.RoleEditor, SiteIDs: []string{"00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"}}
 	k1.Role, k2.Role, k2.SiteIDs = core.RoleOwner, core.RoleViewer, []string{}
-	for _, k := range []*core.APIKey{k2, k1, kb} {
+	for _, k := range []*identity.APIKey{k2, k1, kb} {
 		must(t, s.CreateAPIKey(ctx, k))
 	}
 	list, err := s.APIKeys(ctx, a.ID)

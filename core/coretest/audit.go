@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // appendAudit chains an entry after the organization's head in a transaction, as core does.
-func appendAudit(t *testing.T, s core.Store, org, site, action, actor string, at time.Time) *core.AuditEntry {
+func appendAudit(t *testing.T, s usecases.Store, org, site, action, actor string, at time.Time) *core.AuditEntry {
 	t.Helper()
 	var e *core.AuditEntry
-	must(t, s.InTx(ctx, func(tx core.Store) error {
+	must(t, s.InTx(ctx, func(tx usecases.Store) error {
 		seq, prev, err := tx.AuditHead(ctx, org)
 		if err != nil {
 			return err
@@ -30,9 +32,9 @@ func appendAudit(t *testing.T, s core.Store, org, site, action, actor string, at
 
 // testAudit: entries chain per organization, round-trip exactly (their hash still
 // verifies), list newest first with every filter, and appends are serialized.
-func testAudit(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+func testAudit(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "b", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
 	if seq, hash, err := s.AuditHead(ctx, a.ID); err != nil || seq != 0 || hash != core.GenesisHash {
@@ -54,7 +56,7 @@ func testAudit(t *testing.T, s core.Store) {
 	dup.ID = id()
 	wantCode(t, s.AppendAudit(ctx, &dup), core.CodeConflict)
 
-	list := func(q core.AuditQuery) []int64 {
+	list := func(q identity.AuditQuery) []int64 {
 		t.Helper()
 		if q.OrgID == "" {
 			q.OrgID = a.ID
@@ -81,20 +83,20 @@ func testAudit(t *testing.T, s core.Store) {
 			}
 		}
 	}
-	eq("all", list(core.AuditQuery{}), 3, 2, 1)
-	eq("limit", list(core.AuditQuery{Limit: 2}), 3, 2)
-	eq("before", list(core.AuditQuery{BeforeSeq: 3}), 2, 1)
-	eq("site", list(core.AuditQuery{SiteID: site}), 3, 1)
-	eq("actor", list(core.AuditQuery{Actor: actor}), 3, 1)
-	eq("action", list(core.AuditQuery{Action: core.AuditKeyCreate}), 2)
+	eq("all", list(identity.AuditQuery{}), 3, 2, 1)
+	eq("limit", list(identity.AuditQuery{Limit: 2}), 3, 2)
+	eq("before", list(identity.AuditQuery{BeforeSeq: 3}), 2, 1)
+	eq("site", list(identity.AuditQuery{SiteID: site}), 3, 1)
+	eq("actor", list(identity.AuditQuery{Actor: actor}), 3, 1)
+	eq("action", list(identity.AuditQuery{Action: core.AuditKeyCreate}), 2)
 	from, to := t0, t0.Add(2*time.Second)
-	eq("from (exclusive)", list(core.AuditQuery{From: &from}), 3, 2)
-	eq("to (exclusive)", list(core.AuditQuery{To: &to}), 2, 1)
-	eq("other org", list(core.AuditQuery{OrgID: b.ID}), 1)
-	eq("unknown org", list(core.AuditQuery{OrgID: id()}))
-	eq("malformed site", list(core.AuditQuery{SiteID: "nope"}))
+	eq("from (exclusive)", list(identity.AuditQuery{From: &from}), 3, 2)
+	eq("to (exclusive)", list(identity.AuditQuery{To: &to}), 2, 1)
+	eq("other org", list(identity.AuditQuery{OrgID: b.ID}), 1)
+	eq("unknown org", list(identity.AuditQuery{OrgID: id()}))
+	eq("malformed site", list(identity.AuditQuery{SiteID: "nope"}))
 
-	es, err := s.AuditEntries(ctx, core.AuditQuery{OrgID: a.ID, Limit: 1, BeforeSeq: 2})
+	es, err := s.AuditEntries(ctx, identity.AuditQuery{OrgID: a.ID, Limit: 1, BeforeSeq: 2})
 	must(t, err)
 	got := es[0]
 	if got.ID != e1.ID || got.SiteID != site || got.ActorID != actor || got.ActorName != e1.ActorName ||
@@ -121,9 +123,9 @@ func testAudit(t *testing.T, s core.Store) {
 
 // testAuditRetention: removing entries up to a seq keeps the later ones, makes the last
 // removed the anchor, leaves the head (appends continue after it) and other organizations.
-func testAuditRetention(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+func testAuditRetention(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "b", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
 	if seq, hash, err := s.AuditAnchor(ctx, a.ID); err != nil || seq != 0 || hash != core.GenesisHash {

@@ -11,10 +11,15 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
-func consentAt(siteID string, at time.Time, visitor string) *core.ConsentRecord {
-	return &core.ConsentRecord{
+func consentAt(siteID string, at time.Time, visitor string) *consent.ConsentRecord {
+	return &consent.ConsentRecord{
 		ID: id(), SiteID: siteID, VisitorID: visitor, IPCountry: "FR", Jurisdiction: core.JurisdictionGDPR,
 		CategoriesConsented: map[string]bool{"essential": true, "statistics": true, "marketing": false},
 		ConsentVersion:      2, Action: "custom", CreatedAt: at,
@@ -22,15 +27,15 @@ func consentAt(siteID string, at time.Time, visitor string) *core.ConsentRecord 
 }
 
 // newestFirst is the listing order: createdAt descending, then id descending.
-func newestFirst(a, b *core.ConsentRecord) int {
+func newestFirst(a, b *consent.ConsentRecord) int {
 	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 }
 
-func inRange(r *core.ConsentRecord, from, to *time.Time) bool {
+func inRange(r *consent.ConsentRecord, from, to *time.Time) bool {
 	return (from == nil || r.CreatedAt.After(*from)) && (to == nil || r.CreatedAt.Before(*to))
 }
 
-func ids(rs []*core.ConsentRecord) []string {
+func ids(rs []*consent.ConsentRecord) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.ID
@@ -41,12 +46,12 @@ func ids(rs []*core.ConsentRecord) []string {
 // testConsentTotals checks exact totals and pages for date ranges whose bounds fall on hour
 // boundaries, on record timestamps, inside hours and outside the data, as stores that keep
 // per-period counters must get every edge right.
-func testConsentTotals(t *testing.T, s core.Store) {
+func testConsentTotals(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	other := seed(t, s)
 	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(1, 2))
-	var all []*core.ConsentRecord
+	var all []*consent.ConsentRecord
 	add := func(at time.Time) {
 		r := consentAt(f.site.ID, at, fmt.Sprint("v", len(all)))
 		must(t, s.CreateConsentRecord(ctx, r))
@@ -74,13 +79,13 @@ func testConsentTotals(t *testing.T, s core.Store) {
 	}
 	for _, from := range bounds {
 		for _, to := range bounds {
-			var want []*core.ConsentRecord
+			var want []*consent.ConsentRecord
 			for _, r := range all {
 				if inRange(r, from, to) {
 					want = append(want, r)
 				}
 			}
-			page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, From: from, To: to, Page: 1, Limit: 7})
+			page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, From: from, To: to, Page: 1, Limit: 7})
 			must(t, err)
 			if total != len(want) {
 				t.Fatalf("from %v to %v: total %d, want %d", from, to, total, len(want))
@@ -91,9 +96,9 @@ func testConsentTotals(t *testing.T, s core.Store) {
 		}
 	}
 	// Every page, in order, is the whole history once.
-	var got []*core.ConsentRecord
+	var got []*consent.ConsentRecord
 	for p := 1; ; p++ {
-		page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: p, Limit: 4})
+		page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: p, Limit: 4})
 		must(t, err)
 		if total != len(all) {
 			t.Fatalf("total %d, want %d", total, len(all))
@@ -109,7 +114,7 @@ func testConsentTotals(t *testing.T, s core.Store) {
 	if !got[0].CategoriesConsented["statistics"] || got[0].ConsentVersion != 2 || got[0].IPCountry != "FR" {
 		t.Fatalf("record round trip: %+v", got[0])
 	}
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: id(), Page: 1, Limit: 10})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: id(), Page: 1, Limit: 10})
 	must(t, err)
 	if total != 0 {
 		t.Fatal("a site with no records has a total")
@@ -119,12 +124,12 @@ func testConsentTotals(t *testing.T, s core.Store) {
 // testConsentConcurrentAndExport writes records from many goroutines at once (many sharing a
 // timestamp), then checks that the total is exact, that none was lost, and that
 // EachConsentRecord streams exactly the listing order, across any internal batch size.
-func testConsentConcurrentAndExport(t *testing.T, s core.Store) {
+func testConsentConcurrentAndExport(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	other := seed(t, s)
 	base := time.Date(2026, 5, 4, 23, 0, 0, 0, time.UTC)
 	const writers, each = 12, 110
-	recs := make([][]*core.ConsentRecord, writers)
+	recs := make([][]*consent.ConsentRecord, writers)
 	errs := make([]error, writers)
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -157,13 +162,13 @@ func testConsentConcurrentAndExport(t *testing.T, s core.Store) {
 	all := slices.Concat(recs...)
 	slices.SortFunc(all, newestFirst)
 
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 100})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 100})
 	must(t, err)
 	if total != writers*each {
 		t.Fatalf("total %d after %d concurrent writes", total, writers*each)
 	}
-	var got []*core.ConsentRecord
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 3, Limit: 1}, func(r *core.ConsentRecord) error {
+	var got []*consent.ConsentRecord
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 3, Limit: 1}, func(r *consent.ConsentRecord) error {
 		got = append(got, r)
 		return nil
 	}))
@@ -181,7 +186,7 @@ func testConsentConcurrentAndExport(t *testing.T, s core.Store) {
 		}
 	}
 	got = got[:0]
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID, From: &from, To: &to}, func(r *core.ConsentRecord) error {
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: f.site.ID, From: &from, To: &to}, func(r *consent.ConsentRecord) error {
 		got = append(got, r)
 		return nil
 	}))
@@ -190,7 +195,7 @@ func testConsentConcurrentAndExport(t *testing.T, s core.Store) {
 	}
 	stop := errors.New("stop")
 	n := 0
-	err = s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(*core.ConsentRecord) error {
+	err = s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: f.site.ID}, func(*consent.ConsentRecord) error {
 		n++
 		if n == 5 {
 			return stop
@@ -201,13 +206,13 @@ func testConsentConcurrentAndExport(t *testing.T, s core.Store) {
 		t.Fatalf("export did not stop at fn's error: %v after %d", err, n)
 	}
 	n = 0
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: id()}, func(*core.ConsentRecord) error { n++; return nil }))
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: id()}, func(*consent.ConsentRecord) error { n++; return nil }))
 	if n != 0 {
 		t.Fatal("export of an unknown site is not empty")
 	}
 }
 
-func testConsentMissingSite(t *testing.T, s core.Store) {
+func testConsentMissingSite(t *testing.T, s usecases.Store) {
 	wantCode(t, s.CreateConsentRecord(ctx, consentAt(id(), now(), "v")), core.CodeNotFound)
 	// A failing record does not take the records written with it down.
 	f := seed(t, s)
@@ -232,7 +237,7 @@ func testConsentMissingSite(t *testing.T, s core.Store) {
 			must(t, err)
 		}
 	}
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 1})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 1})
 	must(t, err)
 	if total != 30 {
 		t.Fatalf("total %d, want 30", total)
@@ -240,13 +245,13 @@ func testConsentMissingSite(t *testing.T, s core.Store) {
 }
 
 // testMissingParents: a write naming a parent that does not exist is not_found.
-func testMissingParents(t *testing.T, s core.Store) {
+func testMissingParents(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	wantCode(t, s.CreateSite(ctx, &core.Site{ID: id(), OrganizationID: id(), Name: "x", URL: "https://x", ProjectKey: "pk_" + id(), CreatedAt: now(), UpdatedAt: now()}), core.CodeNotFound)
-	wantCode(t, s.CreateAPIKey(ctx, &core.APIKey{ID: id(), OrganizationID: id(), Hash: "h" + id(), CreatedAt: now()}), core.CodeNotFound)
-	wantCode(t, s.CreateCategory(ctx, &core.Category{ID: id(), SiteID: id(), Slug: "x", Name: "x",
+	wantCode(t, s.CreateAPIKey(ctx, &identity.APIKey{ID: id(), OrganizationID: id(), Hash: "h" + id(), CreatedAt: now()}), core.CodeNotFound)
+	wantCode(t, s.CreateCategory(ctx, &banner.Category{ID: id(), SiteID: id(), Slug: "x", Name: "x",
 		NameTranslations: map[string]string{}, DescriptionTranslations: map[string]string{}, CreatedAt: now(), UpdatedAt: now()}), core.CodeNotFound)
-	wantCode(t, s.CreateScan(ctx, &core.Scan{ID: id(), SiteID: id(), URL: "https://x", URLs: []string{"https://x"}, Status: core.ScanPending, CreatedAt: now()}), core.CodeNotFound)
+	wantCode(t, s.CreateScan(ctx, &scan.Scan{ID: id(), SiteID: id(), URL: "https://x", URLs: []string{"https://x"}, Status: scan.ScanPending, CreatedAt: now()}), core.CodeNotFound)
 	svc := newService(f, "orphan", "marketing", "c")
 	svc.CategoryID = id()
 	wantCode(t, s.CreateService(ctx, svc), core.CodeNotFound)
@@ -259,7 +264,7 @@ func testMissingParents(t *testing.T, s core.Store) {
 
 // testMalformedIDs: an identifier that is not a UUID finds nothing (Postgres uuid columns
 // must not turn it into an internal error).
-func testMalformedIDs(t *testing.T, s core.Store) {
+func testMalformedIDs(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	const bad = "not-a-uuid"
 	for name, err := range map[string]error{

@@ -4,19 +4,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	gpppkg "github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testBannerGPP: a banner's GPP settings are stored and read back whole; a new banner's are off
 // in the MSPA's opt-out mode.
-func testBannerGPP(t *testing.T, s core.Store) {
+func testBannerGPP(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	b, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
-	if b.GPP != (core.GPPSettings{MSPAMode: core.MSPAModeOptOut}) {
+	if b.GPP != (gpppkg.GPPSettings{MSPAMode: gpppkg.MSPAModeOptOut}) {
 		t.Fatalf("a new banner's gpp = %#v, want off, mode opt-out", b.GPP)
 	}
-	gpp := core.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: core.MSPAModeServiceProvider}
+	gpp := gpppkg.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: gpppkg.MSPAModeServiceProvider}
 	b.GPP = gpp
 	must(t, s.UpdateBanner(ctx, b))
 	got, err := s.Banner(ctx, f.site.ID)
@@ -28,13 +30,13 @@ func testBannerGPP(t *testing.T, s core.Store) {
 
 // testConsentGPP: a record's GPP string is stored, listed and exported as written, its hash
 // (consentd-record-v4) still matching; a record without one lists it empty.
-func testConsentGPP(t *testing.T, s core.Store) {
+func testConsentGPP(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := consentAt(f.site.ID, at, "v-gpp")
 	r.GPPString = "DBABLA~BVQVAAAAAgA.QA"
 	byID, plain := storeBesidePlain(t, s, r)
-	if g := byID[r.ID]; g == nil || g.GPPString != r.GPPString || core.ConsentRecordHash(g) != r.RecordHash {
+	if g := byID[r.ID]; g == nil || g.GPPString != r.GPPString || consent.ConsentRecordHash(g) != r.RecordHash {
 		t.Fatalf("record with a GPP string round trip: %+v", g)
 	}
 	if g := byID[plain.ID]; g == nil || g.GPPString != "" {
@@ -44,14 +46,14 @@ func testConsentGPP(t *testing.T, s core.Store) {
 
 // storeBesidePlain seals r and stores it with a plain record of its site a second later, then
 // reads the site's records back by ID through EachConsentRecord (the export's path).
-func storeBesidePlain(t *testing.T, s core.Store, r *core.ConsentRecord) (map[string]*core.ConsentRecord, *core.ConsentRecord) {
+func storeBesidePlain(t *testing.T, s usecases.Store, r *consent.ConsentRecord) (map[string]*consent.ConsentRecord, *consent.ConsentRecord) {
 	t.Helper()
-	core.SealConsentRecord(r)
+	consent.SealConsentRecord(r)
 	plain := consentAt(r.SiteID, r.CreatedAt.Add(time.Second), "v-plain")
 	must(t, s.CreateConsentRecord(ctx, r))
 	must(t, s.CreateConsentRecord(ctx, plain))
-	byID := map[string]*core.ConsentRecord{}
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: r.SiteID}, func(g *core.ConsentRecord) error {
+	byID := map[string]*consent.ConsentRecord{}
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: r.SiteID}, func(g *consent.ConsentRecord) error {
 		byID[g.ID] = g
 		return nil
 	}))

@@ -5,6 +5,11 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	scanpkg "github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // IDSpellingContract checks that a store knows each resource by one spelling of its ID, the
@@ -15,10 +20,10 @@ import (
 // hash, slug) holding bytes a database cannot store (NUL, invalid UTF-8) finds nothing either.
 // Postgres reads many spellings into one uuid, SQLite compares text: without this contract the
 // same request answers differently on each. No error is internal.
-func IDSpellingContract(t *testing.T, newStore func(t *testing.T) core.Store) {
+func IDSpellingContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 	for _, tc := range []struct {
 		name string
-		fn   func(t *testing.T, s core.Store)
+		fn   func(t *testing.T, s usecases.Store)
 	}{
 		{"Lookups", testIDLookups},
 		{"UpdatesAndDeletes", testIDUpdatesAndDeletes},
@@ -53,16 +58,16 @@ func spellings(c string) map[string]string {
 // idFixture is a seeded site with a service and a scan.
 type idFixture struct {
 	fixture
-	svc  *core.Service
-	scan *core.Scan
+	svc  *banner.Service
+	scan *scanpkg.Scan
 }
 
-func seedIDs(t *testing.T, s core.Store) idFixture {
+func seedIDs(t *testing.T, s usecases.Store) idFixture {
 	t.Helper()
 	f := idFixture{fixture: seed(t, s)}
 	f.svc = newService(f.fixture, "analytics", "statistics", "_ga")
 	must(t, s.CreateService(ctx, f.svc))
-	f.scan = &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: core.ScanPending, CreatedAt: now()}
+	f.scan = &scanpkg.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: scanpkg.ScanPending, CreatedAt: now()}
 	must(t, s.CreateScan(ctx, f.scan))
 	must(t, s.CreateConsentRecord(ctx, consentAt(f.site.ID, now(), "v")))
 	return f
@@ -75,7 +80,7 @@ func wantNotFound(t *testing.T, what, spelling string, err error) {
 	}
 }
 
-func testIDLookups(t *testing.T, s core.Store) {
+func testIDLookups(t *testing.T, s usecases.Store) {
 	f := seedIDs(t, s)
 	cat := f.cats["statistics"]
 	check := func(canonical string, lookups func(v string) map[string]error) {
@@ -99,8 +104,8 @@ func testIDLookups(t *testing.T, s core.Store) {
 			"CategoryBySlug":   second(s.CategoryBySlug(ctx, v, cat.Slug)),
 			"Service by site":  second(s.Service(ctx, v, f.svc.ID)),
 			"Scan by site":     second(s.Scan(ctx, v, f.scan.ID)),
-			"LatestScan":       second(s.LatestScan(ctx, v, core.ScanPending)),
-			"LatestScanOfMode": second(s.LatestScanOfMode(ctx, v, core.ScanVerify, core.ScanPending)),
+			"LatestScan":       second(s.LatestScan(ctx, v, scanpkg.ScanPending)),
+			"LatestScanOfMode": second(s.LatestScanOfMode(ctx, v, core.ScanVerify, scanpkg.ScanPending)),
 		}
 	})
 	check(cat.ID, func(v string) map[string]error {
@@ -117,7 +122,7 @@ func testIDLookups(t *testing.T, s core.Store) {
 	})
 }
 
-func testIDUpdatesAndDeletes(t *testing.T, s core.Store) {
+func testIDUpdatesAndDeletes(t *testing.T, s usecases.Store) {
 	f := seedIDs(t, s)
 	cat := f.cats["statistics"]
 	for sp, v := range spellings(f.site.ID) {
@@ -148,7 +153,7 @@ func testIDUpdatesAndDeletes(t *testing.T, s core.Store) {
 	}
 	for sp, v := range spellings(f.scan.ID) {
 		x := *f.scan
-		x.ID, x.Status = v, core.ScanRunning
+		x.ID, x.Status = v, scanpkg.ScanRunning
 		wantNotFound(t, "UpdateScan", sp, s.UpdateScan(ctx, &x))
 	}
 	// Nothing changed.
@@ -164,33 +169,33 @@ func testIDUpdatesAndDeletes(t *testing.T, s core.Store) {
 	must(t, err)
 	scan, err := s.ScanByID(ctx, f.scan.ID)
 	must(t, err)
-	if site.Name != f.site.Name || b.Position != "bottom_right" || got.Name != cat.Name || scan.Status != core.ScanPending {
+	if site.Name != f.site.Name || b.Position != "bottom_right" || got.Name != cat.Name || scan.Status != scanpkg.ScanPending {
 		t.Fatalf("a write naming another spelling of an ID changed a resource: site %q, banner %q, category %q, scan %q",
 			site.Name, b.Position, got.Name, scan.Status)
 	}
 }
 
-func testIDParents(t *testing.T, s core.Store) {
+func testIDParents(t *testing.T, s usecases.Store) {
 	f := seedIDs(t, s)
 	for sp, v := range spellings(f.org.ID) {
 		wantNotFound(t, "CreateSite (org)", sp, s.CreateSite(ctx, &core.Site{ID: id(), OrganizationID: v, Name: "x", URL: "https://x.example",
 			ProjectKey: "pk_" + id(), CreatedAt: now(), UpdatedAt: now()}))
-		wantNotFound(t, "CreateAPIKey (org)", sp, s.CreateAPIKey(ctx, &core.APIKey{ID: id(), OrganizationID: v, Hash: "h" + id(), CreatedAt: now()}))
+		wantNotFound(t, "CreateAPIKey (org)", sp, s.CreateAPIKey(ctx, &identity.APIKey{ID: id(), OrganizationID: v, Hash: "h" + id(), CreatedAt: now()}))
 	}
 	other := seed(t, s) // a site without a service or a scan
 	otherBanner, err := s.Banner(ctx, other.site.ID)
 	must(t, err)
 	for sp, v := range spellings(other.site.ID) {
-		wantNotFound(t, "CreateBanner (site)", sp, s.CreateBanner(ctx, &core.Banner{ID: id(), SiteID: v, Template: "floating", Position: "bottom_right",
+		wantNotFound(t, "CreateBanner (site)", sp, s.CreateBanner(ctx, &banner.Banner{ID: id(), SiteID: v, Template: "floating", Position: "bottom_right",
 			Colors: map[string]string{}, TextOverrides: map[string]string{}, TextTranslations: map[string]map[string]string{},
 			DefaultBehavior: "opt_in", CloseButtonBehavior: "dismiss", CookieExpirationDays: 365, ConsentVersion: 1, CreatedAt: now(), UpdatedAt: now()}))
-		wantNotFound(t, "CreateCategory (site)", sp, s.CreateCategory(ctx, &core.Category{ID: id(), SiteID: v, Slug: "new", Name: "new",
+		wantNotFound(t, "CreateCategory (site)", sp, s.CreateCategory(ctx, &banner.Category{ID: id(), SiteID: v, Slug: "new", Name: "new",
 			NameTranslations: map[string]string{}, DescriptionTranslations: map[string]string{}, CreatedAt: now(), UpdatedAt: now()}))
 		svc := newService(other, "by-site", "marketing")
 		svc.SiteID = v
 		wantNotFound(t, "CreateService (site)", sp, s.CreateService(ctx, svc))
-		wantNotFound(t, "CreateScan (site)", sp, s.CreateScan(ctx, &core.Scan{ID: id(), SiteID: v, URL: "https://x.example",
-			URLs: []string{"https://x.example"}, Status: core.ScanPending, CreatedAt: now()}))
+		wantNotFound(t, "CreateScan (site)", sp, s.CreateScan(ctx, &scanpkg.Scan{ID: id(), SiteID: v, URL: "https://x.example",
+			URLs: []string{"https://x.example"}, Status: scanpkg.ScanPending, CreatedAt: now()}))
 		wantNotFound(t, "CreateConsentRecord (site)", sp, s.CreateConsentRecord(ctx, consentAt(v, now(), "v")))
 	}
 	for sp, v := range spellings(other.cats["marketing"].ID) {
@@ -207,7 +212,7 @@ func testIDParents(t *testing.T, s core.Store) {
 	must(t, err)
 	scans, err := s.Scans(ctx, other.site.ID)
 	must(t, err)
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: other.site.ID, Page: 1, Limit: 10})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: other.site.ID, Page: 1, Limit: 10})
 	must(t, err)
 	b, err := s.Banner(ctx, other.site.ID)
 	must(t, err)
@@ -217,7 +222,7 @@ func testIDParents(t *testing.T, s core.Store) {
 	}
 }
 
-func testIDListings(t *testing.T, s core.Store) {
+func testIDListings(t *testing.T, s usecases.Store) {
 	f := seedIDs(t, s)
 	for sp, v := range spellings(f.org.ID) {
 		sites, err := s.Sites(ctx, v)
@@ -238,12 +243,12 @@ func testIDListings(t *testing.T, s core.Store) {
 		if err != nil || len(scans) != 0 {
 			t.Errorf("Scans with the site ID spelled %s: %d, %v; want none", sp, len(scans), err)
 		}
-		rs, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: v, Page: 1, Limit: 10})
+		rs, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: v, Page: 1, Limit: 10})
 		if err != nil || len(rs) != 0 || total != 0 {
 			t.Errorf("ConsentRecords with the site ID spelled %s: %d of %d, %v; want none", sp, len(rs), total, err)
 		}
 		n := 0
-		err = s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: v}, func(*core.ConsentRecord) error { n++; return nil })
+		err = s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: v}, func(*consent.ConsentRecord) error { n++; return nil })
 		if err != nil || n != 0 {
 			t.Errorf("EachConsentRecord with the site ID spelled %s: %d, %v; want none", sp, n, err)
 		}
@@ -256,9 +261,9 @@ func testIDListings(t *testing.T, s core.Store) {
 	}
 }
 
-func testTextKeys(t *testing.T, s core.Store) {
+func testTextKeys(t *testing.T, s usecases.Store) {
 	f := seedIDs(t, s)
-	k := &core.APIKey{ID: id(), OrganizationID: f.org.ID, Name: "ci", Hash: core.HashAPIKey("secret-secret-secret"), CreatedAt: now()}
+	k := &identity.APIKey{ID: id(), OrganizationID: f.org.ID, Name: "ci", Hash: identity.HashAPIKey("secret-secret-secret"), CreatedAt: now()}
 	must(t, s.CreateAPIKey(ctx, k))
 	for sp, mangle := range map[string]func(string) string{
 		"NUL":         func(s string) string { return s + "\x00" },

@@ -9,28 +9,31 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // randomConsent is a sealed record with random decisions, as RecordConsent would store it.
-func randomConsent(rng *rand.Rand, siteID string, at time.Time, visitor string) *core.ConsentRecord {
+func randomConsent(rng *rand.Rand, siteID string, at time.Time, visitor string) *consent.ConsentRecord {
 	jur := []string{core.JurisdictionGDPR, core.JurisdictionCCPA, core.JurisdictionNone}[rng.IntN(3)]
-	r := &core.ConsentRecord{
+	r := &consent.ConsentRecord{
 		ID: id(), SiteID: siteID, VisitorID: visitor, IPCountry: "DE", Jurisdiction: jur,
 		CategoriesConsented: map[string]bool{"essential": true, "statistics": rng.IntN(2) == 0, "marketing": rng.IntN(3) == 0},
-		GPCSignal:           rng.IntN(4) == 0, ConsentVersion: 1 + rng.IntN(3), Action: core.ConsentActions()[rng.IntN(4)],
+		GPCSignal:           rng.IntN(4) == 0, ConsentVersion: 1 + rng.IntN(3), Action: consent.ConsentActions()[rng.IntN(4)],
 		CreatedAt: at.UTC().Truncate(time.Microsecond), PageURL: "https://shop.example/p/" + fmt.Sprint(rng.IntN(5)),
 		UserAgent: "Firefox desktop", SnapshotHash: core.GenesisHash,
 	}
 	if rng.IntN(5) == 0 {
 		delete(r.CategoriesConsented, "marketing") // a category created later
 	}
-	core.SealConsentRecord(r)
+	consent.SealConsentRecord(r)
 	return r
 }
 
-func verifyOK(t *testing.T, s core.Store, siteID string) *core.ChainReport {
+func verifyOK(t *testing.T, s usecases.Store, siteID string) *consent.ChainReport {
 	t.Helper()
-	rep, err := core.VerifyConsentChain(ctx, s, siteID)
+	rep, err := consent.VerifyConsentChain(ctx, s, siteID)
 	must(t, err)
 	if !rep.OK {
 		t.Fatalf("chain of %s does not verify: %+v", siteID, rep.Break)
@@ -40,7 +43,7 @@ func verifyOK(t *testing.T, s core.Store, siteID string) *core.ChainReport {
 
 // testConsentChain: records written concurrently to two sites form one verifiable chain per
 // site; every record is in a batch, and the export carries each record's batch link.
-func testConsentChain(t *testing.T, s core.Store) {
+func testConsentChain(t *testing.T, s usecases.Store) {
 	f, g := seed(t, s), seed(t, s)
 	rep := verifyOK(t, s, f.site.ID)
 	if rep.Records != 0 || rep.Chain.HeadHash != core.GenesisHash {
@@ -77,8 +80,8 @@ func testConsentChain(t *testing.T, s core.Store) {
 		t.Fatalf("head %d after %d batches", rf.Chain.HeadSeq, rf.Batches)
 	}
 	seen := map[int64]int{}
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(r *core.ConsentRecord) error {
-		if r.BatchSeq < 1 || r.BatchHash == "" || r.PrevBatchHash == "" || r.RecordHash != core.ConsentRecordHash(r) {
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: f.site.ID}, func(r *consent.ConsentRecord) error {
+		if r.BatchSeq < 1 || r.BatchHash == "" || r.PrevBatchHash == "" || r.RecordHash != consent.ConsentRecordHash(r) {
 			return fmt.Errorf("record %s lacks its chain fields: %+v", r.ID, r)
 		}
 		seen[r.BatchSeq]++
@@ -87,29 +90,29 @@ func testConsentChain(t *testing.T, s core.Store) {
 	if int64(len(seen)) != rf.Batches {
 		t.Fatalf("export names %d batches, the chain has %d", len(seen), rf.Batches)
 	}
-	_, err := core.VerifyConsentChain(ctx, s, id())
+	_, err := consent.VerifyConsentChain(ctx, s, id())
 	wantCode(t, err, core.CodeNotFound)
 }
 
 // testConsentBucketStats: the hour aggregates equal a brute-force count over random records.
-func testConsentStatBuckets(t *testing.T, s core.Store) {
+func testConsentStatBuckets(t *testing.T, s usecases.Store) {
 	f, other := seed(t, s), seed(t, s)
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2026, 2, 27, 20, 0, 0, 0, time.UTC)
-	want := map[time.Time]*core.ConsentBucketStat{}
+	want := map[time.Time]*consent.ConsentBucketStat{}
 	for range 300 {
 		at := base.Add(time.Duration(rng.Int64N(int64(60 * time.Hour))))
 		r := randomConsent(rng, f.site.ID, at, "v")
 		must(t, s.CreateConsentRecord(ctx, r))
 		h := r.CreatedAt.Truncate(time.Hour)
 		if want[h] == nil {
-			want[h] = &core.ConsentBucketStat{Start: h}
+			want[h] = &consent.ConsentBucketStat{Start: h}
 		}
 		want[h].Add(r)
 	}
 	must(t, s.CreateConsentRecord(ctx, randomConsent(rng, other.site.ID, base.Add(time.Hour), "o")))
 	from, to := base.Add(5*time.Hour), base.Add(50*time.Hour)
-	got, err := s.ConsentStatBuckets(ctx, f.site.ID, from, to, core.StatsHour)
+	got, err := s.ConsentStatBuckets(ctx, f.site.ID, from, to, consent.StatsHour)
 	must(t, err)
 	n := 0
 	for h, w := range want {
@@ -117,7 +120,7 @@ func testConsentStatBuckets(t *testing.T, s core.Store) {
 			continue
 		}
 		n++
-		i := slices.IndexFunc(got, func(g core.ConsentBucketStat) bool { return g.Start.Equal(h) })
+		i := slices.IndexFunc(got, func(g consent.ConsentBucketStat) bool { return g.Start.Equal(h) })
 		if i < 0 {
 			t.Fatalf("hour %v missing", h)
 		}
@@ -141,14 +144,14 @@ func testConsentStatBuckets(t *testing.T, s core.Store) {
 			}
 		}
 	}
-	if len(got) != n || !slices.IsSortedFunc(got, func(a, b core.ConsentBucketStat) int { return a.Start.Compare(b.Start) }) {
+	if len(got) != n || !slices.IsSortedFunc(got, func(a, b consent.ConsentBucketStat) int { return a.Start.Compare(b.Start) }) {
 		t.Fatalf("%d hours, want %d in order", len(got), n)
 	}
 }
 
 // testConsentErasure: erasing a visitor removes their ID from their records only, the chain
 // still verifies, and the visitor filter finds nothing of them afterwards.
-func testConsentErasure(t *testing.T, s core.Store) {
+func testConsentErasure(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 12 {
@@ -158,7 +161,7 @@ func testConsentErasure(t *testing.T, s core.Store) {
 		}
 		must(t, s.CreateConsentRecord(ctx, randomConsent(rng, f.site.ID, now(), v)))
 	}
-	page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, VisitorID: "visitor-erase", Page: 1, Limit: 100})
+	page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, VisitorID: "visitor-erase", Page: 1, Limit: 100})
 	must(t, err)
 	if total != 4 || len(page) != 4 || page[0].VisitorID != "visitor-erase" {
 		t.Fatalf("visitor filter: %d of %d", len(page), total)
@@ -168,15 +171,15 @@ func testConsentErasure(t *testing.T, s core.Store) {
 	if n != 4 {
 		t.Fatalf("erased %d records, want 4", n)
 	}
-	_, total, err = s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, VisitorID: "visitor-erase", Page: 1, Limit: 100})
+	_, total, err = s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, VisitorID: "visitor-erase", Page: 1, Limit: 100})
 	must(t, err)
-	_, all, err2 := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 100})
+	_, all, err2 := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 100})
 	must(t, err2)
 	if total != 0 || all != 12 {
 		t.Fatalf("after erasure: %d of the visitor's, %d in all", total, all)
 	}
 	verifyOK(t, s, f.site.ID)
-	must(t, s.EachConsentRecord(ctx, core.ConsentQuery{SiteID: f.site.ID}, func(r *core.ConsentRecord) error {
+	must(t, s.EachConsentRecord(ctx, consent.ConsentQuery{SiteID: f.site.ID}, func(r *consent.ConsentRecord) error {
 		if r.VisitorID == "" && (r.VisitorSalt != "" || r.VisitorHash == "") {
 			return fmt.Errorf("erased record %s keeps its salt or lost its hash", r.ID)
 		}
@@ -186,7 +189,7 @@ func testConsentErasure(t *testing.T, s core.Store) {
 
 // testConsentRetention: whole old batches go, the chain verifies from its anchor, totals
 // follow and the statistics keep what was removed.
-func testConsentRetention(t *testing.T, s core.Store) {
+func testConsentRetention(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	rng := rand.New(rand.NewPCG(8, 9))
 	old := time.Date(2025, 1, 10, 12, 0, 0, 0, time.UTC)
@@ -197,7 +200,7 @@ func testConsentRetention(t *testing.T, s core.Store) {
 	for i := range 5 {
 		must(t, s.CreateConsentRecord(ctx, randomConsent(rng, f.site.ID, recent.Add(time.Duration(i)*time.Minute), "v")))
 	}
-	statsBefore, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), core.StatsHour)
+	statsBefore, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), consent.StatsHour)
 	must(t, err)
 	n, err := s.RemoveConsentBatches(ctx, f.site.ID, recent.Add(-24*time.Hour), 1000)
 	must(t, err)
@@ -208,15 +211,15 @@ func testConsentRetention(t *testing.T, s core.Store) {
 	if rep.Records != 5 || rep.Chain.AnchorSeq == 0 || rep.Chain.AnchorHash == core.GenesisHash {
 		t.Fatalf("after retention: %+v", rep)
 	}
-	_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
 	must(t, err)
 	from := old.Add(-time.Hour)
-	_, ranged, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, From: &from, Page: 1, Limit: 10})
+	_, ranged, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, From: &from, Page: 1, Limit: 10})
 	must(t, err)
 	if total != 5 || ranged != 5 {
 		t.Fatalf("totals after retention: %d and %d, want 5", total, ranged)
 	}
-	statsAfter, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), core.StatsHour)
+	statsAfter, err := s.ConsentStatBuckets(ctx, f.site.ID, old.Add(-time.Hour), recent.Add(time.Hour), consent.StatsHour)
 	must(t, err)
 	if len(statsAfter) != len(statsBefore) {
 		t.Fatal("retention changed the statistics")
@@ -230,11 +233,11 @@ func testConsentRetention(t *testing.T, s core.Store) {
 
 // testConsentCursorAndVisitor: walking the listing by cursor gives the page order, each
 // record once, with and without a visitor filter.
-func testConsentCursorAndVisitor(t *testing.T, s core.Store) {
+func testConsentCursorAndVisitor(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	rng := rand.New(rand.NewPCG(10, 11))
 	base := now()
-	var all []*core.ConsentRecord
+	var all []*consent.ConsentRecord
 	for i := range 23 {
 		r := randomConsent(rng, f.site.ID, base.Add(time.Duration(i%7)*time.Second), fmt.Sprint("v", i%2))
 		must(t, s.CreateConsentRecord(ctx, r))
@@ -249,9 +252,9 @@ func testConsentCursorAndVisitor(t *testing.T, s core.Store) {
 			}
 		}
 		var got []string
-		var after *core.ConsentKey
+		var after *consent.ConsentKey
 		for {
-			page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, VisitorID: visitor, After: after, Page: 1, Limit: 5})
+			page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, VisitorID: visitor, After: after, Page: 1, Limit: 5})
 			must(t, err)
 			if total != len(want) {
 				t.Fatalf("visitor %q: total %d, want %d", visitor, total, len(want))
@@ -261,7 +264,7 @@ func testConsentCursorAndVisitor(t *testing.T, s core.Store) {
 			}
 			got = append(got, ids(page)...)
 			last := page[len(page)-1]
-			after = &core.ConsentKey{CreatedAt: last.CreatedAt, ID: last.ID}
+			after = &consent.ConsentKey{CreatedAt: last.CreatedAt, ID: last.ID}
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("visitor %q: cursor walk gives %d records, want %d in order", visitor, len(got), len(want))
@@ -270,9 +273,9 @@ func testConsentCursorAndVisitor(t *testing.T, s core.Store) {
 }
 
 // testConsentSnapshots: a snapshot is stored once per content and found by hash.
-func testConsentSnapshots(t *testing.T, s core.Store) {
+func testConsentSnapshots(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
-	snap := &core.ConsentSnapshot{SiteID: f.site.ID, Hash: core.GenesisHash[:60] + "abcd", Content: []byte(`{"a":1}`), CreatedAt: now()}
+	snap := &banner.ConsentSnapshot{SiteID: f.site.ID, Hash: core.GenesisHash[:60] + "abcd", Content: []byte(`{"a":1}`), CreatedAt: now()}
 	must(t, s.SaveConsentSnapshot(ctx, snap))
 	again := *snap
 	again.CreatedAt = now().Add(time.Hour)
@@ -293,7 +296,7 @@ func testConsentSnapshots(t *testing.T, s core.Store) {
 
 // testConsentRegionCounts: records counted by region, else ipCountry, within [from, to) and
 // the site only, equal to a brute-force count.
-func testConsentRegionCounts(t *testing.T, s core.Store) {
+func testConsentRegionCounts(t *testing.T, s usecases.Store) {
 	f, other := seed(t, s), seed(t, s)
 	rng := rand.New(rand.NewPCG(5, 6))
 	base := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
@@ -305,7 +308,7 @@ func testConsentRegionCounts(t *testing.T, s core.Store) {
 		p := places[rng.IntN(len(places))]
 		r := randomConsent(rng, f.site.ID, at, "v")
 		r.IPCountry, r.Region = p.country, p.region
-		core.SealConsentRecord(r)
+		consent.SealConsentRecord(r)
 		must(t, s.CreateConsentRecord(ctx, r))
 		if !at.Before(from) && at.Before(to) {
 			k := p.region
@@ -317,11 +320,11 @@ func testConsentRegionCounts(t *testing.T, s core.Store) {
 	}
 	edge := randomConsent(rng, f.site.ID, from, "edge") // from is included
 	edge.IPCountry = "DE"
-	core.SealConsentRecord(edge)
+	consent.SealConsentRecord(edge)
 	must(t, s.CreateConsentRecord(ctx, edge))
 	want["DE"]++
 	late := randomConsent(rng, f.site.ID, to, "late") // to is not
-	core.SealConsentRecord(late)
+	consent.SealConsentRecord(late)
 	must(t, s.CreateConsentRecord(ctx, late))
 	must(t, s.CreateConsentRecord(ctx, randomConsent(rng, other.site.ID, base.Add(2*time.Hour), "o")))
 	got, err := s.ConsentRegionCounts(ctx, f.site.ID, from, to)

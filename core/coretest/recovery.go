@@ -5,23 +5,25 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testRecoveryCodes: a user's recovery codes are replaced as a set, listed oldest first with
 // their use, used once each (a second use and an unknown code are conflicts), and removed.
-func testRecoveryCodes(t *testing.T, s core.Store) {
-	u := &core.User{ID: id(), Email: "rc@example.com", CreatedAt: now()}
-	other := &core.User{ID: id(), Email: "other@example.com", CreatedAt: now()}
+func testRecoveryCodes(t *testing.T, s usecases.Store) {
+	u := &identity.User{ID: id(), Email: "rc@example.com", CreatedAt: now()}
+	other := &identity.User{ID: id(), Email: "other@example.com", CreatedAt: now()}
 	must(t, s.CreateUser(ctx, u))
 	must(t, s.CreateUser(ctx, other))
 	if cs, err := s.RecoveryCodes(ctx, u.ID); err != nil || len(cs) != 0 {
 		t.Fatalf("RecoveryCodes of none: %v %v", cs, err)
 	}
 	t0 := now()
-	mk := func(user string, n int, at time.Time) []*core.RecoveryCode {
-		var out []*core.RecoveryCode
+	mk := func(user string, n int, at time.Time) []*identity.RecoveryCode {
+		var out []*identity.RecoveryCode
 		for i := range n {
-			out = append(out, &core.RecoveryCode{ID: id(), UserID: user, Prefix: string(rune('a' + i)), Hash: "$argon2id$" + string(rune('a'+i)),
+			out = append(out, &identity.RecoveryCode{ID: id(), UserID: user, Prefix: string(rune('a' + i)), Hash: "$argon2id$" + string(rune('a'+i)),
 				CreatedAt: at.Add(time.Duration(i) * time.Millisecond)})
 		}
 		return out
@@ -60,10 +62,10 @@ func testRecoveryCodes(t *testing.T, s core.Store) {
 		t.Fatalf("the other user's codes: %+v", cs)
 	}
 	// Memberships say who has two-step sign-in on.
-	org := &core.Organization{ID: id(), Name: "rc", CreatedAt: now()}
+	org := &identity.Organization{ID: id(), Name: "rc", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, org))
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: org.ID, UserID: u.ID, Role: core.RoleViewer, CreatedAt: t0}))
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: org.ID, UserID: other.ID, Role: core.RoleViewer, CreatedAt: t0.Add(time.Second)}))
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: org.ID, UserID: u.ID, Role: core.RoleViewer, CreatedAt: t0}))
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: org.ID, UserID: other.ID, Role: core.RoleViewer, CreatedAt: t0.Add(time.Second)}))
 	must(t, s.SetUserTOTP(ctx, u.ID, "JBSWY3DPEHPK3PXP", 1))
 	ms, err := s.Members(ctx, org.ID)
 	must(t, err)

@@ -6,21 +6,24 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testBannerRegionRules: a banner's regional rules come back as stored, in order, with every
 // field; a new banner has none (an empty list, not null), and an empty list clears them.
-func testBannerRegionRules(t *testing.T, s core.Store) {
+func testBannerRegionRules(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	b, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
 	if b.RegionRules == nil || len(b.RegionRules) != 0 {
 		t.Fatalf("a new banner's regionRules = %#v, want an empty list", b.RegionRules)
 	}
-	rules := []core.RegionRule{
-		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: core.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
-		{Regions: []string{"US-CA", "US-CO"}, DefaultBehavior: core.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true},
-		{Regions: []string{"*"}, DefaultBehavior: core.BehaviorNoBanner},
+	rules := []banner.RegionRule{
+		{Regions: []string{"EU", "EEA", "GB", "CH"}, DefaultBehavior: banner.BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+		{Regions: []string{"US-CA", "US-CO"}, DefaultBehavior: banner.BehaviorOptOut, HonorGPC: true, DoNotSellLink: true},
+		{Regions: []string{"*"}, DefaultBehavior: banner.BehaviorNoBanner},
 	}
 	b.RegionRules = rules
 	must(t, s.UpdateBanner(ctx, b))
@@ -35,7 +38,7 @@ func testBannerRegionRules(t *testing.T, s core.Store) {
 	if again.RegionRules[0].Regions[0] != "EU" {
 		t.Fatal("the returned banner shares its regionRules with the store")
 	}
-	again.RegionRules = []core.RegionRule{}
+	again.RegionRules = []banner.RegionRule{}
 	must(t, s.UpdateBanner(ctx, again))
 	got, err = s.Banner(ctx, f.site.ID)
 	must(t, err)
@@ -46,7 +49,7 @@ func testBannerRegionRules(t *testing.T, s core.Store) {
 
 // testConsentRegion: a record's region and regional rule are stored and listed as written,
 // and a record without them lists them empty.
-func testConsentRegion(t *testing.T, s core.Store) {
+func testConsentRegion(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := consentAt(f.site.ID, at, "v-region")
@@ -54,9 +57,9 @@ func testConsentRegion(t *testing.T, s core.Store) {
 	plain := consentAt(f.site.ID, at.Add(time.Second), "v-plain")
 	must(t, s.CreateConsentRecord(ctx, r))
 	must(t, s.CreateConsentRecord(ctx, plain))
-	page, _, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	page, _, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
 	must(t, err)
-	byID := map[string]*core.ConsentRecord{}
+	byID := map[string]*consent.ConsentRecord{}
 	for _, g := range page {
 		byID[g.ID] = g
 	}

@@ -4,16 +4,18 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testScanChanges: completing a scan stores what changed since the site's previous completed
 // scan of the same mode, and reads it back whole; the first scan of a mode has none.
-func testScanChanges(t *testing.T, s core.Store) {
+func testScanChanges(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	worker := scanWorker(t, s)
-	scanOf := func(mode string, res *core.CrawlResult) *core.Scan {
+	scanOf := func(mode string, res *core.CrawlResult) *scan.Scan {
 		t.Helper()
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanPending, Mode: mode, CreatedAt: now()}
+		sc := &scan.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: scan.ScanPending, Mode: mode, CreatedAt: now()}
 		must(t, s.CreateScan(ctx, sc))
 		must(t, worker.CompleteScan(workerCtx, sc.ID, res))
 		got, err := s.ScanByID(ctx, sc.ID)
@@ -55,18 +57,18 @@ func testScanChanges(t *testing.T, s core.Store) {
 
 // testSiteSchedules: a site's schedules and auto-configure setting round-trip, on create and
 // update, and a scan's auto-configured services with it.
-func testSiteSchedules(t *testing.T, s core.Store) {
+func testSiteSchedules(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	site, err := s.Site(ctx, f.org.ID, f.site.ID)
 	must(t, err)
-	site.ScanSchedule, site.VerifySchedule, site.AutoConfigure = core.ScheduleWeekly, core.ScheduleMonthly, true
+	site.ScanSchedule, site.VerifySchedule, site.AutoConfigure = scan.ScheduleWeekly, scan.ScheduleMonthly, true
 	must(t, s.UpdateSite(ctx, site))
 	got, err := s.Site(ctx, f.org.ID, f.site.ID)
 	must(t, err)
-	if got.ScanSchedule != core.ScheduleWeekly || got.VerifySchedule != core.ScheduleMonthly || !got.AutoConfigure {
+	if got.ScanSchedule != scan.ScheduleWeekly || got.VerifySchedule != scan.ScheduleMonthly || !got.AutoConfigure {
 		t.Fatalf("site read back as %+v", got)
 	}
-	sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanCompleted, Mode: core.ScanStatic, CreatedAt: now()}
+	sc := &scan.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: scan.ScanCompleted, Mode: core.ScanStatic, CreatedAt: now()}
 	must(t, s.CreateScan(ctx, sc))
 	sc.AutoConfigured = []string{"meta-pixel"}
 	must(t, s.UpdateScan(ctx, sc))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/library"
 )
 
@@ -21,16 +23,16 @@ var workerCtx = core.WithActor(ctx, core.System("scan worker"))
 
 // scanWorker is core's scan worker on the store under test. It needs no queue: the
 // transition tests create their scans by hand.
-func scanWorker(t *testing.T, s core.Store) *core.ScanWorker {
+func scanWorker(t *testing.T, s usecases.Store) *scan.ScanWorker {
 	t.Helper()
-	uc, err := core.New(core.Deps{Store: s, Catalog: emptyCatalog{}, Now: now, NewID: id})
+	uc, err := usecases.New(usecases.Deps{Store: s, Catalog: emptyCatalog{}, Now: now, NewID: id})
 	must(t, err)
 	return uc.ScanWorker
 }
 
-func newPendingScan(t *testing.T, s core.Store, f fixture) *core.Scan {
+func newPendingScan(t *testing.T, s usecases.Store, f fixture) *scan.Scan {
 	t.Helper()
-	sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: core.ScanPending, CreatedAt: now()}
+	sc := &scan.Scan{ID: id(), SiteID: f.site.ID, URL: f.site.URL, URLs: []string{f.site.URL}, Status: scan.ScanPending, CreatedAt: now()}
 	must(t, s.CreateScan(ctx, sc))
 	return sc
 }
@@ -38,7 +40,7 @@ func newPendingScan(t *testing.T, s core.Store, f fixture) *core.Scan {
 // testScanTransitions: a scan moves from pending or running exactly once. Complete after fail,
 // fail after complete, start after either, and racing completes are refused with conflict; the
 // first transition's result stays.
-func testScanTransitions(t *testing.T, s core.Store) {
+func testScanTransitions(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	worker := scanWorker(t, s)
 	result := func(pages int) *core.CrawlResult { return &core.CrawlResult{PagesScanned: pages} }
@@ -47,7 +49,7 @@ func testScanTransitions(t *testing.T, s core.Store) {
 		sc := newPendingScan(t, s, f)
 		got, err := worker.StartScan(workerCtx, sc.ID)
 		must(t, err)
-		if got.Status != core.ScanRunning || got.StartedAt == nil {
+		if got.Status != scan.ScanRunning || got.StartedAt == nil {
 			t.Fatalf("started scan: %s", got.Status)
 		}
 		must(t, worker.FailScan(workerCtx, sc.ID, "the site answered 503 on every page"))
@@ -56,7 +58,7 @@ func testScanTransitions(t *testing.T, s core.Store) {
 		wantCode(t, err, core.CodeConflict)
 		got, err = s.ScanByID(ctx, sc.ID)
 		must(t, err)
-		if got.Status != core.ScanFailed || got.PagesScanned != 0 || got.ErrorMessage == nil {
+		if got.Status != scan.ScanFailed || got.PagesScanned != 0 || got.ErrorMessage == nil {
 			t.Fatalf("failed scan overwritten: %+v", got)
 		}
 	})
@@ -68,7 +70,7 @@ func testScanTransitions(t *testing.T, s core.Store) {
 		must(t, worker.FailUnfinished(workerCtx, sc.ID, "late sweeper")) // the sweeper's form: no error, no change
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
-		if got.Status != core.ScanCompleted || got.PagesScanned != 3 || got.ErrorMessage != nil {
+		if got.Status != scan.ScanCompleted || got.PagesScanned != 3 || got.ErrorMessage != nil {
 			t.Fatalf("completed scan overwritten: %+v", got)
 		}
 	})
@@ -108,8 +110,8 @@ func testScanTransitions(t *testing.T, s core.Store) {
 		}
 		got, err := s.ScanByID(ctx, sc.ID)
 		must(t, err)
-		if winner%2 == 0 && (got.Status != core.ScanCompleted || got.PagesScanned != winner+1) ||
-			winner%2 == 1 && got.Status != core.ScanFailed {
+		if winner%2 == 0 && (got.Status != scan.ScanCompleted || got.PagesScanned != winner+1) ||
+			winner%2 == 1 && got.Status != scan.ScanFailed {
 			t.Fatalf("winner %d, stored %s with %d pages", winner, got.Status, got.PagesScanned)
 		}
 	})
@@ -123,17 +125,17 @@ func testScanTransitions(t *testing.T, s core.Store) {
 // testLatestScanOfMode: the compliance report reads the latest completed verification scan,
 // whatever scans of other modes or statuses came after it, with its verification stored by
 // UpdateScan.
-func testLatestScanOfMode(t *testing.T, s core.Store) {
+func testLatestScanOfMode(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	base := now()
-	mk := func(i int, mode, status string) *core.Scan {
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"},
-			Status: core.ScanPending, Mode: mode, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+	mk := func(i int, mode, status string) *scan.Scan {
+		sc := &scan.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"},
+			Status: scan.ScanPending, Mode: mode, CreatedAt: base.Add(time.Duration(i) * time.Second)}
 		must(t, s.CreateScan(ctx, sc))
-		if status != core.ScanPending {
+		if status != scan.ScanPending {
 			fin := base.Add(time.Duration(i)*time.Second + time.Minute)
 			sc.Status, sc.FinishedAt = status, &fin
-			if mode == core.ScanVerify && status == core.ScanCompleted {
+			if mode == core.ScanVerify && status == scan.ScanCompleted {
 				sc.Verification = &core.Verification{Banner: core.BannerConsentd, ConsentModeDefault: true, States: []core.VerifiedState{{
 					State: core.StateNoDecision, Pages: []string{"https://shop.example/"},
 					Requests: []core.VerifiedRequest{{URL: "https://static.hotjar.com/c/hotjar-1.js", Page: "https://shop.example/",
@@ -147,13 +149,13 @@ func testLatestScanOfMode(t *testing.T, s core.Store) {
 		}
 		return sc
 	}
-	_, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, core.ScanCompleted)
+	_, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, scan.ScanCompleted)
 	wantCode(t, err, core.CodeNotFound)
-	want := mk(0, core.ScanVerify, core.ScanCompleted)
-	mk(1, core.ScanDeep, core.ScanCompleted)
-	mk(2, core.ScanVerify, core.ScanFailed)
-	mk(3, core.ScanVerify, core.ScanPending)
-	got, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, core.ScanCompleted)
+	want := mk(0, core.ScanVerify, scan.ScanCompleted)
+	mk(1, core.ScanDeep, scan.ScanCompleted)
+	mk(2, core.ScanVerify, scan.ScanFailed)
+	mk(3, core.ScanVerify, scan.ScanPending)
+	got, err := s.LatestScanOfMode(ctx, f.site.ID, core.ScanVerify, scan.ScanCompleted)
 	must(t, err)
 	if got.ID != want.ID || got.FinishedAt == nil || !got.FinishedAt.Equal(*want.FinishedAt) {
 		t.Fatalf("latest completed verify scan: got %s, want %s", got.ID, want.ID)
@@ -164,10 +166,10 @@ func testLatestScanOfMode(t *testing.T, s core.Store) {
 		len(v.States[0].HeldUnmarked) != 1 || !v.States[0].HeldUnmarked[0].Requested {
 		t.Fatalf("verification round trip through UpdateScan: %+v", v)
 	}
-	if latest, err := s.LatestScan(ctx, f.site.ID, core.ScanCompleted); err != nil || latest.Mode != core.ScanDeep {
+	if latest, err := s.LatestScan(ctx, f.site.ID, scan.ScanCompleted); err != nil || latest.Mode != core.ScanDeep {
 		t.Fatalf("LatestScan ignores the mode: %v %v", latest, err)
 	}
-	if _, err := s.LatestScanOfMode(ctx, seed(t, s).site.ID, core.ScanVerify, core.ScanCompleted); core.ErrorCode(err) != core.CodeNotFound {
+	if _, err := s.LatestScanOfMode(ctx, seed(t, s).site.ID, core.ScanVerify, scan.ScanCompleted); core.ErrorCode(err) != core.CodeNotFound {
 		t.Fatalf("another site's verification scan: %v", err)
 	}
 }

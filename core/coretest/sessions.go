@@ -5,24 +5,26 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testSessions: sessions round-trip, are listed per organization newest first, touched,
 // moved to another key, carry a notice, end one by one, per user and by expiry; sign-in
 // failures are counted per key after a time and forgotten before one.
-func testSessions(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+func testSessions(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "b", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
 	t0 := now()
 	user := id()
-	s1 := &core.Session{ID: core.SessionID("one"), OrgID: a.ID, UserID: user, CSRF: "c1", UserAgent: "Firefox",
+	s1 := &identity.Session{ID: identity.SessionID("one"), OrgID: a.ID, UserID: user, CSRF: "c1", UserAgent: "Firefox",
 		CreatedAt: t0, SeenAt: t0, ExpiresAt: t0.Add(time.Hour)}
-	s2 := &core.Session{ID: core.SessionID("two"), OrgID: a.ID, KeyID: id(), CSRF: "c2",
+	s2 := &identity.Session{ID: identity.SessionID("two"), OrgID: a.ID, KeyID: id(), CSRF: "c2",
 		CreatedAt: t0.Add(time.Second), SeenAt: t0, ExpiresAt: t0.Add(2 * time.Hour)}
-	s3 := &core.Session{ID: core.SessionID("three"), OrgID: b.ID, UserID: user, CSRF: "c3", CreatedAt: t0, SeenAt: t0, ExpiresAt: t0.Add(time.Minute)}
-	for _, x := range []*core.Session{s1, s2, s3} {
+	s3 := &identity.Session{ID: identity.SessionID("three"), OrgID: b.ID, UserID: user, CSRF: "c3", CreatedAt: t0, SeenAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	for _, x := range []*identity.Session{s1, s2, s3} {
 		must(t, s.CreateSession(ctx, x))
 	}
 	wantCode(t, s.CreateSession(ctx, s1), core.CodeConflict)
@@ -32,7 +34,7 @@ func testSessions(t *testing.T, s core.Store) {
 		!got.ExpiresAt.Equal(s1.ExpiresAt) || got.Flash != "" {
 		t.Fatalf("round trip: %+v", got)
 	}
-	_, err = s.Session(ctx, core.SessionID("nope"))
+	_, err = s.Session(ctx, identity.SessionID("nope"))
 	wantCode(t, err, core.CodeNotFound)
 	list, err := s.Sessions(ctx, a.ID)
 	must(t, err)
@@ -47,8 +49,8 @@ func testSessions(t *testing.T, s core.Store) {
 	if !got.SeenAt.Equal(seen) || got.KeyID != "k2" || got.Flash != "Saved." {
 		t.Fatalf("after updates: %+v", got)
 	}
-	wantCode(t, s.TouchSession(ctx, core.SessionID("nope"), seen), core.CodeNotFound)
-	wantCode(t, s.SetSessionFlash(ctx, core.SessionID("nope"), "x"), core.CodeNotFound)
+	wantCode(t, s.TouchSession(ctx, identity.SessionID("nope"), seen), core.CodeNotFound)
+	wantCode(t, s.SetSessionFlash(ctx, identity.SessionID("nope"), "x"), core.CodeNotFound)
 
 	// Ending a user's sessions in one organization leaves the other's.
 	n, err := s.DeleteUserSessions(ctx, a.ID, user)

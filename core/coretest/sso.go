@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testSSO: an organization has at most one single sign-on provider; putting it again
 // replaces every field but its creation time; it goes away by itself; another organization's
 // is separate; an unknown organization is not_found.
-func testSSO(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "a", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "b", CreatedAt: now()}
+func testSSO(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "a", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "b", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
 	if n, err := s.CountSSOConfigs(ctx); err != nil || n != 0 {
@@ -22,7 +24,7 @@ func testSSO(t *testing.T, s core.Store) {
 	_, err := s.SSOConfig(ctx, a.ID)
 	wantCode(t, err, core.CodeNotFound)
 	t0 := now()
-	c := &core.SSOConfig{OrganizationID: a.ID, Issuer: "https://idp.example/realms/a", ClientID: "consentd", ClientSecret: "s3cret",
+	c := &identity.SSOConfig{OrganizationID: a.ID, Issuer: "https://idp.example/realms/a", ClientID: "consentd", ClientSecret: "s3cret",
 		AllowedDomains: []string{"a.example", "b.example"}, DefaultRole: core.RoleEditor, CreatedAt: t0, UpdatedAt: t0}
 	must(t, s.PutSSOConfig(ctx, c))
 	got, err := s.SSOConfig(ctx, a.ID)
@@ -32,7 +34,7 @@ func testSSO(t *testing.T, s core.Store) {
 		t.Fatalf("SSOConfig: %+v", got)
 	}
 	t1 := t0.Add(time.Hour)
-	must(t, s.PutSSOConfig(ctx, &core.SSOConfig{OrganizationID: a.ID, Issuer: "https://login.example", ClientID: "c2", ClientSecret: "other",
+	must(t, s.PutSSOConfig(ctx, &identity.SSOConfig{OrganizationID: a.ID, Issuer: "https://login.example", ClientID: "c2", ClientSecret: "other",
 		AllowedDomains: []string{"c.example"}, DefaultRole: core.RoleViewer, CreatedAt: t1, UpdatedAt: t1}))
 	got, err = s.SSOConfig(ctx, a.ID)
 	must(t, err)
@@ -42,9 +44,9 @@ func testSSO(t *testing.T, s core.Store) {
 	}
 	_, err = s.SSOConfig(ctx, b.ID)
 	wantCode(t, err, core.CodeNotFound)
-	wantCode(t, s.PutSSOConfig(ctx, &core.SSOConfig{OrganizationID: id(), Issuer: "https://x.example", ClientID: "x", ClientSecret: "x",
+	wantCode(t, s.PutSSOConfig(ctx, &identity.SSOConfig{OrganizationID: id(), Issuer: "https://x.example", ClientID: "x", ClientSecret: "x",
 		AllowedDomains: []string{"x.example"}, DefaultRole: core.RoleViewer, CreatedAt: t0, UpdatedAt: t0}), core.CodeNotFound)
-	must(t, s.PutSSOConfig(ctx, &core.SSOConfig{OrganizationID: b.ID, Issuer: "https://b.example", ClientID: "b", ClientSecret: "b",
+	must(t, s.PutSSOConfig(ctx, &identity.SSOConfig{OrganizationID: b.ID, Issuer: "https://b.example", ClientID: "b", ClientSecret: "b",
 		AllowedDomains: []string{"b.example"}, DefaultRole: core.RoleAdmin, CreatedAt: t0, UpdatedAt: t0}))
 	if n, err := s.CountSSOConfigs(ctx); err != nil || n != 2 {
 		t.Fatalf("CountSSOConfigs: %d %v", n, err)
@@ -57,8 +59,8 @@ func testSSO(t *testing.T, s core.Store) {
 		t.Fatalf("the other organization's provider: %+v %v", got, err)
 	}
 	// In a transaction that fails, a put is rolled back.
-	err = s.InTx(ctx, func(tx core.Store) error {
-		must(t, tx.PutSSOConfig(ctx, &core.SSOConfig{OrganizationID: a.ID, Issuer: "https://y.example", ClientID: "y", ClientSecret: "y",
+	err = s.InTx(ctx, func(tx usecases.Store) error {
+		must(t, tx.PutSSOConfig(ctx, &identity.SSOConfig{OrganizationID: a.ID, Issuer: "https://y.example", ClientID: "y", ClientSecret: "y",
 			AllowedDomains: []string{"y.example"}, DefaultRole: core.RoleViewer, CreatedAt: t0, UpdatedAt: t0}))
 		return core.Errorf(core.CodeInvalid, "roll back")
 	})

@@ -13,14 +13,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // StoreContract runs the store contract against stores made by newStore; each subtest gets a
 // fresh, empty, migrated store.
-func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
+func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 	for _, tc := range []struct {
 		name string
-		fn   func(t *testing.T, s core.Store)
+		fn   func(t *testing.T, s usecases.Store)
 	}{
 		{"Organizations", testOrganizations},
 		{"APIKeys", testAPIKeys},
@@ -65,7 +70,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) core.Store) {
 		{"Users", testUsers},
 		{"SSO", testSSO},
 		{"RecoveryCodes", testRecoveryCodes},
-		{"Ping", func(t *testing.T, s core.Store) { must(t, s.Ping(ctx)) }},
+		{"Ping", func(t *testing.T, s usecases.Store) { must(t, s.Ping(ctx)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -96,26 +101,26 @@ func wantCode(t *testing.T, err error, code core.Code) {
 }
 
 type fixture struct {
-	org  *core.Organization
+	org  *identity.Organization
 	site *core.Site
-	cats map[string]*core.Category
+	cats map[string]*banner.Category
 }
 
-func seed(t *testing.T, s core.Store) fixture {
+func seed(t *testing.T, s usecases.Store) fixture {
 	t.Helper()
-	o := &core.Organization{ID: id(), Name: "acme", CreatedAt: now()}
+	o := &identity.Organization{ID: id(), Name: "acme", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, o))
 	site := &core.Site{ID: id(), OrganizationID: o.ID, Name: "Shop", URL: "https://shop.example", ProjectKey: "pk_" + id(), CreatedAt: now(), UpdatedAt: now()}
 	must(t, s.CreateSite(ctx, site))
-	must(t, s.CreateBanner(ctx, &core.Banner{
+	must(t, s.CreateBanner(ctx, &banner.Banner{
 		ID: id(), SiteID: site.ID, Template: "floating", Position: "bottom_right",
 		Colors: map[string]string{"primary": "#000"}, TextOverrides: map[string]string{}, TextTranslations: map[string]map[string]string{},
 		DefaultBehavior: "opt_in", CloseButtonBehavior: "dismiss", CookieExpirationDays: 365, ConsentVersion: 1,
 		CreatedAt: now(), UpdatedAt: now(),
 	}))
-	f := fixture{org: o, site: site, cats: map[string]*core.Category{}}
+	f := fixture{org: o, site: site, cats: map[string]*banner.Category{}}
 	for i, slug := range []string{"essential", "statistics", "marketing"} {
-		c := &core.Category{ID: id(), SiteID: site.ID, Slug: slug, Name: slug, IsRequired: i == 0, IsDefault: true, SortOrder: i,
+		c := &banner.Category{ID: id(), SiteID: site.ID, Slug: slug, Name: slug, IsRequired: i == 0, IsDefault: true, SortOrder: i,
 			NameTranslations: map[string]string{}, DescriptionTranslations: map[string]string{}, CreatedAt: now(), UpdatedAt: now()}
 		must(t, s.CreateCategory(ctx, c))
 		f.cats[slug] = c
@@ -123,24 +128,24 @@ func seed(t *testing.T, s core.Store) fixture {
 	return f
 }
 
-func newService(f fixture, slug, cat string, cookies ...string) *core.Service {
+func newService(f fixture, slug, cat string, cookies ...string) *banner.Service {
 	sid := id()
-	svc := &core.Service{ID: sid, SiteID: f.site.ID, CategoryID: f.cats[cat].ID, Slug: slug, Label: slug,
+	svc := &banner.Service{ID: sid, SiteID: f.site.ID, CategoryID: f.cats[cat].ID, Slug: slug, Label: slug,
 		LabelTranslations: map[string]string{}, DescriptionTranslations: map[string]string{},
 		BlockingPatterns: []string{"x.example/" + slug}, CreatedAt: now(), UpdatedAt: now()}
 	for _, c := range cookies {
-		svc.Cookies = append(svc.Cookies, &core.Cookie{ID: id(), ServiceID: sid, Name: c, Duration: "1 day", DescriptionTranslations: map[string]string{}, CreatedAt: now()})
+		svc.Cookies = append(svc.Cookies, &banner.Cookie{ID: id(), ServiceID: sid, Name: c, Duration: "1 day", DescriptionTranslations: map[string]string{}, CreatedAt: now()})
 	}
 	return svc
 }
 
-func testOrganizations(t *testing.T, s core.Store) {
+func testOrganizations(t *testing.T, s usecases.Store) {
 	n, err := s.CountOrganizations(ctx)
 	must(t, err)
 	if n != 0 {
 		t.Fatalf("fresh store has %d organizations", n)
 	}
-	o := &core.Organization{ID: id(), Name: "acme", CreatedAt: now()}
+	o := &identity.Organization{ID: id(), Name: "acme", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, o))
 	got, err := s.Organization(ctx, o.ID)
 	must(t, err)
@@ -149,7 +154,7 @@ func testOrganizations(t *testing.T, s core.Store) {
 	}
 	_, err = s.Organization(ctx, id())
 	wantCode(t, err, core.CodeNotFound)
-	k := &core.APIKey{ID: id(), OrganizationID: o.ID, Name: "ci", Hash: core.HashAPIKey("secret-secret-secret"), CreatedAt: now()}
+	k := &identity.APIKey{ID: id(), OrganizationID: o.ID, Name: "ci", Hash: identity.HashAPIKey("secret-secret-secret"), CreatedAt: now()}
 	must(t, s.CreateAPIKey(ctx, k))
 	got2, err := s.APIKeyByHash(ctx, k.Hash)
 	must(t, err)
@@ -158,10 +163,10 @@ func testOrganizations(t *testing.T, s core.Store) {
 	}
 	_, err = s.APIKeyByHash(ctx, "nope")
 	wantCode(t, err, core.CodeNotFound)
-	wantCode(t, s.CreateAPIKey(ctx, &core.APIKey{ID: id(), OrganizationID: o.ID, Hash: k.Hash, CreatedAt: now()}), core.CodeConflict)
+	wantCode(t, s.CreateAPIKey(ctx, &identity.APIKey{ID: id(), OrganizationID: o.ID, Hash: k.Hash, CreatedAt: now()}), core.CodeConflict)
 }
 
-func testSites(t *testing.T, s core.Store) {
+func testSites(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	other := seed(t, s)
 	got, err := s.Site(ctx, f.org.ID, f.site.ID)
@@ -199,13 +204,13 @@ func testSites(t *testing.T, s core.Store) {
 	wantCode(t, s.DeleteSite(ctx, id()), core.CodeNotFound)
 }
 
-func testSiteDeleteCascades(t *testing.T, s core.Store) {
+func testSiteDeleteCascades(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	keep := seed(t, s)
 	must(t, s.CreateService(ctx, newService(f, "ga", "statistics", "_ga")))
 	must(t, s.CreateService(ctx, newService(keep, "ga", "statistics", "_ga")))
-	must(t, s.CreateScan(ctx, &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://x", URLs: []string{"https://x"}, Status: core.ScanPending, CreatedAt: now()}))
-	must(t, s.CreateConsentRecord(ctx, &core.ConsentRecord{ID: id(), SiteID: f.site.ID, VisitorID: "v", Jurisdiction: "none", CategoriesConsented: map[string]bool{"essential": true}, ConsentVersion: 1, Action: "accept_all", CreatedAt: now()}))
+	must(t, s.CreateScan(ctx, &scan.Scan{ID: id(), SiteID: f.site.ID, URL: "https://x", URLs: []string{"https://x"}, Status: scan.ScanPending, CreatedAt: now()}))
+	must(t, s.CreateConsentRecord(ctx, &consent.ConsentRecord{ID: id(), SiteID: f.site.ID, VisitorID: "v", Jurisdiction: "none", CategoriesConsented: map[string]bool{"essential": true}, ConsentVersion: 1, Action: "accept_all", CreatedAt: now()}))
 	must(t, s.DeleteSite(ctx, f.site.ID))
 	_, err := s.Site(ctx, f.org.ID, f.site.ID)
 	wantCode(t, err, core.CodeNotFound)
@@ -216,7 +221,7 @@ func testSiteDeleteCascades(t *testing.T, s core.Store) {
 		"services":   func() (int, error) { l, err := s.Services(ctx, f.site.ID); return len(l), err },
 		"scans":      func() (int, error) { l, err := s.Scans(ctx, f.site.ID); return len(l), err },
 		"consents": func() (int, error) {
-			_, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+			_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
 			return total, err
 		},
 	} {
@@ -233,7 +238,7 @@ func testSiteDeleteCascades(t *testing.T, s core.Store) {
 	}
 }
 
-func testBanner(t *testing.T, s core.Store) {
+func testBanner(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	b, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
@@ -254,7 +259,7 @@ func testBanner(t *testing.T, s core.Store) {
 		!got.SiteWideBlocking || !got.GCMExcludeVendor || got.Colors["text"] != "#111" || got.TextTranslations["de"]["headline"] != "Datenschutz" {
 		t.Fatalf("banner round trip: %+v", got)
 	}
-	if got.ConsentMode != core.ConsentModeAdvanced { // one stored value, read by its two names
+	if got.ConsentMode != banner.ConsentModeAdvanced { // one stored value, read by its two names
 		t.Fatalf("consentMode %q with gcmExcludeVendor true, want advanced", got.ConsentMode)
 	}
 	got.LogoURL = nil
@@ -269,14 +274,14 @@ func testBanner(t *testing.T, s core.Store) {
 	wantCode(t, s.CreateBanner(ctx, got), core.CodeConflict)
 }
 
-func testCategories(t *testing.T, s core.Store) {
+func testCategories(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	cats, err := s.Categories(ctx, f.site.ID)
 	must(t, err)
 	if len(cats) != 3 || cats[0].Slug != "essential" || !cats[0].IsRequired || cats[2].Slug != "marketing" {
 		t.Fatalf("categories: %d", len(cats))
 	}
-	c := &core.Category{ID: id(), SiteID: f.site.ID, Slug: "social", Name: "Social", SortOrder: 3,
+	c := &banner.Category{ID: id(), SiteID: f.site.ID, Slug: "social", Name: "Social", SortOrder: 3,
 		NameTranslations: map[string]string{"de": "Sozial"}, DescriptionTranslations: map[string]string{}, CreatedAt: now(), UpdatedAt: now()}
 	must(t, s.CreateCategory(ctx, c))
 	dup := *c
@@ -299,7 +304,7 @@ func testCategories(t *testing.T, s core.Store) {
 	wantCode(t, s.UpdateCategory(ctx, c), core.CodeNotFound)
 }
 
-func testServices(t *testing.T, s core.Store) {
+func testServices(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	svc := newService(f, "google-analytics", "statistics", "_ga", "_ga_", "_gid")
 	url := "https://analytics.example"
@@ -336,7 +341,7 @@ func testServices(t *testing.T, s core.Store) {
 	must(t, s.CreateService(ctx, newService(f, "google-analytics", "statistics")))
 }
 
-func testConcurrentServiceSlug(t *testing.T, s core.Store) {
+func testConcurrentServiceSlug(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	const n = 8
 	errs := make([]error, n)
@@ -369,12 +374,12 @@ func testConcurrentServiceSlug(t *testing.T, s core.Store) {
 	}
 }
 
-func testScans(t *testing.T, s core.Store) {
+func testScans(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	base := now()
 	var ids []string
-	for i, st := range []string{core.ScanFailed, core.ScanCompleted, core.ScanPending} {
-		sc := &core.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, Mode: core.ScanModes()[i], CreatedAt: base.Add(time.Duration(i) * time.Second)}
+	for i, st := range []string{scan.ScanFailed, scan.ScanCompleted, scan.ScanPending} {
+		sc := &scan.Scan{ID: id(), SiteID: f.site.ID, URL: "https://shop.example", URLs: []string{"https://shop.example"}, Status: st, Mode: core.ScanModes()[i], CreatedAt: base.Add(time.Duration(i) * time.Second)}
 		must(t, s.CreateScan(ctx, sc))
 		ids = append(ids, sc.ID)
 	}
@@ -383,18 +388,18 @@ func testScans(t *testing.T, s core.Store) {
 	if len(list) != 3 || list[0].ID != ids[2] || list[2].ID != ids[0] {
 		t.Fatal("scans not most recent first")
 	}
-	latest, err := s.LatestScan(ctx, f.site.ID, core.ScanCompleted, core.ScanFailed)
+	latest, err := s.LatestScan(ctx, f.site.ID, scan.ScanCompleted, scan.ScanFailed)
 	must(t, err)
 	if latest.ID != ids[1] {
 		t.Fatal("latest finished scan")
 	}
-	_, err = s.LatestScan(ctx, f.site.ID, core.ScanRunning)
+	_, err = s.LatestScan(ctx, f.site.ID, scan.ScanRunning)
 	wantCode(t, err, core.CodeNotFound)
 	sc, err := s.ScanByID(ctx, ids[2])
 	must(t, err)
 	fin := now()
 	msg := "boom"
-	sc.Status, sc.FinishedAt, sc.ErrorMessage, sc.PagesScanned = core.ScanCompleted, &fin, &msg, 4
+	sc.Status, sc.FinishedAt, sc.ErrorMessage, sc.PagesScanned = scan.ScanCompleted, &fin, &msg, 4
 	sc.DetectedServices = []core.DetectedService{{Slug: "hotjar", Name: "Hotjar", Category: "statistics", TrackingIDs: []string{"123"}, Pages: []string{"https://shop.example/"}}}
 	sc.UnrecognizedScripts = []core.UnrecognizedScript{{Src: "https://cdn.x/y.js", Domain: "x", Pages: []string{"https://shop.example/"}}}
 	sc.DetectedServices[0].Cookies = []core.ObservedCookie{{Name: "_hjSessionUser_1", Domain: "shop.example", SeenAt: []string{"https://shop.example/"}}}
@@ -411,7 +416,7 @@ func testScans(t *testing.T, s core.Store) {
 	must(t, s.UpdateScan(ctx, sc))
 	got, err := s.Scan(ctx, f.site.ID, sc.ID)
 	must(t, err)
-	if got.Status != core.ScanCompleted || got.PagesScanned != 4 || got.FinishedAt == nil || !got.FinishedAt.Equal(fin) ||
+	if got.Status != scan.ScanCompleted || got.PagesScanned != 4 || got.FinishedAt == nil || !got.FinishedAt.Equal(fin) ||
 		len(got.DetectedServices) != 1 || got.DetectedServices[0].TrackingIDs[0] != "123" || len(got.UnrecognizedScripts) != 1 || *got.ErrorMessage != "boom" ||
 		len(got.DetectedServices[0].Cookies) != 1 || got.DetectedServices[0].Cookies[0].Name != "_hjSessionUser_1" ||
 		len(got.PageErrors) != 1 || got.PageErrors[0].Status == nil || *got.PageErrors[0].Status != 503 {
@@ -437,24 +442,24 @@ func testScans(t *testing.T, s core.Store) {
 	other := seed(t, s)
 	_, err = s.Scan(ctx, other.site.ID, sc.ID)
 	wantCode(t, err, core.CodeNotFound)
-	wantCode(t, s.UpdateScan(ctx, &core.Scan{ID: id()}), core.CodeNotFound)
+	wantCode(t, s.UpdateScan(ctx, &scan.Scan{ID: id()}), core.CodeNotFound)
 }
 
-func testConsentRecords(t *testing.T, s core.Store) {
+func testConsentRecords(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	other := seed(t, s)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 25 {
-		must(t, s.CreateConsentRecord(ctx, &core.ConsentRecord{
+		must(t, s.CreateConsentRecord(ctx, &consent.ConsentRecord{
 			ID: id(), SiteID: f.site.ID, VisitorID: fmt.Sprint("v", i), IPCountry: "DE", Jurisdiction: "gdpr",
 			CategoriesConsented: map[string]bool{"essential": true, "statistics": i%2 == 0, "marketing": false},
 			ConsentVersion:      1, Action: "custom", GPCSignal: i == 3, CreatedAt: base.Add(time.Duration(i) * time.Hour),
 		}))
 	}
-	must(t, s.CreateConsentRecord(ctx, &core.ConsentRecord{ID: id(), SiteID: other.site.ID, VisitorID: "o", Jurisdiction: "none",
+	must(t, s.CreateConsentRecord(ctx, &consent.ConsentRecord{ID: id(), SiteID: other.site.ID, VisitorID: "o", Jurisdiction: "none",
 		CategoriesConsented: map[string]bool{}, ConsentVersion: 1, Action: "reject_all", CreatedAt: base}))
 
-	page, total, err := s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	page, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
 	must(t, err)
 	if total != 25 || len(page) != 10 || page[0].VisitorID != "v24" || page[9].VisitorID != "v15" {
 		t.Fatalf("page 1: total %d, %d records, first %q", total, len(page), page[0].VisitorID)
@@ -462,28 +467,28 @@ func testConsentRecords(t *testing.T, s core.Store) {
 	if !page[0].CategoriesConsented["statistics"] || page[0].IPCountry != "DE" || page[0].Action != "custom" {
 		t.Fatalf("record round trip: %+v", page[0])
 	}
-	page, _, err = s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 3, Limit: 10})
+	page, _, err = s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 3, Limit: 10})
 	must(t, err)
 	if len(page) != 5 || page[4].VisitorID != "v0" {
 		t.Fatalf("last page: %d", len(page))
 	}
-	page, _, err = s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, Page: 4, Limit: 10})
+	page, _, err = s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 4, Limit: 10})
 	must(t, err)
 	if len(page) != 0 {
 		t.Fatal("page past the end is not empty")
 	}
 	from, to := base.Add(5*time.Hour), base.Add(10*time.Hour)
-	page, total, err = s.ConsentRecords(ctx, core.ConsentQuery{SiteID: f.site.ID, From: &from, To: &to, Page: 1, Limit: 100})
+	page, total, err = s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, From: &from, To: &to, Page: 1, Limit: 100})
 	must(t, err)
 	if total != 4 || len(page) != 4 || page[0].VisitorID != "v9" || page[3].VisitorID != "v6" {
 		t.Fatalf("exclusive date bounds: total %d", total)
 	}
 }
 
-func testTransactions(t *testing.T, s core.Store) {
+func testTransactions(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	boom := errors.New("boom")
-	err := s.InTx(ctx, func(tx core.Store) error {
+	err := s.InTx(ctx, func(tx usecases.Store) error {
 		must(t, tx.CreateService(ctx, newService(f, "in-tx", "marketing", "c")))
 		if _, err := tx.Service(ctx, f.site.ID, "x"); !core.IsNotFound(err) {
 			t.Errorf("read inside tx: %v", err)
@@ -498,7 +503,7 @@ func testTransactions(t *testing.T, s core.Store) {
 	if len(list) != 0 {
 		t.Fatal("rolled-back write is visible")
 	}
-	must(t, s.InTx(ctx, func(tx core.Store) error {
+	must(t, s.InTx(ctx, func(tx usecases.Store) error {
 		return tx.CreateService(ctx, newService(f, "committed", "marketing"))
 	}))
 	list, err = s.Services(ctx, f.site.ID)
@@ -510,7 +515,7 @@ func testTransactions(t *testing.T, s core.Store) {
 
 // testAllSites: the deployment-wide site walk (core.SiteLister) sees every organization's sites
 // in ID order, a page at a time.
-func testAllSites(t *testing.T, s core.Store) {
+func testAllSites(t *testing.T, s usecases.Store) {
 	l, ok := s.(core.SiteLister)
 	if !ok {
 		t.Fatalf("%T does not implement core.SiteLister", s)
@@ -547,7 +552,7 @@ func testAllSites(t *testing.T, s core.Store) {
 
 // testConcurrentBannerUpdates: read-modify-write updates of one banner in concurrent
 // transactions, each raising the consent version, all take effect.
-func testConcurrentBannerUpdates(t *testing.T, s core.Store) {
+func testConcurrentBannerUpdates(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	const n = 8
 	var wg sync.WaitGroup
@@ -556,7 +561,7 @@ func testConcurrentBannerUpdates(t *testing.T, s core.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.InTx(ctx, func(tx core.Store) error {
+			errs[i] = s.InTx(ctx, func(tx usecases.Store) error {
 				b, err := tx.Banner(ctx, f.site.ID)
 				if err != nil {
 					return err

@@ -6,11 +6,14 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testBannerTCF: a banner's TCF settings are stored and read back whole, a new banner's are
 // off with empty lists (never null), and the banner returned is a copy.
-func testBannerTCF(t *testing.T, s core.Store) {
+func testBannerTCF(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	b, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
@@ -18,9 +21,9 @@ func testBannerTCF(t *testing.T, s core.Store) {
 		b.TCF.SpecialFeatures == nil || b.TCF.GoogleATPIDs == nil {
 		t.Fatalf("a new banner's tcf = %#v, want off with empty lists", b.TCF)
 	}
-	tcf := core.TCFSettings{
+	tcf := tcfpkg.TCFSettings{
 		Enabled: true, VendorIDs: []int{755, 1, 28}, PublisherCountryCode: "FR", SpecialFeatures: []int{1},
-		PublisherRestrictions: []core.PublisherRestriction{{PurposeID: 2, RestrictionType: core.RestrictionRequireConsent, VendorIDs: []int{755}}},
+		PublisherRestrictions: []tcfpkg.PublisherRestriction{{PurposeID: 2, RestrictionType: tcfpkg.RestrictionRequireConsent, VendorIDs: []int{755}}},
 		GoogleATPIDs:          []int{89, 2822},
 	}
 	b.TCF = tcf
@@ -41,13 +44,13 @@ func testBannerTCF(t *testing.T, s core.Store) {
 
 // testGVLVersions: every GVL version and translation is kept byte for byte, the first copy of
 // a version stays, the latest is found per language, and a resource's fetch state round-trips.
-func testGVLVersions(t *testing.T, s core.Store) {
+func testGVLVersions(t *testing.T, s usecases.Store) {
 	if _, err := s.LatestGVLVersion(ctx, ""); !core.IsNotFound(err) {
 		t.Fatalf("LatestGVLVersion of an empty store: %v, want not_found", err)
 	}
 	at := time.Date(2026, 11, 19, 16, 5, 0, 0, time.UTC)
 	body := []byte("{\"vendorListVersion\": 17,\n \"purposes\": {\"1\": {\"name\": \"Stocker et/ou accéder\"}}}")
-	for _, v := range []core.StoredGVL{
+	for _, v := range []tcfpkg.StoredGVL{
 		{Version: 17, LastUpdated: at, FetchedAt: at.Add(time.Hour), Body: body},
 		{Version: 18, LastUpdated: at.AddDate(0, 0, 7), FetchedAt: at.AddDate(0, 0, 7), Body: []byte(`{"vendorListVersion":18}`)},
 		{Version: 17, Language: "fr", LastUpdated: at, FetchedAt: at, Body: []byte(`{"fr":1}`)},
@@ -69,14 +72,14 @@ func testGVLVersions(t *testing.T, s core.Store) {
 	if _, err := s.StoredGVL(ctx, 18, "fr"); !core.IsNotFound(err) {
 		t.Fatalf("StoredGVL(18, fr): %v, want not_found", err)
 	}
-	if _, err := s.GVLFetchState(ctx, core.GVLResourceList); !core.IsNotFound(err) {
+	if _, err := s.GVLFetchState(ctx, tcfpkg.GVLResourceList); !core.IsNotFound(err) {
 		t.Fatalf("GVLFetchState of an empty store: %v, want not_found", err)
 	}
-	f := &core.GVLFetch{Body: body, ETag: `"abc"`, LastModified: "Thu, 19 Nov 2026 16:05:00 GMT", Expires: at.Add(time.Hour), CheckedAt: at}
-	must(t, s.SaveGVLFetchState(ctx, core.GVLResourceList, f))
+	f := &tcfpkg.GVLFetch{Body: body, ETag: `"abc"`, LastModified: "Thu, 19 Nov 2026 16:05:00 GMT", Expires: at.Add(time.Hour), CheckedAt: at}
+	must(t, s.SaveGVLFetchState(ctx, tcfpkg.GVLResourceList, f))
 	f.ETag, f.Expires = `"def"`, at.Add(2*time.Hour)
-	must(t, s.SaveGVLFetchState(ctx, core.GVLResourceList, f))
-	st, err := s.GVLFetchState(ctx, core.GVLResourceList)
+	must(t, s.SaveGVLFetchState(ctx, tcfpkg.GVLResourceList, f))
+	st, err := s.GVLFetchState(ctx, tcfpkg.GVLResourceList)
 	must(t, err)
 	if st.ETag != `"def"` || st.LastModified != f.LastModified || !st.Expires.Equal(at.Add(2*time.Hour)) || !st.CheckedAt.Equal(at) || st.Body != nil {
 		t.Fatalf("GVLFetchState = %+v", st)
@@ -85,14 +88,14 @@ func testGVLVersions(t *testing.T, s core.Store) {
 
 // testConsentTCF: a record's TC string, AC string and GVL version are stored and listed and
 // exported as written, its hash still matching; a record without them lists them empty.
-func testConsentTCF(t *testing.T, s core.Store) {
+func testConsentTCF(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := consentAt(f.site.ID, at, "v-tcf")
 	r.TCString = "CQSbk4AQSbk4ANwAAAENAwCgAAAAAAAAAAYgACPAAAAA.IDKQA4AAgAKAGQAygAAA"
 	r.ACString, r.GVLVersion = "2~89.2822~dv.89.2822", 17
 	byID, plain := storeBesidePlain(t, s, r)
-	if g := byID[r.ID]; g == nil || g.TCString != r.TCString || g.ACString != r.ACString || g.GVLVersion != 17 || core.ConsentRecordHash(g) != r.RecordHash {
+	if g := byID[r.ID]; g == nil || g.TCString != r.TCString || g.ACString != r.ACString || g.GVLVersion != 17 || consent.ConsentRecordHash(g) != r.RecordHash {
 		t.Fatalf("record with TCF strings round trip: %+v", g)
 	}
 	if g := byID[plain.ID]; g == nil || g.TCString != "" || g.ACString != "" || g.GVLVersion != 0 {

@@ -5,21 +5,23 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testUsers: users are unique by email and by OpenID subject, memberships list with names
 // per user and per organization, change role in place, and go; one-time tokens are used once.
-func testUsers(t *testing.T, s core.Store) {
-	a := &core.Organization{ID: id(), Name: "agency", CreatedAt: now()}
-	b := &core.Organization{ID: id(), Name: "client", CreatedAt: now()}
+func testUsers(t *testing.T, s usecases.Store) {
+	a := &identity.Organization{ID: id(), Name: "agency", CreatedAt: now()}
+	b := &identity.Organization{ID: id(), Name: "client", CreatedAt: now()}
 	must(t, s.CreateOrganization(ctx, a))
 	must(t, s.CreateOrganization(ctx, b))
-	u := &core.User{ID: id(), Email: "ana@example.com", Name: "Ana", PasswordHash: "$argon2id$x", CreatedAt: now()}
+	u := &identity.User{ID: id(), Email: "ana@example.com", Name: "Ana", PasswordHash: "$argon2id$x", CreatedAt: now()}
 	must(t, s.CreateUser(ctx, u))
-	wantCode(t, s.CreateUser(ctx, &core.User{ID: id(), Email: u.Email, CreatedAt: now()}), core.CodeConflict)
-	sso := &core.User{ID: id(), Email: "bo@example.com", Issuer: "https://idp.example", Subject: "42", CreatedAt: now()}
+	wantCode(t, s.CreateUser(ctx, &identity.User{ID: id(), Email: u.Email, CreatedAt: now()}), core.CodeConflict)
+	sso := &identity.User{ID: id(), Email: "bo@example.com", Issuer: "https://idp.example", Subject: "42", CreatedAt: now()}
 	must(t, s.CreateUser(ctx, sso))
-	wantCode(t, s.CreateUser(ctx, &core.User{ID: id(), Email: "c@example.com", Issuer: sso.Issuer, Subject: "42", CreatedAt: now()}), core.CodeConflict)
+	wantCode(t, s.CreateUser(ctx, &identity.User{ID: id(), Email: "c@example.com", Issuer: sso.Issuer, Subject: "42", CreatedAt: now()}), core.CodeConflict)
 	if n, err := s.CountUsers(ctx); err != nil || n != 2 {
 		t.Fatalf("CountUsers: %d %v", n, err)
 	}
@@ -60,16 +62,16 @@ func testUsers(t *testing.T, s core.Store) {
 	}
 
 	t0 := now()
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: a.ID, UserID: u.ID, Role: core.RoleOwner, CreatedAt: t0}))
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: b.ID, UserID: u.ID, Role: core.RoleEditor, CreatedAt: t0.Add(time.Second)}))
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: a.ID, UserID: sso.ID, Role: core.RoleViewer, CreatedAt: t0.Add(time.Second)}))
-	wantCode(t, s.PutMembership(ctx, &core.Membership{OrgID: a.ID, UserID: id(), Role: core.RoleViewer, CreatedAt: t0}), core.CodeNotFound)
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: a.ID, UserID: u.ID, Role: core.RoleOwner, CreatedAt: t0}))
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: b.ID, UserID: u.ID, Role: core.RoleEditor, CreatedAt: t0.Add(time.Second)}))
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: a.ID, UserID: sso.ID, Role: core.RoleViewer, CreatedAt: t0.Add(time.Second)}))
+	wantCode(t, s.PutMembership(ctx, &identity.Membership{OrgID: a.ID, UserID: id(), Role: core.RoleViewer, CreatedAt: t0}), core.CodeNotFound)
 	ms, err := s.Memberships(ctx, u.ID)
 	must(t, err)
 	if len(ms) != 2 || ms[0].OrgID != a.ID || ms[0].OrgName != "agency" || ms[0].Role != core.RoleOwner || ms[1].Role != core.RoleEditor || ms[0].Email != u.Email {
 		t.Fatalf("Memberships: %+v", ms)
 	}
-	must(t, s.PutMembership(ctx, &core.Membership{OrgID: a.ID, UserID: sso.ID, Role: core.RoleAdmin, CreatedAt: t0.Add(time.Hour)}))
+	must(t, s.PutMembership(ctx, &identity.Membership{OrgID: a.ID, UserID: sso.ID, Role: core.RoleAdmin, CreatedAt: t0.Add(time.Hour)}))
 	members, err := s.Members(ctx, a.ID)
 	must(t, err)
 	if len(members) != 2 || members[1].UserID != sso.ID || members[1].Role != core.RoleAdmin || !members[1].CreatedAt.Equal(t0.Add(time.Second)) {
@@ -80,10 +82,10 @@ func testUsers(t *testing.T, s core.Store) {
 	_, err = s.Membership(ctx, a.ID, sso.ID)
 	wantCode(t, err, core.CodeNotFound)
 
-	tok := &core.OneTimeToken{ID: core.SessionID("invite"), Kind: core.TokenInvite, OrgID: a.ID, Email: "new@example.com",
+	tok := &identity.OneTimeToken{ID: identity.SessionID("invite"), Kind: identity.TokenInvite, OrgID: a.ID, Email: "new@example.com",
 		Role: core.RoleEditor, CreatedBy: "Ana", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
 	must(t, s.CreateToken(ctx, tok))
-	reset := &core.OneTimeToken{ID: core.SessionID("reset"), Kind: core.TokenReset, Email: u.Email, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	reset := &identity.OneTimeToken{ID: identity.SessionID("reset"), Kind: identity.TokenReset, Email: u.Email, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
 	must(t, s.CreateToken(ctx, reset))
 	got2, err := s.Token(ctx, tok.ID)
 	must(t, err)
@@ -92,11 +94,11 @@ func testUsers(t *testing.T, s core.Store) {
 	}
 	must(t, s.UseToken(ctx, tok.ID, t0))
 	wantCode(t, s.UseToken(ctx, tok.ID, t0), core.CodeConflict)
-	wantCode(t, s.UseToken(ctx, core.SessionID("nope"), t0), core.CodeConflict)
+	wantCode(t, s.UseToken(ctx, identity.SessionID("nope"), t0), core.CodeConflict)
 	if got, _ := s.Token(ctx, tok.ID); got.UsedAt == nil || !got.UsedAt.Equal(t0) {
 		t.Fatalf("used token: %+v", got)
 	}
-	if got, _ := s.Token(ctx, reset.ID); got.OrgID != "" || got.Kind != core.TokenReset {
+	if got, _ := s.Token(ctx, reset.ID); got.OrgID != "" || got.Kind != identity.TokenReset {
 		t.Fatalf("reset token: %+v", got)
 	}
 }

@@ -6,19 +6,21 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/usecases"
 )
 
 // testWebhooks: endpoints are scoped to their organization and round-trip whole; deliveries
 // keep their payload's bytes, list newest first with a cursor, and go with their endpoint;
 // consent records are read by chain range and creation bound.
-func testWebhooks(t *testing.T, s core.Store) {
+func testWebhooks(t *testing.T, s usecases.Store) {
 	f, other := seed(t, s), seed(t, s)
-	ep := &core.WebhookEndpoint{ID: id(), OrganizationID: f.org.ID, URL: "https://hooks.example/in", Events: []string{core.EventScanChanged},
+	ep := &event.WebhookEndpoint{ID: id(), OrganizationID: f.org.ID, URL: "https://hooks.example/in", Events: []string{event.EventScanChanged},
 		Enabled: true, Secret: "whsec_c2VjcmV0", ConsentCursor: map[string]int64{f.site.ID: 3}, CreatedAt: now(), UpdatedAt: now()}
 	must(t, s.CreateWebhookEndpoint(ctx, ep))
 	got, err := s.WebhookEndpoint(ctx, f.org.ID, ep.ID)
 	must(t, err)
-	if got.URL != ep.URL || got.Secret != ep.Secret || got.ConsentCursor[f.site.ID] != 3 || !got.Subscribed(core.EventScanChanged) {
+	if got.URL != ep.URL || got.Secret != ep.Secret || got.ConsentCursor[f.site.ID] != 3 || !got.Subscribed(event.EventScanChanged) {
 		t.Fatalf("endpoint read back as %+v", got)
 	}
 	_, err = s.WebhookEndpoint(ctx, other.org.ID, ep.ID)
@@ -29,18 +31,18 @@ func testWebhooks(t *testing.T, s core.Store) {
 	}
 
 	// Update, inside a transaction that locks the row.
-	must(t, s.InTx(ctx, func(tx core.Store) error {
+	must(t, s.InTx(ctx, func(tx usecases.Store) error {
 		e, err := tx.LockWebhookEndpoint(ctx, ep.ID)
 		if err != nil {
 			return err
 		}
-		e.Events = []string{core.EventConsentRecorded}
+		e.Events = []string{event.EventConsentRecorded}
 		e.ConsentCursor[f.site.ID] = 7
 		since := now()
 		e.FailingSince = &since
 		return tx.UpdateWebhookEndpoint(ctx, e)
 	}))
-	subs, err := s.EndpointsSubscribedTo(ctx, core.EventConsentRecorded)
+	subs, err := s.EndpointsSubscribedTo(ctx, event.EventConsentRecorded)
 	must(t, err)
 	if len(subs) != 1 || subs[0].ConsentCursor[f.site.ID] != 7 || subs[0].FailingSince == nil {
 		t.Fatalf("subscribed endpoints = %+v", subs)
@@ -50,8 +52,8 @@ func testWebhooks(t *testing.T, s core.Store) {
 	payload := json.RawMessage(`{"type":"scan.changed",  "data":{"b":1,"a":2}}`)
 	var ids []string
 	for range 3 {
-		d := &core.WebhookDelivery{ID: "msg_" + id(), EndpointID: ep.ID, EventType: core.EventScanChanged, Payload: payload,
-			Status: core.DeliveryPending, Attempts: []core.DeliveryAttempt{}, CreatedAt: now(), UpdatedAt: now()}
+		d := &event.WebhookDelivery{ID: "msg_" + id(), EndpointID: ep.ID, EventType: event.EventScanChanged, Payload: payload,
+			Status: event.DeliveryPending, Attempts: []event.DeliveryAttempt{}, CreatedAt: now(), UpdatedAt: now()}
 		must(t, s.CreateWebhookDelivery(ctx, d))
 		ids = append(ids, d.ID)
 	}
@@ -61,9 +63,9 @@ func testWebhooks(t *testing.T, s core.Store) {
 		t.Fatalf("payload read back as %s, want the same bytes", d.Payload)
 	}
 	code := 500
-	d.Status, d.Attempts = core.DeliveryFailed, []core.DeliveryAttempt{{At: now(), StatusCode: &code, Response: "oops"}}
+	d.Status, d.Attempts = event.DeliveryFailed, []event.DeliveryAttempt{{At: now(), StatusCode: &code, Response: "oops"}}
 	must(t, s.UpdateWebhookDelivery(ctx, d))
-	if d, err = s.WebhookDelivery(ctx, ep.ID, ids[0]); err != nil || d.Status != core.DeliveryFailed || len(d.Attempts) != 1 || *d.Attempts[0].StatusCode != 500 {
+	if d, err = s.WebhookDelivery(ctx, ep.ID, ids[0]); err != nil || d.Status != event.DeliveryFailed || len(d.Attempts) != 1 || *d.Attempts[0].StatusCode != 500 {
 		t.Fatalf("updated delivery = %+v (%v)", d, err)
 	}
 	page, total, err := s.WebhookDeliveries(ctx, ep.ID, 1, 2)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/i18n"
 )
 
@@ -238,7 +238,7 @@ func BenchmarkHandler(b *testing.B) {
 func TestSizeBudgetWithLanguage(t *testing.T) {
 	largest, lang := 0, ""
 	for _, l := range i18n.Languages() {
-		js, err := json.Marshal(map[string]any{"texts": core.FirstViewTexts(core.RuntimeTexts(l))})
+		js, err := json.Marshal(map[string]any{"texts": banner.FirstViewTexts(banner.RuntimeTexts(l))})
 		if err != nil {
 			t.Fatal(err)
 		}

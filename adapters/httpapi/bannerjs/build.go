@@ -20,6 +20,7 @@ import (
 	"github.com/tdewolff/minify/v2/js"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // The runtime's sources: ES modules with explicit imports (the *.test.mjs beside them are their
@@ -208,7 +209,7 @@ func buildPlugin(m *minify.M, coreTS, buildTS string) api.Plugin {
 
 // coreModuleTS is the source of consentd:core.
 func coreModuleTS() (string, error) {
-	vendors, err := json.Marshal(core.VendorConsents())
+	vendors, err := json.Marshal(banner.VendorConsents())
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // TestBrowserButtonTextParity checks that the runtime writes its buttons' text in the colour
@@ -72,7 +72,7 @@ func TestBrowserButtonTextParity(t *testing.T) {
 		eval(t, ctx, `(function () { var st = document.querySelector('consentd-ui').style;
 			return [st.getPropertyValue('--cd-accept-text'), st.getPropertyValue('--cd-reject-text')]; })()`, &got)
 		for j, c := range p {
-			if want := core.ButtonTextColor(c); len(got) != 2 || !strings.EqualFold(strings.TrimSpace(got[j]), want) {
+			if want := banner.ButtonTextColor(c); len(got) != 2 || !strings.EqualFold(strings.TrimSpace(got[j]), want) {
 				t.Errorf("button colour %q: runtime text %v, core %s", c, got, want)
 			}
 		}

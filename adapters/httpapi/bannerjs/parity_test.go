@@ -10,6 +10,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
 )
 
@@ -126,7 +127,7 @@ func TestRuntimeDecidesNothing(t *testing.T) {
 // standInPolicy is the policy the server decides for the stand-in configurations of the tests
 // that do not run on the real server: an opt_in banner with an essential and a marketing
 // category, for an EU visitor.
-func standInPolicy() *core.Policy {
-	cats := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryMarketing, SortOrder: 1}}
-	return core.DecidePolicy(&core.Banner{DefaultBehavior: core.BehaviorOptIn}, cats, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
+func standInPolicy() *banner.Policy {
+	cats := []*banner.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryMarketing, SortOrder: 1}}
+	return banner.DecidePolicy(&banner.Banner{DefaultBehavior: banner.BehaviorOptIn}, cats, banner.VisitorRule{Jurisdiction: core.JurisdictionGDPR})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
 )
 
@@ -16,7 +17,7 @@ import (
 // (chosen categories) and whether the visitor sends a GPC signal.
 type policyCase struct {
 	Name   string          `json:"name"`
-	Policy *core.Policy    `json:"policy"`
+	Policy *banner.Policy  `json:"policy"`
 	Chosen map[string]bool `json:"chosen"`
 	GPC    bool            `json:"gpc"`
 }
@@ -83,15 +84,15 @@ func runPolicyModule(t *testing.T, rows []policyCase) []policyResult {
 // written out.
 func TestPolicyModuleTable(t *testing.T) {
 	t.Parallel()
-	std := []*core.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryStatistics, SortOrder: 1},
+	std := []*banner.Category{{Slug: library.CategoryEssential, IsRequired: true}, {Slug: library.CategoryStatistics, SortOrder: 1},
 		{Slug: library.CategoryMarketing, SortOrder: 2}}
-	optIn, optOut := &core.Banner{DefaultBehavior: core.BehaviorOptIn}, &core.Banner{DefaultBehavior: core.BehaviorOptOut, StorefrontIntegration: true}
-	ccpa, gdpr := core.VisitorRule{Jurisdiction: core.JurisdictionCCPA}, core.VisitorRule{Jurisdiction: core.JurisdictionGDPR}
+	optIn, optOut := &banner.Banner{DefaultBehavior: banner.BehaviorOptIn}, &banner.Banner{DefaultBehavior: banner.BehaviorOptOut, StorefrontIntegration: true}
+	ccpa, gdpr := banner.VisitorRule{Jurisdiction: core.JurisdictionCCPA}, banner.VisitorRule{Jurisdiction: core.JurisdictionGDPR}
 	all := map[string]bool{"essential": true, "statistics": true, "marketing": true}
 	rows := []policyCase{
-		{"gdpr opt_in, nothing chosen", core.DecidePolicy(optIn, std, gdpr), map[string]bool{}, false},
-		{"ccpa, all chosen, GPC", core.DecidePolicy(optIn, std, ccpa), all, true},
-		{"ccpa opt_out storefront, statistics refused", core.DecidePolicy(optOut, std, ccpa), map[string]bool{"marketing": true}, false},
+		{"gdpr opt_in, nothing chosen", banner.DecidePolicy(optIn, std, gdpr), map[string]bool{}, false},
+		{"ccpa, all chosen, GPC", banner.DecidePolicy(optIn, std, ccpa), all, true},
+		{"ccpa opt_out storefront, statistics refused", banner.DecidePolicy(optOut, std, ccpa), map[string]bool{"marketing": true}, false},
 	}
 	want := []policyResult{
 		{Initial: map[string]bool{"essential": true, "statistics": false, "marketing": false}, Fixed: map[string]bool{"essential": true},
@@ -134,22 +135,22 @@ func redacted(on bool) map[string]map[string]bool {
 // Policy methods do (RecordConsent's Apply, DoNotSell, the signals' Grants).
 func TestPolicyModuleAgreesWithCore(t *testing.T) {
 	t.Parallel()
-	cat := func(slug string, required bool) *core.Category {
-		return &core.Category{Slug: slug, IsRequired: required}
+	cat := func(slug string, required bool) *banner.Category {
+		return &banner.Category{Slug: slug, IsRequired: required}
 	}
-	catSets := [][]*core.Category{
+	catSets := [][]*banner.Category{
 		{cat("essential", true), cat("statistics", false), cat("marketing", false)},
 		{cat("essential", true), cat("functional", false), cat("statistics", false), cat("marketing", false)},
 		{cat("essential", true), cat("preferences", false), cat("statistics", false)},
 		{cat("marketing", true), cat("statistics", false)},
 	}
 	var rows []policyCase
-	for _, behavior := range core.DefaultBehaviors() {
+	for _, behavior := range banner.DefaultBehaviors() {
 		for _, flags := range [][2]bool{{false, false}, {true, false}, {false, true}} {
-			b := &core.Banner{DefaultBehavior: behavior, GCMExcludeVendor: flags[0], StorefrontIntegration: flags[1]}
+			b := &banner.Banner{DefaultBehavior: behavior, GCMExcludeVendor: flags[0], StorefrontIntegration: flags[1]}
 			for _, cats := range catSets {
 				for _, j := range core.Jurisdictions() {
-					p := core.DecidePolicy(b, cats, core.VisitorRule{Jurisdiction: j})
+					p := banner.DecidePolicy(b, cats, banner.VisitorRule{Jurisdiction: j})
 					for _, chosen := range []map[string]bool{{}, {"statistics": true}, {"marketing": true, "functional": true},
 						{"essential": false, "statistics": true, "marketing": true, "functional": true, "preferences": true}} {
 						for _, gpc := range []bool{false, true} {

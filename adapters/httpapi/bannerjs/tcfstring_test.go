@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/tcstring"
-	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // tcEncodeScript runs the runtime's encoder (tcfstring.js, as the module has it) in node on
@@ -55,7 +55,7 @@ func TestTCStringEncoder(t *testing.T) {
 	}
 	raw, _ := json.Marshal(cases)
 	var out, errb bytes.Buffer
-	only, _ := json.Marshal(core.ConsentOnlyPurposes())
+	only, _ := json.Marshal(tcf.ConsentOnlyPurposes())
 	cmd := exec.Command("node", "--input-type=module", "-e", tcEncodeScript, "--", string(only), string(raw))
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -79,7 +79,7 @@ func TestTCStringEncoder(t *testing.T) {
 		}
 		wantLI := []int{}
 		for _, p := range c.PurposesLI {
-			if !slices.Contains(core.ConsentOnlyPurposes(), p) {
+			if !slices.Contains(tcf.ConsentOnlyPurposes(), p) {
 				wantLI = append(wantLI, p)
 			}
 		}

@@ -1,0 +1,644 @@
+package banner
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/publicsuffix"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
+	gpppkg "github.com/consentd/consentd/core/gpp"
+	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/library"
+)
+
+// Banner enumerations (docs/banner.md), each read through the function of its name, which
+// returns a fresh slice: the API's enums and the console's forms are pinned to them.
+var (
+	templates            = [...]string{"floating", "wide_bar", "modal"}
+	positions            = [...]string{"bottom_left", "bottom_right", "top_left", "top_right", "bottom", "top", "center"}
+	defaultBehaviors     = [...]string{BehaviorOptIn, BehaviorOptOut, BehaviorNoBanner}
+	closeButtonBehaviors = [...]string{"accept_all", "reject_all", "dismiss"}
+	colorKeys            = [...]string{"primary", "background", "text", "acceptButton", "rejectButton"}
+	reopenPositions      = [...]string{"bottom_left", "bottom_right", "top_left", "top_right"}
+	textKeyList          = textKeys()
+)
+
+// Default behaviours: what the banner does before a decision (DecidePolicy reads them).
+const (
+	BehaviorOptIn    = "opt_in"    // only required categories until the visitor decides
+	BehaviorOptOut   = "opt_out"   // every category until the visitor opts out
+	BehaviorNoBanner = "no_banner" // every category, and no banner asks
+)
+
+// Google Consent Mode's modes (Banner.ConsentMode): one setting with gcmExcludeVendor, which is
+// its name in the contract (advanced is gcmExcludeVendor true).
+const (
+	// ConsentModeBasic holds Google's tags until the visitor allows their category, like any
+	// other tag: nothing reaches Google before consent.
+	ConsentModeBasic = "basic"
+	// ConsentModeAdvanced lets Google's tags load at once with every signal denied (cookieless
+	// pings, which Google uses to model conversions); the update after a decision grants what
+	// the visitor allowed.
+	ConsentModeAdvanced = "advanced"
+)
+
+var consentModes = [...]string{ConsentModeBasic, ConsentModeAdvanced}
+
+// ConsentModes returns Google Consent Mode's modes.
+func ConsentModes() []string { return slices.Clone(consentModes[:]) }
+
+// ConsentModeOf returns the mode of a banner whose gcmExcludeVendor is gcmExcludeVendor: the
+// stores read the one stored value through it.
+func ConsentModeOf(gcmExcludeVendor bool) string {
+	if gcmExcludeVendor {
+		return ConsentModeAdvanced
+	}
+	return ConsentModeBasic
+}
+
+// Templates returns the banner's layouts.
+func Templates() []string { return slices.Clone(templates[:]) }
+
+// Positions returns where the banner may sit.
+func Positions() []string { return slices.Clone(positions[:]) }
+
+// DefaultBehaviors returns what the banner does before a decision.
+func DefaultBehaviors() []string { return slices.Clone(defaultBehaviors[:]) }
+
+// CloseButtonBehaviors returns what the banner's close button may do.
+func CloseButtonBehaviors() []string { return slices.Clone(closeButtonBehaviors[:]) }
+
+// ColorKeys returns the banner's colours.
+func ColorKeys() []string { return slices.Clone(colorKeys[:]) }
+
+// TextKeys returns the contract's banner texts followed by the runtime's other texts, which a
+// site may override or translate too: the keys of the built-in English texts (core/i18n).
+func TextKeys() []string { return slices.Clone(textKeyList) }
+
+// ReopenPositions returns the corners the reopen ("privacy settings") button may sit in.
+func ReopenPositions() []string { return slices.Clone(reopenPositions[:]) }
+
+// Limits of the consent cookie's lifetime, in days.
+const (
+	MinCookieExpiration   = 1
+	MaxCookieExpiration   = 730
+	DefaultCookieLifetime = 365
+)
+
+// Banner is a site's consent-dialog configuration; there is one per site.
+type Banner struct {
+	ID                   string                       `json:"id"`
+	SiteID               string                       `json:"siteId"`
+	Template             string                       `json:"template"`
+	Position             string                       `json:"position"`
+	Colors               map[string]string            `json:"colors"`
+	TextOverrides        map[string]string            `json:"textOverrides"`
+	TextTranslations     map[string]map[string]string `json:"textTranslations"`
+	LogoURL              *string                      `json:"logoUrl"`
+	PrivacyPolicyURL     *string                      `json:"privacyPolicyUrl"`
+	CookiePolicyURL      *string                      `json:"cookiePolicyUrl"`
+	DefaultBehavior      string                       `json:"defaultBehavior"`
+	CloseButtonBehavior  string                       `json:"closeButtonBehavior"`
+	CookieExpirationDays int                          `json:"cookieExpirationDays"`
+	ConsentVersion       int                          `json:"consentVersion"`
+	SiteWideBlocking     bool                         `json:"-"`
+	GCMExcludeVendor     bool                         `json:"gcmExcludeVendor"`
+	// ConsentMode is GCMExcludeVendor as Google names it, one of ConsentModes: advanced lets
+	// Google's tags load with Consent Mode's denied defaults, basic holds them until consent.
+	// The stores keep one value (ConsentModeOf).
+	ConsentMode           string `json:"consentMode"`
+	StorefrontIntegration bool   `json:"storefrontIntegration"`
+	// ReopenButton shows a small "privacy settings" button after a decision, unless the page
+	// has its own [data-consentd-open] element; it reopens the preferences.
+	ReopenButton bool `json:"reopenButton"`
+	// ReopenPosition is the corner of the reopen button, one of ReopenPositions.
+	ReopenPosition string `json:"reopenPosition"`
+	// ReopenLabel is the reopen button's text; nil uses the visitor's language's reopenLabel.
+	ReopenLabel *string `json:"reopenLabel"`
+	// CookieDomain is the domain of the consent cookie (a parent of the site's host, at most
+	// its registrable domain), so that a decision holds on every subdomain; nil keeps the
+	// cookie on the host that set it.
+	CookieDomain *string `json:"cookieDomain"`
+	// RegionRules are the banner's regional rules, in order (RegionRule); DefaultBehavior applies
+	// to a visitor none of them matches, and to everyone when there are none.
+	RegionRules []RegionRule `json:"regionRules"`
+	// TCF are the site's IAB TCF settings (TCFSettings; docs/tcf.md).
+	TCF tcfpkg.TCFSettings `json:"tcf"`
+	// GPP are the site's IAB GPP settings (GPPSettings; docs/gpp.md).
+	GPP gpppkg.GPPSettings `json:"gpp"`
+	// BlockingRules is derived on read from the site's services and the catalog's built-in
+	// rules; it is not stored.
+	BlockingRules *BlockingRules `json:"blockingRules"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	UpdatedAt     time.Time      `json:"updatedAt"`
+}
+
+// BlockingRules is what the banner runtime enforces: site-wide blocking of dynamically inserted
+// scripts, and per service the URL patterns held back until its category is allowed.
+type BlockingRules struct {
+	SiteWide bool           `json:"siteWide"`
+	Rules    []BlockingRule `json:"rules"`
+}
+
+// BlockingRule holds back scripts and iframes matching Patterns until CategorySlug is allowed.
+type BlockingRule struct {
+	ServiceSlug  string   `json:"serviceSlug"`
+	CategorySlug string   `json:"categorySlug"`
+	Patterns     []string `json:"patterns"`
+}
+
+// BannerStore persists banner configurations.
+type BannerStore interface {
+	// CreateBanner stores a site's banner; conflict when the site has one.
+	CreateBanner(ctx context.Context, b *Banner) error
+	// Banner finds the site's banner; not_found when there is none.
+	Banner(ctx context.Context, siteID string) (*Banner, error)
+	// UpdateBanner stores every field of b; not_found when the site has no banner.
+	UpdateBanner(ctx context.Context, b *Banner) error
+}
+
+// newBanner returns a site's banner with the defaults: enforced from the first view (site-wide
+// blocking on, so every tag a built-in or configured rule matches is held until its category
+// is allowed, even when pasted unmarked), an opt-in floating dialog whose first layer offers
+// "Reject all" beside "Accept all" with buttons that look alike, remembered for a year. Sites
+// created before this default keep their stored setting.
+func NewBanner(id, siteID string, now time.Time) *Banner {
+	return &Banner{
+		ID: id, SiteID: siteID,
+		Template: "floating", Position: "bottom_right",
+		Colors: map[string]string{
+			"primary": "#1a56db", "background": "#ffffff", "text": "#111827",
+			"acceptButton": "#1a56db", "rejectButton": "#1a56db",
+		},
+		TextOverrides:        map[string]string{},
+		TextTranslations:     map[string]map[string]string{},
+		RegionRules:          []RegionRule{},
+		TCF:                  tcfpkg.TCFSettings{}.Clean(),
+		GPP:                  gpppkg.GPPSettings{}.Clean(),
+		DefaultBehavior:      BehaviorOptIn,
+		CloseButtonBehavior:  "dismiss",
+		CookieExpirationDays: DefaultCookieLifetime,
+		ConsentVersion:       1,
+		SiteWideBlocking:     true,
+		ConsentMode:          ConsentModeBasic,
+		ReopenButton:         true,
+		ReopenPosition:       "bottom_left",
+		CreatedAt:            now, UpdatedAt: now,
+	}
+}
+
+// Optional is a field of a partial update: Set when the client sent it, Null when it sent null.
+type Optional[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// BannerPatch changes a banner; fields left nil (or unset) stay as they are. Colors and
+// TextOverrides merge key by key, an empty text removing its override; TextTranslations merge
+// by language, an empty language object removing that language.
+type BannerPatch struct {
+	Template             *string
+	Position             *string
+	Colors               map[string]string
+	TextOverrides        map[string]string
+	TextTranslations     map[string]map[string]string
+	LogoURL              Optional[string]
+	PrivacyPolicyURL     Optional[string]
+	CookiePolicyURL      Optional[string]
+	DefaultBehavior      *string
+	CloseButtonBehavior  *string
+	CookieExpirationDays *int
+	GCMExcludeVendor     *bool
+	// ConsentMode sets GCMExcludeVendor by its other name (advanced: true); both in one patch
+	// must agree.
+	ConsentMode           *string
+	StorefrontIntegration *bool
+	ReopenButton          *bool
+	ReopenPosition        *string
+	ReopenLabel           Optional[string]
+	CookieDomain          Optional[string]
+	// RegionRules, when not nil, replaces the banner's regional rules (an empty list removes
+	// them).
+	RegionRules *[]RegionRuleInput
+	// TCF, when not nil, replaces the banner's TCF settings (checked by CheckTCFSettings).
+	TCF *tcfpkg.TCFSettings
+	// GPP, when not nil, replaces the banner's GPP settings (checked by CheckGPPSettings).
+	GPP *gpppkg.GPPSettings
+}
+
+func (p BannerPatch) validate() error {
+	for _, c := range []struct {
+		field string
+		v     *string
+		enum  []string
+	}{
+		{"template", p.Template, templates[:]},
+		{"position", p.Position, positions[:]},
+		{"defaultBehavior", p.DefaultBehavior, defaultBehaviors[:]},
+		{"closeButtonBehavior", p.CloseButtonBehavior, closeButtonBehaviors[:]},
+		{"reopenPosition", p.ReopenPosition, reopenPositions[:]},
+		{"consentMode", p.ConsentMode, consentModes[:]},
+	} {
+		if c.v != nil && !slices.Contains(c.enum, *c.v) {
+			return core.FieldErrorf(c.field, "must be one of %v", c.enum)
+		}
+	}
+	if p.ConsentMode != nil && p.GCMExcludeVendor != nil && ConsentModeOf(*p.GCMExcludeVendor) != *p.ConsentMode {
+		return core.FieldErrorf("consentMode", "%s contradicts gcmExcludeVendor %t (advanced is gcmExcludeVendor true)", *p.ConsentMode, *p.GCMExcludeVendor)
+	}
+	for k, v := range p.Colors {
+		if !slices.Contains(colorKeys[:], k) || v == "" {
+			return core.FieldErrorf("colors."+k, "unknown key or empty value")
+		}
+	}
+	if err := validateTexts("textOverrides", p.TextOverrides); err != nil {
+		return err
+	}
+	for lang, texts := range p.TextTranslations {
+		if err := CheckLanguage("textTranslations", lang); err != nil {
+			return err
+		}
+		if err := validateTexts("textTranslations."+lang, texts); err != nil {
+			return err
+		}
+	}
+	for _, u := range []struct {
+		field string
+		v     Optional[string]
+	}{{"logoUrl", p.LogoURL}, {"privacyPolicyUrl", p.PrivacyPolicyURL}, {"cookiePolicyUrl", p.CookiePolicyURL}} {
+		if u.v.Set && !u.v.Null {
+			if err := core.ValidateHTTPURL(u.field, u.v.Value); err != nil {
+				return err
+			}
+		}
+	}
+	if d := p.CookieExpirationDays; d != nil && (*d < MinCookieExpiration || *d > MaxCookieExpiration) {
+		return core.FieldErrorf("cookieExpirationDays", "must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
+	}
+	if l := p.ReopenLabel; l.Set && !l.Null {
+		if n := utf8.RuneCountInString(strings.TrimSpace(l.Value)); n < 1 || n > MaxReopenLabel {
+			return core.FieldErrorf("reopenLabel", "must be 1 to %d characters", MaxReopenLabel)
+		}
+		if err := core.CheckText("reopenLabel", l.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MaxReopenLabel bounds the reopen button's label: it is a small button.
+const MaxReopenLabel = 60
+
+var domainPattern = regexp.MustCompile(core.DomainPattern)
+
+// CookieDomainFor checks that domain may carry the consent cookie of a site whose homepage is
+// siteURL: the site's host itself or one of its parents, no higher than its registrable domain
+// (a public suffix such as "co.uk" is refused, as browsers refuse it). A leading dot is
+// allowed; the result is lower-case without it.
+func CookieDomainFor(siteURL, domain string) (string, error) {
+	d := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	u, err := url.Parse(siteURL)
+	host := ""
+	if err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	if t := strings.TrimSpace(domain); len(t) > core.MaxDomain || !domainPattern.MatchString(t) {
+		return "", core.FieldErrorf("cookieDomain", "must be a domain name such as .example.com")
+	}
+	if host == "" || net.ParseIP(host) != nil {
+		return "", core.FieldErrorf("cookieDomain", "the site's url %q has no domain name to share a cookie across", siteURL)
+	}
+	if d != host && !strings.HasSuffix(host, "."+d) {
+		return "", core.FieldErrorf("cookieDomain", "%q is not the site's host %q or a parent of it", d, host)
+	}
+	reg, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil || len(d) < len(reg) {
+		return "", core.FieldErrorf("cookieDomain", "%q is a public suffix; use the site's registrable domain %q or a subdomain of it", d, reg)
+	}
+	return d, nil
+}
+
+func validateTexts(field string, texts map[string]string) error {
+	for k, v := range texts {
+		if !slices.Contains(textKeyList, k) {
+			return core.FieldErrorf(field+"."+k, "unknown key, expected one of %v", textKeyList)
+		}
+		if err := maxLen(field+"."+k, v, MaxTranslation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p BannerPatch) apply(b *Banner) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&b.Template, p.Template)
+	set(&b.Position, p.Position)
+	set(&b.DefaultBehavior, p.DefaultBehavior)
+	set(&b.CloseButtonBehavior, p.CloseButtonBehavior)
+	for k, v := range p.Colors {
+		b.Colors[k] = v
+	}
+	mergeTexts(b.TextOverrides, p.TextOverrides)
+	for lang, texts := range p.TextTranslations {
+		if len(texts) == 0 {
+			delete(b.TextTranslations, lang)
+			continue
+		}
+		if b.TextTranslations[lang] == nil {
+			b.TextTranslations[lang] = map[string]string{}
+		}
+		mergeTexts(b.TextTranslations[lang], texts)
+	}
+	for _, u := range []struct {
+		dst **string
+		v   Optional[string]
+	}{{&b.LogoURL, p.LogoURL}, {&b.PrivacyPolicyURL, p.PrivacyPolicyURL}, {&b.CookiePolicyURL, p.CookiePolicyURL}} {
+		if u.v.Set {
+			if u.v.Null {
+				*u.dst = nil
+			} else {
+				v := u.v.Value
+				*u.dst = &v
+			}
+		}
+	}
+	if p.CookieExpirationDays != nil {
+		b.CookieExpirationDays = *p.CookieExpirationDays
+	}
+	if p.GCMExcludeVendor != nil {
+		b.GCMExcludeVendor = *p.GCMExcludeVendor
+	}
+	if p.ConsentMode != nil {
+		b.GCMExcludeVendor = *p.ConsentMode == ConsentModeAdvanced
+	}
+	b.ConsentMode = ConsentModeOf(b.GCMExcludeVendor)
+	if p.StorefrontIntegration != nil {
+		b.StorefrontIntegration = *p.StorefrontIntegration
+	}
+	if p.ReopenButton != nil {
+		b.ReopenButton = *p.ReopenButton
+	}
+	set(&b.ReopenPosition, p.ReopenPosition)
+	for _, u := range []struct {
+		dst **string
+		v   Optional[string]
+	}{{&b.ReopenLabel, p.ReopenLabel}, {&b.CookieDomain, p.CookieDomain}} {
+		if u.v.Set {
+			if u.v.Null {
+				*u.dst = nil
+			} else {
+				v := u.v.Value
+				*u.dst = &v
+			}
+		}
+	}
+}
+
+func mergeTexts(dst, src map[string]string) {
+	for k, v := range src {
+		if v == "" {
+			delete(dst, k)
+		} else {
+			dst[k] = v
+		}
+	}
+}
+
+// Banner returns the site's banner with its blocking rules.
+func (banners *Banners) Banner(ctx context.Context, orgID, siteID string) (*Banner, error) {
+	if err := core.Authorize(ctx, core.PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
+	if _, err := banners.Store.Site(ctx, orgID, siteID); err != nil {
+		return nil, err
+	}
+	return bannerWithRules(ctx, banners.Store, banners.Catalog, siteID)
+}
+
+// PatchBanner changes the fields of the banner that p sets.
+func (banners *Banners) PatchBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+	if err := core.Authorize(ctx, core.PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
+	c, err := banners.check(ctx, orgID, siteID, p)
+	if err != nil {
+		return nil, err
+	}
+	defer banners.Views.Forget(siteID)
+	var out *Banner
+	err = banners.Store.InTx(ctx, func(tx Store) error {
+		b, err := tx.Banner(ctx, siteID)
+		if err != nil {
+			return err
+		}
+		old := core.Snapshot(b)
+		c.apply(b)
+		b.UpdatedAt = banners.Clock.Now()
+		if err := banners.Events.ChangedIn(ctx, tx, siteID, "banner", tx.UpdateBanner(ctx, b)); err != nil {
+			return err
+		}
+		if err := banners.Audit.Record(ctx, tx, orgID, siteID, core.AuditBannerUpdate, b.ID, old, b); err != nil {
+			return err
+		}
+		out, err = bannerWithRules(ctx, tx, banners.Catalog, siteID)
+		return err
+	})
+	return out, err
+}
+
+// PreviewBanner returns the banner as PatchBanner would leave it after p, stored nothing: the
+// same checks refuse the same drafts with the same errors, and the same code applies the
+// change (the console's preview of a draft). Reading the banner is enough to preview it.
+func (banners *Banners) PreviewBanner(ctx context.Context, orgID, siteID string, p BannerPatch) (*Banner, error) {
+	if err := core.Authorize(ctx, core.PermRead, orgID, siteID); err != nil {
+		return nil, err
+	}
+	c, err := banners.check(ctx, orgID, siteID, p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bannerWithRules(ctx, banners.Store, banners.Catalog, siteID)
+	if err != nil {
+		return nil, err
+	}
+	c.apply(b)
+	return b, nil
+}
+
+// checkedPatch is a BannerPatch that passed every check, with what the checks resolved: the
+// regional rules with their defaults, the TCF and GPP settings as stored, the cookie domain
+// as the site allows it.
+type checkedPatch struct {
+	BannerPatch
+	rules []RegionRule
+	tcf   tcfpkg.TCFSettings
+	gpp   gpppkg.GPPSettings
+}
+
+// check validates p for the site, as a PATCH of its banner.
+func (banners *Banners) check(ctx context.Context, orgID, siteID string, p BannerPatch) (*checkedPatch, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	c := &checkedPatch{BannerPatch: p}
+	if p.RegionRules != nil {
+		var err error
+		if c.rules, err = RegionRulesOf(*p.RegionRules); err != nil {
+			return nil, err
+		}
+	}
+	site, err := banners.Store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return nil, err
+	}
+	if p.TCF != nil {
+		gvl, err := banners.Tcf.Gvl(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.tcf, err = tcfpkg.CheckTCFSettings(*p.TCF, gvl, banners.Tcf.Deployment); err != nil {
+			return nil, err
+		}
+	}
+	if p.GPP != nil {
+		if c.gpp, err = gpppkg.CheckGPPSettings(*p.GPP); err != nil {
+			return nil, err
+		}
+	}
+	if d := &c.CookieDomain; d.Set && !d.Null {
+		if d.Value, err = CookieDomainFor(site.URL, d.Value); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// apply makes the checked change to b.
+func (c *checkedPatch) apply(b *Banner) {
+	c.BannerPatch.apply(b)
+	if c.RegionRules != nil {
+		b.RegionRules = c.rules
+	}
+	if c.TCF != nil {
+		b.TCF = c.tcf
+	}
+	if c.GPP != nil {
+		b.GPP = c.gpp
+	}
+}
+
+// SetScriptBlocking turns site-wide script blocking on or off. A change of state raises the
+// consent version so that visitors are asked again; setting the current state changes nothing.
+func (banners *Banners) SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error {
+	if err := core.Authorize(ctx, core.PermConfigure, orgID, siteID); err != nil {
+		return err
+	}
+	if _, err := banners.Store.Site(ctx, orgID, siteID); err != nil {
+		return err
+	}
+	defer banners.Views.Forget(siteID)
+	return banners.Store.InTx(ctx, func(tx Store) error {
+		b, err := tx.Banner(ctx, siteID)
+		if err != nil || b.SiteWideBlocking == enabled {
+			return err
+		}
+		old := core.Snapshot(b)
+		b.SiteWideBlocking = enabled
+		b.ConsentVersion++
+		b.UpdatedAt = banners.Clock.Now()
+		if err := tx.UpdateBanner(ctx, b); err != nil {
+			return err
+		}
+		// Site-wide blocking is in blockingRules, derived on read: the entry names it there.
+		changes, err := core.DiffFields(old, b)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, core.Change{Field: "blockingRules", Old: core.Snapshot(map[string]bool{"siteWide": !enabled}),
+			New: core.Snapshot(map[string]bool{"siteWide": enabled})})
+		return banners.Events.ChangedIn(ctx, tx, siteID, "blocking", banners.Audit.RecordChanges(ctx, tx, orgID, siteID, core.AuditScriptBlocking, b.ID, changes))
+	})
+}
+
+func bannerWithRules(ctx context.Context, st Store, catalog core.Catalog, siteID string) (*Banner, error) {
+	b, err := st.Banner(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := st.Categories(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := st.Services(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	b.BlockingRules = BlockingRulesOf(catalog, b, cats, svcs)
+	return b, nil
+}
+
+// blockingRules derives a site's rules: one per service that had a rule added on import or
+// configure, plus the catalog's built-in rules, each held back until its category is allowed.
+// Services in a required category are never held back.
+func BlockingRulesOf(catalog core.Catalog, b *Banner, cats []*Category, svcs []*Service) *BlockingRules {
+	byID := make(map[string]*Category, len(cats))
+	for _, c := range cats {
+		byID[c.ID] = c
+	}
+	onSite := make(map[string]*Service, len(svcs))
+	rules := []BlockingRule{}
+	for _, s := range svcs {
+		onSite[s.Slug] = s
+		c := byID[s.CategoryID]
+		if c == nil || c.IsRequired || len(s.BlockingPatterns) == 0 {
+			continue
+		}
+		rules = append(rules, BlockingRule{ServiceSlug: s.Slug, CategorySlug: c.Slug, Patterns: s.BlockingPatterns})
+	}
+	for _, lib := range catalog.Services() {
+		if !lib.BuiltinBlocking || len(lib.Scripts) == 0 {
+			continue
+		}
+		catSlug := lib.Category
+		if s := onSite[lib.Slug]; s != nil {
+			if len(s.BlockingPatterns) > 0 {
+				continue
+			}
+			c := byID[s.CategoryID]
+			if c == nil || c.IsRequired {
+				continue
+			}
+			catSlug = c.Slug
+		}
+		if catSlug == library.CategoryEssential {
+			continue
+		}
+		rules = append(rules, BlockingRule{ServiceSlug: lib.Slug, CategorySlug: catSlug, Patterns: lib.Scripts})
+	}
+	return &BlockingRules{SiteWide: b.SiteWideBlocking, Rules: rules}
+}
+
+// Banners are the use cases of a site's banner and its script blocking.
+type Banners struct {
+	Store   Store
+	Catalog core.Catalog
+	Clock core.Clock
+	Audit  core.Auditor
+	Events *event.Publisher
+	Views  *PublicViews
+	Tcf    tcfpkg.TcfDeps
+}

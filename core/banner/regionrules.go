@@ -1,0 +1,185 @@
+package banner
+
+import (
+	"fmt"
+	"github.com/consentd/consentd/core"
+	"slices"
+	"strings"
+)
+
+// Limits of banner.regionRules.
+const (
+	// MaxRegionRules is the most regional rules a banner may have.
+	MaxRegionRules = 50
+	// MaxRuleRegions is the most region codes one rule may list: every country fits.
+	MaxRuleRegions = 300
+)
+
+// RegionRule is one of a banner's regional rules: what the banner does for visitors in
+// Regions. The first rule whose regions match a visitor applies, the most specific match first
+// (see Banner.VisitorRule); banner.defaultBehavior applies when none does.
+type RegionRule struct {
+	Regions []string `json:"regions" doc:"ISO 3166-1 alpha-2 countries (FR), ISO 3166-2 subdivisions (US-CA; every US and Canadian one), the groups EU, EEA and US-STATE-LAWS, * for every other known place, or unknown for a visitor whose location is unknown."`
+	// DefaultBehavior is what the banner does before a decision, one of DefaultBehaviors.
+	DefaultBehavior string `json:"defaultBehavior" doc:"What the banner does before a decision for these visitors."`
+	// HonorGPC makes a Global Privacy Control signal an opt-out of sale and sharing.
+	HonorGPC bool `json:"honorGpc" doc:"A Global Privacy Control signal turns the sale category off and is recorded as a request not to sell."`
+	// DoNotSellLink offers an opt-out of sale and sharing: refusing the sale category is a
+	// request not to sell.
+	DoNotSellLink bool `json:"doNotSellLink" doc:"The visitor may opt out of sale and sharing (a Do Not Sell or Share control); refusing the sale category is recorded as a request not to sell."`
+	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept (the
+	// policy's RejectOnFirstLayer, which the runtime applies); the compliance report reads it.
+	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"The first layer offers reject beside accept; false leaves reject to the preferences (the compliance report requires it where the rule is opt-in in Europe)."`
+}
+
+// RegionRuleInput is a regional rule as a PATCH sends it: booleans left out take their
+// defaults, the ones a site owner rarely wants to weaken: honorGpc true (honouring the signal
+// is lawful everywhere), doNotSellLink true under opt_out, rejectOnFirstLayer true.
+type RegionRuleInput struct {
+	Regions            []string
+	DefaultBehavior    string
+	HonorGPC           *bool
+	DoNotSellLink      *bool
+	RejectOnFirstLayer *bool
+}
+
+// RegionRulesOf validates rules and returns them with their defaults, region codes trimmed
+// (PatchBanner; the console's preview of a draft).
+func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
+	if len(in) > MaxRegionRules {
+		return nil, core.FieldErrorf("regionRules", "must have at most %d rules", MaxRegionRules)
+	}
+	out := make([]RegionRule, 0, len(in))
+	for i, r := range in {
+		field := fmt.Sprintf("regionRules[%d]", i)
+		if len(r.Regions) < 1 || len(r.Regions) > MaxRuleRegions {
+			return nil, core.FieldErrorf(field+".regions", "must list 1 to %d region codes", MaxRuleRegions)
+		}
+		regions := make([]string, 0, len(r.Regions))
+		for j, code := range r.Regions {
+			code = strings.TrimSpace(code)
+			if err := core.CheckRegionCode(fmt.Sprintf("%s.regions[%d]", field, j), code); err != nil {
+				return nil, err
+			}
+			if !slices.Contains(regions, code) {
+				regions = append(regions, code)
+			}
+		}
+		if !slices.Contains(defaultBehaviors[:], r.DefaultBehavior) {
+			return nil, core.FieldErrorf(field+".defaultBehavior", "must be one of %v", defaultBehaviors)
+		}
+		or := func(p *bool, def bool) bool {
+			if p == nil {
+				return def
+			}
+			return *p
+		}
+		out = append(out, RegionRule{Regions: regions, DefaultBehavior: r.DefaultBehavior, HonorGPC: or(r.HonorGPC, true),
+			DoNotSellLink: or(r.DoNotSellLink, r.DefaultBehavior == BehaviorOptOut), RejectOnFirstLayer: or(r.RejectOnFirstLayer, true)})
+	}
+	return out, nil
+}
+
+// RegionPreset is a set of regional rules a site owner picks with one click.
+type RegionPreset struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	RegionRules []RegionRule `json:"regionRules"`
+}
+
+// Preset IDs.
+const (
+	PresetGDPRUSLaws      = "gdpr-us-laws"
+	PresetOptInEverywhere = "opt-in-everywhere"
+)
+
+// RegionPresets returns the presets of regional rules.
+//
+// "GDPR in Europe, US state laws, nothing elsewhere": opt-in in the EU, the EEA, the United
+// Kingdom and Switzerland; opt-out with GPC honoured and a Do Not Sell or Share control in the
+// US states with a comprehensive privacy law, and in the rest of the United States too, since a
+// visitor's state is often unknown (the embedded database knows countries only) and an opt-out
+// notice costs nothing where no law requires it; opt-in where the location is unknown; no
+// banner elsewhere. "Opt-in everywhere": opt-in for every visitor, known location or not.
+func RegionPresets() []RegionPreset {
+	return []RegionPreset{
+		{ID: PresetGDPRUSLaws, Name: "GDPR in Europe, US state laws, nothing elsewhere",
+			Description: "Opt-in in the EU, the EEA, the United Kingdom and Switzerland; opt-out with Global Privacy Control honoured and a Do Not Sell or Share control in the United States (its states with a comprehensive privacy law first); opt-in where the visitor's location is unknown; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{core.RegionEU, core.RegionEEA, "GB", "CH"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUSStateLaws, "US"}, DefaultBehavior: BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetOptInEverywhere, Name: "Opt-in everywhere",
+			Description: "Opt-in for every visitor, wherever they are and where their location is unknown, with Global Privacy Control honoured.",
+			RegionRules: []RegionRule{
+				{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+	}
+}
+
+// regionIndex is a banner's regional rules indexed by the codes they name, so that finding a
+// visitor's rule costs a few map lookups however many rules and codes there are. The public
+// banner's cached views keep one per banner (publicConfig, consentSite).
+type regionIndex struct {
+	// first maps each code to the first rule naming it.
+	first map[string]int
+	// groups are the named groups the rules name.
+	groups []string
+}
+
+func NewRegionIndex(rules []RegionRule) *regionIndex {
+	x := &regionIndex{first: map[string]int{}}
+	for i, r := range rules {
+		for _, code := range r.Regions {
+			if _, ok := x.first[code]; ok {
+				continue
+			}
+			x.first[code] = i
+			if core.Laws.Members[code] != nil {
+				x.groups = append(x.groups, code)
+			}
+		}
+	}
+	return x
+}
+
+// ruleFor returns the index of the rule that applies to a visitor at loc, -1 when none does.
+// A visitor whose location is unknown gets the first rule naming RegionUnknown. Any other gets
+// the most specific match: the first rule naming the visitor's subdivision, else the first
+// naming its country, else the first naming a group holding either, else the first naming
+// RegionAny.
+func (x *regionIndex) ruleFor(loc core.Location) int {
+	if !core.KnownLocation(loc) {
+		return x.lookup(core.RegionUnknown)
+	}
+	if loc.Region != "" {
+		if i := x.lookup(loc.Region); i >= 0 {
+			return i
+		}
+	}
+	if i := x.lookup(loc.Country); i >= 0 {
+		return i
+	}
+	best := -1
+	for _, g := range x.groups {
+		if m := core.Laws.Members[g]; m[loc.Country] || (loc.Region != "" && m[loc.Region]) {
+			if i := x.first[g]; best < 0 || i < best {
+				best = i
+			}
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	return x.lookup(core.RegionAny)
+}
+
+func (x *regionIndex) lookup(code string) int {
+	if i, ok := x.first[code]; ok {
+		return i
+	}
+	return -1
+}

@@ -1,0 +1,276 @@
+package consent
+
+import (
+	"context"
+	"fmt"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/tcf"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PublicConfig returns the runtime configuration of the site named by projectKey, for a
+// visitor at loc who prefers the languages prefs (BCP 47 tags, best first). It is cached
+// for a second per project key and language (see ttlCache).
+func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string, loc core.Location, prefs ...string) (*banner.PublicConfig, error) {
+	now := public.Clock()
+	v, err := public.Views.Site(ctx, projectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	lang := v.Language(prefs)
+	key := projectKey + "\x00" + lang
+	base, ok := public.Views.ConfigCache.Get(key, now)
+	if !ok {
+		base = public.publicConfig(v, lang)
+		public.Views.ConfigCache.Put(key, v.Site.ID, base, v.At)
+	}
+	cfg := *base // shallow: the shared parts are read only
+	cfg.Location = core.LocationOf(loc.Country, loc.Region)
+	rule := base.Banner.VisitorRuleIndexed(base.Regions, cfg.Location)
+	cfg.SetRule(rule)
+	cfg.Policy = base.Policies.For(rule)
+	cfg.Texts = base.TextsFor(base.Banner.BehaviorFor(rule))
+	cfg.TCF = base.Banner.TCFApplies(rule)
+	cfg.CmpID = public.Tcf.Deployment.CMPID
+	cfg.GPP = base.Banner.GPPFor(rule, cfg.CmpID)
+	return &cfg, nil
+}
+
+func (public *PublicBanner) publicConfig(v *banner.SiteView, lang string) *banner.PublicConfig {
+	texts := v.Texts(lang)
+	for _, k := range banner.DeclarationTextKeys {
+		delete(texts, k)
+	}
+	// The notice's body has its opt-out wording (optOutBody, the site's or the built-in one)
+	// for a visitor under an opt-out rule: the texts travel with one body, the right one.
+	optIn, optOut := maps.Clone(texts), texts
+	delete(optIn, banner.OptOutTextKey)
+	optOut["body"] = optOut[banner.OptOutTextKey]
+	delete(optOut, banner.OptOutTextKey)
+	// The texts travel in one language, merged into Texts. The banner carries the site's own
+	// texts for that language as its textOverrides (for runtimes from before Texts, still cached
+	// by browsers) and no other language.
+	b := *v.Banner
+	b.TextOverrides, b.TextTranslations = v.SiteTexts(lang), map[string]map[string]string{}
+	cfg := &banner.PublicConfig{
+		ProjectKey: v.Site.ProjectKey, Banner: &b, Lang: lang, Languages: v.Languages(), Texts: optIn, OptInTexts: optIn, OptOutTexts: optOut,
+		BlockingRules: banner.BlockingRulesOf(public.Catalog, v.Banner, v.Cats, v.Svcs), Categories: make([]banner.PublicCategory, 0, len(v.Cats)),
+		CookieRules: banner.CookieRules(public.Catalog, v.Cats, v.Svcs), Policies: banner.DecidePolicies(v.Banner, v.Cats),
+		Regions: banner.NewRegionIndex(v.Banner.RegionRules),
+	}
+	for _, c := range v.Cats {
+		lc := *c
+		lc.Name, lc.Description = banner.CategoryText(c, lang)
+		lc.NameTranslations, lc.DescriptionTranslations = map[string]string{}, map[string]string{}
+		pc := banner.PublicCategory{Category: &lc, Services: []*banner.Service{}}
+		for _, s := range v.Svcs {
+			if s.CategoryID != c.ID {
+				continue
+			}
+			ls := *s
+			ls.Label, ls.Description = banner.Translated(s.LabelTranslations, lang, s.Label), banner.Translated(s.DescriptionTranslations, lang, s.Description)
+			ls.LabelTranslations, ls.DescriptionTranslations = map[string]string{}, map[string]string{}
+			ls.Cookies = make([]*banner.Cookie, len(s.Cookies))
+			for i, k := range s.Cookies {
+				lk := *k
+				lk.Description = banner.Translated(k.DescriptionTranslations, lang, k.Description)
+				lk.DescriptionTranslations = map[string]string{}
+				ls.Cookies[i] = &lk
+			}
+			pc.Services = append(pc.Services, &ls)
+		}
+		cfg.Categories = append(cfg.Categories, pc)
+	}
+	return cfg
+}
+
+// PublicBanner are the use cases of the public endpoints a site's banner calls: its
+// configuration, its cookie declaration, and recording a visitor's consent (with the
+// snapshot of what the visitor was shown).
+type PublicBanner struct {
+	Store   Store
+	Catalog core.Catalog
+	Clock core.Clock
+	NewID func() string
+	Views *banner.PublicViews
+	Tcf   tcf.TcfDeps
+	// savedSnapshots are the snapshots (site ID and hash) this process stored.
+	savedSnapshots keySet
+}
+
+// Declaration returns the cookie declaration of the site named by projectKey in the first of
+// the visitor's preferred languages (BCP 47 tags, best first) that the site speaks. It is
+// cached like the public configuration.
+func (public *PublicBanner) Declaration(ctx context.Context, projectKey string, prefs ...string) (*banner.Declaration, error) {
+	now := public.Clock()
+	st, err := public.Views.Site(ctx, projectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	lang := st.Language(prefs)
+	key := projectKey + "\x00" + lang
+	if d, ok := public.Views.DeclCache.Get(key, now); ok {
+		return d, nil
+	}
+	d := &banner.Declaration{
+		ProjectKey: projectKey, SiteName: st.Site.Name, SiteURL: st.Site.URL, Lang: lang,
+		Texts: st.Texts(lang), UpdatedAt: st.Banner.UpdatedAt, Categories: []banner.DeclaredCategory{},
+	}
+	ownDeclared := false
+	for _, c := range st.Cats {
+		d.UpdatedAt = banner.Latest(d.UpdatedAt, c.UpdatedAt)
+		name, desc := banner.CategoryText(c, lang)
+		dc := banner.DeclaredCategory{Slug: c.Slug, Name: name, Description: desc, IsRequired: c.IsRequired, Services: []banner.DeclaredService{}}
+		// consentd's own cookie is strictly necessary: it holds the visitor's choice.
+		if c.IsRequired && !ownDeclared {
+			ownDeclared = true
+			dc.Services = append(dc.Services, banner.DeclaredService{Slug: banner.ConsentCookieName, Label: banner.ConsentCookieName,
+				PrivacyPolicyURL: st.Banner.PrivacyPolicyURL,
+				Cookies: []banner.DeclaredCookie{{Name: banner.ConsentCookieName, Type: "cookie",
+					Duration: fmt.Sprintf("%d days", st.Banner.CookieExpirationDays), Description: d.Texts["ownCookieDescription"]}}})
+		}
+		for _, s := range st.Svcs {
+			if s.CategoryID != c.ID {
+				continue
+			}
+			d.UpdatedAt = banner.Latest(d.UpdatedAt, s.UpdatedAt)
+			ds := banner.DeclaredService{
+				Slug: s.Slug, Label: banner.Translated(s.LabelTranslations, lang, s.Label),
+				Description:      banner.Translated(s.DescriptionTranslations, lang, s.Description),
+				PrivacyPolicyURL: s.PrivacyPolicyURL, Cookies: []banner.DeclaredCookie{},
+			}
+			if ds.PrivacyPolicyURL == nil {
+				ds.PrivacyPolicyURL = s.ServiceURL
+			}
+			lib, _ := public.Catalog.Service(s.Slug)
+			for _, k := range s.Cookies {
+				dk := banner.DeclaredCookie{
+					Name: k.Name, Type: banner.StorageOf(lib, k.Name), Duration: k.Duration,
+					Description: banner.Translated(k.DescriptionTranslations, lang, k.Description),
+				}
+				// A session cookie's lifetime is said in the declaration's language.
+				if strings.EqualFold(strings.TrimSpace(k.Duration), "session") {
+					dk.Duration = d.Texts["sessionDuration"]
+				}
+				// A name prefix (the library's "_ga_", a custom "_ga_*") is shown as "_ga_*",
+				// which the page explains (prefixCookieNote).
+				if strings.HasSuffix(k.Name, "*") || banner.LibraryPrefix(lib, k.Name) {
+					dk.Name, dk.Prefix = strings.TrimRight(k.Name, "*")+"*", true
+					ds.Note = d.Texts["prefixCookieNote"]
+				}
+				ds.Cookies = append(ds.Cookies, dk)
+			}
+			dc.Services = append(dc.Services, ds)
+		}
+		d.Categories = append(d.Categories, dc)
+	}
+	public.Views.DeclCache.Put(key, st.Site.ID, d, st.At)
+	return d, nil
+}
+
+// TCFConfig returns what the TCF module needs for the site named by projectKey in lang (the
+// language of the site's configuration, PublicConfig.Lang): not_found when the site does not
+// exist or has TCF off, or when no GVL is loaded. Cached for a second per project key and
+// language, as the configuration is.
+func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang string) (*tcf.TCFPublicConfig, error) {
+	now := public.Clock()
+	v, err := public.Views.Site(ctx, projectKey, now)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Banner.TCF.Enabled {
+		return nil, core.Errorf(core.CodeNotFound, "TCF is not enabled on this site")
+	}
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	key := projectKey + "\x00" + lang
+	if cfg, ok := public.Views.TcfCache.Get(key, now); ok {
+		return cfg, nil
+	}
+	gvl, err := public.Tcf.Gvl(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if gvl == nil {
+		return nil, core.Errorf(core.CodeNotFound, "no Global Vendor List is loaded on this server yet")
+	}
+	tr, err := public.Tcf.Translation(ctx, lang)
+	if err != nil {
+		return nil, err
+	}
+	cfg := public.Tcf.Config(v.Banner.TCF, gvl, tr)
+	public.Views.TcfCache.Put(key, v.Site.ID, cfg, v.At)
+	return cfg, nil
+}
+
+// checkTCFInput checks the TCF fields of a decision on the site with banner b and returns the
+// GVL version to record: a TC string is decoded (a malformed one is refused), must carry this
+// deployment's CMP ID, be service-specific, have a disclosed-vendors segment, and name a GVL
+// version this server has (and gvlVersion when the runtime sent one); an AC string must be
+// Google's v2 format and name only the site's providers; both only on a site with TCF on.
+func (public *PublicBanner) checkTCFInput(ctx context.Context, b *banner.Banner, in ConsentInput) (int, error) {
+	if in.TCString == "" && in.ACString == "" {
+		if in.GVLVersion != 0 {
+			return 0, core.FieldErrorf("gvlVersion", "only with a tcString")
+		}
+		return 0, nil
+	}
+	if !b.TCF.Enabled {
+		field := "tcString"
+		if in.TCString == "" {
+			field = "acString"
+		}
+		return 0, core.FieldErrorf(field, "TCF is not enabled on this site")
+	}
+	if len(in.ACString) > core.MaxACString {
+		return 0, core.FieldErrorf("acString", "must be at most %d characters", core.MaxACString)
+	}
+	if in.ACString != "" {
+		m := tcf.AcStringPattern.FindStringSubmatch(in.ACString)
+		if m == nil {
+			return 0, core.FieldErrorf("acString", "not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
+		}
+		for _, list := range []string{m[1], m[3]} {
+			for _, id := range strings.Split(list, ".") {
+				if n, err := strconv.Atoi(id); id != "" && (err != nil || !slices.Contains(b.TCF.GoogleATPIDs, n)) {
+					return 0, core.FieldErrorf("acString", "provider %s is not one of the site's (tcf.googleAtpIds)", id)
+				}
+			}
+		}
+	}
+	if in.TCString == "" {
+		if in.GVLVersion != 0 {
+			return 0, core.FieldErrorf("gvlVersion", "only with a tcString")
+		}
+		return 0, nil
+	}
+	if len(in.TCString) > core.MaxTCString {
+		return 0, core.FieldErrorf("tcString", "must be at most %d characters", core.MaxTCString)
+	}
+	if !tcf.TcStringPattern.MatchString(in.TCString) {
+		return 0, core.FieldErrorf("tcString", "not a TC string (segments of web-safe base64 separated by '.')")
+	}
+	tc, err := public.Tcf.Decode(in.TCString)
+	if err != nil {
+		return 0, err
+	}
+	switch cmp := public.Tcf.Deployment.CMPID; {
+	case tc.CMPID != cmp:
+		return 0, core.FieldErrorf("tcString", "made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
+	case !tc.IsServiceSpecific:
+		return 0, core.FieldErrorf("tcString", "not service-specific (TCF 2.3 strings are)")
+	case tc.VendorsDisclosed == nil:
+		return 0, core.FieldErrorf("tcString", "has no disclosed-vendors segment, which TCF 2.3 requires")
+	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
+		return 0, core.FieldErrorf("gvlVersion", "%d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
+	}
+	if _, err := public.Tcf.Lists.GVL(ctx, tc.VendorListVersion); core.IsNotFound(err) {
+		return 0, core.FieldErrorf("tcString", "vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
+	} else if err != nil {
+		return 0, err
+	}
+	return tc.VendorListVersion, nil
+}

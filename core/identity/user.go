@@ -1,0 +1,643 @@
+package identity
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/mail"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/consentd/consentd/core"
+	"golang.org/x/crypto/argon2"
+)
+
+// User is a person who signs in to the console: by email and password, or through the
+// organization's single sign-on (Subject set, no password).
+type User struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// PasswordHash is the argon2id hash in PHC form; "" for a user without a password.
+	PasswordHash string `json:"-"`
+	// Issuer and Subject name the user at an OpenID provider.
+	Issuer  string `json:"-"`
+	Subject string `json:"-"`
+	// TOTPSecret is the base32 secret of the user's authenticator app; "" when the user has
+	// no second factor. TOTPStep is the last time step whose code was used (replay guard).
+	TOTPSecret string    `json:"-"`
+	TOTPStep   int64     `json:"-"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// DisplayName is what the audit log and the console show: the name, else the email.
+func (u *User) DisplayName() string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Email
+}
+
+// Membership is a user's role in an organization.
+type Membership struct {
+	UserID  string    `json:"userId"`
+	OrgID   string    `json:"organizationId"`
+	OrgName string    `json:"organizationName"`
+	Role    core.Role `json:"role"`
+	Email   string    `json:"email"`
+	Name    string    `json:"name"`
+	// TOTP says whether the member has two-step sign-in on.
+	TOTP      bool      `json:"totp"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Token kinds: a one-time link.
+const (
+	// TokenInvite adds its email to the organization with its role.
+	TokenInvite = "invite"
+	// TokenReset sets a new password for its email.
+	TokenReset = "reset"
+)
+
+// OneTimeToken is a link sent or shown to a person: an invitation, a password reset or the
+// first owner's link. Only the SHA-256 of the token is stored (ID).
+type OneTimeToken struct {
+	ID        string
+	Kind      string
+	OrgID     string
+	Email     string
+	Role      core.Role
+	CreatedBy string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// UserStore persists users, memberships and one-time tokens.
+type UserStore interface {
+	// CreateUser stores a user; conflict when the email (case-insensitive, stored lower case)
+	// or the issuer and subject exist.
+	CreateUser(ctx context.Context, u *User) error
+	// User finds a user by ID; UserByEmail by lower-case email; UserBySubject by OpenID
+	// issuer and subject. not_found when there is none.
+	User(ctx context.Context, id string) (*User, error)
+	UserByEmail(ctx context.Context, email string) (*User, error)
+	UserBySubject(ctx context.Context, issuer, subject string) (*User, error)
+	// SetUserPassword replaces a user's password hash; SetUserSubject links the user to an
+	// OpenID identity. not_found when the user does not exist.
+	SetUserPassword(ctx context.Context, id, hash string) error
+	SetUserSubject(ctx context.Context, id, issuer, subject string) error
+	// SetUserTOTP sets the user's authenticator secret ("" turns the second factor off) and
+	// the last used time step. not_found when the user does not exist.
+	SetUserTOTP(ctx context.Context, id, secret string, step int64) error
+	// UseTOTPStep records step as the user's last used time step, atomically; conflict when
+	// it is not after the last one (a code used again), not_found when there is no user.
+	UseTOTPStep(ctx context.Context, id string, step int64) error
+	// CountUsers counts every user.
+	CountUsers(ctx context.Context) (int, error)
+	// PutMembership adds a user to an organization or changes their role.
+	PutMembership(ctx context.Context, m *Membership) error
+	// Membership finds a user's membership of an organization; not_found when there is none.
+	Membership(ctx context.Context, orgID, userID string) (*Membership, error)
+	// Memberships lists a user's organizations, oldest first; Members an organization's
+	// members, oldest first (both with names and emails filled in).
+	Memberships(ctx context.Context, userID string) ([]*Membership, error)
+	Members(ctx context.Context, orgID string) ([]*Membership, error)
+	// DeleteMembership removes a user from an organization; not_found when not a member.
+	DeleteMembership(ctx context.Context, orgID, userID string) error
+	// CreateToken stores a one-time token; Token finds one by ID (not_found); UseToken marks
+	// it used at at, conflict when it was used already or does not exist.
+	CreateToken(ctx context.Context, t *OneTimeToken) error
+	Token(ctx context.Context, id string) (*OneTimeToken, error)
+	UseToken(ctx context.Context, id string, at time.Time) error
+	RecoveryCodeStore
+}
+
+// User rules.
+const (
+	MinPassword = 10
+	MaxPassword = 200
+	MaxEmail    = 254
+	MaxUserName = 100
+	// InviteTTL is how long an invitation link works; ResetTTL a password reset link.
+	InviteTTL = 7 * 24 * time.Hour
+	ResetTTL  = time.Hour
+)
+
+// argon2id parameters: RFC 9106's second recommended option (memory-constrained), with two
+// lanes. core's own tests lower them (export_test.go) to stay fast; the stored hash names
+// its parameters, so either verifies.
+var ArgonTime, ArgonMemory uint32 = 3, 64 * 1024
+
+const (
+	argonThreads = 2
+	argonKeyLen  = 32
+)
+
+// HashPassword returns the argon2id hash of password in PHC string form.
+func HashPassword(password string) string {
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt) // crypto/rand.Read never fails
+	key := argon2.IDKey([]byte(password), salt, ArgonTime, ArgonMemory, argonThreads, argonKeyLen)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, ArgonMemory, ArgonTime, argonThreads,
+		b64.EncodeToString(salt), b64.EncodeToString(key))
+}
+
+// CheckPassword reports whether password matches a hash made by HashPassword.
+func CheckPassword(hash, password string) bool {
+	var v, m, t int
+	var p uint8
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m <= 0 || m > 1<<20 || t <= 0 || t > 20 {
+		return false
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
+	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(key) == 0 {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, uint32(t), uint32(m), p, uint32(len(key)))
+	return subtle.ConstantTimeCompare(got, key) == 1
+}
+
+// dummyHash is checked against when an email is unknown, so that a sign-in takes as long
+// for an unknown email as for a wrong password.
+var dummyHash = sync.OnceValue(func() string { return HashPassword("consentd-no-such-user") })
+
+// NormalizeEmail checks an email address and returns it lower case.
+func NormalizeEmail(field, email string) (string, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || len(email) > MaxEmail || !strings.Contains(email, "@") {
+		return "", core.FieldErrorf(field, "must be an email address")
+	}
+	return email, nil
+}
+
+func checkPassword(password string) error {
+	if n := utf8.RuneCountInString(password); n < MinPassword || n > MaxPassword {
+		return core.FieldErrorf("password", "must be %d to %d characters", MinPassword, MaxPassword)
+	}
+	return nil
+}
+
+// checkUserName checks a person's name and returns it trimmed.
+func checkUserName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxUserName {
+		return "", core.FieldErrorf("name", "must be at most %d characters", MaxUserName)
+	}
+	return name, core.CheckText("name", name)
+}
+
+// Users are the use cases of people: sign-in, members, invitations, password resets.
+type Users struct {
+	Store Store
+	Clock core.Clock
+	NewID func() string
+	Audit core.Auditor
+	// mailer emails invitations; nil when no SMTP server is configured.
+	Mailer core.Mailer
+	// ssoAllowPrivate lets organizations' issuers be http URLs.
+	SsoAllowPrivate bool
+}
+
+// UserActor is the caller a signed-in member makes in one of their organizations;
+// unauthorized when they are not (or no longer) a member.
+func (users *Users) UserActor(ctx context.Context, userID, orgID string) (*core.Actor, error) {
+	ms, err := users.Store.Membership(ctx, orgID, userID)
+	if core.IsNotFound(err) {
+		return nil, core.Errorf(core.CodeUnauthorized, "not a member of this organization")
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := ms.Name
+	if name == "" {
+		name = ms.Email
+	}
+	return &core.Actor{Kind: core.ActorUser, ID: userID, Name: name, OrgID: orgID, Role: ms.Role}, nil
+}
+
+// SignIn checks an email and password and returns the user with their organizations;
+// unauthorized when they do not match (the same answer for an unknown email). For a user
+// with a second factor it returns only the CodeToken of the code step (SignInCode).
+func (users *Users) SignIn(ctx context.Context, email, password string) (*SignInResult, error) {
+	bad := core.Errorf(core.CodeUnauthorized, "wrong email or password")
+	email, err := NormalizeEmail("email", email)
+	if err != nil || len(password) > MaxPassword {
+		return nil, bad
+	}
+	u, err := users.Store.UserByEmail(ctx, email)
+	if core.IsNotFound(err) {
+		CheckPassword(dummyHash(), password)
+		return nil, bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.PasswordHash == "" || !CheckPassword(u.PasswordHash, password) {
+		return nil, bad
+	}
+	ms, err := users.Store.Memberships(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, core.Errorf(core.CodeUnauthorized, "this account belongs to no organization any more")
+	}
+	if u.TOTPSecret != "" {
+		secret, err := users.newToken(ctx, users.Store, &OneTimeToken{Kind: TokenTOTP, Email: u.Email}, TOTPSignInTTL)
+		if err != nil {
+			return nil, err
+		}
+		return &SignInResult{CodeToken: secret}, nil
+	}
+	return &SignInResult{User: u, Memberships: ms}, nil
+}
+
+// Memberships lists a user's organizations.
+func (users *Users) Memberships(ctx context.Context, userID string) ([]*Membership, error) {
+	return users.Store.Memberships(ctx, userID)
+}
+
+// Members lists the organization's members.
+func (users *Users) Members(ctx context.Context, orgID string) ([]*Membership, error) {
+	if err := core.Authorize(ctx, core.PermRead, orgID, ""); err != nil {
+		return nil, err
+	}
+	return users.Store.Members(ctx, orgID)
+}
+
+// CreateMember is the operator's `consentd user create`: it creates the user when the email
+// is new (with password, which may be empty for a user who will set one through a reset
+// link) and makes them a member of the organization with role.
+func (users *Users) CreateMember(ctx context.Context, orgID, email, name, password string, role core.Role) (*User, error) {
+	if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
+		return nil, err
+	}
+	if !core.ValidRole(role) {
+		return nil, core.FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
+	}
+	var u *User
+	err := users.Store.InTx(ctx, func(tx Store) error {
+		if _, err := tx.Organization(ctx, orgID); err != nil {
+			return err
+		}
+		var err error
+		if u, err = users.ensureUser(ctx, tx, email, name, password); err != nil {
+			return err
+		}
+		return users.putMember(ctx, tx, orgID, u, role)
+	})
+	return u, err
+}
+
+// ensureUser finds the user of email or creates them with name and password.
+func (users *Users) ensureUser(ctx context.Context, tx Store, email, name, password string) (*User, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
+	if u, err := tx.UserByEmail(ctx, email); err == nil || !core.IsNotFound(err) {
+		return u, err
+	}
+	if name, err = checkUserName(name); err != nil {
+		return nil, err
+	}
+	u := &User{ID: users.NewID(), Email: email, Name: name, CreatedAt: users.Clock.Now()}
+	if password != "" {
+		if err := checkPassword(password); err != nil {
+			return nil, err
+		}
+		u.PasswordHash = HashPassword(password)
+	}
+	return u, tx.CreateUser(ctx, u)
+}
+
+func (users *Users) putMember(ctx context.Context, tx Store, orgID string, u *User, role core.Role) error {
+	old, err := tx.Membership(ctx, orgID, u.ID)
+	if err != nil && !core.IsNotFound(err) {
+		return err
+	}
+	if err := tx.PutMembership(ctx, &Membership{UserID: u.ID, OrgID: orgID, Role: role, CreatedAt: users.Clock.Now()}); err != nil {
+		return err
+	}
+	if old != nil {
+		return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberRole, u.ID, map[string]any{"email": u.Email, "role": old.Role},
+			map[string]any{"email": u.Email, "role": role})
+	}
+	return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberJoin, u.ID, nil, map[string]any{"email": u.Email, "role": role})
+}
+
+// newToken stores a one-time token and returns its secret.
+func (users *Users) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl time.Duration) (string, error) {
+	secret := NewSessionToken()
+	t.ID, t.CreatedAt, t.ExpiresAt = SessionID(secret), users.Clock.Now(), users.Clock.Now().Add(ttl)
+	return secret, tx.CreateToken(ctx, t)
+}
+
+// Invite makes a one-time invitation link (its secret) for email to join the organization
+// with role, valid InviteTTL. Only owners manage members.
+func (users *Users) Invite(ctx context.Context, orgID, email string, role core.Role) (string, error) {
+	if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
+		return "", err
+	}
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return "", err
+	}
+	if !core.ValidRole(role) {
+		return "", core.FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
+	}
+	var secret string
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		var by string
+		if a := core.ActorOf(ctx); a != nil {
+			by = a.Name
+		}
+		var err error
+		if secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
+			return err
+		}
+		return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
+	})
+	return secret, err
+}
+
+// Invitation returns the live one-time token of secret; not_found when it does not exist,
+// was used or expired.
+func (users *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, error) {
+	t, err := users.Store.Token(ctx, SessionID(secret))
+	if err != nil {
+		return nil, core.Errorf(core.CodeNotFound, "this link is not valid: ask for a new one")
+	}
+	if t.UsedAt != nil || !users.Clock.Now().Before(t.ExpiresAt) {
+		return nil, core.Errorf(core.CodeNotFound, "this link was used already or has expired: ask for a new one")
+	}
+	return t, nil
+}
+
+// AcceptInvitation is the invitation form of someone not signed in (or the first owner's
+// link, which names no email: the person gives theirs). For an email without an account it
+// creates the account with name and password and makes it a member with the invitation's
+// role; for an email with an account it changes nothing and checks no password: the person
+// signs in through the sign-in, with its failure limit, and then joins (JoinInvitation).
+// Both answer alike (the email to sign in as), after the same checks and the same work (a
+// password hash), so that the form tells nobody whether an email has an account. An email
+// invitation stays usable until its invitee, signed in, joins with it; the first owner's link
+// is used up by the account it creates.
+func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (string, error) {
+	t, err := users.Invitation(ctx, secret)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != TokenInvite {
+		return "", core.Errorf(core.CodeNotFound, "this link is not an invitation")
+	}
+	if t.Email != "" {
+		email = t.Email
+	}
+	if email, err = NormalizeEmail("email", email); err != nil {
+		return "", err
+	}
+	if name, err = checkUserName(name); err != nil {
+		return "", err
+	}
+	if err := checkPassword(password); err != nil {
+		return "", err
+	}
+	hash := HashPassword(password)
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		if _, err := tx.UserByEmail(ctx, email); err == nil || !core.IsNotFound(err) {
+			return err // an account: nothing to do before its holder signs in
+		}
+		if t.Email == "" {
+			if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
+				return core.Errorf(core.CodeNotFound, "this link was used already: ask for a new one")
+			}
+		}
+		u := &User{ID: users.NewID(), Email: email, Name: name, PasswordHash: hash, CreatedAt: users.Clock.Now()}
+		if err := tx.CreateUser(ctx, u); err != nil {
+			return err
+		}
+		ctx := core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
+		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
+	})
+	if err != nil {
+		return "", err
+	}
+	return email, nil
+}
+
+// JoinInvitation accepts an invitation for the signed-in user userID: they join the
+// organization with its role when their email is the invited one (any email for a link that
+// names none). It checks no password (the person signed in through the sign-in) and uses
+// the link up; forbidden, with the link still usable, for a user of another email. It
+// returns the organization joined.
+func (users *Users) JoinInvitation(ctx context.Context, secret, userID string) (string, error) {
+	// The caller is the signed-in person themself: no one joins on another's behalf.
+	if a := core.ActorOf(ctx); a == nil || a.Kind != core.ActorUser || a.ID != userID {
+		return "", core.Errorf(core.CodeForbidden, "only the person signed in may join with an invitation")
+	}
+	t, err := users.Invitation(ctx, secret)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != TokenInvite {
+		return "", core.Errorf(core.CodeNotFound, "this link is not an invitation")
+	}
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		u, err := tx.User(ctx, userID)
+		if core.IsNotFound(err) {
+			return core.Errorf(core.CodeUnauthorized, "session ended: sign in again")
+		}
+		if err != nil {
+			return err
+		}
+		if t.Email != "" && u.Email != t.Email {
+			return core.Errorf(core.CodeForbidden, "this invitation is for %s: sign out, then sign in as %s to join", t.Email, t.Email)
+		}
+		if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
+			return core.Errorf(core.CodeNotFound, "this link was used already: ask for a new one")
+		}
+		old, err := tx.Membership(ctx, t.OrgID, u.ID)
+		if err != nil && !core.IsNotFound(err) {
+			return err
+		}
+		if old != nil && old.Role == t.Role {
+			return nil // joined already (the account was made with this link)
+		}
+		ctx := core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
+		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
+	})
+	if err != nil {
+		return "", err
+	}
+	return t.OrgID, nil
+}
+
+// ChangeRole changes a member's role. The last owner cannot be demoted.
+func (users *Users) ChangeRole(ctx context.Context, orgID, userID string, role core.Role) error {
+	if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
+		return err
+	}
+	if !core.ValidRole(role) {
+		return core.FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
+	}
+	return users.Store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if old.Role == core.RoleOwner && role != core.RoleOwner {
+			if err := lastOwner(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
+		u, err := tx.User(ctx, userID)
+		if err != nil {
+			return err
+		}
+		return users.putMember(ctx, tx, orgID, u, role)
+	})
+}
+
+func lastOwner(ctx context.Context, tx Store, orgID string) error {
+	ms, err := tx.Members(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	owners := 0
+	for _, x := range ms {
+		if x.Role == core.RoleOwner {
+			owners++
+		}
+	}
+	if owners <= 1 {
+		return core.Errorf(core.CodeConflict, "the organization's last owner cannot leave or be demoted: make another member owner first")
+	}
+	return nil
+}
+
+// RemoveMember removes a member (or lets a member leave) and ends their sessions in the
+// organization at once. The last owner cannot leave.
+func (users *Users) RemoveMember(ctx context.Context, orgID, userID string) error {
+	if a := core.ActorOf(ctx); a == nil || a.Kind != core.ActorUser || a.ID != userID {
+		if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
+			return err
+		}
+	}
+	return users.Store.InTx(ctx, func(tx Store) error {
+		old, err := tx.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if old.Role == core.RoleOwner {
+			if err := lastOwner(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteMembership(ctx, orgID, userID); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteUserSessions(ctx, orgID, userID); err != nil {
+			return err
+		}
+		return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
+	})
+}
+
+// ResetLink is the operator's `consentd user reset-password`: a one-time link (its secret)
+// to set a new password, valid ResetTTL.
+func (users *Users) ResetLink(ctx context.Context, email string) (string, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return "", err
+	}
+	var secret string
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		if _, err := tx.UserByEmail(ctx, email); err != nil {
+			return err
+		}
+		var err error
+		secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenReset, Email: email}, ResetTTL)
+		return err
+	})
+	return secret, err
+}
+
+// ResetPassword uses a reset link to set a new password; it ends none of the user's
+// sessions (the operator removes a member for that).
+func (users *Users) ResetPassword(ctx context.Context, secret, password string) (*User, error) {
+	t, err := users.Invitation(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != TokenReset {
+		return nil, core.Errorf(core.CodeNotFound, "this link is not a password reset")
+	}
+	if err := checkPassword(password); err != nil {
+		return nil, err
+	}
+	var u *User
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
+			return core.Errorf(core.CodeNotFound, "this link was used already")
+		}
+		var err error
+		if u, err = tx.UserByEmail(ctx, t.Email); err != nil {
+			return err
+		}
+		u.PasswordHash = HashPassword(password)
+		if err := tx.SetUserPassword(ctx, u.ID, u.PasswordHash); err != nil {
+			return err
+		}
+		ms, err := tx.Memberships(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range ms {
+			if err := users.Audit.Record(core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
+				core.AuditUserPasswordSet, u.ID, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return u, err
+}
+
+// BootstrapOwnerLink returns a one-time link (its secret) to create the first owner of the
+// deployment's first organization, while the deployment has no user; "" once it has one.
+func (users *Users) BootstrapOwnerLink(ctx context.Context) (string, error) {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return "", err
+	}
+	n, err := users.Store.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return "", err
+	}
+	orgs, err := users.Store.Organizations(ctx)
+	if err != nil || len(orgs) == 0 {
+		return "", err
+	}
+	var secret string
+	err = users.Store.InTx(ctx, func(tx Store) error {
+		var err error
+		secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgs[0].ID, Email: "", Role: core.RoleOwner, CreatedBy: "bootstrap"}, InviteTTL)
+		return err
+	})
+	return secret, err
+}

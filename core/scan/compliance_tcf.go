@@ -1,0 +1,65 @@
+package scan
+
+import (
+	"github.com/consentd/consentd/core/tcf"
+	"strconv"
+	"time"
+)
+
+// TCFComplianceInput is what the TCF rules read besides the banner: the deployment's CMP ID and
+// the GVL in use (nil when none is loaded).
+type TCFComplianceInput struct {
+	CMPID int
+	GVL   *tcf.GVL
+}
+
+// tcfRules are the rules of a site with TCF on (docs/tcf.md): consent.tcf-cmp-id,
+// consent.tcf-gvl-age and consent.tcf-vendor-deleted. They pass on a site with TCF off, and
+// when the input carries no TCF deployment (`consentd verify`, which sees only what the
+// runtime is served).
+func (e *evaluation) tcfRules(in *ComplianceInput) {
+	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted")
+	b := in.Banner
+	if !b.TCF.Enabled || in.TCF == nil {
+		return
+	}
+	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
+
+	// consent.tcf-cmp-id: the TC strings carry the deployment's CMP ID; without one the
+	// runtime cannot make a valid string (and TCF could not have been turned on: the setting
+	// was removed since).
+	if in.TCF.CMPID == 0 {
+		e.add("consent.tcf-cmp-id", "", map[string]string{}, field("tcf.enabled", "true"))
+	}
+
+	// consent.tcf-gvl-age: a CMP uses the latest GVL; the IAB publishes one a week and
+	// consentd refreshes it (TCF.RefreshGVL), so a list older than MaxGVLAge means the
+	// refresh is failing or a file is stale.
+	g := in.TCF.GVL
+	switch {
+	case g == nil:
+		e.add("consent.tcf-gvl-age", "", map[string]string{"found": "no Global Vendor List is loaded"}, field("tcf.enabled", "true"))
+	case e.now.Sub(g.LastUpdated) > tcf.MaxGVLAge:
+		days := strconv.Itoa(int(e.now.Sub(g.LastUpdated) / (24 * time.Hour)))
+		e.add("consent.tcf-gvl-age", "", map[string]string{"found": "the Global Vendor List in use is version " + strconv.Itoa(g.VendorListVersion) +
+			" of " + g.LastUpdated.UTC().Format(time.DateOnly) + ", " + days + " days old"}, field("gvl.vendorListVersion", strconv.Itoa(g.VendorListVersion)))
+	}
+
+	// consent.tcf-vendor-deleted: every vendor the site selected is still in the GVL in use;
+	// a deleted one stays listed with a deletedDate for a while, then disappears.
+	if g == nil {
+		return
+	}
+	for i, id := range b.TCF.VendorIDs {
+		ev := field("tcf.vendorIds["+strconv.Itoa(i)+"]", strconv.Itoa(id))
+		v, ok := g.Vendors[id]
+		switch {
+		case !ok:
+			e.add("consent.tcf-vendor-deleted", "", map[string]string{"vendor": strconv.Itoa(id),
+				"found": "is no longer in the Global Vendor List version " + strconv.Itoa(g.VendorListVersion)}, ev)
+		case v.DeletedDate != nil:
+			e.add("consent.tcf-vendor-deleted", "", map[string]string{"vendor": strconv.Itoa(id) + " (" + v.Name + ")",
+				"found": "was deleted from the Global Vendor List on " + v.DeletedDate.UTC().Format(time.DateOnly)}, ev)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package usecases
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
+	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/watch"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Deps are what the use cases are built from: the ports they call, the clock and the ID
+// source. Store, Catalog, Now and NewID are required; Queue and Crawler only for the scan use
+// cases that schedule or run scans (an absent one answers an internal error).
+type Deps struct {
+	Store   Store
+	Queue   scan.ScanQueue
+	Crawler scan.SiteCrawler
+	Catalog core.Catalog
+	// AllSites walks every site of the deployment, for periodic rescans (optional).
+	AllSites core.SiteLister
+	// Logger receives what a site owner must not see: the causes behind a failed scan's
+	// user-facing message, with the scan's ID. Nil discards.
+	Logger *slog.Logger
+	// WebhookQueue and WebhookSender deliver webhook events (optional: without a queue no
+	// event is recorded; without a sender Deliver answers an internal error).
+	WebhookQueue  event.WebhookQueue
+	WebhookSender watch.WebhookSender
+	// WebhookAllowPrivate lets endpoints name loopback and private addresses.
+	WebhookAllowPrivate bool
+	// SSOAllowPrivate lets organizations' single sign-on issuers be http URLs (the adapter
+	// that calls them then also reaches loopback and private addresses).
+	SSOAllowPrivate bool
+	// Mailer sends email digests and invitations (optional: none without it); PublicURL is the base of the
+	// links they carry; DigestEvery how often they go out (DefaultDigestEvery when 0).
+	Mailer      core.Mailer
+	PublicURL   string
+	DigestEvery time.Duration
+	// DefaultScanPeriod is how often sites on the default schedule are scanned (the
+	// deployment's rescan interval); 0 for never.
+	DefaultScanPeriod time.Duration
+	// ScanMode is the mode of scans triggered without one: ScanStatic, ScanDeep or ScanAuto
+	// (the default when empty).
+	ScanMode string
+	// GVLSource is where TCF.RefreshGVL fetches the IAB's Global Vendor List (optional:
+	// without it the list is only what the store holds). VendorLists, when set, is read
+	// instead of the store's versions (tests). TCF is the deployment's CMP ID and version (a
+	// zero CMP ID: TCF cannot be turned on).
+	GVLSource   tcfpkg.GVLSource
+	VendorLists tcfpkg.VendorLists
+	TCF         tcfpkg.TCFDeployment
+	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
+	TCStrings tcfpkg.TCStringDecoder
+	// Now is the clock; NewID returns a new unique identifier (a UUID).
+	Now   func() time.Time
+	NewID func() string
+}
+
+// UseCases are consentd's use cases, one small service per concept. Every site-scoped method
+// takes the organization of the caller and answers not_found for another organization's
+// site. Adapters depend on small interfaces of their own that these services satisfy.
+type UseCases struct {
+	Orgs       *identity.Orgs
+	Sites      *site.Sites
+	Banners    *banner.Banners
+	Categories *banner.Categories
+	Services   *banner.Services
+	Library    *banner.Library
+	Scans      *scan.Scans
+	ScanWorker *scan.ScanWorker
+	// PublicBanner serves the public endpoints a site's banner calls; ConsentLog keeps
+	// the consent records they make.
+	PublicBanner *consent.PublicBanner
+	ConsentLog   *consent.ConsentLog
+	Compliance   *scan.Compliance
+	Webhooks     *watch.Webhooks
+	Digests      *watch.Digests
+	Health       *Health
+	AuditLog     *identity.AuditLog
+	// TCF keeps the IAB's Global Vendor List (docs/tcf.md).
+	TCF      *tcfpkg.TCF
+	Sessions *identity.Sessions
+	Users    *identity.Users
+}
+
+// New builds the use cases on deps.
+func New(deps Deps) (*UseCases, error) {
+	if deps.Store == nil || deps.Catalog == nil {
+		return nil, errors.New("core: a store and a catalog are required")
+	}
+	if deps.Now == nil || deps.NewID == nil {
+		return nil, errors.New("core: a clock and an ID source are required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.ScanMode == "" {
+		deps.ScanMode = core.ScanAuto
+	}
+	if !core.ValidScanMode(deps.ScanMode) || deps.ScanMode == core.ScanVerify {
+		return nil, fmt.Errorf("core: scan mode %q is not one of static, deep, auto", deps.ScanMode)
+	}
+	clk, newID := core.Clock(deps.Now), deps.NewID
+	audit := core.Auditor{Clock: clk, NewID: newID}
+	events := &event.Publisher{Store: eventStore{deps.Store}, Queue: deps.WebhookQueue, Clock: clk, NewID: newID, Log: deps.Logger}
+	if err := deps.TCF.Check(); err != nil {
+		return nil, fmt.Errorf("core: %w", err)
+	}
+	views := &banner.PublicViews{Store: bannerStore{deps.Store}}
+	tcf := tcfpkg.TcfDeps{Lists: deps.VendorLists, Deployment: deps.TCF, Decoder: deps.TCStrings}
+	if tcf.Lists == nil {
+		tcf.Lists = &tcfpkg.StoredLists{Store: tcfStore{deps.Store}, Clock: clk}
+	}
+	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
+		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
+	return &UseCases{
+		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
+		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
+		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, Tcf: tcf},
+		Categories: &banner.Categories{Store: bannerStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
+		Services: &banner.Services{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views,
+			Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}},
+		Library: &banner.Library{Catalog: deps.Catalog},
+		Scans:   scans,
+		ScanWorker: &scan.ScanWorker{Store: scanStore{deps.Store}, Crawler: deps.Crawler, Catalog: deps.Catalog, AllSites: deps.AllSites,
+			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans},
+		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, Tcf: tcf},
+		ConsentLog:   &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
+		Compliance:   &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, Tcf: tcf},
+		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
+			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
+		Digests: &watch.Digests{Store: watchStore{deps.Store}, AllSites: deps.AllSites, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/"),
+			Every: cmp.Or(deps.DigestEvery, watch.DefaultDigestEvery), Clock: clk, Log: deps.Logger, Audit: audit},
+		Health:   &Health{store: deps.Store},
+		AuditLog: &identity.AuditLog{Store: identityStore{deps.Store}, AllSites: deps.AllSites, Clock: clk},
+		Sessions: &identity.Sessions{Store: identityStore{deps.Store}, Clock: clk, Log: deps.Logger, Audit: audit},
+		Users:    &identity.Users{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Mailer: deps.Mailer, SsoAllowPrivate: deps.SSOAllowPrivate},
+		TCF:      &tcfpkg.TCF{Store: tcfStore{deps.Store}, Source: deps.GVLSource, Clock: clk, Log: deps.Logger, Tcf: tcf},
+	}, nil
+}
+
+// Health reports on the dependencies, for readiness probes.
+type Health struct {
+	store Store
+}
+
+// Ready reports whether the store answers.
+func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }

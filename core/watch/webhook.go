@@ -1,0 +1,711 @@
+package watch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	eventpkg "github.com/consentd/consentd/core/event"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// WebhookStore persists webhook endpoints and their deliveries.
+type WebhookStore interface {
+	eventpkg.EventStore
+	// CreateWebhookEndpoint stores a new endpoint; not_found when its organization does not exist.
+	CreateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error
+	// WebhookEndpoint finds an endpoint of the organization ("" for any, for workers);
+	// not_found when there is none.
+	WebhookEndpoint(ctx context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error)
+	// EndpointsSubscribedTo lists the enabled endpoints of every organization subscribed to
+	// event, by ID, for deployment-wide work.
+	EndpointsSubscribedTo(ctx context.Context, event string) ([]*eventpkg.WebhookEndpoint, error)
+	// UpdateWebhookEndpoint stores every field but ID, organization and createdAt; not_found
+	// when it does not exist.
+	UpdateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error
+	// DeleteWebhookEndpoint removes the endpoint and its deliveries; not_found when it does
+	// not exist.
+	DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error
+	// LockWebhookEndpoint reads an endpoint, locking its row until the transaction ends (on
+	// Postgres; SQLite transactions are serialized): for read-modify-write in InTx.
+	LockWebhookEndpoint(ctx context.Context, id string) (*eventpkg.WebhookEndpoint, error)
+	// WebhookDelivery finds a delivery of the endpoint ("" for any); not_found when there is none.
+	WebhookDelivery(ctx context.Context, endpointID, id string) (*eventpkg.WebhookDelivery, error)
+	// WebhookDeliveries returns page (from 1) of the endpoint's deliveries, limit a page,
+	// newest first, and how many the endpoint has.
+	WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error)
+	// UpdateWebhookDelivery stores the status, attempts and updatedAt; not_found when it does
+	// not exist.
+	UpdateWebhookDelivery(ctx context.Context, d *eventpkg.WebhookDelivery) error
+	// ConsentRecordsOfBatches returns the site's records whose batch seq is in (afterSeq,
+	// toSeq] and whose createdAt is not before since, in chain order.
+	ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*consent.ConsentRecord, error)
+}
+
+// WebhookRequest is one signed HTTP attempt of a delivery.
+type WebhookRequest struct {
+	URL    string
+	Secret string
+	// ID is the webhook-id header, the same on every attempt of a delivery.
+	ID        string
+	Timestamp time.Time
+	Payload   []byte
+}
+
+// WebhookResponse is what the receiver answered.
+type WebhookResponse struct {
+	StatusCode int
+	// Body is the start of the body, for the delivery log.
+	Body string
+}
+
+// WebhookSender signs and sends deliveries (Standard Webhooks), refusing loopback and private
+// addresses unless the operator allowed them.
+type WebhookSender interface {
+	// Send makes one attempt. An error means no HTTP answer came (refused address, timeout,
+	// connection refused); its message is for the delivery log.
+	Send(ctx context.Context, req WebhookRequest) (*WebhookResponse, error)
+}
+
+// Webhooks are the use cases of webhook endpoints and the delivery of events to them. Managing
+// endpoints and reading their log needs the keys permission (owner, admin): an endpoint's
+// secret is a credential, and its deliveries carry consent records.
+type Webhooks struct {
+	Store  Store
+	Sender WebhookSender
+	// allowPrivate lets endpoints name loopback and private addresses.
+	AllowPrivate bool
+	Clock core.Clock
+	NewID  func() string
+	Log    *slog.Logger
+	Audit  core.Auditor
+	Events *eventpkg.Publisher
+	// mailer tells the organization's digest recipients that an endpoint was disabled (nil:
+	// no email); publicURL is the base of the console link it carries.
+	Mailer    core.Mailer
+	PublicURL string
+}
+
+// WebhookInput creates or changes an endpoint; nil fields are left as they are on update.
+type WebhookInput struct {
+	URL         *string
+	Description *string
+	Events      []string
+	Enabled     *bool
+}
+
+// Limits of endpoint fields.
+const (
+	MaxWebhookDescription = 500
+	// MaxDeliveryID bounds a delivery ID in a path ("msg_" and 32 hex digits).
+	MaxDeliveryID = 100
+)
+
+func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
+	if create && in.URL == nil {
+		return core.FieldErrorf("url", "required")
+	}
+	if in.URL != nil {
+		if err := core.ValidateHTTPURL("url", *in.URL); err != nil {
+			return err
+		}
+		if err := webhookHost(*in.URL, hooks.AllowPrivate); err != nil {
+			return err
+		}
+	}
+	if in.Description != nil {
+		if len([]rune(*in.Description)) > MaxWebhookDescription {
+			return core.FieldErrorf("description", "must be at most %d characters", MaxWebhookDescription)
+		}
+		if err := core.CheckText("description", *in.Description); err != nil {
+			return err
+		}
+	}
+	if create && len(in.Events) == 0 {
+		return core.FieldErrorf("events", "at least one event type is required")
+	}
+	if in.Events != nil && len(in.Events) == 0 {
+		return core.FieldErrorf("events", "at least one event type is required")
+	}
+	for _, ev := range in.Events {
+		if !slices.Contains(eventpkg.EventTypes(), ev) {
+			return core.FieldErrorf("events", "%q is not one of %s", ev, strings.Join(eventpkg.EventTypes(), ", "))
+		}
+	}
+	return nil
+}
+
+// webhookHost checks an endpoint URL's host against the address rule that deliveries obey
+// (SpecialAddress): a literal address, in any form a URL parser reads as one (HostAddress),
+// must be public unless allowPrivate (CONSENTD_WEBHOOK_ALLOW_PRIVATE); localhost names a
+// loopback address. A name is checked at each delivery, on the addresses it resolves to.
+func webhookHost(raw string, allowPrivate bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return core.FieldErrorf("url", "must be an absolute http(s) URL")
+	}
+	host := u.Hostname()
+	for _, c := range host {
+		if c > 0x7e {
+			// HTTP clients map an internationalized host to ASCII (IDNA) before they dial,
+			// and the mapping turns characters such as fullwidth digits into an address.
+			return core.FieldErrorf("url", "write the host %q in its ASCII form (xn--…)", host)
+		}
+	}
+	ip, literal, err := core.HostAddress(host)
+	if err != nil {
+		return core.FieldErrorf("url", "%s", core.ErrorMessage(err))
+	}
+	if allowPrivate {
+		return nil
+	}
+	if literal {
+		if reason := core.SpecialAddress(ip); reason != "" {
+			return core.FieldErrorf("url", "%s is not a public address (%s), so webhooks may not reach it (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host, reason)
+		}
+		return nil
+	}
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return core.FieldErrorf("url", "%s is a loopback address, which webhooks may not reach (the operator may allow it with CONSENTD_WEBHOOK_ALLOW_PRIVATE=true)", host)
+	}
+	return nil
+}
+
+func uniqueEvents(evs []string) []string {
+	out := []string{}
+	for _, ev := range eventpkg.EventTypes() {
+		if slices.Contains(evs, ev) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// newWebhookSecret returns a secret in the Standard Webhooks form: whsec_ and 32 random bytes
+// in base64.
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// CreateEndpoint creates an endpoint of the organization, enabled, with a new secret (in the
+// returned endpoint only: it is not shown again). Consent records made before it are not
+// delivered to it.
+func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*eventpkg.WebhookEndpoint, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	if err := hooks.validate(in, true); err != nil {
+		return nil, err
+	}
+	now := hooks.Clock.Now()
+	e := &eventpkg.WebhookEndpoint{ID: hooks.NewID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
+		Secret: newWebhookSecret(), CreatedAt: now, UpdatedAt: now, ConsentCursor: map[string]int64{}}
+	if in.Description != nil {
+		e.Description = *in.Description
+	}
+	if in.Enabled != nil {
+		e.Enabled = *in.Enabled
+	}
+	have, err := hooks.Store.WebhookEndpoints(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if len(have) >= eventpkg.MaxWebhookEndpoints {
+		return nil, core.Errorf(core.CodeInvalid, "an organization has at most %d webhook endpoints", eventpkg.MaxWebhookEndpoints)
+	}
+	if err := hooks.startConsentCursor(ctx, e); err != nil {
+		return nil, err
+	}
+	// The entry shows the endpoint's fields, never its secret (not a JSON field).
+	err = hooks.Store.InTx(ctx, func(tx Store) error {
+		if err := tx.CreateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookCreate, e.ID, nil, e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// startConsentCursor places the endpoint's consent cursors at the current end of each of its
+// organization's sites' chains, so that it receives the records made from now on.
+func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *eventpkg.WebhookEndpoint) error {
+	sites, err := hooks.Store.Sites(ctx, e.OrganizationID)
+	if err != nil {
+		return err
+	}
+	cur := map[string]int64{}
+	for _, s := range sites {
+		ch, err := hooks.Store.ConsentChain(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		cur[s.ID] = ch.HeadSeq
+	}
+	e.ConsentCursor = cur
+	return nil
+}
+
+// Endpoints lists the organization's endpoints.
+func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*eventpkg.WebhookEndpoint, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	return hooks.Store.WebhookEndpoints(ctx, orgID)
+}
+
+// Endpoint returns one of the organization's endpoints.
+func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	return hooks.Store.WebhookEndpoint(ctx, orgID, id)
+}
+
+// UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
+// its failure streak; subscribing it to consent.recorded anew starts at the current records.
+func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*eventpkg.WebhookEndpoint, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	if err := hooks.validate(in, false); err != nil {
+		return nil, err
+	}
+	if _, err := hooks.Store.WebhookEndpoint(ctx, orgID, id); err != nil {
+		return nil, err
+	}
+	var e *eventpkg.WebhookEndpoint
+	err := hooks.Store.InTx(ctx, func(tx Store) error {
+		var err error
+		if e, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
+			return err
+		}
+		old := core.Snapshot(e)
+		wasConsents := e.Subscribed(eventpkg.EventConsentRecorded)
+		if in.URL != nil {
+			e.URL = *in.URL
+		}
+		if in.Description != nil {
+			e.Description = *in.Description
+		}
+		if in.Events != nil {
+			e.Events = uniqueEvents(in.Events)
+		}
+		if in.Enabled != nil {
+			if *in.Enabled && !e.Enabled {
+				e.DisabledReason, e.FailingSince = nil, nil
+			}
+			e.Enabled = *in.Enabled
+		}
+		if !wasConsents && e.Subscribed(eventpkg.EventConsentRecorded) {
+			if err := hooks.startConsentCursor(ctx, e); err != nil {
+				return err
+			}
+		}
+		e.UpdatedAt = hooks.Clock.Now()
+		if err := tx.UpdateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookUpdate, e.ID, old, e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// DeleteEndpoint removes an endpoint and its delivery log.
+func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) error {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return err
+	}
+	return hooks.Store.InTx(ctx, func(tx Store) error {
+		e, err := tx.WebhookEndpoint(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteWebhookEndpoint(ctx, orgID, id); err != nil {
+			return err
+		}
+		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookDelete, e.ID, e, nil)
+	})
+}
+
+// Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
+// and limit as for consent records (0 takes the default).
+func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, 0, err
+	}
+	if page == 0 {
+		page = 1
+	}
+	if limit == 0 {
+		limit = consent.DefaultConsentLimit
+	}
+	if page < 1 {
+		return nil, 0, core.FieldErrorf("page", "must be 1 or more")
+	}
+	if limit < 1 || limit > eventpkg.MaxDeliveryListLimit {
+		return nil, 0, core.FieldErrorf("limit", "must be 1 to %d", eventpkg.MaxDeliveryListLimit)
+	}
+	if _, err := hooks.Store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+		return nil, 0, err
+	}
+	return hooks.Store.WebhookDeliveries(ctx, endpointID, page, limit)
+}
+
+// Delivery returns one delivery of an endpoint of the organization.
+func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	if _, err := hooks.Store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
+		return nil, err
+	}
+	return hooks.Store.WebhookDelivery(ctx, endpointID, id)
+}
+
+// Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
+// receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
+func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	e, err := hooks.Store.WebhookEndpoint(ctx, orgID, endpointID)
+	if err != nil {
+		return nil, err
+	}
+	old, err := hooks.Store.WebhookDelivery(ctx, endpointID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Enabled {
+		return nil, core.Errorf(core.CodeInvalid, "the endpoint is disabled: enable it before redelivering")
+	}
+	var d *eventpkg.WebhookDelivery
+	err = hooks.Store.InTx(ctx, func(tx Store) error {
+		if d, err = hooks.Events.NewDelivery(ctx, tx, e, old.EventType, old.Payload); err != nil {
+			return err
+		}
+		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookRedeliver, e.ID, nil, deliveryAudit(d, old.ID))
+	})
+	return d, err
+}
+
+// deliveryAudit is what the audit log shows of a delivery queued on request: its ID and
+// event type, and the delivery it repeats ("" for a test event); never its payload.
+func deliveryAudit(d *eventpkg.WebhookDelivery, repeats string) map[string]any {
+	m := map[string]any{"deliveryId": d.ID, "eventType": d.EventType}
+	if repeats != "" {
+		m["redeliveryOf"] = repeats
+	}
+	return m
+}
+
+// WebhookTest is the data of a webhook.test event.
+type WebhookTest struct {
+	EndpointID string `json:"endpointId"`
+	Message    string `json:"message"`
+}
+
+// SendTest queues a webhook.test delivery to an enabled endpoint of the organization, signed
+// and retried like any other, so that its owner can check the receiver; it answers the
+// delivery (its status and attempts then show in the delivery log).
+func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*eventpkg.WebhookDelivery, error) {
+	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
+		return nil, err
+	}
+	e, err := hooks.Store.WebhookEndpoint(ctx, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Enabled {
+		return nil, core.Errorf(core.CodeInvalid, "the endpoint is disabled: enable it before sending a test event")
+	}
+	payload, err := json.Marshal(eventpkg.Event{Type: eventpkg.EventWebhookTest, Timestamp: hooks.Clock.Now(),
+		Data: WebhookTest{EndpointID: e.ID, Message: "A test event sent from consentd on request."}})
+	if err != nil {
+		return nil, err
+	}
+	var d *eventpkg.WebhookDelivery
+	err = hooks.Store.InTx(ctx, func(tx Store) error {
+		if d, err = hooks.Events.NewDelivery(ctx, tx, e, eventpkg.EventWebhookTest, payload); err != nil {
+			return err
+		}
+		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookTest, e.ID, nil, deliveryAudit(d, ""))
+	})
+	return d, err
+}
+
+// ConsentBatchEvent is the data of a consent.recorded event: records of the endpoint's
+// organization's sites, in each site's chain order.
+type ConsentBatchEvent struct {
+	Records []*consent.ConsentRecord `json:"records"`
+}
+
+// DispatchConsents makes, for every endpoint subscribed to consent.recorded, one delivery of
+// the records committed since its last one (at most MaxConsentsPerDelivery), and moves its
+// cursors past them in the same transaction. Records are read in chain order from the
+// committed chain heads, which only move forward once everything before them committed, so no
+// record is skipped. Queues run it every ConsentDispatchEvery on one process. It returns how
+// many records it handed to deliveries.
+func (hooks *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return 0, err
+	}
+	eps, err := hooks.Store.EndpointsSubscribedTo(ctx, eventpkg.EventConsentRecorded)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, ep := range eps {
+		n, err := hooks.dispatchConsentsTo(ctx, ep.ID)
+		if err != nil {
+			return total, fmt.Errorf("consent webhooks of endpoint %s: %w", ep.ID, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (int, error) {
+	n := 0
+	err := hooks.Store.InTx(ctx, func(tx Store) error {
+		e, err := tx.LockWebhookEndpoint(ctx, endpointID)
+		if err != nil {
+			return err
+		}
+		if !e.Subscribed(eventpkg.EventConsentRecorded) {
+			return nil
+		}
+		sites, err := tx.Sites(ctx, e.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if e.ConsentCursor == nil {
+			e.ConsentCursor = map[string]int64{}
+		}
+		var records []*consent.ConsentRecord
+		moved := false
+		for _, s := range sites {
+			if len(records) >= eventpkg.MaxConsentsPerDelivery {
+				break
+			}
+			ch, err := tx.ConsentChain(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			from := e.ConsentCursor[s.ID]
+			if ch.HeadSeq <= from {
+				continue
+			}
+			// Whole batches, up to the limit (at least one batch).
+			batches, err := tx.ConsentBatches(ctx, s.ID, from, ch.HeadSeq, 1000)
+			if err != nil {
+				return err
+			}
+			to, room := from, eventpkg.MaxConsentsPerDelivery-len(records)
+			for i, b := range batches {
+				if i > 0 && b.Records > room {
+					break
+				}
+				to, room = b.Seq, room-b.Records
+			}
+			if to == from {
+				continue
+			}
+			// A record of a later batch was made (createdAt) before its batch committed, so no
+			// earlier than consentSlack before the newest record of the batch at the cursor:
+			// a bound that lets the store read the recent records through its createdAt index.
+			var since time.Time
+			if from > 0 {
+				prev, err := tx.ConsentBatches(ctx, s.ID, from-1, from, 1)
+				if err != nil {
+					return err
+				}
+				if len(prev) == 1 {
+					since = prev[0].NewestAt.Add(-eventpkg.ConsentSlack)
+				}
+			}
+			rs, err := tx.ConsentRecordsOfBatches(ctx, s.ID, from, to, since)
+			if err != nil {
+				return err
+			}
+			records = append(records, rs...)
+			e.ConsentCursor[s.ID], moved = to, true
+		}
+		if !moved {
+			return nil
+		}
+		if len(records) > 0 {
+			payload, err := json.Marshal(eventpkg.Event{Type: eventpkg.EventConsentRecorded, Timestamp: hooks.Clock.Now(), Data: ConsentBatchEvent{Records: records}})
+			if err != nil {
+				return err
+			}
+			if _, err := hooks.Events.NewDelivery(ctx, tx, e, eventpkg.EventConsentRecorded, payload); err != nil {
+				return err
+			}
+		}
+		n = len(records)
+		return tx.UpdateWebhookEndpoint(ctx, e)
+	})
+	return n, err
+}
+
+// Deliver works one attempt of a delivery job: it signs and sends the payload and records the
+// attempt. It returns an error when the attempt failed and another should follow (the queue
+// retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
+// endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
+// delivery is not sent again.
+func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return err
+	}
+	if hooks.Sender == nil {
+		return errors.New("core: webhooks need a sender")
+	}
+	d, err := hooks.Store.WebhookDelivery(ctx, "", deliveryID)
+	if core.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != eventpkg.DeliveryPending {
+		return nil
+	}
+	e, err := hooks.Store.WebhookEndpoint(ctx, "", d.EndpointID)
+	if core.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !e.Enabled {
+		d.Status, d.UpdatedAt = eventpkg.DeliveryCancelled, hooks.Clock.Now()
+		return hooks.Store.UpdateWebhookDelivery(ctx, d)
+	}
+	start := hooks.Clock()
+	sctx, cancel := context.WithTimeout(ctx, eventpkg.WebhookTimeout)
+	res, sendErr := hooks.Sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
+	cancel()
+	at := eventpkg.DeliveryAttempt{At: hooks.Clock.Now(), DurationMS: hooks.Clock().Sub(start).Milliseconds()}
+	ok := false
+	if sendErr != nil {
+		msg := sendErr.Error()
+		at.Error = &msg
+	} else {
+		code := res.StatusCode
+		at.StatusCode, at.Response = &code, eventpkg.Excerpt(res.Body)
+		ok = code >= 200 && code < 300
+	}
+	var failure error
+	var disabled *eventpkg.WebhookEndpoint
+	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
+		d.Attempts = append(d.Attempts, at)
+		d.UpdatedAt = at.At
+		ep, err := tx.LockWebhookEndpoint(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		before := core.Snapshot(ep)
+		switch {
+		case ok:
+			d.Status = eventpkg.DeliveryDelivered
+			ep.FailingSince = nil
+		default:
+			if ep.FailingSince == nil {
+				ep.FailingSince = &at.At
+			}
+			if lastAttempt {
+				d.Status = eventpkg.DeliveryFailed
+				if ep.Enabled && at.At.Sub(*ep.FailingSince) >= eventpkg.WebhookDisableAfter {
+					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
+						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
+					ep.Enabled, ep.DisabledReason = false, &reason
+					disabled = ep
+					hooks.Log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
+				}
+			} else {
+				failure = fmt.Errorf("delivery %s to endpoint %s: %s", d.ID, ep.ID, attemptOutcome(at))
+			}
+		}
+		ep.UpdatedAt = at.At
+		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		if disabled != nil {
+			// No key or member acts: the delivery worker, as the named system actor Deliver
+			// requires (the River worker's "webhook delivery").
+			if err := hooks.Audit.Record(ctx, tx, ep.OrganizationID, "", core.AuditWebhookUpdate, ep.ID, before, ep); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateWebhookDelivery(ctx, d)
+	})
+	if err != nil {
+		return err
+	}
+	if disabled != nil {
+		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)
+	}
+	return failure
+}
+
+// noticeDisabled emails the digest recipients of the endpoint's organization's sites (each
+// address once) that consentd disabled the endpoint: deliveries stop until someone enables
+// it again, so the people who watch the sites should know. A failure is logged: the
+// endpoint stays disabled either way, and its reason is in the API and the console.
+func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *eventpkg.WebhookEndpoint) {
+	if hooks.Mailer == nil {
+		return
+	}
+	sites, err := hooks.Store.Sites(ctx, e.OrganizationID)
+	if err != nil {
+		hooks.Log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID), slog.Any("error", err))
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range sites {
+		for _, r := range s.DigestRecipients {
+			if seen[r.Email] {
+				continue
+			}
+			seen[r.Email] = true
+			unsub := hooks.PublicURL + core.APIPrefix + "/unsubscribe/" + r.Token
+			msg := core.EmailMessage{To: r.Email, Unsubscribe: unsub,
+				Subject: "consentd: a webhook endpoint was disabled after failures",
+				Text: fmt.Sprintf("consentd stopped delivering events to the webhook endpoint %s of your organization.\n\n%s\n\n"+
+					"Deliveries resume once someone fixes the receiver and enables the endpoint again: %s/webhooks\n\n--\n"+
+					"You get this email because an administrator added %s to the digest of %s.\nUnsubscribe: %s\n",
+					e.URL, core.Deref(e.DisabledReason), hooks.PublicURL, r.Email, s.Name, unsub)}
+			if err := hooks.Mailer.Send(ctx, msg); err != nil {
+				hooks.Log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID),
+					slog.String("to", r.Email), slog.Any("error", err))
+			}
+		}
+	}
+}
+
+func attemptOutcome(a eventpkg.DeliveryAttempt) string {
+	if a.StatusCode != nil {
+		return fmt.Sprintf("HTTP %d", *a.StatusCode)
+	}
+	if a.Error != nil {
+		return *a.Error
+	}
+	return "no answer"
+}

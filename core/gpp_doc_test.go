@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consentd/consentd/core/gpp"
 	"github.com/dustin/go-humanize"
+
+	"github.com/consentd/consentd/core/gpp"
 )
 
 // TestGPPDocLimit: docs/gpp.md states the GPP string's length limit as core has it, and no

@@ -636,9 +636,9 @@ func BlockingRulesOf(catalog core.Catalog, b *Banner, cats []*Category, svcs []*
 type Banners struct {
 	Store   Store
 	Catalog core.Catalog
-	Clock core.Clock
-	Audit  core.Auditor
-	Events *event.Publisher
-	Views  *PublicViews
-	Tcf    tcfpkg.TcfDeps
+	Clock   core.Clock
+	Audit   core.Auditor
+	Events  *event.Publisher
+	Views   *PublicViews
+	Tcf     tcfpkg.TcfDeps
 }

@@ -1,9 +1,10 @@
 package banner
 
 import (
+	"strings"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/gpp"
-	"strings"
 )
 
 // CheckGPPString validates the GPP string of a consent POST on a site: none without GPP on; a

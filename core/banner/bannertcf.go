@@ -2,9 +2,10 @@ package banner
 
 import (
 	"context"
+	"maps"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/tcf"
-	"maps"
 )
 
 // TCFApplies reports whether the TCF governs a visitor under rule: the site has TCF on, the

@@ -10,11 +10,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gosimple/unidecode"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/event"
 	"github.com/consentd/consentd/library"
-	"github.com/gosimple/unidecode"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Category groups services a visitor consents to together.
@@ -336,8 +337,8 @@ func orEmpty(m map[string]string) map[string]string {
 
 // Categories are the use cases of a site's consent categories.
 type Categories struct {
-	Store Store
-	Clock core.Clock
+	Store  Store
+	Clock  core.Clock
 	NewID  func() string
 	Audit  core.Auditor
 	Events *event.Publisher

@@ -2,12 +2,13 @@ package banner
 
 import (
 	"context"
-	"github.com/consentd/consentd/core"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // siteView is what the public endpoints read of a site: the site, its banner, categories and

@@ -2,10 +2,11 @@ package banner
 
 import (
 	"context"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/tcf"
 	"sync"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // publicCacheTTL bounds how stale the public endpoints' view of a site may be on a node that

@@ -2,9 +2,10 @@ package banner
 
 import (
 	"encoding/json"
+	"time"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/gpp"
-	"time"
 )
 
 // PublicConfig is everything the banner runtime needs for a site, in one language.

@@ -2,9 +2,10 @@ package banner
 
 import (
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"slices"
 	"strings"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Limits of banner.regionRules.

@@ -265,8 +265,8 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 // importer makes site services from the catalog's entries, for imports and scans.
 type Importer struct {
 	Catalog core.Catalog
-	Clock core.Clock
-	NewID func() string
+	Clock   core.Clock
+	NewID   func() string
 }
 
 // serviceFromLibrary builds a site service from the catalog entry slug (or, when the catalog
@@ -350,9 +350,9 @@ func (lib *Library) LibraryService(slug string) (*library.Service, error) {
 
 // Services are the use cases of the services (vendors) configured on a site.
 type Services struct {
-	Store   Store
-	Catalog core.Catalog
-	Clock core.Clock
+	Store    Store
+	Catalog  core.Catalog
+	Clock    core.Clock
 	NewID    func() string
 	Audit    core.Auditor
 	Events   *event.Publisher

@@ -2,6 +2,7 @@ package banner
 
 import (
 	"context"
+
 	"github.com/consentd/consentd/core"
 )
 

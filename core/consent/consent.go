@@ -2,10 +2,11 @@ package consent
 
 import (
 	"context"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/banner"
 	"slices"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // consentActions are the actions a record may have.

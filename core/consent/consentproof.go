@@ -4,11 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/banner"
-	"github.com/consentd/consentd/core/event"
-	gpppkg "github.com/consentd/consentd/core/gpp"
-	tcfpkg "github.com/consentd/consentd/core/tcf"
 	"maps"
 	"net/url"
 	"regexp"
@@ -16,6 +11,12 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/event"
+	gpppkg "github.com/consentd/consentd/core/gpp"
+	tcfpkg "github.com/consentd/consentd/core/tcf"
 )
 
 // PageURL keeps the origin and path of the page a decision was made on: the query and the
@@ -323,9 +324,9 @@ func (consentLog *ConsentLog) EraseVisitor(ctx context.Context, orgID, siteID, v
 type ConsentLog struct {
 	Store    Store
 	AllSites core.SiteLister
-	Clock core.Clock
-	Audit  core.Auditor
-	Events *event.Publisher
+	Clock    core.Clock
+	Audit    core.Auditor
+	Events   *event.Publisher
 }
 
 // VisitorErasure is the data of a visitor.erased event.

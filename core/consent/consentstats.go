@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Statistics intervals; buckets are always in UTC.

@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // The chain of consent records (docs/consent-records.md, "Tamper evidence", is the normative

@@ -3,13 +3,14 @@ package consent
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/consentd/consentd/core"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // TestConsentCanonicalAsJoined: the canonical line appended field by field (no allocation per

@@ -3,13 +3,14 @@ package consent
 import (
 	"context"
 	"fmt"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/banner"
-	"github.com/consentd/consentd/core/tcf"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // PublicConfig returns the runtime configuration of the site named by projectKey, for a
@@ -94,10 +95,10 @@ func (public *PublicBanner) publicConfig(v *banner.SiteView, lang string) *banne
 type PublicBanner struct {
 	Store   Store
 	Catalog core.Catalog
-	Clock core.Clock
-	NewID func() string
-	Views *banner.PublicViews
-	Tcf   tcf.TcfDeps
+	Clock   core.Clock
+	NewID   func() string
+	Views   *banner.PublicViews
+	Tcf     tcf.TcfDeps
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }

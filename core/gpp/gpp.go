@@ -1,11 +1,12 @@
 package gpp
 
 import (
-	"github.com/consentd/consentd/core"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/consentd/consentd/core"
 )
 
 // The IAB Global Privacy Platform (GPP, issue #30; docs/gpp.md). The server decides, for a site

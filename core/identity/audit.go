@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // AuditStore keeps the audit log.
@@ -45,7 +46,7 @@ type AuditLog struct {
 	Store Store
 	// allSites is for audit retention, deployment-wide work.
 	AllSites core.SiteLister
-	Clock core.Clock
+	Clock    core.Clock
 }
 
 // AuditPage is a page of the audit log.

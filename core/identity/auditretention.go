@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // auditRetentionStep is how many entries one store call removes, so that a long backlog is

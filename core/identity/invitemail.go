@@ -3,8 +3,9 @@ package identity
 import (
 	"context"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"html"
+
+	"github.com/consentd/consentd/core"
 )
 
 // MailInvitation emails link, the invitation Invite made for email to join the organization

@@ -5,11 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/consentd/consentd/core"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Organization is an account that owns sites and API keys.

@@ -5,9 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
-	"github.com/consentd/consentd/core"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Recovery codes: single-use codes shown once when two-step sign-in is turned on, for a

@@ -6,9 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"github.com/consentd/consentd/core"
 	"log/slog"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Session is a person signed in to the console. The store keeps only the SHA-256 of the

@@ -3,12 +3,13 @@ package identity
 import (
 	"context"
 	"encoding/json"
-	"github.com/consentd/consentd/core"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // ExternalIdentity is a person as an OpenID provider vouched for them in a verified ID token.

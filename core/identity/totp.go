@@ -6,9 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/core"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/consentd/consentd/core"
 )
 
 // TOTP (RFC 6238) second factor for password sign-in: 6 digits, 30-second steps, SHA-1 (what

@@ -12,8 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/consentd/consentd/core"
 	"golang.org/x/crypto/argon2"
+
+	"github.com/consentd/consentd/core"
 )
 
 // User is a person who signs in to the console: by email and password, or through the

@@ -1,9 +1,10 @@
 package scan
 
 import (
-	"github.com/consentd/consentd/core/banner"
 	"slices"
 	"time"
+
+	"github.com/consentd/consentd/core/banner"
 )
 
 // Severities of a compliance finding, from the most to the least serious.

@@ -1,14 +1,15 @@
 package scan
 
 import (
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/event"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
 )
 
 // TestComplianceRuleFile checks compliance_rules.json against the Go that uses it: every rule

@@ -1,9 +1,10 @@
 package scan
 
 import (
-	"github.com/consentd/consentd/core/tcf"
 	"strconv"
 	"time"
+
+	"github.com/consentd/consentd/core/tcf"
 )
 
 // TCFComplianceInput is what the TCF rules read besides the banner: the deployment's CMP ID and

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/tcf"
@@ -11,9 +12,9 @@ import (
 type Compliance struct {
 	Store   Store
 	Catalog core.Catalog
-	Clock core.Clock
-	Views *banner.PublicViews
-	Tcf   tcf.TcfDeps
+	Clock   core.Clock
+	Views   *banner.PublicViews
+	Tcf     tcf.TcfDeps
 }
 
 // Report applies the compliance rules to the site's configuration (banner, categories,

@@ -4,12 +4,13 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/banner"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // The compliance rules: what a site's configuration and its latest verification scan are

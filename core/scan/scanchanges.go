@@ -3,10 +3,11 @@ package scan
 import (
 	"cmp"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // ScanChanges is what a completed scan found different from the previous completed scan of the

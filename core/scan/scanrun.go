@@ -3,10 +3,11 @@ package scan
 import (
 	"context"
 	"errors"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/event"
 	"log/slog"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/event"
 )
 
 // transition moves a scan from pending or running to another state, reading and writing
@@ -276,7 +277,7 @@ type ScanWorker struct {
 	// allSites is only for deployment-wide work: request-scoped use cases never see across
 	// organizations.
 	AllSites core.SiteLister
-	Clock core.Clock
+	Clock    core.Clock
 	Log      *slog.Logger
 	ScanMode string
 	// defaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"hash/fnv"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // Scan schedules of a site.

@@ -4,15 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"net/mail"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/event"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/watch"
-	"net/mail"
-	"reflect"
-	"strings"
-	"unicode/utf8"
 )
 
 // SiteInput creates or changes a site. Nil fields are left unchanged on update.
@@ -210,8 +211,8 @@ func (sites *Sites) DeleteSite(ctx context.Context, orgID, id string) error {
 
 // Sites are the use cases of sites.
 type Sites struct {
-	Store Store
-	Clock core.Clock
+	Store  Store
+	Clock  core.Clock
 	NewID  func() string
 	Audit  core.Auditor
 	Events *event.Publisher

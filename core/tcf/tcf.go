@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/consentd/consentd/core"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // The IAB Transparency & Consent Framework (TCF 2.3, issue #29; docs/tcf.md). The server keeps

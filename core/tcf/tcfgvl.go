@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/consentd/consentd/core"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // The Global Vendor List's life on the server (docs/tcf.md): the IAB publishes it (and its
@@ -94,9 +95,9 @@ type GVLStore interface {
 type TCF struct {
 	Store  Store
 	Source GVLSource
-	Clock core.Clock
-	Log *slog.Logger
-	Tcf TcfDeps
+	Clock  core.Clock
+	Log    *slog.Logger
+	Tcf    TcfDeps
 }
 
 // GVLRefresh is what one RefreshGVL did.
@@ -292,8 +293,8 @@ const gvlVersionsKept = 4
 // storedLists are the VendorLists read from the store: the latest version, parsed once and
 // rechecked every gvlRecheck, and older versions on demand.
 type StoredLists struct {
-	Store GVLStore
-	Clock core.Clock
+	Store    GVLStore
+	Clock    core.Clock
 	mu       sync.Mutex
 	current  *GVL
 	checked  time.Time

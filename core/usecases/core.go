@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
@@ -14,9 +18,6 @@ import (
 	"github.com/consentd/consentd/core/site"
 	tcfpkg "github.com/consentd/consentd/core/tcf"
 	"github.com/consentd/consentd/core/watch"
-	"log/slog"
-	"strings"
-	"time"
 )
 
 // Deps are what the use cases are built from: the ports they call, the clock and the ID

@@ -2,6 +2,7 @@ package usecases
 
 import (
 	"context"
+
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"

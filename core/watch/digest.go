@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/scan"
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/scan"
 )
 
 // Limits of digests: a site's recipients, an unsubscribe token in a path.
@@ -36,9 +37,9 @@ type Digests struct {
 	// publicURL is the base of the digests' links; every how often they go out.
 	PublicURL string
 	Every     time.Duration
-	Clock core.Clock
-	Log   *slog.Logger
-	Audit core.Auditor
+	Clock     core.Clock
+	Log       *slog.Logger
+	Audit     core.Auditor
 }
 
 // Unsubscribe removes the recipient whose link token is token from its site's digest. It

@@ -7,14 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/consent"
-	eventpkg "github.com/consentd/consentd/core/event"
 	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+	eventpkg "github.com/consentd/consentd/core/event"
 )
 
 // WebhookStore persists webhook endpoints and their deliveries.
@@ -83,11 +84,11 @@ type Webhooks struct {
 	Sender WebhookSender
 	// allowPrivate lets endpoints name loopback and private addresses.
 	AllowPrivate bool
-	Clock core.Clock
-	NewID  func() string
-	Log    *slog.Logger
-	Audit  core.Auditor
-	Events *eventpkg.Publisher
+	Clock        core.Clock
+	NewID        func() string
+	Log          *slog.Logger
+	Audit        core.Auditor
+	Events       *eventpkg.Publisher
 	// mailer tells the organization's digest recipients that an endpoint was disabled (nil:
 	// no email); publicURL is the base of the console link it carries.
 	Mailer    core.Mailer

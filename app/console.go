@@ -10,9 +10,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/console"
 	"github.com/consentd/consentd/adapters/httpapi"
-	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/adapters/oidcsso"
-	"github.com/consentd/consentd/adapters/trustedproxy"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/usecases"
@@ -20,7 +18,8 @@ import (
 
 // withConsole serves the web console at "/" beside api when cfg.Console is set: the API keeps
 // /api/, /healthz, /readyz and /metrics, the console has every other path.
-// The console's setup snippet is the API's (apiCfg's).
+// The console's setup snippet, trusted proxies and runtime are the API's (apiCfg's): the two
+// adapters write snippets, statuses and CSV rows with the same shared leaf.
 func withConsole(cfg Config, uc *usecases.UseCases, apiCfg httpapi.Config, api http.Handler) (http.Handler, error) {
 	if !cfg.Console {
 		return api, nil
@@ -29,15 +28,10 @@ func withConsole(cfg Config, uc *usecases.UseCases, apiCfg httpapi.Config, api h
 	if err != nil {
 		return nil, err
 	}
-	proxies := trustedproxy.New(trustedProxies(cfg.TrustedProxies))
 	con, err := console.New(console.Config{
-		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL,
-		RuntimeVersion: bannerjs.Version(), Snippet: apiCfg.SetupSnippet,
-		SnippetFrameworks: httpapi.SnippetFrameworks(),
-		ClientAddr:        proxies.ClientIP, HTTPS: proxies.HTTPS,
-		ErrorStatus: httpapi.ErrorStatus,
-		CSVColumns:  httpapi.ConsentCSVColumns(), CSVRow: httpapi.ConsentCSVRow,
-		SSO: sso,
+		UseCases: console.FromCore(uc), Logger: cfg.Logger, Now: cfg.Now, PublicURL: apiCfg.PublicURL,
+		RuntimeVersion: apiCfg.RuntimeVersion, SnippetLoader: apiCfg.RuntimeScript != nil,
+		TrustedProxies: apiCfg.TrustedProxies, SSO: sso,
 	})
 	if err != nil {
 		return nil, err

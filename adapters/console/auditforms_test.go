@@ -17,14 +17,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/console"
-	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/event"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
-	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/usecases"
 	"github.com/consentd/consentd/core/watch"
 	"github.com/consentd/consentd/library"
@@ -81,7 +80,7 @@ func TestAuditEveryForm(t *testing.T) {
 	if _, err := uc.Orgs.Bootstrap(sys, unitKey); err != nil {
 		t.Fatal(err)
 	}
-	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus})
+	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +130,7 @@ func TestAuditEveryForm(t *testing.T) {
 
 	// What the forms act on, made through core as the owner.
 	newSite := func(t *testing.T) string {
-		s, err := uc.Sites.CreateSite(asOwner, org, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
+		s, err := uc.Sites.CreateSite(asOwner, org, site.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request, status int,
 
 // signIn exchanges an API key for a session.
 func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
-	addr := signInKey(h.cfg.ClientAddr(r))
+	addr := signInKey(h.proxies.ClientIP(r))
 	wait, err := h.m.SignInRetryAfter(r.Context(), addr, h.cfg.SignInFailures, h.cfg.SignInWindow)
 	if err != nil {
 		status, msg := h.message(r, err)

@@ -1,9 +1,9 @@
 package console
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -155,27 +155,52 @@ func (f *bannerForm) editRules(action string) (string, error) {
 	return "", core.Errorf(core.CodeInvalid, "regionRules: cannot %s rule %s", verb, n)
 }
 
-// ruleField reads the rule a validation error of core names: regionRules[N].regions[M].
-var ruleField = regexp.MustCompile(`^regionRules\[(\d+)\]\.(regions|defaultBehavior)(?:\[(\d+)\])?: (.*)$`)
-
 // ruleError returns the form ("rule-N") and the sentence of a validation error naming one
-// of the rules, or "" when err names none.
+// of the rules, or "" when err names none. It reads the field path core's error carries
+// (core.ErrorField: regionRules[N].regions[M], regionRules[N].regions or
+// regionRules[N].defaultBehavior), not the message.
 func ruleError(err error) (form, msg string) {
-	m := ruleField.FindStringSubmatch(core.ErrorMessage(err))
-	if m == nil {
+	field := core.ErrorField(err)
+	if field == "" {
 		return "", ""
 	}
-	i, _ := strconv.Atoi(m[1])
-	switch {
-	case m[3] != "":
-		j, _ := strconv.Atoi(m[3])
-		msg = "Rule " + strconv.Itoa(i+1) + ", region " + strconv.Itoa(j+1) + ": " + m[4]
-	case m[2] == "regions":
-		msg = "Rule " + strconv.Itoa(i+1) + ": the regions " + m[4]
-	default:
-		msg = "Rule " + strconv.Itoa(i+1) + ": the behaviour " + m[4]
+	rest, ok := strings.CutPrefix(core.ErrorMessage(err), field+": ")
+	if !ok {
+		return "", ""
 	}
-	return "rule-" + m[1], sentence(msg)
+	var i, j int
+	var leaf string
+	switch {
+	case scanPath(field, "regionRules[%d].regions[%d]", &i, &j):
+		msg = "Rule " + strconv.Itoa(i+1) + ", region " + strconv.Itoa(j+1) + ": " + rest
+	case scanPath(field, "regionRules[%d].%s", &i, &leaf) && leaf == "regions":
+		msg = "Rule " + strconv.Itoa(i+1) + ": the regions " + rest
+	case scanPath(field, "regionRules[%d].%s", &i, &leaf) && leaf == "defaultBehavior":
+		msg = "Rule " + strconv.Itoa(i+1) + ": the behaviour " + rest
+	default:
+		return "", ""
+	}
+	return "rule-" + strconv.Itoa(i), sentence(msg)
+}
+
+// scanPath reads a field path of core's in format, whole.
+func scanPath(field, format string, args ...any) bool {
+	n, err := fmt.Sscanf(field, format, args...)
+	return err == nil && n == len(args) && fmt.Sprintf(format, pointedTo(args)...) == field
+}
+
+// pointedTo returns the values args point to, to write a path back and compare it.
+func pointedTo(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch p := a.(type) {
+		case *int:
+			out[i] = *p
+		case *string:
+			out[i] = *p
+		}
+	}
+	return out
 }
 
 // bannerForm is the editor's form, parsed: every field of the banner, its texts and its
@@ -314,56 +339,6 @@ func (f bannerForm) patch() (banner.BannerPatch, error) {
 	return p, nil
 }
 
-// applyTo puts the draft on a copy of b, for the preview (the stored banner is not touched).
-func (f bannerForm) applyTo(b banner.Banner) *banner.Banner {
-	pick := func(v string, enum []string, def string) string {
-		if slices.Contains(enum, v) {
-			return v
-		}
-		return def
-	}
-	b.Template = pick(f.Template, banner.Templates(), b.Template)
-	b.Position = pick(f.Position, banner.Positions(), b.Position)
-	b.DefaultBehavior = pick(f.DefaultBehavior, banner.DefaultBehaviors(), b.DefaultBehavior)
-	b.CloseButtonBehavior = pick(f.CloseButtonBehavior, banner.CloseButtonBehaviors(), b.CloseButtonBehavior)
-	b.Colors = maps.Clone(b.Colors)
-	maps.Copy(b.Colors, f.Colors)
-	b.TextOverrides = nonEmptyTexts(f.Texts)
-	b.TextTranslations = map[string]map[string]string{}
-	for l, t := range f.Translations {
-		if t := nonEmptyTexts(t); len(t) > 0 {
-			b.TextTranslations[l] = t
-		}
-	}
-	opt := func(v string) *string {
-		if v == "" {
-			return nil
-		}
-		return &v
-	}
-	b.LogoURL, b.PrivacyPolicyURL, b.CookiePolicyURL = opt(f.LogoURL), opt(f.PrivacyPolicyURL), opt(f.CookiePolicyURL)
-	if d, err := strconv.Atoi(f.CookieExpirationDays); err == nil {
-		b.CookieExpirationDays = d
-	}
-	b.GCMExcludeVendor, b.StorefrontIntegration = f.GCMExcludeVendor, f.StorefrontIntegration
-	b.ReopenButton, b.ReopenPosition = f.ReopenButton, pick(f.ReopenPosition, banner.ReopenPositions(), b.ReopenPosition)
-	b.ReopenLabel, b.CookieDomain = opt(f.ReopenLabel), opt(f.CookieDomain)
-	if rules, err := banner.RegionRulesOf(f.inputs()); err == nil {
-		b.RegionRules = rules // invalid draft rules: the preview keeps the saved ones
-	}
-	return &b
-}
-
-func nonEmptyTexts(t map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range t {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 func (h *handler) bannerPage(w http.ResponseWriter, r *http.Request, rq *request) {
 	h.showBanner(w, r, rq, http.StatusOK, page{}, nil, nil)
 }
@@ -450,22 +425,36 @@ type previewPage struct {
 	Runtime string
 	// Visitor says where the preview's visitor is and which of the draft's rules applies.
 	Visitor string
+	// Refused is why the draft was not previewed (the saved banner is shown), nil when it was.
+	Refused *refusal
+}
+
+// refusal is a validation error of a draft: the field core names (core.ErrorField) and its
+// message, as a PATCH of the draft would answer.
+type refusal struct{ Field, Message string }
+
+// previewBanner is the banner the form's draft would make: the draft's patch applied by core
+// (PreviewBanner), or the error a PATCH of it would give.
+func (h *handler) previewBanner(r *http.Request, rq *request, siteID string, f bannerForm) (*banner.Banner, error) {
+	p, err := f.patch()
+	if err != nil {
+		return nil, err
+	}
+	return h.m.PreviewBanner(r.Context(), rq.org, siteID, p)
 }
 
 // visitorNote says, for the preview, which of the draft's rules applies at loc and what it
-// does: the decision of core (cfg.Rule and cfg.Policy), in words.
+// does: the decision of core (cfg.VisitorRule and cfg.Policy), in words.
 func visitorNote(loc core.Location, name string, cfg *banner.PublicConfig) string {
 	where := "A visitor whose location is unknown"
 	if loc.Country != "" {
 		where = "A visitor from " + name
 	}
-	b := cfg.Banner
-	behavior, rule := b.DefaultBehavior, "the banner's default behaviour"
-	if n, ok := strings.CutPrefix(cfg.Rule, "regionRules["); ok {
-		if i, err := strconv.Atoi(strings.TrimSuffix(n, "]")); err == nil && i >= 0 && i < len(b.RegionRules) {
-			behavior, rule = b.RegionRules[i].DefaultBehavior, "rule "+strconv.Itoa(i+1)
-		}
-	} else if cfg.Rule == banner.RuleDefault {
+	vr := cfg.VisitorRule()
+	behavior, rule := cfg.Banner.DefaultBehavior, "the banner's default behaviour"
+	if vr.Rule != nil {
+		behavior, rule = vr.Rule.DefaultBehavior, "rule "+strconv.Itoa(vr.Index+1)
+	} else if vr.Regional {
 		rule = "no regional rule, so the banner's default behaviour"
 	}
 	words := map[string]string{banner.BehaviorOptIn: "opt-in", banner.BehaviorOptOut: "opt-out", banner.BehaviorNoBanner: "no banner"}
@@ -499,9 +488,20 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 		h.fail(w, r, rq, err)
 		return
 	}
+	// The draft is applied by core, with the checks and the code of a PATCH
+	// (core.Banners.PreviewBanner): a draft the PATCH refuses is not previewed, and the note
+	// says why, naming the field as saving it would.
+	b, refused := h.previewBanner(r, rq, s.ID, f)
+	if refused != nil && core.ErrorCode(refused) != core.CodeInvalid {
+		h.fail(w, r, rq, refused)
+		return
+	}
+	if refused != nil {
+		b = cfg.Banner
+	}
 	// The configuration is shared: only copies are changed. The draft's policy is decided
 	// from the draft, so the preview behaves as the draft would.
-	draft := cfg.WithBanner(f.applyTo(*cfg.Banner))
+	draft := cfg.WithBanner(b)
 	draft.ProjectKey = "preview"
 	lang := f.PreviewLanguage
 	if !banner.ValidLanguage(lang) {
@@ -519,13 +519,15 @@ func (h *handler) bannerPreview(w http.ResponseWriter, r *http.Request, rq *requ
 		}
 	}
 	note := visitorNote(loc, name, draft)
-	if _, err := banner.RegionRulesOf(f.inputs()); err != nil {
-		_, m := ruleError(err)
-		if m == "" {
-			m = sentence(core.ErrorMessage(err))
+	var ref *refusal
+	if refused != nil {
+		ref = &refusal{Field: core.ErrorField(refused), Message: core.ErrorMessage(refused)}
+		if _, m := ruleError(refused); m != "" {
+			note += " The draft's regional rules are not valid (" + strings.TrimSuffix(m, ".") + "): the preview shows the saved banner."
+		} else {
+			note += " The draft is not valid (" + strings.TrimSuffix(sentence(core.ErrorMessage(refused)), ".") + "): the preview shows the saved banner."
 		}
-		note += " The draft's regional rules are not valid (" + strings.TrimSuffix(m, ".") + "): the preview applies the saved ones."
 	}
 	h.render(w, r, rq, http.StatusOK, "preview", page{Title: "Preview", Data: previewPage{Site: s, Lang: lang, Config: draft, Runtime: src,
-		Visitor: note}})
+		Visitor: note, Refused: ref}})
 }

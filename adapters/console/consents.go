@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
@@ -142,9 +142,6 @@ func (h *handler) consentsPage(w http.ResponseWriter, r *http.Request, rq *reque
 	h.render(w, r, rq, status, "consents", p)
 }
 
-var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
-	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt"}
-
 // exportConsents streams the filtered records as CSV or NDJSON, in the API's format.
 func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *request) {
 	s := h.siteOf(w, r, rq)
@@ -175,13 +172,9 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	} else {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		cw := csv.NewWriter(bw)
-		cols, row := exportColumns, csvRow
-		if h.cfg.CSVColumns != nil && h.cfg.CSVRow != nil {
-			cols, row = h.cfg.CSVColumns, h.cfg.CSVRow
-		}
-		_ = cw.Write(cols)
+		_ = cw.Write(response.ConsentColumns())
 		write = func(c *consent.ConsentRecord) error {
-			if err := cw.Write(row(c)); err != nil {
+			if err := cw.Write(response.ConsentRow(c)); err != nil {
 				return err
 			}
 			cw.Flush()
@@ -197,19 +190,4 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	if err := bw.Flush(); err != nil {
 		panic(http.ErrAbortHandler)
 	}
-}
-
-func csvRow(c *consent.ConsentRecord) []string {
-	cats, _ := json.Marshal(c.CategoriesConsented)
-	return []string{c.ID, c.SiteID, csvSafe(c.VisitorID), csvSafe(c.IPCountry), c.Jurisdiction, string(cats),
-		strconv.FormatBool(c.GPCSignal), strconv.FormatBool(c.DoNotSell), strconv.Itoa(c.ConsentVersion),
-		c.Action, c.CreatedAt.UTC().Format(time.RFC3339Nano)}
-}
-
-// csvSafe defuses spreadsheet formula injection in client-supplied text.
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }

@@ -9,15 +9,16 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/consentd/consentd/adapters/trustedproxy"
+	"github.com/consentd/consentd/adapters/internal/response"
+	"github.com/consentd/consentd/adapters/internal/trustedproxy"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/identity"
 )
 
@@ -30,33 +31,20 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock (sessions and the sign-in limit).
 	Now func() time.Time
-	// ClientAddr finds a request's client address for the sign-in limit (required): the app
-	// passes the API's rule, httpapi.ClientIP, which trusts forwarding headers from the
-	// configured proxies only.
-	ClientAddr func(*http.Request) string
-	// HTTPS reports whether a request reached the service over HTTPS, which makes the
-	// console's cookies Secure: the app passes the trusted-proxy rule's
-	// (trustedproxy.Rule.HTTPS), which believes X-Forwarded-Proto and Forwarded from the
-	// configured proxies only; nil trusts no proxy (the connection's own TLS only).
-	HTTPS func(*http.Request) bool
-	// ErrorStatus is the HTTP status of an error (required): the app passes the API's,
-	// httpapi.ErrorStatus, so that the console and the API answer an error alike.
-	ErrorStatus func(error) int
+	// TrustedProxies are the peers whose forwarding headers the console believes, as the API
+	// does (the same rule, adapters/internal/trustedproxy): the client address the sign-in
+	// limit counts, and whether a request came over HTTPS, which makes the console's cookies
+	// Secure. None: every peer is the client, and only the connection's own TLS counts.
+	TrustedProxies []netip.Prefix
 	// PublicURL is the external base URL of the service for setup snippets ("": the
 	// request's own).
 	PublicURL string
 	// RuntimeVersion is appended to the runtime's URL in the banner preview.
 	RuntimeVersion string
-	// Snippet renders the setup snippet GET /sites/{id}/setup-snippet answers for r
-	// (httpapi.Config.SetupSnippet), so that the console hands out the API's snippet byte for
-	// byte; nil shows where to get it instead.
-	Snippet func(r *http.Request, framework, projectKey string) (code, instructions string)
-	// SnippetFrameworks are the frameworks Snippet writes for, the default first
-	// (httpapi.SnippetFrameworks); the overview offers a tab for each.
-	SnippetFrameworks []string
-	// CSVColumns and CSVRow are the API's CSV export format; nil uses the contract's fields.
-	CSVColumns []string
-	CSVRow     func(*consent.ConsentRecord) []string
+	// SnippetLoader is whether the service serves the per-site loader, which the setup
+	// snippet then loads (as the API's does: the same response.Snippets); false loads the
+	// runtime with RuntimeVersion.
+	SnippetLoader bool
 	// SessionTTL bounds a session's life (default 12 h); IdleTimeout ends it after that long
 	// without a request (default 1 h).
 	SessionTTL  time.Duration
@@ -71,13 +59,17 @@ type Config struct {
 
 // handler is the console.
 type handler struct {
-	cfg     Config
-	m       UseCases
-	log     *slog.Logger
-	pages   map[string]*template.Template
-	assets  fs.FS
-	version string
-	mux     *http.ServeMux
+	cfg Config
+	m   UseCases
+	log *slog.Logger
+	// proxies is the trusted-proxy rule: the client's address, whether it came over HTTPS.
+	proxies *trustedproxy.Rule
+	// snippets writes the setup snippets, byte for byte as the API does.
+	snippets response.Snippets
+	pages    map[string]*template.Template
+	assets   fs.FS
+	version  string
+	mux      *http.ServeMux
 	// patterns are the mux's route patterns, so that a test can walk every form.
 	patterns []string
 }
@@ -118,21 +110,13 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.SignInWindow <= 0 {
 		cfg.SignInWindow = identity.SignInWindow
 	}
-	if cfg.ClientAddr == nil {
-		return nil, errors.New("console: Config.ClientAddr is required")
-	}
-	if cfg.ErrorStatus == nil {
-		return nil, errors.New("console: Config.ErrorStatus is required")
-	}
-	if cfg.HTTPS == nil {
-		cfg.HTTPS = trustedproxy.New(nil).HTTPS
-	}
 	assets, err := fs.Sub(files, "assets")
 	if err != nil {
 		return nil, err
 	}
 	h := &handler{
-		cfg: cfg, m: cfg.UseCases, log: cfg.Logger, assets: assets,
+		cfg: cfg, m: cfg.UseCases, log: cfg.Logger, assets: assets, proxies: trustedproxy.New(cfg.TrustedProxies),
+		snippets: response.Snippets{PublicURL: cfg.PublicURL, Loader: cfg.SnippetLoader, RuntimeVersion: cfg.RuntimeVersion},
 	}
 	if h.version, err = assetVersion(assets); err != nil {
 		return nil, err
@@ -349,22 +333,22 @@ func (h *handler) checkCSRF(r *http.Request, want string) bool {
 }
 
 // secure reports whether the console is reached over HTTPS (its cookies are then Secure):
-// the request came over HTTPS, by the connection or a trusted proxy's word (Config.HTTPS), or
-// the public URL is an https one.
+// the request came over HTTPS, by the connection or a trusted proxy's word
+// (Config.TrustedProxies), or the public URL is an https one.
 func (h *handler) secure(r *http.Request) bool {
-	return h.cfg.HTTPS(r) || strings.HasPrefix(h.cfg.PublicURL, "https://")
+	return h.proxies.HTTPS(r) || strings.HasPrefix(h.cfg.PublicURL, "https://")
 }
 
 // fail shows err in words: the use case's message for what the person can fix, a generic
 // sentence (and a log line with the cause) for the rest.
-// The status is the API's for the same error (Config.ErrorStatus).
+// The status is the API's for the same error (response.Status, the table both read).
 func (h *handler) message(r *http.Request, err error) (int, string) {
 	switch core.ErrorCode(err) {
 	case core.CodeInternal:
 	case core.CodeForbidden:
-		return h.cfg.ErrorStatus(err), "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
+		return response.Status(err), "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
 	default:
-		return h.cfg.ErrorStatus(err), sentence(core.ErrorMessage(err))
+		return response.Status(err), sentence(core.ErrorMessage(err))
 	}
 	if errors.Is(err, context.Canceled) {
 		return http.StatusServiceUnavailable, "The request was cancelled."

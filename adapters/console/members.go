@@ -106,7 +106,7 @@ func (h *handler) baseURL(r *http.Request) string {
 		return strings.TrimSuffix(h.cfg.PublicURL, "/")
 	}
 	scheme := "http"
-	if h.cfg.HTTPS(r) {
+	if h.proxies.HTTPS(r) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
@@ -195,7 +195,7 @@ func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		h.joinInvite(w, r)
 		return
 	}
-	addr := signInKey(h.cfg.ClientAddr(r))
+	addr := signInKey(h.proxies.ClientIP(r))
 	if h.limited(w, r, addr) {
 		return
 	}
@@ -279,7 +279,7 @@ func (h *handler) resetPage(w http.ResponseWriter, r *http.Request) {
 // resetPassword sets the new password. A link that is not valid (a guess, a used or expired
 // one) counts as a failed sign-in of the client address.
 func (h *handler) resetPassword(w http.ResponseWriter, r *http.Request) {
-	addr := signInKey(h.cfg.ClientAddr(r))
+	addr := signInKey(h.proxies.ClientIP(r))
 	if h.limited(w, r, addr) {
 		return
 	}

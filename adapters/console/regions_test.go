@@ -46,17 +46,24 @@ func TestEditRules(t *testing.T) {
 	}
 }
 
-// TestRuleError: core's errors naming a rule are put beside it, in words.
+// TestRuleError: core's errors naming a rule are put beside it, in words, read from the field
+// path the error carries.
 func TestRuleError(t *testing.T) {
-	for in, want := range map[string][2]string{
-		"regionRules[1].regions[0]: unknown region code \"XX\"":   {"rule-1", "Rule 2, region 1: unknown region code \"XX\"."},
-		"regionRules[0].regions: must list 1 to 300 region codes": {"rule-0", "Rule 1: the regions must list 1 to 300 region codes."},
-		"regionRules[12].defaultBehavior: must be one of [a b]":   {"rule-12", "Rule 13: the behaviour must be one of [a b]."},
-		"regionRules: must have at most 50 rules":                 {"", ""},
+	for in, want := range map[[2]string][2]string{
+		{"regionRules[1].regions[0]", "unknown region code \"XX\""}:   {"rule-1", "Rule 2, region 1: unknown region code \"XX\"."},
+		{"regionRules[0].regions", "must list 1 to 300 region codes"}: {"rule-0", "Rule 1: the regions must list 1 to 300 region codes."},
+		{"regionRules[12].defaultBehavior", "must be one of [a b]"}:   {"rule-12", "Rule 13: the behaviour must be one of [a b]."},
+		{"regionRules", "must have at most 50 rules"}:                 {"", ""},
+		{"regionRules[1].regions[0]x", "trailing"}:                    {"", ""},
+		{"colors.primary", "unknown key or empty value"}:              {"", ""},
 	} {
-		form, msg := ruleError(core.Errorf(core.CodeInvalid, "%s", in))
+		form, msg := ruleError(core.FieldErrorf(in[0], "%s", in[1]))
 		if form != want[0] || msg != want[1] {
 			t.Errorf("%s: %q %q", in, form, msg)
 		}
+	}
+	// The message alone names no field: a rule's error is read from its path, not its text.
+	if form, _ := ruleError(core.Errorf(core.CodeInvalid, "regionRules[1].regions[0]: unknown region code \"XX\"")); form != "" {
+		t.Errorf("an error without a field path was read from its text: %q", form)
 	}
 }

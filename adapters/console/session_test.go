@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/consentd/consentd/adapters/console"
-	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/usecases"
@@ -75,7 +74,7 @@ func newUnitWorldBehind(t *testing.T, publicURL string, proxies []netip.Prefix) 
 		t.Fatal(err)
 	}
 	h, err := console.New(console.Config{UseCases: console.FromCore(uc), Now: clk.now, PublicURL: publicURL,
-		ClientAddr: httpapi.ClientIP(proxies), ErrorStatus: httpapi.ErrorStatus})
+		TrustedProxies: proxies})
 	if err != nil {
 		t.Fatal(err)
 	}

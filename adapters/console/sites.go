@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/scan"
-	sitepkg "github.com/consentd/consentd/core/site"
+	"github.com/consentd/consentd/core/site"
 )
 
 func (h *handler) sitesPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -79,7 +80,7 @@ func (h *handler) siteStatus(ctx context.Context, org string, site *core.Site) (
 
 func (h *handler) createSite(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, u := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url"))
-	s, err := h.m.CreateSite(r.Context(), rq.org, sitepkg.SiteInput{Name: &name, URL: &u})
+	s, err := h.m.CreateSite(r.Context(), rq.org, site.SiteInput{Name: &name, URL: &u})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSites(w, r, rq, status, page{Form: "create", Error: msg, Values: r.PostForm})
@@ -238,11 +239,12 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 		return
 	}
 	ctx := r.Context()
-	o := overview{Frameworks: h.cfg.SnippetFrameworks, Framework: r.URL.Query().Get("framework")}
-	if !slices.Contains(o.Frameworks, o.Framework) && len(o.Frameworks) > 0 {
+	o := overview{Frameworks: response.SnippetFrameworks(), Framework: r.URL.Query().Get("framework")}
+	if !slices.Contains(o.Frameworks, o.Framework) {
 		o.Framework = o.Frameworks[0]
 	}
-	o.Code, o.Instructions = h.snippet(r, o.Framework, s.ProjectKey)
+	sn := h.snippets.For(h.proxies.BaseURL(r), o.Framework, s.ProjectKey)
+	o.Code, o.Instructions = sn.Code, sn.Instructions
 	var err error
 	if o.Trackers, err = h.m.Trackers(ctx, rq.org, s.ID); err != nil {
 		h.fail(w, r, rq, err)
@@ -283,17 +285,9 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 	h.render(w, r, rq, status, "site", p)
 }
 
-// snippet is the setup snippet the API serves for the site, byte for byte.
-func (h *handler) snippet(r *http.Request, framework, key string) (string, string) {
-	if h.cfg.Snippet == nil {
-		return "", "GET " + core.APIPrefix + "/sites/{id}/setup-snippet gives the setup snippet."
-	}
-	return h.cfg.Snippet(r, framework, key)
-}
-
 func (h *handler) renameSite(w http.ResponseWriter, r *http.Request, rq *request) {
 	name, u := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url"))
-	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), sitepkg.SiteInput{Name: &name, URL: &u})
+	s, err := h.m.UpdateSite(r.Context(), rq.org, r.PathValue("id"), site.SiteInput{Name: &name, URL: &u})
 	if err != nil {
 		status, msg := h.message(r, err)
 		h.showSite(w, r, rq, status, page{Form: "rename", Error: msg, Values: r.PostForm})

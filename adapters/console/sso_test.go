@@ -18,7 +18,6 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/consentd/consentd/adapters/console"
-	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/adapters/oidcsso"
 	"github.com/consentd/consentd/core"
@@ -68,7 +67,7 @@ func TestSSO(t *testing.T) {
 		t.Fatal(err)
 	}
 	providers := ssoProviders{oidcsso.NewProviders(uc.Users.SSOSignInConfig, p, true), uc.Users, true}
-	if h, err = console.New(console.Config{UseCases: console.FromCore(uc), ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus, SSO: providers}); err != nil {
+	if h, err = console.New(console.Config{UseCases: console.FromCore(uc), SSO: providers}); err != nil {
 		t.Fatal(err)
 	}
 	signIn := func(user *mockoidc.MockUser) (*http.Client, int, string) {
@@ -189,7 +188,7 @@ func TestOrgSSO(t *testing.T) {
 		t.Fatal(err)
 	}
 	newConsole := func(allowPrivate bool) http.Handler {
-		c, err := console.New(console.Config{UseCases: console.FromCore(uc), ClientAddr: httpapi.ClientIP(nil), ErrorStatus: httpapi.ErrorStatus,
+		c, err := console.New(console.Config{UseCases: console.FromCore(uc),
 			SSO: ssoProviders{oidcsso.NewProviders(uc.Users.SSOSignInConfig, deployment, allowPrivate), uc.Users, true}})
 		if err != nil {
 			t.Fatal(err)

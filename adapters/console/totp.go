@@ -106,7 +106,7 @@ func (h *handler) codeLimit(w http.ResponseWriter, r *http.Request, rq *request,
 		h.showTOTP(w, r, rq, http.StatusForbidden, "", "", nil)
 		return nil, false
 	}
-	keys := []string{signInKey(h.cfg.ClientAddr(r))}
+	keys := []string{signInKey(h.proxies.ClientIP(r))}
 	ms, err := h.m.Memberships(r.Context(), rq.s.UserID)
 	if err != nil {
 		h.fail(w, r, rq, err)

@@ -4,20 +4,111 @@ import (
 	"context"
 	"time"
 
-	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/event"
 	"github.com/consentd/consentd/core/identity"
+	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/tcf"
 	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/watch"
+	"github.com/consentd/consentd/library"
 )
 
-// The use cases the console calls. What it shares with the API (keys, sites, banners,
-// categories, services, the library, scans, consent records, compliance, the audit log) it
-// consumes through the API's interfaces (httpapi), one set for both; the interfaces here are
-// the console's own. core's services satisfy them all.
+// The use cases the console calls, declared here where they are consumed, as the methods of
+// core's services it calls; core's services satisfy them all. The API declares its own
+// (adapters/httpapi): the two adapters are siblings, and neither imports the other.
 type (
+	// AuthUseCases authenticate API keys (the console's sign-in with a key).
+	AuthUseCases interface {
+		AuthenticateKey(ctx context.Context, key string) (*core.Actor, error)
+	}
+	// APIKeyUseCases manage the organization's API keys.
+	APIKeyUseCases interface {
+		APIKeys(ctx context.Context, orgID string) ([]*identity.APIKey, error)
+		IssueAPIKey(ctx context.Context, orgID string, in identity.APIKeyInput) (*identity.APIKey, string, error)
+		RevokeAPIKey(ctx context.Context, orgID, id string) error
+		RotateAPIKey(ctx context.Context, orgID, id string, grace *time.Duration) (*identity.APIKey, string, *identity.APIKey, error)
+	}
+	// SiteUseCases manage sites.
+	SiteUseCases interface {
+		CreateSite(ctx context.Context, orgID string, in site.SiteInput) (*core.Site, error)
+		Sites(ctx context.Context, orgID string) ([]*core.Site, error)
+		Site(ctx context.Context, orgID, id string) (*core.Site, error)
+		UpdateSite(ctx context.Context, orgID, id string, in site.SiteInput) (*core.Site, error)
+		DeleteSite(ctx context.Context, orgID, id string) error
+	}
+	// BannerUseCases edit a site's banner and script blocking, and preview a draft with the
+	// patch's own checks and code (core.Banners.PreviewBanner).
+	BannerUseCases interface {
+		Banner(ctx context.Context, orgID, siteID string) (*banner.Banner, error)
+		PatchBanner(ctx context.Context, orgID, siteID string, p banner.BannerPatch) (*banner.Banner, error)
+		PreviewBanner(ctx context.Context, orgID, siteID string, p banner.BannerPatch) (*banner.Banner, error)
+		SetScriptBlocking(ctx context.Context, orgID, siteID string, enabled bool) error
+	}
+	// CategoryUseCases manage a site's categories.
+	CategoryUseCases interface {
+		Categories(ctx context.Context, orgID, siteID string) ([]*banner.Category, error)
+		CreateCategory(ctx context.Context, orgID, siteID string, in banner.CategoryInput) (*banner.Category, error)
+		UpdateCategory(ctx context.Context, orgID, siteID, id string, in banner.CategoryInput) (*banner.Category, error)
+		DeleteCategory(ctx context.Context, orgID, siteID, id string) error
+	}
+	// ServiceUseCases manage the services configured on a site.
+	ServiceUseCases interface {
+		Services(ctx context.Context, orgID, siteID string) ([]*banner.Service, error)
+		CreateService(ctx context.Context, orgID, siteID string, in banner.ServiceInput) (*banner.Service, error)
+		UpdateService(ctx context.Context, orgID, siteID, id string, in banner.ServiceInput) (*banner.Service, error)
+		ImportService(ctx context.Context, orgID, siteID, slug, categorySlug string) (*banner.ImportResult, error)
+		DeleteService(ctx context.Context, orgID, siteID, id string) error
+	}
+	// LibraryUseCases read the service library.
+	LibraryUseCases interface {
+		LibraryServices(q string) []*library.Service
+		LibraryService(slug string) (*library.Service, error)
+	}
+	// ScanUseCases trigger scans and read their results.
+	ScanUseCases interface {
+		TriggerScan(ctx context.Context, orgID, siteID string, in scan.ScanInput) (*scan.Scan, error)
+		Scans(ctx context.Context, orgID, siteID string) ([]*scan.Scan, error)
+		Scan(ctx context.Context, orgID, siteID, scanID string) (*scan.Scan, error)
+		ConfigureScan(ctx context.Context, orgID, siteID, scanID string) (*banner.ImportResult, error)
+		Trackers(ctx context.Context, orgID, siteID string) (*scan.Trackers, error)
+	}
+	// ConsentLogUseCases list, export, prove, count and erase consent records.
+	ConsentLogUseCases interface {
+		ConsentRecords(ctx context.Context, orgID string, q consent.ConsentQuery) ([]*consent.ConsentRecord, int, error)
+		ExportConsentRecords(ctx context.Context, orgID string, q consent.ConsentQuery, fn func(*consent.ConsentRecord) error) error
+		ConsentSnapshot(ctx context.Context, orgID, siteID, hash string) (*banner.ConsentSnapshot, error)
+		VerifyConsentChain(ctx context.Context, orgID, siteID string) (*consent.ChainReport, error)
+		ConsentStats(ctx context.Context, orgID string, q consent.ConsentStatsQuery) (*consent.ConsentStats, error)
+		EraseVisitor(ctx context.Context, orgID, siteID, visitorID string) (int, error)
+	}
+	// ComplianceUseCases report whether a site's banner is set up and obeyed as the rules ask.
+	ComplianceUseCases interface {
+		Report(ctx context.Context, orgID, siteID string) (*scan.ComplianceReport, error)
+	}
+	// AuditUseCases read and verify the audit log.
+	AuditUseCases interface {
+		AuditEntries(ctx context.Context, orgID string, q identity.AuditQuery, cursor string) (*identity.AuditPage, error)
+		VerifyAuditLog(ctx context.Context, orgID string) (*identity.AuditReport, error)
+	}
+	// SSOUseCases manage the organization's own single sign-on provider (owners).
+	SSOUseCases interface {
+		SSOConfig(ctx context.Context, orgID string) (*identity.SSOConfig, error)
+		PutSSOConfig(ctx context.Context, orgID string, in identity.SSOInput) (*identity.SSOConfig, error)
+		DeleteSSOConfig(ctx context.Context, orgID string) error
+	}
+	// WebhookUseCases manage the organization's webhook endpoints and read their deliveries.
+	WebhookUseCases interface {
+		CreateEndpoint(ctx context.Context, orgID string, in watch.WebhookInput) (*event.WebhookEndpoint, error)
+		Endpoints(ctx context.Context, orgID string) ([]*event.WebhookEndpoint, error)
+		Endpoint(ctx context.Context, orgID, id string) (*event.WebhookEndpoint, error)
+		DeleteEndpoint(ctx context.Context, orgID, id string) error
+		Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*event.WebhookDelivery, int, error)
+		SendTest(ctx context.Context, orgID, id string) (*event.WebhookDelivery, error)
+	}
 	// UserUseCases sign members in and manage members and invitations.
 	UserUseCases interface {
 		SignIn(ctx context.Context, email, password string) (*identity.SignInResult, error)
@@ -66,25 +157,25 @@ type (
 
 // UseCases are the use cases behind the console's pages.
 type UseCases struct {
-	httpapi.AuthUseCases
+	AuthUseCases
 	SessionUseCases
 	UserUseCases
-	httpapi.SiteUseCases
-	httpapi.BannerUseCases
-	httpapi.CategoryUseCases
-	httpapi.ServiceUseCases
-	httpapi.LibraryUseCases
-	httpapi.ScanUseCases
-	httpapi.ConsentLogUseCases
+	SiteUseCases
+	BannerUseCases
+	CategoryUseCases
+	ServiceUseCases
+	LibraryUseCases
+	ScanUseCases
+	ConsentLogUseCases
 	PreviewUseCases
 	RegionStatsUseCases
 	TCFUseCases
-	httpapi.APIKeyUseCases
-	httpapi.ComplianceUseCases
-	httpapi.AuditUseCases
-	httpapi.SSOUseCases
+	APIKeyUseCases
+	ComplianceUseCases
+	AuditUseCases
+	SSOUseCases
 	OrgFinderUseCases
-	httpapi.WebhookUseCases
+	WebhookUseCases
 }
 
 // FromCore picks the console's use cases out of core's.

@@ -18,7 +18,8 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/consentd/consentd/adapters/httpapi/apidocs"
-	"github.com/consentd/consentd/adapters/trustedproxy"
+	"github.com/consentd/consentd/adapters/internal/response"
+	"github.com/consentd/consentd/adapters/internal/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -199,7 +200,7 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 		actor, err := h.authenticateHeader(ctx.Context(), ctx.Header("Authorization"))
 		if err != nil {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
-			huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
+			huma.WriteErr(api, ctx, response.Status(err), core.ErrorMessage(err)) //nolint:errcheck // written to the client
 			return
 		}
 		// The use cases authorize the caller by its role and sites (core.Actor.Authorize).
@@ -230,7 +231,7 @@ func (h *handlers) authenticateHeader(ctx context.Context, header string) (*core
 // baseURLOf: each value is a context and a huma context more for every request.
 func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 	r, _ := humago.Unwrap(ctx)
-	f := &facts{https: h.proxies.HTTPS(r), host: ctx.Host(), gpc: ctx.Header("Sec-GPC") == "1"}
+	f := &facts{base: h.proxies.BaseURL(r), gpc: ctx.Header("Sec-GPC") == "1"}
 	if isPublic(ctx.URL().Path) {
 		f.location = h.loc.locate(r)
 	}
@@ -241,8 +242,7 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 type facts struct {
 	location core.Location
 	gpc      bool
-	https    bool // trustedproxy.Rule.HTTPS
-	host     string
+	base     string // trustedproxy.Rule.BaseURL
 }
 
 func factsOf(ctx context.Context) *facts {
@@ -263,11 +263,8 @@ func locationOf(ctx context.Context) core.Location { return factsOf(ctx).locatio
 // gpcOf reports whether the request carries Sec-GPC: 1.
 func gpcOf(ctx context.Context) bool { return factsOf(ctx).gpc }
 
-// baseURLOf is the base URL the client used (requestBase).
-func baseURLOf(ctx context.Context) string {
-	f := factsOf(ctx)
-	return requestBase(f.https, f.host)
-}
+// baseURLOf is the base URL the client used (trustedproxy.Rule.BaseURL).
+func baseURLOf(ctx context.Context) string { return factsOf(ctx).base }
 
 // op describes an authenticated operation of the management API.
 func op(id, method, path, summary, tag string, status int) huma.Operation {

@@ -10,20 +10,9 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 )
-
-// statusOf is the one table from error code to HTTP status.
-var statusOf = map[core.Code]int{
-	core.CodeInvalid:          http.StatusBadRequest,
-	core.CodeUnauthorized:     http.StatusUnauthorized,
-	core.CodeForbidden:        http.StatusForbidden,
-	core.CodeNotFound:         http.StatusNotFound,
-	core.CodeConflict:         http.StatusConflict,
-	core.CodeRateLimited:      http.StatusTooManyRequests,
-	core.CodeInternal:         http.StatusInternalServerError,
-	core.CodeUnsupportedMedia: http.StatusUnsupportedMediaType,
-}
 
 // codeOf maps a status produced outside core (by huma or net/http) back to a wire code.
 func codeOf(status int) core.Code {
@@ -33,7 +22,7 @@ func codeOf(status int) core.Code {
 	case status >= 500:
 		return core.CodeInternal
 	}
-	for c, s := range statusOf {
+	for c, s := range response.Statuses() {
 		if s == status {
 			return c
 		}
@@ -105,10 +94,7 @@ func newError(status int, msg string, errs ...error) huma.StatusError {
 // cause (the client sees a generic message).
 func (h *handlers) fail(ctx context.Context, err error) error {
 	code := core.ErrorCode(err)
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
+	status := response.StatusOf(code)
 	if status >= 500 {
 		h.log.ErrorContext(ctx, "request failed", slog.Any("err", err))
 	}

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
@@ -26,13 +26,6 @@ const (
 // exportFormats are the formats of the export (its query's enum, pinned by
 // TestSchemaEnumsAreCore), the default first.
 var exportFormats = [...]string{exportCSV, exportNDJSON}
-
-// exportColumns are the CSV header; NDJSON lines carry the listing's JSON fields.
-var exportColumns = []string{"id", "siteId", "visitorId", "ipCountry", "jurisdiction", "categoriesConsented",
-	"gpcSignal", "doNotSell", "consentVersion", "action", "createdAt",
-	"pageUrl", "userAgent", "snapshotHash", "visitorSalt", "visitorHash", "recordHash",
-	"batchSeq", "batchIndex", "batchHash", "prevBatchHash", "region", "regionRule",
-	"tcString", "acString", "gvlVersion", "gppString"}
 
 func (h *handlers) registerExport(api huma.API) {
 	o := op("exportConsentRecords", http.MethodGet, "/sites/{id}/consent-records/export", "Export consent records", "Consent", 0)
@@ -92,11 +85,11 @@ func (h *handlers) registerExport(api huma.API) {
 				write = func(r *consent.ConsentRecord) error { return enc.Encode(r) }
 			} else {
 				cw := csv.NewWriter(w)
-				if err := cw.Write(exportColumns); err != nil {
+				if err := cw.Write(response.ConsentColumns()); err != nil {
 					h.abortExport(ctx, err)
 				}
 				write = func(r *consent.ConsentRecord) error {
-					if err := cw.Write(csvRow(r)); err != nil {
+					if err := cw.Write(response.ConsentRow(r)); err != nil {
 						return err
 					}
 					cw.Flush()
@@ -139,26 +132,6 @@ func (h *handlers) abortExport(ctx context.Context, err error) {
 }
 
 func csvHeader() string {
-	b, _ := json.Marshal(exportColumns)
+	b, _ := json.Marshal(response.ConsentColumns())
 	return string(b)
-}
-
-func csvRow(r *consent.ConsentRecord) []string {
-	cats, _ := json.Marshal(r.CategoriesConsented) // a map[string]bool always marshals
-	return []string{
-		r.ID, r.SiteID, csvSafe(r.VisitorID), csvSafe(r.IPCountry), r.Jurisdiction, string(cats),
-		strconv.FormatBool(r.GPCSignal), strconv.FormatBool(r.DoNotSell), strconv.Itoa(r.ConsentVersion),
-		r.Action, r.CreatedAt.UTC().Format(time.RFC3339Nano),
-		csvSafe(r.PageURL), r.UserAgent, r.SnapshotHash, r.VisitorSalt, r.VisitorHash, r.RecordHash,
-		strconv.FormatInt(r.BatchSeq, 10), strconv.Itoa(r.BatchIndex), r.BatchHash, r.PrevBatchHash,
-		r.Region, r.RegionRule, r.TCString, r.ACString, strconv.Itoa(r.GVLVersion), r.GPPString,
-	}
-}
-
-// csvSafe defuses spreadsheet formula injection in client-supplied text (OWASP's advice).
-func csvSafe(s string) string {
-	if s != "" && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r') {
-		return "'" + s
-	}
-	return s
 }

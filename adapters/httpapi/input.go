@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/danielgtaylor/huma/v2/validation"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 )
 
@@ -45,7 +46,7 @@ func checkInput(api huma.API) func(huma.Context, func(huma.Context)) {
 const bodyChecksItself = "consentd.bodyChecksItself"
 
 func writeInputError(api huma.API, ctx huma.Context, err error) {
-	huma.WriteErr(api, ctx, statusOf[core.ErrorCode(err)], core.ErrorMessage(err)) //nolint:errcheck // written to the client
+	huma.WriteErr(api, ctx, response.Status(err), core.ErrorMessage(err)) //nolint:errcheck // written to the client
 }
 
 func checkParams(ctx huma.Context, op *huma.Operation) error {

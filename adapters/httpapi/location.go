@@ -21,7 +21,7 @@ type locator struct {
 
 func newLocator(cfg Config) *locator {
 	return &locator{countryHeader: cfg.CountryHeader, regionHeader: cfg.RegionHeader, geo: cfg.Geolocator,
-		client: ClientIP(cfg.TrustedProxies), log: cfg.Logger}
+		client: clientIP(cfg.TrustedProxies), log: cfg.Logger}
 }
 
 // locate returns where the visitor of r is. A configured header the request carries wins, even

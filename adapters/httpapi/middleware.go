@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 
-	"github.com/consentd/consentd/adapters/trustedproxy"
+	"github.com/consentd/consentd/adapters/internal/trustedproxy"
 	"github.com/consentd/consentd/core"
 )
 
@@ -55,7 +55,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // that IDs do not explode the label space), and writes one access-log line per request, with
 // the client's address masked (maskAddr) and the trace and span IDs of the request's span.
 func instrument(log *slog.Logger, proxies []netip.Prefix, next http.Handler) http.Handler {
-	client := ClientIP(proxies)
+	client := clientIP(proxies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -123,9 +123,9 @@ func seriesFor(route, method string, status int) *series {
 	return m.(*series)
 }
 
-// ClientIP returns how to find a request's client: the trusted-proxy rule's (trustedproxy),
+// clientIP returns how to find a request's client: the trusted-proxy rule's (trustedproxy),
 // which the API's rate limits and logs and the console's sign-in limit all count clients by.
-func ClientIP(trusted []netip.Prefix) func(*http.Request) string {
+func clientIP(trusted []netip.Prefix) func(*http.Request) string {
 	return trustedproxy.New(trusted).ClientIP
 }
 
@@ -178,7 +178,7 @@ func isPublic(path string) bool {
 // limits them per client address.
 func (h *handlers) public(next http.Handler) http.Handler {
 	lim := newLimiter(h.cfg.PublicRateLimit)
-	clientAddr := ClientIP(h.cfg.TrustedProxies)
+	clientAddr := clientIP(h.cfg.TrustedProxies)
 	anyOrigin, exposed := headerValue("*"), headerValue("ETag")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isPublic(r.URL.Path) {

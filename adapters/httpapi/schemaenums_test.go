@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/httpapi"
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
@@ -56,13 +57,13 @@ var schemaEnums = map[string][]string{
 	"ComplianceReport.verdict":            scan.Verdicts(),
 	"Verification.banner":                 core.VerifiedBanners(),
 	"WebhookDelivery.status":              event.DeliveryStatuses(),
-	"Snippet.framework":                   httpapi.SnippetFrameworks(),
+	"Snippet.framework":                   response.SnippetFrameworks(),
 	"ChangedCookie.kind":                  core.StorageKinds(),
 	"UnrecognizedCookie.kind":             core.StorageKinds(),
 	"VerifiedStorage.kind":                core.StorageKinds(),
 	"VendorConsent.kind":                  banner.VendorCallKinds(),
 
-	"GET /sites/{id}/setup-snippet query:framework":       httpapi.SnippetFrameworks(),
+	"GET /sites/{id}/setup-snippet query:framework":       response.SnippetFrameworks(),
 	"GET /sites/{id}/consent-records/export query:format": httpapi.ExportFormats,
 	"GET /sites/{id}/consent-stats query:interval":        consent.StatsIntervals(),
 	"GET /audit-log query:action":                         core.AuditActions(),

@@ -17,8 +17,8 @@ import (
 
 // The use cases the handlers call, one small interface per concept, declared here where they
 // are consumed; core's services satisfy them (app wires core.UseCases in). The console
-// consumes the same ones for what it shares with the API (sites, banners, scans, records...)
-// and declares only its own.
+// declares its own (adapters/console): the two adapters are siblings, sharing only the leaves
+// under adapters/internal.
 type (
 	// AuthUseCases authenticate API keys: the caller's organization, role and sites.
 	AuthUseCases interface {

@@ -7,7 +7,7 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/consentd/consentd/adapters/trustedproxy"
+	"github.com/consentd/consentd/adapters/internal/trustedproxy"
 )
 
 // TestRule: a proxy's word on the client and on the scheme counts only from a trusted peer.

@@ -5,8 +5,8 @@
 // (CONSENTD_TRUSTED_PROXIES); from any other peer the headers are ignored, since a client can
 // send them itself.
 //
-// It is a leaf (stdlib and realclientip only) shared by the API and the console, so that
-// neither adapter imports the other for it, and the two never disagree.
+// It is a leaf under adapters/internal (stdlib and realclientip only) shared by the API and the
+// console, so that neither adapter imports the other for it, and the two never disagree.
 package trustedproxy
 
 import (
@@ -74,6 +74,15 @@ func (rule *Rule) HTTPS(r *http.Request) bool {
 		return strings.EqualFold(proto, "https")
 	}
 	return strings.EqualFold(lastValue(r.Header.Values("X-Forwarded-Proto")), "https")
+}
+
+// BaseURL is the scheme and host the client used: https when HTTPS says so, the request's
+// Host header as the host.
+func (rule *Rule) BaseURL(r *http.Request) string {
+	if rule.HTTPS(r) {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }
 
 // fromProxy reports whether peer is a trusted proxy.

@@ -66,10 +66,10 @@ func TestPolicyListsWrittenOnce(t *testing.T) {
 			func(src string) bool { return count(hosts, src) >= 2 }},
 		{"a list of the services reading Consent Mode", []string{"library/vendors.go"}, nil, serviceList.MatchString},
 		{"a list of the places of a law (European countries, US states with a privacy law)", []string{"core/regions.json"}, nil, lawList.MatchString},
-		{"a vendor's or the storefront's signal name", []string{"core/policy.go", "core/vendorconsent.go"}, nil, signals.MatchString},
-		{"a category slug literal", []string{"core/policy.go"},
+		{"a vendor's or the storefront's signal name", []string{"core/banner/policy.go", "core/banner/vendorconsent.go", "core/tcf/tcfsignals.go"}, nil, signals.MatchString},
+		{"a category slug literal", []string{"core/banner/policy.go"},
 			func(p string) bool {
-				return (filepath.Dir(p) == "core" && strings.HasSuffix(p, ".go")) || strings.HasPrefix(p, "adapters/httpapi/bannerjs/")
+				return (strings.HasPrefix(p, "core/") && strings.HasSuffix(p, ".go")) || strings.HasPrefix(p, "adapters/httpapi/bannerjs/")
 			}, slugs.MatchString},
 	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

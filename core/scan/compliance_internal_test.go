@@ -73,7 +73,7 @@ func TestComplianceRuleFile(t *testing.T) {
 
 // TestComplianceRulesDocumented: docs/compliance.md lists every rule.
 func TestComplianceRulesDocumented(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "docs", "compliance.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "compliance.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

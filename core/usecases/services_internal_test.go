@@ -77,6 +77,9 @@ func typeName(e ast.Expr) string {
 	if id, ok := e.(*ast.Ident); ok {
 		return id.Name
 	}
+	if se, ok := e.(*ast.SelectorExpr); ok {
+		return se.Sel.Name
+	}
 	return ""
 }
 

@@ -55,6 +55,7 @@ func runCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, 
 // TestAdminCommands runs org create, apikey create and site create as README.md describes
 // them, with the database named by the environment, and checks their JSON.
 func TestAdminCommands(t *testing.T) {
+	t.Parallel()
 	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(t.TempDir(), "cli.db")}
 	if _, stderr, err := runCLI(t, env, "migrate"); err != nil {
 		t.Fatalf("migrate: %v %s", err, stderr)

@@ -151,10 +151,7 @@ func (r *running) waitScan(t *testing.T, siteID, scanID string, within time.Dura
 	}
 }
 
-// dialects runs fn on SQLite and on Postgres, in parallel subtests of a parallel test: each
-// has a database, a server and target sites of its own, and waits on scans, mostly.
 func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
-	t.Parallel()
 	for _, d := range []string{"sqlite", "postgres"} {
 		t.Run(d, func(t *testing.T) {
 			t.Parallel()

@@ -16,7 +16,6 @@ import (
 // consent state saw, under the site's project key.
 func TestVerifyScanOverHTTP(t *testing.T) {
 	needChromium(t)
-	t.Parallel()
 	dir := filepath.Join("..", "testdata", "verify", "clean")
 	cfg, rule, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())
 	r := serve(t, "sqlite", func(c *Config) {

@@ -83,12 +83,15 @@ func facts(t testing.TB, r *Result, site string) map[string]bool {
 // TestDeepRecordedSites scans each recorded deep site in the browser and requires 100%
 // precision and recall against its expected file: services, tracking IDs, cookies with their
 // durations, storage keys, unrecognized ones, pre-consent findings. The static engine's
-// figures on the same expectations are logged beside them.
+// figures on the same expectations are logged beside them. The sites are parallel subtests on
+// a pool of two browsers of their own.
 func TestDeepRecordedSites(t *testing.T) {
-	b := testBrowsers(t)
+	t.Parallel()
+	b := ownBrowsers(t, 2)
 	ix := librarytest.Index(t)
 	for _, dir := range deepSiteDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
 			want := crawlertest.LoadDeepExpectation(t, dir)
 			site := crawlertest.SiteHost(loadSiteConfig(t, dir))
 			start := time.Now()

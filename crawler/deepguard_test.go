@@ -115,7 +115,10 @@ func TestDeepAddressGuard(t *testing.T) {
 
 // TestDeepBrowserCrash: a browser that dies while loading a page is replaced and the page
 // loaded again; one that dies every time fails the scan with a temporary error saying so.
+//
+// It has a browser pool of its own, so it runs in parallel.
 func TestDeepBrowserCrash(t *testing.T) {
+	t.Parallel()
 	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: testBrowserPath(t), Size: 1})
 	defer b.Close()
 	dir := "../testdata/deep/script-cookies"
@@ -223,7 +226,10 @@ func TestDeepStorefront(t *testing.T) {
 
 // TestDeepBrowserHang: a browser that stops answering (SIGSTOP) is given up at the page
 // timeout, replaced, and the page loaded on the new one.
+//
+// It has a browser pool of its own, so it runs in parallel.
 func TestDeepBrowserHang(t *testing.T) {
+	t.Parallel()
 	b := browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: testBrowserPath(t), Size: 1})
 	defer b.Close()
 	dir := "../testdata/deep/script-cookies"

@@ -70,7 +70,8 @@ func dump(t *testing.T, v any) {
 // nothing non-essential before a decision or after reject, both trackers after accept, and
 // after withdrawal nothing comes back.
 func TestVerifyClean(t *testing.T) {
-	b := testBrowsers(t)
+	t.Parallel()
+	b := ownBrowsers(t, 1)
 	res, err := verifySite(t, "clean", librarytest.Index(t), b, VerifyOptions{Categories: []string{"statistics"}})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +137,8 @@ func TestVerifyClean(t *testing.T) {
 // pixel image's cookie comes back after withdrawal; the opt_out banner lets the marked
 // trackers run before a decision.
 func TestVerifyFaulty(t *testing.T) {
-	b := testBrowsers(t)
+	t.Parallel()
+	b := ownBrowsers(t, 1)
 	res, err := verifySite(t, "faulty", librarytest.Index(t), b, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +200,8 @@ func TestVerifyOtherVendor(t *testing.T) {
 // scanner requested anyway (on the first page, without a configuration yet, it even ran). The pixel its unmarked loader inserts at run time is held before
 // any fetch (and, inserted by script, is not one of the page's own tags). After accept both run.
 func TestVerifyHeldUnmarked(t *testing.T) {
-	b := testBrowsers(t)
+	t.Parallel()
+	b := ownBrowsers(t, 1)
 	res, err := verifySite(t, "held-unmarked", librarytest.Index(t), b, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)

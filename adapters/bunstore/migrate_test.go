@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -82,31 +83,73 @@ func TestMigrateCrashChild(t *testing.T) {
 	s.Close()
 }
 
+// crashWorkers is how many crash children the crash tests run at once, each on a database of
+// its own. A kill's time goes to starting the child, to the database server and to waiting
+// for both, so a few at once overlap even on two cores; one at a time, the Postgres crash
+// tests took over three minutes of a CI run.
+const crashWorkers = 4
+
+// inTurn runs each of items as a subtest named by its number, crashWorkers at a time, until
+// they are all done, a subtest fails or stop returns true (checked before each is started),
+// and returns when the started ones have ended. Its subtests run beside each other, not
+// beside the test's other subtests, as t.Parallel would have them.
+func inTurn(t *testing.T, items func(yield func(int) bool), stop func() bool, run func(t *testing.T, n int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range crashWorkers {
+		wg.Go(func() {
+			for n := range work {
+				t.Run(strconv.Itoa(n), func(t *testing.T) { run(t, n) })
+			}
+		})
+	}
+	for n := range items {
+		if t.Failed() || stop() {
+			break
+		}
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+}
+
 // crashUntilDone runs kill for i = 0, 1, ... on a fresh database each, in a subtest so that
-// the database is dropped at once, and checks after each that the next Migrate succeeds and
+// the database is released at once, and checks after each that the next Migrate succeeds and
 // leaves the schema of an uninterrupted migration, with every migration recorded once. kill
 // starts a child migrating dsn, kills it at its i-th point and reports whether it was killed
-// (false: it migrated to the end first, and the loop stops) and where. It returns how many
-// kills there were.
+// (false: it migrated to the end first, and no further i is started) and where. The kills run
+// crashWorkers at a time (inTurn). It returns the first i whose child was not killed.
 func crashUntilDone(t *testing.T, fresh func(t *testing.T) string, kill func(t *testing.T, dsn string, i int) (killed bool, where string)) int {
 	want := schemaOf(t, migrated(t, fresh(t)))
-	for i := 0; i < 500; i++ {
-		done := false
-		ok := t.Run(strconv.Itoa(i), func(t *testing.T) {
-			dsn := fresh(t)
-			killed, where := kill(t, dsn, i)
-			remigrate(t, dsn, want, where)
-			done = !killed
-		})
-		if !ok {
-			t.FailNow()
-		}
-		if done {
-			return i
-		}
+	var mu sync.Mutex
+	done := -1
+	finished := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return done >= 0
 	}
-	t.Fatal("the child never finished migrating")
-	return 0
+	inTurn(t, func(yield func(int) bool) {
+		for i := 0; i < 500 && yield(i); i++ {
+		}
+	}, finished, func(t *testing.T, i int) {
+		dsn := fresh(t)
+		killed, where := kill(t, dsn, i)
+		remigrate(t, dsn, want, where)
+		if !killed {
+			mu.Lock()
+			if done < 0 || i < done {
+				done = i
+			}
+			mu.Unlock()
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	if !finished() {
+		t.Fatal("the child never finished migrating")
+	}
+	return done
 }
 
 // crashChild returns the command of a child migrating dsn that kills itself before query n
@@ -132,21 +175,21 @@ func signaled(t *testing.T, err error, out []byte) bool {
 }
 
 // testMigrateCrash kills a child's first Migrate of a fresh database before queries chosen
-// by crashPoints, and checks after each that the next Migrate completes the schema.
+// by crashPoints, and checks after each that the next Migrate completes the schema. The
+// kills run crashWorkers at a time (inTurn).
 func testMigrateCrash(t *testing.T, dialect string, fresh func(t *testing.T) string) {
 	points, total := crashPoints(t, fresh(t))
 	want := schemaOf(t, migrated(t, fresh(t)))
-	for _, n := range points {
-		if !t.Run(strconv.Itoa(n), func(t *testing.T) {
-			dsn := fresh(t)
-			out, err := crashChild(dsn, n).CombinedOutput()
-			if !signaled(t, err, out) {
-				t.Fatalf("the child migrated to the end before query %d of %d", n, total)
-			}
-			remigrate(t, dsn, want, fmt.Sprintf("%s, killed before query %d", dialect, n))
-		}) {
-			t.FailNow()
+	inTurn(t, slices.Values(points), func() bool { return false }, func(t *testing.T, n int) {
+		dsn := fresh(t)
+		out, err := crashChild(dsn, n).CombinedOutput()
+		if !signaled(t, err, out) {
+			t.Fatalf("the child migrated to the end before query %d of %d", n, total)
 		}
+		remigrate(t, dsn, want, fmt.Sprintf("%s, killed before query %d", dialect, n))
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 	t.Logf("%s: killed before %d of the %d queries of a first Migrate; each time the next Migrate completed the schema", dialect, len(points), total)
 }
@@ -251,14 +294,21 @@ func crashPoints(t *testing.T, dsn string) ([]int, int) {
 // txControl matches a statement that ends or starts a transaction.
 var txControl = regexp.MustCompile(`(?is)^\s*(--[^\n]*\n\s*)*(COMMIT|END|BEGIN|ROLLBACK|SAVEPOINT|RELEASE)\b`)
 
+// killDelay is the i-th delay of testMigrateKillAfterDelay: 0, then each 1 ms and an eighth
+// longer than the one before.
+func killDelay(i int) time.Duration {
+	var d time.Duration
+	for range i {
+		d += time.Millisecond + d/8
+	}
+	return d
+}
+
 // testMigrateKillAfterDelay SIGKILLs a child after a growing delay from the start of its
 // Migrate, so that kills also land in the middle of statements and commits.
 func testMigrateKillAfterDelay(t *testing.T, dialect string, fresh func(t *testing.T) string) {
-	var d time.Duration
 	n := crashUntilDone(t, fresh, func(t *testing.T, dsn string, i int) (bool, string) {
-		if i > 0 {
-			d += time.Millisecond + d/8
-		}
+		d := killDelay(i)
 		cmd := crashChild(dsn, 0)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
@@ -275,7 +325,7 @@ func testMigrateKillAfterDelay(t *testing.T, dialect string, fresh func(t *testi
 		io.Copy(io.Discard, stdout)         //nolint:errcheck // drained only so that Wait returns
 		return signaled(t, cmd.Wait(), nil), fmt.Sprintf("%s, killed %v into Migrate", dialect, d)
 	})
-	t.Logf("%s: killed %d times, 0 to %v into a first Migrate; each time the next Migrate completed the schema", dialect, n, d)
+	t.Logf("%s: killed %d times, 0 to %v into a first Migrate; each time the next Migrate completed the schema", dialect, n, killDelay(n-1))
 }
 
 // remigrate migrates the database at dsn after a crash and checks its schema against want.
@@ -305,25 +355,37 @@ func TestSQLiteMigrateKillAfterDelay(t *testing.T) {
 func TestPostgresMigrateKillAfterDelay(t *testing.T) {
 	pgtest.ServerURL(t)
 	t.Parallel()
-	testMigrateKillAfterDelay(t, "postgres", emptiedSchema(t))
+	testMigrateKillAfterDelay(t, "postgres", emptiedSchemas(t))
 }
 
-// emptiedSchema returns a function that empties the public schema of one fresh database and
-// returns the database's URL: cheaper than a database per kill on a busy server.
-func emptiedSchema(t *testing.T) func(t *testing.T) string {
-	dsn := pgtest.FreshURL(t)
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
+// emptiedSchemas returns a function that takes one of a few fresh databases, empties its
+// public schema, and returns its URL; the database goes back to the others when the calling
+// test ends. Cheaper than a database per kill on a busy server, and enough of them for the
+// crash tests' parent (two) and their crashWorkers subtests at once.
+func emptiedSchemas(t *testing.T) func(t *testing.T) string {
+	type database struct {
+		dsn   string
+		admin *sql.DB
 	}
-	t.Cleanup(func() { admin.Close() })
+	free := make(chan database, crashWorkers+2)
+	for range cap(free) {
+		dsn := pgtest.FreshURL(t)
+		admin, err := sql.Open("pgx", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { admin.Close() })
+		free <- database{dsn, admin}
+	}
 	return func(t *testing.T) string {
+		db := <-free
+		t.Cleanup(func() { free <- db })
 		for _, q := range []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public"} {
-			if _, err := admin.Exec(q); err != nil {
+			if _, err := db.admin.Exec(q); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return dsn
+		return db.dsn
 	}
 }
 
@@ -337,7 +399,7 @@ func TestSQLiteMigrateCrash(t *testing.T) {
 func TestPostgresMigrateCrash(t *testing.T) {
 	pgtest.ServerURL(t)
 	t.Parallel()
-	testMigrateCrash(t, "postgres", emptiedSchema(t))
+	testMigrateCrash(t, "postgres", emptiedSchemas(t))
 }
 
 // migrated opens and migrates the database at dsn.

@@ -56,8 +56,10 @@ type env struct {
 	site  *core.Site
 }
 
-// dialects runs a test on SQLite and on Postgres.
+// dialects runs a test on SQLite and on Postgres, in parallel subtests of a parallel test:
+// each has its own database and queue, and waits on River's workers, mostly.
 func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
+	t.Parallel()
 	for _, d := range []string{"sqlite", "postgres"} {
 		t.Run(d, func(t *testing.T) {
 			t.Parallel()

@@ -67,7 +67,7 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *scan.ComplianceR
 	opts := crawler.Options{StartURLs: cfg.Start, AllowPrivate: true, ConnectTo: []netguard.ConnectTo{rule}, RootCAFile: caFile,
 		Timeout: 120 * time.Second, QuietFor: scan.DeepQuietFor, QuietMax: scan.DeepQuietMax, PagesAtOnce: scan.DeepPagesAtOnce,
 		PageTimeout: scan.DeepPageTimeout}
-	res, err := crawler.New(ix).Verify(context.Background(), opts, browsers(t), crawler.VerifyOptions{MaxItems: core.MaxVerifiedItems})
+	res, err := crawler.New(ix).Verify(context.Background(), opts, ownBrowsers(t), crawler.VerifyOptions{MaxItems: core.MaxVerifiedItems})
 	if err != nil {
 		t.Fatalf("verify %s: %v", name, err)
 	}
@@ -95,6 +95,7 @@ func verifyReport(t *testing.T, name string) (*crawler.Result, *scan.ComplianceR
 // site-wide blocking, its services configured) with one unmarked Google tag gets exactly one
 // finding, the one whose fix is to mark the tag.
 func TestVerifyOneCauseOneFinding(t *testing.T) {
+	t.Parallel()
 	_, rep := verifyReport(t, "one-unmarked")
 	if len(rep.Findings) != 1 {
 		var ids []string
@@ -114,6 +115,7 @@ func TestVerifyOneCauseOneFinding(t *testing.T) {
 // (the analytics tag itself correctly marked) gets a before-decision finding that names _ga and
 // Google Analytics in its evidence.
 func TestVerifyInlineCookieEvidence(t *testing.T) {
+	t.Parallel()
 	_, rep := verifyReport(t, "inline-cookie")
 	var hit *scan.Finding
 	for i, f := range rep.Findings {
@@ -135,6 +137,7 @@ func TestVerifyInlineCookieEvidence(t *testing.T) {
 // happened before any decision (the analytics tag runs and sets _ga), and says that the states
 // after a decision could not be reached.
 func TestVerifyNoBanner(t *testing.T) {
+	t.Parallel()
 	res, rep := verifyReport(t, "no-banner")
 	v := res.Verification
 	if len(v.States) != 1 || v.States[0].State != core.StateNoDecision || len(v.Unreached) != 3 {
@@ -164,6 +167,7 @@ func TestVerifyNoBanner(t *testing.T) {
 // TestVerifyLateTag: analytics the page's own loader injects two seconds after load (outside
 // the blocking rules) is seen in every state it runs in, and reported in those that deny it.
 func TestVerifyLateTag(t *testing.T) {
+	t.Parallel()
 	res, rep := verifyReport(t, "late-tag")
 	for _, st := range res.Verification.States {
 		ran := slices.ContainsFunc(st.Requests, func(r core.VerifiedRequest) bool {
@@ -186,6 +190,7 @@ func TestVerifyLateTag(t *testing.T) {
 // TestVerifyScriptLinks: a page only the site's script links to is verified too: the cookie
 // its inline code writes before any decision is a finding on that page.
 func TestVerifyScriptLinks(t *testing.T) {
+	t.Parallel()
 	res, rep := verifyReport(t, "script-links")
 	if got := len(res.Verification.States[0].Pages); got != 4 {
 		t.Errorf("no_decision visited %d pages, want 4 (the script-linked account page among them)", got)

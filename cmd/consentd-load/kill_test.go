@@ -33,10 +33,13 @@ func TestKillDuringIngestLosesNothing(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build consentd: %v\n%s", err, out)
 	}
+	// The two databases' runs have servers, ports and databases of their own.
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		killDuringIngest(t, bin, "sqlite://"+filepath.Join(t.TempDir(), "kill.db"))
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		killDuringIngest(t, bin, pgtest.FreshURL(t))
 	})
 }

@@ -66,6 +66,7 @@ func TestVersion(t *testing.T) {
 
 // TestAPIKeyCommands: create, list, rotate and revoke from the CLI, --org by name.
 func TestAPIKeyCommands(t *testing.T) {
+	t.Parallel()
 	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(t.TempDir(), "keys.db")}
 	run := func(args ...string) string {
 		t.Helper()
@@ -110,6 +111,7 @@ func TestAPIKeyCommands(t *testing.T) {
 // TestBackupRestore: a backup taken from a live database opens as a database with the same
 // organizations.
 func TestBackupRestore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := []string{"CONSENTD_DATABASE_URL=sqlite://" + filepath.Join(dir, "live.db")}
 	if _, stderr, err := runCLI(t, env, "org", "create", "--name", "Backed up"); err != nil {

@@ -18,6 +18,7 @@ import (
 // TestRecordsVerify: `consentd records verify --site ID` prints the report and exits 0 on an
 // intact log, 1 with the break on a log edited by SQL.
 func TestRecordsVerify(t *testing.T) {
+	t.Parallel()
 	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "records.db")
 	env := []string{"CONSENTD_DATABASE_URL=" + dbURL}
 	ctx := core.WithActor(context.Background(), core.System("consentd tests"))

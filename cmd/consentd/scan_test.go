@@ -37,7 +37,9 @@ func runScan(t *testing.T, env []string, args ...string) []byte {
 
 // TestScanDeepRecordedSites: 'consentd scan --mode deep' on each recorded deep site, served over
 // TLS from loopback through --connect-to and --ca-cert, reports exactly what the site's
-// expected file says; the static engine's figures on the same site are printed beside.
+// expected file says; the static engine's figures on the same site are printed beside. Each
+// site is a parallel subtest: a deep scan is a browser of its own that spends most of its time
+// waiting for pages to go quiet.
 func TestScanDeepRecordedSites(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -45,8 +47,10 @@ func TestScanDeepRecordedSites(t *testing.T) {
 		}
 		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
 	}
+	t.Parallel()
 	for _, dir := range crawlertest.DeepSiteDirs(t, filepath.Join("..", "..", "testdata", "deep")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
 			cfg := crawlertest.LoadSite(t, dir)
 			rule, caFile := serveSite(t, dir)
 			want := crawlertest.LoadDeepExpectation(t, dir)

@@ -72,6 +72,7 @@ func signedIn(t *testing.T, c *http.Client, p *serveProc) bool {
 // refused by the other at its next request; a member's session ends on both when the member
 // is removed on one.
 func TestSessionsAcrossServeProcesses(t *testing.T) {
+	t.Parallel()
 	db := pgtest.FreshURL(t)
 	a := startServe(t, db, "CONSENTD_WORKERS=0")
 	b := startServe(t, db, "CONSENTD_WORKERS=0")
@@ -162,6 +163,7 @@ func TestSessionsAcrossServeProcesses(t *testing.T) {
 // password; the console takes it once; reset-password prints a new one; the audit log
 // names the commands.
 func TestUserCommands(t *testing.T) {
+	t.Parallel()
 	db := "sqlite://" + filepath.Join(t.TempDir(), "cli.db")
 	env := []string{"CONSENTD_DATABASE_URL=" + db, "CONSENTD_PUBLIC_URL=https://consent.example"}
 	if _, stderr, err := runCLI(t, env, "org", "create", "--name", "Acme"); err != nil {

@@ -47,14 +47,44 @@ func needBrowser(t *testing.T) {
 // TestVerifyCommand: 'consentd verify' exits 0 on the correctly set up site and 1 on the
 // faulty one, whose JSON report names each fault as its own finding with evidence; usage
 // errors exit 2.
+//
+// Each run is a browser session of its own that waits mostly for pages to go quiet, so the
+// runs are parallel subtests.
 func TestVerifyCommand(t *testing.T) {
 	needBrowser(t)
-	out, errOut, status := runVerify(t, "clean")
-	if status != 0 || !strings.Contains(out, "Compliant: no error finding.") {
-		t.Fatalf("clean site: status %d\n%s\n%s", status, out, errOut)
-	}
-	t.Logf("clean site:\n%s", out)
-	out, errOut, status = runVerify(t, "faulty", "--json")
+	t.Parallel()
+	t.Run("clean", func(t *testing.T) {
+		t.Parallel()
+		out, errOut, status := runVerify(t, "clean")
+		if status != 0 || !strings.Contains(out, "Compliant: no error finding.") {
+			t.Fatalf("clean site: status %d\n%s\n%s", status, out, errOut)
+		}
+		t.Logf("clean site:\n%s", out)
+	})
+	t.Run("faulty json", func(t *testing.T) {
+		t.Parallel()
+		testVerifyFaultyJSON(t)
+	})
+	t.Run("faulty text", func(t *testing.T) {
+		t.Parallel()
+		testVerifyFaultyText(t)
+	})
+	t.Run("other vendor", func(t *testing.T) {
+		t.Parallel()
+		testVerifyOtherVendor(t)
+	})
+	t.Run("fail on fatal", func(t *testing.T) {
+		t.Parallel()
+		if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {
+			t.Errorf("--fail-on fatal: status %d, want %d", status, exitFailed)
+		}
+	})
+}
+
+// testVerifyFaultyJSON: the faulty site's JSON report names each fault as its own finding
+// with evidence.
+func testVerifyFaultyJSON(t *testing.T) {
+	out, errOut, status := runVerify(t, "faulty", "--json")
 	if status != exitFindings {
 		t.Fatalf("faulty site: status %d, want %d\n%s\n%s", status, exitFindings, out, errOut)
 	}
@@ -95,8 +125,12 @@ func TestVerifyCommand(t *testing.T) {
 	if t.Failed() {
 		t.Logf("report:\n%s", out)
 	}
-	// The text report of the faulty site: findings by severity, each with evidence and fix.
-	out, _, status = runVerify(t, "faulty", "--fail-on", "warning")
+}
+
+// testVerifyFaultyText: the text report of the faulty site: findings by severity, each with
+// evidence and fix.
+func testVerifyFaultyText(t *testing.T) {
+	out, _, status := runVerify(t, "faulty", "--fail-on", "warning")
 	for _, want := range []string{"Not compliant", "\nErrors (", "[enforcement.after-withdrawal]",
 		"evidence: state withdrawn; page https://www.faulty-shop.example/", "fix: Set banner.defaultBehavior to opt_in", "\nSummary\n"} {
 		if !strings.Contains(out, want) {
@@ -106,9 +140,13 @@ func TestVerifyCommand(t *testing.T) {
 	if status != exitFindings || t.Failed() {
 		t.Fatalf("faulty site, text: status %d\n%s", status, out)
 	}
-	// Another vendor's banner: only the first visit is checked, its tracking is an error, and
-	// the families that read consentd's configuration say they were not checked.
-	out, _, status = runVerify(t, "other-vendor")
+}
+
+// testVerifyOtherVendor: another vendor's banner: only the first visit is checked, its
+// tracking is an error, and the families that read consentd's configuration say they were
+// not checked.
+func testVerifyOtherVendor(t *testing.T) {
+	out, _, status := runVerify(t, "other-vendor")
 	for _, want := range []string{"no consentd banner", "[enforcement.before-decision]", "evidence: state no_decision",
 		"[enforcement.no-consentd-banner]", "  banner       not checked\n"} {
 		if !strings.Contains(out, want) {
@@ -117,8 +155,5 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	if status != exitFindings || t.Failed() {
 		t.Fatalf("other vendor's site: status %d\n%s", status, out)
-	}
-	if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {
-		t.Errorf("--fail-on fatal: status %d, want %d", status, exitFailed)
 	}
 }

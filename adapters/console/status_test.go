@@ -11,6 +11,7 @@ import (
 
 // TestErrorStatusIsTheAPIs: the console answers every error code with the API's status.
 func TestErrorStatusIsTheAPIs(t *testing.T) {
+	t.Parallel()
 	h := &handler{cfg: Config{ErrorStatus: httpapi.ErrorStatus}, log: slog.New(slog.DiscardHandler)}
 	r := httptest.NewRequest("GET", "/", nil)
 	for _, c := range core.Codes() {

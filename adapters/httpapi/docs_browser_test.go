@@ -16,6 +16,7 @@ import (
 // unreachable, and finds every operation's name on the rendered page; no request may leave
 // the server.
 func TestDocsOffline(t *testing.T) {
+	t.Parallel()
 	browsertest.Require(t)
 	e := newEnv(t)
 	var doc struct {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -137,7 +138,8 @@ document.addEventListener('securitypolicyviolation', function (e) {
 
 // Tab opens a tab in a fresh browser context (its own cookies, storage and HTTP cache), closed
 // when the test ends, that fails after timeout. Every document it loads first runs the CSP
-// violation recorder (see Violations), then scripts.
+// violation recorder (see Violations), then scripts. The tab behaves as the focused one even
+// while parallel tests' tabs are open, so that focus and keyboard events reach its page.
 func (b *Browser) Tab(t testing.TB, timeout time.Duration, scripts ...string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(b.Context(t), chromedp.WithNewBrowserContext())
@@ -145,6 +147,9 @@ func (b *Browser) Tab(t testing.TB, timeout time.Duration, scripts ...string) co
 	ctx, cancelT := context.WithTimeout(ctx, timeout)
 	t.Cleanup(cancelT)
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+			return err
+		}
 		for _, s := range append([]string{violationRecorder}, scripts...) {
 			if _, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: s}); err != nil {
 				return err

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,20 +15,14 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
-// chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
-const chromiumPath = "/usr/bin/chromium"
-
+// needChromium skips the test loudly without Chromium, or fails it when CI=true.
 func needChromium(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
+	browsertest.Require(t)
 }
 
 // vendorSite serves a shop and the vendor hosts its pixel uses, all over TLS with a
@@ -78,7 +71,7 @@ func TestDeepScanOverHTTP(t *testing.T) {
 		vendors := vendorSite(t, cert)
 		r := serve(t, dialect, func(c *Config) {
 			c.ScanConnectTo = []string{"::127.0.0.1:" + vendors.Listener.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):]}
-			c.ScanCACert, c.ChromiumPath = caFile, chromiumPath
+			c.ScanCACert, c.ChromiumPath = caFile, browsertest.Path
 		})
 		site := r.createSite(t, "https://www.deepshop.example/")
 		var s scan.Scan

@@ -8,6 +8,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -21,7 +22,7 @@ func TestVerifyScanOverHTTP(t *testing.T) {
 	cfg, rule, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())
 	r := serve(t, "sqlite", func(c *Config) {
 		c.ScanConnectTo = []string{rule}
-		c.ScanCACert, c.ChromiumPath = caFile, chromiumPath
+		c.ScanCACert, c.ChromiumPath = caFile, browsertest.Path
 		c.ScanTimeout = 2 * time.Minute
 	})
 	site := r.createSite(t, cfg.Start[0])

@@ -5,51 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/library"
 	"github.com/consentd/consentd/library/librarytest"
-)
-
-// chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
-const chromiumPath = "/usr/bin/chromium"
-
-var (
-	poolOnce sync.Once
-	pool     *browser.Pool
 )
 
 // testBrowsers is the test binary's browser pool. Without Chromium the test is skipped loudly,
 // or fails when CI=true.
 func testBrowsers(t testing.TB) *browser.Pool {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
-	poolOnce.Do(func() {
-		pool = browser.NewPool(browser.Options{UserAgent: DefaultUserAgent, Path: chromiumPath, Size: 1})
-	})
-	return pool
+	return browsertest.Pool(t, browser.Options{UserAgent: DefaultUserAgent})
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pool != nil {
-		pool.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 func deepSiteDirs(t testing.TB) []string {
 	return crawlertest.DeepSiteDirs(t, filepath.Join("..", "testdata", "deep"))
@@ -144,6 +120,5 @@ func siteHandler(dir string, cfg siteConfig) http.Handler {
 // testBrowserPath is the Chromium tests use, after the same skip-or-fail rule as testBrowsers.
 func testBrowserPath(t testing.TB) string {
 	t.Helper()
-	testBrowsers(t)
-	return chromiumPath
+	return browsertest.Require(t)
 }

@@ -101,6 +101,7 @@ var totpSecretShown = regexp.MustCompile(`id="totp-secret" class="break">([A-Z2-
 // Retry-After. The HTTP API has no endpoint that takes a password or a code (its API keys
 // are random secrets, and a storefront password is a site's, not an account's).
 func TestPasswordFormsLimit(t *testing.T) {
+	t.Parallel()
 	w := proxiedWorld(t)
 	ctx := systemCtx
 	w.member(t, "pat@example.com", false)
@@ -266,6 +267,7 @@ func TestPasswordFormsLimit(t *testing.T) {
 // through the sign-in and joins with one click; Bob, signed in as himself, is told to sign in
 // as the invited email, his Join is refused, and the link still works for Ana.
 func TestInvitationSameAnswer(t *testing.T) {
+	t.Parallel()
 	w := proxiedWorld(t)
 	ctx := systemCtx
 	anaID, _, _ := w.member(t, "ana@example.com", false)
@@ -369,6 +371,7 @@ func TestInvitationSameAnswer(t *testing.T) {
 // by it; its owner signs in through the sign-in, which comes back to the link and goes on to
 // the sites. The link creates no second owner.
 func TestFirstOwnerLink(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	secret, err := w.uc.Users.BootstrapOwnerLink(systemCtx)
 	if err != nil || secret == "" {

@@ -63,6 +63,7 @@ var formsNotAudited = map[string]string{
 // recovery codes, API keys, webhook secrets, the SSO client secret, link tokens). A route with
 // neither a case nor a reason in formsNotAudited fails the test.
 func TestAuditEveryForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cat, err := library.Load("")
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // checked (complete load with nothing from outside, no CSP report, no axe-core violation)
 // and photographed.
 func TestConsoleJourney(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	blog := blogSite(t)
 	ctx := tab(t)

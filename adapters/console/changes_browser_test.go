@@ -17,6 +17,7 @@ import (
 // scanned again; the second scan's page says what changed and the scans page lists both scans
 // as the site's timeline, with the change summary linking to it.
 func TestConsoleScanChanges(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	var changed atomic.Bool
 	dir := filepath.Join("..", "..", "testdata", "sites", "blog", "blog.example")

@@ -7,123 +7,36 @@ package console_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/chromedp"
-
 	"github.com/consentd/consentd/app"
-	chromium "github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // apiKey is the bootstrap key of the test server's organization.
 const apiKey = "console-test-key-0123456789"
 
-var (
-	browserOnce   sync.Once
-	browserCtx    context.Context
-	browserErr    error
-	browserCancel = func() {}
-	shotsOnce     sync.Once
-	shotsDir      string
-)
+// chrome is the shared headless Chromium: every name but loopback fails to resolve.
+var chrome = browsertest.New(browsertest.Options{Width: 1280, Height: 900})
 
-// browser returns the shared headless Chromium. Without Chromium the test is skipped loudly,
-// or fails when CI=true.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found !!!", chromiumPath)
-	}
-	browserOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "consentd-console-chromium-")
-		if err != nil {
-			browserErr = err
-			return
-		}
-		opts := append(chromium.Flags(),
-			chromedp.ExecPath(chromiumPath),
-			chromedp.UserDataDir(dir),
-			chromedp.Flag("no-proxy-server", true),
-			// All external network is blocked: every name but loopback fails to resolve.
-			chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-			chromedp.WindowSize(1280, 900),
-		)
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		bctx, cancelBrowser := chromedp.NewContext(actx)
-		if err := chromedp.Do(bctx); err != nil {
-			browserErr = fmt.Errorf("starting %s: %w", chromiumPath, err)
-		}
-		browserCtx = bctx
-		browserCancel = func() { cancelBrowser(); cancelAlloc(); _ = os.RemoveAll(dir) }
-	})
-	if browserErr != nil {
-		t.Fatal(browserErr)
-	}
-	return browserCtx
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	browserCancel()
-	if shotsDir != "" {
-		fmt.Printf("console screenshots: %s\n", shotsDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // tab opens a tab in a fresh browser context (own cookies) that records CSP violations.
 func tab(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	t.Cleanup(cancelT)
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
-window.__violations = [];
-document.addEventListener('securitypolicyviolation', function (e) {
-  window.__violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sourceFile || '') + ':' + e.lineNumber);
-});`})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ctx
+	return chrome.Tab(t, 4*time.Minute)
 }
 
 // eval evaluates a JavaScript expression into out (nil: dropped).
 func eval(t *testing.T, ctx context.Context, expr string, out any) {
 	t.Helper()
-	if out == nil {
-		expr = "(function () { " + expr + "; return true; })()"
-	}
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("evaluating %.200s: %v", expr, err)
-	}
-	if out != nil {
-		b, _ := json.Marshal(v)
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("evaluating %.200s: %v (%s)", expr, err, b)
-		}
-	}
+	browsertest.Eval(t, ctx, expr, out)
 }
 
 const patience = 20 * time.Second
@@ -131,31 +44,17 @@ const patience = 20 * time.Second
 // waitFor polls a JavaScript condition until it holds.
 func waitFor(t *testing.T, ctx context.Context, cond string) {
 	t.Helper()
-	waitForWithin(t, ctx, cond, patience)
+	browsertest.WaitFor(t, ctx, cond, patience)
 }
 
 func waitForWithin(t *testing.T, ctx context.Context, cond string, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("(function () { try { return !!("+cond+"); } catch (e) { return false; } })()"))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			var where string
-			eval(t, ctx, "location.href + ' ' + document.title + ' ' + ((document.querySelector('main')||{}).innerText||'').slice(0, 600)", &where)
-			t.Fatalf("timed out waiting for %s (err %v) on %s", cond, err, where)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	browsertest.WaitFor(t, ctx, cond, d)
 }
 
 func navigate(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("navigate %s: %v", url, err)
-	}
+	browsertest.Navigate(t, ctx, url)
 	waitFor(t, ctx, "document.readyState === 'complete'")
 }
 
@@ -204,36 +103,10 @@ func pageURL(t *testing.T, ctx context.Context) string {
 	return s
 }
 
-// screenshot saves the page (whole length) as name.png in a folder kept after the run.
-// Chromium draws out-of-process frames (the banner preview's sandboxed frame) only in the
-// viewport: a page with a frame is photographed as the viewport shows it.
+// screenshot saves the page (whole length) as name.png in the screenshot folder.
 func screenshot(t *testing.T, ctx context.Context, name string) string {
 	t.Helper()
-	shotsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "consentd-console-screenshots-")
-		if err == nil {
-			shotsDir = dir
-		}
-	})
-	if shotsDir == "" {
-		t.Fatal("no screenshot folder")
-	}
-	var frames bool
-	eval(t, ctx, "document.querySelectorAll('iframe').length > 0", &frames)
-	shot := chromedp.FullScreenshot(100)
-	if frames {
-		shot = chromedp.CaptureScreenshot()
-	}
-	buf, err := chromedp.Run(ctx, shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(shotsDir, name+".png")
-	if err := os.WriteFile(p, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", p)
-	return p
+	return browsertest.Screenshot(t, ctx, name, true)
 }
 
 // ---- The server. ----
@@ -300,11 +173,6 @@ func blogSite(t *testing.T) string {
 
 // ---- What every page must do. ----
 
-var (
-	axeOnce   sync.Once
-	axeSource string
-)
-
 // checkPage checks that the page loaded completely with nothing from outside (every
 // resource from the console's origin, stylesheets and scripts live, images decoded), that the
 // Content-Security-Policy reported nothing, that axe-core finds no WCAG 2.1 A/AA violation,
@@ -338,35 +206,10 @@ func checkPage(t *testing.T, ctx context.Context, base, name string) {
 	if keyboard != "" {
 		t.Fatalf("%s: %s", name, keyboard)
 	}
-	var v []string
-	eval(t, ctx, "window.__violations", &v)
-	if len(v) > 0 {
-		t.Fatalf("%s: Content-Security-Policy violations: %q", name, v)
-	}
-	axeOnce.Do(func() {
-		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
-		if err == nil {
-			axeSource = string(b)
-		}
-	})
-	if axeSource == "" {
-		t.Fatal("testdata/axe/axe.min.js missing")
-	}
-	eval(t, ctx, "if (!window.axe) { "+axeSource+"\n}", nil)
-	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: ['violations'], iframes: false})
-  .then(function (r) { return JSON.stringify(r.violations.map(function (v) {
-    return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(function (n) { return n.target.join(' ') + ': ' + n.failureSummary; })};
-  })); })`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("axe on %s: %v", name, err)
-	}
-	if res != "[]" {
-		t.Errorf("axe-core found accessibility violations on %s: %s", name, res)
-	}
+	browsertest.NoViolations(t, ctx, name)
+	browsertest.Axe(t, ctx, name, browsertest.AxeOptions{
+		Tags: []string{"wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"}, NoFrames: true})
 	screenshot(t, ctx, name)
 }
 
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func jsString(s string) string { return browsertest.JSString(s) }

@@ -10,6 +10,7 @@ import (
 // organization's sites (and not the first's); someone in one organization has no switcher.
 // The pages are checked (axe-core, nothing from outside) and photographed.
 func TestOrgSwitcher(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ctx := tab(t)
 	base := srv.base

@@ -21,6 +21,7 @@ import (
 // reorders rules, saves them, and previews the banner as a visitor from California and from
 // France: the preview says which rule applies and shows what the runtime does with it.
 func TestConsoleRegionalRules(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	base := srv.base
 	var site struct{ ID string }

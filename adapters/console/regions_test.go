@@ -11,6 +11,7 @@ import (
 // shows (a rule out of range, an unknown preset, moving the first rule up) is a validation
 // error, not a panic or a silent change.
 func TestEditRules(t *testing.T) {
+	t.Parallel()
 	f := bannerForm{}
 	if _, err := f.editRules("preset." + banner.PresetGDPRUSLaws); err != nil || len(f.Rules) != len(banner.RegionPresets()[0].RegionRules) {
 		t.Fatalf("preset: %v %+v", err, f.Rules)
@@ -49,6 +50,7 @@ func TestEditRules(t *testing.T) {
 // TestRuleError: core's errors naming a rule are put beside it, in words, read from the field
 // path the error carries.
 func TestRuleError(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[[2]string][2]string{
 		{"regionRules[1].regions[0]", "unknown region code \"XX\""}:   {"rule-1", "Rule 2, region 1: unknown region code \"XX\"."},
 		{"regionRules[0].regions", "must list 1 to 300 region codes"}: {"rule-0", "Rule 1: the regions must list 1 to 300 region codes."},

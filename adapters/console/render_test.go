@@ -8,6 +8,7 @@ import (
 )
 
 func TestWords(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"url: must be an absolute http(s) URL":                   "The address must be an absolute http(s) URL.",
 		"cookies[2].duration: must be 1 to 100 characters":       "Cookie 3: its Duration must be 1 to 100 characters.",
@@ -43,6 +44,7 @@ func TestWords(t *testing.T) {
 // names one of core's limits or patterns through the max, min or pattern function, so a form
 // never restates a number or a rule the API may change.
 func TestFormLimitsAreCore(t *testing.T) {
+	t.Parallel()
 	entries, err := files.ReadDir("templates")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestFormLimitsAreCore(t *testing.T) {
 // TestCanWithoutActor: a page without an actor offers nothing, and a viewer's page offers
 // only reading.
 func TestCanWithoutActor(t *testing.T) {
+	t.Parallel()
 	for _, p := range core.Permissions() {
 		if (page{}).Can(string(p)) {
 			t.Errorf("a page without an actor offers %q", p)

@@ -167,6 +167,7 @@ func (w *unitWorld) siteCount(t *testing.T) int {
 // TestCSRF: a state-changing request without the session's token, with another token, or
 // from another origin is refused and changes nothing; with the token it goes through.
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	c, tok := w.session(t)
 	site := url.Values{"name": {"Shop"}, "url": {"https://shop.example"}}
@@ -220,6 +221,7 @@ func with(v url.Values, k, val string) url.Values {
 // TestSessionEnds: an expired, idle or signed-out session is refused, for pages and for
 // state changes, and the cookie is HttpOnly and SameSite=Strict.
 func TestSessionEnds(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 
 	c := w.client(t)
@@ -283,6 +285,7 @@ func TestSessionEnds(t *testing.T) {
 
 // TestSignInLimit: after five failed sign-ins an address waits, even with the right key.
 func TestSignInLimit(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	c := w.client(t)
 	for i := range 5 {
@@ -303,6 +306,7 @@ func TestSignInLimit(t *testing.T) {
 
 // TestHeaders: every page has the strict policy; sign-in redirects keep to the console.
 func TestHeaders(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	c := w.client(t)
 	res, _ := get(t, c, w.srv.URL+"/sign-in")
@@ -342,6 +346,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 // TestKeys: a key created in the console is shown once and signs in; rotating the session's
 // own key keeps the session; revoking a key ends the sessions opened with it.
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	c, tok := w.session(t)
 	res, html := post(t, c, w.srv.URL+"/keys", url.Values{"csrf": {tok}, "name": {"deploy"}})

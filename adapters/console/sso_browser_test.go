@@ -14,6 +14,7 @@ import (
 // through the provider by the organization's name and lands on the sites as a new member.
 // Pages are checked with axe-core and photographed.
 func TestSSOSettingsJourney(t *testing.T) {
+	t.Parallel()
 	idp := startIDP(t)
 	cfg := idp.Config()
 

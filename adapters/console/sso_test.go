@@ -31,6 +31,7 @@ import (
 // a session; a disallowed email domain is refused; an ID token whose signature was tampered
 // with on its way is refused; nobody is created by a refused sign-in.
 func TestSSO(t *testing.T) {
+	t.Parallel()
 	tamper := false
 	idp := startIDP(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +174,7 @@ func readAll(t *testing.T, res *http.Response) string {
 // deployment's provider still serves its organization; and an organization's provider on a
 // private address is refused unless the operator allowed it.
 func TestOrgSSO(t *testing.T) {
+	t.Parallel()
 	idp := startIDP(t)
 	uc, store := ssoCore(t)
 	ctx := systemCtx

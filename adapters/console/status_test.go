@@ -12,6 +12,7 @@ import (
 // TestErrorStatusIsTheAPIs: the console answers every error code with the API's status, the
 // one table both adapters read (response.Status; httpapi's tests pin the API to it).
 func TestErrorStatusIsTheAPIs(t *testing.T) {
+	t.Parallel()
 	h := &handler{log: slog.New(slog.DiscardHandler)}
 	r := httptest.NewRequest("GET", "/", nil)
 	for _, c := range core.Codes() {

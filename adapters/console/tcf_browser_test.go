@@ -12,6 +12,7 @@ import (
 // not in the list, removes a vendor, picks the publisher's country and a special feature, and
 // saves: the banner's tcf object holds them. The section passes axe-core.
 func TestConsoleTCF(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, func(c *app.Config) {
 		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = "../../testdata/tcf/vendor-list-v17.json", 4095, 1
 	})

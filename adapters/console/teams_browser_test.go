@@ -12,6 +12,7 @@ import (
 // banner change with the colleague's name and the old and new template. Every page is
 // checked (axe-core, nothing from outside) and photographed.
 func TestTeamJourney(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ctx := tab(t)
 	base := srv.base

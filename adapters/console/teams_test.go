@@ -16,6 +16,7 @@ import (
 // keys page (no link, 403 with the role's words) and no audit log; the owner's audit log
 // shows the change with the editor key's name and the old and new values.
 func TestRolesInConsole(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	ctx := systemCtx
 	owner, err := w.uc.Orgs.AuthenticateKey(ctx, unitKey)
@@ -70,6 +71,7 @@ var inviteLink = regexp.MustCompile(`id="invite-link"[^>]*>(http[^<]+)</pre>`)
 // the link, is signed in, signs in again with the password, changes a site; removing them
 // ends their session at once.
 func TestInviteJoinRemove(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	ctx := systemCtx
 	owner, _ := w.uc.Orgs.AuthenticateKey(ctx, unitKey)

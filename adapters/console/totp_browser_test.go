@@ -13,6 +13,7 @@ import (
 // on), signs out, and signs in again: the password alone leads to the code step, a wrong
 // code is refused there, the right one opens the session. Pages are checked and photographed.
 func TestTOTPJourney(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ctx := tab(t)
 	base := srv.base

@@ -15,6 +15,7 @@ import (
 // session; wrong codes count toward the sign-in failure limit (the sixth attempt waits, even
 // with the right code); a code signs in once.
 func TestTOTPSignIn(t *testing.T) {
+	t.Parallel()
 	w := newUnitWorld(t)
 	ctx := systemCtx
 	org, err := w.uc.Orgs.CreateOrganization(ctx, "acme")

@@ -21,6 +21,7 @@ import (
 // tag marked, a privacy policy and a verification scan in Chromium of the page running the
 // site's snippet, it is compliant. Each state is photographed on desktop and phone.
 func TestConsoleVerdicts(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	base := srv.base
 	var marked atomic.Bool
@@ -161,6 +162,7 @@ func apiDo(t *testing.T, base, method, path string, body, out any) {
 // button and cookie-domain settings, the library saying when cookies are not documented, and
 // links to the declaration page and the API reference.
 func TestConsoleOwnerItems(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	base := srv.base
 	var site struct{ ID, ProjectKey string }

@@ -17,6 +17,7 @@ import (
 // sends it a test event that the receiver gets signed, sees the delivery in the log, and
 // deletes the endpoint. Pages are checked with axe-core and photographed.
 func TestWatchJourney(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got []http.Header
 	var bodies []string

@@ -99,6 +99,7 @@ func lastName(path string) string {
 //     are not refused naming that field: the validator enforces nothing the document omits;
 //     and a conditional requirement the description states is enforced.
 func TestSchemaRuleAgreement(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc map[string]any
 	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {

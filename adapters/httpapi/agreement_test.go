@@ -19,6 +19,7 @@ var ruleKeywords = []string{"pattern", "format", "enum", "const"}
 // validators accept what the server refuses; the few refusals that depend on other data, not
 // on the value's form, are listed in semanticRules with the reason.
 func TestSchemaAgreement(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	valid := map[string]string{"id": id, "projectKey": pk, "catId": e.categoryID(id, "marketing"), "slug": "hotjar"}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	for _, path := range []string{"/api/v1/sites", "/api/v1/sites/" + id, "/api/v1/library/services", "/api/v1/sites/" + id + "/consent-records"} {
@@ -26,6 +27,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestSites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.want(e.do("POST", "/api/v1/sites", map[string]any{"name": "Shop", "url": "https://shop.example"}), 201).obj(t)
 	requireKeys(t, s, "id", "organizationId", "accountId", "name", "url", "projectKey", "createdAt", "updatedAt")
@@ -65,6 +67,7 @@ func TestSites(t *testing.T) {
 }
 
 func TestBanner(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	path := "/api/v1/sites/" + id + "/banner"
@@ -119,6 +122,7 @@ func TestBanner(t *testing.T) {
 }
 
 func TestBannerValidationMessageNamesField(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	r := e.want(e.raw("PATCH", "/api/v1/sites/"+id+"/banner", e.keyA, `{"cookieExpirationDays":9999}`), 400, "validation_error")
@@ -128,6 +132,7 @@ func TestBannerValidationMessageNamesField(t *testing.T) {
 }
 
 func TestCategories(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	base := "/api/v1/sites/" + id + "/categories"
@@ -172,6 +177,7 @@ func TestCategories(t *testing.T) {
 }
 
 func TestServices(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	base := "/api/v1/sites/" + id + "/services"
@@ -241,6 +247,7 @@ func TestServices(t *testing.T) {
 }
 
 func TestLibrary(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	all := e.want(e.do("GET", "/api/v1/library/services", nil), 200).obj(t)["services"].([]any)
 	if len(all) < 250 {
@@ -269,6 +276,7 @@ func TestLibrary(t *testing.T) {
 }
 
 func TestScans(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	base := "/api/v1/sites/" + id
@@ -350,6 +358,7 @@ func TestScans(t *testing.T) {
 }
 
 func TestScriptBlockingRaisesConsentVersion(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	version := func() float64 {
@@ -381,6 +390,7 @@ func TestScriptBlockingRaisesConsentVersion(t *testing.T) {
 }
 
 func TestConsentRecords(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/categories", map[string]any{"name": "Social"}), 201)
@@ -458,6 +468,7 @@ func TestConsentRecords(t *testing.T) {
 }
 
 func TestPublicConfig(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "mixpanel"}), 201)
@@ -484,6 +495,7 @@ func TestPublicConfig(t *testing.T) {
 }
 
 func TestSetupSnippet(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	for _, fw := range []string{"", "script", "react", "next"} {
@@ -505,6 +517,7 @@ func TestSetupSnippet(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.want(e.do("GET", "/api/v1/nope", nil), 404, "not_found")
 	r := e.do("DELETE", "/api/v1/sites", nil)
@@ -532,6 +545,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 }
 
 func TestErrorBodiesOnGarbage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	paths := []struct{ method, path string }{
@@ -558,6 +572,7 @@ func TestErrorBodiesOnGarbage(t *testing.T) {
 }
 
 func TestResponsesAreCompressed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	r := e.raw("GET", "/api/v1/library/services", e.keyA, "", "Accept-Encoding", "gzip")
@@ -579,6 +594,7 @@ func TestResponsesAreCompressed(t *testing.T) {
 // TestConcurrentCategoryCreates: categories created at once with one name all succeed, each
 // with its own slug.
 func TestConcurrentCategoryCreates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	const n = 6
@@ -613,6 +629,7 @@ func TestConcurrentCategoryCreates(t *testing.T) {
 // TestBannerConsentMode: consentMode is gcmExcludeVendor by Google's name: basic by default,
 // either name sets both, and a request giving both must agree.
 func TestBannerConsentMode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	path := "/api/v1/sites/" + id + "/banner"

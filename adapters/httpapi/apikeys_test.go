@@ -6,6 +6,7 @@ import (
 )
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	list := e.want(e.do("GET", "/api/v1/api-keys", nil), 200).arr(t)
 	if len(list) != 1 {

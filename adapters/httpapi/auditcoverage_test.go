@@ -79,6 +79,7 @@ func collectSecrets(v any, into map[string]bool) {
 // SSO client secret, storefront passwords, digest unsubscribe tokens). An operation that appears
 // in the document without a case here, or without a reason in notAudited, fails the test.
 func TestAuditEveryChange(t *testing.T) {
+	t.Parallel()
 	hooks := &deliveryQueue{}
 	e := newEnvDeps(t, "sqlite://"+filepath.Join(t.TempDir(), "api.db"), []byte("/* runtime */"),
 		func(d *usecases.Deps) { d.WebhookQueue = hooks })

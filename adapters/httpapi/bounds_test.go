@@ -5,6 +5,7 @@ import "testing"
 // TestStoreBounds: values the store cannot hold are 400s, on SQLite and on Postgres: a sort
 // order past 32 bits, dates outside years 1 to 9999 in the listing and the export.
 func TestStoreBounds(t *testing.T) {
+	t.Parallel()
 	for _, db := range []struct {
 		name string
 		env  func(*testing.T) *env

@@ -52,6 +52,7 @@ func findings(t *testing.T, rep map[string]any) map[string]map[string]any {
 }
 
 func TestComplianceReport(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		env  func(t *testing.T) (*env, usecases.Store)
@@ -114,6 +115,7 @@ func TestComplianceReport(t *testing.T) {
 
 // TestVerdictEnumIsCore: the OpenAPI enum of the report's verdict is core's list.
 func TestVerdictEnumIsCore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc struct {
 		Components struct {
@@ -137,6 +139,7 @@ func TestVerdictEnumIsCore(t *testing.T) {
 // Analytics, held by a built-in rule, is not named); after configuring the found service and
 // a passing verification, compliant.
 func TestComplianceVerdict(t *testing.T) {
+	t.Parallel()
 	e, store := memEnv(t)
 	id, _ := e.site()
 	path := "/api/v1/sites/" + id + "/compliance"

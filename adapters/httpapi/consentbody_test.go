@@ -10,6 +10,7 @@ import (
 // answered, message for message (the table was recorded from them), and decodes what
 // encoding/json decoded.
 func TestConsentBodyOnePass(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	pub := "/api/v1/public/" + pk + "/consent"

@@ -1,27 +1,23 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
 // TestDocsOffline loads /api/v1/docs in headless Chromium with every host but the server's
 // unreachable, and finds every operation's name on the rendered page; no request may leave
 // the server.
 func TestDocsOffline(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found (apt-get install -y chromium) !!!", chromium)
-	}
+	t.Parallel()
+	browsertest.Require(t)
 	e := newEnv(t)
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -43,34 +39,14 @@ func TestDocsOffline(t *testing.T) {
 		t.Fatalf("only %d operations in the document", len(summaries))
 	}
 
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(browser.Flags(),
-		chromedp.ExecPath(chromium), chromedp.Flag("no-proxy-server", true),
-		// Every name resolves to nothing except the test server's loopback address.
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelT()
+	// Every name resolves to nothing except the test server's loopback address.
+	b := browsertest.New(browsertest.Options{})
+	defer b.Close()
+	ctx := b.Tab(t, 60*time.Second)
 
 	srv, _ := url.Parse(e.srv.URL)
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/api/v1/docs")); err != nil {
-		t.Fatal(err)
-	}
-	cond := `document.body.innerText.includes(` + jsString(summaries[0]) + `) && document.body.innerText.length > 5000`
-	for deadline := time.Now().Add(45 * time.Second); ; {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the docs page did not render within 45s")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	browsertest.Navigate(t, ctx, e.srv.URL+"/api/v1/docs")
+	browsertest.WaitFor(t, ctx, `document.body.innerText.includes(`+browsertest.JSString(summaries[0])+`) && document.body.innerText.length > 5000`, 45*time.Second)
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +65,4 @@ func TestDocsOffline(t *testing.T) {
 			t.Errorf("the page asked another host: %s", r)
 		}
 	}
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 )
 
 func TestConsentExport(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	pub := "/api/v1/public/" + pk + "/consent"

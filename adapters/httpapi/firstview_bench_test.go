@@ -125,6 +125,7 @@ func (fv firstView) String() string {
 // consentd before the banner is visible is at most firstViewBudget bytes gzipped (#28).
 // An opt-out visitor's first view, with the Do Not Sell or Share control, holds it too.
 func TestFirstViewBudget(t *testing.T) {
+	t.Parallel()
 	for _, optOut := range []bool{false, true} {
 		fv := measureFirstView(t, optOut)
 		t.Log(fv)

@@ -169,6 +169,7 @@ func contractError(body []byte) bool {
 // hostileValues, answers below 500, with the contract's error body when it refuses, and logs
 // no ERROR. No request body makes the server fail.
 func TestHostileBodies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc map[string]any
 	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {
@@ -224,6 +225,7 @@ func TestHostileBodies(t *testing.T) {
 // v2.38 panicked on them ("hash of unhashable type"); v2.39.0 compares every pair of them,
 // which checkArray spares it: thousands of distinct objects are refused at once.
 func TestHostileUniqueItems(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc map[string]any
 	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {

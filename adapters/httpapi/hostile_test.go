@@ -89,6 +89,7 @@ func hasType(s map[string]any, t string) bool {
 // characters in any string field of its request body, any path parameter and any string query
 // parameter answer 400 validation_error naming the field, with no ERROR log line.
 func TestHostileText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	valid := map[string]string{"id": id, "projectKey": pk, "catId": e.categoryID(id, "marketing"), "slug": "hotjar"}
@@ -210,6 +211,7 @@ func asSlice(v any) []any {
 // TestCaseFoldedKeys: a body key that matches a field only when case is ignored is an unknown
 // field, at any depth.
 func TestCaseFoldedKeys(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	for _, c := range []struct{ method, path, body, field string }{
@@ -232,6 +234,7 @@ func TestCaseFoldedKeys(t *testing.T) {
 // TestEmptyPathSegment: a path that ServeMux would clean and redirect answers the JSON error
 // body instead of an HTML 307.
 func TestEmptyPathSegment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -10,6 +10,7 @@ import (
 // endpoint of the first organization's site, exactly as for a site that does not exist, and
 // never sees it in GET /sites.
 func TestOrganizationIsolation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	cat := e.categoryID(id, "statistics")

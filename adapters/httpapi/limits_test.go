@@ -11,6 +11,7 @@ import (
 // TestLimits checks every limit of the API's contract at its boundary: accepted at the limit,
 // 400 one past it.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	site := "/api/v1/sites/" + id

@@ -16,6 +16,7 @@ import (
 const compileHint = "//# allFunctionsCalledOnLoad\n"
 
 func TestLoader(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
@@ -67,6 +68,7 @@ func TestLoader(t *testing.T) {
 }
 
 func TestDeclarationEndpoints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
@@ -95,6 +97,7 @@ func TestDeclarationEndpoints(t *testing.T) {
 }
 
 func TestPublicLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	for _, c := range []struct{ q, al, want string }{
@@ -114,6 +117,7 @@ func TestPublicLanguage(t *testing.T) {
 }
 
 func TestLoaderCompressed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	get := func(hdr ...string) (*http.Response, []byte) {
@@ -167,6 +171,7 @@ func TestLoaderCompressed(t *testing.T) {
 }
 
 func TestBannerReopenAndCookieDomainOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	b := e.want(e.do("GET", "/api/v1/sites/"+id+"/banner", nil), 200).obj(t)
@@ -186,6 +191,7 @@ func TestBannerReopenAndCookieDomainOverHTTP(t *testing.T) {
 }
 
 func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	html := string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/cookies", "", "", "Accept-Language", "de-DE,de;q=0.9"), 200).body)
@@ -204,6 +210,7 @@ func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
 // label, without their descriptions and cookies, and without the preferences' own texts, which
 // come with the declaration; GET config still carries everything.
 func TestLoaderFirstView(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)

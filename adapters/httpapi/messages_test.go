@@ -15,6 +15,7 @@ import (
 // without its Bearer scheme, malformed JSON (where it breaks), a body that is not JSON (415
 // with its own code). The scheme is read in any case, as HTTP has it.
 func TestErrorMessagesHelp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	for _, c := range []struct {
@@ -71,6 +72,7 @@ func TestErrorMessagesHelp(t *testing.T) {
 
 // TestErrorCodeEnum: the served document's enum of error codes is core's list.
 func TestErrorCodeEnum(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
 	detail := doc["components"].(map[string]any)["schemas"].(map[string]any)["ErrorDetail"].(map[string]any)

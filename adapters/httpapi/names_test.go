@@ -8,6 +8,7 @@ import (
 // TestCategoryNamesInEveryScript: names in any script, and of emoji alone, are accepted and
 // get a slug that works in URLs and blocking rules; a blank name is refused.
 func TestCategoryNamesInEveryScript(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	base := "/api/v1/sites/" + id + "/categories"

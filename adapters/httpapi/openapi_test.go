@@ -11,6 +11,7 @@ import (
 // TestOpenAPI: the served document is OpenAPI 3.1, describes every path of the API with the
 // bearer scheme, and the docs page renders it.
 func TestOpenAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
 	if doc["openapi"] != "3.1.0" {
@@ -89,6 +90,7 @@ func TestOpenAPI(t *testing.T) {
 // reads OpenAPI 3.0, so it checks huma's 3.0 rendering of the same operations and schemas
 // (/api/v1/openapi-3.0.json); the 3.1 document differs only in how nullability is written.
 func TestOpenAPIValidates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	raw := e.want(e.raw("GET", "/api/v1/openapi-3.0.json", "", ""), 200).body
 	doc, err := openapi3.NewLoader().LoadFromData(raw)

@@ -131,6 +131,7 @@ func thirdPartyCheck(ndjson []byte) error {
 }
 
 func TestProofOfConsent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	pub := "/api/v1/public/" + pk + "/consent"

@@ -49,6 +49,7 @@ func refused(e *env, n int, headers ...string) int {
 
 // TestRateLimitBehindTrustedProxy: two visitors behind a trusted proxy have a bucket each.
 func TestRateLimitBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
 	e, logs := proxiedEnv(t, "127.0.0.0/8")
 	if n := refused(e, 2, "X-Forwarded-For", "203.0.113.5"); n != 0 {
 		t.Fatalf("visitor 1 refused %d times within its burst", n)
@@ -72,6 +73,7 @@ func TestRateLimitBehindTrustedProxy(t *testing.T) {
 // TestForgedForwardedForIgnored: from a peer that is not a trusted proxy, X-Forwarded-For
 // changes nothing: every forged address shares the peer's bucket.
 func TestForgedForwardedForIgnored(t *testing.T) {
+	t.Parallel()
 	for name, trusted := range map[string][]string{"no proxies": nil, "other proxies": {"10.0.0.0/8"}} {
 		t.Run(name, func(t *testing.T) {
 			e, _ := proxiedEnv(t, trusted...)
@@ -89,6 +91,7 @@ func TestForgedForwardedForIgnored(t *testing.T) {
 // TestSecurityHeaders: every response is inert in a browser, and the management API never
 // allows cross-origin reads.
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, path := range []string{"/api/v1/sites", "/api/v1/openapi.json", "/api/v1/docs", "/healthz", "/api/v1/nope"} {
 		r := e.raw("GET", path, e.keyA, "", "Origin", "https://evil.example")

@@ -7,6 +7,7 @@ import (
 // TestPublicRateLimit: a client past its burst gets 429 with the error body; management
 // endpoints are not limited.
 func TestPublicRateLimit(t *testing.T) {
+	t.Parallel()
 	e, _ := proxiedEnv(t)
 	codes := map[int]int{}
 	for range 10 {

@@ -12,6 +12,7 @@ import (
 // invalid rules are 400s whose message names the field; the presets and the law are served;
 // the public configuration says which rule applies to a visitor from France or Japan.
 func TestBannerRegionRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	path := "/api/v1/sites/" + id + "/banner"
@@ -66,6 +67,7 @@ func TestBannerRegionRules(t *testing.T) {
 // chain that verifies, and a third party checks an export of both kinds (v1 and v2 lines) from
 // docs/consent-records.md alone; editing a record's regionRule breaks the check.
 func TestRegionRecordsVerify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	post := func(country string) {

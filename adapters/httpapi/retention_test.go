@@ -10,6 +10,7 @@ import (
 // 403 forbidden to an editor key (alone or with another field) and leaves the site as it was;
 // owner, admin and privacy keys may set it (privacy alone only).
 func TestRetentionNeedsRetentionPermission(t *testing.T) {
+	t.Parallel()
 	e := newRoleEnv(t)
 	path := "/api/v1/sites/" + e.siteA
 	retention := func() any { return e.want(e.do("GET", path, nil), 200).obj(t)["consentRetentionDays"] }

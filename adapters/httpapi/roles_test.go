@@ -82,6 +82,7 @@ func documented(t *testing.T, id, desc string) (roles []core.Role, scope string)
 // that each is allowed or answered 403 forbidden exactly as the operation's description
 // says. Allowed means anything but 401 and 403: the dummy IDs may well be 404.
 func TestRoleMatrix(t *testing.T) {
+	t.Parallel()
 	e := newRoleEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
@@ -236,6 +237,7 @@ func example(doc map[string]any, s map[string]any) any {
 
 // TestRoleRules: what the matrix cannot see from one call per role.
 func TestRoleRules(t *testing.T) {
+	t.Parallel()
 	e := newRoleEnv(t)
 	admin, viewer, privacy := e.keys[core.RoleAdmin], e.keys[core.RoleViewer], e.keys[core.RolePrivacy]
 

@@ -103,6 +103,7 @@ func collectEnums(where string, s map[string]any, out map[string][]string) {
 // TestSchemaEnumsAreCore: every enum of the served OpenAPI document equals, in order, the list
 // it restates, and every entry of the table is in the document.
 func TestSchemaEnumsAreCore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc map[string]any
 	if err := json.Unmarshal(e.want(e.raw("GET", core.APIPrefix+"/openapi.json", "", ""), 200).body, &doc); err != nil {
@@ -152,6 +153,7 @@ func TestSchemaEnumsAreCore(t *testing.T) {
 // TestLanguageKeyRule: the API refuses a translation in a language key of another shape than
 // core.LanguagePattern, as the console does, and takes one of that shape.
 func TestLanguageKeyRule(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, key := e.site()
 	path := core.APIPrefix + "/sites/" + id

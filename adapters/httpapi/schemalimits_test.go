@@ -206,6 +206,7 @@ func collectLimits(where string, s map[string]any, out map[string]any) {
 // TestSchemaLimitsAreCore: every limit of the served OpenAPI document equals its core constant,
 // and every constant of the table is in the document.
 func TestSchemaLimitsAreCore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc map[string]any
 	if err := json.Unmarshal(e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).body, &doc); err != nil {

@@ -17,6 +17,7 @@ import (
 // request pipelined behind it — is read as a further request, whatever wraps the writer (gzip,
 // status writers, huma).
 func TestRefusedBodyClosesConnection(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	// the inner request is what a smuggler would hide in the body
@@ -86,6 +87,7 @@ func TestRefusedBodyClosesConnection(t *testing.T) {
 // coming before it closes) rather than a connection reset; chunked (unknown length) and with a
 // declared length alike.
 func TestGoClientReadsThe413(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.site()
 	body := bytes.Repeat([]byte("x"), 3<<20)
@@ -117,6 +119,7 @@ func TestGoClientReadsThe413(t *testing.T) {
 // TestUnreadableBody: a body that cannot be read (malformed chunked encoding, or cut short) is
 // the client's fault: 400, never 500, and no ERROR line.
 func TestUnreadableBody(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, pk := e.site()
 	for _, c := range []struct{ name, path, key, framing, body string }{

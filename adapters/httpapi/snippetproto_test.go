@@ -9,6 +9,7 @@ import (
 // proxy says X-Forwarded-Proto: https, and the same header from any other peer is ignored
 // (trustedproxy.Rule.HTTPS, the rule the console's Secure cookies follow).
 func TestSnippetSchemeFromTrustedProxy(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		trusted []string
 		want    string

@@ -10,6 +10,7 @@ import (
 // is a 400 in the contract's body; the audit log records the changes without the secret;
 // another organization does not see it.
 func TestSSOConfigAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.want(e.do("GET", "/api/v1/sso", nil), 404, "not_found")
 	e.want(e.do("DELETE", "/api/v1/sso", nil), 404, "not_found")

@@ -9,6 +9,7 @@ import (
 // deleted vendor is a 400 naming it), stored whole and returned with empty lists, and the
 // public configuration says whether the TCF applies to the visitor.
 func TestBannerTCF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	path := "/api/v1/sites/" + id + "/banner"
@@ -47,6 +48,7 @@ func TestBannerTCF(t *testing.T) {
 // TCF, get the very loader they got before; the site's TCF configuration carries the module's
 // texts in the visitor's language and core's table.
 func TestLoaderTCFStub(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	loader := func(country, lang string) string {
@@ -89,6 +91,7 @@ const (
 // docs/consent-records.md alone; the snapshot holds the site's TCF settings; a malformed
 // string, another CMP's, a GVL version that disagrees or a provider not the site's is a 400.
 func TestTCFRecords(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	consent := func(body string) resp {

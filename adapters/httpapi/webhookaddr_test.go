@@ -10,6 +10,7 @@ import (
 // is a special-purpose address (the rule every delivery is dialled by), in any literal form,
 // with a 400 naming the url field; nothing is created or changed.
 func TestWebhookSpecialAddresses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ep := e.want(e.do("POST", "/api/v1/webhooks", map[string]any{"url": "https://hooks.example/in", "events": []string{"scan.changed"}}), 201).obj(t)
 	id := ep["id"].(string)

@@ -13,6 +13,7 @@ import (
 // secret once in the whsec_ form, refuses private targets and unknown events, and keeps
 // endpoints to their organization.
 func TestWebhookEndpoints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	created := e.want(e.do("POST", "/api/v1/webhooks", map[string]any{"url": "https://hooks.example/in", "events": []string{"scan.changed"}}), 201).obj(t)
 	id, _ := created["id"].(string)
@@ -71,6 +72,7 @@ func TestWebhookEndpoints(t *testing.T) {
 
 // TestWebhookEventEnum: the document's event enum is core.EventTypes.
 func TestWebhookEventEnum(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
@@ -84,6 +86,7 @@ func TestWebhookEventEnum(t *testing.T) {
 
 // TestScheduleEnums: the document's schedule enums are core's.
 func TestScheduleEnums(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	doc := e.want(e.raw("GET", "/api/v1/openapi.json", "", ""), 200).obj(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)

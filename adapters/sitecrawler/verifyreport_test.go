@@ -3,11 +3,9 @@ package sitecrawler
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,39 +15,18 @@ import (
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 	"github.com/consentd/consentd/crawler/netguard"
 	"github.com/consentd/consentd/library/librarytest"
 )
 
-const chromiumPath = "/usr/bin/chromium"
-
-var (
-	poolOnce sync.Once
-	pool     *browser.Pool
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pool != nil {
-		pool.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // browsers is the test binary's browser pool: skipped loudly without Chromium, failed under CI.
 func browsers(t *testing.T) *browser.Pool {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING VERIFY TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
-	poolOnce.Do(func() {
-		pool = browser.NewPool(browser.Options{Path: chromiumPath, Size: 1, UserAgent: crawler.DefaultUserAgent})
-	})
-	return pool
+	return browsertest.Pool(t, browser.Options{UserAgent: crawler.DefaultUserAgent})
 }
 
 // verifyReport does what `consentd verify --json` does on a recorded site of testdata/verify,

@@ -8,10 +8,9 @@ import (
 	"testing"
 
 	"github.com/consentd/consentd/adapters/httpapi/bannerjs"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // serveSite serves a recorded site over TLS, every host on one loopback port, with a
 // certificate of a fresh test CA; it returns the connect-to rule that sends every host there
@@ -41,12 +40,7 @@ func runScan(t *testing.T, env []string, args ...string) []byte {
 // site is a parallel subtest: a deep scan is a browser of its own that spends most of its time
 // waiting for pages to go quiet.
 func TestScanDeepRecordedSites(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING DEEP SCAN TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
+	browsertest.Require(t)
 	t.Parallel()
 	for _, dir := range crawlertest.DeepSiteDirs(t, filepath.Join("..", "..", "testdata", "deep")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -56,7 +50,7 @@ func TestScanDeepRecordedSites(t *testing.T) {
 			want := crawlertest.LoadDeepExpectation(t, dir)
 			wf := crawlertest.ExpectedFacts(want)
 			site := crawlertest.SiteHost(cfg)
-			args := []string{"--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", chromiumPath}
+			args := []string{"--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path}
 			got, pages := crawlertest.Facts(t, runScan(t, nil, append(append([]string{"--mode", "deep"}, args...), cfg.Start...)...), site)
 			tp, fp, fn := crawlertest.Score(got, wf)
 			sgot, _ := crawlertest.Facts(t, runScan(t, nil, append(append([]string{"--mode", "static"}, args...), cfg.Start...)...), site)

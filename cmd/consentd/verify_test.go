@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	corescan "github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
@@ -21,7 +21,7 @@ func runVerify(t *testing.T, name string, extra ...string) (stdout, stderr strin
 	dir := filepath.Join("..", "..", "testdata", "verify", name)
 	cfg := crawlertest.LoadSite(t, dir)
 	rule, caFile := serveSite(t, dir)
-	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", chromiumPath}, extra...)
+	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path}, extra...)
 	stdout, stderr, err := runCLI(t, nil, append(args, cfg.Start[0])...)
 	var ee *exec.ExitError
 	switch {
@@ -34,14 +34,10 @@ func runVerify(t *testing.T, name string, extra ...string) (stdout, stderr strin
 	return stdout, stderr, status
 }
 
+// needBrowser skips the test loudly without Chromium, or fails it when CI=true.
 func needBrowser(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING VERIFY TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
+	browsertest.Require(t)
 }
 
 // TestVerifyCommand: 'consentd verify' exits 0 on the correctly set up site and 1 on the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
 // gppProbe is the page's first own script after the loader, as an ad script would be: it calls
@@ -342,10 +343,7 @@ func TestBrowserGPP(t *testing.T) {
 }
 
 // jsString quotes s as a JavaScript string literal.
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func jsString(s string) string { return browsertest.JSString(s) }
 
 // waitUntil polls cond until it holds, failing after patience.
 func waitUntil(t *testing.T, cond func() bool) {

@@ -25,15 +25,11 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/consentd/consentd/app"
-	chromium "github.com/consentd/consentd/crawler/browser"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
-
-// chromiumPath is where Debian's chromium package installs the browser (.ci/run installs it).
-const chromiumPath = "/usr/bin/chromium"
 
 // thirdParties are the hosts of third-party tags in the test pages. Chromium resolves them to
 // loopback (where the site's third-party server answers, over TLS: some of these names are on
@@ -47,24 +43,22 @@ var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect
 // which Chromium resolves to loopback too, for the cross-subdomain consent tests.
 var siteHosts = []string{"a.test.example", "b.test.example"}
 
+// chrome is the shared headless Chromium. The third parties and the site's own names resolve
+// to loopback; the third-party server's certificate is httptest's own, for 127.0.0.1 only.
+var chrome = browsertest.New(browsertest.Options{
+	Hosts: append(append([]string{}, thirdParties...), siteHosts...), Width: 1280, Height: 800,
+	Flags: []chromedp.ExecAllocatorOption{chromedp.Flag("ignore-certificate-errors", true)},
+})
+
 var (
-	browserOnce   sync.Once
-	browserCtx    context.Context
-	browserErr    error
-	browserCancel = func() {}
-	shotsOnce     sync.Once
-	shotsDir      string
-	serverOnce    sync.Once
-	server        *consentd
-	serverErr     error
+	serverOnce sync.Once
+	server     *consentd
+	serverErr  error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shotsDir != "" {
-		fmt.Printf("banner screenshots: %s\n", shotsDir)
-	}
-	browserCancel()
+	browsertest.Close()
 	if server != nil {
 		server.close()
 	}
@@ -75,58 +69,14 @@ func TestMain(m *testing.M) {
 // test is skipped loudly, or fails when CI=true.
 func browser(t testing.TB) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", chromiumPath)
-	}
-	browserOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "consentd-chromium-")
-		if err != nil {
-			browserErr = err
-			return
-		}
-		rules := ""
-		for _, h := range append(append([]string{}, thirdParties...), siteHosts...) {
-			rules += "MAP " + h + " 127.0.0.1, "
-		}
-		opts := append(chromium.Flags(),
-			chromedp.ExecPath(chromiumPath),
-			chromedp.UserDataDir(dir),
-			chromedp.Flag("no-proxy-server", true),
-			// The third-party server's certificate is httptest's own, for 127.0.0.1 only.
-			chromedp.Flag("ignore-certificate-errors", true),
-			chromedp.Flag("host-resolver-rules", rules+"MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-			chromedp.WindowSize(1280, 800),
-		)
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		bctx, cancelBrowser := chromedp.NewContext(actx)
-		if err := chromedp.Do(bctx); err != nil {
-			browserErr = fmt.Errorf("starting %s: %w", chromiumPath, err)
-		}
-		browserCtx = bctx
-		browserCancel = func() { cancelBrowser(); cancelAlloc(); _ = os.RemoveAll(dir) }
-	})
-	if browserErr != nil {
-		t.Fatal(browserErr)
-	}
-	return browserCtx
+	return chrome.Context(t)
 }
 
 // tab opens a tab in a fresh browser context (own cookies, storage and HTTP cache) with the init
 // scripts installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
 func tab(t testing.TB, extra ...string) context.Context {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser(t), chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 45*time.Second)
-	t.Cleanup(cancelT)
-	scripts := append([]string{`
-window.__violations = [];
-document.addEventListener('securitypolicyviolation', function (e) {
-  window.__violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sourceFile || '') + ':' + e.lineNumber);
-});
+	return chrome.Tab(t, 45*time.Second, append([]string{`
 window.__cd = function (sel) {
   var h = document.querySelector('consentd-ui');
   return h && h.shadowRoot ? h.shadowRoot.querySelector(sel) : null;
@@ -139,19 +89,7 @@ window.__active = function () {
   var h = document.querySelector('consentd-ui');
   var a = h && h.shadowRoot && h.shadowRoot.activeElement;
   return a ? (a.getAttribute('data-action') || a.getAttribute('data-category') || a.tagName.toLowerCase()) : 'outside';
-};`}, extra...)
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		for _, s := range scripts {
-			if _, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: s}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ctx
+};`}, extra...)...)
 }
 
 // clearHTTPCache empties the tab's HTTP cache. The server lets browsers keep a site's public
@@ -171,19 +109,7 @@ func clearHTTPCache(t testing.TB, ctx context.Context) {
 // eval evaluates a JavaScript expression in the tab into out (nil: the value is dropped).
 func eval(t testing.TB, ctx context.Context, expr string, out any) {
 	t.Helper()
-	if out == nil {
-		expr = "(function () { " + expr + "; return true; })()"
-	}
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
-	if err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	if out != nil {
-		b, _ := json.Marshal(v)
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("evaluating %s: %v (%s)", expr, err, b)
-		}
-	}
+	browsertest.Eval(t, ctx, expr, out)
 }
 
 // patience bounds every wait for something that should happen (generous: the machine may be
@@ -193,20 +119,7 @@ const patience = 10 * time.Second
 // waitFor polls a JavaScript condition until it is true, failing the test after patience.
 func waitFor(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
-		if err != nil {
-			t.Fatalf("waiting for %s: %v", cond, err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", cond)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	browsertest.WaitFor(t, ctx, cond, patience)
 }
 
 // settle gives the page time to do what it should not do (run a held script, post twice).
@@ -214,9 +127,7 @@ func settle() { time.Sleep(300 * time.Millisecond) }
 
 func navigate(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("navigate %s: %v", url, err)
-	}
+	browsertest.Navigate(t, ctx, url)
 }
 
 func run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
@@ -229,35 +140,14 @@ func run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.
 // noViolations fails the test when the page's CSP reported anything.
 func noViolations(t testing.TB, ctx context.Context) {
 	t.Helper()
-	var v []string
-	eval(t, ctx, "window.__violations", &v)
-	if len(v) > 0 {
-		t.Fatalf("Content-Security-Policy violations: %q", v)
-	}
+	browsertest.NoViolations(t, ctx, "the page")
 }
 
-// screenshot saves the viewport as name.png in a folder kept after the run, for a human look.
+// screenshot saves the viewport as name.png in the screenshot folder, once the banner's
+// fade-in has finished, for a human look.
 func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
-	shotsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "consentd-banner-screenshots-")
-		if err == nil {
-			shotsDir = dir
-		}
-	})
-	if shotsDir == "" {
-		t.Fatal("no screenshot folder")
-	}
-	time.Sleep(350 * time.Millisecond) // let the banner's fade-in finish
-	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(shotsDir, name+".png")
-	if err := os.WriteFile(p, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", p)
+	browsertest.Screenshot(t, ctx, name, false)
 }
 
 // ---- The consentd side: the real server. ----
@@ -815,42 +705,12 @@ fbq('track', 'PageView');
 </script>`
 }
 
-// axeSource is the vendored axe-core (testdata/axe), read once.
-var (
-	axeOnce   sync.Once
-	axeSource string
-)
-
 // axeCheck runs axe-core's WCAG 2.1 A and AA rules in the tab on the elements the selectors
 // name (their shadow trees included; none: the whole document) and fails the test on any
 // violation.
 func axeCheck(t testing.TB, ctx context.Context, what string, selectors ...string) {
 	t.Helper()
-	axeOnce.Do(func() {
-		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
-		if err == nil {
-			axeSource = string(b)
-		}
-	})
-	if axeSource == "" {
-		t.Fatal("testdata/axe/axe.min.js missing")
-	}
-	eval(t, ctx, "if (!window.axe) { "+axeSource+"\n}", nil)
-	sel, _ := json.Marshal(selectors)
-	ctxArg := "document"
-	if len(selectors) > 0 {
-		ctxArg = "{include: " + string(sel) + ".map(function (s) { return [s]; })}"
-	}
-	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+ctxArg+`, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}, resultTypes: ['violations']})
-  .then(function (r) { return JSON.stringify(r.violations.map(function (v) {
-    return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(function (n) { return n.target.join(' ') + ': ' + n.failureSummary; })};
-  })); })`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("axe on %s: %v", what, err)
-	}
-	if res != "[]" {
-		t.Errorf("axe-core found accessibility violations in %s: %s", what, res)
-	}
+	browsertest.Axe(t, ctx, what, browsertest.AxeOptions{Include: selectors})
 }
 
 // failingEdge serves e's consentd to a visitor from country, as its edge does, but answers 503

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
@@ -25,7 +26,13 @@ const apiKey = "console-test-key-0123456789"
 // chrome is the shared headless Chromium: every name but loopback fails to resolve.
 var chrome = browsertest.New(browsertest.Options{Width: 1280, Height: 900})
 
-func TestMain(m *testing.M) { browsertest.Main(m) }
+func TestMain(m *testing.M) {
+	// The console's tests sign in, set up two-step sign-in and hit the sign-in limit many
+	// times: with argon2id at its production cost, hashing was most of their CPU. The hash
+	// records its parameters, so the cheap ones are checked as they were made.
+	identity.ArgonTime, identity.ArgonMemory = 1, 1024
+	browsertest.Main(m)
+}
 
 // tab opens a tab in a fresh browser context (own cookies) that records CSP violations.
 func tab(t *testing.T) context.Context {

@@ -2,17 +2,10 @@ package identity
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
-	"fmt"
 	"net/mail"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/crypto/argon2"
 
 	"github.com/consentd/consentd/core"
 )
@@ -129,53 +122,6 @@ const (
 	ResetTTL  = time.Hour
 )
 
-// argon2id parameters: RFC 9106's second recommended option (memory-constrained), with two
-// lanes. core's own tests lower them (export_test.go) to stay fast; the stored hash names
-// its parameters, so either verifies.
-var ArgonTime, ArgonMemory uint32 = 3, 64 * 1024
-
-const (
-	argonThreads = 2
-	argonKeyLen  = 32
-)
-
-// HashPassword returns the argon2id hash of password in PHC string form.
-func HashPassword(password string) string {
-	salt := make([]byte, 16)
-	_, _ = rand.Read(salt) // crypto/rand.Read never fails
-	key := argon2.IDKey([]byte(password), salt, ArgonTime, ArgonMemory, argonThreads, argonKeyLen)
-	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, ArgonMemory, ArgonTime, argonThreads,
-		b64.EncodeToString(salt), b64.EncodeToString(key))
-}
-
-// CheckPassword reports whether password matches a hash made by HashPassword.
-func CheckPassword(hash, password string) bool {
-	var v, m, t int
-	var p uint8
-	parts := strings.Split(hash, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m <= 0 || m > 1<<20 || t <= 0 || t > 20 {
-		return false
-	}
-	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
-	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
-	if err1 != nil || err2 != nil || len(key) == 0 {
-		return false
-	}
-	got := argon2.IDKey([]byte(password), salt, uint32(t), uint32(m), p, uint32(len(key)))
-	return subtle.ConstantTimeCompare(got, key) == 1
-}
-
-// dummyHash is checked against when an email is unknown, so that a sign-in takes as long
-// for an unknown email as for a wrong password.
-var dummyHash = sync.OnceValue(func() string { return HashPassword("consentd-no-such-user") })
-
 // NormalizeEmail checks an email address and returns it lower case.
 func NormalizeEmail(field, email string) (string, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
@@ -184,13 +130,6 @@ func NormalizeEmail(field, email string) (string, error) {
 		return "", core.FieldErrorf(field, "must be an email address")
 	}
 	return email, nil
-}
-
-func checkPassword(password string) error {
-	if n := utf8.RuneCountInString(password); n < MinPassword || n > MaxPassword {
-		return core.FieldErrorf("password", "must be %d to %d characters", MinPassword, MaxPassword)
-	}
-	return nil
 }
 
 // checkUserName checks a person's name and returns it trimmed.
@@ -349,146 +288,6 @@ func (users *Users) newToken(ctx context.Context, tx Store, t *OneTimeToken, ttl
 	return secret, tx.CreateToken(ctx, t)
 }
 
-// Invite makes a one-time invitation link (its secret) for email to join the organization
-// with role, valid InviteTTL. Only owners manage members.
-func (users *Users) Invite(ctx context.Context, orgID, email string, role core.Role) (string, error) {
-	if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
-		return "", err
-	}
-	email, err := NormalizeEmail("email", email)
-	if err != nil {
-		return "", err
-	}
-	if !core.ValidRole(role) {
-		return "", core.FieldErrorf("role", "must be one of owner, admin, editor, privacy, viewer")
-	}
-	var secret string
-	err = users.Store.InTx(ctx, func(tx Store) error {
-		var by string
-		if a := core.ActorOf(ctx); a != nil {
-			by = a.Name
-		}
-		var err error
-		if secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenInvite, OrgID: orgID, Email: email, Role: role, CreatedBy: by}, InviteTTL); err != nil {
-			return err
-		}
-		return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberInvite, email, nil, map[string]any{"email": email, "role": role})
-	})
-	return secret, err
-}
-
-// Invitation returns the live one-time token of secret; not_found when it does not exist,
-// was used or expired.
-func (users *Users) Invitation(ctx context.Context, secret string) (*OneTimeToken, error) {
-	t, err := users.Store.Token(ctx, SessionID(secret))
-	if err != nil {
-		return nil, core.Errorf(core.CodeNotFound, "this link is not valid: ask for a new one")
-	}
-	if t.UsedAt != nil || !users.Clock.Now().Before(t.ExpiresAt) {
-		return nil, core.Errorf(core.CodeNotFound, "this link was used already or has expired: ask for a new one")
-	}
-	return t, nil
-}
-
-// AcceptInvitation is the invitation form of someone not signed in (or the first owner's
-// link, which names no email: the person gives theirs). For an email without an account it
-// creates the account with name and password and makes it a member with the invitation's
-// role; for an email with an account it changes nothing and checks no password: the person
-// signs in through the sign-in, with its failure limit, and then joins (JoinInvitation).
-// Both answer alike (the email to sign in as), after the same checks and the same work (a
-// password hash), so that the form tells nobody whether an email has an account. An email
-// invitation stays usable until its invitee, signed in, joins with it; the first owner's link
-// is used up by the account it creates.
-func (users *Users) AcceptInvitation(ctx context.Context, secret, email, name, password string) (string, error) {
-	t, err := users.Invitation(ctx, secret)
-	if err != nil {
-		return "", err
-	}
-	if t.Kind != TokenInvite {
-		return "", core.Errorf(core.CodeNotFound, "this link is not an invitation")
-	}
-	if t.Email != "" {
-		email = t.Email
-	}
-	if email, err = NormalizeEmail("email", email); err != nil {
-		return "", err
-	}
-	if name, err = checkUserName(name); err != nil {
-		return "", err
-	}
-	if err := checkPassword(password); err != nil {
-		return "", err
-	}
-	hash := HashPassword(password)
-	err = users.Store.InTx(ctx, func(tx Store) error {
-		if _, err := tx.UserByEmail(ctx, email); err == nil || !core.IsNotFound(err) {
-			return err // an account: nothing to do before its holder signs in
-		}
-		if t.Email == "" {
-			if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
-				return core.Errorf(core.CodeNotFound, "this link was used already: ask for a new one")
-			}
-		}
-		u := &User{ID: users.NewID(), Email: email, Name: name, PasswordHash: hash, CreatedAt: users.Clock.Now()}
-		if err := tx.CreateUser(ctx, u); err != nil {
-			return err
-		}
-		ctx := core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
-		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
-	})
-	if err != nil {
-		return "", err
-	}
-	return email, nil
-}
-
-// JoinInvitation accepts an invitation for the signed-in user userID: they join the
-// organization with its role when their email is the invited one (any email for a link that
-// names none). It checks no password (the person signed in through the sign-in) and uses
-// the link up; forbidden, with the link still usable, for a user of another email. It
-// returns the organization joined.
-func (users *Users) JoinInvitation(ctx context.Context, secret, userID string) (string, error) {
-	// The caller is the signed-in person themself: no one joins on another's behalf.
-	if a := core.ActorOf(ctx); a == nil || a.Kind != core.ActorUser || a.ID != userID {
-		return "", core.Errorf(core.CodeForbidden, "only the person signed in may join with an invitation")
-	}
-	t, err := users.Invitation(ctx, secret)
-	if err != nil {
-		return "", err
-	}
-	if t.Kind != TokenInvite {
-		return "", core.Errorf(core.CodeNotFound, "this link is not an invitation")
-	}
-	err = users.Store.InTx(ctx, func(tx Store) error {
-		u, err := tx.User(ctx, userID)
-		if core.IsNotFound(err) {
-			return core.Errorf(core.CodeUnauthorized, "session ended: sign in again")
-		}
-		if err != nil {
-			return err
-		}
-		if t.Email != "" && u.Email != t.Email {
-			return core.Errorf(core.CodeForbidden, "this invitation is for %s: sign out, then sign in as %s to join", t.Email, t.Email)
-		}
-		if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
-			return core.Errorf(core.CodeNotFound, "this link was used already: ask for a new one")
-		}
-		old, err := tx.Membership(ctx, t.OrgID, u.ID)
-		if err != nil && !core.IsNotFound(err) {
-			return err
-		}
-		if old != nil && old.Role == t.Role {
-			return nil // joined already (the account was made with this link)
-		}
-		ctx := core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName(), OrgID: t.OrgID, Role: t.Role})
-		return users.putMember(ctx, tx, t.OrgID, u, t.Role)
-	})
-	if err != nil {
-		return "", err
-	}
-	return t.OrgID, nil
-}
-
 // ChangeRole changes a member's role. The last owner cannot be demoted.
 func (users *Users) ChangeRole(ctx context.Context, orgID, userID string, role core.Role) error {
 	if err := core.Authorize(ctx, core.PermMembers, orgID, ""); err != nil {
@@ -558,66 +357,6 @@ func (users *Users) RemoveMember(ctx context.Context, orgID, userID string) erro
 		}
 		return users.Audit.Record(ctx, tx, orgID, "", core.AuditMemberRemove, userID, map[string]any{"email": old.Email, "role": old.Role}, nil)
 	})
-}
-
-// ResetLink is the operator's `consentd user reset-password`: a one-time link (its secret)
-// to set a new password, valid ResetTTL.
-func (users *Users) ResetLink(ctx context.Context, email string) (string, error) {
-	email, err := NormalizeEmail("email", email)
-	if err != nil {
-		return "", err
-	}
-	var secret string
-	err = users.Store.InTx(ctx, func(tx Store) error {
-		if _, err := tx.UserByEmail(ctx, email); err != nil {
-			return err
-		}
-		var err error
-		secret, err = users.newToken(ctx, tx, &OneTimeToken{Kind: TokenReset, Email: email}, ResetTTL)
-		return err
-	})
-	return secret, err
-}
-
-// ResetPassword uses a reset link to set a new password; it ends none of the user's
-// sessions (the operator removes a member for that).
-func (users *Users) ResetPassword(ctx context.Context, secret, password string) (*User, error) {
-	t, err := users.Invitation(ctx, secret)
-	if err != nil {
-		return nil, err
-	}
-	if t.Kind != TokenReset {
-		return nil, core.Errorf(core.CodeNotFound, "this link is not a password reset")
-	}
-	if err := checkPassword(password); err != nil {
-		return nil, err
-	}
-	var u *User
-	err = users.Store.InTx(ctx, func(tx Store) error {
-		if err := tx.UseToken(ctx, t.ID, users.Clock.Now()); err != nil {
-			return core.Errorf(core.CodeNotFound, "this link was used already")
-		}
-		var err error
-		if u, err = tx.UserByEmail(ctx, t.Email); err != nil {
-			return err
-		}
-		u.PasswordHash = HashPassword(password)
-		if err := tx.SetUserPassword(ctx, u.ID, u.PasswordHash); err != nil {
-			return err
-		}
-		ms, err := tx.Memberships(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		for _, x := range ms {
-			if err := users.Audit.Record(core.WithActor(ctx, &core.Actor{Kind: core.ActorUser, ID: u.ID, Name: u.DisplayName()}), tx, x.OrgID, "",
-				core.AuditUserPasswordSet, u.ID, nil, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return u, err
 }
 
 // BootstrapOwnerLink returns a one-time link (its secret) to create the first owner of the

@@ -1,0 +1,275 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	eventpkg "github.com/consentd/consentd/core/event"
+
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
+)
+
+// ConsentBatchEvent is the data of a consent.recorded event: records of the endpoint's
+// organization's sites, in each site's chain order.
+type ConsentBatchEvent struct {
+	Records []*consent.ConsentRecord `json:"records"`
+}
+
+// DispatchConsents makes, for every endpoint subscribed to consent.recorded, one delivery of
+// the records committed since its last one (at most MaxConsentsPerDelivery), and moves its
+// cursors past them in the same transaction. Records are read in chain order from the
+// committed chain heads, which only move forward once everything before them committed, so no
+// record is skipped. Queues run it every ConsentDispatchEvery on one process. It returns how
+// many records it handed to deliveries.
+func (hooks *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return 0, err
+	}
+	eps, err := hooks.Store.EndpointsSubscribedTo(ctx, eventpkg.EventConsentRecorded)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, ep := range eps {
+		n, err := hooks.dispatchConsentsTo(ctx, ep.ID)
+		if err != nil {
+			return total, fmt.Errorf("consent webhooks of endpoint %s: %w", ep.ID, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string) (int, error) {
+	n := 0
+	err := hooks.Store.InTx(ctx, func(tx Store) error {
+		e, err := tx.LockWebhookEndpoint(ctx, endpointID)
+		if err != nil {
+			return err
+		}
+		if !e.Subscribed(eventpkg.EventConsentRecorded) {
+			return nil
+		}
+		sites, err := tx.Sites(ctx, e.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if e.ConsentCursor == nil {
+			e.ConsentCursor = map[string]int64{}
+		}
+		var records []*consent.ConsentRecord
+		moved := false
+		for _, s := range sites {
+			if len(records) >= eventpkg.MaxConsentsPerDelivery {
+				break
+			}
+			ch, err := tx.ConsentChain(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			from := e.ConsentCursor[s.ID]
+			if ch.HeadSeq <= from {
+				continue
+			}
+			// Whole batches, up to the limit (at least one batch).
+			batches, err := tx.ConsentBatches(ctx, s.ID, from, ch.HeadSeq, 1000)
+			if err != nil {
+				return err
+			}
+			to, room := from, eventpkg.MaxConsentsPerDelivery-len(records)
+			for i, b := range batches {
+				if i > 0 && b.Records > room {
+					break
+				}
+				to, room = b.Seq, room-b.Records
+			}
+			if to == from {
+				continue
+			}
+			// A record of a later batch was made (createdAt) before its batch committed, so no
+			// earlier than consentSlack before the newest record of the batch at the cursor:
+			// a bound that lets the store read the recent records through its createdAt index.
+			var since time.Time
+			if from > 0 {
+				prev, err := tx.ConsentBatches(ctx, s.ID, from-1, from, 1)
+				if err != nil {
+					return err
+				}
+				if len(prev) == 1 {
+					since = prev[0].NewestAt.Add(-eventpkg.ConsentSlack)
+				}
+			}
+			rs, err := tx.ConsentRecordsOfBatches(ctx, s.ID, from, to, since)
+			if err != nil {
+				return err
+			}
+			records = append(records, rs...)
+			e.ConsentCursor[s.ID], moved = to, true
+		}
+		if !moved {
+			return nil
+		}
+		if len(records) > 0 {
+			payload, err := json.Marshal(eventpkg.Event{Type: eventpkg.EventConsentRecorded, Timestamp: hooks.Clock.Now(), Data: ConsentBatchEvent{Records: records}})
+			if err != nil {
+				return err
+			}
+			if _, err := hooks.Events.NewDelivery(ctx, tx, e, eventpkg.EventConsentRecorded, payload); err != nil {
+				return err
+			}
+		}
+		n = len(records)
+		return tx.UpdateWebhookEndpoint(ctx, e)
+	})
+	return n, err
+}
+
+// Deliver works one attempt of a delivery job: it signs and sends the payload and records the
+// attempt. It returns an error when the attempt failed and another should follow (the queue
+// retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
+// endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
+// delivery is not sent again.
+func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return err
+	}
+	if hooks.Sender == nil {
+		return errors.New("core: webhooks need a sender")
+	}
+	d, err := hooks.Store.WebhookDelivery(ctx, "", deliveryID)
+	if core.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != eventpkg.DeliveryPending {
+		return nil
+	}
+	e, err := hooks.Store.WebhookEndpoint(ctx, "", d.EndpointID)
+	if core.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !e.Enabled {
+		d.Status, d.UpdatedAt = eventpkg.DeliveryCancelled, hooks.Clock.Now()
+		return hooks.Store.UpdateWebhookDelivery(ctx, d)
+	}
+	start := hooks.Clock()
+	sctx, cancel := context.WithTimeout(ctx, eventpkg.WebhookTimeout)
+	res, sendErr := hooks.Sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
+	cancel()
+	at := eventpkg.DeliveryAttempt{At: hooks.Clock.Now(), DurationMS: hooks.Clock().Sub(start).Milliseconds()}
+	ok := false
+	if sendErr != nil {
+		msg := sendErr.Error()
+		at.Error = &msg
+	} else {
+		code := res.StatusCode
+		at.StatusCode, at.Response = &code, eventpkg.Excerpt(res.Body)
+		ok = code >= 200 && code < 300
+	}
+	var failure error
+	var disabled *eventpkg.WebhookEndpoint
+	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
+		d.Attempts = append(d.Attempts, at)
+		d.UpdatedAt = at.At
+		ep, err := tx.LockWebhookEndpoint(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		before := core.Snapshot(ep)
+		switch {
+		case ok:
+			d.Status = eventpkg.DeliveryDelivered
+			ep.FailingSince = nil
+		default:
+			if ep.FailingSince == nil {
+				ep.FailingSince = &at.At
+			}
+			if lastAttempt {
+				d.Status = eventpkg.DeliveryFailed
+				if ep.Enabled && at.At.Sub(*ep.FailingSince) >= eventpkg.WebhookDisableAfter {
+					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
+						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
+					ep.Enabled, ep.DisabledReason = false, &reason
+					disabled = ep
+					hooks.Log.Warn("webhook endpoint disabled after persistent failure", slog.String("endpoint", ep.ID), slog.String("url", ep.URL))
+				}
+			} else {
+				failure = fmt.Errorf("delivery %s to endpoint %s: %s", d.ID, ep.ID, attemptOutcome(at))
+			}
+		}
+		ep.UpdatedAt = at.At
+		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		if disabled != nil {
+			// No key or member acts: the delivery worker, as the named system actor Deliver
+			// requires (the River worker's "webhook delivery").
+			if err := hooks.Audit.Record(ctx, tx, ep.OrganizationID, "", core.AuditWebhookUpdate, ep.ID, before, ep); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateWebhookDelivery(ctx, d)
+	})
+	if err != nil {
+		return err
+	}
+	if disabled != nil {
+		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)
+	}
+	return failure
+}
+
+// noticeDisabled emails the digest recipients of the endpoint's organization's sites (each
+// address once) that consentd disabled the endpoint: deliveries stop until someone enables
+// it again, so the people who watch the sites should know. A failure is logged: the
+// endpoint stays disabled either way, and its reason is in the API and the console.
+func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *eventpkg.WebhookEndpoint) {
+	if hooks.Mailer == nil {
+		return
+	}
+	sites, err := hooks.Store.Sites(ctx, e.OrganizationID)
+	if err != nil {
+		hooks.Log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID), slog.Any("error", err))
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range sites {
+		for _, r := range s.DigestRecipients {
+			if seen[r.Email] {
+				continue
+			}
+			seen[r.Email] = true
+			unsub := hooks.PublicURL + core.APIPrefix + "/unsubscribe/" + r.Token
+			msg := core.EmailMessage{To: r.Email, Unsubscribe: unsub,
+				Subject: "consentd: a webhook endpoint was disabled after failures",
+				Text: fmt.Sprintf("consentd stopped delivering events to the webhook endpoint %s of your organization.\n\n%s\n\n"+
+					"Deliveries resume once someone fixes the receiver and enables the endpoint again: %s/webhooks\n\n--\n"+
+					"You get this email because an administrator added %s to the digest of %s.\nUnsubscribe: %s\n",
+					e.URL, core.Deref(e.DisabledReason), hooks.PublicURL, r.Email, s.Name, unsub)}
+			if err := hooks.Mailer.Send(ctx, msg); err != nil {
+				hooks.Log.Error("could not email that a webhook endpoint was disabled", slog.String("endpoint", e.ID),
+					slog.String("to", r.Email), slog.Any("error", err))
+			}
+		}
+	}
+}
+
+func attemptOutcome(a eventpkg.DeliveryAttempt) string {
+	if a.StatusCode != nil {
+		return fmt.Sprintf("HTTP %d", *a.StatusCode)
+	}
+	if a.Error != nil {
+		return *a.Error
+	}
+	return "no answer"
+}

@@ -276,11 +276,11 @@ func (banners *Banners) check(ctx context.Context, orgID, siteID string, p Banne
 		return nil, err
 	}
 	if p.TCF != nil {
-		gvl, err := banners.Tcf.Gvl(ctx)
+		gvl, err := banners.TCF.Gvl(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if c.tcf, err = tcfpkg.CheckTCFSettings(*p.TCF, gvl, banners.Tcf.Deployment); err != nil {
+		if c.tcf, err = tcfpkg.CheckTCFSettings(*p.TCF, gvl, banners.TCF.Deployment); err != nil {
 			return nil, err
 		}
 	}
@@ -410,5 +410,5 @@ type Banners struct {
 	Audit   core.Auditor
 	Events  *event.Publisher
 	Views   *PublicViews
-	Tcf     tcfpkg.TcfDeps
+	TCF     tcfpkg.Deps
 }

@@ -31,11 +31,11 @@ func (banners *Banners) TCFChoices(ctx context.Context) (*tcf.TCFChoices, error)
 	if err := core.Authorize(ctx, core.PermRead, "", ""); err != nil {
 		return nil, err
 	}
-	g, err := banners.Tcf.Gvl(ctx)
+	g, err := banners.TCF.Gvl(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &tcf.TCFChoices{CMPID: banners.Tcf.Deployment.CMPID, GVL: g}, nil
+	return &tcf.TCFChoices{CMPID: banners.TCF.Deployment.CMPID, GVL: g}, nil
 }
 
 // TCFTexts returns the TCF layers' texts in lang (English for what lang lacks), with the

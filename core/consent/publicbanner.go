@@ -36,7 +36,7 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	cfg.Policy = base.Policies.For(rule)
 	cfg.Texts = base.TextsFor(base.Banner.BehaviorFor(rule))
 	cfg.TCF = base.Banner.TCFApplies(rule)
-	cfg.CmpID = public.Tcf.Deployment.CMPID
+	cfg.CmpID = public.TCF.Deployment.CMPID
 	cfg.GPP = base.Banner.GPPFor(rule, cfg.CmpID)
 	return &cfg, nil
 }
@@ -98,7 +98,7 @@ type PublicBanner struct {
 	Clock   core.Clock
 	NewID   func() string
 	Views   *banner.PublicViews
-	Tcf     tcf.TcfDeps
+	TCF     tcf.Deps
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }
@@ -191,18 +191,18 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 	if cfg, ok := public.Views.TcfCache.Get(key, now); ok {
 		return cfg, nil
 	}
-	gvl, err := public.Tcf.Gvl(ctx)
+	gvl, err := public.TCF.Gvl(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if gvl == nil {
 		return nil, core.Errorf(core.CodeNotFound, "no Global Vendor List is loaded on this server yet")
 	}
-	tr, err := public.Tcf.Translation(ctx, lang)
+	tr, err := public.TCF.Translation(ctx, lang)
 	if err != nil {
 		return nil, err
 	}
-	cfg := public.Tcf.Config(v.Banner.TCF, gvl, tr)
+	cfg := public.TCF.Config(v.Banner.TCF, gvl, tr)
 	public.Views.TcfCache.Put(key, v.Site.ID, cfg, v.At)
 	return cfg, nil
 }
@@ -254,11 +254,11 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *banner.Banner,
 	if !tcf.TcStringPattern.MatchString(in.TCString) {
 		return 0, core.FieldErrorf("tcString", "not a TC string (segments of web-safe base64 separated by '.')")
 	}
-	tc, err := public.Tcf.Decode(in.TCString)
+	tc, err := public.TCF.Decode(in.TCString)
 	if err != nil {
 		return 0, err
 	}
-	switch cmp := public.Tcf.Deployment.CMPID; {
+	switch cmp := public.TCF.Deployment.CMPID; {
 	case tc.CMPID != cmp:
 		return 0, core.FieldErrorf("tcString", "made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
 	case !tc.IsServiceSpecific:
@@ -268,7 +268,7 @@ func (public *PublicBanner) checkTCFInput(ctx context.Context, b *banner.Banner,
 	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
 		return 0, core.FieldErrorf("gvlVersion", "%d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
 	}
-	if _, err := public.Tcf.Lists.GVL(ctx, tc.VendorListVersion); core.IsNotFound(err) {
+	if _, err := public.TCF.Lists.GVL(ctx, tc.VendorListVersion); core.IsNotFound(err) {
 		return 0, core.FieldErrorf("tcString", "vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
 	} else if err != nil {
 		return 0, err

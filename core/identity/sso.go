@@ -158,7 +158,7 @@ func (users *Users) validateSSO(in SSOInput, create bool) ([]string, error) {
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return nil, core.FieldErrorf("issuer", "must be the provider's issuer URL, without query, fragment or credentials")
 	}
-	if u.Scheme != "https" && !users.SsoAllowPrivate {
+	if u.Scheme != "https" && !users.SSOAllowPrivate {
 		return nil, core.FieldErrorf("issuer", "must be an https URL (the operator may allow http and private addresses with CONSENTD_OIDC_ALLOW_PRIVATE=true)")
 	}
 	if in.ClientID = strings.TrimSpace(in.ClientID); in.ClientID == "" || len(in.ClientID) > MaxSSOField || core.CheckText("clientId", in.ClientID) != nil {

@@ -150,7 +150,7 @@ type Users struct {
 	// mailer emails invitations; nil when no SMTP server is configured.
 	Mailer core.Mailer
 	// ssoAllowPrivate lets organizations' issuers be http URLs.
-	SsoAllowPrivate bool
+	SSOAllowPrivate bool
 }
 
 // UserActor is the caller a signed-in member makes in one of their organizations;

@@ -14,7 +14,7 @@ type Compliance struct {
 	Catalog core.Catalog
 	Clock   core.Clock
 	Views   *banner.PublicViews
-	Tcf     tcf.TcfDeps
+	TCF     tcf.Deps
 }
 
 // Report applies the compliance rules to the site's configuration (banner, categories,
@@ -36,11 +36,11 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 	}
 	in := &ComplianceInput{Banner: v.Banner, Categories: v.Cats, Services: v.Svcs, BlockingRules: banner.BlockingRulesOf(compliance.Catalog, v.Banner, v.Cats, v.Svcs)}
 	if v.Banner.TCF.Enabled {
-		g, err := compliance.Tcf.Gvl(ctx)
+		g, err := compliance.TCF.Gvl(ctx)
 		if err != nil {
 			return nil, err
 		}
-		in.TCF = &TCFComplianceInput{CMPID: compliance.Tcf.Deployment.CMPID, GVL: g}
+		in.TCF = &TCFComplianceInput{CMPID: compliance.TCF.Deployment.CMPID, GVL: g}
 	}
 	switch sc, err := compliance.Store.LatestScan(ctx, site.ID, ScanCompleted); {
 	case err == nil:

@@ -97,7 +97,7 @@ type TCF struct {
 	Source GVLSource
 	Clock  core.Clock
 	Log    *slog.Logger
-	Tcf    TcfDeps
+	TCF    Deps
 }
 
 // GVLRefresh is what one RefreshGVL did.
@@ -157,7 +157,7 @@ func (t *TCF) RefreshGVL(ctx context.Context) (*GVLRefresh, error) {
 	if err == nil {
 		out.Version = v
 	}
-	if l, ok := t.Tcf.Lists.(*StoredLists); ok {
+	if l, ok := t.TCF.Lists.(*StoredLists); ok {
 		l.forget()
 	}
 	return out, errors.Join(errs...)
@@ -268,8 +268,8 @@ func (t *TCF) GVLStatus(ctx context.Context) (*GVLStatus, error) {
 	if err := core.Authorize(ctx, core.PermRead, "", ""); err != nil {
 		return nil, err
 	}
-	st := &GVLStatus{CMPID: t.Tcf.Deployment.CMPID}
-	g, err := t.Tcf.Gvl(ctx)
+	st := &GVLStatus{CMPID: t.TCF.Deployment.CMPID}
+	g, err := t.TCF.Gvl(ctx)
 	if err != nil {
 		return nil, err
 	}

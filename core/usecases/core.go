@@ -118,7 +118,7 @@ func New(deps Deps) (*UseCases, error) {
 		return nil, fmt.Errorf("core: %w", err)
 	}
 	views := &banner.PublicViews{Store: bannerStore{deps.Store}}
-	tcf := tcfpkg.TcfDeps{Lists: deps.VendorLists, Deployment: deps.TCF, Decoder: deps.TCStrings}
+	tcf := tcfpkg.Deps{Lists: deps.VendorLists, Deployment: deps.TCF, Decoder: deps.TCStrings}
 	if tcf.Lists == nil {
 		tcf.Lists = &tcfpkg.StoredLists{Store: tcfStore{deps.Store}, Clock: clk}
 	}
@@ -127,7 +127,7 @@ func New(deps Deps) (*UseCases, error) {
 	return &UseCases{
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
-		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, Tcf: tcf},
+		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf},
 		Categories: &banner.Categories{Store: bannerStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
 		Services: &banner.Services{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views,
 			Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}},
@@ -135,9 +135,9 @@ func New(deps Deps) (*UseCases, error) {
 		Scans:   scans,
 		ScanWorker: &scan.ScanWorker{Store: scanStore{deps.Store}, Crawler: deps.Crawler, Catalog: deps.Catalog, AllSites: deps.AllSites,
 			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans},
-		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, Tcf: tcf},
+		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf},
 		ConsentLog:   &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
-		Compliance:   &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, Tcf: tcf},
+		Compliance:   &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
 			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
 		Digests: &watch.Digests{Store: watchStore{deps.Store}, AllSites: deps.AllSites, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/"),
@@ -145,8 +145,8 @@ func New(deps Deps) (*UseCases, error) {
 		Health:   &Health{store: deps.Store},
 		AuditLog: &identity.AuditLog{Store: identityStore{deps.Store}, AllSites: deps.AllSites, Clock: clk},
 		Sessions: &identity.Sessions{Store: identityStore{deps.Store}, Clock: clk, Log: deps.Logger, Audit: audit},
-		Users:    &identity.Users{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Mailer: deps.Mailer, SsoAllowPrivate: deps.SSOAllowPrivate},
-		TCF:      &tcfpkg.TCF{Store: tcfStore{deps.Store}, Source: deps.GVLSource, Clock: clk, Log: deps.Logger, Tcf: tcf},
+		Users:    &identity.Users{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Mailer: deps.Mailer, SSOAllowPrivate: deps.SSOAllowPrivate},
+		TCF:      &tcfpkg.TCF{Store: tcfStore{deps.Store}, Source: deps.GVLSource, Clock: clk, Log: deps.Logger, TCF: tcf},
 	}, nil
 }
 

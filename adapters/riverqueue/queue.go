@@ -170,7 +170,7 @@ type TxStore interface {
 // unwraps to the store it views.
 func txStore(tx any) (TxStore, bool) {
 	for {
-		if t, ok := txStore(tx); ok {
+		if t, ok := tx.(TxStore); ok {
 			return t, true
 		}
 		u, ok := tx.(interface{ Unwrap() any })

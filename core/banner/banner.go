@@ -276,7 +276,7 @@ func (banners *Banners) check(ctx context.Context, orgID, siteID string, p Banne
 		return nil, err
 	}
 	if p.TCF != nil {
-		gvl, err := banners.TCF.Gvl(ctx)
+		gvl, err := banners.TCF.GVL(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -410,5 +410,5 @@ type Banners struct {
 	Audit   core.Auditor
 	Events  *event.Publisher
 	Views   *PublicViews
-	TCF     tcfpkg.Deps
+	TCF     tcfpkg.Ports
 }

@@ -31,7 +31,7 @@ func (banners *Banners) TCFChoices(ctx context.Context) (*tcf.TCFChoices, error)
 	if err := core.Authorize(ctx, core.PermRead, "", ""); err != nil {
 		return nil, err
 	}
-	g, err := banners.TCF.Gvl(ctx)
+	g, err := banners.TCF.GVL(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -39,16 +39,17 @@ type PublicConfig struct {
 	GPP *gpp.GPPConfig `json:"gpp,omitempty" doc:"The IAB GPP sections the runtime's __gpp writes for this visitor, the values of their fields before and after an opt-out of sale and sharing, and those that apply (docs/gpp.md); absent when the site has GPP off or no section applies to the visitor."`
 	// policies are the site's policies by rule, cached with the rest; location is the
 	// visitor's (WithBanner decides a draft's policy for it).
-	Policies Policies
-	Regions  *regionIndex
+	Policies Policies     `json:"-"`
+	Regions  *regionIndex `json:"-"`
 	// optInTexts and optOutTexts are the texts with the notice's usual wording and with its
 	// opt-out one (textsFor).
-	OptInTexts, OptOutTexts map[string]string
-	Location                core.Location
+	OptInTexts  map[string]string `json:"-"`
+	OptOutTexts map[string]string `json:"-"`
+	Location    core.Location     `json:"-"`
 	// rule is the visitor's rule, which Jurisdiction, Region and Rule say on the wire.
 	rule VisitorRule
 	// cmpID is the deployment's CMP ID, which GPPConfig reports.
-	CmpID int
+	CmpID int `json:"-"`
 }
 
 // setRule sets the visitor's rule and what the wire says of it: the jurisdiction, the region

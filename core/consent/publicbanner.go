@@ -98,7 +98,7 @@ type PublicBanner struct {
 	Clock   core.Clock
 	NewID   func() string
 	Views   *banner.PublicViews
-	TCF     tcf.Deps
+	TCF     tcf.Ports
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }
@@ -191,7 +191,7 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 	if cfg, ok := public.Views.TcfCache.Get(key, now); ok {
 		return cfg, nil
 	}
-	gvl, err := public.TCF.Gvl(ctx)
+	gvl, err := public.TCF.GVL(ctx)
 	if err != nil {
 		return nil, err
 	}

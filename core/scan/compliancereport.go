@@ -14,7 +14,7 @@ type Compliance struct {
 	Catalog core.Catalog
 	Clock   core.Clock
 	Views   *banner.PublicViews
-	TCF     tcf.Deps
+	TCF     tcf.Ports
 }
 
 // Report applies the compliance rules to the site's configuration (banner, categories,
@@ -36,7 +36,7 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 	}
 	in := &ComplianceInput{Banner: v.Banner, Categories: v.Cats, Services: v.Svcs, BlockingRules: banner.BlockingRulesOf(compliance.Catalog, v.Banner, v.Cats, v.Svcs)}
 	if v.Banner.TCF.Enabled {
-		g, err := compliance.TCF.Gvl(ctx)
+		g, err := compliance.TCF.GVL(ctx)
 		if err != nil {
 			return nil, err
 		}

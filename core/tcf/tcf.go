@@ -398,15 +398,15 @@ type TCFPublicConfig struct {
 	ConsentOnlyPurposes []int `json:"consentOnlyPurposes"`
 }
 
-// tcfDeps are what the TCF use cases read: the GVL and the deployment's CMP.
-type Deps struct {
+// Ports are what the TCF use cases read: the GVL, the deployment's CMP and the TC-string decoder.
+type Ports struct {
 	Lists      VendorLists
 	Deployment TCFDeployment
 	Decoder    TCStringDecoder
 }
 
 // decode decodes a TC string; without a decoder every string is refused.
-func (t Deps) Decode(s string) (*TCString, error) {
+func (t Ports) Decode(s string) (*TCString, error) {
 	if t.Decoder == nil {
 		return nil, core.FieldErrorf("tcString", "this server decodes no TC strings")
 	}
@@ -414,7 +414,7 @@ func (t Deps) Decode(s string) (*TCString, error) {
 }
 
 // gvl returns the GVL in use, nil when none is loaded.
-func (t Deps) Gvl(ctx context.Context) (*GVL, error) {
+func (t Ports) GVL(ctx context.Context) (*GVL, error) {
 	if t.Lists == nil {
 		return nil, nil
 	}
@@ -427,7 +427,7 @@ func (t Deps) Gvl(ctx context.Context) (*GVL, error) {
 
 // translation returns the IAB's translation into lang, nil for English or when the IAB
 // publishes none (its base form "pt" is tried for "pt-br" and the reverse is not).
-func (t Deps) Translation(ctx context.Context, lang string) (*GVLTranslation, error) {
+func (t Ports) Translation(ctx context.Context, lang string) (*GVLTranslation, error) {
 	for _, l := range []string{lang, strings.SplitN(lang, "-", 2)[0]} {
 		if l == "" || l == "en" {
 			return nil, nil
@@ -445,7 +445,7 @@ func (t Deps) Translation(ctx context.Context, lang string) (*GVLTranslation, er
 
 // config builds the TCF module's configuration for settings s from gvl and its translation tr
 // (nil: English).
-func (t Deps) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation) *TCFPublicConfig {
+func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation) *TCFPublicConfig {
 	s = s.Clone()
 	cfg := &TCFPublicConfig{
 		CMPID: t.Deployment.CMPID, CMPVersion: t.Deployment.CMPVersion,

@@ -97,7 +97,7 @@ type TCF struct {
 	Source GVLSource
 	Clock  core.Clock
 	Log    *slog.Logger
-	TCF    Deps
+	TCF    Ports
 }
 
 // GVLRefresh is what one RefreshGVL did.
@@ -269,7 +269,7 @@ func (t *TCF) GVLStatus(ctx context.Context) (*GVLStatus, error) {
 		return nil, err
 	}
 	st := &GVLStatus{CMPID: t.TCF.Deployment.CMPID}
-	g, err := t.TCF.Gvl(ctx)
+	g, err := t.TCF.GVL(ctx)
 	if err != nil {
 		return nil, err
 	}

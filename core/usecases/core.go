@@ -118,7 +118,7 @@ func New(deps Deps) (*UseCases, error) {
 		return nil, fmt.Errorf("core: %w", err)
 	}
 	views := &banner.PublicViews{Store: bannerStore{deps.Store}}
-	tcf := tcfpkg.Deps{Lists: deps.VendorLists, Deployment: deps.TCF, Decoder: deps.TCStrings}
+	tcf := tcfpkg.Ports{Lists: deps.VendorLists, Deployment: deps.TCF, Decoder: deps.TCStrings}
 	if tcf.Lists == nil {
 		tcf.Lists = &tcfpkg.StoredLists{Store: tcfStore{deps.Store}, Clock: clk}
 	}

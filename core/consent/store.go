@@ -14,8 +14,6 @@ import (
 // implement it through the composition root's store (core/usecases.Store).
 type Store interface {
 	ConsentStore
-	banner.BannerStore
-	banner.CategoryStore
 	banner.ServiceStore
 	core.SiteStore
 	core.AuditWriter

@@ -289,3 +289,67 @@ func (ps Policies) GPCMayTurnOff(slug string) bool {
 	}
 	return false
 }
+
+// regionIndex is a banner's regional rules indexed by the codes they name, so that finding a
+// visitor's rule costs a few map lookups however many rules and codes there are. The public
+// banner's cached views keep one per banner (publicConfig, consentSite).
+type regionIndex struct {
+	// first maps each code to the first rule naming it.
+	first map[string]int
+	// groups are the named groups the rules name.
+	groups []string
+}
+
+func NewRegionIndex(rules []RegionRule) *regionIndex {
+	x := &regionIndex{first: map[string]int{}}
+	for i, r := range rules {
+		for _, code := range r.Regions {
+			if _, ok := x.first[code]; ok {
+				continue
+			}
+			x.first[code] = i
+			if core.Laws.Members[code] != nil {
+				x.groups = append(x.groups, code)
+			}
+		}
+	}
+	return x
+}
+
+// ruleFor returns the index of the rule that applies to a visitor at loc, -1 when none does.
+// A visitor whose location is unknown gets the first rule naming RegionUnknown. Any other gets
+// the most specific match: the first rule naming the visitor's subdivision, else the first
+// naming its country, else the first naming a group holding either, else the first naming
+// RegionAny.
+func (x *regionIndex) ruleFor(loc core.Location) int {
+	if !core.KnownLocation(loc) {
+		return x.lookup(core.RegionUnknown)
+	}
+	if loc.Region != "" {
+		if i := x.lookup(loc.Region); i >= 0 {
+			return i
+		}
+	}
+	if i := x.lookup(loc.Country); i >= 0 {
+		return i
+	}
+	best := -1
+	for _, g := range x.groups {
+		if m := core.Laws.Members[g]; m[loc.Country] || (loc.Region != "" && m[loc.Region]) {
+			if i := x.first[g]; best < 0 || i < best {
+				best = i
+			}
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	return x.lookup(core.RegionAny)
+}
+
+func (x *regionIndex) lookup(code string) int {
+	if i, ok := x.first[code]; ok {
+		return i
+	}
+	return -1
+}

@@ -9,9 +9,6 @@ import (
 	"github.com/consentd/consentd/core/banner"
 )
 
-// consentActions are the actions a record may have.
-var consentActions = [...]string{"accept_all", "reject_all", "custom", "gpc"}
-
 // ConsentActions returns the consent actions, stored on every record.
 func ConsentActions() []string { return slices.Clone(consentActions[:]) }
 
@@ -124,13 +121,6 @@ func (q ConsentQuery) validateVisitor() error {
 	return checkVisitorID(q.VisitorID)
 }
 
-func checkVisitorID(v string) error {
-	if n := len([]rune(v)); n < 1 || n > MaxVisitorID {
-		return core.FieldErrorf("visitorId", "must be 1 to %d characters", MaxVisitorID)
-	}
-	return core.CheckText("visitorId", v)
-}
-
 // ConsentStore persists consent records. Records are append-only.
 type ConsentStore interface {
 	// CreateConsentRecord stores a record durably before returning: once it returns nil the
@@ -203,120 +193,6 @@ type ConsentInput struct {
 	GVLVersion int
 	// GPPString is the runtime's GPP string (CheckGPPString); empty on a site without GPP.
 	GPPString string
-}
-
-// actionAgrees checks that a decision's action says what its categories say, so that no
-// record contradicts itself (docs/consent-records.md, "Records that cannot contradict
-// themselves"): reject_all with an optional category true, or accept_all with one false or
-// left out, is a validation error rather than a record rewritten from a guess. The one
-// exception is a category a Global Privacy Control signal turns off (Policy.GPC), which
-// accept_all may send false when the request carries the signal (the runtime locks it off then).
-func actionAgrees(in ConsentInput, cats []*banner.Category, ps banner.Policies) error {
-	if in.Action == nil {
-		return nil
-	}
-	switch *in.Action {
-	case "reject_all":
-		for _, c := range cats {
-			if !c.IsRequired && in.Categories[c.Slug] {
-				return core.FieldErrorf("categories."+c.Slug, "must be false with action reject_all")
-			}
-		}
-	case "accept_all":
-		for _, c := range cats {
-			if c.IsRequired || in.Categories[c.Slug] || (in.GPC && ps.GPCMayTurnOff(c.Slug)) {
-				continue
-			}
-			return core.FieldErrorf("categories."+c.Slug, "must be true with action accept_all")
-		}
-	}
-	return nil
-}
-
-// RecordConsent stores a visitor's decision for the site named by projectKey. Every category
-// of the site is stored with an explicit boolean, as the visitor's Policy applies the decision:
-// required ones always true, unmentioned ones false, those a GPC signal turns off false when
-// the request carries one, which may also store doNotSell.
-func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string, in ConsentInput) (*ConsentRecord, error) {
-	view, err := public.Views.ConsentSite(ctx, projectKey, public.Clock())
-	if err != nil {
-		return nil, err
-	}
-	site, cats := view.Site, view.Cats
-	if in.ConsentVersion < 1 || in.ConsentVersion > core.MaxConsentVersion {
-		return nil, core.FieldErrorf("consentVersion", "must be 1 to %d", core.MaxConsentVersion)
-	}
-	// A decision cannot answer a banner the site has not shown yet.
-	if in.ConsentVersion > view.Version {
-		return nil, core.FieldErrorf("consentVersion", "must be 1 to %d, the site's current version", view.Version)
-	}
-	if in.Action != nil && !slices.Contains(consentActions[:], *in.Action) {
-		return nil, core.FieldErrorf("action", "must be one of %v", consentActions)
-	}
-	if err := actionAgrees(in, cats, view.Policies); err != nil {
-		return nil, err
-	}
-	visitor := public.NewID()
-	if in.VisitorID != nil {
-		if err := checkVisitorID(*in.VisitorID); err != nil {
-			return nil, err
-		}
-		visitor = *in.VisitorID
-	}
-	loc := core.LocationOf(in.Country, in.Region)
-	in.Country, in.Region = loc.Country, loc.Region
-	rule := view.Banner.VisitorRuleIndexed(view.Regions, loc)
-	jur := rule.Jurisdiction
-	pol := view.Policies.For(rule)
-	decided := pol.Apply(in.Categories, in.GPC)
-	allOn, allOff := true, true
-	for _, c := range cats {
-		if !c.IsRequired {
-			allOn, allOff = allOn && decided[c.Slug], allOff && !decided[c.Slug]
-		}
-	}
-	for slug := range in.Categories {
-		if _, known := decided[slug]; !known {
-			return nil, core.FieldErrorf("categories."+slug, "unknown category")
-		}
-	}
-	page, err := PageURL(in.PageURL)
-	if err != nil {
-		return nil, err
-	}
-	if in.GVLVersion, err = public.checkTCFInput(ctx, view.Banner, in); err != nil {
-		return nil, err
-	}
-	if err := banner.CheckGPPString(view.Banner, in.GPPString); err != nil {
-		return nil, err
-	}
-	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
-	if err != nil {
-		return nil, err
-	}
-	r := &ConsentRecord{
-		ID: public.NewID(), SiteID: site.ID, VisitorID: visitor, IPCountry: in.Country, Jurisdiction: jur,
-		Region: loc.Region, RegionRule: rule.Ref(),
-		CategoriesConsented: decided, GPCSignal: in.GPC, DoNotSell: in.DoNotSell || (in.GPC && pol.GPC.Honored && pol.GPC.DoNotSell),
-		ConsentVersion: in.ConsentVersion, CreatedAt: public.Clock.Now(),
-		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
-		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion, GPPString: in.GPPString,
-	}
-	switch {
-	case in.Action != nil:
-		r.Action = *in.Action
-	case allOn:
-		r.Action = "accept_all"
-	case allOff:
-		r.Action = "reject_all"
-	default:
-		r.Action = "custom"
-	}
-	SealConsentRecord(r)
-	if err := public.Store.CreateConsentRecord(ctx, r); err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.

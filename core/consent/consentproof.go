@@ -5,12 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"maps"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
@@ -18,68 +16,6 @@ import (
 	gpppkg "github.com/consentd/consentd/core/gpp"
 	tcfpkg "github.com/consentd/consentd/core/tcf"
 )
-
-// PageURL keeps the origin and path of the page a decision was made on: the query and the
-// fragment often carry identifiers (session tokens, e-mail addresses) and are dropped, as are
-// user information and default ports. "" stays "". Anything but an absolute http(s) URL of at
-// most MaxURL characters is a validation error.
-func PageURL(raw string) (string, error) {
-	if raw == "" {
-		return "", nil
-	}
-	if err := core.CheckText("pageUrl", raw); err != nil {
-		return "", err
-	}
-	if utf8.RuneCountInString(raw) > core.MaxURL {
-		return "", core.FieldErrorf("pageUrl", "must be at most %d characters", core.MaxURL)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", core.FieldErrorf("pageUrl", "must be an absolute http(s) URL")
-	}
-	host := strings.ToLower(u.Host) // without user information
-	if u.Scheme == "http" {
-		host = strings.TrimSuffix(host, ":80")
-	} else {
-		host = strings.TrimSuffix(host, ":443")
-	}
-	out := (&url.URL{Scheme: u.Scheme, Host: host, Path: u.Path, RawPath: u.RawPath}).String()
-	if out == u.Scheme+"://"+host {
-		out += "/"
-	}
-	if utf8.RuneCountInString(out) > core.MaxURL {
-		return "", core.FieldErrorf("pageUrl", "must be at most %d characters", core.MaxURL)
-	}
-	return out, nil
-}
-
-// UserAgentFamily reduces a User-Agent header to a browser family and a device class
-// ("Chrome desktop", "Safari mobile", "other desktop"): coarse enough to identify no one,
-// enough to see that a decision came from a browser like the visitor's.
-func UserAgentFamily(ua string) string {
-	device := "desktop"
-	if strings.Contains(ua, "Mobi") || strings.Contains(ua, "Android") || strings.Contains(ua, "iPhone") || strings.Contains(ua, "iPad") {
-		device = "mobile"
-	}
-	family := "other"
-	switch {
-	case ua == "":
-		return ""
-	case strings.Contains(ua, "Edg/") || strings.Contains(ua, "EdgA/") || strings.Contains(ua, "EdgiOS/"):
-		family = "Edge"
-	case strings.Contains(ua, "OPR/") || strings.Contains(ua, "Opera"):
-		family = "Opera"
-	case strings.Contains(ua, "Firefox/") || strings.Contains(ua, "FxiOS/"):
-		family = "Firefox"
-	case strings.Contains(ua, "SamsungBrowser/"):
-		family = "Samsung Internet"
-	case strings.Contains(ua, "Chrome/") || strings.Contains(ua, "CriOS/") || strings.Contains(ua, "Chromium/"):
-		family = "Chrome"
-	case strings.Contains(ua, "Safari/") && strings.Contains(ua, "Version/"):
-		family = "Safari"
-	}
-	return family + " " + device
-}
 
 var runtimeVersionPattern = regexp.MustCompile(core.RuntimeVersionPattern)
 
@@ -170,41 +106,6 @@ func buildSnapshot(cfg *banner.PublicConfig, lang, runtime string) ([]byte, erro
 		c.Categories = append(c.Categories, sc)
 	}
 	return json.Marshal(c)
-}
-
-// snapshotFor returns the snapshot of what the runtime showed for the site named by
-// projectKey in lang, stored once per content and cached like the public configuration.
-func (public *PublicBanner) snapshotFor(ctx context.Context, projectKey, lang, runtime string) (*banner.ConsentSnapshot, error) {
-	if utf8.RuneCountInString(lang) > banner.MaxLanguageKey {
-		return nil, core.FieldErrorf("language", "must be at most %d characters", banner.MaxLanguageKey)
-	}
-	if err := core.CheckText("language", lang); err != nil {
-		return nil, err
-	}
-	if runtime != "" && (len(runtime) > MaxRuntimeVersion || !runtimeVersionPattern.MatchString(runtime)) {
-		return nil, core.FieldErrorf("runtimeVersion", "must be 1 to %d letters, digits, '.', '+' or '-'", MaxRuntimeVersion)
-	}
-	key := projectKey + "\x00" + lang + "\x00" + runtime
-	return public.Views.SnapshotCache.Load(ctx, key, public.Clock(), func(ctx context.Context) (*banner.ConsentSnapshot, string, error) {
-		cfg, err := public.PublicConfig(ctx, projectKey, core.Location{})
-		if err != nil {
-			return nil, "", err
-		}
-		content, err := buildSnapshot(cfg, lang, runtime)
-		if err != nil {
-			return nil, "", core.Wrap(core.CodeInternal, err, "snapshot")
-		}
-		s := &banner.ConsentSnapshot{SiteID: cfg.Banner.SiteID, Hash: core.Sha256Hex(string(content)), Content: content, CreatedAt: public.Clock.Now()}
-		// Snapshots are never removed while their site exists: one this process stored
-		// need not be stored again when the cache entry is renewed with the same content.
-		if !public.savedSnapshots.has(s.SiteID + "\x00" + s.Hash) {
-			if err := public.Store.SaveConsentSnapshot(ctx, s); err != nil {
-				return nil, "", err
-			}
-			public.savedSnapshots.add(s.SiteID + "\x00" + s.Hash)
-		}
-		return s, s.SiteID, nil
-	})
 }
 
 // keySet is a set of strings safe for concurrent use, bounded by starting afresh.

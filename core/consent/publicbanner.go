@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/consentd/consentd/core"
@@ -205,73 +203,4 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 	cfg := public.TCF.Config(v.Banner.TCF, gvl, tr)
 	public.Views.TcfCache.Put(key, v.Site.ID, cfg, v.At)
 	return cfg, nil
-}
-
-// checkTCFInput checks the TCF fields of a decision on the site with banner b and returns the
-// GVL version to record: a TC string is decoded (a malformed one is refused), must carry this
-// deployment's CMP ID, be service-specific, have a disclosed-vendors segment, and name a GVL
-// version this server has (and gvlVersion when the runtime sent one); an AC string must be
-// Google's v2 format and name only the site's providers; both only on a site with TCF on.
-func (public *PublicBanner) checkTCFInput(ctx context.Context, b *banner.Banner, in ConsentInput) (int, error) {
-	if in.TCString == "" && in.ACString == "" {
-		if in.GVLVersion != 0 {
-			return 0, core.FieldErrorf("gvlVersion", "only with a tcString")
-		}
-		return 0, nil
-	}
-	if !b.TCF.Enabled {
-		field := "tcString"
-		if in.TCString == "" {
-			field = "acString"
-		}
-		return 0, core.FieldErrorf(field, "TCF is not enabled on this site")
-	}
-	if len(in.ACString) > core.MaxACString {
-		return 0, core.FieldErrorf("acString", "must be at most %d characters", core.MaxACString)
-	}
-	if in.ACString != "" {
-		m := tcf.AcStringPattern.FindStringSubmatch(in.ACString)
-		if m == nil {
-			return 0, core.FieldErrorf("acString", "not an Additional Consent string v2 (2~1.35.41~dv.9.21)")
-		}
-		for _, list := range []string{m[1], m[3]} {
-			for _, id := range strings.Split(list, ".") {
-				if n, err := strconv.Atoi(id); id != "" && (err != nil || !slices.Contains(b.TCF.GoogleATPIDs, n)) {
-					return 0, core.FieldErrorf("acString", "provider %s is not one of the site's (tcf.googleAtpIds)", id)
-				}
-			}
-		}
-	}
-	if in.TCString == "" {
-		if in.GVLVersion != 0 {
-			return 0, core.FieldErrorf("gvlVersion", "only with a tcString")
-		}
-		return 0, nil
-	}
-	if len(in.TCString) > core.MaxTCString {
-		return 0, core.FieldErrorf("tcString", "must be at most %d characters", core.MaxTCString)
-	}
-	if !tcf.TcStringPattern.MatchString(in.TCString) {
-		return 0, core.FieldErrorf("tcString", "not a TC string (segments of web-safe base64 separated by '.')")
-	}
-	tc, err := public.TCF.Decode(in.TCString)
-	if err != nil {
-		return 0, err
-	}
-	switch cmp := public.TCF.Deployment.CMPID; {
-	case tc.CMPID != cmp:
-		return 0, core.FieldErrorf("tcString", "made by CMP %d, not by this deployment's (%d)", tc.CMPID, cmp)
-	case !tc.IsServiceSpecific:
-		return 0, core.FieldErrorf("tcString", "not service-specific (TCF 2.3 strings are)")
-	case tc.VendorsDisclosed == nil:
-		return 0, core.FieldErrorf("tcString", "has no disclosed-vendors segment, which TCF 2.3 requires")
-	case in.GVLVersion != 0 && in.GVLVersion != tc.VendorListVersion:
-		return 0, core.FieldErrorf("gvlVersion", "%d, but the tcString says vendorListVersion %d", in.GVLVersion, tc.VendorListVersion)
-	}
-	if _, err := public.TCF.Lists.GVL(ctx, tc.VendorListVersion); core.IsNotFound(err) {
-		return 0, core.FieldErrorf("tcString", "vendorListVersion %d is not a Global Vendor List this server has served", tc.VendorListVersion)
-	} else if err != nil {
-		return 0, err
-	}
-	return tc.VendorListVersion, nil
 }

@@ -61,19 +61,17 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		return nil, err
 	}
 	site, cats := view.Site, view.Cats
-	// What the banner decides for the visitor: the rule of their place, its policy, what their
-	// choice grants under it, and whether the GPP string fits the banner's sections.
+	// What the banner decides for the visitor: the rule of their place, its policy and what
+	// their choice grants under it.
 	loc := core.LocationOf(in.Country, in.Region)
 	in.Country, in.Region = loc.Country, loc.Region
 	rule := view.Banner.VisitorRuleIndexed(view.Regions, loc)
 	jur, ruleRef := rule.Jurisdiction, rule.Ref()
 	pol := view.Policies.For(rule)
 	decided := pol.Apply(in.Categories, in.GPC)
-	if err := banner.CheckGPPString(view.Banner, in.GPPString); err != nil {
-		return nil, err
-	}
-	// What consent checks itself: the version, the action, the visitor, the categories, the
-	// page, the TCF strings, then the snapshot of what the visitor was shown.
+	// Then the checks, in the order clients see their answers (the runtime reads which field is
+	// refused first): the version, the action, the visitor, the categories, the page, the TCF
+	// and GPP strings; then the snapshot of what the visitor was shown.
 	if in.ConsentVersion < 1 || in.ConsentVersion > core.MaxConsentVersion {
 		return nil, core.FieldErrorf("consentVersion", "must be 1 to %d", core.MaxConsentVersion)
 	}
@@ -110,6 +108,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		return nil, err
 	}
 	if in.GVLVersion, err = public.checkTCFInput(ctx, view.Banner, in); err != nil {
+		return nil, err
+	}
+	if err := banner.CheckGPPString(view.Banner, in.GPPString); err != nil {
 		return nil, err
 	}
 	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)

@@ -114,13 +114,13 @@ func AuditCanonical(e *AuditEntry) string {
 // AuditHash is the hex SHA-256 of an entry's canonical form.
 func AuditHash(e *AuditEntry) string { return Sha256Hex(AuditCanonical(e)) }
 
-// auditor appends entries to the audit log, in the transaction of the change they record.
+// Auditor appends entries to the audit log, in the transaction of the change they record.
 type Auditor struct {
 	Clock Clock
 	NewID func() string
 }
 
-// record appends an audit entry for the caller in ctx (forbidden without one) in tx, chained
+// Record appends an audit entry for the caller in ctx (forbidden without one) in tx, chained
 // after the organization's head. old and new are the resource before and after (nil for a
 // creation or a deletion); their differing JSON fields become the entry's changes.
 func (audit Auditor) Record(ctx context.Context, tx AuditWriter, orgID, siteID, action, target string, old, new any) error {
@@ -154,7 +154,7 @@ func (audit Auditor) RecordChanges(ctx context.Context, tx AuditWriter, orgID, s
 // ignoredFields change on every write and say nothing.
 var ignoredFields = []string{"updatedAt", "createdAt"}
 
-// diffFields compares the top-level JSON fields of old and new.
+// DiffFields compares the top-level JSON fields of old and new.
 func DiffFields(old, new any) ([]Change, error) {
 	o, err := fields(old)
 	if err != nil {
@@ -217,7 +217,7 @@ func auditValue(v json.RawMessage) json.RawMessage {
 	return v
 }
 
-// snapshot is v as it is now, for an entry's old values: the use case may change v in place.
+// Snapshot is v as it is now, for an entry's old values: the use case may change v in place.
 func Snapshot(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -2,7 +2,7 @@ package core
 
 import "time"
 
-// clock is the use cases' clock; now is the time as stored (UTC, to the microsecond). Each
+// Clock is the use cases' clock; now is the time as stored (UTC, to the microsecond). Each
 // service that reads the time embeds it.
 type Clock func() time.Time
 

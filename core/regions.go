@@ -74,7 +74,7 @@ type regionGroupIn struct {
 //go:embed regions.json
 var regionsJSON []byte
 
-// laws is regions.json, read once.
+// Laws is regions.json, read once.
 var Laws = loadRegions()
 
 type lawTable struct {
@@ -82,7 +82,7 @@ type lawTable struct {
 	subdivisions map[string]bool
 	subNames     map[string]string
 	groups       []RegionGroup
-	// members maps a group's code to its countries and subdivisions.
+	// Members maps a group's code to its countries and subdivisions.
 	Members map[string]map[string]bool
 	gdpr    map[string]bool
 	usState map[string]USStateLaw
@@ -241,5 +241,5 @@ func groupCodes() []string {
 	return out
 }
 
-// knownLocation reports whether loc names a country of ISO 3166-1.
+// KnownLocation reports whether loc names a country of ISO 3166-1.
 func KnownLocation(loc Location) bool { return Laws.countries[loc.Country] }

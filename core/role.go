@@ -48,7 +48,7 @@ func ParseRole(field, s string) (Role, error) {
 	return r, nil
 }
 
-// rank orders roles for "may not grant more than it has": lower is more powerful.
+// Rank orders roles for "may not grant more than it has": lower is more powerful.
 func (r Role) Rank() int { return slices.Index(Roles(), r) }
 
 // Permission is what an operation needs.
@@ -238,7 +238,7 @@ func Authorize(ctx context.Context, p Permission, orgID, siteID string) error {
 	return a.Authorize(p, siteID)
 }
 
-// authorizeSystem is the check of what only the operator's CLI and the background jobs do
+// AuthorizeSystem is the check of what only the operator's CLI and the background jobs do
 // (running scans, retention, creating organizations): the caller must be the system.
 func AuthorizeSystem(ctx context.Context) error {
 	a, err := callerOf(ctx)
@@ -251,7 +251,7 @@ func AuthorizeSystem(ctx context.Context) error {
 	return nil
 }
 
-// consentReadPermission is what listing consent records needs: reading, or looking a
+// ConsentReadPermission is what listing consent records needs: reading, or looking a
 // visitor up when the listing is filtered to one visitor.
 func ConsentReadPermission(visitorID string) Permission {
 	if visitorID != "" {

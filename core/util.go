@@ -22,8 +22,6 @@ func countryCode(c string) string {
 	return ""
 }
 
-func SlicesClone[T any](s []T) []T { return append([]T(nil), s...) }
-
 // HashHexLength is the length of every hash consentd shows: hex SHA-256.
 const HashHexLength = 64
 
@@ -41,7 +39,7 @@ func Sha256Hex(s string) string {
 	return HexSum(sha256.Sum256(append(buf[:0], s...)))
 }
 
-// hexSum is a SHA-256 sum in hex, as hex.EncodeToString writes it, with one allocation.
+// HexSum is a SHA-256 sum in hex, as hex.EncodeToString writes it, with one allocation.
 func HexSum(sum [sha256.Size]byte) string {
 	var h [2 * sha256.Size]byte
 	hex.Encode(h[:], sum[:])
@@ -53,13 +51,4 @@ func OrEmptySlice[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func Contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

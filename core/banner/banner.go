@@ -158,7 +158,7 @@ type BannerStore interface {
 	UpdateBanner(ctx context.Context, b *Banner) error
 }
 
-// newBanner returns a site's banner with the defaults: enforced from the first view (site-wide
+// NewBanner returns a site's banner with the defaults: enforced from the first view (site-wide
 // blocking on, so every tag a built-in or configured rule matches is held until its category
 // is allowed, even when pasted unmarked), an opt-in floating dialog whose first layer offers
 // "Reject all" beside "Accept all" with buttons that look alike, remembered for a year. Sites

@@ -51,7 +51,7 @@ type CategoryStore interface {
 	DeleteCategory(ctx context.Context, siteID, id string) error
 }
 
-// fallbackCategory is where a scan's import puts a service whose category the site lacks.
+// FallbackCategory is where a scan's import puts a service whose category the site lacks.
 const FallbackCategory = library.CategoryMarketing
 
 // Limits of categories and translations, stated by the API's OpenAPI document (pinned by its
@@ -63,7 +63,7 @@ const (
 	MaxSlug                = 100
 )
 
-// defaultCategories are created with every site; their slugs are the library's categories.
+// DefaultCategories are created with every site; their slugs are the library's categories.
 var DefaultCategories = []Category{
 	{Slug: library.CategoryEssential, Name: "Essential", IsRequired: true, SortOrder: 0,
 		Description: "Needed for the website to work: security, load balancing, remembering your choices. These cannot be switched off."},

@@ -22,7 +22,7 @@ type CookieRule struct {
 	Match    string `json:"match"`
 }
 
-// cookieRules derives the rules of a site's optional categories from every service the
+// CookieRules derives the rules of a site's optional categories from every service the
 // runtime can name: the site's services (the library's first-party cookie names with their
 // match kinds for services from the library, and the site's own cookie list, a name ending in
 // "*" being a prefix) and the library services that a built-in blocking rule holds back on
@@ -160,7 +160,7 @@ func Latest(a, b time.Time) time.Time {
 	return a
 }
 
-// translated returns the translation of a text for lang, or the text itself.
+// Translated returns the translation of a text for lang, or the text itself.
 func Translated(tr map[string]string, lang, s string) string {
 	if v := tr[lang]; v != "" {
 		return v

@@ -11,7 +11,7 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// siteView is what the public endpoints read of a site: the site, its banner, categories and
+// SiteView is what the public endpoints read of a site: the site, its banner, categories and
 // services, loaded together and cached for publicCacheTTL. Shared: callers must not modify it.
 type SiteView struct {
 	At     time.Time // when it was loaded: what is derived from it expires with it
@@ -21,7 +21,7 @@ type SiteView struct {
 	Svcs   []*Service
 }
 
-// site returns what the public endpoints read of the site named by projectKey, from the
+// Site returns what the public endpoints read of the site named by projectKey, from the
 // cache when fresh.
 func (views *PublicViews) Site(ctx context.Context, projectKey string, now time.Time) (*SiteView, error) {
 	if v, ok := views.viewCache.Get(projectKey, now); ok {
@@ -45,7 +45,7 @@ func (views *PublicViews) Site(ctx context.Context, projectKey string, now time.
 	return v, nil
 }
 
-// languages are the languages the site's banner speaks: the built-in ones and those of its
+// Languages are the languages the site's banner speaks: the built-in ones and those of its
 // textTranslations, sorted.
 func (v *SiteView) Languages() []string {
 	set := map[string]bool{}
@@ -58,7 +58,7 @@ func (v *SiteView) Languages() []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// language picks the language for a visitor's preferences (BCP 47 tags, best first): the first
+// Language picks the language for a visitor's preferences (BCP 47 tags, best first): the first
 // preference the site speaks exactly, else by its primary subtag ("de-AT" finds "de"), else
 // English. The banner runtime does the same with the page's lang and the browser's languages.
 func (v *SiteView) Language(prefs []string) string {
@@ -117,7 +117,7 @@ func CheckPreferredLanguage(field, lang string) error {
 // defaultLanguage is the language of a visitor who prefers none the site speaks.
 const defaultLanguage = "en"
 
-// declarationTextKeys are the texts only the cookie declaration shows. The runtime's
+// DeclarationTextKeys are the texts only the cookie declaration shows. The runtime's
 // configuration leaves them out, to keep what every page view loads small; the declaration
 // carries them itself.
 var DeclarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "yourChoiceLabel", "providerLabel", "privacyPolicyOfLabel",
@@ -140,7 +140,7 @@ var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cooki
 // configuration carries only for a visitor whose policy offers it (Policy.DoNotSellLink).
 const doNotSellTextKey = "doNotSellLabel"
 
-// optOutTextKey is the notice's body for a visitor under an opt-out rule, which the
+// OptOutTextKey is the notice's body for a visitor under an opt-out rule, which the
 // configuration carries as its body (PublicConfig.textsFor).
 const OptOutTextKey = "optOutBody"
 
@@ -162,14 +162,14 @@ func RuntimeTexts(lang string) map[string]string {
 	return out
 }
 
-// texts returns the texts in lang: the built-in ones under the site's (siteTexts).
+// Texts returns the texts in lang: the built-in ones under the site's (siteTexts).
 func (v *SiteView) Texts(lang string) map[string]string {
 	out := builtinTexts(lang)
 	maps.Copy(out, v.SiteTexts(lang))
 	return out
 }
 
-// siteTexts returns the site's own texts in lang: its textOverrides, then its
+// SiteTexts returns the site's own texts in lang: its textOverrides, then its
 // textTranslations for lang, then the reopen button's label, each winning over the one before.
 func (v *SiteView) SiteTexts(lang string) map[string]string {
 	out := maps.Clone(v.Banner.TextOverrides)
@@ -187,7 +187,7 @@ func (v *SiteView) SiteTexts(lang string) map[string]string {
 	return out
 }
 
-// categoryText returns a category's name and description in lang: the site's translation,
+// CategoryText returns a category's name and description in lang: the site's translation,
 // else for a default category whose text the site left as created, the built-in translation,
 // else the site's text.
 func CategoryText(c *Category, lang string) (name, desc string) {

@@ -14,7 +14,7 @@ const (
 	MaxCookieDurationSize = 100
 )
 
-// addObservedCookies completes a service made from the library with what a scan observed: a
+// AddObservedCookies completes a service made from the library with what a scan observed: a
 // library cookie without a stated duration takes the observed one, and an observed cookie the
 // library does not list is added with its observed duration.
 func (im Importer) AddObservedCookies(svc *Service, observed []core.ObservedCookie) {

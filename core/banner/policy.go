@@ -100,7 +100,7 @@ func (b *Banner) VisitorRuleIndexed(x *regionIndex, loc core.Location) VisitorRu
 	return vr
 }
 
-// behaviorFor is what the banner does before a decision for a visitor under vr: the regional
+// BehaviorFor is what the banner does before a decision for a visitor under vr: the regional
 // rule's defaultBehavior, else the banner's.
 func (b *Banner) BehaviorFor(vr VisitorRule) string {
 	if vr.Rule != nil {

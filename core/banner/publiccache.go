@@ -13,7 +13,7 @@ import (
 // did not make the change itself.
 const publicCacheTTL = time.Second
 
-// publicCacheMax bounds each cache; past it the cache starts afresh.
+// PublicCacheMax bounds each cache; past it the cache starts afresh.
 const PublicCacheMax = 10000
 
 // ttlCache keeps values per project key for publicCacheTTL: every page view of every banner
@@ -37,7 +37,7 @@ type ttlLoad[V any] struct {
 // loadTimeout bounds a load that no single request owns (shared or in the background).
 const loadTimeout = 10 * time.Second
 
-// load returns key's value from the cache when fresh, else from fn, which returns the value
+// Load returns key's value from the cache when fresh, else from fn, which returns the value
 // and its site's ID. Callers missing one key together wait for one call of fn, not one each
 // (at every expiry, all the posts in flight for a site would otherwise read it from the store
 // at once). An entry past half its TTL is renewed by one call of fn in the background while
@@ -132,7 +132,7 @@ func (c *ttlCache[V]) forget(siteID string) {
 	}
 }
 
-// publicViews are the public endpoints' caches of what they read of a site, shared by the
+// PublicViews are the public endpoints' caches of what they read of a site, shared by the
 // services that change a site, so that a change made through any of them drops its site's
 // cached views at once (forget).
 type PublicViews struct {
@@ -141,9 +141,9 @@ type PublicViews struct {
 	viewCache    ttlCache[*SiteView]
 	ConfigCache  ttlCache[*PublicConfig]
 	DeclCache    ttlCache[*Declaration]
-	// tcfCache keeps the TCF module's configuration by project key and language.
+	// TcfCache keeps the TCF module's configuration by project key and language.
 	TcfCache ttlCache[*tcf.TCFPublicConfig]
-	// snapshotCache keeps the snapshot of each project key, language and runtime version,
+	// SnapshotCache keeps the snapshot of each project key, language and runtime version,
 	// so that a consent POST stores and hashes what was shown once per second, not per post.
 	SnapshotCache ttlCache[*ConsentSnapshot]
 }
@@ -152,16 +152,16 @@ type PublicViews struct {
 type consentView struct {
 	Site *core.Site
 	Cats []*Category
-	// version is the banner's current consentVersion, the highest a decision may carry.
+	// Version is the banner's current consentVersion, the highest a decision may carry.
 	Version int
-	// policies are what the runtime does, by rule (DecidePolicies).
+	// Policies are what the runtime does, by rule (DecidePolicies).
 	Policies Policies
-	// banner and regions resolve a visitor's rule (Banner.VisitorRule).
+	// Banner and regions resolve a visitor's rule (Banner.VisitorRule).
 	Banner  *Banner
 	Regions *regionIndex
 }
 
-// consentSite returns the site named by projectKey, its categories and its banner's current
+// ConsentSite returns the site named by projectKey, its categories and its banner's current
 // consentVersion, from the cache (renewed ahead of expiry under traffic, see ttlCache.load).
 // The values are shared: callers must not modify them.
 func (views *PublicViews) ConsentSite(ctx context.Context, projectKey string, now time.Time) (consentView, error) {
@@ -183,7 +183,7 @@ func (views *PublicViews) ConsentSite(ctx context.Context, projectKey string, no
 	})
 }
 
-// forget drops a site's cached entries after a change to it, its banner, categories or
+// Forget drops a site's cached entries after a change to it, its banner, categories or
 // services.
 func (views *PublicViews) Forget(siteID string) {
 	views.consentCache.forget(siteID)

@@ -37,22 +37,22 @@ type PublicConfig struct {
 	// GPP is what the runtime's __gpp writes for this visitor (Banner.GPPFor), nil when the site
 	// has GPP off or no section applies: the loader then inlines no __gpp.
 	GPP *gpp.GPPConfig `json:"gpp,omitempty" doc:"The IAB GPP sections the runtime's __gpp writes for this visitor, the values of their fields before and after an opt-out of sale and sharing, and those that apply (docs/gpp.md); absent when the site has GPP off or no section applies to the visitor."`
-	// policies are the site's policies by rule, cached with the rest; location is the
+	// Policies are the site's policies by rule, cached with the rest; location is the
 	// visitor's (WithBanner decides a draft's policy for it).
 	Policies Policies     `json:"-"`
 	Regions  *regionIndex `json:"-"`
-	// optInTexts and optOutTexts are the texts with the notice's usual wording and with its
+	// OptInTexts and optOutTexts are the texts with the notice's usual wording and with its
 	// opt-out one (textsFor).
 	OptInTexts  map[string]string `json:"-"`
 	OptOutTexts map[string]string `json:"-"`
 	Location    core.Location     `json:"-"`
 	// rule is the visitor's rule, which Jurisdiction, Region and Rule say on the wire.
 	rule VisitorRule
-	// cmpID is the deployment's CMP ID, which GPPConfig reports.
+	// CmpID is the deployment's CMP ID, which GPPConfig reports.
 	CmpID int `json:"-"`
 }
 
-// setRule sets the visitor's rule and what the wire says of it: the jurisdiction, the region
+// SetRule sets the visitor's rule and what the wire says of it: the jurisdiction, the region
 // and the rule's name.
 func (cfg *PublicConfig) SetRule(rule VisitorRule) {
 	cfg.rule = rule
@@ -63,7 +63,7 @@ func (cfg *PublicConfig) SetRule(rule VisitorRule) {
 // applies as a value (its index and the rule), for a reader that must not parse Rule.
 func (cfg *PublicConfig) VisitorRule() VisitorRule { return cfg.rule }
 
-// textsFor returns the texts for a visitor for whom the banner does behavior before a decision:
+// TextsFor returns the texts for a visitor for whom the banner does behavior before a decision:
 // under opt_out, the notice's body says that what is not needed is on until they opt out.
 func (cfg *PublicConfig) TextsFor(behavior string) map[string]string {
 	switch {

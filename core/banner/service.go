@@ -262,14 +262,14 @@ func (services *Services) ImportService(ctx context.Context, orgID, siteID, slug
 	return &ImportResult{Services: []*Service{s}, BlockingRulesAdded: rules}, nil
 }
 
-// importer makes site services from the catalog's entries, for imports and scans.
+// Importer makes site services from the catalog's entries, for imports and scans.
 type Importer struct {
 	Catalog core.Catalog
 	Clock   core.Clock
 	NewID   func() string
 }
 
-// serviceFromLibrary builds a site service from the catalog entry slug (or, when the catalog
+// ServiceFromLibrary builds a site service from the catalog entry slug (or, when the catalog
 // no longer has it, a bare service labelled label). It returns the number of blocking rules
 // the service carries: none in a required category, for a service a built-in rule covers, or
 // one without known patterns.

@@ -66,7 +66,7 @@ const (
 	WebhookDisableAfter = 24 * time.Hour
 	// MaxDeliveryListLimit bounds a page of the delivery log.
 	MaxDeliveryListLimit = 100
-	// consentSlack bounds how long before its batch's predecessor's newest record a record
+	// ConsentSlack bounds how long before its batch's predecessor's newest record a record
 	// may have been made: far more than a consent POST may wait to be committed.
 	ConsentSlack = 15 * time.Minute
 	// maxResponseExcerpt bounds the response body kept per attempt.
@@ -158,7 +158,7 @@ type EventStore interface {
 	CreateWebhookDelivery(ctx context.Context, d *WebhookDelivery) error
 }
 
-// publisher records webhook events: a delivery per subscribed endpoint, queued in the
+// Publisher records webhook events: a delivery per subscribed endpoint, queued in the
 // transaction of the change it reports. Without a queue it records nothing.
 type Publisher struct {
 	Store Store
@@ -184,7 +184,7 @@ func (events *Publisher) NewDelivery(ctx context.Context, tx EventStore, e *Webh
 	return d, nil
 }
 
-// publish creates a delivery of the event for every endpoint of the site's organization
+// Publish creates a delivery of the event for every endpoint of the site's organization
 // subscribed to it, in tx, so that the deliveries exist if and only if what they report was
 // committed. Without a webhook queue it does nothing (the CLI's one-off use).
 func (events *Publisher) Publish(ctx context.Context, tx EventStore, siteID, eventType string, data any) error {
@@ -216,7 +216,7 @@ func (events *Publisher) Publish(ctx context.Context, tx EventStore, siteID, eve
 	return nil
 }
 
-// publishNow is publish in a transaction of its own, after the change it reports was
+// PublishNow is publish in a transaction of its own, after the change it reports was
 // committed; a failure is logged, not returned: the change stands.
 func (events *Publisher) PublishNow(ctx context.Context, siteID, eventType string, data any) {
 	if events.Queue == nil {
@@ -235,12 +235,12 @@ type ConfigChange struct {
 	What string `json:"what"`
 }
 
-// configChanged publishes config.changed for a site.
+// ConfigChanged publishes config.changed for a site.
 func (events *Publisher) ConfigChanged(ctx context.Context, siteID, what string) {
 	events.PublishNow(ctx, siteID, EventConfigChanged, ConfigChange{SiteID: siteID, What: what})
 }
 
-// changedIn publishes config.changed in tx when err, the outcome of a configuration change
+// ChangedIn publishes config.changed in tx when err, the outcome of a configuration change
 // made in tx, is nil; it returns err otherwise.
 func (events *Publisher) ChangedIn(ctx context.Context, tx EventStore, siteID, what string, err error) error {
 	if err != nil {

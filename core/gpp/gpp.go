@@ -52,7 +52,7 @@ type GPPSettings struct {
 	MSPAMode string `json:"mspaMode" enum:"opt-out,service-provider" doc:"The MSPA mode of covered transactions: opt-out (Opt-Out Option Mode) or service-provider (Service Provider Mode). Encoded only when mspaCoveredTransaction is true; otherwise both modes read not applicable."`
 }
 
-// clean returns s with its default mode.
+// Clean returns s with its default mode.
 func (s GPPSettings) Clean() GPPSettings {
 	if s.MSPAMode == "" {
 		s.MSPAMode = MSPAModeOptOut
@@ -91,7 +91,7 @@ var GppStringPattern = regexp.MustCompile(GPPStringPattern)
 // each: 000011 000001).
 const gppHeaderPrefix = "DB"
 
-// gppHeaderSections returns the number of section IDs a GPP header lists (its Range(Fibonacci)
+// GppHeaderSections returns the number of section IDs a GPP header lists (its Range(Fibonacci)
 // of IDs: a 12-bit count of entries, each a single ID or a group of consecutive IDs).
 func GppHeaderSections(h string) (int, bool) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -196,13 +196,13 @@ type GPPConfig struct {
 	Applicable []int `json:"applicableSections" doc:"The IDs of the sections that apply to this visitor (ping's applicableSections): usnat for MSPA-covered sites (the MSPA's National Approach), else the state's section where the IAB defines one, else usnat; tcfeuv2 where the TCF applies."`
 }
 
-// usStateSections are the US states whose own GPP section consentd writes, beside usnat.
+// UsStateSections are the US states whose own GPP section consentd writes, beside usnat.
 var UsStateSections = map[string]int{
 	"US-CA": GPPSectionUSCA, "US-VA": GPPSectionUSVA, "US-CO": GPPSectionUSCO,
 	"US-UT": GPPSectionUSUT, "US-CT": GPPSectionUSCT,
 }
 
-// gppSectionAPIs are the API prefixes of the sections consentd writes.
+// GppSectionAPIs are the API prefixes of the sections consentd writes.
 var GppSectionAPIs = map[int]string{
 	GPPSectionTCFEUv2: "tcfeuv2", GPPSectionUSNat: "usnat", GPPSectionUSCA: "usca", GPPSectionUSVA: "usva",
 	GPPSectionUSCO: "usco", GPPSectionUSUT: "usut", GPPSectionUSCT: "usct",
@@ -303,7 +303,7 @@ func gppMSPA(s GPPSettings) map[string]int {
 	return map[string]int{"MspaCoveredTransaction": gppYes, "MspaOptOutOptionMode": opt, "MspaServiceProviderMode": sp}
 }
 
-// gppUSSection returns section id filled from the mapping and the MSPA settings.
+// GppUSSection returns section id filled from the mapping and the MSPA settings.
 func GppUSSection(id int, s GPPSettings) GPPSection {
 	l := gppLayouts[id]
 	mspa := gppMSPA(s)

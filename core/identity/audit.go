@@ -44,7 +44,7 @@ type AuditQuery struct {
 // AuditLog are the use cases of the audit log.
 type AuditLog struct {
 	Store Store
-	// allSites is for audit retention, deployment-wide work.
+	// AllSites is for audit retention, deployment-wide work.
 	AllSites core.SiteLister
 	Clock    core.Clock
 }

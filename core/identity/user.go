@@ -147,7 +147,7 @@ type Users struct {
 	Clock core.Clock
 	NewID func() string
 	Audit core.Auditor
-	// mailer emails invitations; nil when no SMTP server is configured.
+	// Mailer emails invitations; nil when no SMTP server is configured.
 	Mailer core.Mailer
 	// ssoAllowPrivate lets organizations' issuers be http URLs.
 	SSOAllowPrivate bool

@@ -8,7 +8,7 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// rescanPage is how many sites RescanAll reads at a time.
+// RescanPage is how many sites RescanAll reads at a time.
 const RescanPage = 200
 
 // RescanAll triggers a scan of every site's homepage, as commercial scanners do monthly. A

@@ -404,7 +404,7 @@ type Scans struct {
 	Queue ScanQueue
 	Clock core.Clock
 	NewID func() string
-	// scanMode is the mode of scans triggered without one.
+	// ScanMode is the mode of scans triggered without one.
 	ScanMode string
 	Audit    core.Auditor
 	Events   *event.Publisher

@@ -274,16 +274,16 @@ type ScanWorker struct {
 	Store   Store
 	Crawler SiteCrawler
 	Catalog core.Catalog
-	// allSites is only for deployment-wide work: request-scoped use cases never see across
+	// AllSites is only for deployment-wide work: request-scoped use cases never see across
 	// organizations.
 	AllSites core.SiteLister
 	Clock    core.Clock
 	Log      *slog.Logger
 	ScanMode string
-	// defaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.
+	// DefaultScanPeriod is how often sites on the default schedule are scanned; 0 for never.
 	DefaultScanPeriod time.Duration
 	Events            *event.Publisher
-	// scans trigger the rescans and configure what a scan found, as the API does.
+	// Scans trigger the rescans and configure what a scan found, as the API does.
 	Scans *Scans
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"net/mail"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -275,10 +276,10 @@ func (in SiteInput) applySchedules(s *core.Site) error {
 }
 
 func validateSchedules(in SiteInput) error {
-	if in.ScanSchedule != nil && !core.Contains(scan.ScanSchedules(), *in.ScanSchedule) {
+	if in.ScanSchedule != nil && !slices.Contains(scan.ScanSchedules(), *in.ScanSchedule) {
 		return core.FieldErrorf("scanSchedule", "must be one of %s", strings.Join(scan.ScanSchedules(), ", "))
 	}
-	if in.VerifySchedule != nil && !core.Contains(scan.VerifySchedules(), *in.VerifySchedule) {
+	if in.VerifySchedule != nil && !slices.Contains(scan.VerifySchedules(), *in.VerifySchedule) {
 		return core.FieldErrorf("verifySchedule", "must be one of %s", strings.Join(scan.VerifySchedules(), ", "))
 	}
 	if in.DigestEmails != nil {

@@ -255,7 +255,7 @@ type PublisherRestriction struct {
 	VendorIDs       []int `json:"vendorIds" doc:"The site's vendors the restriction applies to (each in tcf.vendorIds)."`
 }
 
-// clean returns s with empty lists rather than nil ones.
+// Clean returns s with empty lists rather than nil ones.
 func (s TCFSettings) Clean() TCFSettings {
 	s.VendorIDs = core.OrEmptySlice(s.VendorIDs)
 	s.SpecialFeatures = core.OrEmptySlice(s.SpecialFeatures)
@@ -405,7 +405,7 @@ type Ports struct {
 	Decoder    TCStringDecoder
 }
 
-// decode decodes a TC string; without a decoder every string is refused.
+// Decode decodes a TC string; without a decoder every string is refused.
 func (t Ports) Decode(s string) (*TCString, error) {
 	if t.Decoder == nil {
 		return nil, core.FieldErrorf("tcString", "this server decodes no TC strings")
@@ -425,7 +425,7 @@ func (t Ports) GVL(ctx context.Context) (*GVL, error) {
 	return g, err
 }
 
-// translation returns the IAB's translation into lang, nil for English or when the IAB
+// Translation returns the IAB's translation into lang, nil for English or when the IAB
 // publishes none (its base form "pt" is tried for "pt-br" and the reverse is not).
 func (t Ports) Translation(ctx context.Context, lang string) (*GVLTranslation, error) {
 	for _, l := range []string{lang, strings.SplitN(lang, "-", 2)[0]} {
@@ -443,7 +443,7 @@ func (t Ports) Translation(ctx context.Context, lang string) (*GVLTranslation, e
 	return nil, nil
 }
 
-// config builds the TCF module's configuration for settings s from gvl and its translation tr
+// Config builds the TCF module's configuration for settings s from gvl and its translation tr
 // (nil: English).
 func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation) *TCFPublicConfig {
 	s = s.Clone()

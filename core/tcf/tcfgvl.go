@@ -290,7 +290,7 @@ const gvlRecheck = 10 * time.Second
 // gvlVersionsKept bounds the older GVL versions storedLists keeps parsed.
 const gvlVersionsKept = 4
 
-// storedLists are the VendorLists read from the store: the latest version, parsed once and
+// StoredLists are the VendorLists read from the store: the latest version, parsed once and
 // rechecked every gvlRecheck, and older versions on demand.
 type StoredLists struct {
 	Store    GVLStore

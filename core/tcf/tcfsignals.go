@@ -92,7 +92,7 @@ func (s TCFSignals) Grants(purposes, vendors []int) (categories, consentMode map
 //go:embed tcftexts.json
 var tcfTextsJSON []byte
 
-// tcfTexts are the TCF layers' texts by language, parsed once.
+// TcfTexts are the TCF layers' texts by language, parsed once.
 var TcfTexts = func() map[string]map[string]string {
 	var m map[string]map[string]string
 	if err := json.Unmarshal(tcfTextsJSON, &m); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ type Digests struct {
 	Store    Store
 	AllSites core.SiteLister
 	Mailer   core.Mailer
-	// publicURL is the base of the digests' links; every how often they go out.
+	// PublicURL is the base of the digests' links; every how often they go out.
 	PublicURL string
 	Every     time.Duration
 	Clock     core.Clock
@@ -181,10 +182,10 @@ func changeDetail(c *scan.ScanChanges) string {
 	for _, s := range c.ServicesRemoved {
 		fmt.Fprintf(&b, "    - service %s\n", s.Name)
 	}
-	for _, k := range append(core.SlicesClone(c.CookiesAdded), c.UnrecognizedCookiesAdded...) {
+	for _, k := range slices.Concat(c.CookiesAdded, c.UnrecognizedCookiesAdded) {
 		fmt.Fprintf(&b, "    + cookie %s (%s)\n", k.Name, k.Duration)
 	}
-	for _, k := range append(core.SlicesClone(c.CookiesRemoved), c.UnrecognizedCookiesRemoved...) {
+	for _, k := range slices.Concat(c.CookiesRemoved, c.UnrecognizedCookiesRemoved) {
 		fmt.Fprintf(&b, "    - cookie %s\n", k.Name)
 	}
 	return b.String()

@@ -80,14 +80,14 @@ type WebhookSender interface {
 type Webhooks struct {
 	Store  Store
 	Sender WebhookSender
-	// allowPrivate lets endpoints name loopback and private addresses.
+	// AllowPrivate lets endpoints name loopback and private addresses.
 	AllowPrivate bool
 	Clock        core.Clock
 	NewID        func() string
 	Log          *slog.Logger
 	Audit        core.Auditor
 	Events       *eventpkg.Publisher
-	// mailer tells the organization's digest recipients that an endpoint was disabled (nil:
+	// Mailer tells the organization's digest recipients that an endpoint was disabled (nil:
 	// no email); publicURL is the base of the console link it carries.
 	Mailer    core.Mailer
 	PublicURL string

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/consentd/consentd/core"
-	gpppkg "github.com/consentd/consentd/core/gpp"
-	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/core/tcf"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -49,9 +49,9 @@ type BannerPatch struct {
 	// them).
 	RegionRules *[]RegionRuleInput
 	// TCF, when not nil, replaces the banner's TCF settings (checked by CheckTCFSettings).
-	TCF *tcfpkg.TCFSettings
+	TCF *tcf.TCFSettings
 	// GPP, when not nil, replaces the banner's GPP settings (checked by CheckGPPSettings).
-	GPP *gpppkg.GPPSettings
+	GPP *gpp.GPPSettings
 }
 
 func (p BannerPatch) validate() error {

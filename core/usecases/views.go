@@ -9,7 +9,7 @@ import (
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
-	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/tcf"
 	"github.com/consentd/consentd/core/watch"
 )
 
@@ -28,7 +28,7 @@ func (s eventStore) Unwrap() any { return s.Store }
 
 type tcfStore struct{ Store }
 
-func (s tcfStore) InTx(ctx context.Context, fn func(tx tcfpkg.Store) error) error {
+func (s tcfStore) InTx(ctx context.Context, fn func(tx tcf.Store) error) error {
 	return s.Store.InTx(ctx, func(tx Store) error { return fn(tcfStore{tx}) })
 }
 

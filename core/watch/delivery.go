@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	eventpkg "github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/event"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
@@ -30,7 +30,7 @@ func (hooks *Webhooks) DispatchConsents(ctx context.Context) (int, error) {
 	if err := core.AuthorizeSystem(ctx); err != nil {
 		return 0, err
 	}
-	eps, err := hooks.Store.EndpointsSubscribedTo(ctx, eventpkg.EventConsentRecorded)
+	eps, err := hooks.Store.EndpointsSubscribedTo(ctx, event.EventConsentRecorded)
 	if err != nil {
 		return 0, err
 	}
@@ -52,7 +52,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 		if err != nil {
 			return err
 		}
-		if !e.Subscribed(eventpkg.EventConsentRecorded) {
+		if !e.Subscribed(event.EventConsentRecorded) {
 			return nil
 		}
 		sites, err := tx.Sites(ctx, e.OrganizationID)
@@ -65,7 +65,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 		var records []*consent.ConsentRecord
 		moved := false
 		for _, s := range sites {
-			if len(records) >= eventpkg.MaxConsentsPerDelivery {
+			if len(records) >= event.MaxConsentsPerDelivery {
 				break
 			}
 			ch, err := tx.ConsentChain(ctx, s.ID)
@@ -81,7 +81,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 			if err != nil {
 				return err
 			}
-			to, room := from, eventpkg.MaxConsentsPerDelivery-len(records)
+			to, room := from, event.MaxConsentsPerDelivery-len(records)
 			for i, b := range batches {
 				if i > 0 && b.Records > room {
 					break
@@ -101,7 +101,7 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 					return err
 				}
 				if len(prev) == 1 {
-					since = prev[0].NewestAt.Add(-eventpkg.ConsentSlack)
+					since = prev[0].NewestAt.Add(-event.ConsentSlack)
 				}
 			}
 			rs, err := tx.ConsentRecordsOfBatches(ctx, s.ID, from, to, since)
@@ -115,11 +115,11 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 			return nil
 		}
 		if len(records) > 0 {
-			payload, err := json.Marshal(eventpkg.Event{Type: eventpkg.EventConsentRecorded, Timestamp: hooks.Clock.Now(), Data: ConsentBatchEvent{Records: records}})
+			payload, err := json.Marshal(event.Event{Type: event.EventConsentRecorded, Timestamp: hooks.Clock.Now(), Data: ConsentBatchEvent{Records: records}})
 			if err != nil {
 				return err
 			}
-			if _, err := hooks.Events.NewDelivery(ctx, tx, e, eventpkg.EventConsentRecorded, payload); err != nil {
+			if _, err := hooks.Events.NewDelivery(ctx, tx, e, event.EventConsentRecorded, payload); err != nil {
 				return err
 			}
 		}
@@ -148,7 +148,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 	if err != nil {
 		return err
 	}
-	if d.Status != eventpkg.DeliveryPending {
+	if d.Status != event.DeliveryPending {
 		return nil
 	}
 	e, err := hooks.Store.WebhookEndpoint(ctx, "", d.EndpointID)
@@ -159,25 +159,25 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		return err
 	}
 	if !e.Enabled {
-		d.Status, d.UpdatedAt = eventpkg.DeliveryCancelled, hooks.Clock.Now()
+		d.Status, d.UpdatedAt = event.DeliveryCancelled, hooks.Clock.Now()
 		return hooks.Store.UpdateWebhookDelivery(ctx, d)
 	}
 	start := hooks.Clock()
-	sctx, cancel := context.WithTimeout(ctx, eventpkg.WebhookTimeout)
+	sctx, cancel := context.WithTimeout(ctx, event.WebhookTimeout)
 	res, sendErr := hooks.Sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
 	cancel()
-	at := eventpkg.DeliveryAttempt{At: hooks.Clock.Now(), DurationMS: hooks.Clock().Sub(start).Milliseconds()}
+	at := event.DeliveryAttempt{At: hooks.Clock.Now(), DurationMS: hooks.Clock().Sub(start).Milliseconds()}
 	ok := false
 	if sendErr != nil {
 		msg := sendErr.Error()
 		at.Error = &msg
 	} else {
 		code := res.StatusCode
-		at.StatusCode, at.Response = &code, eventpkg.Excerpt(res.Body)
+		at.StatusCode, at.Response = &code, event.Excerpt(res.Body)
 		ok = code >= 200 && code < 300
 	}
 	var failure error
-	var disabled *eventpkg.WebhookEndpoint
+	var disabled *event.WebhookEndpoint
 	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
 		d.UpdatedAt = at.At
@@ -188,15 +188,15 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		before := core.Snapshot(ep)
 		switch {
 		case ok:
-			d.Status = eventpkg.DeliveryDelivered
+			d.Status = event.DeliveryDelivered
 			ep.FailingSince = nil
 		default:
 			if ep.FailingSince == nil {
 				ep.FailingSince = &at.At
 			}
 			if lastAttempt {
-				d.Status = eventpkg.DeliveryFailed
-				if ep.Enabled && at.At.Sub(*ep.FailingSince) >= eventpkg.WebhookDisableAfter {
+				d.Status = event.DeliveryFailed
+				if ep.Enabled && at.At.Sub(*ep.FailingSince) >= event.WebhookDisableAfter {
 					reason := fmt.Sprintf("disabled by consentd on %s: every delivery failed since %s; the last answer: %s",
 						at.At.Format(time.RFC3339), ep.FailingSince.Format(time.RFC3339), attemptOutcome(at))
 					ep.Enabled, ep.DisabledReason = false, &reason
@@ -233,7 +233,7 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 // address once) that consentd disabled the endpoint: deliveries stop until someone enables
 // it again, so the people who watch the sites should know. A failure is logged: the
 // endpoint stays disabled either way, and its reason is in the API and the console.
-func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *eventpkg.WebhookEndpoint) {
+func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *event.WebhookEndpoint) {
 	if hooks.Mailer == nil {
 		return
 	}
@@ -264,7 +264,7 @@ func (hooks *Webhooks) noticeDisabled(ctx context.Context, e *eventpkg.WebhookEn
 	}
 }
 
-func attemptOutcome(a eventpkg.DeliveryAttempt) string {
+func attemptOutcome(a event.DeliveryAttempt) string {
 	if a.StatusCode != nil {
 		return fmt.Sprintf("HTTP %d", *a.StatusCode)
 	}

@@ -13,37 +13,37 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
-	eventpkg "github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/event"
 )
 
 // WebhookStore persists webhook endpoints and their deliveries.
 type WebhookStore interface {
-	eventpkg.EventStore
+	event.EventStore
 	// CreateWebhookEndpoint stores a new endpoint; not_found when its organization does not exist.
-	CreateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error
+	CreateWebhookEndpoint(ctx context.Context, e *event.WebhookEndpoint) error
 	// WebhookEndpoint finds an endpoint of the organization ("" for any, for workers);
 	// not_found when there is none.
-	WebhookEndpoint(ctx context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error)
+	WebhookEndpoint(ctx context.Context, orgID, id string) (*event.WebhookEndpoint, error)
 	// EndpointsSubscribedTo lists the enabled endpoints of every organization subscribed to
 	// event, by ID, for deployment-wide work.
-	EndpointsSubscribedTo(ctx context.Context, event string) ([]*eventpkg.WebhookEndpoint, error)
+	EndpointsSubscribedTo(ctx context.Context, event string) ([]*event.WebhookEndpoint, error)
 	// UpdateWebhookEndpoint stores every field but ID, organization and createdAt; not_found
 	// when it does not exist.
-	UpdateWebhookEndpoint(ctx context.Context, e *eventpkg.WebhookEndpoint) error
+	UpdateWebhookEndpoint(ctx context.Context, e *event.WebhookEndpoint) error
 	// DeleteWebhookEndpoint removes the endpoint and its deliveries; not_found when it does
 	// not exist.
 	DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error
 	// LockWebhookEndpoint reads an endpoint, locking its row until the transaction ends (on
 	// Postgres; SQLite transactions are serialized): for read-modify-write in InTx.
-	LockWebhookEndpoint(ctx context.Context, id string) (*eventpkg.WebhookEndpoint, error)
+	LockWebhookEndpoint(ctx context.Context, id string) (*event.WebhookEndpoint, error)
 	// WebhookDelivery finds a delivery of the endpoint ("" for any); not_found when there is none.
-	WebhookDelivery(ctx context.Context, endpointID, id string) (*eventpkg.WebhookDelivery, error)
+	WebhookDelivery(ctx context.Context, endpointID, id string) (*event.WebhookDelivery, error)
 	// WebhookDeliveries returns page (from 1) of the endpoint's deliveries, limit a page,
 	// newest first, and how many the endpoint has.
-	WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error)
+	WebhookDeliveries(ctx context.Context, endpointID string, page, limit int) ([]*event.WebhookDelivery, int, error)
 	// UpdateWebhookDelivery stores the status, attempts and updatedAt; not_found when it does
 	// not exist.
-	UpdateWebhookDelivery(ctx context.Context, d *eventpkg.WebhookDelivery) error
+	UpdateWebhookDelivery(ctx context.Context, d *event.WebhookDelivery) error
 	// ConsentRecordsOfBatches returns the site's records whose batch seq is in (afterSeq,
 	// toSeq] and whose createdAt is not before since, in chain order.
 	ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*consent.ConsentRecord, error)
@@ -86,7 +86,7 @@ type Webhooks struct {
 	NewID        func() string
 	Log          *slog.Logger
 	Audit        core.Auditor
-	Events       *eventpkg.Publisher
+	Events       *event.Publisher
 	// Mailer tells the organization's digest recipients that an endpoint was disabled (nil:
 	// no email); publicURL is the base of the console link it carries.
 	Mailer    core.Mailer
@@ -135,8 +135,8 @@ func (hooks *Webhooks) validate(in WebhookInput, create bool) error {
 		return core.FieldErrorf("events", "at least one event type is required")
 	}
 	for _, ev := range in.Events {
-		if !slices.Contains(eventpkg.EventTypes(), ev) {
-			return core.FieldErrorf("events", "%q is not one of %s", ev, strings.Join(eventpkg.EventTypes(), ", "))
+		if !slices.Contains(event.EventTypes(), ev) {
+			return core.FieldErrorf("events", "%q is not one of %s", ev, strings.Join(event.EventTypes(), ", "))
 		}
 	}
 	return nil
@@ -180,7 +180,7 @@ func webhookHost(raw string, allowPrivate bool) error {
 
 func uniqueEvents(evs []string) []string {
 	out := []string{}
-	for _, ev := range eventpkg.EventTypes() {
+	for _, ev := range event.EventTypes() {
 		if slices.Contains(evs, ev) {
 			out = append(out, ev)
 		}
@@ -199,7 +199,7 @@ func newWebhookSecret() string {
 // CreateEndpoint creates an endpoint of the organization, enabled, with a new secret (in the
 // returned endpoint only: it is not shown again). Consent records made before it are not
 // delivered to it.
-func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*eventpkg.WebhookEndpoint, error) {
+func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in WebhookInput) (*event.WebhookEndpoint, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in Webh
 		return nil, err
 	}
 	now := hooks.Clock.Now()
-	e := &eventpkg.WebhookEndpoint{ID: hooks.NewID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
+	e := &event.WebhookEndpoint{ID: hooks.NewID(), OrganizationID: orgID, URL: *in.URL, Events: uniqueEvents(in.Events), Enabled: true,
 		Secret: newWebhookSecret(), CreatedAt: now, UpdatedAt: now, ConsentCursor: map[string]int64{}}
 	if in.Description != nil {
 		e.Description = *in.Description
@@ -219,8 +219,8 @@ func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in Webh
 	if err != nil {
 		return nil, err
 	}
-	if len(have) >= eventpkg.MaxWebhookEndpoints {
-		return nil, core.Errorf(core.CodeInvalid, "an organization has at most %d webhook endpoints", eventpkg.MaxWebhookEndpoints)
+	if len(have) >= event.MaxWebhookEndpoints {
+		return nil, core.Errorf(core.CodeInvalid, "an organization has at most %d webhook endpoints", event.MaxWebhookEndpoints)
 	}
 	if err := hooks.startConsentCursor(ctx, e); err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (hooks *Webhooks) CreateEndpoint(ctx context.Context, orgID string, in Webh
 
 // startConsentCursor places the endpoint's consent cursors at the current end of each of its
 // organization's sites' chains, so that it receives the records made from now on.
-func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *eventpkg.WebhookEndpoint) error {
+func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *event.WebhookEndpoint) error {
 	sites, err := hooks.Store.Sites(ctx, e.OrganizationID)
 	if err != nil {
 		return err
@@ -258,7 +258,7 @@ func (hooks *Webhooks) startConsentCursor(ctx context.Context, e *eventpkg.Webho
 }
 
 // Endpoints lists the organization's endpoints.
-func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*eventpkg.WebhookEndpoint, error) {
+func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*event.WebhookEndpoint, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func (hooks *Webhooks) Endpoints(ctx context.Context, orgID string) ([]*eventpkg
 }
 
 // Endpoint returns one of the organization's endpoints.
-func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*eventpkg.WebhookEndpoint, error) {
+func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*event.WebhookEndpoint, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (hooks *Webhooks) Endpoint(ctx context.Context, orgID, id string) (*eventpk
 
 // UpdateEndpoint changes an endpoint. Enabling it again clears the reason it was disabled and
 // its failure streak; subscribing it to consent.recorded anew starts at the current records.
-func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*eventpkg.WebhookEndpoint, error) {
+func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in WebhookInput) (*event.WebhookEndpoint, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -285,14 +285,14 @@ func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in 
 	if _, err := hooks.Store.WebhookEndpoint(ctx, orgID, id); err != nil {
 		return nil, err
 	}
-	var e *eventpkg.WebhookEndpoint
+	var e *event.WebhookEndpoint
 	err := hooks.Store.InTx(ctx, func(tx Store) error {
 		var err error
 		if e, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return err
 		}
 		old := core.Snapshot(e)
-		wasConsents := e.Subscribed(eventpkg.EventConsentRecorded)
+		wasConsents := e.Subscribed(event.EventConsentRecorded)
 		if in.URL != nil {
 			e.URL = *in.URL
 		}
@@ -308,7 +308,7 @@ func (hooks *Webhooks) UpdateEndpoint(ctx context.Context, orgID, id string, in 
 			}
 			e.Enabled = *in.Enabled
 		}
-		if !wasConsents && e.Subscribed(eventpkg.EventConsentRecorded) {
+		if !wasConsents && e.Subscribed(event.EventConsentRecorded) {
 			if err := hooks.startConsentCursor(ctx, e); err != nil {
 				return err
 			}
@@ -344,7 +344,7 @@ func (hooks *Webhooks) DeleteEndpoint(ctx context.Context, orgID, id string) err
 
 // Deliveries returns a page of an endpoint's delivery log, newest first, and its size; page
 // and limit as for consent records (0 takes the default).
-func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*eventpkg.WebhookDelivery, int, error) {
+func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string, page, limit int) ([]*event.WebhookDelivery, int, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, 0, err
 	}
@@ -357,8 +357,8 @@ func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string,
 	if page < 1 {
 		return nil, 0, core.FieldErrorf("page", "must be 1 or more")
 	}
-	if limit < 1 || limit > eventpkg.MaxDeliveryListLimit {
-		return nil, 0, core.FieldErrorf("limit", "must be 1 to %d", eventpkg.MaxDeliveryListLimit)
+	if limit < 1 || limit > event.MaxDeliveryListLimit {
+		return nil, 0, core.FieldErrorf("limit", "must be 1 to %d", event.MaxDeliveryListLimit)
 	}
 	if _, err := hooks.Store.WebhookEndpoint(ctx, orgID, endpointID); err != nil {
 		return nil, 0, err
@@ -367,7 +367,7 @@ func (hooks *Webhooks) Deliveries(ctx context.Context, orgID, endpointID string,
 }
 
 // Delivery returns one delivery of an endpoint of the organization.
-func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
+func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id string) (*event.WebhookDelivery, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func (hooks *Webhooks) Delivery(ctx context.Context, orgID, endpointID, id strin
 
 // Redeliver sends a delivery again as a new delivery with the same payload and a new ID (the
 // receiver may have processed the first, or not: it is asked anew), to an enabled endpoint.
-func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*eventpkg.WebhookDelivery, error) {
+func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id string) (*event.WebhookDelivery, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -394,7 +394,7 @@ func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id stri
 	if !e.Enabled {
 		return nil, core.Errorf(core.CodeInvalid, "the endpoint is disabled: enable it before redelivering")
 	}
-	var d *eventpkg.WebhookDelivery
+	var d *event.WebhookDelivery
 	err = hooks.Store.InTx(ctx, func(tx Store) error {
 		if d, err = hooks.Events.NewDelivery(ctx, tx, e, old.EventType, old.Payload); err != nil {
 			return err
@@ -406,7 +406,7 @@ func (hooks *Webhooks) Redeliver(ctx context.Context, orgID, endpointID, id stri
 
 // deliveryAudit is what the audit log shows of a delivery queued on request: its ID and
 // event type, and the delivery it repeats ("" for a test event); never its payload.
-func deliveryAudit(d *eventpkg.WebhookDelivery, repeats string) map[string]any {
+func deliveryAudit(d *event.WebhookDelivery, repeats string) map[string]any {
 	m := map[string]any{"deliveryId": d.ID, "eventType": d.EventType}
 	if repeats != "" {
 		m["redeliveryOf"] = repeats
@@ -423,7 +423,7 @@ type WebhookTest struct {
 // SendTest queues a webhook.test delivery to an enabled endpoint of the organization, signed
 // and retried like any other, so that its owner can check the receiver; it answers the
 // delivery (its status and attempts then show in the delivery log).
-func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*eventpkg.WebhookDelivery, error) {
+func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*event.WebhookDelivery, error) {
 	if err := core.Authorize(ctx, core.PermKeys, orgID, ""); err != nil {
 		return nil, err
 	}
@@ -434,14 +434,14 @@ func (hooks *Webhooks) SendTest(ctx context.Context, orgID, id string) (*eventpk
 	if !e.Enabled {
 		return nil, core.Errorf(core.CodeInvalid, "the endpoint is disabled: enable it before sending a test event")
 	}
-	payload, err := json.Marshal(eventpkg.Event{Type: eventpkg.EventWebhookTest, Timestamp: hooks.Clock.Now(),
+	payload, err := json.Marshal(event.Event{Type: event.EventWebhookTest, Timestamp: hooks.Clock.Now(),
 		Data: WebhookTest{EndpointID: e.ID, Message: "A test event sent from consentd on request."}})
 	if err != nil {
 		return nil, err
 	}
-	var d *eventpkg.WebhookDelivery
+	var d *event.WebhookDelivery
 	err = hooks.Store.InTx(ctx, func(tx Store) error {
-		if d, err = hooks.Events.NewDelivery(ctx, tx, e, eventpkg.EventWebhookTest, payload); err != nil {
+		if d, err = hooks.Events.NewDelivery(ctx, tx, e, event.EventWebhookTest, payload); err != nil {
 			return err
 		}
 		return hooks.Audit.Record(ctx, tx, orgID, "", core.AuditWebhookTest, e.ID, nil, deliveryAudit(d, ""))

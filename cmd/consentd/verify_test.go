@@ -14,14 +14,17 @@ import (
 	"github.com/consentd/consentd/crawler/crawlertest"
 )
 
-// runVerify runs 'consentd verify' on a recorded site of testdata/verify, served over TLS
-// from loopback, and returns its output and exit status.
+// runVerify runs 'consentd verify' on the first pages of a recorded site of testdata/verify,
+// served over TLS from loopback, and returns its output and exit status. Every page of those
+// sites carries the same set-up (and, on the faulty one, the same faults); the engine's own tests
+// (crawler.TestVerifyClean, TestVerifyFaulty) verify all ten pages, the command's tests its flags,
+// its report and its exit status, on --max-pages 3.
 func runVerify(t *testing.T, name string, extra ...string) (stdout, stderr string, status int) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "verify", name)
 	cfg := crawlertest.LoadSite(t, dir)
 	rule, caFile := serveSite(t, dir)
-	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path}, extra...)
+	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path, "--max-pages", "3"}, extra...)
 	stdout, stderr, err := runCLI(t, nil, append(args, cfg.Start[0])...)
 	var ee *exec.ExitError
 	switch {

@@ -24,6 +24,7 @@ gtag('js', new Date()); gtag('config', 'G-TEST12345');</script>
 // cookie, Google Analytics' cookie renamed), then scanned again: the second scan's changes
 // name exactly the added service, its cookie and the renamed cookie.
 func TestScanChangesOverHTTP(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.ScanMode = core.ScanStatic })
 		var changed atomic.Bool

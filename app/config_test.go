@@ -11,6 +11,7 @@ import (
 // TestValidateScanSettings: every scan setting that cannot work is reported, naming the
 // setting, before anything is opened.
 func TestValidateScanSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {

@@ -17,6 +17,7 @@ import (
 // TestConsoleMount: with Console the web console answers "/" while the API keeps its paths;
 // without it "/" is the API's JSON 404.
 func TestConsoleMount(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{true, false} {
 		a, err := New(context.Background(), Config{
 			DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "c.db"), BootstrapAPIKey: testKey,
@@ -61,6 +62,7 @@ func TestConsoleMount(t *testing.T) {
 // each client the proxy names, as the API's limits do, not the proxy itself; without trusted
 // proxies a forwarding header is ignored and the peer is the client.
 func TestConsoleSignInLimitBehindProxy(t *testing.T) {
+	t.Parallel()
 	csrfField := regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 	for _, trusted := range []bool{true, false} {
 		cfg := Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "c.db"), BootstrapAPIKey: testKey,

@@ -65,6 +65,7 @@ new Image().src = 'https://www.facebook.com/tr?id=' + fbq.queue[0][1] + '&ev=Pag
 // CONSENTD_SCAN_CA_CERT; the Scan lists observed cookies and pre-consent findings, and
 // configure creates the pixel with the cookie the library lacks, with its observed duration.
 func TestDeepScanOverHTTP(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	dialects(t, func(t *testing.T, dialect string) {
 		cert, caFile := crawlertest.CA(t, "www.deepshop.example", "connect.facebook.net", "www.facebook.com")
@@ -130,6 +131,7 @@ func TestDeepScanOverHTTP(t *testing.T) {
 // default mode (auto) runs static and says so; one asking for deep fails with a sentence that
 // says how to get a browser.
 func TestAutoFallsBackToStatic(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.ChromiumPath = "/nonexistent/chromium" })
 		target := targetSite(t)

@@ -107,6 +107,7 @@ func (s *smtpServer) messages() []smtpMessage {
 // unsubscribe link; following the link removes the address, and no digest goes out when
 // nothing changed.
 func TestEmailDigest(t *testing.T) {
+	t.Parallel()
 	mail := startSMTP(t)
 	r := serve(t, "sqlite", func(c *Config) {
 		c.ScanMode = core.ScanStatic

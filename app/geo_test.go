@@ -97,6 +97,7 @@ func (s *geoServer) visit(visitor string, header ...string) (*http.Response, map
 // geolocated with the embedded database, in the public config and in the stored record, over
 // IPv4 and IPv6 alike. The IP address itself is stored and logged nowhere.
 func TestGeolocationOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newGeoServer(t, nil)
 	for i, tc := range []struct{ addr, country, jurisdiction string }{
 		{"80.67.169.12", "FR", "gdpr"},
@@ -140,6 +141,7 @@ func TestGeolocationOverHTTP(t *testing.T) {
 // them, the region header's short form takes the country's, and the config stays shareable
 // by a CDN that varies on those headers; a request without them is geolocated.
 func TestGeolocationHeaders(t *testing.T) {
+	t.Parallel()
 	s := newGeoServer(t, func(c *Config) { c.CountryHeader, c.RegionHeader = "CF-IPCountry", "CF-Region-Code" })
 	res, cfg, r, _ := s.visit("from-california", "X-Forwarded-For", "80.67.169.12", "CF-IPCountry", "US", "CF-Region-Code", "CA")
 	if cfg["jurisdiction"] != "ccpa" || r["ipCountry"] != "US" || r["region"] != "US-CA" || r["jurisdiction"] != "ccpa" {

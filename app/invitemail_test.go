@@ -20,6 +20,7 @@ import (
 // opens the form that joins the organization. When the mail server refuses, the invitation is
 // not lost: the console shows the link and says the email was not sent.
 func TestInvitationEmail(t *testing.T) {
+	t.Parallel()
 	mail := startSMTP(t)
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // addresses never reach the log in full, whatever attribute or message carries them; the
 // service's own requests log through the same logger.
 func TestLogScrubbing(t *testing.T) {
+	t.Parallel()
 	const (
 		key      = "cd_abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqr"
 		password = "hunter2-storefront-secret"
@@ -66,6 +67,7 @@ func TestLogScrubbing(t *testing.T) {
 }
 
 func TestLogLevelAndFormat(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log, err := NewLogger(&buf, LogOptions{Level: "warn", Terminal: true})
 	if err != nil {
@@ -121,6 +123,7 @@ func BenchmarkAccessLogLine(b *testing.B) {
 // TestLogLevelWrittenAsSlog: scrub writes the level as a string, which each handler writes
 // exactly as it writes a slog.Level, standard or not.
 func TestLogLevelWrittenAsSlog(t *testing.T) {
+	t.Parallel()
 	noTime := func(_ []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.TimeKey {
 			return slog.Attr{}

@@ -15,6 +15,7 @@ import (
 // TestMetricsFamilies scrapes /metrics after some traffic (requests, a consent decision, a
 // scan, a failed query) and finds each family the dashboard uses, with its labels.
 func TestMetricsFamilies(t *testing.T) {
+	t.Parallel()
 	r := serve(t, "sqlite", nil)
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")

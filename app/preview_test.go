@@ -167,6 +167,7 @@ func newDraft(rng *rand.Rand, i int) draft {
 // same banner for 50 generated drafts; a draft the PATCH refuses the preview refuses too,
 // naming the same field (and shows the saved banner instead).
 func TestPreviewIsThePatch(t *testing.T) {
+	t.Parallel()
 	a, err := New(context.Background(), Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "p.db"), BootstrapAPIKey: testKey,
 		Console: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

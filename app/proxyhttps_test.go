@@ -18,6 +18,7 @@ import (
 // without CONSENTD_PUBLIC_URL; the same header from a peer that is not a trusted proxy counts
 // for nothing, and so does a trusted proxy that says http.
 func TestConsoleCookiesSecureBehindProxy(t *testing.T) {
+	t.Parallel()
 	csrfField := regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 	cases := []struct {
 		name          string

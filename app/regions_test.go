@@ -10,6 +10,7 @@ import (
 // California (region header) the opt-out policy with a Do Not Sell control, and with Sec-GPC: 1
 // marketing off and recorded so, with the region and the rule that applied.
 func TestRegionRulesOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := newGeoServer(t, func(c *Config) { c.CountryHeader, c.RegionHeader = "CF-IPCountry", "CF-Region-Code" })
 	s.do("PATCH", "/sites/"+s.siteID+"/banner", `{"regionRules":[{"regions":["EU","EEA","GB","CH"],"defaultBehavior":"opt_in"},`+
 		`{"regions":["US-CA"],"defaultBehavior":"opt_out"},{"regions":["*"],"defaultBehavior":"no_banner"}]}`)

@@ -165,6 +165,7 @@ func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
 // TestScanOverHTTP: a scan triggered over HTTP reaches completed through a real River worker
 // and the real crawler, against a loopback site with Google Analytics.
 func TestScanOverHTTP(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		// The static engine's path (TestDeepScanOverHTTP covers the browser's).
 		r := serve(t, dialect, func(c *Config) { c.ScanMode = core.ScanStatic })
@@ -208,6 +209,7 @@ func TestScanOverHTTP(t *testing.T) {
 // audit log names it): it used to act as nobody, which was allowed only because no actor
 // meant every right.
 func TestAutoConfigureActsAsScanWorker(t *testing.T) {
+	t.Parallel()
 	r := serve(t, "sqlite", func(c *Config) { c.ScanMode = core.ScanStatic })
 	target := targetSite(t)
 	site := r.createSite(t, target.URL+"/")
@@ -239,6 +241,7 @@ func TestAutoConfigureActsAsScanWorker(t *testing.T) {
 // TestScanRefusedTarget: a target that refuses connections is retried, then the scan ends
 // failed with a readable errorMessage.
 func TestScanRefusedTarget(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.ScanMaxAttempts = 3 })
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -273,6 +276,7 @@ func TestScanRefusedTarget(t *testing.T) {
 // asking, and the audit log names the job that triggered the scans: a system actor, never
 // nobody.
 func TestPeriodicRescan(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.RescanInterval = 500 * time.Millisecond })
 		target := targetSite(t)
@@ -312,6 +316,7 @@ func TestPeriodicRescan(t *testing.T) {
 
 // TestWorkerRefusesSQLite: the standalone worker explains that SQLite works scans in serve.
 func TestWorkerRefusesSQLite(t *testing.T) {
+	t.Parallel()
 	a, err := New(context.Background(), Config{DatabaseURL: databaseURL(t, "sqlite"), Workers: 1})
 	if err != nil {
 		t.Fatal(err)

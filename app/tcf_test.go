@@ -11,6 +11,7 @@ import (
 // TestTCFFromFile: with CONSENTD_TCF_GVL_FILE and a CMP ID, the list is in the store before the
 // first request, a site turns TCF on with vendors from it, and a French visitor's configuration says TCF applies.
 func TestTCFFromFile(t *testing.T) {
+	t.Parallel()
 	s := newGeoServer(t, func(c *Config) {
 		c.CountryHeader, c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = "CF-IPCountry", "../testdata/tcf/vendor-list-v17.json", 4095, 3
 	})
@@ -27,6 +28,7 @@ func TestTCFFromFile(t *testing.T) {
 // TestTCFSettingsRefused: a CMP ID the TC string cannot carry, or a GVL file that is not one,
 // stops the start with a message naming the setting.
 func TestTCFSettingsRefused(t *testing.T) {
+	t.Parallel()
 	db := "sqlite://" + filepath.Join(t.TempDir(), "x.db")
 	for _, c := range []struct {
 		cfg  Config

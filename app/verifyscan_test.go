@@ -17,6 +17,7 @@ import (
 // through CONSENTD_SCAN_CONNECT_TO and CONSENTD_SCAN_CA_CERT), and the Scan stores what each
 // consent state saw, under the site's project key.
 func TestVerifyScanOverHTTP(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	dir := filepath.Join("..", "testdata", "verify", "clean")
 	cfg, rule, caFile := crawlertest.ServeTLS(t, dir, bannerjs.Handler())

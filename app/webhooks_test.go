@@ -138,6 +138,7 @@ func (rv *receiver) count(typ string) int {
 // consent.recorded deliveries; every signature verifies with the Standard Webhooks reference
 // library; the delivery log shows each attempt's status.
 func TestWebhooksOverHTTP(t *testing.T) {
+	t.Parallel()
 	dialects(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) {
 			c.ScanMode = core.ScanStatic

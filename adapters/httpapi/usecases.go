@@ -104,6 +104,10 @@ type (
 		PutSSOConfig(ctx context.Context, orgID string, in identity.SSOInput) (*identity.SSOConfig, error)
 		DeleteSSOConfig(ctx context.Context, orgID string) error
 	}
+	// VerifierUseCases tell a verifier's credential (core/verifier) from anything else.
+	VerifierUseCases interface {
+		Valid(ctx context.Context, token, projectKey string) bool
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -128,6 +132,7 @@ type UseCases struct {
 	HealthUseCases
 	AuditUseCases
 	SSOUseCases
+	VerifierUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -136,6 +141,6 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
-		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users,
+		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
 	}
 }

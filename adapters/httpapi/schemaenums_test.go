@@ -33,6 +33,8 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.reopenPosition":      banner.ReopenPositions(),
 	"BannerPatchBody.consentMode":         banner.ConsentModes(),
 	"RegionRuleIn.defaultBehavior":        banner.DefaultBehaviors(),
+	"RuleVerification.behavior":           banner.DefaultBehaviors(),
+	"RuleResult.behavior":                 banner.DefaultBehaviors(),
 	"RegionRuleIn.regions[]":              core.RegionCodes(),
 	"GppIn.mspaMode":                      gpp.MSPAModes(),
 	"GPPSettings.mspaMode":                gpp.MSPAModes(),

@@ -6,35 +6,16 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// RulePlace is where a verification visits from to see one regional rule of a banner as its
-// visitors do (see core/verifier): the rule, a place it covers, and what it promises.
-type RulePlace struct {
-	// Rule names the rule as records do (VisitorRule.Ref): "regionRules[1]"; "" for a banner
-	// without regional rules (then Location is "" too: the scanner's own place).
-	Rule string `json:"rule"`
-	// Regions are the rule's region codes, as configured.
-	Regions []string `json:"regions"`
-	// Location is the place visited from: a country ("FR"), a subdivision ("US-CA"),
-	// core.RegionUnknown, or "" for the scanner's own location.
-	Location string `json:"location"`
-	// Behavior is the rule's defaultBehavior: opt_in, opt_out or no_banner.
-	Behavior string `json:"behavior"`
-	// HonorGPC and DoNotSellLink are the rule's: a GPC run follows when HonorGPC is set, and
-	// the Do Not Sell or Share control is checked when DoNotSellLink is.
-	HonorGPC      bool `json:"honorGpc"`
-	DoNotSellLink bool `json:"doNotSellLink"`
-}
-
 // VerificationPlaces are the places a verification visits from: one per regional rule, each
 // a place that rule applies to (a rule no place reaches, because earlier or more specific rules
 // take all of its places, is left out). A banner without regional rules has one: the
 // scanner's own place under banner.defaultBehavior.
-func (b *Banner) VerificationPlaces() []RulePlace {
+func (b *Banner) VerificationPlaces() []core.RulePlace {
 	if len(b.RegionRules) == 0 {
-		return []RulePlace{{Behavior: b.DefaultBehavior, Regions: []string{}, HonorGPC: false}}
+		return []core.RulePlace{{Behavior: b.DefaultBehavior, Regions: []string{}, HonorGPC: false}}
 	}
 	x := NewRegionIndex(b.RegionRules)
-	out := make([]RulePlace, 0, len(b.RegionRules))
+	out := make([]core.RulePlace, 0, len(b.RegionRules))
 	for i, r := range b.RegionRules {
 		for _, cand := range placeCandidates(r.Regions) {
 			loc := core.Location{}
@@ -48,7 +29,7 @@ func (b *Banner) VerificationPlaces() []RulePlace {
 			if vr.Rule == nil || vr.Index != i {
 				continue
 			}
-			out = append(out, RulePlace{Rule: vr.Ref(), Regions: slices.Clone(r.Regions), Location: cand, Behavior: r.DefaultBehavior,
+			out = append(out, core.RulePlace{Rule: vr.Ref(), Regions: slices.Clone(r.Regions), Location: cand, Behavior: r.DefaultBehavior,
 				HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink})
 			break
 		}

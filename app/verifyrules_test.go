@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/scan"
@@ -26,7 +28,7 @@ import (
 // Share signal backwards: it stays off where the visitor must opt in, but sets its cookie once
 // the visitor clicked Do Not Sell. Being inline and unmarked, no blocking rule can hold it. It returns the shop's
 // URL, the connect-to rule and the CA file, and sets the project key through pk.
-func regionalShop(t *testing.T, base string, pk *atomic.Value, broken bool) (string, string, string) {
+func regionalShop(t *testing.T, base string, pk *atomic.Value, broken, links bool) (string, string, string) {
 	t.Helper()
 	const shop, api = "www.regional-shop.example", "consent.regional-shop.example"
 	target, err := url.Parse(base)
@@ -46,10 +48,14 @@ func regionalShop(t *testing.T, base string, pk *atomic.Value, broken bool) (str
   }
 })();</script>`
 		}
+		nav := ""
+		if links {
+			nav = `<a href="/">home</a> <a href="/about.html">about</a> <a href="/privacy.html">privacy</a>`
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>%s</title>
 <script src="https://%s/api/v1/public/%s/loader.js"></script>%s</head>
-<body><h1>%s</h1><a href="/">home</a> <a href="/about.html">about</a> <a href="/privacy.html">privacy</a></body></html>`, title, api, key, tag, title)
+<body><h1>%s</h1>%s</body></html>`, title, api, key, tag, title, nav)
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.Host)
@@ -80,6 +86,32 @@ func regionalShop(t *testing.T, base string, pk *atomic.Value, broken bool) (str
 	return "https://" + shop + "/", "::127.0.0.1:" + port, caFile
 }
 
+// verifiedShop starts consentd on dialect and the regional shop (regionalShop, one page unless
+// links) whose site it creates.
+func verifiedShop(t *testing.T, dialect string, broken, links bool) (*running, *core.Site) {
+	t.Helper()
+	var pk atomic.Value
+	var base atomic.Value
+	proxy := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		u, _ := url.Parse(base.Load().(string))
+		u.Path = "" // r.base ends in the API prefix, which the runtime's URLs carry already
+		req.Host = u.Host
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, req)
+	})
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	shop, rule, caFile := regionalShop(t, front.URL, &pk, broken, links)
+	r := serve(t, dialect, func(c *Config) {
+		c.ScanConnectTo = []string{rule}
+		c.ScanCACert, c.ChromiumPath = caFile, browsertest.Path
+		c.ScanTimeout = 3 * time.Minute
+	})
+	base.Store(r.base)
+	site := r.createSite(t, shop)
+	pk.Store(site.ProjectKey)
+	return r, site
+}
+
 // TestVerifyScanPerRegionalRule: a site with the preset "GDPR in Europe, US state laws,
 // nothing elsewhere" is verified once per rule as a visitor from a place that rule covers (the
 // US rule with a GPC run too), and the compliance report says per rule what was verified, when
@@ -90,29 +122,7 @@ func TestVerifyScanPerRegionalRule(t *testing.T) {
 	needChromium(t)
 	for _, broken := range []bool{false, true} {
 		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
-			var pk atomic.Value
-			var shop, rule, caFile string
-			var r *running
-			// The shop needs consentd's address, and consentd the shop's connect-to rule: the
-			// shop's handler reads consentd's address when it serves.
-			var base atomic.Value
-			proxy := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				u, _ := url.Parse(base.Load().(string))
-				u.Path = "" // r.base ends in the API prefix, which the runtime's URLs carry already
-				req.Host = u.Host
-				httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, req)
-			})
-			front := httptest.NewServer(proxy)
-			t.Cleanup(front.Close)
-			shop, rule, caFile = regionalShop(t, front.URL, &pk, broken)
-			r = serve(t, "sqlite", func(c *Config) {
-				c.ScanConnectTo = []string{rule}
-				c.ScanCACert, c.ChromiumPath = caFile, browsertest.Path
-				c.ScanTimeout = 3 * time.Minute
-			})
-			base.Store(r.base)
-			site := r.createSite(t, shop)
-			pk.Store(site.ProjectKey)
+			r, site := verifiedShop(t, "sqlite", broken, true)
 			r.call(t, "PATCH", "/sites/"+site.ID+"/banner", map[string]any{"regionRules": banner.RegionPresets()[0].RegionRules,
 				"privacyPolicyUrl": "https://www.regional-shop.example/privacy.html"}, nil)
 			var s scan.Scan
@@ -174,6 +184,60 @@ func TestVerifyScanPerRegionalRule(t *testing.T) {
 			r.call(t, "GET", "/sites/"+site.ID+"/consent-records", nil, &recs)
 			if recs.Total != 0 {
 				t.Errorf("the verification stored %d consent records", recs.Total)
+			}
+		})
+	}
+}
+
+// TestVerifyScansLeaveNoTrace (SQLite and Postgres): after 10 verification scans of a site with
+// visitors' decisions in its log, the site's consent records, their chain, the statistics and
+// the export are exactly what they were before.
+func TestVerifyScansLeaveNoTrace(t *testing.T) {
+	needChromium(t)
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		t.Run(dialect, func(t *testing.T) {
+			r, site := verifiedShop(t, dialect, false, false)
+			for _, body := range []string{`{"categories":{"statistics":true,"marketing":true},"consentVersion":1}`, `{"categories":{},"consentVersion":1}`} {
+				res, err := http.Post(r.base+"/public/"+site.ProjectKey+"/consent", "application/json", strings.NewReader(body))
+				if err != nil || res.StatusCode != http.StatusCreated {
+					t.Fatalf("a visitor's decision: %v %v", res, err)
+				}
+				res.Body.Close()
+			}
+			proof := func() []string {
+				t.Helper()
+				var out []string
+				for _, p := range []string{"/consent-records", "/consent-records/verify", "/consent-stats", "/consent-records/export"} {
+					req, _ := http.NewRequest("GET", r.base+"/sites/"+site.ID+p, nil)
+					req.Header.Set("Authorization", "Bearer "+testKey)
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusOK {
+						t.Fatalf("GET %s: %d %s", p, res.StatusCode, b)
+					}
+					out = append(out, string(b))
+				}
+				return out
+			}
+			before := proof()
+			for i := range 10 {
+				var s scan.Scan
+				r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "verify"}, &s)
+				got := r.waitScan(t, site.ID, s.ID, 3*time.Minute)
+				if got.Status != scan.ScanCompleted || got.Verification == nil || got.Verification.Banner != core.BannerConsentd ||
+					len(got.Verification.States) < 4 {
+					t.Fatalf("scan %d: %s %v %+v", i, got.Status, deref(got.ErrorMessage), got.Verification)
+				}
+			}
+			after := proof()
+			for i, what := range []string{"records", "chain", "statistics", "export"} {
+				if before[i] != after[i] {
+					t.Errorf("%s changed:\n%s\n%s", what, before[i], after[i])
+				}
 			}
 		})
 	}

@@ -181,12 +181,14 @@ func TestCookieDurationGroupedPerService(t *testing.T) {
 func cleanVerification() *core.Verification {
 	page := "https://shop.example/"
 	req := func(url, svc, cat string) core.VerifiedRequest {
-		return core.VerifiedRequest{URL: url, Page: page, Service: svc, Category: cat, Type: "Script", ThirdParty: svc != ""}
+		return core.VerifiedRequest{URL: url, Page: page, Service: svc, Category: cat, Type: "Script", ThirdParty: svc != "" && !strings.HasPrefix(url, "https://shop.example/")}
 	}
 	cookie := func(name, svc, cat string) core.VerifiedStorage {
 		return core.VerifiedStorage{Kind: core.StorageCookie, Name: name, Domain: "shop.example", Page: page, Service: svc, Category: cat}
 	}
-	essential := []core.VerifiedRequest{req("https://shop.example/app.js", "", ""), req("https://pay.example/p.js", "pay", "essential")}
+	// The payment provider's script is served from the shop's own domain: no essential service
+	// sends the visitor's address to a third party before a choice.
+	essential := []core.VerifiedRequest{req("https://shop.example/app.js", "", ""), req("https://shop.example/pay/p.js", "pay", "essential")}
 	all := append(append([]core.VerifiedRequest{}, essential...), req("https://stats.example/s.js", "stats", "statistics"),
 		req("https://ads.example/a.js", "ads", "marketing"), req("https://www.googletagmanager.com/gtag/js?id=G-1", "google-analytics", "statistics"))
 	state := func(name string, reqs []core.VerifiedRequest, cookies ...core.VerifiedStorage) core.VerifiedState {
@@ -353,7 +355,7 @@ func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
 		if s.Family == scan.FamilyBanner && s.Rules != 0 {
 			t.Fatal("no configuration, no banner rules checked")
 		}
-		if s.Family == scan.FamilyEnforcement && (s.Rules != 3 || s.Errors != 1 || s.Notices != 1 || s.Passed != 1) {
+		if s.Family == scan.FamilyEnforcement && (s.Rules != 4 || s.Errors != 1 || s.Notices != 1 || s.Passed != 2) {
 			t.Fatalf("enforcement summary %+v", s)
 		}
 	}
@@ -783,5 +785,49 @@ func TestRegionalVerification(t *testing.T) {
 	r = scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
 	if got := withRule(r, "enforcement.rule-unverified"); len(got) != 1 || r.Compliant {
 		t.Fatalf("one place only: %s %+v", r.Verdict, r.Findings)
+	}
+}
+
+// TestEssentialThirdPartyFonts: with the real library, a shop whose pages link Google Fonts
+// from fonts.googleapis.com is not compliant under opt-in, the finding naming the service and
+// the self-hosting fix; with the fonts served from the shop itself, it is compliant. Another
+// essential third party (no self-hosting fix in its entry) is a warning only.
+func TestEssentialThirdPartyFonts(t *testing.T) {
+	t.Parallel()
+	lib, err := library.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fonts := core.VerifiedRequest{URL: "https://fonts.googleapis.com/css2?family=Inter", Page: "https://shop.example/", Service: "google-fonts",
+		Category: "essential", Type: "Stylesheet", ThirdParty: true}
+	withRequest := func(r core.VerifiedRequest) *core.Verification {
+		v := cleanVerification()
+		for i := range v.States {
+			v.States[i].Requests = append(slices.Clone(v.States[i].Requests), r)
+		}
+		return v
+	}
+	r := scan.EvaluateCompliance(cleanInput(), withRequest(fonts), "scan-1", lib, reportTime)
+	got := withRule(r, "enforcement.essential-third-party")
+	if r.Compliant || r.Verdict != scan.VerdictNotCompliant || len(got) != 1 || got[0].Severity != scan.SeverityError {
+		t.Fatalf("Google Fonts before a choice: %s %+v", r.Verdict, r.Findings)
+	}
+	if !strings.Contains(got[0].Detail, "Google Fonts [google-fonts]") || !strings.Contains(got[0].Detail, "fonts.googleapis.com") ||
+		!strings.Contains(got[0].Detail, "Self-host the fonts") || !strings.Contains(got[0].Fix, "self-host") {
+		t.Errorf("the finding does not name the service and the fix: %s / %s", got[0].Detail, got[0].Fix)
+	}
+	selfHosted := fonts
+	selfHosted.URL, selfHosted.Service, selfHosted.Category, selfHosted.ThirdParty = "https://shop.example/fonts/inter.woff2", "", "", false
+	if r := scan.EvaluateCompliance(cleanInput(), withRequest(selfHosted), "scan-1", lib, reportTime); !r.Compliant {
+		t.Fatalf("self-hosted fonts: %s %+v", r.Verdict, r.Findings)
+	}
+	stripe := core.VerifiedRequest{URL: "https://js.stripe.com/v3/", Page: "https://shop.example/", Service: "stripe", Category: "essential",
+		Type: "Script", ThirdParty: true}
+	if ls, ok := lib.Service("stripe"); !ok || ls.Category != library.CategoryEssential || ls.SelfHostFix != "" {
+		t.Skip("the library's stripe entry changed")
+	}
+	r = scan.EvaluateCompliance(cleanInput(), withRequest(stripe), "scan-1", lib, reportTime)
+	if got := withRule(r, "enforcement.essential-third-party"); !r.Compliant || len(got) != 1 || got[0].Severity != scan.SeverityWarning {
+		t.Fatalf("an essential payment script: %s %+v", r.Verdict, r.Findings)
 	}
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,4 +194,51 @@ func ruleResults(in *ComplianceInput, v *core.Verification, fs []Finding) []Rule
 		}
 	}
 	return out
+}
+
+// essentialThirdParties is enforcement.essential-third-party, for a run that asks before
+// anything runs: a service in a required category (the site's, else the library's essential)
+// whose request before any choice (no_decision) or after reject reached a third party sent it
+// the visitor's address. An error for an entry the library marks not strictly necessary
+// (SelfHostFix: web fonts, script CDNs), with its fix; a warning otherwise (a payment
+// provider's script may be strictly necessary, but its vendor still learns of every visit).
+func (e *evaluation) essentialThirdParties(v *core.Verification) {
+	e.check("enforcement.essential-third-party")
+	for i := range v.States {
+		st := &v.States[i]
+		if st.State != core.StateNoDecision && st.State != core.StateRejectAll {
+			continue
+		}
+		for _, o := range observations(st) {
+			if o.request == "" || !o.thirdParty {
+				continue
+			}
+			cat, required, known := e.categoryOf(o.service, o.category)
+			if !known || !required {
+				continue
+			}
+			severity, selfHost := SeverityWarning, ""
+			if e.lib != nil {
+				if ls, ok := e.lib.Service(o.service); ok && ls.SelfHostFix != "" {
+					severity, selfHost = SeverityError, ls.SelfHostFix
+				}
+			}
+			host := o.request
+			if u, err := url.Parse(o.request); err == nil {
+				host = u.Hostname()
+			}
+			params := map[string]string{"service": e.serviceName(o.service), "category": cat, "host": host, "what": o.what,
+				"page": o.page, "selfhost": selfHost}
+			ev := Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(o.page), Request: strp(o.request),
+				Service: strp(o.service), Category: strp(cat)}
+			k := "enforcement.essential-third-party\x00" + e.rule + "\x00" + o.service
+			if p, ok := e.groups[k]; ok {
+				p.more++
+				p.note(ev, o.what)
+				continue
+			}
+			e.add("enforcement.essential-third-party", severity, params, ev)
+			e.groups[k] = e.list[len(e.list)-1]
+		}
+	}
 }

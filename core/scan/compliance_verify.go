@@ -235,6 +235,7 @@ func (e *evaluation) verificationRun(v *core.Verification) {
 		}
 	}
 	e.consentModeVerified(v)
+	e.essentialThirdParties(v)
 }
 
 // serviceName is how a finding's detail names a service: its library name and slug when the

@@ -28,7 +28,7 @@ import (
 // Share signal backwards: it stays off where the visitor must opt in, but sets its cookie once
 // the visitor clicked Do Not Sell. Being inline and unmarked, no blocking rule can hold it. It returns the shop's
 // URL, the connect-to rule and the CA file, and sets the project key through pk.
-func regionalShop(t *testing.T, base string, pk *atomic.Value, broken, links bool) (string, string, string) {
+func regionalShop(t testing.TB, base string, pk *atomic.Value, broken bool, pages int) (string, string, string) {
 	t.Helper()
 	const shop, api = "www.regional-shop.example", "consent.regional-shop.example"
 	target, err := url.Parse(base)
@@ -49,8 +49,8 @@ func regionalShop(t *testing.T, base string, pk *atomic.Value, broken, links boo
 })();</script>`
 		}
 		nav := ""
-		if links {
-			nav = `<a href="/">home</a> <a href="/about.html">about</a> <a href="/privacy.html">privacy</a>`
+		for i := 1; i < pages; i++ {
+			nav += fmt.Sprintf(`<a href="/p%d.html">page %d</a> `, i, i)
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>%s</title>
@@ -71,7 +71,7 @@ func regionalShop(t *testing.T, base string, pk *atomic.Value, broken, links boo
 			fmt.Fprint(w, `document.cookie = "_fbp=fb.1.1; path=/; max-age=7776000";`)
 		case r.URL.Path == "/":
 			page(w, "Regional shop: home")
-		case r.URL.Path == "/about.html" || r.URL.Path == "/privacy.html":
+		case strings.HasPrefix(r.URL.Path, "/p") && strings.HasSuffix(r.URL.Path, ".html"):
 			page(w, "Regional shop: "+strings.TrimSuffix(r.URL.Path[1:], ".html"))
 		default:
 			http.NotFound(w, r)
@@ -86,9 +86,9 @@ func regionalShop(t *testing.T, base string, pk *atomic.Value, broken, links boo
 	return "https://" + shop + "/", "::127.0.0.1:" + port, caFile
 }
 
-// verifiedShop starts consentd on dialect and the regional shop (regionalShop, one page unless
-// links) whose site it creates.
-func verifiedShop(t *testing.T, dialect string, broken, links bool) (*running, *core.Site) {
+// verifiedShop starts consentd on dialect and the regional shop (regionalShop, with that many
+// pages, each linking every other) whose site it creates.
+func verifiedShop(t testing.TB, dialect string, broken bool, pages int) (*running, *core.Site) {
 	t.Helper()
 	var pk atomic.Value
 	var base atomic.Value
@@ -100,7 +100,7 @@ func verifiedShop(t *testing.T, dialect string, broken, links bool) (*running, *
 	})
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
-	shop, rule, caFile := regionalShop(t, front.URL, &pk, broken, links)
+	shop, rule, caFile := regionalShop(t, front.URL, &pk, broken, pages)
 	r := serve(t, dialect, func(c *Config) {
 		c.ScanConnectTo = []string{rule}
 		c.ScanCACert, c.ChromiumPath = caFile, browsertest.Path
@@ -122,7 +122,7 @@ func TestVerifyScanPerRegionalRule(t *testing.T) {
 	needChromium(t)
 	for _, broken := range []bool{false, true} {
 		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
-			r, site := verifiedShop(t, "sqlite", broken, true)
+			r, site := verifiedShop(t, "sqlite", broken, 3)
 			r.call(t, "PATCH", "/sites/"+site.ID+"/banner", map[string]any{"regionRules": banner.RegionPresets()[0].RegionRules,
 				"privacyPolicyUrl": "https://www.regional-shop.example/privacy.html"}, nil)
 			var s scan.Scan
@@ -196,7 +196,7 @@ func TestVerifyScansLeaveNoTrace(t *testing.T) {
 	needChromium(t)
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
-			r, site := verifiedShop(t, dialect, false, false)
+			r, site := verifiedShop(t, dialect, false, 1)
 			for _, body := range []string{`{"categories":{"statistics":true,"marketing":true},"consentVersion":1}`, `{"categories":{},"consentVersion":1}`} {
 				res, err := http.Post(r.base+"/public/"+site.ProjectKey+"/consent", "application/json", strings.NewReader(body))
 				if err != nil || res.StatusCode != http.StatusCreated {

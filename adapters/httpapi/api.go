@@ -129,6 +129,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerRegions(api)
 	h.registerScans(api)
 	h.registerCompliance(api)
+	h.registerVerifier(api)
 	h.registerWebhooks(api)
 	h.registerUnsubscribe(api)
 	h.registerConsent(api)

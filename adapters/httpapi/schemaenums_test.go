@@ -34,6 +34,7 @@ var schemaEnums = map[string][]string{
 	"BannerPatchBody.consentMode":         banner.ConsentModes(),
 	"RegionRuleIn.defaultBehavior":        banner.DefaultBehaviors(),
 	"RuleVerification.behavior":           banner.DefaultBehaviors(),
+	"RulePlace.behavior":                  banner.DefaultBehaviors(),
 	"RuleResult.behavior":                 banner.DefaultBehaviors(),
 	"RegionRuleIn.regions[]":              core.RegionCodes(),
 	"GppIn.mspaMode":                      gpp.MSPAModes(),

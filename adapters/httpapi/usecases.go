@@ -12,6 +12,7 @@ import (
 	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/tcf"
 	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/library"
 )
 
@@ -107,6 +108,7 @@ type (
 	// VerifierUseCases tell a verifier's credential (core/verifier) from anything else.
 	VerifierUseCases interface {
 		Valid(ctx context.Context, token, projectKey string) bool
+		IssueForSite(ctx context.Context, orgID, siteID string) (*verifier.Issued, error)
 	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {

@@ -64,6 +64,18 @@ func TestVerifierHeaders(t *testing.T) {
 	if !bytes.Contains(loader.body, []byte(`"rule":"regionRules[1]"`)) {
 		t.Errorf("the verifier's loader is not the Californian's")
 	}
+	// A caller who may configure the site gets one over the API (consentd verify --api-key),
+	// with one place per rule; another organization's key gets not_found.
+	issued := e.want(e.do("POST", "/api/v1/sites/"+id+"/verifier-credential", nil), 201).obj(t)
+	places, _ := issued["places"].([]any)
+	if len(places) != 4 || places[1].(map[string]any)["behavior"] != "opt_out" || issued["expiresAt"] == nil {
+		t.Fatalf("issued %v", issued)
+	}
+	us := places[1].(map[string]any)["location"].(string)
+	if got := config(verifier.Header, issued["credential"].(string), verifier.LocationHeader, us); got.obj(t)["rule"] != "regionRules[1]" {
+		t.Errorf("the API's credential from %s: rule %v", us, got.obj(t)["rule"])
+	}
+	e.want(e.do("POST", "/api/v1/sites/"+id+"/verifier-credential", nil, e.keyB), 404)
 	// Expired: the short credential is worthless now.
 	time.Sleep(1100 * time.Millisecond)
 	if got := config(verifier.Header, short, verifier.LocationHeader, "US-CA"); !bytes.Equal(got.body, plain.body) {

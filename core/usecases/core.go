@@ -127,7 +127,7 @@ func New(deps Deps) (*UseCases, error) {
 	}
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
-	verifiers := &verifier.Verifiers{Store: deps.Store, Clock: clk}
+	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
 	return &UseCases{
 		Verifiers:  verifiers,
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},

@@ -30,7 +30,7 @@ type Store interface {
 	identity.SSOStore
 	watch.DigestStore
 	tcf.GVLStore
-	verifier.Store
+	verifier.CredentialStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
 	// nil and are rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx Store) error) error

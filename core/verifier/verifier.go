@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/banner"
 )
 
 // The request headers a verifier's browser sends to consentd's public endpoints.
@@ -48,8 +49,22 @@ type Credential struct {
 	ExpiresAt  time.Time
 }
 
-// Store is the verifier's port.
+// Store is the verifier's port: its credentials, and what issuing one to a caller reads and
+// writes with them.
 type Store interface {
+	CredentialStore
+	// Site finds a site of the organization; not_found otherwise.
+	Site(ctx context.Context, orgID, id string) (*core.Site, error)
+	// Banner returns a site's banner.
+	Banner(ctx context.Context, siteID string) (*banner.Banner, error)
+	core.AuditWriter
+	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
+	// nil and are rolled back otherwise.
+	InTx(ctx context.Context, fn func(tx Store) error) error
+}
+
+// CredentialStore keeps the credentials; adapters implement it (verifier_credentials).
+type CredentialStore interface {
 	// CreateVerifierCredential stores c.
 	CreateVerifierCredential(ctx context.Context, c *Credential) error
 	// VerifierCredential returns the credential with this token hash, not_found without one.
@@ -62,6 +77,44 @@ type Store interface {
 type Verifiers struct {
 	Store Store
 	Clock core.Clock
+	Audit core.Auditor
+}
+
+// Issued is a credential issued to a caller's own verification, with the places it may visit
+// from: one per regional rule of the site (banner.VerificationPlaces).
+type Issued struct {
+	Credential string           `json:"credential" doc:"The verifier's credential: send it as Consentd-Verifier, with Consentd-Verifier-Location naming one of the places, to this site's public endpoints. Shown once."`
+	ExpiresAt  time.Time        `json:"expiresAt"`
+	Places     []core.RulePlace `json:"places" doc:"One place per regional rule of the site, each a place that rule covers; one place (location \"\") for a banner without regional rules."`
+}
+
+// IssueForSite issues a credential to a caller who may configure the site (consentd verify
+// with an API key), valid DefaultTTL, and audits it.
+func (v *Verifiers) IssueForSite(ctx context.Context, orgID, siteID string) (*Issued, error) {
+	if err := core.Authorize(ctx, core.PermConfigure, orgID, siteID); err != nil {
+		return nil, err
+	}
+	site, err := v.Store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := v.Store.Banner(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	var token string
+	var exp time.Time
+	err = v.Store.InTx(ctx, func(tx Store) error {
+		in := &Verifiers{Store: tx, Clock: v.Clock}
+		if token, exp, err = in.issue(ctx, site, DefaultTTL); err != nil {
+			return err
+		}
+		return v.Audit.Record(ctx, tx, orgID, siteID, core.AuditVerifierIssue, site.ID, nil, map[string]any{"expiresAt": exp})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Issued{Credential: token, ExpiresAt: exp, Places: b.VerificationPlaces()}, nil
 }
 
 // TokenHash is the stored form of a token.
@@ -77,6 +130,10 @@ func (v *Verifiers) Issue(ctx context.Context, site *core.Site, ttl time.Duratio
 	if err := core.AuthorizeSystem(ctx); err != nil {
 		return "", time.Time{}, err
 	}
+	return v.issue(ctx, site, ttl)
+}
+
+func (v *Verifiers) issue(ctx context.Context, site *core.Site, ttl time.Duration) (string, time.Time, error) {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}

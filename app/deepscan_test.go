@@ -20,7 +20,7 @@ import (
 )
 
 // needChromium skips the test loudly without Chromium, or fails it when CI=true.
-func needChromium(t *testing.T) {
+func needChromium(t testing.TB) {
 	t.Helper()
 	browsertest.Require(t)
 }

@@ -48,7 +48,7 @@ func targetSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func databaseURL(t *testing.T, dialect string) string {
+func databaseURL(t testing.TB, dialect string) string {
 	if dialect == "postgres" {
 		return pgtest.FreshURL(t)
 	}
@@ -63,7 +63,7 @@ type running struct {
 
 // serve starts consentd (RunServer) with fast test settings adjusted by tune; it stops
 // gracefully when t ends.
-func serve(t *testing.T, dialect string, tune func(*Config)) *running {
+func serve(t testing.TB, dialect string, tune func(*Config)) *running {
 	t.Helper()
 	cfg := Config{
 		Addr: "127.0.0.1:0", DatabaseURL: databaseURL(t, dialect), Workers: 2, BootstrapAPIKey: testKey,
@@ -98,7 +98,7 @@ func serve(t *testing.T, dialect string, tune func(*Config)) *running {
 }
 
 // call sends a JSON request with the test key and decodes the JSON answer into out.
-func (r *running) call(t *testing.T, method, path string, body, out any) {
+func (r *running) call(t testing.TB, method, path string, body, out any) {
 	t.Helper()
 	var rd bytes.Buffer
 	if body != nil {
@@ -129,7 +129,7 @@ func (r *running) call(t *testing.T, method, path string, body, out any) {
 	}
 }
 
-func (r *running) createSite(t *testing.T, url string) *core.Site {
+func (r *running) createSite(t testing.TB, url string) *core.Site {
 	t.Helper()
 	var s core.Site
 	r.call(t, "POST", "/sites", map[string]string{"name": "Shop", "url": url}, &s)
@@ -137,7 +137,7 @@ func (r *running) createSite(t *testing.T, url string) *core.Site {
 }
 
 // waitScan polls the scan over HTTP until it is completed or failed.
-func (r *running) waitScan(t *testing.T, siteID, scanID string, within time.Duration) *scan.Scan {
+func (r *running) waitScan(t testing.TB, siteID, scanID string, within time.Duration) *scan.Scan {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {

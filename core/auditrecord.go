@@ -40,20 +40,23 @@ type Change struct {
 // Audit actions: the resource, a dot, the verb. (The banner and consent ones are spelled in
 // two parts so that compliance_internal_test does not take them for compliance rule IDs.)
 const (
-	AuditSiteCreate       = "site.create"
-	AuditSiteUpdate       = "site.update"
-	AuditSiteDelete       = "site.delete"
-	AuditBannerUpdate     = "banner" + ".update"
-	AuditScriptBlocking   = "banner" + ".script_blocking"
-	AuditCategoryCreate   = "category.create"
-	AuditCategoryUpdate   = "category.update"
-	AuditCategoryDelete   = "category.delete"
-	AuditServiceCreate    = "service.create"
-	AuditServiceUpdate    = "service.update"
-	AuditServiceImport    = "service.import"
-	AuditServiceDelete    = "service.delete"
-	AuditScanTrigger      = "scan.trigger"
-	AuditScanConfigure    = "scan.configure"
+	AuditSiteCreate     = "site.create"
+	AuditSiteUpdate     = "site.update"
+	AuditSiteDelete     = "site.delete"
+	AuditBannerUpdate   = "banner" + ".update"
+	AuditScriptBlocking = "banner" + ".script_blocking"
+	AuditCategoryCreate = "category.create"
+	AuditCategoryUpdate = "category.update"
+	AuditCategoryDelete = "category.delete"
+	AuditServiceCreate  = "service.create"
+	AuditServiceUpdate  = "service.update"
+	AuditServiceImport  = "service.import"
+	AuditServiceDelete  = "service.delete"
+	AuditScanTrigger    = "scan.trigger"
+	AuditScanConfigure  = "scan.configure"
+	// AuditVerifierIssue issues a verifier's credential (core/verifier) to a caller's own
+	// verification (consentd verify with an API key).
+	AuditVerifierIssue    = "verifier.issue"
 	AuditKeyCreate        = "api_key.create"
 	AuditKeyRotate        = "api_key.rotate"
 	AuditKeyRevoke        = "api_key.revoke"
@@ -86,7 +89,7 @@ const (
 func AuditActions() []string {
 	return []string{AuditSiteCreate, AuditSiteUpdate, AuditSiteDelete, AuditBannerUpdate, AuditScriptBlocking,
 		AuditCategoryCreate, AuditCategoryUpdate, AuditCategoryDelete, AuditServiceCreate, AuditServiceUpdate,
-		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditKeyCreate, AuditKeyRotate,
+		AuditServiceImport, AuditServiceDelete, AuditScanTrigger, AuditScanConfigure, AuditVerifierIssue, AuditKeyCreate, AuditKeyRotate,
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
 		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit,
 		AuditSSOUpdate, AuditSSODelete, AuditUserTOTPReset, AuditUserRecoveryUse, AuditUserRecoveryNew,

@@ -181,12 +181,14 @@ func TestCookieDurationGroupedPerService(t *testing.T) {
 func cleanVerification() *core.Verification {
 	page := "https://shop.example/"
 	req := func(url, svc, cat string) core.VerifiedRequest {
-		return core.VerifiedRequest{URL: url, Page: page, Service: svc, Category: cat, Type: "Script", ThirdParty: svc != ""}
+		return core.VerifiedRequest{URL: url, Page: page, Service: svc, Category: cat, Type: "Script", ThirdParty: svc != "" && !strings.HasPrefix(url, "https://shop.example/")}
 	}
 	cookie := func(name, svc, cat string) core.VerifiedStorage {
 		return core.VerifiedStorage{Kind: core.StorageCookie, Name: name, Domain: "shop.example", Page: page, Service: svc, Category: cat}
 	}
-	essential := []core.VerifiedRequest{req("https://shop.example/app.js", "", ""), req("https://pay.example/p.js", "pay", "essential")}
+	// The payment provider's script is served from the shop's own domain: no essential service
+	// sends the visitor's address to a third party before a choice.
+	essential := []core.VerifiedRequest{req("https://shop.example/app.js", "", ""), req("https://shop.example/pay/p.js", "pay", "essential")}
 	all := append(append([]core.VerifiedRequest{}, essential...), req("https://stats.example/s.js", "stats", "statistics"),
 		req("https://ads.example/a.js", "ads", "marketing"), req("https://www.googletagmanager.com/gtag/js?id=G-1", "google-analytics", "statistics"))
 	state := func(name string, reqs []core.VerifiedRequest, cookies ...core.VerifiedStorage) core.VerifiedState {
@@ -353,7 +355,7 @@ func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
 		if s.Family == scan.FamilyBanner && s.Rules != 0 {
 			t.Fatal("no configuration, no banner rules checked")
 		}
-		if s.Family == scan.FamilyEnforcement && (s.Rules != 3 || s.Errors != 1 || s.Notices != 1 || s.Passed != 1) {
+		if s.Family == scan.FamilyEnforcement && (s.Rules != 4 || s.Errors != 1 || s.Notices != 1 || s.Passed != 2) {
 			t.Fatalf("enforcement summary %+v", s)
 		}
 	}
@@ -361,8 +363,8 @@ func TestNoConsentdBannerStillFindsTrackers(t *testing.T) {
 
 func TestCleanSiteIsCompliant(t *testing.T) {
 	t.Parallel()
-	in := cleanInput()
-	r := scan.EvaluateCompliance(in, cleanVerification(), "scan-1", complianceCatalog(t), reportTime)
+	in, v := cleanRegional(t)
+	r := scan.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
 	if !r.Compliant || len(r.Findings) != 0 {
 		t.Fatalf("a clean site has findings: %+v", r.Findings)
 	}
@@ -673,5 +675,159 @@ func TestVerdict(t *testing.T) {
 	}
 	if fmt.Sprint(scan.Verdicts()) != "[compliant not_compliant unverified]" {
 		t.Fatal(scan.Verdicts())
+	}
+}
+
+// cleanRegional is a clean site with the preset "GDPR in Europe, US state laws, nothing
+// elsewhere", and a verification that visited each of its rules from a place it covers and saw
+// each keep its promise.
+func cleanRegional(t *testing.T) (*scan.ComplianceInput, *core.Verification) {
+	t.Helper()
+	in, v := cleanInput(), cleanVerification()
+	in.Banner.RegionRules = banner.RegionPresets()[0].RegionRules
+	essential, all := v.States[1], v.States[2]
+	at := reportTime.Add(-time.Hour)
+	for _, p := range in.Banner.VerificationPlaces() {
+		rv := core.RuleVerification{RulePlace: p, VerifiedAt: at}
+		named := func(st core.VerifiedState, name string) core.VerifiedState { st.State = name; return st }
+		switch p.Behavior {
+		case banner.BehaviorOptIn:
+			rv.States, rv.BannerShown, rv.RejectOnFirstLayer, rv.ReopenButton = v.States, true, true, true
+		case banner.BehaviorOptOut:
+			rv.States, rv.BannerShown, rv.DoNotSellControl = []core.VerifiedState{named(all, core.StateNoDecision),
+				named(essential, core.StateDoNotSell), named(essential, core.StateGPC)}, true, true
+		case banner.BehaviorNoBanner:
+			rv.States = []core.VerifiedState{named(all, core.StateNoDecision), named(essential, core.StateGPC)}
+		}
+		v.Rules = append(v.Rules, rv)
+	}
+	return in, v
+}
+
+// TestRegionalVerification: every rule of the preset verified and kept is compliant, with one
+// result per rule naming its place; a marketing tag that ignores the Do Not Sell or Share
+// control fails only the opt-out rule; a rule not visited, a missing notice or control, and a
+// banner where none is due are findings of their rule.
+func TestRegionalVerification(t *testing.T) {
+	t.Parallel()
+	lib := complianceCatalog(t)
+	in, v := cleanRegional(t)
+	r := scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+	if !r.Compliant || len(r.Findings) != 0 || len(r.Rules) != 4 {
+		t.Fatalf("clean regional site: %s %+v %+v", r.Verdict, r.Findings, r.Rules)
+	}
+	for _, rr := range r.Rules {
+		if !rr.Passed || rr.VerifiedAt == nil || rr.Location == "" || len(rr.States) == 0 {
+			t.Errorf("rule result %+v", rr)
+		}
+	}
+	optOut := func(v *core.Verification) *core.RuleVerification {
+		for i := range v.Rules {
+			if v.Rules[i].Behavior == banner.BehaviorOptOut {
+				return &v.Rules[i]
+			}
+		}
+		t.Fatal("no opt-out run")
+		return nil
+	}
+	for _, tc := range []struct {
+		name, rule string
+		change     func(v *core.Verification)
+	}{
+		{"marketing after Do Not Sell", "enforcement.sale-after-opt-out", func(v *core.Verification) {
+			st := &optOut(v).States[1]
+			st.Requests = append(slices.Clone(st.Requests), core.VerifiedRequest{URL: "https://ads.example/a.js", Page: "https://shop.example/",
+				Service: "ads", Category: "marketing", ThirdParty: true})
+		}},
+		{"marketing with GPC", "enforcement.sale-after-opt-out", func(v *core.Verification) {
+			st := &optOut(v).States[2]
+			st.Cookies = append(slices.Clone(st.Cookies), core.VerifiedStorage{Kind: core.StorageCookie, Name: "_ads", Domain: "shop.example",
+				Page: "https://shop.example/", Service: "ads", Category: "marketing"})
+		}},
+		{"no notice", "enforcement.opt-out-notice", func(v *core.Verification) { optOut(v).BannerShown = false }},
+		{"no control", "enforcement.do-not-sell-control", func(v *core.Verification) { optOut(v).DoNotSellControl = false }},
+		{"rule not visited", "enforcement.rule-unverified", func(v *core.Verification) {
+			v.Rules = slices.DeleteFunc(slices.Clone(v.Rules), func(rv core.RuleVerification) bool { return rv.Behavior == banner.BehaviorOptOut })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, v := cleanRegional(t)
+			tc.change(v)
+			r := scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+			got := withRule(r, tc.rule)
+			if r.Compliant || r.Verdict != scan.VerdictNotCompliant || len(got) != 1 {
+				t.Fatalf("%s: verdict %s, findings %+v", tc.rule, r.Verdict, r.Findings)
+			}
+			for _, rr := range r.Rules {
+				if rr.Passed == (rr.Behavior == banner.BehaviorOptOut) {
+					t.Errorf("%s: rule %s (%s) passed %v", tc.name, rr.Rule, rr.Behavior, rr.Passed)
+				}
+			}
+			if tc.rule != "enforcement.rule-unverified" && (got[0].Evidence.Rule == nil || *got[0].Evidence.Rule != optOut(v).Rule) {
+				t.Errorf("evidence %+v does not name the rule", got[0].Evidence)
+			}
+		})
+	}
+	// A banner shown where the rule shows none is a warning of that rule.
+	in, v = cleanRegional(t)
+	for i := range v.Rules {
+		if v.Rules[i].Behavior == banner.BehaviorNoBanner {
+			v.Rules[i].BannerShown = true
+		}
+	}
+	r = scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+	if got := withRule(r, "enforcement.banner-where-none"); len(got) != 1 || got[0].Severity != scan.SeverityWarning || !r.Compliant {
+		t.Fatalf("banner where none: %s %+v", r.Verdict, r.Findings)
+	}
+	// A verification from one place of a site with several rules: the others are unverified.
+	in, v = cleanRegional(t)
+	v.Rules = nil
+	r = scan.EvaluateCompliance(in, v, "scan-1", lib, reportTime)
+	if got := withRule(r, "enforcement.rule-unverified"); len(got) != 1 || r.Compliant {
+		t.Fatalf("one place only: %s %+v", r.Verdict, r.Findings)
+	}
+}
+
+// TestEssentialThirdPartyFonts: with the real library, a shop whose pages link Google Fonts
+// from fonts.googleapis.com is not compliant under opt-in, the finding naming the service and
+// the self-hosting fix; with the fonts served from the shop itself, it is compliant. Another
+// essential third party (no self-hosting fix in its entry) is a warning only.
+func TestEssentialThirdPartyFonts(t *testing.T) {
+	t.Parallel()
+	lib, err := library.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fonts := core.VerifiedRequest{URL: "https://fonts.googleapis.com/css2?family=Inter", Page: "https://shop.example/", Service: "google-fonts",
+		Category: "essential", Type: "Stylesheet", ThirdParty: true}
+	withRequest := func(r core.VerifiedRequest) *core.Verification {
+		v := cleanVerification()
+		for i := range v.States {
+			v.States[i].Requests = append(slices.Clone(v.States[i].Requests), r)
+		}
+		return v
+	}
+	r := scan.EvaluateCompliance(cleanInput(), withRequest(fonts), "scan-1", lib, reportTime)
+	got := withRule(r, "enforcement.essential-third-party")
+	if r.Compliant || r.Verdict != scan.VerdictNotCompliant || len(got) != 1 || got[0].Severity != scan.SeverityError {
+		t.Fatalf("Google Fonts before a choice: %s %+v", r.Verdict, r.Findings)
+	}
+	if !strings.Contains(got[0].Detail, "Google Fonts [google-fonts]") || !strings.Contains(got[0].Detail, "fonts.googleapis.com") ||
+		!strings.Contains(got[0].Detail, "Self-host the fonts") || !strings.Contains(got[0].Fix, "self-host") {
+		t.Errorf("the finding does not name the service and the fix: %s / %s", got[0].Detail, got[0].Fix)
+	}
+	selfHosted := fonts
+	selfHosted.URL, selfHosted.Service, selfHosted.Category, selfHosted.ThirdParty = "https://shop.example/fonts/inter.woff2", "", "", false
+	if r := scan.EvaluateCompliance(cleanInput(), withRequest(selfHosted), "scan-1", lib, reportTime); !r.Compliant {
+		t.Fatalf("self-hosted fonts: %s %+v", r.Verdict, r.Findings)
+	}
+	stripe := core.VerifiedRequest{URL: "https://js.stripe.com/v3/", Page: "https://shop.example/", Service: "stripe", Category: "essential",
+		Type: "Script", ThirdParty: true}
+	if ls, ok := lib.Service("stripe"); !ok || ls.Category != library.CategoryEssential || ls.SelfHostFix != "" {
+		t.Skip("the library's stripe entry changed")
+	}
+	r = scan.EvaluateCompliance(cleanInput(), withRequest(stripe), "scan-1", lib, reportTime)
+	if got := withRule(r, "enforcement.essential-third-party"); !r.Compliant || len(got) != 1 || got[0].Severity != scan.SeverityWarning {
+		t.Fatalf("an essential payment script: %s %+v", r.Verdict, r.Findings)
 	}
 }

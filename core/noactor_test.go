@@ -19,6 +19,7 @@ var publicByDesign = map[string]string{
 	"PublicBanner.PublicConfig":  "the banner's configuration, served to the site's visitors",
 	"PublicBanner.RecordConsent": "a visitor's consent, posted by the banner (rate-limited by the adapter)",
 	"PublicBanner.TCFConfig":     "the TCF part of the banner's configuration, served to the site's visitors",
+	"Verifiers.Valid":            "a verifier's request to the public endpoints: the credential the server issued is the authorization",
 	"Digests.Unsubscribe":        "the unsubscribe link of a digest email: its token is the authorization",
 	"Health.Ready":               "the readiness probe, which reads nothing but the store's reachability",
 	"Library.LibraryServices":    "takes no context: the catalog of known services is the same public reference for everyone",

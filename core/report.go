@@ -200,6 +200,11 @@ type Verification struct {
 	// showed no banner (defaultBehavior no_banner), so no visitor could decide. The visited
 	// states still stand.
 	Unreached []UnreachedState `json:"unreached"`
+	// Rules are the verification's runs, one per regional rule of the site, each as a visitor
+	// from a place the rule covers (RuleVerification). Empty for a verification that visited
+	// only from the scanner's own place; then States are its one run. With rules, States,
+	// Unreached, RejectOnFirstLayer and ReopenButton repeat the first run's.
+	Rules []RuleVerification `json:"rules,omitempty"`
 }
 
 // UnreachedState is a consent state a verification scan could not set up.

@@ -392,3 +392,21 @@ func TestSearchVendors(t *testing.T) {
 		t.Fatal("an empty query found vendors")
 	}
 }
+
+// TestTCFNoVendorIsAComplianceError: a site saved with TCF on and neither a vendor nor an
+// Additional Consent provider (before PatchBanner refused it) gets consent.tcf-no-vendor;
+// with one vendor it does not.
+func TestTCFNoVendorIsAComplianceError(t *testing.T) {
+	t.Parallel()
+	in := cleanInput()
+	in.Banner.TCF.Enabled = true
+	r := scan.EvaluateCompliance(in, nil, "", complianceCatalog(t), reportTime)
+	got := withRule(r, "consent.tcf-no-vendor")
+	if len(got) != 1 || got[0].Severity != scan.SeverityError || *got[0].Evidence.Field != "tcf.vendorIds" {
+		t.Fatalf("TCF with no vendor: %+v", r.Findings)
+	}
+	in.Banner.TCF.GoogleATPIDs = []int{89}
+	if got := withRule(scan.EvaluateCompliance(in, nil, "", complianceCatalog(t), reportTime), "consent.tcf-no-vendor"); len(got) != 0 {
+		t.Fatalf("TCF with an AC provider: %+v", got)
+	}
+}

@@ -26,6 +26,14 @@ type VerifyOptions struct {
 	// MaxItems bounds the requests, cookies, storage keys and held tags kept per state (zero:
 	// core.MaxVerifiedItems).
 	MaxItems int
+	// Places are the regional rules to verify, each from its place (banner.VerificationPlaces):
+	// one run per place, opt_in ones first. Empty: one run from the scanner's own place, as
+	// an opt_in rule's.
+	Places []core.RulePlace
+	// Credential is the verifier's credential (core/verifier) sent, with the place, to
+	// consentd's public endpoints. Without one the server sees the scanner's own place, and
+	// the pages' consent posts are answered inside the browser: they never reach the server.
+	Credential string
 }
 
 // maxPublicConfig bounds the public configuration read.
@@ -107,7 +115,7 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Poo
 	d.browsers, d.br = browsers, br
 	defer func() { browsers.Release(br, !br.Alive()) }()
 	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}}
-	ver, apiBase, err := v.run(ctx)
+	ver, apiBase, err := v.runPlaces(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Kind: KindBrowser, Temporary: true, Err: err, Message: "the verification did not finish within its time limit"}
@@ -166,18 +174,24 @@ type verifier struct {
 	vo    VerifyOptions
 	// injected are the storefront cookies the scan gives every state ("name\x00domain").
 	injected map[string]bool
+	// place is the current run's place; gpc whether the contexts opened now send GPC.
+	place core.RulePlace
+	gpc   bool
+	// shown and dnsShown are what the current run's no_decision pages showed: consentd's first
+	// layer, and its Do Not Sell or Share control.
+	shown, dnsShown bool
 }
 
-// run visits the states in order. It returns the base URL of the API of the consentd runtime
-// the pages load, "" without one.
-func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) {
+// noDecision visits every page before any decision (first: as run says) and returns what was
+// seen, the pages' observations, and the runtime's API base URL.
+func (v *verifier) noDecision(ctx context.Context, first bool) (*core.Verification, []*pageObs, string, error) {
 	ver, projectKey, apiBase := &core.Verification{Banner: core.BannerNone, States: []core.VerifiedState{}, Unreached: []core.UnreachedState{}}, "", ""
 	nd, err := v.open(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	obs, err := v.loadAll(ctx, nd, true, true)
-	if err == nil {
+	obs, err := v.loadAll(ctx, nd, true, first)
+	if err == nil && first {
 		// Pages only links made by script reach are verified too: loaded now, before any
 		// decision, and in every later state.
 		if extra := v.scriptLinked(ctx, obs); len(extra) > 0 {
@@ -194,12 +208,15 @@ func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) 
 	}
 	nd.close()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	st := v.record(core.StateNoDecision, obs, nil)
 	ver.States = append(ver.States, st)
 	cmd := len(obs) > 0
+	v.shown, v.dnsShown = false, false
 	for _, o := range obs {
+		v.shown = v.shown || o.info.Banner
+		v.dnsShown = v.dnsShown || o.info.DoNotSell
 		if o.info.Consentd {
 			ver.Banner = core.BannerConsentd
 		}
@@ -215,11 +232,20 @@ func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) 
 	if projectKey != "" {
 		ver.ProjectKey = &projectKey
 	}
-	if ver.Banner != core.BannerConsentd {
-		return ver, apiBase, nil
+	return ver, obs, apiBase, nil
+}
+
+// run visits the states of the current place's rule (opt_in, or the scanner's own place) in
+// order. first is the verification's first run: its no_decision pages are the deep scan's,
+// and discover the pages links made by script reach. It returns the base URL of the API of
+// the consentd runtime the pages load, "" without one.
+func (v *verifier) run(ctx context.Context, first bool) (*core.Verification, string, error) {
+	ver, _, apiBase, err := v.noDecision(ctx, first)
+	if err != nil || ver.Banner != core.BannerConsentd {
+		return ver, apiBase, err
 	}
 	// reject_all
-	first, err := v.decided(ctx, func(sc *stateCtx) error {
+	rejected, err := v.decided(ctx, func(sc *stateCtx) error {
 		res, err := sc.click(ctx, layerBanner, "reject", v.d.s.opts.QuietMax)
 		if err != nil {
 			return err
@@ -246,7 +272,7 @@ func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	ver.States = append(ver.States, first)
+	ver.States = append(ver.States, rejected)
 	// accept_all, then withdrawn in the same context
 	acc, err := v.open(ctx)
 	if err != nil {
@@ -256,7 +282,7 @@ func (v *verifier) run(ctx context.Context) (*core.Verification, string, error) 
 	if _, err := v.decide(ctx, acc, func(sc *stateCtx) error { return sc.mustClick(ctx, layerBanner, "accept") }, keepAll); err != nil {
 		return nil, "", err
 	}
-	obs, err = v.loadAll(ctx, acc, false, false)
+	obs, err := v.loadAll(ctx, acc, false, false)
 	if err != nil {
 		return nil, "", err
 	}

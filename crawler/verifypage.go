@@ -24,7 +24,9 @@ import (
 // stateCtx is one browser context of a verification: its proxy (every request of its pages),
 // and its control tab, where the banner is driven.
 type stateCtx struct {
-	proxy  *browser.Proxy
+	proxy *browser.Proxy
+	// gpc is whether the context's browser sends a Global Privacy Control signal.
+	gpc    bool
 	ctx    context.Context // the control tab; its cancel disposes of the browser context
 	cancel context.CancelFunc
 	id     cdp.BrowserContextID
@@ -56,6 +58,15 @@ const initScript = `(function () {
 var observeScript = `(function () {
   function keys(s) { try { var out = []; for (var i = 0; i < s.length; i++) out.push(s.key(i)); return out; } catch (e) { return []; } }
   var c = window.consentd, st = window.__consentdVerify || { cmd: -1 };
+  // firstLayer reports whether consentd's banner shows its first layer (with the button of
+  // data-action action, when given).
+  function firstLayer(action) {
+    var host = document.querySelector('consentd-ui'), root = host && host.shadowRoot;
+    if (!root) return false;
+    return Array.prototype.some.call(root.querySelectorAll('button[data-action]'), function (b) {
+      return !b.closest('[data-preferences]') && (!action || b.getAttribute('data-action') === action);
+    });
+  }
   var me = document.querySelector('script[data-project-key]');
   var held = [], heldURL = {};
   try {
@@ -76,7 +87,7 @@ var observeScript = `(function () {
   } catch (e) {}
   return { host: location.hostname, local: keys(window.localStorage), session: keys(window.sessionStorage),
     consentd: !!(c && c.version), held: held, projectKey: me ? me.getAttribute('data-project-key') || '' : '',
-    src: me ? me.src || '' : '', consentDefault: st.cmd, googleRequest: google, tags: ` + browser.TagsJS + `,
+    src: me ? me.src || '' : '', consentDefault: st.cmd, banner: firstLayer(''), doNotSell: firstLayer('do-not-sell'), googleRequest: google, tags: ` + browser.TagsJS + `,
     links: ` + browser.LinksJS + ` };
 })()`
 
@@ -122,6 +133,10 @@ type pageInfo struct {
 	GoogleRequest  float64   `json:"googleRequest"`
 	Tags           []string  `json:"tags"`
 	Links          []string  `json:"links"`
+	// Banner is whether consentd's first layer was shown, DoNotSell whether it offered the Do
+	// Not Sell or Share control.
+	Banner    bool `json:"banner"`
+	DoNotSell bool `json:"doNotSell"`
 }
 
 type heldTag struct {
@@ -140,8 +155,9 @@ func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
 		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
-	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel}
-	if err := v.prepareTab(ctx, cctx, nil); err != nil {
+	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: v.gpc}
+	proxy.Rewrite = v.rewrite(sc.gpc)
+	if err := v.prepareTab(ctx, cctx, nil, sc.gpc); err != nil {
 		sc.close()
 		return nil, err
 	}
@@ -161,8 +177,8 @@ func (sc *stateCtx) close() {
 }
 
 // prepareTab enables the network domain (recording the tab's requests into obs when given)
-// and installs initScript.
-func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pageObs) error {
+// and installs initScript (and gpcScript for a browser sending the GPC signal).
+func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pageObs, gpc bool) error {
 	if obs != nil {
 		if err := chromedp.Listen(tab, func(ev any) {
 			if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil {
@@ -182,6 +198,11 @@ func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pag
 	}
 	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: initScript}); err != nil {
 		return err
+	}
+	if gpc {
+		if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: gpcScript}); err != nil {
+			return err
+		}
 	}
 	return browser.InstallClock(tab)
 }

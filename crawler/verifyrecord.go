@@ -104,7 +104,7 @@ func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, p string) (*pageO
 	defer pcancel()
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
-	if err := v.prepareTab(ctx, pctx, o); err != nil {
+	if err := v.prepareTab(ctx, pctx, o, sc.gpc); err != nil {
 		return o, v.pageFailed(ctx, p, err)
 	}
 	navCtx, navCancel := context.WithTimeout(pctx, s.opts.PageTimeout*3/4)

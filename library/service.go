@@ -47,6 +47,12 @@ type Service struct {
 	// BuiltinBlocking is true when a built-in blocking rule already covers the service: every
 	// site's blocking rules include its script patterns, so importing it adds no rule.
 	BuiltinBlocking bool `json:"builtinBlocking"`
+	// SelfHostFix marks an entry that is not strictly necessary although pages often load it
+	// before any choice (web fonts, script libraries from a public CDN): it says how to serve
+	// the same files from the site itself, so that no visitor's address reaches the vendor.
+	// The compliance rule enforcement.essential-third-party then makes its requests before a
+	// choice an error under opt-in, with this fix.
+	SelfHostFix string `json:"selfHostFix,omitempty"`
 }
 
 // Cookie match kinds.

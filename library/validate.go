@@ -118,6 +118,7 @@ func compileService(s *Service, file, wantSlug string) (*Entry, Problems) {
 	}
 	v.url("serviceUrl", s.ServiceURL)
 	v.url("privacyPolicyUrl", s.PrivacyPolicyURL)
+	v.text("selfHostFix", s.SelfHostFix, MaxDescriptionLen, false)
 
 	seenCookie := make(map[string]int, len(s.Cookies))
 	for i, c := range s.Cookies {

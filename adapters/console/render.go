@@ -125,6 +125,19 @@ func (h *handler) funcs() template.FuncMap {
 			return *s
 		},
 		"join": strings.Join,
+		// place names where a verification's run visited from (core.RulePlace.Location).
+		"place": func(loc string) string {
+			switch loc {
+			case "":
+				return "the scanner's own location"
+			case core.RegionUnknown:
+				return "an unknown location"
+			}
+			if n := core.SubdivisionName(loc); n != "" {
+				return n + " (" + loc + ")"
+			}
+			return loc
+		},
 		// scanSchedules, verifySchedules and eventTypes are core's lists, for selects.
 		"scanSchedules":   scan.ScanSchedules,
 		"verifySchedules": scan.VerifySchedules,

@@ -38,6 +38,18 @@ func TestConsoleTCF(t *testing.T) {
 		t.Fatalf("vendors after adding 755: %q", vendors)
 	}
 
+	// TCF on with no vendor and no Additional Consent provider: not saved, the form says why.
+	fill(t, ctx, map[string]string{"#tcf-vendors": ""})
+	eval(t, ctx, "document.querySelector('#tcf-enabled').checked = true", nil)
+	submit(t, ctx, "document.querySelector('#save-tcf').click()")
+	mustContain(t, ctx, "TCF needs at least one vendor of the Global Vendor List")
+	checkPage(t, ctx, base, "39-tcf-no-vendor")
+	var stored struct{ TCF struct{ Enabled bool } }
+	apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &stored)
+	if stored.TCF.Enabled {
+		t.Fatal("TCF was saved on with no vendor")
+	}
+
 	// A pasted ID that is not in the list: not saved, the message names it.
 	fill(t, ctx, map[string]string{"#tcf-vendors": "755, 1, 9999"})
 	eval(t, ctx, "document.querySelector('#tcf-enabled').checked = true", nil)

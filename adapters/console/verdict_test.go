@@ -107,7 +107,8 @@ func TestConsoleVerdicts(t *testing.T) {
 	marked.Store(true)
 	apiDo(t, base, "PATCH", "/api/v1/sites/"+site.ID+"/banner", map[string]any{"privacyPolicyUrl": page.URL + "/privacy", "cookieExpirationDays": 180}, nil)
 	scan("button[value=verify]")
-	verdict("Compliant", "22-overview-compliant", "Verified in a browser on", "every consent state was obeyed")
+	verdict("Compliant", "22-overview-compliant", "Verified in a browser on", "every consent state was obeyed",
+		"What the verification checked, per regional rule", "the scanner's own location", "no_decision, reject_all, accept_all, withdrawn")
 }
 
 // signIn signs the tab in with the bootstrap key.

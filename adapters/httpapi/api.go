@@ -129,6 +129,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerRegions(api)
 	h.registerScans(api)
 	h.registerCompliance(api)
+	h.registerVerifier(api)
 	h.registerWebhooks(api)
 	h.registerUnsubscribe(api)
 	h.registerConsent(api)
@@ -234,6 +235,9 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 	f := &facts{base: h.proxies.BaseURL(r), gpc: ctx.Header("Sec-GPC") == "1"}
 	if isPublic(ctx.URL().Path) {
 		f.location = h.loc.locate(r)
+		if loc, token, ok := h.verifierPlace(r); ok {
+			f.location, f.verifier = loc, token
+		}
 	}
 	next(huma.WithValue(ctx, factsKey, f))
 }
@@ -241,6 +245,9 @@ func (h *handlers) requestFacts(ctx huma.Context, next func(huma.Context)) {
 // facts are requestFacts' findings.
 type facts struct {
 	location core.Location
+	// verifier is the verifier's credential the request carried when it is valid for the
+	// request's site (core/verifier); "" for a visitor's request.
+	verifier string
 	gpc      bool
 	base     string // trustedproxy.Rule.BaseURL
 }
@@ -259,6 +266,9 @@ func orgOf(ctx context.Context) string {
 
 // locationOf is the visitor's location, resolved once per request by requestFacts.
 func locationOf(ctx context.Context) core.Location { return factsOf(ctx).location }
+
+// verifierOf is the request's valid verifier credential, "" for a visitor's request.
+func verifierOf(ctx context.Context) string { return factsOf(ctx).verifier }
 
 // gpcOf reports whether the request carries Sec-GPC: 1.
 func gpcOf(ctx context.Context) bool { return factsOf(ctx).gpc }

@@ -151,6 +151,9 @@ func TestAuditEveryChange(t *testing.T) {
 			r := e.want(e.do("POST", "/api/v1/sites/"+site+"/services", map[string]any{"slug": "spare", "label": "Spare", "categorySlug": "marketing"}), 201).obj(t)
 			return map[string]string{"id": site, "serviceId": r["service"].(map[string]any)["id"].(string)}, nil
 		}},
+		"issueVerifierCredential": {action: core.AuditVerifierIssue, prepare: func(t *testing.T) (map[string]string, any) {
+			return map[string]string{"id": site}, nil
+		}},
 		"triggerScan": {action: core.AuditScanTrigger, prepare: func(t *testing.T) (map[string]string, any) {
 			return map[string]string{"id": site}, map[string]any{"url": "https://shop.example/shop", "storefrontPassword": "storefront-password-4711"}
 		}},

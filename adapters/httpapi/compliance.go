@@ -6,7 +6,9 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/verifier"
 )
 
 // complianceDescription documents GET /sites/{id}/compliance in the OpenAPI document.
@@ -36,5 +38,25 @@ func (h *handlers) registerCompliance(api huma.API) {
 			return nil, h.fail(ctx, err)
 		}
 		return &struct{ Body *scan.ComplianceReport }{r}, nil
+	})
+}
+
+// registerVerifier is the verifier's credential for a caller's own verification (consentd
+// verify with an API key).
+func (h *handlers) registerVerifier(api huma.API) {
+	o := op("issueVerifierCredential", http.MethodPost, "/sites/{id}/verifier-credential", "Issue a verifier's credential", "Compliance", http.StatusCreated)
+	o.Description = "A short-lived credential (30 minutes) for one verification of this site, and one place per regional rule of the site, a place that rule covers. " +
+		"Sent as Consentd-Verifier with Consentd-Verifier-Location naming a place, on requests to this site's public endpoints, it makes the request a visitor's from that place; " +
+		"decisions posted with it are answered as usual but stored nowhere (no record, chain entry, statistics, export or webhook). Without a valid credential those headers change nothing. " +
+		"`consentd verify --api-key` asks for one; verification scans get theirs from the server. Needs the configure permission; audited as verifier.issue."
+	huma.Register(api, o, func(ctx context.Context, in *SiteIDPath) (*struct{ Body *verifier.Issued }, error) {
+		if h.m.VerifierUseCases == nil {
+			return nil, h.fail(ctx, core.Errorf(core.CodeInternal, "no verifier"))
+		}
+		r, err := h.m.IssueForSite(ctx, orgOf(ctx), in.ID)
+		if err != nil {
+			return nil, h.fail(ctx, err)
+		}
+		return &struct{ Body *verifier.Issued }{r}, nil
 	})
 }

@@ -27,7 +27,7 @@ const loaderCache = "max-age=60, stale-while-revalidate=3600"
 
 // locationCaching is what the OpenAPI descriptions of the location-dependent public GETs say
 // of shared caches.
-const locationCaching = " The body depends on the visitor's location (its jurisdiction, regional rule and policy, and its subdivision), never on the address: its ETag is one per rule and subdivision. With CONSENTD_COUNTRY_HEADER set (and CONSENTD_REGION_HEADER), the response is public and its Vary names those headers besides Accept-Language: a CDN in front, which sets them, keeps one copy per language and place. Without a country header, the location comes from geolocating the client address, which no Vary header can name: the response is then private (browsers cache it, shared caches do not)."
+const locationCaching = " The body depends on the visitor's location (its jurisdiction, regional rule and policy, and its subdivision), never on the address: its ETag is one per rule and subdivision. With CONSENTD_COUNTRY_HEADER set (and CONSENTD_REGION_HEADER), the response is public and its Vary names those headers besides Accept-Language: a CDN in front, which sets them, keeps one copy per language and place. Without a country header, the location comes from geolocating the client address, which no Vary header can name: the response is then private (browsers cache it, shared caches do not). A request with a verifier's credential (Consentd-Verifier, issued by this server for one verification scan of this site) is a visitor from the place its Consentd-Verifier-Location names (FR, US-CA, unknown) and is answered no-store; without a valid credential those headers change nothing."
 
 // bodyOutput is a response whose body is written as is, with a validator and caching headers.
 type bodyOutput struct {
@@ -136,7 +136,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		b.Write(raw)
 		b.WriteString(";\n")
 		b.Write(runtime)
-		out := rawBody(b.Bytes(), "text/javascript; charset=utf-8", h.loc.cacheControl(loaderCache), in.IfNoneMatch, h.loc.vary())
+		out := rawBody(b.Bytes(), "text/javascript; charset=utf-8", h.cacheControl(ctx, loaderCache), in.IfNoneMatch, h.loc.vary())
 		if bannerjs.AcceptsGzip(in.AcceptEncoding) {
 			out = h.loaders.gzipped(out, b.Bytes(), in.IfNoneMatch)
 		}

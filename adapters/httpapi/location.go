@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/verifier"
 )
 
 // locator resolves a visitor's location, once per request of a public endpoint: from the
@@ -52,6 +54,28 @@ func (l *locator) locate(r *http.Request) core.Location {
 	return loc
 }
 
+// verifierPlace is the place a verifier's request names (verifier.LocationHeader) with its
+// credential (verifier.Header), when the credential is valid for the site of the request's
+// project key and the place is well formed; ok is false otherwise, and the request is then an
+// ordinary visitor's: a location header of anyone else changes nothing.
+func (h *handlers) verifierPlace(r *http.Request) (core.Location, string, bool) {
+	token := r.Header.Get(verifier.Header)
+	if token == "" || h.m.VerifierUseCases == nil {
+		return core.Location{}, "", false
+	}
+	_, projectKey, ok := core.ParsePublicPath(r.URL.Path)
+	if !ok || !h.m.Valid(r.Context(), token, projectKey) {
+		return core.Location{}, "", false
+	}
+	loc, ok := verifier.Place(r.Header.Get(verifier.LocationHeader))
+	if !ok {
+		// A verifier that names no place is a visitor from where it is, whose decisions still
+		// count for nothing.
+		return h.loc.locate(r), token, true
+	}
+	return loc, token, true
+}
+
 // sharedCache reports whether caches shared between visitors (a CDN) may keep a response that
 // depends on the visitor's location: only when that location comes from headers they can
 // vary on. A location geolocated from the client address varies with something no Vary header
@@ -78,4 +102,14 @@ func (l *locator) cacheControl(directives string) string {
 		return "public, " + directives
 	}
 	return "private, " + directives
+}
+
+// cacheControl is a location-dependent response's Cache-Control (locator.cacheControl), or
+// no-store for a verifier's request: the place it names is not the client's, and no cache
+// may hand that answer to anyone else.
+func (h *handlers) cacheControl(ctx context.Context, directives string) string {
+	if verifierOf(ctx) != "" {
+		return "private, no-store"
+	}
+	return h.loc.cacheControl(directives)
 }

@@ -43,11 +43,12 @@ var opPermissions = map[string]core.Permission{
 	"listRegionPresets": core.PermRead,
 	"getRegionLaws":     core.PermRead,
 
-	"triggerScan":   core.PermConfigure,
-	"listScans":     core.PermRead,
-	"getScan":       core.PermRead,
-	"configureScan": core.PermConfigure,
-	"getTrackers":   core.PermRead,
+	"triggerScan":             core.PermConfigure,
+	"issueVerifierCredential": core.PermConfigure,
+	"listScans":               core.PermRead,
+	"getScan":                 core.PermRead,
+	"configureScan":           core.PermConfigure,
+	"getTrackers":             core.PermRead,
 
 	"getCompliance":        core.PermRead,
 	"listConsentRecords":   core.PermRead,

@@ -23,7 +23,9 @@ func TestBannerTCF(t *testing.T) {
 		`{"tcf":{"publisherCountryCode":"fr"}}`:               `tcf.publisherCountryCode`,
 		`{"tcf":{"publisherCountryCode":"ZZ"}}`:               `tcf.publisherCountryCode`,
 		`{"tcf":{"vendorIds":[755],"publisherRestrictions":[{"purposeId":3,"restrictionType":2,"vendorIds":[755]}]}}`: `purpose 3 never rests on legitimate interest`,
-		`{"tcf":{"vendorIds":"755"}}`: `tcf.vendorIds`,
+		`{"tcf":{"vendorIds":"755"}}`:                               `tcf.vendorIds`,
+		`{"tcf":{"enabled":true}}`:                                  `tcf.vendorIds: TCF needs at least one vendor`,
+		`{"tcf":{"enabled":true,"vendorIds":[],"googleAtpIds":[]}}`: `tcf.vendorIds: TCF needs at least one vendor`,
 	} {
 		r := e.want(e.raw("PATCH", path, e.keyA, body), 400, "validation_error")
 		if !strings.Contains(string(r.body), msg) {

@@ -12,6 +12,7 @@ import (
 	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/tcf"
 	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/library"
 )
 
@@ -104,6 +105,11 @@ type (
 		PutSSOConfig(ctx context.Context, orgID string, in identity.SSOInput) (*identity.SSOConfig, error)
 		DeleteSSOConfig(ctx context.Context, orgID string) error
 	}
+	// VerifierUseCases tell a verifier's credential (core/verifier) from anything else.
+	VerifierUseCases interface {
+		Valid(ctx context.Context, token, projectKey string) bool
+		IssueForSite(ctx context.Context, orgID, siteID string) (*verifier.Issued, error)
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -128,6 +134,7 @@ type UseCases struct {
 	HealthUseCases
 	AuditUseCases
 	SSOUseCases
+	VerifierUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -136,6 +143,6 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
-		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users,
+		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/usecases"
+	"github.com/consentd/consentd/core/verifier"
 )
 
 // Store keeps everything in maps behind one mutex. A transaction holds the mutex for its
@@ -47,6 +48,8 @@ type data struct {
 	hooks hookData
 	// gvl holds the GVL versions and their fetch states (gvl.go).
 	gvl gvlData
+	// verifiers are the verifier's credentials by token hash (verifier.go).
+	verifiers map[string]verifier.Credential
 }
 
 // New returns an empty store.
@@ -71,7 +74,7 @@ func (d *data) clone() *data {
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
 		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(), hooks: d.hooks.clone(),
-		teams: d.teams.clone(), gvl: d.gvl.clone(),
+		teams: d.teams.clone(), gvl: d.gvl.clone(), verifiers: maps.Clone(d.verifiers),
 	}
 }
 

@@ -42,7 +42,8 @@ func (c *Crawler) Crawl(ctx context.Context, req scan.CrawlRequest) (*core.Crawl
 	opts := c.opts
 	opts.StartURLs, opts.StorefrontPassword = req.URLs, req.StorefrontPassword
 	if req.Mode == core.ScanVerify {
-		res, err := c.engine.Verify(ctx, opts, c.browsers, crawler.VerifyOptions{ProjectKey: req.ProjectKey, MaxItems: core.MaxVerifiedItems})
+		res, err := c.engine.Verify(ctx, opts, c.browsers, crawler.VerifyOptions{ProjectKey: req.ProjectKey, MaxItems: core.MaxVerifiedItems,
+			Places: req.Places, Credential: req.Credential})
 		if err != nil {
 			return nil, crawlError(ctx, err)
 		}

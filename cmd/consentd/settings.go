@@ -82,6 +82,9 @@ var settings = []setting{
 	{name: "fail-on", def: corescan.SeverityError, usage: "exit with status 1 when a finding is this severe or more: error, warning or notice"},
 	{name: "json", def: "false", usage: "print the compliance report as JSON (docs/compliance.md) instead of text"},
 	{name: "categories", usage: "category slugs, comma-separated: one more consent state per category, only it accepted"},
+	{name: "api-url", usage: "with --api-key: the consentd API the site's runtime uses (https://consent.example.com" + core.APIPrefix + ")"},
+	{name: "api-key", usage: "an API key that may configure the site (--site): the verification then visits once per regional rule, as a visitor from a place each covers, with a credential the server issues; without it, from this machine's place only, the pages' consent posts answered inside the browser"},
+	{name: "place", usage: "with --api-key: verify only the regional rule covering this place (FR, US-CA, unknown) or named so (regionRules[1])"},
 
 	// Administration.
 	{name: "org", usage: "organization ID or name (required)"},

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/consentd/consentd/core"
 	bannerpkg "github.com/consentd/consentd/core/banner"
 	corescan "github.com/consentd/consentd/core/scan"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/crawler"
 	"github.com/consentd/consentd/library"
 )
@@ -53,9 +56,14 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	var projectKey, failOn string
 	var asJSON bool
 	var categories []string
+	var apiURL, apiKey, siteID, place string
 	fs := newFlags("verify")
 	r.register(fs)
 	bind(fs, "project-key", &projectKey)
+	bind(fs, "api-url", &apiURL)
+	bind(fs, "api-key", &apiKey)
+	bind(fs, "site", &siteID, "with --api-key: the site's ID")
+	bind(fs, "place", &place)
 	bind(fs, "fail-on", &failOn)
 	bind(fs, "json", &asJSON)
 	bind(fs, "categories", &categories)
@@ -70,9 +78,33 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	if !slices.Contains(corescan.Severities(), failOn) {
 		errs = append(errs, fmt.Errorf("--fail-on (CONSENTD_FAIL_ON) %q: must be one of %s", failOn, strings.Join(corescan.Severities(), ", ")))
 	}
+	if apiKey != "" && (apiURL == "" || siteID == "") {
+		errs = append(errs, errors.New("--api-key needs --api-url and --site"))
+	}
+	if place != "" && apiKey == "" {
+		errs = append(errs, errors.New("--place needs --api-key: the server believes a chosen place only with the credential it issues"))
+	}
 	opts, err := r.options(urls)
 	if err = errors.Join(append(errs, err)...); err != nil {
 		return failed(err)
+	}
+	vo := crawler.VerifyOptions{ProjectKey: projectKey, Categories: categories, MaxItems: core.MaxVerifiedItems}
+	if apiKey != "" {
+		issued, err := issueVerifierCredential(ctx, apiURL, apiKey, siteID)
+		if err != nil {
+			return failed(err)
+		}
+		vo.Credential, vo.Places = issued.Credential, issued.Places
+		if place != "" {
+			vo.Places = slices.DeleteFunc(vo.Places, func(p core.RulePlace) bool { return p.Location != place && p.Rule != place })
+			if len(vo.Places) == 0 {
+				var names []string
+				for _, p := range issued.Places {
+					names = append(names, p.Rule+" ("+p.Location+")")
+				}
+				return failed(fmt.Errorf("--place %q: no regional rule of the site covers it or is named so; the rules: %s", place, strings.Join(names, ", ")))
+			}
+		}
 	}
 	catalog, err := library.Load(r.libDir)
 	if err != nil {
@@ -84,7 +116,7 @@ func verify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	browsers := app.NewBrowsers(r.set)
 	defer browsers.Close()
-	res, err := engine.Verify(ctx, opts, browsers, crawler.VerifyOptions{ProjectKey: projectKey, Categories: categories, MaxItems: core.MaxVerifiedItems})
+	res, err := engine.Verify(ctx, opts, browsers, vo)
 	if err != nil {
 		return failed(err)
 	}
@@ -175,6 +207,32 @@ func printReport(w io.Writer, site string, v *core.Verification, rep *corescan.C
 			}
 		}
 	}
+	if len(rep.Rules) > 0 {
+		fmt.Fprintln(w, "\nRegional rules")
+		for _, rr := range rep.Rules {
+			name := rr.Rule
+			if name == "" {
+				name = "the banner"
+			}
+			result := "not verified"
+			switch {
+			case rr.Passed:
+				result = "passed"
+			case rr.VerifiedAt != nil:
+				result = fmt.Sprintf("failed, %d error(s)", rr.Errors)
+			}
+			where := rr.Location
+			if where == "" {
+				where = "this machine's location"
+			}
+			when := ""
+			if rr.VerifiedAt != nil {
+				when = " at " + rr.VerifiedAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "  %s (%s; %s) from %s%s: %s: %s\n", name, strings.Join(rr.Regions, ", "), rr.Behavior, where, when,
+				strings.Join(rr.States, ", "), result)
+		}
+	}
 	fmt.Fprintln(w, "\nSummary")
 	for _, s := range rep.Summary {
 		if s.Rules == 0 {
@@ -209,4 +267,32 @@ func evidence(e corescan.Evidence) string {
 	add("service", e.Service)
 	add("category", e.Category)
 	return strings.Join(parts, "; ")
+}
+
+// issueVerifierCredential asks the site's consentd for a verifier's credential and the site's
+// places (POST /sites/{id}/verifier-credential).
+func issueVerifierCredential(ctx context.Context, apiURL, apiKey, siteID string) (*verifier.Issued, error) {
+	u := strings.TrimSuffix(apiURL, "/") + "/sites/" + url.PathEscape(siteID) + "/verifier-credential"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--api-url: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the verifier's credential could not be asked for: %w", err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusCreated {
+		return nil, fmt.Errorf("%s answered %s: %s", u, res.Status, strings.TrimSpace(string(body)))
+	}
+	var out verifier.Issued
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", u, err)
+	}
+	return &out, nil
 }

@@ -72,6 +72,19 @@ func TestVerifyCommand(t *testing.T) {
 		t.Parallel()
 		testVerifyOtherVendor(t)
 	})
+	t.Run("place without a key", func(t *testing.T) {
+		t.Parallel()
+		_, errOut, status := runVerify(t, "clean", "--place", "US-CA")
+		if status != exitFailed || !strings.Contains(errOut, "--place needs --api-key") {
+			t.Errorf("--place without --api-key: status %d, want %d: %s", status, exitFailed, errOut)
+		}
+		help, _, _ := runCLI(t, nil, "verify", "--help")
+		for _, flag := range []string{"--place", "--api-key", "--api-url", "--site"} {
+			if !strings.Contains(help, flag) {
+				t.Errorf("consentd verify --help does not list %s:\n%s", flag, help)
+			}
+		}
+	})
 	t.Run("fail on fatal", func(t *testing.T) {
 		t.Parallel()
 		if _, _, status := runVerify(t, "clean", "--fail-on", "fatal"); status != exitFailed {

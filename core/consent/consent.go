@@ -193,6 +193,10 @@ type ConsentInput struct {
 	GVLVersion int
 	// GPPString is the runtime's GPP string (CheckGPPString); empty on a site without GPP.
 	GPPString string
+	// VerifierToken is the verifier's credential the request carried (core/verifier), "" for
+	// a visitor's. With a valid one the decision is checked and answered as any other but
+	// stored nowhere: a verification's clicks are not visitors' decisions.
+	VerifierToken string
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.

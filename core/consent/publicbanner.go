@@ -97,6 +97,11 @@ type PublicBanner struct {
 	NewID   func() string
 	Views   *banner.PublicViews
 	TCF     tcf.Ports
+	// Verifiers tells a verifier's credential (core/verifier) from anything else; without it
+	// every decision is a visitor's.
+	Verifiers interface {
+		Valid(ctx context.Context, token, projectKey string) bool
+	}
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
 }

@@ -136,6 +136,11 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		r.Action = "custom"
 	}
 	SealConsentRecord(r)
+	if in.VerifierToken != "" && public.Verifiers != nil && public.Verifiers.Valid(ctx, in.VerifierToken, projectKey) {
+		// A verification's decision: answered as a visitor's, kept out of the log, its chain,
+		// the statistics, the exports and the webhooks (core/verifier).
+		return r, nil
+	}
 	if err := public.Store.CreateConsentRecord(ctx, r); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"BannerTCF", testBannerTCF},
 		{"BannerGPP", testBannerGPP},
 		{"GVLVersions", testGVLVersions},
+		{"VerifierCredentials", testVerifierCredentials},
 		{"ConsentTCF", testConsentTCF},
 		{"ConsentGPP", testConsentGPP},
 		{"Categories", testCategories},

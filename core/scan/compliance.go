@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 )
 
@@ -54,6 +55,9 @@ type Evidence struct {
 	Cookie   *string `json:"cookie"`
 	Service  *string `json:"service"`
 	Category *string `json:"category"`
+	// Rule is the regional rule whose run saw it ("regionRules[1]"), null for a verification
+	// without regional runs or a configuration finding.
+	Rule *string `json:"rule"`
 	// Requests and Cookies list every offending request URL and every cookie or storage key
 	// ("name (domain)") a verification finding stands for, Request and Cookie first, at most
 	// MaxEvidenceItems each; Omitted counts those left out. Null for a configuration finding.
@@ -97,6 +101,23 @@ type ComplianceReport struct {
 	// Findings are sorted by severity, then rule ID, then evidence.
 	Findings []Finding       `json:"findings"`
 	Summary  []FamilySummary `json:"summary"`
+	// Rules say, per regional rule of the site, what the verification checked, when and from
+	// where, and whether it passed; empty without a verification by regional rule.
+	Rules []RuleResult `json:"rules"`
+}
+
+// RuleResult is one regional rule's part of a verification in a compliance report.
+type RuleResult struct {
+	core.RulePlace
+	// VerifiedAt is when its run ended; null for a rule the verification did not visit.
+	VerifiedAt *time.Time `json:"verifiedAt"`
+	// States are the states its run visited (no_decision, reject_all, do_not_sell, gpc, ...).
+	States []string `json:"states"`
+	// Passed is true when its run was made and no error finding rests on it.
+	Passed bool `json:"passed"`
+	// Errors and Warnings count the findings that rest on its run.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
 }
 
 // Verdicts of a compliance report.

@@ -19,12 +19,17 @@ type TCFComplianceInput struct {
 // when the input carries no TCF deployment (`consentd verify`, which sees only what the
 // runtime is served).
 func (e *evaluation) tcfRules(in *ComplianceInput) {
-	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted")
+	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted", "consent.tcf-no-vendor")
 	b := in.Banner
+	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
+	// consent.tcf-no-vendor: TCF on with neither a vendor nor an Additional Consent provider
+	// (saved before PatchBanner refused it): the layer names 0 partners and no purpose.
+	if b.TCF.Enabled && len(b.TCF.VendorIDs) == 0 && len(b.TCF.GoogleATPIDs) == 0 {
+		e.add("consent.tcf-no-vendor", "", map[string]string{}, field("tcf.vendorIds", "[]"))
+	}
 	if !b.TCF.Enabled || in.TCF == nil {
 		return
 	}
-	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
 
 	// consent.tcf-cmp-id: the TC strings carry the deployment's CMP ID; without one the
 	// runtime cannot make a valid string (and TCF could not have been turned on: the setting

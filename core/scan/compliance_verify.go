@@ -100,7 +100,9 @@ func observations(st *core.VerifiedState) []observation {
 	return out
 }
 
-func (e *evaluation) verificationRules(v *core.Verification) {
+// verificationRun judges one run of a verification that asks before anything runs (an opt_in
+// rule's, or the one run from the scanner's own place): what each consent state let through.
+func (e *evaluation) verificationRun(v *core.Verification) {
 	e.check("enforcement.no-consentd-banner", "enforcement.unattributed", "consent.gcm-default")
 	if v.Banner == core.BannerNone {
 		// enforcement.no-consentd-banner: without consentd's runtime the engine cannot drive the
@@ -233,6 +235,7 @@ func (e *evaluation) verificationRules(v *core.Verification) {
 		}
 	}
 	e.consentModeVerified(v)
+	e.essentialThirdParties(v)
 }
 
 // serviceName is how a finding's detail names a service: its library name and slug when the

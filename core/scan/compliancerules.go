@@ -112,7 +112,11 @@ func EvaluateCompliance(in *ComplianceInput, v *core.Verification, scanID string
 		}
 	}
 	if v != nil {
-		e.verificationRules(v)
+		var b *banner.Banner
+		if in != nil {
+			b = in.Banner
+		}
+		e.verificationRules(v, b)
 	}
 	rep := &ComplianceReport{GeneratedAt: now.UTC(), Findings: e.finish()}
 	if in != nil && in.Banner != nil {
@@ -124,6 +128,7 @@ func EvaluateCompliance(in *ComplianceInput, v *core.Verification, scanID string
 	rep.Verdict = verdictOf(rep.Findings, v != nil)
 	rep.Compliant = rep.Verdict == VerdictCompliant
 	rep.Summary = e.summary(rep.Findings)
+	rep.Rules = ruleResults(in, v, rep.Findings)
 	return rep
 }
 
@@ -213,6 +218,9 @@ type evaluation struct {
 	site    *siteIndex
 	// now is when the report is made: a law's requirement counts from its date.
 	now time.Time
+	// rule is the regional rule whose run is being judged ("" outside one): its findings'
+	// evidence names it, and they group apart from other runs'.
+	rule string
 }
 
 // check records that rules were checked, for the summary.
@@ -231,6 +239,9 @@ func (e *evaluation) add(rule, severity string, params map[string]string, ev Evi
 	if severity == "" {
 		severity = ComplianceRules[rule].Severity
 	}
+	if e.rule != "" && ev.Rule == nil {
+		ev.Rule = strp(e.rule)
+	}
 	p := &pending{rule: rule, severity: severity, params: params, evidence: ev}
 	p.note(ev, params["what"])
 	e.list = append(e.list, p)
@@ -238,7 +249,7 @@ func (e *evaluation) add(rule, severity string, params map[string]string, ev Evi
 
 // addGrouped records a finding once per key: later ones only count, in the detail's {more}.
 func (e *evaluation) addGrouped(key, rule string, params map[string]string, ev Evidence) {
-	k := rule + "\x00" + key
+	k := rule + "\x00" + e.rule + "\x00" + key
 	if p, ok := e.groups[k]; ok {
 		p.more++
 		p.note(ev, params["what"])

@@ -114,6 +114,11 @@ type CrawlRequest struct {
 	// ProjectKey is, for a verification scan, the site's project key: the runtime the pages
 	// are expected to load.
 	ProjectKey string
+	// Places are, for a verification scan, the site's regional rules with a place each covers
+	// (banner.VerificationPlaces): one run per rule. Credential is the verifier's credential
+	// issued for this verification (core/verifier), which makes the server believe the place.
+	Places     []core.RulePlace
+	Credential string
 }
 
 // SiteCrawler crawls a site and fingerprints what it loads.

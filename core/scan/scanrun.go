@@ -196,7 +196,13 @@ func (worker *ScanWorker) RunScan(ctx context.Context, job ScanJob, lastAttempt 
 	if mode == "" {
 		mode = core.ScanStatic
 	}
-	res, err := worker.Crawler.Crawl(ctx, CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode, ProjectKey: job.ProjectKey})
+	req := CrawlRequest{URLs: job.URLs, StorefrontPassword: job.StorefrontPassword, Mode: mode, ProjectKey: job.ProjectKey}
+	if mode == core.ScanVerify {
+		if err := worker.verifyPlaces(ctx, job.SiteID, &req); err != nil {
+			return ScanRunning, err
+		}
+	}
+	res, err := worker.Crawler.Crawl(ctx, req)
 	if err != nil {
 		if core.IsTemporary(err) && !lastAttempt {
 			return ScanRunning, err
@@ -212,6 +218,31 @@ func (worker *ScanWorker) RunScan(ctx context.Context, job ScanJob, lastAttempt 
 		worker.autoConfigure(context.WithoutCancel(ctx), job.SiteID, job.ScanID)
 	}
 	return status, err
+}
+
+// verifyPlaces sets a verification's places, one per regional rule of the site as configured
+// now, and the credential that makes the server believe them (without Verifiers, the
+// verification visits from the scanner's own place only).
+func (worker *ScanWorker) verifyPlaces(ctx context.Context, siteID string, req *CrawlRequest) error {
+	if worker.Verifiers == nil {
+		return nil
+	}
+	orgID, err := worker.Store.SiteOrganization(ctx, siteID)
+	if err != nil {
+		return err
+	}
+	site, err := worker.Store.Site(ctx, orgID, siteID)
+	if err != nil {
+		return err
+	}
+	b, err := worker.Store.Banner(ctx, siteID)
+	if err != nil {
+		return err
+	}
+	req.Places = b.VerificationPlaces()
+	// The credential outlives the verification by its own margin (verifier.DefaultTTL).
+	req.Credential, _, err = worker.Verifiers.Issue(ctx, site, 0)
+	return err
 }
 
 // autoConfigure adds the services a completed scan detected that the site lacks, when the
@@ -285,6 +316,15 @@ type ScanWorker struct {
 	Events            *event.Publisher
 	// Scans trigger the rescans and configure what a scan found, as the API does.
 	Scans *Scans
+	// Verifiers issue the credential a verification scan's browser shows consentd's public
+	// endpoints to be a visitor from each regional rule's place (core/verifier); without them a
+	// verification visits from the scanner's own place only.
+	Verifiers VerifierIssuer
+}
+
+// VerifierIssuer issues a verifier's credential for one verification of a site.
+type VerifierIssuer interface {
+	Issue(ctx context.Context, site *core.Site, ttl time.Duration) (string, time.Time, error)
 }
 
 // ScanEvent is the data of the scan.* and compliance.changed events.

@@ -295,6 +295,12 @@ func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, er
 	if gvl == nil && (s.Enabled || len(s.VendorIDs) > 0 || len(s.SpecialFeatures) > 0 || len(s.PublisherRestrictions) > 0) {
 		return s, core.FieldErrorf("tcf", "no Global Vendor List is loaded to check the settings against; the server fetches it from the IAB, or reads CONSENTD_TCF_GVL_FILE (docs/tcf.md)")
 	}
+	// Without a vendor or an Additional Consent provider the TCF layer would tell visitors of
+	// "0 partners" and an empty list of purposes: nothing to consent to (compliance rule
+	// consent.tcf-no-vendor judges a site already in that state).
+	if s.Enabled && len(s.VendorIDs) == 0 && len(s.GoogleATPIDs) == 0 {
+		return s, core.FieldErrorf("tcf.vendorIds", "TCF needs at least one vendor of the Global Vendor List (tcf.vendorIds) or one Google Additional Consent provider (tcf.googleAtpIds): without one, visitors would be told of 0 partners and no purpose")
+	}
 	if c := s.PublisherCountryCode; c != "" && !core.IsCountry(c) {
 		return s, core.FieldErrorf("tcf.publisherCountryCode", "%q is not an ISO 3166-1 alpha-2 country code in upper case (such as FR)", c)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
 	tcfpkg "github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/core/watch"
 )
 
@@ -92,6 +93,8 @@ type UseCases struct {
 	TCF      *tcfpkg.TCF
 	Sessions *identity.Sessions
 	Users    *identity.Users
+	// Verifiers issue and check the verifier's credentials (core/verifier).
+	Verifiers *verifier.Verifiers
 }
 
 // New builds the use cases on deps.
@@ -124,7 +127,9 @@ func New(deps Deps) (*UseCases, error) {
 	}
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
+	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
 	return &UseCases{
+		Verifiers:  verifiers,
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
 		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf},
@@ -134,10 +139,12 @@ func New(deps Deps) (*UseCases, error) {
 		Library: &banner.Library{Catalog: deps.Catalog},
 		Scans:   scans,
 		ScanWorker: &scan.ScanWorker{Store: scanStore{deps.Store}, Crawler: deps.Crawler, Catalog: deps.Catalog, AllSites: deps.AllSites,
-			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans},
-		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf},
-		ConsentLog:   &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
-		Compliance:   &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
+			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans,
+			Verifiers: verifiers},
+		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf,
+			Verifiers: verifiers},
+		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
+		Compliance: &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
 			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
 		Digests: &watch.Digests{Store: watchStore{deps.Store}, AllSites: deps.AllSites, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/"),

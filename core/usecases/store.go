@@ -9,6 +9,7 @@ import (
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/core/watch"
 )
 
@@ -29,6 +30,7 @@ type Store interface {
 	identity.SSOStore
 	watch.DigestStore
 	tcf.GVLStore
+	verifier.CredentialStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
 	// nil and are rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx Store) error) error

@@ -10,6 +10,7 @@ import (
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/tcf"
+	"github.com/consentd/consentd/core/verifier"
 	"github.com/consentd/consentd/core/watch"
 )
 
@@ -85,3 +86,11 @@ func (s siteStore) Unwrap() any { return s.Store }
 // ForScan is s as the scan capability sees it (for adapters' tests that enqueue scans in a
 // transaction of their own).
 func ForScan(s Store) scan.Store { return scanStore{s} }
+
+type verifierStore struct{ Store }
+
+func (s verifierStore) InTx(ctx context.Context, fn func(tx verifier.Store) error) error {
+	return s.Store.InTx(ctx, func(tx Store) error { return fn(verifierStore{tx}) })
+}
+
+func (s verifierStore) Unwrap() any { return s.Store }

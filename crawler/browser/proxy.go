@@ -72,6 +72,11 @@ type Proxy struct {
 	budget     *Budget
 	maxRecords int
 
+	// Rewrite, when set (before the browser uses the proxy), sees each request before it is
+	// forwarded: it may change its headers, or answer it here by returning a response, which
+	// never reaches the network and is recorded as any other.
+	Rewrite func(r *http.Request) *LocalResponse
+
 	inflight atomic.Int64
 	last     atomic.Int64 // unix nanoseconds of the last activity
 
@@ -79,6 +84,13 @@ type Proxy struct {
 	records []Record
 	closed  bool
 	done    chan struct{}
+}
+
+// LocalResponse is an answer a proxy gives without forwarding (Proxy.Rewrite).
+type LocalResponse struct {
+	Status      int
+	ContentType string
+	Body        []byte
 }
 
 // NewProxy starts a proxy for one page of br: it forwards through tr, counts against budget and
@@ -230,6 +242,19 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 	}
 	// The transport asks for gzip itself and decompresses, so script bodies can be read.
 	out.Header.Del("Accept-Encoding")
+	if p.Rewrite != nil {
+		if lr := p.Rewrite(out); lr != nil {
+			rec.Status, rec.ContentType, rec.Bytes = lr.Status, lr.ContentType, int64(len(lr.Body))
+			p.record(rec)
+			// A page's cross-origin fetch reads the answer only with CORS allowed, as the
+			// server it stands in for allows it.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Content-Type", lr.ContentType)
+			w.WriteHeader(lr.Status)
+			_, _ = w.Write(lr.Body)
+			return
+		}
+	}
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
 		var refused *netguard.RefusedError

@@ -119,9 +119,11 @@ func verifiedShop(t testing.TB, dialect string, broken bool, pages int) (*runnin
 // rule, and the verdict is not compliant. The verifications' own decisions leave the site's
 // consent log empty.
 func TestVerifyScanPerRegionalRule(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	for _, broken := range []bool{false, true} {
 		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
+			t.Parallel()
 			r, site := verifiedShop(t, "sqlite", broken, 3)
 			r.call(t, "PATCH", "/sites/"+site.ID+"/banner", map[string]any{"regionRules": banner.RegionPresets()[0].RegionRules,
 				"privacyPolicyUrl": "https://www.regional-shop.example/privacy.html"}, nil)
@@ -193,9 +195,11 @@ func TestVerifyScanPerRegionalRule(t *testing.T) {
 // visitors' decisions in its log, the site's consent records, their chain, the statistics and
 // the export are exactly what they were before.
 func TestVerifyScansLeaveNoTrace(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
 			r, site := verifiedShop(t, dialect, false, 1)
 			for _, body := range []string{`{"categories":{"statistics":true,"marketing":true},"consentVersion":1}`, `{"categories":{},"consentVersion":1}`} {
 				res, err := http.Post(r.base+"/public/"+site.ProjectKey+"/consent", "application/json", strings.NewReader(body))
@@ -224,10 +228,16 @@ func TestVerifyScansLeaveNoTrace(t *testing.T) {
 				return out
 			}
 			before := proof()
-			for i := range 10 {
+			// The ten scans are queued at once and run on the workers side by side, as scheduled
+			// verifications of a busy deployment would.
+			ids := make([]string, 10)
+			for i := range ids {
 				var s scan.Scan
 				r.call(t, "POST", "/sites/"+site.ID+"/scan", map[string]string{"mode": "verify"}, &s)
-				got := r.waitScan(t, site.ID, s.ID, 3*time.Minute)
+				ids[i] = s.ID
+			}
+			for i, id := range ids {
+				got := r.waitScan(t, site.ID, id, 5*time.Minute)
 				if got.Status != scan.ScanCompleted || got.Verification == nil || got.Verification.Banner != core.BannerConsentd ||
 					len(got.Verification.States) < 4 {
 					t.Fatalf("scan %d: %s %v %+v", i, got.Status, deref(got.ErrorMessage), got.Verification)

@@ -25,6 +25,8 @@ import (
 // page is what every page template gets.
 type page struct {
 	Title string
+	// Warn says the notice (Flash) is a warning: what was saved does not work yet.
+	Warn bool
 	// Section is the main navigation's current entry ("sites", "keys"); Tab the site
 	// navigation's ("overview", "banner", "services", "scans", "consents").
 	Section string
@@ -192,6 +194,11 @@ func human(s string) string {
 	return b.String()
 }
 
+// warnFlash starts a notice that is a warning (shown as one, and announced at once): the
+// change was saved but does not do what it is for yet.
+// (It is text: the flash is stored in the session's row.)
+const warnFlash = "⚠ "
+
 // render executes a page template; the page gets the session's token, notice and the build's
 // features.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, status int, name string, p page) {
@@ -210,6 +217,9 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 		}
 		if p.Flash == "" {
 			p.Flash = h.m.TakeFlash(r.Context(), rq.s)
+		}
+		if m, ok := strings.CutPrefix(p.Flash, warnFlash); ok {
+			p.Flash, p.Warn = m, true
 		}
 	}
 	p.Version = h.version

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -151,12 +152,36 @@ func (h *handler) saveSSO(w http.ResponseWriter, r *http.Request, rq *request) {
 	for _, d := range strings.FieldsFunc(r.PostFormValue("allowedDomains"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' }) {
 		in.AllowedDomains = append(in.AllowedDomains, d)
 	}
-	if _, err := h.m.PutSSOConfig(r.Context(), rq.org, in); err != nil {
+	c, err := h.m.PutSSOConfig(r.Context(), rq.org, in)
+	if err != nil {
 		status, msg := h.message(r, err)
 		h.showMembers(w, r, rq, status, page{Form: "sso", Error: msg, Values: r.PostForm}, membersView{})
 		return
 	}
-	h.redirect(w, r, rq, "/members", "Single sign-on saved. Members of the allowed domains can now sign in through your provider.")
+	h.redirect(w, r, rq, "/members", h.checkSSO(r, rq, c))
+}
+
+// checkSSO is the notice after saving single sign-on: it says members can sign in only once
+// the provider was found as a sign-in would find it (the issuer's discovery document fetched
+// and understood, by go-oidc through the guarded client); otherwise the configuration is
+// saved with a warning naming what failed.
+func (h *handler) checkSSO(r *http.Request, rq *request, c *identity.SSOConfig) string {
+	discovery := strings.TrimSuffix(c.Issuer, "/") + "/.well-known/openid-configuration"
+	if h.cfg.SSO == nil {
+		return warnFlash + "Single sign-on saved, but this server does not offer single sign-on: nobody can sign in through it."
+	}
+	_, err := h.cfg.SSO.Provider(r.Context(), rq.org, h.baseURL(r)+"/sso/callback")
+	if err == nil {
+		return "Single sign-on saved and checked: the provider's discovery document was read. Members of the allowed domains (" +
+			strings.Join(c.AllowedDomains, ", ") + ") can now sign in through it."
+	}
+	h.log.WarnContext(r.Context(), "a saved single sign-on provider could not be discovered", "org", rq.org, "issuer", c.Issuer, "err", err)
+	cause := err.Error()
+	if u := errors.Unwrap(err); u != nil {
+		cause = u.Error()
+	}
+	return warnFlash + "Single sign-on saved, but it does not work yet: the issuer's discovery document (" + discovery +
+		") could not be fetched or understood (" + cause + "). Nobody can sign in through it until it can: check the issuer URL."
 }
 
 func (h *handler) deleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {

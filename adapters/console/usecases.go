@@ -100,6 +100,10 @@ type (
 		PutSSOConfig(ctx context.Context, orgID string, in identity.SSOInput) (*identity.SSOConfig, error)
 		DeleteSSOConfig(ctx context.Context, orgID string) error
 	}
+	// DigestUseCases say whether the sites' digests are emailed (the server has mail settings).
+	DigestUseCases interface {
+		Sends() bool
+	}
 	// WebhookUseCases manage the organization's webhook endpoints and read their deliveries.
 	WebhookUseCases interface {
 		CreateEndpoint(ctx context.Context, orgID string, in watch.WebhookInput) (*event.WebhookEndpoint, error)
@@ -176,6 +180,7 @@ type UseCases struct {
 	SSOUseCases
 	OrgFinderUseCases
 	WebhookUseCases
+	DigestUseCases
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -185,7 +190,7 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
-		WebhookUseCases: uc.Webhooks,
-		TCFUseCases:     uc.Banners,
+		WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests,
+		TCFUseCases: uc.Banners,
 	}
 }

@@ -20,6 +20,7 @@ var publicByDesign = map[string]string{
 	"PublicBanner.RecordConsent": "a visitor's consent, posted by the banner (rate-limited by the adapter)",
 	"PublicBanner.TCFConfig":     "the TCF part of the banner's configuration, served to the site's visitors",
 	"Digests.Unsubscribe":        "the unsubscribe link of a digest email: its token is the authorization",
+	"Digests.Sends":              "takes no context: whether the deployment has mail settings, no organization's data (the console says so beside a digest)",
 	"Health.Ready":               "the readiness probe, which reads nothing but the store's reachability",
 	"Library.LibraryServices":    "takes no context: the catalog of known services is the same public reference for everyone",
 	"Library.LibraryService":     "takes no context: the catalog of known services is the same public reference for everyone",

@@ -74,7 +74,7 @@ func TestEveryPageFitsEveryScreen(t *testing.T) {
 	const ownerPw, viewerPw = "owner password long enough", "viewer password long enough"
 	owner, err := uc.Users.CreateMember(sys, org, "olga.owner-with-a-long-address@example.com", "Olga Owner", ownerPw, core.RoleOwner)
 	must(err)
-	_, err = uc.Users.CreateMember(sys, org, "vic@example.com", "Vic Viewer", viewerPw, core.RoleViewer)
+	viewer, err := uc.Users.CreateMember(sys, org, "vic@example.com", "Vic Viewer", viewerPw, core.RoleViewer)
 	must(err)
 	ownerActor, err := uc.Users.UserActor(ctx, owner.ID, org)
 	must(err)
@@ -115,7 +115,7 @@ func TestEveryPageFitsEveryScreen(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	params := map[string]string{"id": s.ID, "cid": cats[len(cats)-1].ID, "sid": svc.ID, "scan": sc.ID, "kid": apiKeyRow.ID,
-		"wid": hook.ID, "org": org, "token": invite}
+		"wid": hook.ID, "org": org, "token": invite, "uid": viewer.ID}
 	perRoute := map[string]map[string]string{"GET /reset/{token}": {"token": reset}}
 
 	h, err := console.New(console.Config{})

@@ -184,6 +184,25 @@ func (h *handler) checkSSO(r *http.Request, rq *request, c *identity.SSOConfig) 
 		") could not be fetched or understood (" + cause + "). Nobody can sign in through it until it can: check the issuer URL."
 }
 
+// confirmDeleteSSO asks before the organization's single sign-on is removed.
+func (h *handler) confirmDeleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {
+	if !rq.actor.Can(core.PermMembers) {
+		h.errorPage(w, r, rq, http.StatusForbidden, "Not allowed", "Your role does not allow this. Ask an owner of the organization.")
+		return
+	}
+	c, err := h.m.SSOConfig(r.Context(), rq.org)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Remove single sign-on", Section: "members", Data: confirmation{
+		Question: "Remove single sign-on through " + c.Issuer + "?",
+		Detail: "Nobody can sign in through the provider any more: members without a password of their own (most who joined by single sign-on) " +
+			"cannot sign in until an owner sends them a password link. Their sessions running now continue.",
+		Action: "/members/sso/delete", Button: "Remove single sign-on", Cancel: "/members",
+	}})
+}
+
 func (h *handler) deleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err := h.m.DeleteSSOConfig(r.Context(), rq.org); err != nil {
 		status, msg := h.message(r, err)

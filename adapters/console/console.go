@@ -206,6 +206,8 @@ func (h *handler) routes() {
 	a("POST /switch", h.switchOrg)
 	a("GET /sessions", h.sessionsPage)
 	a("POST /sessions/{sid}/revoke", h.revokeSession)
+	a("GET /account", h.accountPage)
+	a("POST /account/password", h.changePassword)
 	a("GET /account/totp", h.totpPage)
 	a("POST /account/totp", h.enableTOTP)
 	a("POST /account/totp/disable", h.disableTOTP)

@@ -94,7 +94,7 @@ var pageTypes = map[string]any{
 	"library": pageOf[libraryResults]{}, "scans": pageOf[scansData]{}, "scan": pageOf[scanView]{},
 	"consents": pageOf[recordsView]{}, "keys": pageOf[keysView]{}, "audit": pageOf[auditView]{},
 	"sessions": pageOf[sessionsView]{}, "members": pageOf[membersView]{}, "invite": pageOf[*inviteView]{},
-	"totp": pageOf[totpView]{}, "ssocontinue": pageOf[string]{}, "webhooks": pageOf[webhooksView]{},
+	"totp": pageOf[totpView]{}, "account": pageOf[accountView]{}, "ssocontinue": pageOf[string]{}, "webhooks": pageOf[webhooksView]{},
 	"preview": pageOf[previewPage]{},
 }
 
@@ -369,7 +369,7 @@ var formLimits = map[string]int{
 	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
 }
 
-var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration}
+var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "userPassword": identity.MinPassword}
 
 // formPatterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.

@@ -103,7 +103,7 @@ func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, 
 		v.Secret, v.URI, v.QR = setup.Secret, setup.URI, qrDataURL(setup.URI)
 		h.setSetupSecret(w, r, rq.s.UserID, setup.Secret)
 	}
-	p := page{Title: "Authenticator", Section: "sessions", Form: "totp", Error: msg, Data: v, Values: url.Values{}}
+	p := page{Title: "Authenticator", Section: "account", Form: "totp", Error: msg, Data: v, Values: url.Values{}}
 	if codes != nil {
 		p.Flash = "Two-step sign-in is on: after your password, the console asks for your authenticator's code. Save your recovery codes now."
 	}

@@ -120,6 +120,7 @@ type (
 		CodeSignInEmail(ctx context.Context, secret string) (string, error)
 		NewTOTP(ctx context.Context, userID, secret string) (*identity.TOTPSetup, error)
 		TOTPEnabled(ctx context.Context, userID string) (bool, error)
+		ChangePassword(ctx context.Context, userID, current, password string) error
 		EnableTOTP(ctx context.Context, userID, secret, code string) ([]string, error)
 		RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
 		NewRecoveryCodes(ctx context.Context, userID, code string) ([]string, error)

@@ -38,3 +38,26 @@ func TestAuditChangesNested(t *testing.T) {
 		t.Fatalf("list of plain values: %+v", got)
 	}
 }
+
+// TestPlaceNamesAreCurrent: the preview's and the statistics' places carry CLDR's current
+// English names, not the older ones of the display tables ("Macedonia", "Swaziland").
+func TestPlaceNamesAreCurrent(t *testing.T) {
+	t.Parallel()
+	names := map[string]string{}
+	for _, p := range places() {
+		names[p.Code] = p.Name
+	}
+	for code, want := range map[string]string{"MK": "North Macedonia", "SZ": "Eswatini", "TR": "Türkiye", "FR": "France", "CZ": "Czechia"} {
+		if names[code] != want {
+			t.Errorf("place %s is named %q, want %q", code, names[code], want)
+		}
+	}
+	if got := placeName("SZ"); got != "Eswatini (SZ)" {
+		t.Errorf("placeName(SZ) = %q", got)
+	}
+	for _, n := range names {
+		if n == "Macedonia" || n == "Swaziland" || n == "Turkey" {
+			t.Errorf("an outdated name in the places: %q", n)
+		}
+	}
+}

@@ -35,6 +35,7 @@ var publicByDesign = map[string]string{
 	"Users.SignInExternal":      "single sign-on: the identity provider's verified identity is the credential",
 	"Users.SSOSignInConfig":     "the identity provider of an organization, needed to start single sign-on",
 	"Users.SSOConfigured":       "whether the sign-in page offers single sign-on",
+	"Users.SSOOrgForEmail":      "sign-in by single sign-on finds the organization by the domain of the email the person types (its ID only)",
 	"Users.Invitation":          "the invitation page: its one-time token is the authorization",
 	"Users.AcceptInvitation":    "accepting an invitation: its one-time token is the authorization, and it acts as the person who joins",
 	"Users.ResetLink":           "a forgotten password: makes a link mailed to the address, never shown to the caller",

@@ -40,11 +40,30 @@ func (h *handler) ssoProvider(r *http.Request, org string) (SSOProvider, error) 
 	return h.cfg.SSO.Provider(r.Context(), org, h.baseURL(r)+"/sso/callback")
 }
 
-// ssoFind is the sign-in page's single sign-on form: the organization by name or ID.
+// ssoFind is the sign-in page's single sign-on form: the person's work email, whose domain
+// finds the organization whose single sign-on admits it (the allowed domains its owner set);
+// or, as before, the organization's name or ID.
 func (h *handler) ssoFind(w http.ResponseWriter, r *http.Request) {
 	ref := strings.TrimSpace(r.URL.Query().Get("org"))
-	if ref == "" || len(ref) > 200 {
-		h.showSignIn(w, r, http.StatusBadRequest, "Enter your organization's name to sign in with single sign-on.")
+	if ref == "" || len(ref) > 320 {
+		h.showSignIn(w, r, http.StatusBadRequest, "Enter your work email to sign in with single sign-on.")
+		return
+	}
+	if strings.Contains(ref, "@") {
+		id, err := h.m.SSOOrgForEmail(r.Context(), ref)
+		switch core.ErrorCode(err) {
+		case "":
+			h.render(w, r, nil, http.StatusOK, "ssocontinue", page{Title: "Single sign-on", Data: "/sso/" + url.PathEscape(id) + "/start"})
+		case core.CodeConflict:
+			h.showSignIn(w, r, http.StatusBadRequest, "Several organizations sign in people of this domain: ask your administrator for your organization's sign-in link.")
+		case core.CodeInvalid:
+			h.showSignIn(w, r, http.StatusBadRequest, "This is not an email address: enter your work email.")
+		case core.CodeNotFound:
+			h.showSignIn(w, r, http.StatusNotFound, "No organization signs in people of this email's domain with single sign-on. Sign in with your password, or ask your administrator.")
+		default:
+			status, msg := h.message(r, err)
+			h.showSignIn(w, r, status, msg)
+		}
 		return
 	}
 	org, err := h.m.FindOrganization(r.Context(), ref)

@@ -148,6 +148,7 @@ type (
 	// caller a session opened with an API key acts as.
 	OrgFinderUseCases interface {
 		FindOrganization(ctx context.Context, ref string) (*identity.Organization, error)
+		SSOOrgForEmail(ctx context.Context, email string) (string, error)
 		SessionKeyActor(ctx context.Context, orgID, keyID string) (*core.Actor, error)
 	}
 	// TCFUseCases give the banner page's TCF section the deployment's CMP ID and the GVL.
@@ -184,13 +185,23 @@ type UseCases struct {
 	DigestUseCases
 }
 
+// orgFinder finds organizations for sign-in: by name or ID (Orgs), by an email's domain (Users).
+type orgFinder struct {
+	*identity.Orgs
+	users *identity.Users
+}
+
+func (f orgFinder) SSOOrgForEmail(ctx context.Context, email string) (string, error) {
+	return f.users.SSOOrgForEmail(ctx, email)
+}
+
 // FromCore picks the console's use cases out of core's.
 func FromCore(uc *usecases.UseCases) UseCases {
 	return UseCases{
 		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, UserUseCases: uc.Users, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
-		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
+		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: orgFinder{uc.Orgs, uc.Users},
 		WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests,
 		TCFUseCases: uc.Banners,
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/consentd/consentd/adapters/internal/auditview"
 )
 
 // TestAuditChangesNested: a nested change (a banner's regional rules) shows as rows of field
@@ -13,7 +15,7 @@ func TestAuditChangesNested(t *testing.T) {
 	t.Parallel()
 	old := json.RawMessage(`[{"name":"EU","regions":["EU"],"policy":{"mode":"opt_in","showBanner":true}},{"name":"US","regions":["US"],"policy":{"mode":"opt_out"}}]`)
 	new := json.RawMessage(`[{"name":"EU","regions":["EU","GB"],"policy":{"mode":"opt_in","showBanner":false}}]`)
-	got := auditChanges("regionRules", old, new)
+	got := rowsOf("regionRules", old, new)
 	want := []auditChange{
 		{Field: "Region rules › 1 › Policy › Show banner", Old: "yes", New: "no"},
 		{Field: "Region rules › 1 › Regions", Old: "EU", New: "EU, GB"},
@@ -31,10 +33,10 @@ func TestAuditChangesNested(t *testing.T) {
 			}
 		}
 	}
-	if got := auditChanges("template", json.RawMessage(`"floating"`), json.RawMessage(`"modal"`)); !reflect.DeepEqual(got, []auditChange{{Field: "Template", Old: "floating", New: "modal"}}) {
+	if got := rowsOf("template", json.RawMessage(`"floating"`), json.RawMessage(`"modal"`)); !reflect.DeepEqual(got, []auditChange{{Field: "Template", Old: "floating", New: "modal"}}) {
 		t.Fatalf("plain change: %+v", got)
 	}
-	if got := auditChanges("domains", json.RawMessage(`["a.example","b.example"]`), json.RawMessage(`null`)); !reflect.DeepEqual(got, []auditChange{{Field: "Domains", Old: "a.example, b.example", New: "—"}}) {
+	if got := rowsOf("domains", json.RawMessage(`["a.example","b.example"]`), json.RawMessage(`null`)); !reflect.DeepEqual(got, []auditChange{{Field: "Domains", Old: "a.example, b.example", New: "—"}}) {
 		t.Fatalf("list of plain values: %+v", got)
 	}
 }
@@ -60,4 +62,9 @@ func TestPlaceNamesAreCurrent(t *testing.T) {
 			t.Errorf("an outdated name in the places: %q", n)
 		}
 	}
+}
+
+// rowsOf is a change as the audit page shows it.
+func rowsOf(field string, old, new json.RawMessage) []auditChange {
+	return auditview.Rows(field, old, new, human)
 }

@@ -159,8 +159,9 @@ func TestEveryPageFitsEveryScreen(t *testing.T) {
 
 	for _, who := range []struct{ name, email, password string }{
 		{"owner", owner.Email, ownerPw}, {"viewer", "vic@example.com", viewerPw}, {"anonymous", "", ""}} {
+		// One person after the other: a tab at a time keeps the other browser tests of the
+		// package (run in parallel with this one) within their patience.
 		t.Run(who.name, func(t *testing.T) {
-			t.Parallel()
 			tc := tab(t)
 			if who.email != "" {
 				navigate(t, tc, srv.base+"/sign-in")

@@ -14,6 +14,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/gosimple/unidecode v1.0.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jba/templatecheck v0.7.1
 	github.com/klauspost/compress v1.20.3
 	github.com/maxmind/mmdbwriter v1.2.0
 	github.com/oauth2-proxy/mockoidc v0.0.0-20261103160011-e06ed0b7cb7f
@@ -52,6 +53,8 @@ require (
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.61.1
 )
+
+require github.com/google/safehtml v0.0.2 // indirect
 
 require (
 	github.com/andybalholm/cascadia v1.3.4 // indirect

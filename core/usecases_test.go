@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -374,6 +375,12 @@ func TestRecordConsentCannotContradictItself(t *testing.T) {
 			wantCode(t, err, core.CodeInvalid)
 			if err == nil || !strings.HasPrefix(core.ErrorMessage(err), c.want+":") {
 				t.Errorf("case %d: %v, want an error naming %s", i, err, c.want)
+			}
+			// A message reads as a sentence: never a range of one ("must be 1 to 1").
+			if err != nil && regexp.MustCompile(`\b(\d+) to (\d+)\b`).FindStringSubmatch(core.ErrorMessage(err)) != nil {
+				if m := regexp.MustCompile(`\b(\d+) to (\d+)\b`).FindStringSubmatch(core.ErrorMessage(err)); m[1] == m[2] {
+					t.Errorf("case %d: %q names a range of one value", i, core.ErrorMessage(err))
+				}
 			}
 			continue
 		}

@@ -33,9 +33,19 @@ type Catalog struct {
 // haystack is the lower-cased text Search looks at, computed once at load.
 type haystack struct {
 	slug, label string
-	// other holds vendor, description and cookie names, separated by NUL so that a query never
-	// matches across two of them (queries have NUL removed).
-	other string
+	// category is the category's words (categoryWords); named holds the vendor and cookie
+	// names, and description the description. Separated by NUL so that a query never matches
+	// across two of them (queries have NUL removed).
+	category, named, description string
+}
+
+// categoryWords are the words a search finds a category's services by: its slug and what
+// people call what it holds ("analytics" finds the statistics services before a video player
+// whose description mentions its viewer analytics).
+var categoryWords = map[string]string{
+	CategoryEssential:  "essential\x00necessary\x00functional",
+	CategoryStatistics: "statistics\x00analytics\x00measurement",
+	CategoryMarketing:  "marketing\x00advertising\x00ads\x00retargeting",
 }
 
 // Load returns the built-in catalog, extended by every *.json file in extraDir when extraDir is
@@ -239,15 +249,14 @@ func build(entries []*Entry, problems Problems) (*Catalog, error) {
 		s := e.Service
 		c.services[i] = s
 		c.bySlug[s.Slug] = e
-		var other strings.Builder
-		other.WriteString(strings.ToLower(s.Vendor))
-		other.WriteByte(0)
-		other.WriteString(strings.ToLower(s.Description))
+		var named strings.Builder
+		named.WriteString(strings.ToLower(s.Vendor))
 		for _, ck := range s.Cookies {
-			other.WriteByte(0)
-			other.WriteString(strings.ToLower(ck.Name))
+			named.WriteByte(0)
+			named.WriteString(strings.ToLower(ck.Name))
 		}
-		c.hay[i] = haystack{slug: s.Slug, label: strings.ToLower(s.Label), other: other.String()}
+		c.hay[i] = haystack{slug: s.Slug, label: strings.ToLower(s.Label), category: categoryWords[s.Category], named: named.String(),
+			description: strings.ToLower(s.Description)}
 	}
 	return c, nil
 }

@@ -7,13 +7,18 @@ const (
 	rankExactSlug = iota
 	rankLabelPrefix
 	rankSlugOrLabel
-	rankOther
+	rankCategory
+	rankNamed
+	rankDescription
 	rankCount
 )
 
-// Search returns the services whose slug, label, vendor, description or cookie names contain q,
-// case-insensitively, best first: the service whose slug is q, then those whose label starts
-// with q, then those whose slug or label contains q, then the other hits; ties in slug order.
+// Search returns the services whose slug, label, category, vendor, cookie names or description
+// contain q, case-insensitively, best first: the service whose slug is q, then those whose
+// label starts with q, then those whose slug or label contains q, then those whose category is
+// called q (a word of categoryWords: "analytics" finds the statistics services), then those
+// whose vendor or a cookie name contains q, and last those that only mention q in their
+// description; ties in slug order.
 // An empty (or all-space) q returns every service.
 func (c *Catalog) Search(q string) []*Service {
 	q = strings.ToLower(strings.TrimSpace(strings.ReplaceAll(q, "\x00", "")))
@@ -31,8 +36,12 @@ func (c *Catalog) Search(q string) []*Service {
 			r = rankLabelPrefix
 		case strings.Contains(h.slug, q) || strings.Contains(h.label, q):
 			r = rankSlugOrLabel
-		case strings.Contains(h.other, q):
-			r = rankOther
+		case strings.Contains("\x00"+h.category, "\x00"+q): // a category word starts with q
+			r = rankCategory
+		case strings.Contains(h.named, q):
+			r = rankNamed
+		case strings.Contains(h.description, q):
+			r = rankDescription
 		default:
 			continue
 		}

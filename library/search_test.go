@@ -27,11 +27,15 @@ func slugs(svcs []*Service) []string {
 
 func TestSearchRanking(t *testing.T) {
 	t.Parallel()
+	video := svc("video-player", "Video Player", "Vid", "Video hosting with viewer analytics.")
+	video.Category = CategoryMarketing
+	chat := svc("unrelated", "Chat Widget", "Chatty", "Live chat.", "chat_id")
+	chat.Category = CategoryEssential
 	c, err := FromServices([]*Service{
 		svc("mixpanel", "Mixpanel", "Mixpanel Inc", "Product analytics for apps."),
 		svc("zeta-pro", "Analytics Pro", "Zeta", "Dashboards."),
 		svc("google-analytics", "Google Analytics", "Google LLC", "Web analytics."),
-		svc("unrelated", "Chat Widget", "Chatty", "Live chat.", "chat_id"),
+		chat, video,
 		svc("analytics", "Plain", "Someone", "Counts."),
 		svc("acme", "Acme", "Analytics Corp", "Pixels."),
 		svc("alpha-lite", "Analytics Lite", "Alpha", "Light."),
@@ -49,15 +53,18 @@ func TestSearchRanking(t *testing.T) {
 			"analytics",              // exact slug
 			"alpha-lite", "zeta-pro", // label prefix, by slug
 			"google-analytics", "my-analytics-x", // slug or label contains
-			"acme", "cookie-thing", "mixpanel"}}, // vendor, cookie name, description
+			"acme", "cookie-thing", "mixpanel", // statistics, the category "analytics" names
+			"video-player"}}, // a marketing service that only mentions analytics in its description
+		{"advert", []string{"video-player"}},         // a word of the marketing category
+		{"viewer", []string{"video-player"}},         // description
 		{"chat_id", []string{"unrelated"}},           // cookie name
 		{"google llc", []string{"google-analytics"}}, // vendor, case-insensitive
 		{"mixpanel", []string{"mixpanel"}},
 		{"nothing-like-this", []string{}},
-		{"analytics\x00", []string{"analytics", "alpha-lite", "zeta-pro", "google-analytics", "my-analytics-x", "acme", "cookie-thing", "mixpanel"}},
+		{"analytics\x00", []string{"analytics", "alpha-lite", "zeta-pro", "google-analytics", "my-analytics-x", "acme", "cookie-thing", "mixpanel", "video-player"}},
 		{"s.\x00dashboards", []string{}}, // never matches across two fields
-		{"", []string{"acme", "alpha-lite", "analytics", "cookie-thing", "google-analytics", "mixpanel", "my-analytics-x", "unrelated", "zeta-pro"}},
-		{"   ", []string{"acme", "alpha-lite", "analytics", "cookie-thing", "google-analytics", "mixpanel", "my-analytics-x", "unrelated", "zeta-pro"}},
+		{"", []string{"acme", "alpha-lite", "analytics", "cookie-thing", "google-analytics", "mixpanel", "my-analytics-x", "unrelated", "video-player", "zeta-pro"}},
+		{"   ", []string{"acme", "alpha-lite", "analytics", "cookie-thing", "google-analytics", "mixpanel", "my-analytics-x", "unrelated", "video-player", "zeta-pro"}},
 	}
 	for _, tc := range cases {
 		if got := slugs(c.Search(tc.q)); !slices.Equal(got, tc.want) {

@@ -1,12 +1,10 @@
 package console
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
-	"strings"
-	"time"
 
+	"github.com/consentd/consentd/adapters/internal/auditview"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/identity"
 )
@@ -31,7 +29,8 @@ type auditRow struct {
 	Changes  []auditChange
 }
 
-type auditChange struct{ Field, Old, New string }
+// auditChange is a change as a row of field, old value and new value.
+type auditChange = auditview.Row
 
 // auditPage lists the organization's audit log, newest first, with filters and the chain's
 // verification (?verify=1).
@@ -56,7 +55,7 @@ func (h *handler) auditPage(w http.ResponseWriter, r *http.Request, rq *request)
 			row.SiteName = "deleted site"
 		}
 		for _, c := range e.Changes {
-			row.Changes = append(row.Changes, auditChange{Field: human(c.Field), Old: auditText(c.Old), New: auditText(c.New)})
+			row.Changes = append(row.Changes, auditview.Rows(c.Field, c.Old, c.New, human)...)
 		}
 		v.Entries = append(v.Entries, row)
 	}
@@ -76,27 +75,4 @@ func (h *handler) auditPage(w http.ResponseWriter, r *http.Request, rq *request)
 		}
 	}
 	h.render(w, r, rq, http.StatusOK, "audit", page{Title: "Audit log", Section: "audit", Data: v})
-}
-
-// auditText shows a JSON value in words: a string as it is, null as "—", the rest as JSON.
-func auditText(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		if s == "" {
-			return "(empty)"
-		}
-		return s
-	}
-	if string(v) == "null" || len(v) == 0 {
-		return "—"
-	}
-	var t time.Time
-	if json.Unmarshal(v, &t) == nil {
-		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
-	}
-	out := string(v)
-	if len(out) > 300 {
-		out = out[:300] + "…"
-	}
-	return strings.TrimSpace(out)
 }

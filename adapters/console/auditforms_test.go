@@ -188,6 +188,7 @@ func TestAuditEveryForm(t *testing.T) {
 		return e.ID
 	}
 	n := 0
+	passwordChanger := ""
 	newMember := func(t *testing.T, role core.Role) *identity.User {
 		n++
 		pw := "member password long enough " + string(rune('a'+n))
@@ -353,6 +354,13 @@ func TestAuditEveryForm(t *testing.T) {
 			t.Fatal("no session cookie")
 			return "", "", nil, nil
 		}},
+		"POST /account/password": {action: core.AuditUserPasswordSet, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
+			u := newMember(t, core.RoleEditor)
+			pw := "member password long enough " + string(rune('a'+n))
+			secrets["a changed password long enough"] = true
+			passwordChanger = u.ID
+			return "/account/password", "/account", v("currentPassword", pw, "password", "a changed password long enough"), signIn(t, u.Email, pw)
+		}, actor: func(e *core.AuditEntry) bool { return e.ActorID == passwordChanger }},
 		"POST /account/totp": {action: core.AuditUserTOTPEnable, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
 			if ownerTOTP != "" {
 				t.Fatal("the owner's authenticator is on already")

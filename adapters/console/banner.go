@@ -53,18 +53,37 @@ type place struct{ Code, Name, Group string }
 // placeGroups are the headings of the preview's locations, in order.
 var placeGroups = []string{"Countries", "US states and territories", "Canadian provinces and territories"}
 
+// currentNames are the English names CLDR gives today to the regions whose names changed since
+// the CLDR release golang.org/x/text's display tables were built from (CLDR 32): a country is
+// named as it names itself now.
+var currentNames = map[string]string{
+	"MK": "North Macedonia", // CLDR 35 (2019)
+	"SZ": "Eswatini",        // CLDR 35 (2019)
+	"TR": "Türkiye",         // CLDR 42 (2022)
+	"MO": "Macao SAR China", // CLDR 36
+}
+
+// regionName is a country's English name by its ISO code, CLDR's current one ("" when unknown).
+func regionName(code string) string {
+	if n, ok := currentNames[code]; ok {
+		return n
+	}
+	r, err := language.ParseRegion(code)
+	if err != nil {
+		return ""
+	}
+	return display.English.Regions().Name(r)
+}
+
 // places lists the preview's locations from core's data, once: every country by its English
 // name, then the US and Canadian subdivisions (with the US state's privacy law where it has
 // one).
 var places = sync.OnceValue(func() []place {
-	names := display.English.Regions()
 	out := []place{}
 	for _, c := range core.Countries() {
 		n := c
-		if r, err := language.ParseRegion(c); err == nil {
-			if s := names.Name(r); s != "" {
-				n = s
-			}
+		if s := regionName(c); s != "" {
+			n = s
 		}
 		out = append(out, place{Code: c, Name: n, Group: placeGroups[0]})
 	}

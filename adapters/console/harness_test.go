@@ -188,6 +188,13 @@ func blogSite(t *testing.T) string {
 // and saves a screenshot.
 func checkPage(t *testing.T, ctx context.Context, base, name string) {
 	t.Helper()
+	checkLoaded(t, ctx, base, name)
+	screenshot(t, ctx, name)
+}
+
+// checkLoaded is checkPage without the screenshot.
+func checkLoaded(t *testing.T, ctx context.Context, base, name string) {
+	t.Helper()
 	waitFor(t, ctx, "document.readyState === 'complete' && window.htmx && document.styleSheets.length > 0")
 	var foreign []string
 	eval(t, ctx, `performance.getEntriesByType('resource').map(function (e) { return e.name; })
@@ -218,7 +225,6 @@ func checkPage(t *testing.T, ctx context.Context, base, name string) {
 	browsertest.NoViolations(t, ctx, name)
 	browsertest.Axe(t, ctx, name, browsertest.AxeOptions{
 		Tags: []string{"wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"}, NoFrames: true})
-	screenshot(t, ctx, name)
 }
 
 func jsString(s string) string { return browsertest.JSString(s) }

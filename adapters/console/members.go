@@ -78,6 +78,58 @@ func (h *handler) changeRole(w http.ResponseWriter, r *http.Request, rq *request
 }
 
 // resetMemberTOTP turns a member's two-step sign-in off (owners, admins).
+// member is the organization's member uid, for a confirmation page, when the person may act
+// on members (perm); nil after answering otherwise.
+func (h *handler) member(w http.ResponseWriter, r *http.Request, rq *request, perm core.Permission) *identity.Membership {
+	if !rq.actor.Can(perm) {
+		h.errorPage(w, r, rq, http.StatusForbidden, "Not allowed", "Your role does not allow this. Ask an owner of the organization.")
+		return nil
+	}
+	ms, err := h.m.Members(r.Context(), rq.org)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return nil
+	}
+	for _, m := range ms {
+		if m.UserID == r.PathValue("uid") {
+			return m
+		}
+	}
+	h.errorPage(w, r, rq, http.StatusNotFound, "Not found", "There is no such member in this organization.")
+	return nil
+}
+
+// confirmResetMemberTOTP asks before a member's second factor is reset.
+func (h *handler) confirmResetMemberTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
+	m := h.member(w, r, rq, core.PermFactors)
+	if m == nil {
+		return
+	}
+	h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Reset two-step sign-in", Section: "members", Data: confirmation{
+		Question: "Reset the two-step sign-in of " + m.Email + "?",
+		Detail: "Their authenticator and recovery codes stop working, and their password alone signs them in until they set up a new authenticator. " +
+			"Do this only when you are sure it is them asking (they lost their phone and their recovery codes).",
+		Action: "/members/" + m.UserID + "/totp-reset", Button: "Reset two-step sign-in", Cancel: "/members",
+	}})
+}
+
+// confirmRemoveMember asks before a member is removed.
+func (h *handler) confirmRemoveMember(w http.ResponseWriter, r *http.Request, rq *request) {
+	m := h.member(w, r, rq, core.PermMembers)
+	if m == nil {
+		return
+	}
+	q := "Remove " + m.Email + " from the organization?"
+	if m.UserID == rq.s.UserID {
+		q = "Leave the organization?"
+	}
+	h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Remove a member", Section: "members", Data: confirmation{
+		Question: q,
+		Detail:   "Their sessions in this organization end at once; what they changed stays, and the audit log keeps their name. An invitation brings them back.",
+		Action:   "/members/" + m.UserID + "/remove", Button: "Remove the member", Cancel: "/members",
+	}})
+}
+
 func (h *handler) resetMemberTOTP(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err := h.m.ResetMemberTOTP(r.Context(), rq.org, r.PathValue("uid")); err != nil {
 		status, msg := h.message(r, err)

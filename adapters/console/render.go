@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -25,6 +26,8 @@ import (
 // page is what every page template gets.
 type page struct {
 	Title string
+	// Warn says the notice (Flash) is a warning: what was saved does not work yet.
+	Warn bool
 	// Section is the main navigation's current entry ("sites", "keys"); Tab the site
 	// navigation's ("overview", "banner", "services", "scans", "consents").
 	Section string
@@ -71,9 +74,41 @@ func (p page) ErrorFor(form string) string {
 	return ""
 }
 
-// pageNames are the page templates, each executed inside layout.html.
-var pageNames = []string{"signin", "sites", "site", "confirm", "banner", "services", "service", "library",
-	"scans", "scan", "consents", "error", "keys", "audit", "sessions", "members", "invite", "signincode", "totp", "ssocontinue", "webhooks"}
+// pageOf is what a page template is checked against: page with the page's own Data, typed.
+// (render executes the template with the page itself, whose Data holds a D: the same fields.)
+type pageOf[D any] struct {
+	page
+	Data D
+}
+
+// noData is the Data of a page that has none (render then requires nil).
+type noData struct{}
+
+// pageTypes are the page templates, each executed inside layout.html (preview.html alone), with
+// the type of their data: TestTemplatesAgainstTheirPageTypes checks every template against
+// its type (an unknown field or method fails it), and render refuses data of another type.
+var pageTypes = map[string]any{
+	"signin": pageOf[noData]{}, "signincode": pageOf[noData]{}, "error": pageOf[noData]{},
+	"sites": pageOf[[]siteRow]{}, "site": pageOf[overview]{}, "confirm": pageOf[confirmation]{},
+	"banner": pageOf[bannerEditor]{}, "services": pageOf[catalogPage]{}, "service": pageOf[serviceForm]{},
+	"library": pageOf[libraryResults]{}, "scans": pageOf[scansData]{}, "scan": pageOf[scanView]{},
+	"consents": pageOf[recordsView]{}, "keys": pageOf[keysView]{}, "audit": pageOf[auditView]{},
+	"sessions": pageOf[sessionsView]{}, "members": pageOf[membersView]{}, "invite": pageOf[*inviteView]{},
+	"totp": pageOf[totpView]{}, "account": pageOf[accountView]{}, "ssocontinue": pageOf[string]{}, "webhooks": pageOf[webhooksView]{},
+	"preview": pageOf[previewPage]{},
+}
+
+// dataType is the type of page name's Data.
+func dataType(name string) reflect.Type {
+	t := reflect.TypeOf(pageTypes[name])
+	if t == nil {
+		return nil
+	}
+	f, _ := t.FieldByName("Data")
+	return f.Type
+}
+
+var noDataType = reflect.TypeFor[noData]()
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/parts.html")
@@ -81,7 +116,10 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 		return nil, err
 	}
 	out := map[string]*template.Template{}
-	for _, n := range pageNames {
+	for n := range pageTypes {
+		if n == "preview" {
+			continue
+		}
 		t, err := base.Clone()
 		if err != nil {
 			return nil, err
@@ -205,6 +243,11 @@ func human(s string) string {
 	return b.String()
 }
 
+// warnFlash starts a notice that is a warning (shown as one, and announced at once): the
+// change was saved but does not do what it is for yet.
+// (It is text: the flash is stored in the session's row.)
+const warnFlash = "⚠ "
+
 // render executes a page template; the page gets the session's token, notice and the build's
 // features.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, status int, name string, p page) {
@@ -224,12 +267,20 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 		if p.Flash == "" {
 			p.Flash = h.m.TakeFlash(r.Context(), rq.s)
 		}
+		if m, ok := strings.CutPrefix(p.Flash, warnFlash); ok {
+			p.Flash, p.Warn = m, true
+		}
 	}
 	p.Version = h.version
 	if rq == nil {
 		p.Features = h.features(r.Context())
 	}
 	t := h.pages[name]
+	if want, got := dataType(name), reflect.TypeOf(p.Data); t == nil || want == nil || (got == nil) != (want == noDataType) || (got != nil && got != want) {
+		h.log.ErrorContext(r.Context(), "console template failed", "page", name, "err", fmt.Sprintf("page data %v, want %v", got, want))
+		http.Error(w, "The page could not be shown; the error was logged.", http.StatusInternalServerError)
+		return
+	}
 	var buf bytes.Buffer
 	tpl := "layout.html"
 	if name == "preview" {
@@ -331,7 +382,7 @@ var formLimits = map[string]int{
 	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
 }
 
-var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration}
+var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "userPassword": identity.MinPassword}
 
 // formPatterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.

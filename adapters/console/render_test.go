@@ -57,7 +57,7 @@ func TestFormLimitsAreCore(t *testing.T) {
 		"pattern": func(f string) error { _, err := formPattern(f); return err },
 	}
 	// which function each attribute takes its value from
-	from := map[string]string{"maxlength": "max", "max": "max", "min": "min", "pattern": "pattern"}
+	from := map[string]string{"maxlength": "max", "max": "max", "minlength": "min", "min": "min", "pattern": "pattern"}
 	for _, e := range entries {
 		b, err := files.ReadFile("templates/" + e.Name())
 		if err != nil {

@@ -118,6 +118,8 @@ type overview struct {
 	Latest       *scan.Scan
 	// Compliance is the compliance summary; nil without the use case.
 	Compliance *complianceSummary
+	// Mail says whether the server emails the digest (it has mail settings).
+	Mail bool
 }
 
 // complianceSummary is what the overview shows of the compliance report: the verdict, the
@@ -239,7 +241,7 @@ func (h *handler) showSite(w http.ResponseWriter, r *http.Request, rq *request, 
 		return
 	}
 	ctx := r.Context()
-	o := overview{Frameworks: response.SnippetFrameworks(), Framework: r.URL.Query().Get("framework")}
+	o := overview{Frameworks: response.SnippetFrameworks(), Framework: r.URL.Query().Get("framework"), Mail: h.m.DigestUseCases != nil && h.m.Sends()}
 	if !slices.Contains(o.Frameworks, o.Framework) {
 		o.Framework = o.Frameworks[0]
 	}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,11 +40,30 @@ func (h *handler) ssoProvider(r *http.Request, org string) (SSOProvider, error) 
 	return h.cfg.SSO.Provider(r.Context(), org, h.baseURL(r)+"/sso/callback")
 }
 
-// ssoFind is the sign-in page's single sign-on form: the organization by name or ID.
+// ssoFind is the sign-in page's single sign-on form: the person's work email, whose domain
+// finds the organization whose single sign-on admits it (the allowed domains its owner set);
+// or, as before, the organization's name or ID.
 func (h *handler) ssoFind(w http.ResponseWriter, r *http.Request) {
 	ref := strings.TrimSpace(r.URL.Query().Get("org"))
-	if ref == "" || len(ref) > 200 {
-		h.showSignIn(w, r, http.StatusBadRequest, "Enter your organization's name to sign in with single sign-on.")
+	if ref == "" || len(ref) > 320 {
+		h.showSignIn(w, r, http.StatusBadRequest, "Enter your work email to sign in with single sign-on.")
+		return
+	}
+	if strings.Contains(ref, "@") {
+		id, err := h.m.SSOOrgForEmail(r.Context(), ref)
+		switch core.ErrorCode(err) {
+		case "":
+			h.render(w, r, nil, http.StatusOK, "ssocontinue", page{Title: "Single sign-on", Data: "/sso/" + url.PathEscape(id) + "/start"})
+		case core.CodeConflict:
+			h.showSignIn(w, r, http.StatusBadRequest, "Several organizations sign in people of this domain: ask your administrator for your organization's sign-in link.")
+		case core.CodeInvalid:
+			h.showSignIn(w, r, http.StatusBadRequest, "This is not an email address: enter your work email.")
+		case core.CodeNotFound:
+			h.showSignIn(w, r, http.StatusNotFound, "No organization signs in people of this email's domain with single sign-on. Sign in with your password, or ask your administrator.")
+		default:
+			status, msg := h.message(r, err)
+			h.showSignIn(w, r, status, msg)
+		}
 		return
 	}
 	org, err := h.m.FindOrganization(r.Context(), ref)
@@ -151,12 +171,55 @@ func (h *handler) saveSSO(w http.ResponseWriter, r *http.Request, rq *request) {
 	for _, d := range strings.FieldsFunc(r.PostFormValue("allowedDomains"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' }) {
 		in.AllowedDomains = append(in.AllowedDomains, d)
 	}
-	if _, err := h.m.PutSSOConfig(r.Context(), rq.org, in); err != nil {
+	c, err := h.m.PutSSOConfig(r.Context(), rq.org, in)
+	if err != nil {
 		status, msg := h.message(r, err)
 		h.showMembers(w, r, rq, status, page{Form: "sso", Error: msg, Values: r.PostForm}, membersView{})
 		return
 	}
-	h.redirect(w, r, rq, "/members", "Single sign-on saved. Members of the allowed domains can now sign in through your provider.")
+	h.redirect(w, r, rq, "/members", h.checkSSO(r, rq, c))
+}
+
+// checkSSO is the notice after saving single sign-on: it says members can sign in only once
+// the provider was found as a sign-in would find it (the issuer's discovery document fetched
+// and understood, by go-oidc through the guarded client); otherwise the configuration is
+// saved with a warning naming what failed.
+func (h *handler) checkSSO(r *http.Request, rq *request, c *identity.SSOConfig) string {
+	discovery := strings.TrimSuffix(c.Issuer, "/") + "/.well-known/openid-configuration"
+	if h.cfg.SSO == nil {
+		return warnFlash + "Single sign-on saved, but this server does not offer single sign-on: nobody can sign in through it."
+	}
+	_, err := h.cfg.SSO.Provider(r.Context(), rq.org, h.baseURL(r)+"/sso/callback")
+	if err == nil {
+		return "Single sign-on saved and checked: the provider's discovery document was read. Members of the allowed domains (" +
+			strings.Join(c.AllowedDomains, ", ") + ") can now sign in through it."
+	}
+	h.log.WarnContext(r.Context(), "a saved single sign-on provider could not be discovered", "org", rq.org, "issuer", c.Issuer, "err", err)
+	cause := err.Error()
+	if u := errors.Unwrap(err); u != nil {
+		cause = u.Error()
+	}
+	return warnFlash + "Single sign-on saved, but it does not work yet: the issuer's discovery document (" + discovery +
+		") could not be fetched or understood (" + cause + "). Nobody can sign in through it until it can: check the issuer URL."
+}
+
+// confirmDeleteSSO asks before the organization's single sign-on is removed.
+func (h *handler) confirmDeleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {
+	if !rq.actor.Can(core.PermMembers) {
+		h.errorPage(w, r, rq, http.StatusForbidden, "Not allowed", "Your role does not allow this. Ask an owner of the organization.")
+		return
+	}
+	c, err := h.m.SSOConfig(r.Context(), rq.org)
+	if err != nil {
+		h.fail(w, r, rq, err)
+		return
+	}
+	h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Remove single sign-on", Section: "members", Data: confirmation{
+		Question: "Remove single sign-on through " + c.Issuer + "?",
+		Detail: "Nobody can sign in through the provider any more: members without a password of their own (most who joined by single sign-on) " +
+			"cannot sign in until an owner sends them a password link. Their sessions running now continue.",
+		Action: "/members/sso/delete", Button: "Remove single sign-on", Cancel: "/members",
+	}})
 }
 
 func (h *handler) deleteSSO(w http.ResponseWriter, r *http.Request, rq *request) {

@@ -52,7 +52,7 @@ func TestSSOSettingsJourney(t *testing.T) {
 	eval(t, ctx, "document.querySelector('#sso-role').value = 'editor'", nil)
 	submit(t, ctx, "document.querySelector('form[action=\"/members/sso\"] button').click()")
 	waitFor(t, ctx, "location.pathname === '/members'")
-	mustContain(t, ctx, "Single sign-on saved", "Sign-in link for your people")
+	mustContain(t, ctx, "Single sign-on saved and checked", "Sign-in link for your people")
 	var secretShown bool
 	eval(t, ctx, "document.body.innerHTML.indexOf("+jsString(cfg.ClientSecret)+") >= 0", &secretShown)
 	if secretShown {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -250,6 +251,16 @@ func TestOrgSSO(t *testing.T) {
 	if status, body := signIn(&mockoidc.MockUser{Subject: "b-1", Email: "bea@beta.example", EmailVerified: true}, "/sso/start?org=beta"); status != http.StatusOK ||
 		!strings.Contains(body, "Signed in") || role(beta.ID, "bea@beta.example") != core.RolePrivacy {
 		t.Fatalf("first sign-in through beta's provider: %d, role %q: %.300s", status, role(beta.ID, "bea@beta.example"), body)
+	}
+	// Found by the domain of the work email typed on the sign-in page.
+	if status, body := signIn(&mockoidc.MockUser{Subject: "b-3", Email: "bob@beta.example", EmailVerified: true}, "/sso/start?org="+url.QueryEscape(" Bob@Beta.example ")); status != http.StatusOK ||
+		!strings.Contains(body, "Signed in") || role(beta.ID, "bob@beta.example") != core.RolePrivacy {
+		t.Fatalf("sign-in by work email: %d, role %q: %.300s", status, role(beta.ID, "bob@beta.example"), body)
+	}
+	// A domain no organization's single sign-on admits is answered on the sign-in page.
+	if status, body := signIn(nil, "/sso/start?org="+url.QueryEscape("x@nowhere.example")); status != http.StatusNotFound ||
+		!strings.Contains(body, "No organization signs in people of this email") {
+		t.Fatalf("sign-in by an unknown domain: %d %.300s", status, body)
 	}
 	// Beta's domains are beta's: acme's people are refused there.
 	if status, _ := signIn(&mockoidc.MockUser{Subject: "a-9", Email: "al@acme.example", EmailVerified: true}, "/sso/"+beta.ID+"/start"); status != http.StatusUnauthorized ||

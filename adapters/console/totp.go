@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/pquerna/otp"
 
@@ -27,10 +28,47 @@ type totpView struct {
 	QR template.URL
 }
 
-// totpPage shows a member their second factor: a new secret with its QR code to enable it,
-// or the form to turn it off.
+// setupCookie keeps the secret of a two-step set-up in progress, so that the page shows the
+// same secret (and QR code) at every load until the set-up is confirmed, or abandoned with
+// "Start over" (or after an hour): a reload after scanning the code must not break it. It
+// holds the member's ID and the secret, is HttpOnly, SameSite=Strict and only sent to
+// /account/totp; the secret is the one the page shows the member anyway, and nothing is stored
+// until a code of it confirms it.
+const setupCookie = "consentd_totp_setup"
+
+// totpPage shows a member their second factor: the secret being set up with its QR code to
+// enable it (?new=1 starts over with a new one), or the form to turn it off.
 func (h *handler) totpPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	if r.URL.Query().Get("new") != "" {
+		h.setSetupSecret(w, r, "", "")
+		http.Redirect(w, r, "/account/totp", http.StatusSeeOther)
+		return
+	}
 	h.showTOTP(w, r, rq, http.StatusOK, "", "", nil)
+}
+
+// setupSecret is the secret of the member's set-up in progress in this browser ("" when none).
+func setupSecret(r *http.Request, userID string) string {
+	c, err := r.Cookie(setupCookie)
+	if err != nil {
+		return ""
+	}
+	id, secret, ok := strings.Cut(c.Value, ".")
+	if !ok || id != userID {
+		return ""
+	}
+	return secret
+}
+
+// setSetupSecret keeps secret as the member's set-up in progress ("" forgets it).
+func (h *handler) setSetupSecret(w http.ResponseWriter, r *http.Request, userID, secret string) {
+	c := &http.Cookie{Name: setupCookie, Path: "/account/totp", HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode}
+	if secret == "" {
+		c.MaxAge = -1
+	} else {
+		c.Value, c.MaxAge = userID+"."+secret, 3600
+	}
+	http.SetCookie(w, c)
 }
 
 func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, status int, secret, msg string, codes []string) {
@@ -51,14 +89,21 @@ func (h *handler) showTOTP(w http.ResponseWriter, r *http.Request, rq *request, 
 			return
 		}
 	} else {
+		if secret == "" {
+			secret = setupSecret(r, rq.s.UserID)
+		}
 		setup, err := h.m.NewTOTP(r.Context(), rq.s.UserID, secret)
+		if core.ErrorCode(err) == core.CodeInvalid && secret != "" {
+			setup, err = h.m.NewTOTP(r.Context(), rq.s.UserID, "") // a kept secret that no longer reads: a new one
+		}
 		if err != nil {
 			h.fail(w, r, rq, err)
 			return
 		}
 		v.Secret, v.URI, v.QR = setup.Secret, setup.URI, qrDataURL(setup.URI)
+		h.setSetupSecret(w, r, rq.s.UserID, setup.Secret)
 	}
-	p := page{Title: "Authenticator", Section: "sessions", Form: "totp", Error: msg, Data: v, Values: url.Values{}}
+	p := page{Title: "Authenticator", Section: "account", Form: "totp", Error: msg, Data: v, Values: url.Values{}}
 	if codes != nil {
 		p.Flash = "Two-step sign-in is on: after your password, the console asks for your authenticator's code. Save your recovery codes now."
 	}
@@ -94,6 +139,7 @@ func (h *handler) enableTOTP(w http.ResponseWriter, r *http.Request, rq *request
 	if h.totpRefused(w, r, rq, secret, err, keys) {
 		return
 	}
+	h.setSetupSecret(w, r, "", "") // confirmed: the set-up is over
 	h.showCodes(w, r, rq, codes)
 }
 

@@ -118,10 +118,13 @@ func TestTOTPJourney(t *testing.T) {
 	waitFor(t, ctx, "location.pathname === '/sites'")
 	navigate(t, ctx, base+"/members")
 	checkPage(t, ctx, base, "x06-members-totp-on")
-	submit(t, ctx, "document.querySelector('button[aria-label=\"Reset two-step sign-in of ana@example.com\"]').click()")
+	submit(t, ctx, "document.querySelector('a[aria-label=\"Reset two-step sign-in of ana@example.com…\"]').click()")
+	mustContain(t, ctx, "Reset the two-step sign-in of ana@example.com?")
+	checkPage(t, ctx, base, "x06a-confirm-totp-reset")
+	submit(t, ctx, "document.querySelector('main form button.danger').click()")
 	mustContain(t, ctx, "Two-step sign-in reset")
 	var resetShown bool
-	eval(t, ctx, "!!document.querySelector('button[aria-label^=\"Reset two-step\"]')", &resetShown)
+	eval(t, ctx, "!!document.querySelector('[aria-label^=\"Reset two-step\"]')", &resetShown)
 	if resetShown {
 		t.Fatal("the reset button is still shown after the reset")
 	}

@@ -100,6 +100,10 @@ type (
 		PutSSOConfig(ctx context.Context, orgID string, in identity.SSOInput) (*identity.SSOConfig, error)
 		DeleteSSOConfig(ctx context.Context, orgID string) error
 	}
+	// DigestUseCases say whether the sites' digests are emailed (the server has mail settings).
+	DigestUseCases interface {
+		Sends() bool
+	}
 	// WebhookUseCases manage the organization's webhook endpoints and read their deliveries.
 	WebhookUseCases interface {
 		CreateEndpoint(ctx context.Context, orgID string, in watch.WebhookInput) (*event.WebhookEndpoint, error)
@@ -116,6 +120,7 @@ type (
 		CodeSignInEmail(ctx context.Context, secret string) (string, error)
 		NewTOTP(ctx context.Context, userID, secret string) (*identity.TOTPSetup, error)
 		TOTPEnabled(ctx context.Context, userID string) (bool, error)
+		ChangePassword(ctx context.Context, userID, current, password string) error
 		EnableTOTP(ctx context.Context, userID, secret, code string) ([]string, error)
 		RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
 		NewRecoveryCodes(ctx context.Context, userID, code string) ([]string, error)
@@ -143,6 +148,7 @@ type (
 	// caller a session opened with an API key acts as.
 	OrgFinderUseCases interface {
 		FindOrganization(ctx context.Context, ref string) (*identity.Organization, error)
+		SSOOrgForEmail(ctx context.Context, email string) (string, error)
 		SessionKeyActor(ctx context.Context, orgID, keyID string) (*core.Actor, error)
 	}
 	// TCFUseCases give the banner page's TCF section the deployment's CMP ID and the GVL.
@@ -176,6 +182,17 @@ type UseCases struct {
 	SSOUseCases
 	OrgFinderUseCases
 	WebhookUseCases
+	DigestUseCases
+}
+
+// orgFinder finds organizations for sign-in: by name or ID (Orgs), by an email's domain (Users).
+type orgFinder struct {
+	*identity.Orgs
+	users *identity.Users
+}
+
+func (f orgFinder) SSOOrgForEmail(ctx context.Context, email string) (string, error) {
+	return f.users.SSOOrgForEmail(ctx, email)
 }
 
 // FromCore picks the console's use cases out of core's.
@@ -184,8 +201,8 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, SessionUseCases: uc.Sessions, UserUseCases: uc.Users, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
-		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: uc.Orgs,
-		WebhookUseCases: uc.Webhooks,
-		TCFUseCases:     uc.Banners,
+		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: orgFinder{uc.Orgs, uc.Users},
+		WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests,
+		TCFUseCases: uc.Banners,
 	}
 }

@@ -55,7 +55,7 @@ func TestWatchJourney(t *testing.T) {
 	checkPage(t, ctx, base, "w01-watch-error")
 	fill(t, ctx, map[string]string{"#digest-emails": "dpo@shop.example, web@shop.example"})
 	submit(t, ctx, "document.querySelector('form[action$=\"/watch\"] button').click()")
-	mustContain(t, ctx, "Schedules and digest saved")
+	mustContain(t, ctx, "Warning:", "No digest email will be sent", "CONSENTD_SMTP_URL is not set")
 	var scan, verify, emails string
 	eval(t, ctx, "document.querySelector('#scan-schedule').value", &scan)
 	eval(t, ctx, "document.querySelector('#verify-schedule').value", &verify)

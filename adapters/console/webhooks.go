@@ -138,5 +138,13 @@ func (h *handler) saveWatch(w http.ResponseWriter, r *http.Request, rq *request)
 		h.showSite(w, r, rq, status, page{Form: "watch", Error: msg, Values: r.PostForm})
 		return
 	}
-	h.redirect(w, r, rq, "/sites/"+s.ID, "Schedules and digest saved.")
+	msg := "Schedules and digest saved."
+	switch {
+	case len(emails) == 0:
+		msg = "Schedules saved; no digest is sent (no recipient)."
+	case h.m.DigestUseCases == nil || !h.m.Sends():
+		msg = warnFlash + "Schedules saved. No digest email will be sent: this server has no mail settings (CONSENTD_SMTP_URL is not set). " +
+			"The recipients are kept; the digest goes out once the operator sets it."
+	}
+	h.redirect(w, r, rq, "/sites/"+s.ID, msg)
 }

@@ -15,7 +15,7 @@ var (
 		Name: "consentd_crawler_bytes_total", Help: "Bytes of the pages fetched by scans (up to the per-page limit).",
 	})
 	matches = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "consentd_crawler_matches_total", Help: "What scans found: library services detected, unrecognised third-party scripts.",
+		Name: "consentd_crawler_matches_total", Help: "What scans found: library services detected, unrecognized third-party scripts.",
 	}, []string{"kind"})
 )
 

@@ -41,6 +41,7 @@ func init() {
 		{"site create", "--org ORG --name NAME --url URL", "create a site", siteCreate},
 		{"user create", "--email E --org ORG [--role R] [--name N]", "make a person a member; prints a one-time link to set their password", userCreate},
 		{"user reset-password", "--email E", "print a one-time link (1 hour) to set a person's password", userResetPassword},
+		{"user reset-totp", "--email E", "turn off a person's two-step sign-in and recovery codes (lost authenticator); audited", userResetTOTP},
 		{"records verify", "--site ID", "recompute a site's consent log chain; exit 1 on a break", recordsVerify},
 		{"scan", "[flags] URL [URL...]", "one-off scan, no database; prints JSON", scan},
 		{"verify", "[flags] URL", "verify the banner is obeyed, per consent state, in a local browser; prints the compliance report; exit 1 on findings", func(ctx context.Context, args []string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +15,9 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/identity"
 )
 
 var (
@@ -187,5 +191,73 @@ func TestUserCommands(t *testing.T) {
 	}
 	if _, stderr, err := runCLI(t, env, "user", "reset-password", "--email", "nobody@example.com"); err == nil || !strings.Contains(stderr, "not found") {
 		t.Fatalf("reset-password of nobody: %v %s", err, stderr)
+	}
+}
+
+// TestUserResetTOTP: `consentd user reset-totp --email E` turns off a person's two-step
+// sign-in and their recovery codes, and the audit log of their organization records it with
+// the command as the actor; a person without it, or without an account, is refused.
+func TestUserResetTOTP(t *testing.T) {
+	t.Parallel()
+	db := "sqlite://" + filepath.Join(t.TempDir(), "cli.db")
+	env := []string{"CONSENTD_DATABASE_URL=" + db}
+	if _, stderr, err := runCLI(t, env, "org", "create", "--name", "Acme"); err != nil {
+		t.Fatalf("org create: %v %s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, env, "user", "create", "--email", "ana@example.com", "--org", "Acme"); err != nil {
+		t.Fatalf("user create: %v %s", err, stderr)
+	}
+	ctx := context.Background()
+	open := func() *app.App {
+		a, err := app.New(ctx, app.Config{DatabaseURL: db, ExistingDatabase: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := open()
+	uc := a.UseCases()
+	sys := core.WithActor(ctx, core.System("test"))
+	org, err := uc.Orgs.FindOrganization(sys, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := uc.Users.Members(sys, org.ID)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("members: %v %v", ms, err)
+	}
+	actor, err := uc.Users.UserActor(ctx, ms[0].UserID, org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asAna := core.WithActor(ctx, actor)
+	setup, err := uc.Users.NewTOTP(asAna, ms[0].UserID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := identity.TOTPCode(setup.Secret, time.Now())
+	if _, err := uc.Users.EnableTOTP(asAna, ms[0].UserID, setup.Secret, code); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+
+	out, stderr, err := runCLI(t, env, "user", "reset-totp", "--email", "ana@example.com")
+	if err != nil || !strings.Contains(out, `"twoStepSignIn": false`) {
+		t.Fatalf("reset-totp: %v %s %s", err, out, stderr)
+	}
+	if _, stderr, err := runCLI(t, env, "user", "reset-totp", "--email", "ana@example.com"); err == nil || !strings.Contains(stderr, "no two-step sign-in") {
+		t.Fatalf("reset-totp again: %v %s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, env, "user", "reset-totp", "--email", "nobody@example.com"); err == nil || !strings.Contains(stderr, "no account has this email") {
+		t.Fatalf("reset-totp of nobody: %v %s", err, stderr)
+	}
+	a = open()
+	defer a.Close()
+	if on, err := a.UseCases().Users.TOTPEnabled(asAna, ms[0].UserID); err != nil || on {
+		t.Fatalf("two-step sign-in after reset-totp: %v %v", on, err)
+	}
+	page, err := a.UseCases().AuditLog.AuditEntries(sys, org.ID, identity.AuditQuery{Action: core.AuditUserTOTPReset}, "")
+	if err != nil || len(page.Entries) != 1 || page.Entries[0].ActorName != "consentd user reset-totp" {
+		t.Fatalf("audit of reset-totp: %+v %v", page, err)
 	}
 }

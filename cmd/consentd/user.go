@@ -53,6 +53,24 @@ func userResetPassword(ctx context.Context, args []string) error {
 	})
 }
 
+// userResetTOTP turns off a person's two-step sign-in, for an owner who lost their
+// authenticator and their recovery codes with nobody left to reset it in the console; the
+// audit log of each of their organizations records it, with this command as the actor.
+func userResetTOTP(ctx context.Context, args []string) error {
+	var email string
+	return withApp(ctx, "user reset-totp", args, func(fs *flag.FlagSet, cfg *app.Config) {
+		existing(fs, cfg)
+		bind(fs, "email", &email)
+	}, func(a *app.App) error {
+		u, err := a.UseCases().Users.ResetTOTP(ctx, email)
+		if err != nil {
+			return inDatabase(err, app.Config{DatabaseURL: a.DatabaseName()})
+		}
+		return printJSON(map[string]any{"id": u.ID, "email": u.Email, "twoStepSignIn": false,
+			"next": "their password alone signs them in; they set up a new authenticator on the console's account page"})
+	})
+}
+
 // consoleAddress binds the settings the printed links are made from: the public URL, or
 // else the serve address.
 func consoleAddress(fs *flag.FlagSet, cfg *app.Config) {

@@ -77,7 +77,10 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	}
 	// A decision cannot answer a banner the site has not shown yet.
 	if in.ConsentVersion > view.Version {
-		return nil, core.FieldErrorf("consentVersion", "must be 1 to %d, the site's current version", view.Version)
+		if view.Version == 1 {
+			return nil, core.FieldErrorf("consentVersion", "must be 1, the site's current version: the banner has not been changed since it was first shown")
+		}
+		return nil, core.FieldErrorf("consentVersion", "must be from 1 to %d, the site's current version", view.Version)
 	}
 	if in.Action != nil && !slices.Contains(consentActions[:], *in.Action) {
 		return nil, core.FieldErrorf("action", "must be one of %v", consentActions)

@@ -69,6 +69,41 @@ func checkPassword(password string) error {
 	return nil
 }
 
+// ChangePassword sets the signed-in member's own password; current must be their password
+// (validation_error naming "currentPassword" otherwise), or empty when they have none (a
+// member who joined by single sign-on). Recorded in each of their organizations.
+func (users *Users) ChangePassword(ctx context.Context, userID, current, password string) error {
+	if err := selfUser(ctx, userID); err != nil {
+		return err
+	}
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	return users.Store.InTx(ctx, func(tx Store) error {
+		u, err := tx.User(ctx, userID)
+		if err != nil {
+			return err
+		}
+		if u.PasswordHash != "" && !CheckPassword(u.PasswordHash, current) {
+			return core.FieldErrorf("currentPassword", "is not your current password")
+		}
+		u.PasswordHash = HashPassword(password)
+		if err := tx.SetUserPassword(ctx, u.ID, u.PasswordHash); err != nil {
+			return err
+		}
+		ms, err := tx.Memberships(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range ms {
+			if err := users.Audit.Record(ctx, tx, x.OrgID, "", core.AuditUserPasswordSet, u.ID, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // ResetLink is the operator's `consentd user reset-password`: a one-time link (its secret)
 // to set a new password, valid ResetTTL.
 func (users *Users) ResetLink(ctx context.Context, email string) (string, error) {

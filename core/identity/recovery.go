@@ -209,15 +209,41 @@ func (users *Users) ResetMemberTOTP(ctx context.Context, orgID, userID string) e
 		if err != nil {
 			return err
 		}
-		if u.TOTPSecret == "" {
-			return core.Errorf(core.CodeConflict, "this member has no two-step sign-in")
-		}
-		if err := tx.SetUserTOTP(ctx, userID, "", 0); err != nil {
-			return err
-		}
-		if err := tx.ReplaceRecoveryCodes(ctx, userID, nil); err != nil {
-			return err
-		}
-		return users.auditUser(ctx, tx, u, core.AuditUserTOTPReset, "totp", true, false)
+		return users.resetTOTP(ctx, tx, u)
 	})
+}
+
+// ResetTOTP turns off the two-step sign-in of the person with email and removes their
+// recovery codes, for an operator (`consentd user reset-totp`, the system actor only): an
+// owner locked out with nobody left to reset it in the console. Audited in every organization
+// of the person as ResetMemberTOTP is, the operator's command named as the actor.
+func (users *Users) ResetTOTP(ctx context.Context, email string) (*User, error) {
+	if err := core.AuthorizeSystem(ctx); err != nil {
+		return nil, err
+	}
+	var u *User
+	err := users.Store.InTx(ctx, func(tx Store) error {
+		var err error
+		if u, err = tx.UserByEmail(ctx, strings.TrimSpace(email)); core.IsNotFound(err) {
+			return core.FieldErrorf("email", "no account has this email")
+		} else if err != nil {
+			return err
+		}
+		return users.resetTOTP(ctx, tx, u)
+	})
+	return u, err
+}
+
+// resetTOTP turns u's second factor off, with its recovery codes, and records it.
+func (users *Users) resetTOTP(ctx context.Context, tx Store, u *User) error {
+	if u.TOTPSecret == "" {
+		return core.Errorf(core.CodeConflict, "this member has no two-step sign-in")
+	}
+	if err := tx.SetUserTOTP(ctx, u.ID, "", 0); err != nil {
+		return err
+	}
+	if err := tx.ReplaceRecoveryCodes(ctx, u.ID, nil); err != nil {
+		return err
+	}
+	return users.auditUser(ctx, tx, u, core.AuditUserTOTPReset, "totp", true, false)
 }

@@ -115,6 +115,43 @@ func SSORoleNames() []string {
 	return out
 }
 
+// SSOOrgForEmail is the organization whose own single sign-on lets people of email's domain
+// in (a domain of its AllowedDomains), for the sign-in page's "your work email": not_found when
+// none does, conflict when several do (the person then uses their organization's sign-in
+// link). It reads each organization's provider: one query per organization, which a
+// deployment has few of.
+func (users *Users) SSOOrgForEmail(ctx context.Context, email string) (string, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return "", err
+	}
+	_, domain, _ := strings.Cut(email, "@")
+	orgs, err := users.Store.Organizations(ctx)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, o := range orgs {
+		c, err := users.Store.SSOConfig(ctx, o.ID)
+		if core.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if slices.Contains(c.AllowedDomains, domain) {
+			found = append(found, o.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", core.Errorf(core.CodeNotFound, "no organization has single sign-on for %s", domain)
+	case 1:
+		return found[0], nil
+	}
+	return "", core.Errorf(core.CodeConflict, "several organizations have single sign-on for %s", domain)
+}
+
 // SSOStore keeps organizations' single sign-on providers, one per organization.
 type SSOStore interface {
 	// PutSSOConfig stores the organization's provider, replacing the one it had; not_found

@@ -83,6 +83,10 @@ func (digests *Digests) Unsubscribe(ctx context.Context, token string) (string, 
 	return email, err
 }
 
+// Sends reports whether digests are emailed: false when the server has no mail settings
+// (CONSENTD_SMTP_URL), when SendDigests sends nothing.
+func (digests *Digests) Sends() bool { return digests.Mailer != nil }
+
 // SendDigests emails each site's recipients what happened since its last digest: failed
 // scans, scans that found changes, services auto-configure added. A site with nothing to
 // report gets no email. It returns how many emails were sent; a site whose mail fails is

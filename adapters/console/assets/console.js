@@ -1,6 +1,53 @@
 // consentd console: progressive enhancement only; every page works without it.
 (function () {
   'use strict';
+  document.documentElement.classList.add('js');
+
+  // The main navigation folds behind the Menu button on narrow screens (console.css).
+  function menu() {
+    var b = document.querySelector('.menu-toggle');
+    var nav = b && document.getElementById(b.getAttribute('aria-controls'));
+    if (!nav) return;
+    b.hidden = false;
+    b.addEventListener('click', function () {
+      var open = b.getAttribute('aria-expanded') !== 'true';
+      b.setAttribute('aria-expanded', open ? 'true' : 'false');
+      nav.classList.toggle('open', open);
+    });
+    document.addEventListener('keydown', function (e) {
+      if (e.key === 'Escape' && b.getAttribute('aria-expanded') === 'true') {
+        b.setAttribute('aria-expanded', 'false');
+        nav.classList.remove('open');
+        b.focus();
+      }
+    });
+  }
+
+  // A table wider than its card scrolls inside it; keyboard users reach the scrolling region
+  // (a tab stop named after the table) only where it scrolls.
+  function tables() {
+    var names = {};
+    document.querySelectorAll('.table-wrap').forEach(function (w) {
+      if (w.scrollWidth > w.clientWidth + 1) {
+        w.setAttribute('tabindex', '0');
+        w.setAttribute('role', 'region');
+        // Named after the table's caption, its fieldset's legend or its section's heading;
+        // every region's name differs.
+        var t = w.querySelector('table');
+        var fs = w.closest('fieldset');
+        var h = w.closest('section, main').querySelector('h2, h1');
+        var name = ((t && (t.getAttribute('aria-label') || (t.caption && t.caption.textContent))) ||
+          (fs && fs.querySelector('legend') && fs.querySelector('legend').textContent) || (h && h.textContent) || 'Table').trim();
+        names[name] = (names[name] || 0) + 1;
+        if (names[name] > 1) name += ' (' + names[name] + ')';
+        w.setAttribute('aria-label', name + ', table (scrolls sideways)');
+      } else if (w.getAttribute('role') === 'region') {
+        w.removeAttribute('tabindex');
+        w.removeAttribute('role');
+        w.removeAttribute('aria-label');
+      }
+    });
+  }
 
   // Copy buttons: <button data-copy="ID"> copies the text of element ID.
   document.addEventListener('click', function (e) {
@@ -65,5 +112,13 @@
     });
     refresh();
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', editor); else editor();
+  var start = function () {
+    menu();
+    tables();
+    editor();
+    var pending = null;
+    window.addEventListener('resize', function () { clearTimeout(pending); pending = setTimeout(tables, 100); });
+    document.addEventListener('htmx:afterSettle', tables);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();

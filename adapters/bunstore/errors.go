@@ -20,6 +20,9 @@ func translate(err error, what string) error {
 	if errors.As(err, &ce) {
 		return err
 	}
+	if out := unavailable(err); out != err {
+		return out // pgIngest's own connection is no database/sql one (guardConnector)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Errorf(core.CodeNotFound, "%s not found", what)
 	}

@@ -62,7 +62,10 @@ func (s *Store) Close() error {
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.root.PingContext(ctx); err != nil {
-		return core.Wrap(core.CodeInternal, err, "database unreachable")
+		if core.IsUnavailable(err) {
+			return err
+		}
+		return core.Wrap(core.CodeUnavailable, err, "database unreachable")
 	}
 	return nil
 }
@@ -86,18 +89,35 @@ func (s *Store) SQLTx() *sql.Tx {
 	return s.tx.Tx
 }
 
+// Option changes how Open opens a store.
+type Option func(*options)
+
+type options struct{ faults *Faults }
+
+// WithFaults has the store's connections fail as f says (tests only; see Faults).
+func WithFaults(f *Faults) Option { return func(o *options) { o.faults = f } }
+
 // Open connects to the database named by a URL: sqlite://PATH (embedded, single node) or
 // postgres://... (production). It does not migrate; call Migrate.
-func Open(ctx context.Context, databaseURL string) (*Store, error) {
+//
+// Every error the database answers because it cannot serve now (connection lost, shut down,
+// read-only, disk full, I/O error) reaches the use cases as core's unavailable error, and the
+// connection that answered it is replaced (see guardConnector): the store serves again as soon
+// as the database does, without a restart.
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var (
 		db  *bun.DB
 		err error
 	)
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite://"):
-		db, err = openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite://"))
+		db, err = openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite://"), o.faults)
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		db, err = openPostgres(databaseURL)
+		db, err = openPostgres(databaseURL, o.faults)
 	default:
 		return nil, fmt.Errorf("database url %q: must start with sqlite:// or postgres://", databaseURL)
 	}

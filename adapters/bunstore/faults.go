@@ -1,0 +1,72 @@
+package bunstore
+
+import "sync"
+
+// Faults makes a store's database connections fail on demand, for the tests of what consentd
+// does while its database cannot answer (a stopped server, a read-only file, a full disk) and
+// of commits whose answer is lost. It sits in the store's own driver layer (guardConnector), so
+// that an injected error takes the path a real one takes: classified as unavailable, the
+// connection dropped by the pool. A nil *Faults injects nothing; production stores have none.
+type Faults struct {
+	mu sync.Mutex
+	// down fails every new connection, statement and commit with its error.
+	down error
+	// lostCommit is the error answering every commit after it was made.
+	lostCommit error
+	// commits counts commits made while lostCommit was set.
+	commits int
+}
+
+type faultOp int
+
+const (
+	opConnect faultOp = iota
+	opStatement
+	opCommit
+)
+
+// Fail makes every new connection, statement and commit fail with err until Fail(nil): a
+// database that stopped, or a file that became read-only or a disk that filled, when err is
+// the driver's error for it.
+func (f *Faults) Fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = err
+}
+
+// LoseCommitAnswers makes every commit answer err after the commit is made, until
+// LoseCommitAnswers(nil): the answer of a commit lost on its way back (a connection that broke
+// just then).
+func (f *Faults) LoseCommitAnswers(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lostCommit = err
+}
+
+// LostCommits is how many commits were made whose answer was lost.
+func (f *Faults) LostCommits() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.commits
+}
+
+func (f *Faults) before(faultOp) error {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.down
+}
+
+func (f *Faults) after(op faultOp) error {
+	if f == nil || op != opCommit {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lostCommit != nil {
+		f.commits++
+	}
+	return f.lostCommit
+}

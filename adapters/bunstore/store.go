@@ -133,7 +133,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 	if db.Dialect().Name().String() == "pg" {
 		committers, batch = 4, 256
 	}
-	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch, databaseURL), url: databaseURL}, nil
+	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch, databaseURL, o.faults), url: databaseURL}, nil
 }
 
 // Dialect names the database: "sqlite" or "postgres".

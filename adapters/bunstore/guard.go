@@ -26,7 +26,7 @@ func (c *guardConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return &guardConn{inner: conn, faults: c.faults}, nil
+	return &guardConn{inner: conn, faults: c.faults, stuck: c.faults.opened()}, nil
 }
 
 func (c *guardConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -45,6 +45,8 @@ type guardConn struct {
 	inner  driver.Conn
 	faults *Faults
 	broken atomic.Bool
+	// stuck is the write fault this connection keeps for life (Faults.ReadOnly), in tests.
+	stuck error
 }
 
 // check classifies err and marks the connection broken when it is.
@@ -56,6 +58,14 @@ func (c *guardConn) check(err error) error {
 		c.broken.Store(true)
 	}
 	return unavailable(err)
+}
+
+// fault is the injected failure of a statement, nil without one.
+func (c *guardConn) fault(query string) error {
+	if err := c.faults.before(opStatement); err != nil {
+		return err
+	}
+	return c.faults.write(query, c.stuck)
 }
 
 func (c *guardConn) Prepare(query string) (driver.Stmt, error) {
@@ -76,7 +86,7 @@ func (c *guardConn) PrepareContext(ctx context.Context, query string) (driver.St
 	if err != nil {
 		return nil, c.check(err)
 	}
-	return &guardStmt{inner: st, conn: c}, nil
+	return &guardStmt{inner: st, conn: c, query: query}, nil
 }
 
 func (c *guardConn) Close() error { return c.inner.Close() }
@@ -107,7 +117,7 @@ func (c *guardConn) ExecContext(ctx context.Context, query string, args []driver
 	if !ok {
 		return nil, driver.ErrSkip
 	}
-	if err := c.faults.before(opStatement); err != nil {
+	if err := c.fault(query); err != nil {
 		return nil, c.check(err)
 	}
 	res, err := e.ExecContext(ctx, query, args)
@@ -119,7 +129,7 @@ func (c *guardConn) QueryContext(ctx context.Context, query string, args []drive
 	if !ok {
 		return nil, driver.ErrSkip
 	}
-	if err := c.faults.before(opStatement); err != nil {
+	if err := c.fault(query); err != nil {
 		return nil, c.check(err)
 	}
 	rows, err := q.QueryContext(ctx, query, args)
@@ -139,14 +149,32 @@ func (c *guardConn) Ping(ctx context.Context) error {
 	return nil
 }
 
+// ResetSession, before a used connection is handed out again, drops it when it broke or
+// when its SQLite database is open read-only: SQLite opens a file it cannot write read-only
+// and keeps it so, which would fail every later write on this connection after the file is
+// writable again.
 func (c *guardConn) ResetSession(ctx context.Context) error {
-	if c.broken.Load() {
+	if c.broken.Load() || c.readOnly() {
 		return driver.ErrBadConn
 	}
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)
 	}
 	return nil
+}
+
+// readOnly reports whether the connection's database is open read-only (sqlite3_db_readonly;
+// in tests, a connection opened during Faults.ReadOnly).
+func (c *guardConn) readOnly() bool {
+	if c.stuck != nil {
+		return true
+	}
+	ro, ok := c.inner.(interface{ IsReadOnly(string) (bool, error) })
+	if !ok {
+		return false
+	}
+	r, err := ro.IsReadOnly("main")
+	return err == nil && r
 }
 
 func (c *guardConn) IsValid() bool {
@@ -188,13 +216,14 @@ func (t *guardTx) Rollback() error { return t.conn.check(t.inner.Rollback()) }
 type guardStmt struct {
 	inner driver.Stmt
 	conn  *guardConn
+	query string
 }
 
 func (s *guardStmt) Close() error  { return s.inner.Close() }
 func (s *guardStmt) NumInput() int { return s.inner.NumInput() }
 
 func (s *guardStmt) Exec(args []driver.Value) (driver.Result, error) {
-	if err := s.conn.faults.before(opStatement); err != nil {
+	if err := s.conn.fault(s.query); err != nil {
 		return nil, s.conn.check(err)
 	}
 	res, err := s.inner.Exec(args) //nolint:staticcheck // what database/sql calls without ExecContext
@@ -202,7 +231,7 @@ func (s *guardStmt) Exec(args []driver.Value) (driver.Result, error) {
 }
 
 func (s *guardStmt) Query(args []driver.Value) (driver.Rows, error) {
-	if err := s.conn.faults.before(opStatement); err != nil {
+	if err := s.conn.fault(s.query); err != nil {
 		return nil, s.conn.check(err)
 	}
 	rows, err := s.inner.Query(args) //nolint:staticcheck // what database/sql calls without QueryContext
@@ -221,7 +250,7 @@ func (s *guardStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 		}
 		return s.Exec(vals)
 	}
-	if err := s.conn.faults.before(opStatement); err != nil {
+	if err := s.conn.fault(s.query); err != nil {
 		return nil, s.conn.check(err)
 	}
 	res, err := e.ExecContext(ctx, args)
@@ -237,7 +266,7 @@ func (s *guardStmt) QueryContext(ctx context.Context, args []driver.NamedValue) 
 		}
 		return s.Query(vals)
 	}
-	if err := s.conn.faults.before(opStatement); err != nil {
+	if err := s.conn.fault(s.query); err != nil {
 		return nil, s.conn.check(err)
 	}
 	rows, err := q.QueryContext(ctx, args)

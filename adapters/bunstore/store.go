@@ -59,15 +59,26 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.releaseServing())
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database can write: it answers, and a write of one row
+// (store_probe) commits. A read-only file or server, a full disk or a lost connection make it
+// fail, with core's unavailable error; /readyz answers 503 then.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.root.PingContext(ctx); err != nil {
+	_, err := s.root.NewInsert().Model(&storeProbe{ID: 1, At: time.Now().UTC()}).
+		On("CONFLICT (id) DO UPDATE").Set("at = EXCLUDED.at").Exec(ctx)
+	if err != nil {
 		if core.IsUnavailable(err) {
 			return err
 		}
 		return core.Wrap(core.CodeUnavailable, err, "database unreachable")
 	}
 	return nil
+}
+
+// storeProbe is the row Ping writes.
+type storeProbe struct {
+	bun.BaseModel `bun:"table:store_probe"`
+	ID            int       `bun:"id,pk"`
+	At            time.Time `bun:"at"`
 }
 
 // InTx runs fn in a transaction; inside one already, fn joins it.

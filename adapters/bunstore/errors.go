@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 )
 
@@ -20,8 +21,8 @@ func translate(err error, what string) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	if out := unavailable(err); out != err {
-		return out // pgIngest's own connection is no database/sql one (guardConnector)
+	if out := dbguard.Unavailable(err); out != err {
+		return out // pgIngest's own connection is no database/sql one (dbguard)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Errorf(core.CodeNotFound, "%s not found", what)

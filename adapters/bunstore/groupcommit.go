@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
@@ -48,7 +49,7 @@ var errClosed = errors.New("store closed")
 // newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
 // On Postgres, pgURL (the database URL) gives each committer a connection of its own for
 // the batches it writes on known heads (pgIngest); "" keeps every batch on db.
-func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string, faults *Faults) *groupCommit {
+func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string, faults *dbguard.Faults) *groupCommit {
 	g := &groupCommit{db: db, quit: make(chan struct{}), maxBatch: maxBatch, seed: maphash.MakeSeed()}
 	for i := range committers {
 		ch := make(chan *consentReq)
@@ -220,7 +221,7 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, p
 		return nil
 	}
 	err := write(live)
-	if err != nil && core.IsUnavailable(unavailable(err)) {
+	if err != nil && core.IsUnavailable(dbguard.Unavailable(err)) {
 		// The database went away, perhaps after committing the batch and before answering:
 		// the records' IDs say whether it did (the batch is one transaction). Retrying each
 		// record alone would only fail again, slowly.

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core/consent"
 )
 
@@ -29,13 +30,13 @@ type pgIngest struct {
 	cfg  *pgx.ConnConfig
 	conn *pgx.Conn
 	// faults, in tests, loses the answers of commits as the pool's driver layer does.
-	faults *Faults
+	faults *dbguard.Faults
 }
 
 // newPGIngest returns the connection holder for a committer, or nil when the database URL
 // chooses its own query mode (default_query_exec_mode, e.g. behind a pooler that cannot
 // keep prepared statements): then batches go the simple-protocol way.
-func newPGIngest(dsn string, faults *Faults) *pgIngest {
+func newPGIngest(dsn string, faults *dbguard.Faults) *pgIngest {
 	if dsn == "" || strings.Contains(dsn, "default_query_exec_mode") {
 		return nil
 	}
@@ -117,7 +118,7 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 	if err != nil {
 		return nil, err
 	}
-	if err := p.faults.after(opCommit); err != nil {
+	if err := p.faults.AfterCommit(); err != nil {
 		_ = conn.Close(ctx) // the answer was lost with the connection
 		return nil, err
 	}

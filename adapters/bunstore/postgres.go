@@ -13,10 +13,11 @@ import (
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 )
 
-func openPostgres(dsn string, faults *Faults) (*bun.DB, error) {
+func openPostgres(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
 	sqldb, err := pgxDB(dsn, 32, faults)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -29,7 +30,7 @@ func openPostgres(dsn string, faults *Faults) (*bun.DB, error) {
 // distinct text (a round trip and a server-side plan cached for nothing, then evicted)
 // before running it. The simple protocol sends the text once. A default_query_exec_mode in
 // the URL still wins. BenchmarkPostgresQueryMode measures the difference.
-func pgxDB(dsn string, conns int, faults *Faults) (*sql.DB, error) {
+func pgxDB(dsn string, conns int, faults *dbguard.Faults) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func pgxDB(dsn string, conns int, faults *Faults) (*sql.DB, error) {
 	if !strings.Contains(dsn, "default_query_exec_mode") {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
-	sqldb := sql.OpenDB(&guardConnector{inner: stdlib.GetConnector(*cfg), faults: faults})
+	sqldb := sql.OpenDB(dbguard.Connector(stdlib.GetConnector(*cfg), faults))
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	return sqldb, nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/usecases"
 )
@@ -105,6 +106,9 @@ type Option func(*options)
 
 type options struct{ faults *Faults }
 
+// Faults makes a store's database connections fail on demand, in tests (dbguard.Faults).
+type Faults = dbguard.Faults
+
 // WithFaults has the store's connections fail as f says (tests only; see Faults).
 func WithFaults(f *Faults) Option { return func(o *options) { o.faults = f } }
 
@@ -113,7 +117,7 @@ func WithFaults(f *Faults) Option { return func(o *options) { o.faults = f } }
 //
 // Every error the database answers because it cannot serve now (connection lost, shut down,
 // read-only, disk full, I/O error) reaches the use cases as core's unavailable error, and the
-// connection that answered it is replaced (see guardConnector): the store serves again as soon
+// connection that answered it is replaced (see dbguard): the store serves again as soon
 // as the database does, without a restart.
 func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
 	var o options

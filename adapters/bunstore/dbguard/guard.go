@@ -1,4 +1,4 @@
-package bunstore
+package dbguard
 
 import (
 	"context"
@@ -8,8 +8,19 @@ import (
 	"sync/atomic"
 )
 
+// Connector wraps inner, a database/sql driver's connector, with faults (nil in production):
+// see guardConnector.
+func Connector(inner driver.Connector, faults *Faults) driver.Connector {
+	return &guardConnector{inner: inner, faults: faults}
+}
+
+// DSNConnector is the connector of a driver that has none of its own (modernc's sqlite).
+func DSNConnector(drv driver.Driver, dsn string) driver.Connector {
+	return dsnConnector{drv: drv, dsn: dsn}
+}
+
 // guardConnector wraps a database/sql driver so that every error a connection answers goes
-// through unavailable (whatever store method, query or transaction it came from, it reaches
+// through Unavailable (whatever store method, query or transaction it came from, it reaches
 // the use cases as core's unavailable error when the database cannot answer), and a connection
 // that answered a connection-level failure (brokenConn) is discarded by the pool instead of
 // being handed out again. With faults set (tests), each operation asks it first.
@@ -20,11 +31,11 @@ type guardConnector struct {
 
 func (c *guardConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := c.faults.before(opConnect); err != nil {
-		return nil, unavailable(err)
+		return nil, Unavailable(err)
 	}
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, unavailable(err)
+		return nil, Unavailable(err)
 	}
 	return &guardConn{inner: conn, faults: c.faults, stuck: c.faults.opened()}, nil
 }
@@ -57,7 +68,7 @@ func (c *guardConn) check(err error) error {
 	if brokenConn(err) {
 		c.broken.Store(true)
 	}
-	return unavailable(err)
+	return Unavailable(err)
 }
 
 // fault is the injected failure of a statement, nil without one.

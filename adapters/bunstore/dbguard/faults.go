@@ -1,4 +1,4 @@
-package bunstore
+package dbguard
 
 import (
 	"strings"
@@ -118,6 +118,10 @@ func (f *Faults) before(faultOp) error {
 	defer f.mu.Unlock()
 	return f.down
 }
+
+// AfterCommit is the fault answering a commit made outside the driver layer (the bun store's
+// own Postgres ingest connection), nil without one: see LoseCommitAnswers.
+func (f *Faults) AfterCommit() error { return f.after(opCommit) }
 
 func (f *Faults) after(op faultOp) error {
 	if f == nil || op != opCommit {

@@ -1,4 +1,4 @@
-package bunstore
+package dbguard
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestUnavailableClassifies(t *testing.T) {
 		{context.DeadlineExceeded, false, false},
 		{errors.New("no such column: x"), false, false},
 	} {
-		got := unavailable(c.err)
+		got := Unavailable(c.err)
 		if core.IsUnavailable(got) != c.unavailable {
 			t.Errorf("%v: unavailable %v, want %v", c.err, core.IsUnavailable(got), c.unavailable)
 		}
@@ -62,8 +62,5 @@ func TestUnavailableClassifies(t *testing.T) {
 		if brokenConn(c.err) != c.drop {
 			t.Errorf("%v: connection dropped %v, want %v", c.err, brokenConn(c.err), c.drop)
 		}
-	}
-	if got := translate(sqliteErr(13), "site"); !core.IsUnavailable(got) || core.ErrorMessage(got) != unavailableMessage {
-		t.Errorf("translate of a full disk: %v (%q)", got, core.ErrorMessage(got))
 	}
 }

@@ -1,4 +1,8 @@
-package bunstore
+// Package dbguard is the bun store's database/sql driver layer: every error a connection
+// answers is classified (Unavailable: the database cannot answer now), a connection that broke
+// or whose SQLite database is open read-only is dropped by the pool, and tests inject faults
+// (Faults). It is bunstore's own, split out to keep that package within its size.
+package dbguard
 
 import (
 	"context"
@@ -14,23 +18,23 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
-// unavailableMessage is what a client is told while the database cannot answer.
-const unavailableMessage = "the database is unavailable; retry later"
+// UnavailableMessage is what a client is told while the database cannot answer.
+const UnavailableMessage = "the database is unavailable; retry later"
 
-// unavailable returns err as a core unavailable error (code unavailable, which the HTTP
+// Unavailable returns err as a core unavailable error (code unavailable, which the HTTP
 // adapters answer 503 with Retry-After) when it says the database cannot answer now rather than
 // that the request or the code is wrong: the connection is lost or refused, the server shuts
 // down or is starting, the database is read-only, the disk is full, an I/O error. Any other
 // error is returned as it is. The wrapped error keeps the driver's, so that database/sql still
 // sees driver.ErrBadConn and translate still sees SQLSTATEs.
-func unavailable(err error) error {
+func Unavailable(err error) error {
 	if err == nil || core.IsUnavailable(err) || !isUnavailable(err) {
 		return err
 	}
-	return core.Wrap(core.CodeUnavailable, err, unavailableMessage)
+	return core.Wrap(core.CodeUnavailable, err, UnavailableMessage)
 }
 
-// isUnavailable classifies a driver error; see unavailable.
+// isUnavailable classifies a driver error; see Unavailable.
 func isUnavailable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // the client went away or gave up: its own doing, not the store's

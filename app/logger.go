@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 )
@@ -22,7 +23,8 @@ type LogOptions struct {
 }
 
 // NewLogger returns the process's logger on w: JSON or text, at the level asked, with the trace
-// and span IDs of the record's context on each line, and secrets scrubbed (scrub). An unknown
+// and span IDs of the record's context on each line, secrets scrubbed (scrub), and a warning or
+// error repeated within 10 s logged once, with the count of its repeats (oncePer). An unknown
 // level or format is an error naming the setting.
 func NewLogger(w io.Writer, o LogOptions) (*slog.Logger, error) {
 	var level slog.Level
@@ -48,7 +50,7 @@ func NewLogger(w io.Writer, o LogOptions) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("log-format (CONSENTD_LOG_FORMAT) %q: expected auto, json or text", o.Format)
 	}
-	return slog.New(traceIDs{h}), nil
+	return slog.New(traceIDs{newOncePer(h, repeatInterval, time.Now)}), nil
 }
 
 // traceIDs adds trace_id and span_id to records logged within a sampled span, so that a log

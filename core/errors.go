@@ -18,13 +18,16 @@ const (
 	CodeConflict    Code = "conflict"
 	CodeRateLimited Code = "rate_limited"
 	CodeInternal    Code = "internal"
+	// CodeUnavailable: the store (the database) cannot answer now (connection lost, shut
+	// down, read-only, disk full, I/O error); the same request is worth sending again later.
+	CodeUnavailable Code = "unavailable"
 	// CodeUnsupportedMedia: the request body is not in a format the endpoint reads (JSON).
 	CodeUnsupportedMedia Code = "unsupported_media_type"
 )
 
 // Codes returns every error code, for the API's enum and its parity test.
 func Codes() []Code {
-	return []Code{CodeInvalid, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict, CodeRateLimited, CodeInternal, CodeUnsupportedMedia}
+	return []Code{CodeInvalid, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict, CodeRateLimited, CodeInternal, CodeUnavailable, CodeUnsupportedMedia}
 }
 
 // Error is a domain error: a code, a message fit for the client, and the wrapped cause.
@@ -100,6 +103,9 @@ func ErrorMessage(err error) string {
 
 // IsNotFound reports whether err is a not-found error.
 func IsNotFound(err error) bool { return ErrorCode(err) == CodeNotFound }
+
+// IsUnavailable reports whether err is an unavailable error: the store cannot answer now.
+func IsUnavailable(err error) bool { return ErrorCode(err) == CodeUnavailable }
 
 // IsConflict reports whether err is a conflict error.
 func IsConflict(err error) bool { return ErrorCode(err) == CodeConflict }

@@ -43,6 +43,9 @@ type consentRecord struct {
 	ACString   string `bun:"ac_string"`
 	GVLVersion int    `bun:"gvl_version"`
 	GPPString  string `bun:"gpp_string"`
+	// IdempotencyKey is the key the decision was posted with, NULL without one; unique per
+	// site (consent_records_idempotency).
+	IdempotencyKey *string `bun:"idempotency_key"`
 }
 
 // consentCount is one bucket of the consent_counts table: the number of records of a site
@@ -137,6 +140,7 @@ func fromConsent(r *consent.ConsentRecord) consentRecord {
 		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
 		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
 		Region: r.Region, RegionRule: r.RegionRule, TCString: r.TCString, ACString: r.ACString, GVLVersion: r.GVLVersion, GPPString: r.GPPString,
+		IdempotencyKey: keyOrNil(r.IdempotencyKey),
 	}
 }
 
@@ -145,7 +149,7 @@ func (m *consentRecord) core() *consent.ConsentRecord {
 	if m.BatchSeq != nil {
 		seq = *m.BatchSeq
 	}
-	return &consent.ConsentRecord{
+	r := &consent.ConsentRecord{
 		ID: m.ID, SiteID: m.SiteID, VisitorID: m.VisitorID, IPCountry: m.IPCountry, Jurisdiction: m.Jurisdiction,
 		CategoriesConsented: orMap(map[string]bool(m.CategoriesConsented)), GPCSignal: m.GPCSignal, DoNotSell: m.DoNotSell,
 		ConsentVersion: m.ConsentVersion, Action: m.Action, CreatedAt: m.CreatedAt.UTC(),
@@ -153,6 +157,10 @@ func (m *consentRecord) core() *consent.ConsentRecord {
 		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,
 		Region: m.Region, RegionRule: m.RegionRule, TCString: m.TCString, ACString: m.ACString, GVLVersion: m.GVLVersion, GPPString: m.GPPString,
 	}
+	if m.IdempotencyKey != nil {
+		r.IdempotencyKey = *m.IdempotencyKey
+	}
+	return r
 }
 
 // insertConsents writes records, chains them and counts them, in db (a transaction). Each

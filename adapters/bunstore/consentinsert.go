@@ -11,13 +11,14 @@ import (
 // CPU under ingest load. The text is exactly what bun renders for
 // db.NewInsert().Model(&rows) (TestConsentInsertAsBun checks it on both dialects), with every
 // value appended by the dialect's own functions. BatchSeq is always set on insert
-// (fromConsent); a nil one would be NULL where bun writes DEFAULT.
+// (fromConsent); a nil one would be NULL where bun writes DEFAULT. A nil IdempotencyKey (a post
+// without one) is NULL too, where bun writes DEFAULT: the column has no default, so the same.
 type consentInsert []consentRecord
 
 const consentInsertHead = `INSERT INTO "consent_records" ("id", "site_id", "visitor_id", "ip_country", "jurisdiction", ` +
 	`"categories_consented", "gpc_signal", "do_not_sell", "consent_version", "action", "created_at", "page_url", ` +
 	`"user_agent", "snapshot_hash", "visitor_salt", "visitor_hash", "record_hash", "batch_seq", "batch_index", "region", "region_rule", ` +
-	`"tc_string", "ac_string", "gvl_version", "gpp_string") VALUES `
+	`"tc_string", "ac_string", "gvl_version", "gpp_string", "idempotency_key") VALUES `
 
 // AppendQuery implements schema.QueryAppender.
 func (rows consentInsert) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, error) {
@@ -69,6 +70,12 @@ func (rows consentInsert) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, er
 		b = strconv.AppendInt(b, int64(r.GVLVersion), 10)
 		b = append(b, ", "...)
 		b = d.AppendString(b, r.GPPString)
+		b = append(b, ", "...)
+		if r.IdempotencyKey == nil {
+			b = append(b, "NULL"...)
+		} else {
+			b = d.AppendString(b, *r.IdempotencyKey)
+		}
 		b = append(b, ')')
 	}
 	return b, nil

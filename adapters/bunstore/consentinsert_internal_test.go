@@ -12,15 +12,16 @@ import (
 // TestConsentInsertAsBun: consentInsert renders exactly what bun renders for the same rows,
 // on SQLite and Postgres, for values that need quoting, escaping and NULL.
 func TestConsentInsertAsBun(t *testing.T) {
-	seq, zero := int64(42), int64(0)
+	seq, zero, key := int64(42), int64(0), "k'1_-"
 	rows := []consentRecord{
 		{ID: "01a21775-009a-7a0f-9497-3c07bc65d471", SiteID: "01a21774-ee7e-7e58-8bbd-fe7213b59ca1", VisitorID: `v'1"\x`,
 			IPCountry: "DE", Jurisdiction: "gdpr", CategoriesConsented: consentCategories{"essential": true, "marketing": false, "it's": true},
 			GPCSignal: true, DoNotSell: false, ConsentVersion: 1000000, Action: "custom",
 			CreatedAt: time.Date(2026, 11, 26, 10, 44, 33, 562659000, time.FixedZone("x", 3600)),
 			PageURL:   "https://shop.example/ä/%27", UserAgent: "Firefox desktop", SnapshotHash: "e46c", VisitorSalt: "RZX6",
-			VisitorHash: "f481", RecordHash: "d166", BatchSeq: &seq, BatchIndex: 3},
-		{ID: "b", SiteID: "s", VisitorID: "tab\there\nnew 😀", CategoriesConsented: consentCategories{}, CreatedAt: time.Unix(0, 0).UTC(), BatchSeq: &zero},
+			VisitorHash: "f481", RecordHash: "d166", BatchSeq: &seq, BatchIndex: 3, IdempotencyKey: &key},
+		{ID: "b", SiteID: "s", VisitorID: "tab\there\nnew 😀", CategoriesConsented: consentCategories{}, CreatedAt: time.Unix(0, 0).UTC(), BatchSeq: &zero,
+			IdempotencyKey: &key},
 	}
 	for name, open := range map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "t.db") },

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 )
 
@@ -19,6 +20,9 @@ func translate(err error, what string) error {
 	var ce *core.Error
 	if errors.As(err, &ce) {
 		return err
+	}
+	if out := dbguard.Unavailable(err); out != err {
+		return out // pgIngest's own connection is no database/sql one (dbguard)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Errorf(core.CodeNotFound, "%s not found", what)

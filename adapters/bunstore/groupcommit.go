@@ -10,6 +10,8 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
 
@@ -47,14 +49,14 @@ var errClosed = errors.New("store closed")
 // newGroupCommit starts committers goroutines writing batches of at most maxBatch records.
 // On Postgres, pgURL (the database URL) gives each committer a connection of its own for
 // the batches it writes on known heads (pgIngest); "" keeps every batch on db.
-func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string) *groupCommit {
+func newGroupCommit(db *bun.DB, committers, maxBatch int, pgURL string, faults *dbguard.Faults) *groupCommit {
 	g := &groupCommit{db: db, quit: make(chan struct{}), maxBatch: maxBatch, seed: maphash.MakeSeed()}
 	for i := range committers {
 		ch := make(chan *consentReq)
 		g.reqs = append(g.reqs, ch)
 		var pg *pgIngest
 		if db.Dialect().Name() == dialect.PG {
-			pg = newPGIngest(pgURL)
+			pg = newPGIngest(pgURL, faults)
 		}
 		g.pg = append(g.pg, pg)
 		g.wg.Add(1)
@@ -219,6 +221,18 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, p
 		return nil
 	}
 	err := write(live)
+	if err != nil && core.IsUnavailable(dbguard.Unavailable(err)) {
+		// The database went away, perhaps after committing the batch and before answering:
+		// the records' IDs say whether it did (the batch is one transaction). Retrying each
+		// record alone would only fail again, slowly.
+		if ok, cerr := g.committed(ctx, live); cerr == nil && ok {
+			err = nil
+		}
+		for _, req := range live {
+			req.done <- translateConsent(err)
+		}
+		return
+	}
 	if err == nil || len(live) == 1 {
 		for _, req := range live {
 			req.done <- translateConsent(err)
@@ -228,4 +242,15 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, p
 	for _, req := range live {
 		req.done <- translateConsent(write([]*consentReq{req}))
 	}
+}
+
+// committed reports whether the records of reqs are stored: after a batch whose commit lost
+// its answer, it tells a committed batch from one that was not.
+func (g *groupCommit) committed(ctx context.Context, reqs []*consentReq) (bool, error) {
+	ids := make([]string, len(reqs))
+	for i, req := range reqs {
+		ids[i] = req.r.ID
+	}
+	n, err := g.db.NewSelect().Table("consent_records").Where("id IN (?)", bun.In(ids)).Count(ctx)
+	return int(n) == len(ids), err
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core/consent"
 )
 
@@ -28,12 +29,14 @@ import (
 type pgIngest struct {
 	cfg  *pgx.ConnConfig
 	conn *pgx.Conn
+	// faults, in tests, loses the answers of commits as the pool's driver layer does.
+	faults *dbguard.Faults
 }
 
 // newPGIngest returns the connection holder for a committer, or nil when the database URL
 // chooses its own query mode (default_query_exec_mode, e.g. behind a pooler that cannot
 // keep prepared statements): then batches go the simple-protocol way.
-func newPGIngest(dsn string) *pgIngest {
+func newPGIngest(dsn string, faults *dbguard.Faults) *pgIngest {
 	if dsn == "" || strings.Contains(dsn, "default_query_exec_mode") {
 		return nil
 	}
@@ -42,7 +45,7 @@ func newPGIngest(dsn string) *pgIngest {
 		return nil
 	}
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	return &pgIngest{cfg: cfg}
+	return &pgIngest{cfg: cfg, faults: faults}
 }
 
 // get returns the connection, (re)connecting when there is none or it was closed (a failed
@@ -115,6 +118,10 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 	if err != nil {
 		return nil, err
 	}
+	if err := p.faults.AfterCommit(); err != nil {
+		_ = conn.Close(ctx) // the answer was lost with the connection
+		return nil, err
+	}
 	return heads, nil
 }
 
@@ -133,16 +140,17 @@ FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::int4[], $6::time
 const pgInsertRecords = `INSERT INTO consent_records (id, site_id, visitor_id, ip_country, jurisdiction,
 	categories_consented, gpc_signal, do_not_sell, consent_version, action, created_at, page_url, user_agent,
 	snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq, batch_index, region, region_rule,
-	tc_string, ac_string, gvl_version, gpp_string)
+	tc_string, ac_string, gvl_version, gpp_string, idempotency_key)
 SELECT id::uuid, site_id::uuid, visitor_id, ip_country, jurisdiction, cats::jsonb, gpc_signal, do_not_sell,
 	consent_version, action, created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash,
-	record_hash, batch_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string
+	record_hash, batch_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::bool[],
 	$9::int4[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-	$17::text[], $18::int8[], $19::int4[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int4[], $25::text[])
+	$17::text[], $18::int8[], $19::int4[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int4[], $25::text[],
+	$26::text[])
 	AS u(id, site_id, visitor_id, ip_country, jurisdiction, cats, gpc_signal, do_not_sell, consent_version, action,
 	created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq,
-	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string)`
+	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key)`
 
 // pgUpsertCounts is the upsert of upsertCounts, on the hour table or its day rollup.
 func pgUpsertCounts(table string) string {
@@ -193,6 +201,7 @@ func (w batchRows) queue(b *pgx.Batch) error {
 		version, index, gvl                                 = make([]int32, n), make([]int32, n), make([]int32, n)
 		created                                             = make([]time.Time, n)
 		batchSeq                                            = make([]*int64, n)
+		keys                                                = make([]*string, n)
 	)
 	for i := range w.records {
 		r := &w.records[i]
@@ -206,10 +215,10 @@ func (w batchRows) queue(b *pgx.Batch) error {
 		region[i], rule[i], tc[i], ac[i], gpp[i] = r.Region, r.RegionRule, r.TCString, r.ACString, r.GPPString
 		gpc[i], dns[i] = r.GPCSignal, r.DoNotSell
 		version[i], index[i], gvl[i] = int32(r.ConsentVersion), int32(r.BatchIndex), int32(r.GVLVersion)
-		created[i], batchSeq[i] = r.CreatedAt, r.BatchSeq
+		created[i], batchSeq[i], keys[i] = r.CreatedAt, r.BatchSeq, r.IdempotencyKey
 	}
 	b.Queue(pgInsertRecords, id, siteID, visitor, country, jur, cats, gpc, dns, version, action, created, pageURL, ua,
-		snap, salt, vhash, rhash, batchSeq, index, region, rule, tc, ac, gvl, gpp)
+		snap, salt, vhash, rhash, batchSeq, index, region, rule, tc, ac, gvl, gpp, keys)
 
 	queueCounts(b, pgUpsertHourCounts, w.counts)
 	queueCounts(b, pgUpsertDayCounts, w.days)

@@ -13,11 +13,12 @@ import (
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 )
 
-func openPostgres(dsn string) (*bun.DB, error) {
-	sqldb, err := pgxDB(dsn, 32)
+func openPostgres(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
+	sqldb, err := pgxDB(dsn, 32, faults)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -29,7 +30,7 @@ func openPostgres(dsn string) (*bun.DB, error) {
 // distinct text (a round trip and a server-side plan cached for nothing, then evicted)
 // before running it. The simple protocol sends the text once. A default_query_exec_mode in
 // the URL still wins. BenchmarkPostgresQueryMode measures the difference.
-func pgxDB(dsn string, conns int) (*sql.DB, error) {
+func pgxDB(dsn string, conns int, faults *dbguard.Faults) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func pgxDB(dsn string, conns int) (*sql.DB, error) {
 	if !strings.Contains(dsn, "default_query_exec_mode") {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
-	sqldb := stdlib.OpenDB(*cfg)
+	sqldb := sql.OpenDB(dbguard.Connector(stdlib.GetConnector(*cfg), faults))
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	return sqldb, nil
@@ -55,7 +56,7 @@ const migrationLockID = 0x636f6e73656e74
 // CREATE TABLE IF NOT EXISTS would race it (duplicate key in pg_type). close releases the
 // lock and closes the database.
 func (s *Store) postgresMigrationDB(ctx context.Context) (db *bun.DB, close func(), err error) {
-	sqldb, err := pgxDB(s.url, 1)
+	sqldb, err := pgxDB(s.url, 1, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,15 +13,16 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+	"modernc.org/sqlite"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 )
 
 // openSQLite opens a SQLite file in WAL mode with foreign keys on. Transactions begin
 // IMMEDIATE so that concurrent writers wait for each other (busy_timeout) instead of failing on
 // a lock upgrade; synchronous=FULL makes every commit durable before it is acknowledged.
-func openSQLite(ctx context.Context, path string) (*bun.DB, error) {
+func openSQLite(ctx context.Context, path string, faults *dbguard.Faults) (*bun.DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite url: empty path (use sqlite://consentd.db)")
 	}
@@ -36,10 +37,7 @@ func openSQLite(ctx context.Context, path string) (*bun.DB, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")
-	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
+	sqldb := sql.OpenDB(dbguard.Connector(dbguard.DSNConnector(&sqlite.Driver{}, "file:"+path+"?"+q.Encode()), faults))
 	sqldb.SetMaxOpenConns(8)
 	if err := setWAL(ctx, sqldb); err != nil {
 		sqldb.Close()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/consentd/consentd/adapters/bunstore/dbguard"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/usecases"
 )
@@ -59,12 +60,26 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.releaseServing())
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database can write: it answers, and a write of one row
+// (store_probe) commits. A read-only file or server, a full disk or a lost connection make it
+// fail, with core's unavailable error; /readyz answers 503 then.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.root.PingContext(ctx); err != nil {
-		return core.Wrap(core.CodeInternal, err, "database unreachable")
+	_, err := s.root.NewInsert().Model(&storeProbe{ID: 1, At: time.Now().UTC()}).
+		On("CONFLICT (id) DO UPDATE").Set("at = EXCLUDED.at").Exec(ctx)
+	if err != nil {
+		if core.IsUnavailable(err) {
+			return err
+		}
+		return core.Wrap(core.CodeUnavailable, err, "database unreachable")
 	}
 	return nil
+}
+
+// storeProbe is the row Ping writes.
+type storeProbe struct {
+	bun.BaseModel `bun:"table:store_probe"`
+	ID            int       `bun:"id,pk"`
+	At            time.Time `bun:"at"`
 }
 
 // InTx runs fn in a transaction; inside one already, fn joins it.
@@ -86,18 +101,38 @@ func (s *Store) SQLTx() *sql.Tx {
 	return s.tx.Tx
 }
 
+// Option changes how Open opens a store.
+type Option func(*options)
+
+type options struct{ faults *Faults }
+
+// Faults makes a store's database connections fail on demand, in tests (dbguard.Faults).
+type Faults = dbguard.Faults
+
+// WithFaults has the store's connections fail as f says (tests only; see Faults).
+func WithFaults(f *Faults) Option { return func(o *options) { o.faults = f } }
+
 // Open connects to the database named by a URL: sqlite://PATH (embedded, single node) or
 // postgres://... (production). It does not migrate; call Migrate.
-func Open(ctx context.Context, databaseURL string) (*Store, error) {
+//
+// Every error the database answers because it cannot serve now (connection lost, shut down,
+// read-only, disk full, I/O error) reaches the use cases as core's unavailable error, and the
+// connection that answered it is replaced (see dbguard): the store serves again as soon
+// as the database does, without a restart.
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var (
 		db  *bun.DB
 		err error
 	)
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite://"):
-		db, err = openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite://"))
+		db, err = openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite://"), o.faults)
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		db, err = openPostgres(databaseURL)
+		db, err = openPostgres(databaseURL, o.faults)
 	default:
 		return nil, fmt.Errorf("database url %q: must start with sqlite:// or postgres://", databaseURL)
 	}
@@ -113,7 +148,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	if db.Dialect().Name().String() == "pg" {
 		committers, batch = 4, 256
 	}
-	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch, databaseURL), url: databaseURL}, nil
+	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch, databaseURL, o.faults), url: databaseURL}, nil
 }
 
 // Dialect names the database: "sqlite" or "postgres".

@@ -270,7 +270,11 @@ func (h *handler) authed(fn func(http.ResponseWriter, *http.Request, *request)) 
 		c, _ := r.Cookie(sessionCookie)
 		var s *session
 		if c != nil {
-			s = h.getSession(r.Context(), c.Value)
+			var err error
+			if s, err = h.resumeSession(r.Context(), c.Value); core.IsUnavailable(err) {
+				h.fail(w, r, nil, err)
+				return
+			}
 		}
 		var actor *core.Actor
 		if s != nil {
@@ -350,6 +354,8 @@ func (h *handler) secure(r *http.Request) bool {
 func (h *handler) message(r *http.Request, err error) (int, string) {
 	switch core.ErrorCode(err) {
 	case core.CodeInternal:
+	case core.CodeUnavailable:
+		return response.Status(err), "The database cannot be reached just now; nothing was changed. Try again in a few seconds."
 	case core.CodeForbidden:
 		return response.Status(err), "Your role does not allow this: " + sentence(core.ErrorMessage(err)) + " Ask an owner of the organization."
 	default:

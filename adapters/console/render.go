@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
@@ -294,6 +295,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, rq *request, st
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Vary", "HX-Request")
+	response.SetRetryAfter(w.Header(), status)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -42,17 +42,28 @@ func randomToken() string { return identity.NewSessionToken() }
 // getSession returns the live session of the cookie value token, or nil (a store error is
 // logged and treated as signed out).
 func (h *handler) getSession(ctx context.Context, token string) *session {
+	s, _ := h.resumeSession(ctx, token)
+	return s
+}
+
+// resumeSession is getSession that also returns why a session could not be read when the
+// reason is no unknown or expired session (the store is unavailable, say): a page then says
+// so instead of sending the person to sign in again.
+func (h *handler) resumeSession(ctx context.Context, token string) (*session, error) {
 	if token == "" {
-		return nil
+		return nil, nil
 	}
 	s, err := h.m.ResumeSession(ctx, token, h.cfg.IdleTimeout)
 	if err != nil {
-		if core.ErrorCode(err) != core.CodeUnauthorized {
+		if core.ErrorCode(err) == core.CodeUnauthorized {
+			return nil, nil
+		}
+		if !core.IsUnavailable(err) {
 			h.log.ErrorContext(ctx, "could not read a console session", "err", err)
 		}
-		return nil
+		return nil, err
 	}
-	return s
+	return s, nil
 }
 
 // tokenEqual compares two tokens in constant time; an empty token never matches.

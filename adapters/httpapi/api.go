@@ -164,7 +164,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 		defer cancel()
 		if err := h.m.Ready(ctx); err != nil {
 			h.log.Warn("readiness check failed", slog.Any("err", err))
-			writeError(w, http.StatusServiceUnavailable, core.CodeInternal, "store unreachable")
+			writeError(w, http.StatusServiceUnavailable, core.CodeUnavailable, "the store cannot write now: "+core.ErrorMessage(err))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -200,7 +200,11 @@ func (h *handlers) authenticate(api huma.API) func(huma.Context, func(huma.Conte
 		}
 		actor, err := h.authenticateHeader(ctx.Context(), ctx.Header("Authorization"))
 		if err != nil {
-			ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
+			if status := response.Status(err); status == http.StatusUnauthorized {
+				ctx.SetHeader("WWW-Authenticate", `Bearer realm="consentd"`)
+			} else if status == http.StatusServiceUnavailable {
+				ctx.SetHeader("Retry-After", response.RetryAfter)
+			}
 			huma.WriteErr(api, ctx, response.Status(err), core.ErrorMessage(err)) //nolint:errcheck // written to the client
 			return
 		}
@@ -324,7 +328,12 @@ malformed JSON and unknown body fields are 400 with code ` + "`validation_error`
 naming the field (never 422), with the line and column where malformed JSON stops being
 JSON. A body sent with another Content-Type than JSON is 415 with code
 ` + "`unsupported_media_type`" + `. Codes: validation_error, unauthorized, forbidden, not_found,
-conflict, rate_limited, internal, unsupported_media_type.
+conflict, rate_limited, internal, unavailable, unsupported_media_type.
+
+When the database cannot answer (connection lost, shut down, read-only, disk full), every
+endpoint answers 503 with code ` + "`unavailable`" + ` and a ` + "`Retry-After`" + ` header (seconds): the
+request did nothing and is worth sending again after that delay. A 500 (code ` + "`internal`" + `) is
+a bug.
 
 API keys (` + "`/api-keys`" + `): a key shows its name, prefix, creation, last use (to the minute) and,
 once rotated, when it stops working; the key itself is only in the answer that creates it.

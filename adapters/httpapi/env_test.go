@@ -66,6 +66,7 @@ type env struct {
 	keyA  string // organization A
 	keyB  string // organization B
 	logs  *logBuffer
+	store *bunstore.Store
 }
 
 func newEnv(t *testing.T) *env {
@@ -135,8 +136,14 @@ func newEnvWith(t testing.TB, dbURL string, runtime []byte) *env {
 // newEnvDeps is newEnvWith with core's dependencies changed by deps (nil: as they are).
 func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*usecases.Deps)) *env {
 	t.Helper()
+	return newEnvStore(t, dbURL, runtime, deps)
+}
+
+// newEnvStore is newEnvDeps with the store opened with opts (bunstore.WithFaults).
+func newEnvStore(t testing.TB, dbURL string, runtime []byte, deps func(*usecases.Deps), opts ...bunstore.Option) *env {
+	t.Helper()
 	ctx := sysCtx
-	store, err := bunstore.Open(ctx, dbURL)
+	store, err := bunstore.Open(ctx, dbURL, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +169,7 @@ func newEnvDeps(t testing.TB, dbURL string, runtime []byte, deps func(*usecases.
 		RuntimeScript: runtime, TCFStub: func(lang string) []byte { return []byte("/* __tcfapi stub, " + lang + " */") }})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs}
+	e := &env{t: t, srv: srv, m: m, queue: q, logs: logs, store: store}
 	for _, k := range []*string{&e.keyA, &e.keyB} {
 		org, err := m.Orgs.CreateOrganization(ctx, "org")
 		if err != nil {

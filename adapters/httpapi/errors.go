@@ -19,6 +19,8 @@ func codeOf(status int) core.Code {
 	switch {
 	case status == http.StatusUnprocessableEntity:
 		return core.CodeInvalid
+	case status == http.StatusServiceUnavailable:
+		return core.CodeUnavailable
 	case status >= 500:
 		return core.CodeInternal
 	}
@@ -38,7 +40,7 @@ type ErrorBody struct {
 
 // ErrorDetail says what went wrong.
 type ErrorDetail struct {
-	Code    string `json:"code" enum:"validation_error,unauthorized,forbidden,not_found,conflict,rate_limited,internal,unsupported_media_type" doc:"Stable machine-readable error kind."`
+	Code    string `json:"code" enum:"validation_error,unauthorized,forbidden,not_found,conflict,rate_limited,internal,unavailable,unsupported_media_type" doc:"Stable machine-readable error kind."`
 	Message string `json:"message" doc:"Human-readable explanation; validation messages name the offending field."`
 }
 
@@ -47,6 +49,14 @@ func (e *ErrorBody) Error() string { return e.Err.Code + ": " + e.Err.Message }
 
 // GetStatus implements huma.StatusError.
 func (e *ErrorBody) GetStatus() int { return e.status }
+
+// GetHeaders implements huma.HeadersError: a 503 (the store is unavailable) says when to try
+// again (Retry-After).
+func (e *ErrorBody) GetHeaders() http.Header {
+	h := http.Header{}
+	response.SetRetryAfter(h, e.status)
+	return h
+}
 
 // newError replaces huma.NewError so that every error huma produces (validation, malformed
 // JSON, body too large) has our body, and 422 becomes 400.
@@ -96,7 +106,7 @@ func (h *handlers) fail(ctx context.Context, err error) error {
 	code := core.ErrorCode(err)
 	status := response.StatusOf(code)
 	if status >= 500 {
-		h.log.ErrorContext(ctx, "request failed", slog.Any("err", err))
+		h.log.ErrorContext(ctx, "request failed", slog.String("code", string(code)), slog.Any("err", err))
 	}
 	return &ErrorBody{status: status, Err: ErrorDetail{Code: string(code), Message: core.ErrorMessage(err)}}
 }
@@ -104,6 +114,7 @@ func (h *handlers) fail(ctx context.Context, err error) error {
 // writeError writes the error body outside huma (middleware, plain handlers).
 func writeError(w http.ResponseWriter, status int, code core.Code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	response.SetRetryAfter(w.Header(), status)
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(&ErrorBody{Err: ErrorDetail{Code: string(code), Message: msg}}) //nolint:errcheck // the client went away
 }

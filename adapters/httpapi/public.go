@@ -45,6 +45,7 @@ func (h *handlers) registerPublic(api huma.API) {
 	o = publicOp("recordConsent", http.MethodPost, core.PublicRoute(core.PublicConsentPath), "Record a consent decision", http.StatusCreated)
 	o.Description = "Stores a visitor's decision as proof of consent; a 201 means the record is committed. The answer is the visitor's receipt: the record's id and recordHash, the visitorId stored, and snapshotHash, which names what was shown (the site's configuration in the language and runtime version named); nothing that links records or rebuilds the chain (no visitor salt or hash, no batch hashes). The IP address is never stored or logged, only the country: from CONSENTD_COUNTRY_HEADER when configured and present, otherwise from the built-in geolocation of the client address (which CONSENTD_TRUSTED_PROXIES picks). gpcSignal is true when the request carries Sec-GPC: 1; under ccpa a GPC signal also stores doNotSell. " +
 		"A decision posted with a verifier's credential (Consentd-Verifier, issued by this server for one verification scan of this site, valid a few minutes) is checked and answered as any other, 201 and a receipt, but stored nowhere: not in the log, its chain, the statistics, the exports nor the webhooks. " +
+		"A post with an idempotencyKey the site already holds is answered with that record's receipt and stores nothing: send the same key with every retry of one decision (after a timeout, a dropped connection or a 503 with Retry-After). " +
 		"A record never contradicts itself: action reject_all with an optional category true, or accept_all with an optional category false or left out (except marketing when the request carries a GPC signal), is a 400 rather than a record rewritten from a guess; a consentVersion above the site's current one is a 400; an unknown category slug is a 400."
 	o.MaxBodyBytes = 16 << 10
 	// The body is checked, validated and decoded in one pass (consentBody.UnmarshalJSON).
@@ -64,7 +65,8 @@ func (h *handlers) registerPublic(api huma.API) {
 			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: loc.Country, Region: loc.Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
 			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion, GPPString: in.Body.GPPString,
-			VerifierToken: verifierOf(ctx),
+			VerifierToken:  verifierOf(ctx),
+			IdempotencyKey: in.Body.IdempotencyKey,
 		})
 		if err != nil {
 			return nil, h.fail(ctx, err)

@@ -17,6 +17,9 @@ func (s *Store) CreateConsentRecord(_ context.Context, r *consent.ConsentRecord)
 	if _, ok := s.d.sites[r.SiteID]; !ok {
 		return notFound("site")
 	}
+	if r.IdempotencyKey != "" && s.consentByKey(r.SiteID, r.IdempotencyKey) != nil {
+		return conflict("consent record")
+	}
 	s.d.proof.chain(r)
 	c := *r
 	c.CategoriesConsented = maps.Clone(r.CategoriesConsented)
@@ -84,4 +87,25 @@ func (s *Store) AllSites(_ context.Context, afterID string, limit int) ([]*core.
 	}
 	slices.SortFunc(out, func(a, b *core.Site) int { return cmp.Compare(a.ID, b.ID) })
 	return out[:min(len(out), limit)], nil
+}
+
+// ConsentRecordByKey implements core.ConsentStore.
+func (s *Store) ConsentRecordByKey(_ context.Context, siteID, key string) (*consent.ConsentRecord, error) {
+	defer s.lock()()
+	r := s.consentByKey(siteID, key)
+	if r == nil || key == "" {
+		return nil, notFound("consent record")
+	}
+	c := *r
+	c.CategoriesConsented = maps.Clone(r.CategoriesConsented)
+	return &c, nil
+}
+
+func (s *Store) consentByKey(siteID, key string) *consent.ConsentRecord {
+	for i := range s.d.consents {
+		if r := &s.d.consents[i]; r.SiteID == siteID && r.IdempotencyKey == key {
+			return r
+		}
+	}
+	return nil
 }

@@ -58,6 +58,10 @@ type ConsentRecord struct {
 	// GPPString is the IAB GPP string the runtime's __gpp gave for this decision, "" without
 	// GPP; sealed in the chain (consentd-record-v4).
 	GPPString string `json:"gppString"`
+	// IdempotencyKey is the key the decision was posted with ("" without one): unique per
+	// site, it makes the same decision posted again answer with this record (RecordConsent).
+	// It names the post, not the decision, so it is neither sealed nor shown.
+	IdempotencyKey string `json:"-"`
 }
 
 // ConsentReceipt is what the visitor's browser gets back for a recorded decision: the record's
@@ -155,6 +159,10 @@ type ConsentStore interface {
 	// is older than before, at most limit batches, records included, and makes the last
 	// removed batch the chain's anchor. It returns the number of records removed.
 	RemoveConsentBatches(ctx context.Context, siteID string, before time.Time, limit int) (int, error)
+	// ConsentRecordByKey finds the site's record posted with the idempotency key; not_found
+	// when there is none. CreateConsentRecord answers conflict for a second record of a site
+	// with a key already stored.
+	ConsentRecordByKey(ctx context.Context, siteID, key string) (*ConsentRecord, error)
 	ConsentChainStore
 }
 
@@ -163,7 +171,16 @@ const (
 	DefaultConsentLimit = 50
 	MaxConsentLimit     = 100
 	MaxVisitorID        = 100
+	// MinIdempotencyKey and MaxIdempotencyKey bound the length of a consent post's
+	// idempotency key.
+	MinIdempotencyKey = 8
+	MaxIdempotencyKey = 64
 )
+
+// IdempotencyKeyPattern is the form of a consent post's idempotency key: MinIdempotencyKey to
+// MaxIdempotencyKey letters, digits, '-' or '_' (the runtime sends "k" and four random
+// 32-bit numbers joined by '-': 128 bits).
+const IdempotencyKeyPattern = `^[A-Za-z0-9_-]{8,64}$`
 
 // ConsentInput is a decision posted by the banner runtime.
 type ConsentInput struct {
@@ -197,6 +214,10 @@ type ConsentInput struct {
 	// a visitor's. With a valid one the decision is checked and answered as any other but
 	// stored nowhere: a verification's clicks are not visitors' decisions.
 	VerifierToken string
+	// IdempotencyKey is chosen by the runtime once per decision and sent again with every
+	// retry of it ("" for none): a decision already stored under it is answered with its
+	// record, and nothing new is stored.
+	IdempotencyKey string
 }
 
 // ConsentRecords lists a page of a site's consent records, newest first, with the total.

@@ -3,6 +3,7 @@ package consent
 import (
 	"context"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,6 +89,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if err := actionAgrees(in, cats, view.Policies); err != nil {
 		return nil, err
 	}
+	if in.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(in.IdempotencyKey) {
+		return nil, core.FieldErrorf("idempotencyKey", "must be %d to %d letters, digits, '-' or '_'", MinIdempotencyKey, MaxIdempotencyKey)
+	}
 	visitor := public.NewID()
 	if in.VisitorID != nil {
 		if err := checkVisitorID(*in.VisitorID); err != nil {
@@ -127,6 +131,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.Clock.Now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion, GPPString: in.GPPString,
+		IdempotencyKey: in.IdempotencyKey,
 	}
 	switch {
 	case in.Action != nil:
@@ -144,11 +149,19 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		// the statistics, the exports and the webhooks (core/verifier).
 		return r, nil
 	}
-	if err := public.Store.CreateConsentRecord(ctx, r); err != nil {
+	err = public.Store.CreateConsentRecord(ctx, r)
+	if core.IsConflict(err) && r.IdempotencyKey != "" {
+		// The decision was stored before (a retry whose first answer never arrived): its
+		// record answers, and nothing new is stored.
+		return public.Store.ConsentRecordByKey(ctx, site.ID, r.IdempotencyKey)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return r, nil
 }
+
+var idempotencyKeyPattern = regexp.MustCompile(IdempotencyKeyPattern)
 
 // PageURL keeps the origin and path of the page a decision was made on: the query and the
 // fragment often carry identifiers (session tokens, e-mail addresses) and are dropped, as are

@@ -287,3 +287,35 @@ func testMalformedIDs(t *testing.T, s usecases.Store) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// testConsentIdempotencyKey: a record's idempotency key is unique per site (a second record
+// under it is a conflict, another site may use it) and finds the record.
+func testConsentIdempotencyKey(t *testing.T, s usecases.Store) {
+	f, g := seed(t, s), seed(t, s)
+	r := consentAt(f.site.ID, now(), "v1")
+	r.IdempotencyKey = "key-0123456789abcdef"
+	must(t, s.CreateConsentRecord(ctx, r))
+	again := consentAt(f.site.ID, now(), "v1")
+	again.IdempotencyKey = r.IdempotencyKey
+	wantCode(t, s.CreateConsentRecord(ctx, again), core.CodeConflict)
+	elsewhere := consentAt(g.site.ID, now(), "v1")
+	elsewhere.IdempotencyKey = r.IdempotencyKey
+	must(t, s.CreateConsentRecord(ctx, elsewhere))
+	for range 2 { // records without a key are not one another's duplicates
+		must(t, s.CreateConsentRecord(ctx, consentAt(f.site.ID, now(), "v2")))
+	}
+	got, err := s.ConsentRecordByKey(ctx, f.site.ID, r.IdempotencyKey)
+	must(t, err)
+	if got.ID != r.ID || got.IdempotencyKey != r.IdempotencyKey || got.VisitorID != "v1" {
+		t.Fatalf("by key: %+v, want record %s", got, r.ID)
+	}
+	_, err = s.ConsentRecordByKey(ctx, f.site.ID, "key-not-stored-000000")
+	wantCode(t, err, core.CodeNotFound)
+	_, err = s.ConsentRecordByKey(ctx, f.site.ID, "")
+	wantCode(t, err, core.CodeNotFound)
+	_, total, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	must(t, err)
+	if total != 3 {
+		t.Fatalf("%d records, want 3", total)
+	}
+}

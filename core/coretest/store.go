@@ -53,6 +53,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"ConsentTotals", testConsentTotals},
 		{"ConsentConcurrentWritersAndExport", testConsentConcurrentAndExport},
 		{"ConsentMissingSite", testConsentMissingSite},
+		{"ConsentIdempotencyKey", testConsentIdempotencyKey},
 		{"ConsentChain", testConsentChain},
 		{"ConsentStatBuckets", testConsentStatBuckets},
 		{"ConsentRegionCounts", testConsentRegionCounts},

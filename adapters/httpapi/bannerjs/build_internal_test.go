@@ -79,7 +79,7 @@ func TestBuild(t *testing.T) {
 // language's and the browser's.
 var browserGlobals = strings.Fields(`arguments undefined Array Boolean Date Error JSON Math Number Object Promise RegExp String
 	URL parseInt decodeURIComponent encodeURIComponent btoa console setTimeout window document location navigator history
-	performance localStorage fetch CustomEvent MutationObserver PerformanceObserver requestAnimationFrame CSSStyleSheet
+	performance localStorage fetch CustomEvent MutationObserver PerformanceObserver requestAnimationFrame CSSStyleSheet Blob
 	Document Element HTMLScriptElement HTMLIFrameElement`)
 
 // TestModulesImportWhatTheyUse: a module uses no name of another module without importing it

@@ -12,7 +12,7 @@ import { Version } from 'consentd:build';
 
 // ---- Stored decision. ----
 // The decision {v: consentVersion, id: visitorId, r: recordId, c: categories, a: action,
-// t: time, p: 1 while not yet recorded} is kept in a first-party cookie; on the declaration
+// t: time, p: 1 while not yet recorded, k: its idempotency key} is kept in a first-party cookie; on the declaration
 // page it comes in the link's fragment (#consentd=...) from the site's runtime.
 function parseStored(raw) {
   try {
@@ -83,18 +83,22 @@ export function decide(c, action, x) {
   if (!S.cfg_) return;
   var full = effective(S.cfg_.policy, c, gpc);
   S.decided_ = true;
-  S.stored_ = { v: S.cfg_.banner.consentVersion, id: S.stored_ && S.stored_.id, r: S.stored_ && S.stored_.r, c: full, a: action, t: Date.now(), p: 1, x: x };
+  S.stored_ = { v: S.cfg_.banner.consentVersion, id: S.stored_ && S.stored_.id, r: S.stored_ && S.stored_.r, c: full, a: action, t: Date.now(), p: 1, x: x,
+    // the decision's idempotency key: a random UUID (the browser's, in a blob URL, which needs
+    // no secure context as crypto.randomUUID does)
+    k: URL.createObjectURL(new Blob()).slice(-36) };
   writeCookie(S.stored_);
   apply(full, true);
   post(S.stored_);
 }
 export function post(s) {
   // language, runtime and page go into the record's snapshot of what was shown
-  var body = { categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(),
-    language: S.cfg_.lang || '', runtimeVersion: Version.own, pageUrl: location.origin + location.pathname };
-  if (s.id) body.visitorId = s.id;
-  if (gpc) body.gpc = true;
-  Object.assign(body, s.x);
+  // (a visitorId still unknown is null or left out, as gpc when false). The key chosen with
+  // the decision goes with every post of it: a post whose answer never arrived is posted again
+  // on the next view, and the server answers with the record it stored instead of storing the
+  // decision twice.
+  var body = Object.assign({ visitorId: s.id, categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(), gpc: gpc,
+    language: S.cfg_.lang, runtimeVersion: Version.own, pageUrl: location.origin + location.pathname, idempotencyKey: s.k }, s.x);
   // Where GPP sections apply, the GPP string of this decision (gpp.js, which the loader inlined).
   if (S.cfg_.gpp && w.__gpp && w.__gpp.consentd) body.gppString = w.__gpp.consentd(body.tcString) || undefined;
   fetch(siteURL(Public.consent), {
@@ -105,8 +109,8 @@ export function post(s) {
     return r.json();
   }).then(function (rec) {
     if (S.stored_ !== s) return; // a newer decision was taken meanwhile
-    s.id = rec.visitorId || s.id;
-    s.r = rec.id || s.r;
+    s.id = rec.visitorId; // the receipt always names both
+    s.r = rec.id;
     delete s.p;
     writeCookie(s);
     renderChoices();

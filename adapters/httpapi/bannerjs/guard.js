@@ -242,7 +242,7 @@ export function revoke(slugs) {
 var cookieRules = null;
 function withCookieRules(fn) {
   if (S.cfg_.cookieRules) return fn(S.cfg_.cookieRules);
-  cookieRules = cookieRules || fetch(siteURL(Public.config) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
+  cookieRules = cookieRules || fetch(siteURL(Public.config) + '?lang=' + encodeURIComponent(S.cfg_.lang), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.json(); })
     .then(function (c) { return c.cookieRules || []; });
   cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });

@@ -58,7 +58,7 @@ export function showPrefs() {
 // preferences or a declaration first need it, and passes it to fn (null when it failed).
 var decl = null;
 export function details(fn) {
-  decl = decl || fetch(siteURL(Public.declaration) + '?lang=' + encodeURIComponent(S.cfg_.lang || ''), { credentials: 'omit' })
+  decl = decl || fetch(siteURL(Public.declaration) + '?lang=' + encodeURIComponent(S.cfg_.lang), { credentials: 'omit' })
     .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
   decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
 }

@@ -117,3 +117,72 @@ func TestBrowserPreferencesWithoutDeclaration(t *testing.T) {
 	axeCheck(t, ctx, "preferences without the declaration", "consentd-ui")
 	screenshot(t, ctx, "preferences-without-declaration")
 }
+
+// TestBrowserLostConsentAnswer: the visitor's decision reaches consentd and is stored, but its
+// answer is lost on the way back (the connection drops). The runtime keeps the decision as not
+// yet recorded and posts it again on the next view, with the idempotency key it chose with the
+// decision: the server answers with the record it stored, and the decision is stored once.
+func TestBrowserLostConsentAnswer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	var lose atomic.Bool
+	var lost atomic.Int32
+	lose.Store(true)
+	h := e.srv.app.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set(countryHeader, "DE")
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/"+core.PublicConsentPath) && lose.Load() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r) // stored; the answer goes nowhere
+			if rec.Code == http.StatusCreated {
+				lost.Add(1)
+			}
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
+			}
+			http.Error(w, "lost", http.StatusBadGateway)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	s := newSite(t, srv.URL)
+	legacy := `<script src="` + srv.URL + `/api/v1/public/banner.js?v=` + bannerjs.Version() + `" data-project-key="` + e.pk + `"></script>`
+	url := s.page("lost-answer", "en", legacy, "", "")
+
+	ctx := tab(t)
+	navigate(t, ctx, url)
+	waitFor(t, ctx, bannerShown)
+	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
+	first := e.waitRecords(t, 1)
+	settle()
+	// Chromium sends a POST again by itself when a reused connection closes before any answer:
+	// the same body, the same key, so still one record.
+	if lost.Load() < 1 || len(e.records(t)) != 1 {
+		t.Fatalf("%d posts answered 201 and lost, %d records, want 1 record", lost.Load(), len(e.records(t)))
+	}
+	var recordID any
+	eval(t, ctx, `window.consentd.getConsent().recordId`, &recordID)
+	if recordID != nil {
+		t.Fatalf("the runtime holds record %v although the answer was lost", recordID)
+	}
+
+	lose.Store(false)
+	navigate(t, ctx, url) // the next view posts the pending decision again
+	waitFor(t, ctx, `window.consentd.getConsent().recordId`)
+	eval(t, ctx, `window.consentd.getConsent().recordId`, &recordID)
+	settle()
+	recs := e.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("the decision is stored %d times", len(recs))
+	}
+	if recs[0].ID != first[0].ID || recordID != first[0].ID {
+		t.Errorf("the runtime holds record %v, the server stored %s", recordID, first[0].ID)
+	}
+	if recs[0].Action != "accept_all" {
+		t.Errorf("stored %+v", recs[0])
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/auditview"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/identity"
@@ -55,7 +56,7 @@ func (h *handler) auditPage(w http.ResponseWriter, r *http.Request, rq *request)
 			row.SiteName = "deleted site"
 		}
 		for _, c := range e.Changes {
-			row.Changes = append(row.Changes, auditview.Rows(c.Field, c.Old, c.New, human)...)
+			row.Changes = append(row.Changes, auditview.Rows(c.Field, c.Old, c.New, textfmt.Human)...)
 		}
 		v.Entries = append(v.Entries, row)
 	}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/auditview"
 )
 
@@ -66,5 +67,5 @@ func TestPlaceNamesAreCurrent(t *testing.T) {
 
 // rowsOf is a change as the audit page shows it.
 func rowsOf(field string, old, new json.RawMessage) []auditChange {
-	return auditview.Rows(field, old, new, human)
+	return auditview.Rows(field, old, new, textfmt.Human)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/identity"
 )
@@ -50,7 +51,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		mins := int(math.Ceil(wait.Minutes()))
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 		h.showSignIn(w, r, http.StatusTooManyRequests,
-			fmt.Sprintf("Too many failed sign-ins from your address. Wait %s and try again.", plural(mins, "minute", "minutes")))
+			fmt.Sprintf("Too many failed sign-ins from your address. Wait %s and try again.", textfmt.Plural(mins, "minute", "minutes")))
 		return
 	}
 	c, _ := r.Cookie(preSessionToken)
@@ -135,7 +136,7 @@ func (h *handler) signInWithPassword(w http.ResponseWriter, r *http.Request, add
 	if err == nil && wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 		h.showSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account. Wait %s and try again.",
-			plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
+			textfmt.Plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
 		return
 	}
 	res, err := h.m.SignIn(r.Context(), email, r.PostFormValue("password"))
@@ -185,7 +186,7 @@ func (h *handler) signInWithCode(w http.ResponseWriter, r *http.Request, addr st
 	if err == nil && wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 		h.showSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account. Wait %s and try again.",
-			plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
+			textfmt.Plural(int(math.Ceil(wait.Minutes())), "minute", "minutes")))
 		return
 	}
 	code := strings.TrimSpace(r.PostFormValue("code"))
@@ -304,7 +305,7 @@ func (h *handler) retryAfter(r *http.Request, keys ...string) (time.Duration, er
 func tooMany(w http.ResponseWriter, wait time.Duration) string {
 	w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 	return fmt.Sprintf("Too many failed attempts from your address or for this account. Wait %s and try again.",
-		plural(int(math.Ceil(wait.Minutes())), "minute", "minutes"))
+		textfmt.Plural(int(math.Ceil(wait.Minutes())), "minute", "minutes"))
 }
 
 // limited answers 429 when one of keys must wait (an error when the limit cannot be read), and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/adapters/internal/trustedproxy"
 	"github.com/consentd/consentd/core"
@@ -397,7 +397,7 @@ func sentence(s string) string {
 			}
 		} else if m := cookieField.FindStringSubmatch(field); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			s = "Cookie " + strconv.Itoa(n+1) + ": its " + human(m[2]) + " " + rest
+			s = "Cookie " + strconv.Itoa(n+1) + ": its " + textfmt.Human(m[2]) + " " + rest
 		}
 	}
 	if s == "" {
@@ -417,11 +417,4 @@ func (h *handler) redirect(w http.ResponseWriter, r *http.Request, rq *request, 
 		}
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
@@ -147,8 +148,8 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q consent
 			continue
 		}
 		p := float64(granted[slug]) / float64(decided[slug])
-		rates = append(rates, bar{Label: human(slug), Proportion: p, Value: fmt.Sprintf("%.0f %%", p*100),
-			Title: fmt.Sprintf("%s: %d of %d decisions allowed it", human(slug), granted[slug], decided[slug])})
+		rates = append(rates, bar{Label: textfmt.Human(slug), Proportion: p, Value: fmt.Sprintf("%.0f %%", p*100),
+			Title: fmt.Sprintf("%s: %d of %d decisions allowed it", textfmt.Human(slug), granted[slug], decided[slug])})
 	}
 	d.OptIn = horizontal(rates)
 	var regs []bar
@@ -162,7 +163,7 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q consent
 		}
 		name, long := regimeNames[j][0], regimeNames[j][1]
 		regs = append(regs, bar{Label: name, Proportion: float64(regimes[j]) / float64(regMax), Value: fmt.Sprint(regimes[j]),
-			Title: fmt.Sprintf("%s: %s", long, plural(int(regimes[j]), "decision", "decisions"))})
+			Title: fmt.Sprintf("%s: %s", long, textfmt.Plural(int(regimes[j]), "decision", "decisions"))})
 	}
 	d.Regimes = horizontal(regs)
 	d.Actions = stacked(st)
@@ -228,7 +229,7 @@ func stacked(st *consent.ConsentStats) stackChart {
 			col.Segments = append(col.Segments, segment{Y: y, H: hgt, Class: fmt.Sprintf("fill-%d", k%4)})
 			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(actionNames[a])))
 		}
-		col.Title = b.Start.Format("2 Jan 2006") + ": " + plural(int(b.Total), "decision", "decisions")
+		col.Title = b.Start.Format("2 Jan 2006") + ": " + textfmt.Plural(int(b.Total), "decision", "decisions")
 		if len(parts) > 0 {
 			col.Title += " (" + strings.Join(parts, ", ") + ")"
 		}
@@ -290,7 +291,7 @@ func (h *handler) erase(w http.ResponseWriter, r *http.Request, rq *request) {
 		h.fail(w, r, rq, err)
 		return
 	}
-	h.redirect(w, r, rq, "/sites/"+site+"/consents", "Visitor “"+visitor+"” erased: "+plural(n, "record", "records")+" no longer name them.")
+	h.redirect(w, r, rq, "/sites/"+site+"/consents", "Visitor “"+visitor+"” erased: "+textfmt.Plural(n, "record", "records")+" no longer name them.")
 }
 
 // placeChart draws the decisions by place: the maxPlaces most frequent, then the rest.
@@ -308,14 +309,14 @@ func placeChart(counts []consent.RegionCount) barChart {
 		}
 		name := placeName(c.Region)
 		bars = append(bars, bar{Label: c.Region, Name: name, Proportion: float64(c.Decisions) / float64(top), Value: fmt.Sprint(c.Decisions),
-			Title: name + ": " + plural(int(c.Decisions), "decision", "decisions")})
+			Title: name + ": " + textfmt.Plural(int(c.Decisions), "decision", "decisions")})
 		if c.Region == "" {
 			bars[len(bars)-1].Label = "unknown"
 		}
 	}
 	if rest > 0 {
 		bars = append(bars, bar{Label: "others", Name: fmt.Sprintf("%d other places", len(counts)-maxPlaces), Proportion: float64(rest) / float64(top), Value: fmt.Sprint(rest),
-			Title: fmt.Sprintf("%d other places: %s", len(counts)-maxPlaces, plural(int(rest), "decision", "decisions"))})
+			Title: fmt.Sprintf("%d other places: %s", len(counts)-maxPlaces, textfmt.Plural(int(rest), "decision", "decisions"))})
 	}
 	return horizontal(bars)
 }

@@ -11,17 +11,14 @@ import (
 	"net/url"
 	"path"
 	"reflect"
-	"regexp"
 	"strings"
-	"time"
 
+	"github.com/consentd/consentd/adapters/console/formlimits"
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
-	"github.com/consentd/consentd/core/banner"
-	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
-	"github.com/consentd/consentd/core/watch"
 )
 
 // page is what every page template gets.
@@ -138,32 +135,17 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 func (h *handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset":   func(name string) string { return "/assets/" + name + "?v=" + h.version },
-		"max":     formMax,
-		"min":     formMin,
-		"pattern": formPattern,
+		"max":     formlimits.Max,
+		"min":     formlimits.Min,
+		"pattern": formlimits.Pattern,
 		// api is a path of the API (core.APIPrefix + p), cookiesPage a site's cookie declaration page.
 		"api":         func(p string) string { return core.APIPrefix + p },
 		"cookiesPage": func(projectKey string) string { return core.PublicPath(projectKey, core.PublicCookiesPage) },
-		"time": func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
-		},
-		"ptime": func(t *time.Time) string {
-			if t == nil {
-				return ""
-			}
-			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
-		},
-		"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"deref": func(s *string) string {
-			if s == nil {
-				return ""
-			}
-			return *s
-		},
-		"join": strings.Join,
+		"time":        textfmt.Time,
+		"ptime":       textfmt.PTime,
+		"iso":         textfmt.ISO,
+		"deref":       textfmt.Deref,
+		"join":        strings.Join,
 		// place names where a verification's run visited from (core.RulePlace.Location).
 		"place": func(loc string) string {
 			switch loc {
@@ -181,67 +163,24 @@ func (h *handler) funcs() template.FuncMap {
 		"scanSchedules":   scan.ScanSchedules,
 		"verifySchedules": scan.VerifySchedules,
 		"lastAttempt":     lastAttempt,
-		"paths": func(urls []string) string {
-			out := make([]string, len(urls))
-			for i, u := range urls {
-				if p, err := url.Parse(u); err == nil && p.Path != "" {
-					u = p.Path
-				}
-				out[i] = u
-			}
-			return strings.Join(out, " ")
-		},
-		"plural": plural,
-		"human":  human,
+		"paths":           textfmt.Paths,
+		"plural":          textfmt.Plural,
+		"human":           textfmt.Human,
 		"action": func(a string) string {
 			if n, ok := actionNames[a]; ok {
 				return n
 			}
-			return human(a)
+			return textfmt.Human(a)
 		},
 		"add":       func(a, b int) int { return a + b },
 		"int":       func(n int64) int { return int(n) },
 		"findingOf": findingOf,
-		"pct": func(n, d int) int {
-			if d == 0 {
-				return 0
-			}
-			return (n*100 + d/2) / d
-		},
+		"pct":       textfmt.Pct,
 		"hasPrefix": strings.HasPrefix,
 		"hasSuffix": strings.HasSuffix,
-		"isHex":     hexColor.MatchString,
-		"query": func(kv ...string) string {
-			v := url.Values{}
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i+1] != "" {
-					v.Set(kv[i], kv[i+1])
-				}
-			}
-			return v.Encode()
-		},
+		"isHex":     textfmt.IsHex,
+		"query":     textfmt.Query,
 	}
-}
-
-var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
-
-// human turns an identifier ("wide_bar", "bottom_left", "acceptLabel") into words.
-func human(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '-':
-			b.WriteByte(' ')
-		case r >= 'A' && r <= 'Z' && i > 0:
-			b.WriteByte(' ')
-			b.WriteRune(r + 'a' - 'A')
-		case i == 0 && r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // warnFlash starts a notice that is a warning (shown as one, and announced at once): the
@@ -368,52 +307,3 @@ func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request) {
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-// formLimits are the maxlength (or, for a number, the max) of the console's form fields, by
-// field, and formMinimums the min of its numbers: core's limits, so that a form never allows
-// what the API refuses or refuses what it allows.
-var formLimits = map[string]int{
-	"cookieExpirationDays": banner.MaxCookieExpiration,
-	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
-	"categoryName": banner.MaxCategoryName, "categoryDescription": banner.MaxCategoryDescription,
-	"serviceLabel": banner.MaxServiceLabel, "serviceDescription": banner.MaxServiceDescription,
-	"cookieName": banner.MaxCookieName, "cookieDuration": banner.MaxCookieDuration, "cookieDescription": banner.MaxCookieDescription,
-	"text": banner.MaxTranslation, "language": banner.MaxLanguageKey, "apiKeyName": identity.MaxAPIKeyName,
-	"userName": identity.MaxUserName, "userPassword": identity.MaxPassword,
-	"password": scan.MaxPasswordSize, "visitorId": consent.MaxVisitorID, "reopenLabel": banner.MaxReopenLabel,
-	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
-}
-
-var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "userPassword": identity.MinPassword}
-
-// formPatterns are the pattern attributes of form fields: core's patterns without their
-// anchors, which the attribute implies.
-var formPatterns = map[string]string{"slug": htmlPattern(core.SlugPattern)}
-
-func htmlPattern(re string) string { return strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$") }
-
-// formMin is the template function min: the minimum of a number field; like formMax, an
-// unknown field fails the rendering.
-func formMin(field string) (int, error) {
-	if n, ok := formMinimums[field]; ok {
-		return n, nil
-	}
-	return 0, fmt.Errorf("console: no form minimum named %q", field)
-}
-
-// formPattern is the template function pattern: the pattern attribute of a field.
-func formPattern(field string) (string, error) {
-	if p, ok := formPatterns[field]; ok {
-		return p, nil
-	}
-	return "", fmt.Errorf("console: no form pattern named %q", field)
-}
-
-// formMax is the template function max: the limit of a form field; an unknown field fails
-// the page's rendering, which every page's test would show.
-func formMax(field string) (int, error) {
-	if n, ok := formLimits[field]; ok {
-		return n, nil
-	}
-	return 0, fmt.Errorf("console: no form limit named %q", field)
-}

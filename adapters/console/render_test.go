@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/consentd/consentd/adapters/console/formlimits"
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 )
 
@@ -21,7 +23,7 @@ func TestWords(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{"wide_bar": "Wide bar", "acceptLabel": "Accept label", "bottom_left": "Bottom left"} {
-		if got := human(in); got != want {
+		if got := textfmt.Human(in); got != want {
 			t.Errorf("human(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -52,9 +54,9 @@ func TestFormLimitsAreCore(t *testing.T) {
 	attr := regexp.MustCompile(`\s(maxlength|minlength|max|min|pattern)="(\{\{[^}]*\}\}|[^"]*)"`)
 	fn := regexp.MustCompile(`^\{\{(max|min|pattern) "([A-Za-z]+)"\}\}$`)
 	funcs := map[string]func(string) error{
-		"max":     func(f string) error { _, err := formMax(f); return err },
-		"min":     func(f string) error { _, err := formMin(f); return err },
-		"pattern": func(f string) error { _, err := formPattern(f); return err },
+		"max":     func(f string) error { _, err := formlimits.Max(f); return err },
+		"min":     func(f string) error { _, err := formlimits.Min(f); return err },
+		"pattern": func(f string) error { _, err := formlimits.Pattern(f); return err },
 	}
 	// which function each attribute takes its value from
 	from := map[string]string{"maxlength": "max", "max": "max", "minlength": "min", "min": "min", "pattern": "pattern"}
@@ -79,7 +81,7 @@ func TestFormLimitsAreCore(t *testing.T) {
 			t.Errorf("%s: an unknown field has a value", name)
 		}
 	}
-	if p, _ := formPattern("slug"); !regexp.MustCompile("^(?:" + p + ")$").MatchString("google-analytics") {
+	if p, _ := formlimits.Pattern("slug"); !regexp.MustCompile("^(?:" + p + ")$").MatchString("google-analytics") {
 		t.Errorf("the slug pattern %q refuses a slug", p)
 	}
 }

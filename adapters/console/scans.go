@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 	scanpkg "github.com/consentd/consentd/core/scan"
 )
@@ -115,8 +116,8 @@ func (h *handler) configureScan(w http.ResponseWriter, r *http.Request, rq *requ
 		for _, s := range res.Services {
 			names = append(names, s.Label)
 		}
-		msg = plural(n, "service", "services") + " added (" + strings.Join(names, ", ") + ") with " +
-			plural(res.BlockingRulesAdded, "blocking rule", "blocking rules") + "."
+		msg = textfmt.Plural(n, "service", "services") + " added (" + strings.Join(names, ", ") + ") with " +
+			textfmt.Plural(res.BlockingRulesAdded, "blocking rule", "blocking rules") + "."
 	}
 	h.redirect(w, r, rq, "/sites/"+site+"/services", msg)
 }

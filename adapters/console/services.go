@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/library"
@@ -248,7 +249,7 @@ func (h *handler) importService(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	sv := res.Services[0]
-	msg := "“" + sv.Label + "” added with " + plural(len(sv.Cookies), "cookie", "cookies")
+	msg := "“" + sv.Label + "” added with " + textfmt.Plural(len(sv.Cookies), "cookie", "cookies")
 	if res.BlockingRulesAdded > 0 {
 		msg += " and a blocking rule that holds its scripts back until consent"
 	}
@@ -396,7 +397,7 @@ func (h *handler) updateService(w http.ResponseWriter, r *http.Request, rq *requ
 		h.showService(w, r, rq, status, page{Form: "service", Error: msg}, &in)
 		return
 	}
-	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/services/"+sv.ID, "Service “"+sv.Label+"” saved with "+plural(len(sv.Cookies), "cookie", "cookies")+".")
+	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/services/"+sv.ID, "Service “"+sv.Label+"” saved with "+textfmt.Plural(len(sv.Cookies), "cookie", "cookies")+".")
 }
 
 func (h *handler) confirmDeleteService(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -413,7 +414,7 @@ func (h *handler) confirmDeleteService(w http.ResponseWriter, r *http.Request, r
 		if sv.ID == r.PathValue("sid") {
 			h.render(w, r, rq, http.StatusOK, "confirm", page{Title: "Delete " + sv.Label, Section: "sites", Tab: "services", Site: s, Data: confirmation{
 				Question: "Delete the service “" + sv.Label + "”?",
-				Detail:   "Its " + plural(len(sv.Cookies), "cookie", "cookies") + " and its blocking rule go with it: its scripts will no longer be held back by site-wide blocking.",
+				Detail:   "Its " + textfmt.Plural(len(sv.Cookies), "cookie", "cookies") + " and its blocking rule go with it: its scripts will no longer be held back by site-wide blocking.",
 				Action:   "/sites/" + s.ID + "/services/" + sv.ID + "/delete", Button: "Delete the service", Cancel: "/sites/" + s.ID + "/services/" + sv.ID,
 			}})
 			return

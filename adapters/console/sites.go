@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
@@ -202,12 +203,12 @@ func findingOf(f scan.Finding, siteID string) findingView {
 		add("Setting", s(ev.Field)+" = "+val)
 	}
 	if ev.State != nil {
-		add("Consent state", human(s(ev.State)))
+		add("Consent state", textfmt.Human(s(ev.State)))
 	}
 	if ev.Service != nil {
 		svc := s(ev.Service)
 		if ev.Category != nil {
-			svc += " (" + human(s(ev.Category)) + ")"
+			svc += " (" + textfmt.Human(s(ev.Category)) + ")"
 		}
 		add("Service", svc)
 	}
@@ -223,7 +224,7 @@ func findingOf(f scan.Finding, siteID string) findingView {
 	}
 	add("Cookies and storage", cookies...)
 	if ev.Omitted > 0 {
-		add("Also", plural(ev.Omitted, "more request or cookie", "more requests and cookies"))
+		add("Also", textfmt.Plural(ev.Omitted, "more request or cookie", "more requests and cookies"))
 	}
 	if ev.ScanID != nil {
 		v.Items = append(v.Items, evidenceItem{Label: "Scan", Values: []string{"see the scan"}, Href: "/sites/" + siteID + "/scans/" + *ev.ScanID})
@@ -355,8 +356,8 @@ func (h *handler) enforce(w http.ResponseWriter, r *http.Request, rq *request) {
 		h.showSite(w, r, rq, status, page{Form: "enforce", Error: msg})
 		return
 	}
-	h.redirect(w, r, rq, "/sites/"+id, plural(len(res.Services), "service", "services")+" configured from the scan, "+
-		plural(res.BlockingRulesAdded, "blocking rule", "blocking rules")+" added, site-wide blocking on. What is still listed below needs its tags marked.")
+	h.redirect(w, r, rq, "/sites/"+id, textfmt.Plural(len(res.Services), "service", "services")+" configured from the scan, "+
+		textfmt.Plural(res.BlockingRulesAdded, "blocking rule", "blocking rules")+" added, site-wide blocking on. What is still listed below needs its tags marked.")
 }
 
 func (h *handler) setBlocking(w http.ResponseWriter, r *http.Request, rq *request) {

@@ -107,7 +107,7 @@ type bannerPatchBody struct {
 	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" maxLength:"254" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
 	RegionRules           *[]regionRuleIn    `json:"regionRules,omitempty" nullable:"false" maxItems:"50" doc:"Regional rules, in order; replaces the list (an empty list removes every rule). A visitor gets the most specific match: the first rule naming the visitor's subdivision, else its country, else a group holding either, else *; a visitor whose location is unknown gets the first rule naming unknown. defaultBehavior applies when none matches. The jurisdiction recorded stays that of the visitor's place, whatever the rule: gdpr (the EU, EEA, GB or CH), ccpa (the US) or none. Presets: GET /region-presets; the law behind the groups: GET /region-laws."`
 	TCF                   *tcfIn             `json:"tcf,omitempty" nullable:"false" doc:"The site's IAB TCF 2.3 settings (docs/tcf.md); replaces them whole, absent fields empty. Checked against the Global Vendor List in use: an unknown or deleted vendor is a 400 naming it (tcf.vendorIds[3]: unknown vendor 9999). enabled needs the deployment's CMP ID (CONSENTD_TCF_CMP_ID)."`
-	GPP                   *gppIn             `json:"gpp,omitempty" nullable:"false" doc:"The site's IAB Global Privacy Platform settings (docs/gpp.md); replaces them whole. With enabled, visitors under a US opt-out rule get __gpp with the usnat section (and their state's own section for California, Virginia, Colorado, Utah and Connecticut), visitors the TCF applies to the tcfeuv2 section carrying their TC string."`
+	GPP                   *gppIn             `json:"gpp,omitempty" nullable:"false" doc:"The site's IAB Global Privacy Platform settings (docs/gpp.md); replaces them whole. With enabled, visitors under a US opt-out rule get __gpp with the usnat section and/or their state's own section (the twenty states the IAB defines one for, as GET /region-laws names it: gppSection), as approach says; visitors the TCF applies to the tcfeuv2 section carrying their TC string."`
 }
 
 // gppIn is the gpp object of a banner PATCH (core.GPPSettings).
@@ -115,13 +115,14 @@ type gppIn struct {
 	Enabled                bool   `json:"enabled,omitempty" doc:"Turns the IAB GPP on for the visitors a section applies to."`
 	MSPACoveredTransaction bool   `json:"mspaCoveredTransaction,omitempty" doc:"The publisher signed the IAB Multi-State Privacy Agreement and declares its transactions covered by it: the usnat section then applies (the MSPA's National Approach)."`
 	MSPAMode               string `json:"mspaMode,omitempty" enum:"opt-out,service-provider" doc:"The MSPA mode of covered transactions (default opt-out): Opt-Out Option Mode or Service Provider Mode."`
+	Approach               string `json:"approach,omitempty" enum:"both,national,state" doc:"Which US sections a US visitor's string carries (default both): national, the MSPA's National Approach (usnat alone); state, the state-specific approach (the visitor's state section alone where the IAB defines one, usnat elsewhere in the US); both (usnat and the state's section, usnat applying for an MSPA-covered site, the state's otherwise)."`
 }
 
 func (g *gppIn) core() *gpp.GPPSettings {
 	if g == nil {
 		return nil
 	}
-	return &gpp.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode}
+	return &gpp.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode, Approach: g.Approach}
 }
 
 // tcfIn is the tcf object of a banner PATCH (core.TCFSettings).

@@ -307,8 +307,8 @@ func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 // field, and formMinimums the min of its numbers: core's limits, so that a form never allows
 // what the API refuses or refuses what it allows.
 var formLimits = map[string]int{
-	"cookieExpirationDays": banner.MaxCookieExpiration,
-	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
+	"cookieExpirationDays": banner.MaxCookieExpiration, "reaskAfterRejectDays": banner.MaxReask,
+	"siteName": core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
 	"categoryName": banner.MaxCategoryName, "categoryDescription": banner.MaxCategoryDescription,
 	"serviceLabel": banner.MaxServiceLabel, "serviceDescription": banner.MaxServiceDescription,
 	"cookieName": banner.MaxCookieName, "cookieDuration": banner.MaxCookieDuration, "cookieDescription": banner.MaxCookieDescription,
@@ -318,7 +318,7 @@ var formLimits = map[string]int{
 	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
 }
 
-var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration}
+var formMinimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "reaskAfterRejectDays": banner.MinReask}
 
 // formPatterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.

@@ -31,6 +31,8 @@ type RegionRule struct {
 	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept (the
 	// policy's RejectOnFirstLayer, which the runtime applies); the compliance report reads it.
 	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"The first layer offers reject beside accept; false leaves reject to the preferences (the compliance report requires it where the rule is opt-in in Europe)."`
+	// ReaskAfterRejectDays is the rule's own reaskAfterRejectDays, nil to take the banner's.
+	ReaskAfterRejectDays *int `json:"reaskAfterRejectDays,omitempty" doc:"After a refusal (reject all), the banner stays away this many days for these visitors; absent: the banner's reaskAfterRejectDays, else the default of this rule's behaviour (opt_in 180, opt_out 365)."`
 }
 
 // RegionRuleInput is a regional rule as a PATCH sends it: booleans left out take their
@@ -42,6 +44,8 @@ type RegionRuleInput struct {
 	HonorGPC           *bool
 	DoNotSellLink      *bool
 	RejectOnFirstLayer *bool
+	// ReaskAfterRejectDays, when set, is the rule's own (MinReask to MaxReask days).
+	ReaskAfterRejectDays *int
 }
 
 // RegionRulesOf validates rules and returns them with their defaults, region codes trimmed
@@ -75,8 +79,12 @@ func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
 			}
 			return *p
 		}
+		if err := checkReask(field+".reaskAfterRejectDays", r.ReaskAfterRejectDays); err != nil {
+			return nil, err
+		}
 		out = append(out, RegionRule{Regions: regions, DefaultBehavior: r.DefaultBehavior, HonorGPC: or(r.HonorGPC, true),
-			DoNotSellLink: or(r.DoNotSellLink, r.DefaultBehavior == BehaviorOptOut), RejectOnFirstLayer: or(r.RejectOnFirstLayer, true)})
+			DoNotSellLink: or(r.DoNotSellLink, r.DefaultBehavior == BehaviorOptOut), RejectOnFirstLayer: or(r.RejectOnFirstLayer, true),
+			ReaskAfterRejectDays: clonePtr(r.ReaskAfterRejectDays)})
 	}
 	return out, nil
 }

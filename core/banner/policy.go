@@ -141,6 +141,10 @@ type GPCPolicy struct {
 	Honored   bool     `json:"honored" doc:"Whether the signal changes anything for this visitor (the runtime then tells the visitor it is honored)."`
 	Off       []string `json:"off" doc:"Categories the signal turns off and keeps off, over any decision."`
 	DoNotSell bool     `json:"doNotSell" doc:"Whether the signal is a request not to sell (the record's doNotSell)."`
+	// Display is whether the runtime shows that the signal was honoured (gpcHonored, "Opt-Out
+	// Request Honored") in its reopen control and preferences: where honoured under a state law
+	// that requires it (core.DisplaysGPCHonored).
+	Display bool `json:"display,omitempty" doc:"Whether the runtime shows, in its reopen control and its preferences, that the signal was honoured (the text gpcHonored, Opt-Out Request Honored): where it is honoured under a state law requiring that display (the law table's gpcDisplayRequiredFrom: California)."`
 }
 
 // DecidePolicy computes what the runtime does on the site (its banner and categories) for a

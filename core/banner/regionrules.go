@@ -101,6 +101,14 @@ type RegionPreset struct {
 const (
 	PresetGDPRUSLaws      = "gdpr-us-laws"
 	PresetOptInEverywhere = "opt-in-everywhere"
+	// PresetQuebec is Quebec's Law 25 (#45): opt-in in Quebec, nothing elsewhere.
+	PresetQuebec = "quebec"
+	// PresetBrazil is Brazil's LGPD as the ANPD's cookie guide reads it: opt-in, reject on the
+	// first layer, nothing elsewhere.
+	PresetBrazil = "brazil"
+	// PresetWorldwide combines the others: Europe, Quebec and Brazil opt-in, the United States
+	// opt-out, opt-in where the location is unknown, nothing elsewhere.
+	PresetWorldwide = "worldwide"
 )
 
 // RegionPresets returns the presets of regional rules.
@@ -125,6 +133,26 @@ func RegionPresets() []RegionPreset {
 			Description: "Opt-in for every visitor, wherever they are and where their location is unknown, with Global Privacy Control honoured.",
 			RegionRules: []RegionRule{
 				{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetQuebec, Name: "Quebec (Law 25)",
+			Description: "Opt-in in Quebec: Law 25 (An Act respecting the protection of personal information in the private sector, s. 8.1 and 9.1) wants tracking that profiles people off by default and express consent; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{"CA-QC"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetBrazil, Name: "Brazil (LGPD)",
+			Description: "Opt-in in Brazil with reject on the first layer, as the ANPD's guide on cookies (2022) reads the LGPD; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{"BR"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetWorldwide, Name: "Worldwide",
+			Description: "The other presets together: opt-in in the EU, the EEA, the United Kingdom, Switzerland, Quebec and Brazil; opt-out with Global Privacy Control honoured and a Do Not Sell or Share control in the United States; opt-in where the visitor's location is unknown; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{core.RegionEU, core.RegionEEA, "GB", "CH", "CA-QC", "BR"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUSStateLaws, "US"}, DefaultBehavior: BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
 			}},
 	}
 }

@@ -66,7 +66,22 @@ func TestGPPFor(t *testing.T) {
 		{"US", "US-CO", "usnat,usco applicable [10]"},
 		{"US", "US-UT", "usnat,usut applicable [11]"},
 		{"US", "US-CT", "usnat,usct applicable [12]"},
-		{"US", "US-TX", "usnat applicable [7]"},
+		{"US", "US-FL", "usnat,usfl applicable [13]"},
+		{"US", "US-MT", "usnat,usmt applicable [14]"},
+		{"US", "US-OR", "usnat,usor applicable [15]"},
+		{"US", "US-TX", "usnat,ustx applicable [16]"},
+		{"US", "US-DE", "usnat,usde applicable [17]"},
+		{"US", "US-IA", "usnat,usia applicable [18]"},
+		{"US", "US-NE", "usnat,usne applicable [19]"},
+		{"US", "US-NH", "usnat,usnh applicable [20]"},
+		{"US", "US-NJ", "usnat,usnj applicable [21]"},
+		{"US", "US-TN", "usnat,ustn applicable [22]"},
+		{"US", "US-MN", "usnat,usmn applicable [23]"},
+		{"US", "US-MD", "usnat,usmd applicable [24]"},
+		{"US", "US-IN", "usnat,usin applicable [25]"},
+		{"US", "US-KY", "usnat,usky applicable [26]"},
+		{"US", "US-RI", "usnat,usri applicable [27]"},
+		{"US", "US-WA", "usnat applicable [7]"},
 		{"US", "", "usnat applicable [7]"},
 		{"FR", "", "tcfeuv2 applicable [2]"},
 		{"JP", "", "none"},
@@ -77,6 +92,23 @@ func TestGPPFor(t *testing.T) {
 	}
 	if g := gppOf("US", "US-CA"); g.CMPID != 300 {
 		t.Errorf("cmpId %d, want the deployment's 300", g.CMPID)
+	}
+	// The approach: national writes usnat alone, state the state's section alone (usnat where
+	// the state has none); an unknown approach is refused naming gpp.approach.
+	for _, c := range []struct{ approach, region, want string }{
+		{gpp.ApproachNational, "US-KY", "usnat applicable [7]"},
+		{gpp.ApproachState, "US-KY", "usky applicable [26]"},
+		{gpp.ApproachState, "US-WA", "usnat applicable [7]"},
+	} {
+		if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true, Approach: c.approach}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(gppOf("US", c.region)); got != c.want {
+			t.Errorf("approach %s, visitor from %s: %s, want %s", c.approach, c.region, got, c.want)
+		}
+	}
+	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true, Approach: "federal"}}); core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "gpp.approach") {
+		t.Fatalf("an unknown approach: %v, want invalid naming gpp.approach", err)
 	}
 	if _, err := m.Banners.PatchBanner(ctx, org, s.ID, banner.BannerPatch{GPP: &gpp.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: gpp.MSPAModeServiceProvider}}); err != nil {
 		t.Fatal(err)
@@ -153,6 +185,26 @@ func gppTable() string {
 	return b.String()
 }
 
+// gppStateTable is docs/gpp.md's table of the states' sections, rendered from the law table
+// (core/regions.json gppSection) and core/gpp's sections.
+func gppStateTable() string {
+	var b strings.Builder
+	b.WriteString("| state | section | ID | GPC subsection |\n|---|---|---|---|\n")
+	for _, l := range core.USStateLaws() {
+		id, ok := gpp.StateSection(l.Region)
+		if !ok {
+			b.WriteString("| `" + l.Region + "` | none: `usnat` | 7 | yes |\n")
+			continue
+		}
+		gpc := "no"
+		if gpp.GppUSSection(id, gpp.GPPSettings{}).GPCSegment {
+			gpc = "yes"
+		}
+		b.WriteString("| `" + l.Region + "` | `" + l.GPPSection + "` | " + strconv.Itoa(id) + " | " + gpc + " |\n")
+	}
+	return b.String()
+}
+
 // TestGPPDocumented: docs/gpp.md shows the mapping as core has it (the test prints the table to
 // paste when they differ).
 func TestGPPDocumented(t *testing.T) {
@@ -164,8 +216,11 @@ func TestGPPDocumented(t *testing.T) {
 	if want := gppTable(); !strings.Contains(string(b), want) {
 		t.Errorf("docs/gpp.md's mapping table differs from core.GPPFieldTable; it should read:\n%s", want)
 	}
-	for _, api := range []string{"usnat", "usca", "usva", "usco", "usut", "usct", "tcfeuv2"} {
-		if !strings.Contains(string(b), "`"+api+"`") {
+	if want := gppStateTable(); !strings.Contains(string(b), want) {
+		t.Errorf("docs/gpp.md's table of state sections differs from core/regions.json and core/gpp; it should read:\n%s", want)
+	}
+	for _, id := range append(gpp.USSectionIDs(), gpp.GPPSectionTCFEUv2) {
+		if api := gpp.GPPSectionAPI(id); !strings.Contains(string(b), "`"+api+"`") {
 			t.Errorf("docs/gpp.md does not name the section %s", api)
 		}
 	}

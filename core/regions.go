@@ -47,10 +47,17 @@ type USStateLaw struct {
 	Effective string `json:"effective" doc:"The date it took or takes effect, YYYY-MM-DD."`
 	// GPCRequired is whether the law requires a universal opt-out signal such as Global Privacy
 	// Control to be honoured as an opt-out of sale and targeted advertising, from GPCRequiredFrom.
-	GPCRequired     bool     `json:"gpcRequired" doc:"Whether a Global Privacy Control signal must be honoured as an opt-out of sale and targeted advertising."`
-	GPCRequiredFrom string   `json:"gpcRequiredFrom,omitempty" doc:"The date from which it must, YYYY-MM-DD."`
-	Sources         []string `json:"sources" doc:"Official pages of the statute or its regulator."`
-	Note            string   `json:"note,omitempty" doc:"What the entry's facts depend on, or what was not verified."`
+	GPCRequired     bool   `json:"gpcRequired" doc:"Whether a Global Privacy Control signal must be honoured as an opt-out of sale and targeted advertising."`
+	GPCRequiredFrom string `json:"gpcRequiredFrom,omitempty" doc:"The date from which it must, YYYY-MM-DD."`
+	// GPCDisplayRequiredFrom is the date from which the law requires showing the visitor that
+	// their opt-out preference signal was honoured ("Opt-Out Request Honored"), "" when it
+	// does not (DisplaysGPCHonored).
+	GPCDisplayRequiredFrom string `json:"gpcDisplayRequiredFrom,omitempty" doc:"The date from which the law requires showing the visitor that their Global Privacy Control signal was honoured (California: Opt-Out Request Honored), YYYY-MM-DD; absent when it does not."`
+	// GPPSection is the API prefix of the state's own IAB GPP section (usca), "" when the IAB
+	// defines none: core/gpp writes it for the state's visitors (docs/gpp.md).
+	GPPSection string   `json:"gppSection,omitempty" doc:"The API prefix of the state's own IAB Global Privacy Platform section (usca, usky), absent when the IAB defines none."`
+	Sources    []string `json:"sources" doc:"Official pages of the statute or its regulator."`
+	Note       string   `json:"note,omitempty" doc:"What the entry's facts depend on, or what was not verified."`
 }
 
 type regionData struct {

@@ -80,7 +80,7 @@ func TestRegionData(t *testing.T) {
 			t.Errorf("%s: law, citation and sources are required", l.Region)
 		}
 		eff, err := time.Parse(time.DateOnly, l.Effective)
-		if err != nil || eff.Year() < 2020 || eff.Year() > 2026 {
+		if err != nil || eff.Year() < 2020 || eff.After(time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)) {
 			t.Errorf("%s: effective %q", l.Region, l.Effective)
 		}
 		if from, err := time.Parse(time.DateOnly, l.GPCRequiredFrom); l.GPCRequired && (err != nil || from.Before(eff)) {
@@ -269,8 +269,8 @@ func TestRegionPresets(t *testing.T) {
 	m, _, _ := newCore(t)
 	org, s := mustSite(t, m)
 	presets := bannerpkg.RegionPresets()
-	if len(presets) != 2 {
-		t.Fatalf("%d presets, want 2", len(presets))
+	if len(presets) != 5 {
+		t.Fatalf("%d presets, want 5", len(presets))
 	}
 	for _, p := range presets {
 		in := make([]bannerpkg.RegionRuleInput, len(p.RegionRules))
@@ -293,6 +293,16 @@ func TestRegionPresets(t *testing.T) {
 		},
 		bannerpkg.PresetOptInEverywhere: {
 			{Country: "FR"}: "gdpr/opt_in", {Country: "US", Region: "US-CA"}: "ccpa/opt_in", {Country: "JP"}: "none/opt_in", {}: "none/opt_in",
+		},
+		bannerpkg.PresetQuebec: {
+			{Country: "CA", Region: "CA-QC"}: "none/opt_in", {Country: "CA", Region: "CA-ON"}: "none/no_banner", {Country: "FR"}: "gdpr/no_banner",
+		},
+		bannerpkg.PresetBrazil: {
+			{Country: "BR"}: "none/opt_in", {Country: "AR"}: "none/no_banner",
+		},
+		bannerpkg.PresetWorldwide: {
+			{Country: "FR"}: "gdpr/opt_in", {Country: "CA", Region: "CA-QC"}: "none/opt_in", {Country: "BR"}: "none/opt_in",
+			{Country: "US", Region: "US-KY"}: "ccpa/opt_out", {Country: "JP"}: "none/no_banner", {}: "none/opt_in",
 		},
 	}
 	for _, p := range presets {
@@ -385,7 +395,7 @@ func TestRecordConsentRegion(t *testing.T) {
 	}{
 		{"FR", "", "regionRules[0]", "gdpr", false, false},
 		{"US", "US-CO", "regionRules[1]", "ccpa", true, true},
-		{"US", "US-AL", "regionRules[2]", "ccpa", true, true}, // honorGpc defaults to true
+		{"US", "US-WY", "regionRules[2]", "ccpa", true, true}, // honorGpc defaults to true
 		{"JP", "", "regionRules[2]", "none", false, false},
 		{"", "", "defaultBehavior", "none", false, false},
 	}

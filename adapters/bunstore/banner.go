@@ -35,6 +35,7 @@ type banner struct {
 	ReopenPosition        string                       `bun:"reopen_position"`
 	ReopenLabel           *string                      `bun:"reopen_label"`
 	CookieDomain          *string                      `bun:"cookie_domain"`
+	ReaskAfterRejectDays  *int                         `bun:"reask_after_reject_days"`
 	RegionRules           []bannerpkg.RegionRule       `bun:"region_rules,type:jsonb"`
 	TCF                   tcf.TCFSettings              `bun:"tcf,type:jsonb"`
 	GPP                   gpp.GPPSettings              `bun:"gpp,type:jsonb"`
@@ -52,7 +53,8 @@ func fromBanner(b *bannerpkg.Banner) *banner {
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
-		TCF: b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		ReaskAfterRejectDays: b.ReaskAfterRejectDays,
+		TCF:                  b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -66,7 +68,8 @@ func (b *banner) core() *bannerpkg.Banner {
 		SiteWideBlocking: b.SiteWideBlocking, GCMExcludeVendor: b.GCMExcludeVendor, ConsentMode: bannerpkg.ConsentModeOf(b.GCMExcludeVendor),
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: b.ReopenLabel, CookieDomain: b.CookieDomain, RegionRules: orSlice(b.RegionRules),
-		TCF: b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		ReaskAfterRejectDays: b.ReaskAfterRejectDays,
+		TCF:                  b.TCF.Clone(), GPP: b.GPP.Clone(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
 	}
 }
 

@@ -114,13 +114,34 @@ var places = sync.OnceValue(func() []place {
 type ruleForm struct {
 	Regions, DefaultBehavior                    string
 	HonorGPC, DoNotSellLink, RejectOnFirstLayer bool
+	// Reask is the rule's own reaskAfterRejectDays, "" to take the banner's.
+	Reask string
+}
+
+// reaskOf parses an optional number of days of the form ("" is none).
+func reaskOf(what, v string) (*int, error) {
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < banner.MinReask || n > banner.MaxReask {
+		return nil, core.Errorf(core.CodeInvalid, "%s: enter a whole number of days from %d to %d, or leave it empty for the default", what, banner.MinReask, banner.MaxReask)
+	}
+	return &n, nil
+}
+
+func itoaPtr(p *int) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(*p)
 }
 
 func rulesOf(rs []banner.RegionRule) []ruleForm {
 	out := make([]ruleForm, len(rs))
 	for i, r := range rs {
 		out[i] = ruleForm{Regions: strings.Join(r.Regions, ", "), DefaultBehavior: r.DefaultBehavior,
-			HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer}
+			HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer, Reask: itoaPtr(r.ReaskAfterRejectDays)}
 	}
 	return out
 }
@@ -133,6 +154,8 @@ func (f bannerForm) inputs() []banner.RegionRuleInput {
 			Regions:         strings.FieldsFunc(r.Regions, func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r' }),
 			DefaultBehavior: r.DefaultBehavior, HonorGPC: &r.HonorGPC, DoNotSellLink: &r.DoNotSellLink, RejectOnFirstLayer: &r.RejectOnFirstLayer,
 		}
+		// A number the form cannot parse is reported by patch (reaskOf); here it is left out.
+		out[i].ReaskAfterRejectDays, _ = reaskOf("", r.Reask)
 	}
 	return out
 }
@@ -232,7 +255,9 @@ type bannerForm struct {
 	Removed                                                  []string
 	LogoURL, PrivacyPolicyURL, CookiePolicyURL               string
 	CookieExpirationDays                                     string
-	GCMExcludeVendor, StorefrontIntegration                  bool
+	// Reask is the banner's reaskAfterRejectDays, "" for the rules' defaults.
+	Reask                                   string
+	GCMExcludeVendor, StorefrontIntegration bool
 	// ReopenButton, ReopenPosition and ReopenLabel set the "privacy settings" button shown
 	// after a decision; CookieDomain the consent cookie's domain ("" for the host).
 	ReopenButton                              bool
@@ -250,7 +275,7 @@ func formOf(b *banner.Banner) bannerForm {
 		Template: b.Template, Position: b.Position, DefaultBehavior: b.DefaultBehavior, CloseButtonBehavior: b.CloseButtonBehavior,
 		Colors: maps.Clone(b.Colors), Texts: maps.Clone(b.TextOverrides), Translations: map[string]map[string]string{},
 		LogoURL: deref(b.LogoURL), PrivacyPolicyURL: deref(b.PrivacyPolicyURL), CookiePolicyURL: deref(b.CookiePolicyURL),
-		CookieExpirationDays: strconv.Itoa(b.CookieExpirationDays), GCMExcludeVendor: b.GCMExcludeVendor,
+		CookieExpirationDays: strconv.Itoa(b.CookieExpirationDays), Reask: itoaPtr(b.ReaskAfterRejectDays), GCMExcludeVendor: b.GCMExcludeVendor,
 		StorefrontIntegration: b.StorefrontIntegration, ReopenButton: b.ReopenButton, ReopenPosition: b.ReopenPosition,
 		ReopenLabel: deref(b.ReopenLabel), CookieDomain: deref(b.CookieDomain), Rules: rulesOf(b.RegionRules),
 	}
@@ -276,6 +301,7 @@ func parseBannerForm(r *http.Request) bannerForm {
 		Colors: map[string]string{}, Texts: map[string]string{}, Translations: map[string]map[string]string{},
 		LogoURL: strings.TrimSpace(r.PostFormValue("logoUrl")), PrivacyPolicyURL: strings.TrimSpace(r.PostFormValue("privacyPolicyUrl")),
 		CookiePolicyURL: strings.TrimSpace(r.PostFormValue("cookiePolicyUrl")), CookieExpirationDays: strings.TrimSpace(r.PostFormValue("cookieExpirationDays")),
+		Reask:            strings.TrimSpace(r.PostFormValue("reaskAfterRejectDays")),
 		GCMExcludeVendor: r.PostFormValue("gcmExcludeVendor") == "on", StorefrontIntegration: r.PostFormValue("storefrontIntegration") == "on",
 		ReopenButton: r.PostFormValue("reopenButton") == "on", ReopenPosition: r.PostFormValue("reopenPosition"),
 		ReopenLabel: strings.TrimSpace(r.PostFormValue("reopenLabel")), CookieDomain: strings.TrimSpace(r.PostFormValue("cookieDomain")),
@@ -287,7 +313,8 @@ func parseBannerForm(r *http.Request) bannerForm {
 		k := "rule." + i + "."
 		f.Rules = append(f.Rules, ruleForm{Regions: strings.TrimSpace(r.PostFormValue(k + "regions")),
 			DefaultBehavior: r.PostFormValue(k + "defaultBehavior"), HonorGPC: r.PostFormValue(k+"honorGpc") == "on",
-			DoNotSellLink: r.PostFormValue(k+"doNotSellLink") == "on", RejectOnFirstLayer: r.PostFormValue(k+"rejectOnFirstLayer") == "on"})
+			DoNotSellLink: r.PostFormValue(k+"doNotSellLink") == "on", RejectOnFirstLayer: r.PostFormValue(k+"rejectOnFirstLayer") == "on",
+			Reask: strings.TrimSpace(r.PostFormValue(k + "reaskAfterRejectDays"))})
 	}
 	for _, k := range banner.ColorKeys() {
 		if v := strings.TrimSpace(r.PostFormValue("color." + k)); v != "" {
@@ -349,6 +376,19 @@ func (f bannerForm) patch() (banner.BannerPatch, error) {
 		return p, core.Errorf(core.CodeInvalid, "remember the choice for: enter a whole number of days from %d to %d", banner.MinCookieExpiration, banner.MaxCookieExpiration)
 	}
 	p.CookieExpirationDays = &days
+	reask, err := reaskOf("ask again after a refusal", f.Reask)
+	if err != nil {
+		return p, err
+	}
+	p.ReaskAfterRejectDays = banner.Optional[int]{Set: true, Null: reask == nil}
+	if reask != nil {
+		p.ReaskAfterRejectDays.Value = *reask
+	}
+	for i, r := range f.Rules {
+		if _, err := reaskOf(fmt.Sprintf("rule %d, ask again after a refusal", i+1), r.Reask); err != nil {
+			return p, err
+		}
+	}
 	for _, u := range []struct {
 		dst *banner.Optional[string]
 		v   string

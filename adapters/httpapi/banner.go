@@ -104,10 +104,11 @@ type bannerPatchBody struct {
 	ReopenButton          *bool              `json:"reopenButton,omitempty" nullable:"false" doc:"Show a small privacy-settings button after a decision (unless the page has its own [data-consentd-open] element)."`
 	ReopenPosition        *string            `json:"reopenPosition,omitempty" nullable:"false" enum:"bottom_left,bottom_right,top_left,top_right" doc:"Corner of the reopen button."`
 	ReopenLabel           nullable[string]   `json:"reopenLabel,omitempty" doc:"Text of the reopen button; null uses the visitor's language's default."`
+	ReaskAfterRejectDays  nullable[int]      `json:"reaskAfterRejectDays,omitempty" doc:"Optional. After a visitor refuses (reject all), the banner stays away this many days (1 to 730), whatever cookieExpirationDays says of other decisions; then it asks again. null (the default) takes the default of each visitor's rule's behaviour: 180 days under opt_in (the EU Digital Omnibus proposal's six months, as the CNIL recommends keeping a refusal as long as a consent), 365 under opt_out (the CCPA's twelve months before asking again after an opt-out). A regional rule's own reaskAfterRejectDays wins over it. The compliance report flags a value under 180 where an opt-in rule applies in Europe."`
 	CookieDomain          nullable[string]   `json:"cookieDomain,omitempty" maxLength:"254" doc:"Domain of the consent cookie, e.g. .example.com: the site's host or a parent of it, at most its registrable domain, so that a decision holds on every subdomain. null keeps the cookie on the host that set it."`
 	RegionRules           *[]regionRuleIn    `json:"regionRules,omitempty" nullable:"false" maxItems:"50" doc:"Regional rules, in order; replaces the list (an empty list removes every rule). A visitor gets the most specific match: the first rule naming the visitor's subdivision, else its country, else a group holding either, else *; a visitor whose location is unknown gets the first rule naming unknown. defaultBehavior applies when none matches. The jurisdiction recorded stays that of the visitor's place, whatever the rule: gdpr (the EU, EEA, GB or CH), ccpa (the US) or none. Presets: GET /region-presets; the law behind the groups: GET /region-laws."`
 	TCF                   *tcfIn             `json:"tcf,omitempty" nullable:"false" doc:"The site's IAB TCF 2.3 settings (docs/tcf.md); replaces them whole, absent fields empty. Checked against the Global Vendor List in use: an unknown or deleted vendor is a 400 naming it (tcf.vendorIds[3]: unknown vendor 9999). enabled needs the deployment's CMP ID (CONSENTD_TCF_CMP_ID)."`
-	GPP                   *gppIn             `json:"gpp,omitempty" nullable:"false" doc:"The site's IAB Global Privacy Platform settings (docs/gpp.md); replaces them whole. With enabled, visitors under a US opt-out rule get __gpp with the usnat section (and their state's own section for California, Virginia, Colorado, Utah and Connecticut), visitors the TCF applies to the tcfeuv2 section carrying their TC string."`
+	GPP                   *gppIn             `json:"gpp,omitempty" nullable:"false" doc:"The site's IAB Global Privacy Platform settings (docs/gpp.md); replaces them whole. With enabled, visitors under a US opt-out rule get __gpp with the usnat section and/or their state's own section (the twenty states the IAB defines one for, as GET /region-laws names it: gppSection), as approach says; visitors the TCF applies to the tcfeuv2 section carrying their TC string."`
 }
 
 // gppIn is the gpp object of a banner PATCH (core.GPPSettings).
@@ -115,13 +116,14 @@ type gppIn struct {
 	Enabled                bool   `json:"enabled,omitempty" doc:"Turns the IAB GPP on for the visitors a section applies to."`
 	MSPACoveredTransaction bool   `json:"mspaCoveredTransaction,omitempty" doc:"The publisher signed the IAB Multi-State Privacy Agreement and declares its transactions covered by it: the usnat section then applies (the MSPA's National Approach)."`
 	MSPAMode               string `json:"mspaMode,omitempty" enum:"opt-out,service-provider" doc:"The MSPA mode of covered transactions (default opt-out): Opt-Out Option Mode or Service Provider Mode."`
+	Approach               string `json:"approach,omitempty" enum:"both,national,state" doc:"Which US sections a US visitor's string carries (default both): national, the MSPA's National Approach (usnat alone); state, the state-specific approach (the visitor's state section alone where the IAB defines one, usnat elsewhere in the US); both (usnat and the state's section, usnat applying for an MSPA-covered site, the state's otherwise)."`
 }
 
 func (g *gppIn) core() *gpp.GPPSettings {
 	if g == nil {
 		return nil
 	}
-	return &gpp.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode}
+	return &gpp.GPPSettings{Enabled: g.Enabled, MSPACoveredTransaction: g.MSPACoveredTransaction, MSPAMode: g.MSPAMode, Approach: g.Approach}
 }
 
 // tcfIn is the tcf object of a banner PATCH (core.TCFSettings).
@@ -178,11 +180,12 @@ func (t *tcfIn) core() *tcf.TCFSettings {
 
 // regionRuleIn is a regional rule of a banner PATCH (core.RegionRuleInput).
 type regionRuleIn struct {
-	Regions            []string `json:"regions" minItems:"1" maxItems:"300" doc:"ISO 3166-1 alpha-2 countries (FR), ISO 3166-2 subdivisions (US-CA; every US and Canadian one), the groups EU, EEA and US-STATE-LAWS, * for every other known place, unknown for a visitor whose location is unknown."`
-	DefaultBehavior    string   `json:"defaultBehavior" enum:"opt_in,opt_out,no_banner" doc:"What the banner does before a decision for these visitors."`
-	HonorGPC           *bool    `json:"honorGpc,omitempty" nullable:"false" doc:"A Global Privacy Control signal turns the sale category off and is recorded as a request not to sell. Default true."`
-	DoNotSellLink      *bool    `json:"doNotSellLink,omitempty" nullable:"false" doc:"The visitor may opt out of sale and sharing; refusing the sale category is recorded as a request not to sell. Default true under opt_out, false otherwise."`
-	RejectOnFirstLayer *bool    `json:"rejectOnFirstLayer,omitempty" nullable:"false" doc:"The first layer offers reject beside accept. Default true."`
+	Regions              []string `json:"regions" minItems:"1" maxItems:"300" doc:"ISO 3166-1 alpha-2 countries (FR), ISO 3166-2 subdivisions (US-CA; every US and Canadian one), the groups EU, EEA and US-STATE-LAWS, * for every other known place, unknown for a visitor whose location is unknown."`
+	DefaultBehavior      string   `json:"defaultBehavior" enum:"opt_in,opt_out,no_banner" doc:"What the banner does before a decision for these visitors."`
+	HonorGPC             *bool    `json:"honorGpc,omitempty" nullable:"false" doc:"A Global Privacy Control signal turns the sale category off and is recorded as a request not to sell. Default true."`
+	DoNotSellLink        *bool    `json:"doNotSellLink,omitempty" nullable:"false" doc:"The visitor may opt out of sale and sharing; refusing the sale category is recorded as a request not to sell. Default true under opt_out, false otherwise."`
+	RejectOnFirstLayer   *bool    `json:"rejectOnFirstLayer,omitempty" nullable:"false" doc:"The first layer offers reject beside accept. Default true."`
+	ReaskAfterRejectDays *int     `json:"reaskAfterRejectDays,omitempty" nullable:"false" minimum:"1" maximum:"730" doc:"Optional. After a refusal, the banner stays away this many days for these visitors; absent: the banner's reaskAfterRejectDays, else this rule's behaviour's default (opt_in 180, opt_out 365)."`
 }
 
 // TransformSchema declares the form core requires of cookieDomain, its pattern from core.
@@ -219,12 +222,13 @@ func (h *handlers) registerBanner(api huma.API) {
 				CookieExpirationDays: p.CookieExpirationDays, GCMExcludeVendor: p.GCMExcludeVendor, ConsentMode: p.ConsentMode,
 				StorefrontIntegration: p.StorefrontIntegration, ReopenButton: p.ReopenButton, ReopenPosition: p.ReopenPosition,
 				ReopenLabel: p.ReopenLabel.core(), CookieDomain: p.CookieDomain.core(), TCF: p.TCF.core(), GPP: p.GPP.core(),
+				ReaskAfterRejectDays: p.ReaskAfterRejectDays.core(),
 			}
 			if p.RegionRules != nil {
 				rules := make([]banner.RegionRuleInput, len(*p.RegionRules))
 				for i, r := range *p.RegionRules {
 					rules[i] = banner.RegionRuleInput{Regions: r.Regions, DefaultBehavior: r.DefaultBehavior,
-						HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer}
+						HonorGPC: r.HonorGPC, DoNotSellLink: r.DoNotSellLink, RejectOnFirstLayer: r.RejectOnFirstLayer, ReaskAfterRejectDays: r.ReaskAfterRejectDays}
 				}
 				patch.RegionRules = &rules
 			}

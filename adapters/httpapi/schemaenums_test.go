@@ -39,6 +39,8 @@ var schemaEnums = map[string][]string{
 	"RegionRuleIn.regions[]":              core.RegionCodes(),
 	"GppIn.mspaMode":                      gpp.MSPAModes(),
 	"GPPSettings.mspaMode":                gpp.MSPAModes(),
+	"GppIn.approach":                      gpp.Approaches(),
+	"GPPSettings.approach":                gpp.Approaches(),
 	"ConsentBody.action":                  consent.ConsentActions(),
 	"ScanTriggerBody.mode":                core.ScanModes(),
 	"Scan.mode":                           core.ScanModes(),

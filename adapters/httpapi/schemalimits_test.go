@@ -44,6 +44,8 @@ var schemaLimits = map[string]any{
 	"BannerPatchBody.cookiePolicyUrl maxLength":                   core.MaxURL,
 	"BannerPatchBody.cookieExpirationDays minimum":                banner.MinCookieExpiration,
 	"BannerPatchBody.cookieExpirationDays maximum":                banner.MaxCookieExpiration,
+	"RegionRuleIn.reaskAfterRejectDays minimum":                   banner.MinReask,
+	"RegionRuleIn.reaskAfterRejectDays maximum":                   banner.MaxReask,
 	"BannerPatchBody.regionRules maxItems":                        banner.MaxRegionRules,
 	"RegionRuleIn.regions minItems":                               1,
 	"RegionRuleIn.regions maxItems":                               banner.MaxRuleRegions,

@@ -120,6 +120,9 @@ type Banner struct {
 	// its registrable domain), so that a decision holds on every subdomain; nil keeps the
 	// cookie on the host that set it.
 	CookieDomain *string `json:"cookieDomain"`
+	// ReaskAfterRejectDays is how long, in days, a refusal keeps the banner away (nil: the
+	// default of the visitor's rule's behaviour, ReaskDefault); a regional rule may set its own.
+	ReaskAfterRejectDays *int `json:"reaskAfterRejectDays"`
 	// RegionRules are the banner's regional rules, in order (RegionRule); DefaultBehavior applies
 	// to a visitor none of them matches, and to everyone when there are none.
 	RegionRules []RegionRule `json:"regionRules"`

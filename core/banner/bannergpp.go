@@ -45,12 +45,14 @@ func CheckGPPString(b *Banner, s string) error {
 // has GPP off or no section applies to the visitor (the loader then inlines no __gpp):
 //   - where the TCF applies (TCFApplies): tcfeuv2, the TC string __tcfapi gives;
 //   - for a US visitor (the jurisdiction ccpa) on a banner without regional rules, or under an
-//     opt-out rule (the rule's behaviour, or defaultBehavior when none matches): usnat, and
-//     where the visitor's state has its own IAB section (California, Virginia, Colorado, Utah,
-//     Connecticut) that section too. Which one applies follows the IAB's guidance that a CMP supporting both decides which
-//     vendors should read: an MSPA-covered site follows the MSPA's National Approach (usnat,
-//     "used in place of specific state strings"); any other site the state's own section where
-//     there is one, else usnat.
+//     opt-out rule (the rule's behaviour, or defaultBehavior when none matches): the US
+//     sections the site's approach (gpp.approach) names. The visitor's state section is the
+//     one the law table gives the state (core/regions.json gppSection, gpp.StateSection).
+//     national: usnat alone (the MSPA's National Approach, usnat "used in place of specific
+//     state strings"); state: the state's section alone, usnat where the state has none; both
+//     (the default): usnat and the state's section, and, as the IAB's guidance lets a CMP
+//     supporting both decide which vendors should read, usnat applies for an MSPA-covered site,
+//     the state's section for any other.
 func (b *Banner) GPPFor(rule VisitorRule, cmpID int) *gpp.GPPConfig {
 	if !b.GPP.Enabled {
 		return nil
@@ -61,12 +63,20 @@ func (b *Banner) GPPFor(rule VisitorRule, cmpID int) *gpp.GPPConfig {
 		cfg.Sections = []gpp.GPPSection{{ID: gpp.GPPSectionTCFEUv2, API: gpp.GppSectionAPIs[gpp.GPPSectionTCFEUv2]}}
 		cfg.Applicable = []int{gpp.GPPSectionTCFEUv2}
 	case rule.Jurisdiction == core.JurisdictionCCPA && rule.Location.Country == "US" && (!rule.Regional || b.BehaviorFor(rule) == BehaviorOptOut):
-		cfg.Sections = []gpp.GPPSection{gpp.GppUSSection(gpp.GPPSectionUSNat, b.GPP)}
-		cfg.Applicable = []int{gpp.GPPSectionUSNat}
-		if id, ok := gpp.UsStateSections[rule.Location.Region]; ok {
-			cfg.Sections = append(cfg.Sections, gpp.GppUSSection(id, b.GPP))
-			if !b.GPP.MSPACoveredTransaction {
-				cfg.Applicable = []int{id}
+		s := b.GPP.Clean()
+		state, ok := gpp.StateSection(rule.Location.Region)
+		switch {
+		case !ok || s.Approach == gpp.ApproachNational:
+			cfg.Sections = []gpp.GPPSection{gpp.GppUSSection(gpp.GPPSectionUSNat, s)}
+			cfg.Applicable = []int{gpp.GPPSectionUSNat}
+		case s.Approach == gpp.ApproachState:
+			cfg.Sections = []gpp.GPPSection{gpp.GppUSSection(state, s)}
+			cfg.Applicable = []int{state}
+		default:
+			cfg.Sections = []gpp.GPPSection{gpp.GppUSSection(gpp.GPPSectionUSNat, s), gpp.GppUSSection(state, s)}
+			cfg.Applicable = []int{state}
+			if s.MSPACoveredTransaction {
+				cfg.Applicable = []int{gpp.GPPSectionUSNat}
 			}
 		}
 	default:

@@ -45,6 +45,9 @@ type BannerPatch struct {
 	ReopenPosition        *string
 	ReopenLabel           Optional[string]
 	CookieDomain          Optional[string]
+	// ReaskAfterRejectDays sets how long a refusal keeps the banner away; null returns to the
+	// defaults of the rules' behaviours (ReaskDefault).
+	ReaskAfterRejectDays Optional[int]
 	// RegionRules, when not nil, replaces the banner's regional rules (an empty list removes
 	// them).
 	RegionRules *[]RegionRuleInput
@@ -102,6 +105,11 @@ func (p BannerPatch) validate() error {
 	}
 	if d := p.CookieExpirationDays; d != nil && (*d < MinCookieExpiration || *d > MaxCookieExpiration) {
 		return core.FieldErrorf("cookieExpirationDays", "must be %d to %d", MinCookieExpiration, MaxCookieExpiration)
+	}
+	if r := p.ReaskAfterRejectDays; r.Set && !r.Null {
+		if err := checkReask("reaskAfterRejectDays", &r.Value); err != nil {
+			return err
+		}
 	}
 	if l := p.ReopenLabel; l.Set && !l.Null {
 		if n := utf8.RuneCountInString(strings.TrimSpace(l.Value)); n < 1 || n > MaxReopenLabel {
@@ -212,6 +220,13 @@ func (p BannerPatch) apply(b *Banner) {
 		b.ReopenButton = *p.ReopenButton
 	}
 	set(&b.ReopenPosition, p.ReopenPosition)
+	if r := p.ReaskAfterRejectDays; r.Set {
+		b.ReaskAfterRejectDays = nil
+		if !r.Null {
+			v := r.Value
+			b.ReaskAfterRejectDays = &v
+		}
+	}
 	for _, u := range []struct {
 		dst **string
 		v   Optional[string]

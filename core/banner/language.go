@@ -140,6 +140,10 @@ var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cooki
 // configuration carries only for a visitor whose policy offers it (Policy.DoNotSellLink).
 const doNotSellTextKey = "doNotSellLabel"
 
+// GPCHonoredTextKey is the label saying that the visitor's GPC signal was honoured, which the
+// first view's configuration carries only where the runtime shows it (GPCPolicy.Display).
+const GPCHonoredTextKey = "gpcHonored"
+
 // OptOutTextKey is the notice's body for a visitor under an opt-out rule, which the
 // configuration carries as its body (PublicConfig.textsFor).
 const OptOutTextKey = "optOutBody"

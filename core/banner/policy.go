@@ -126,6 +126,8 @@ type Policy struct {
 	Vendors          []VendorConsent `json:"vendors" doc:"The vendors' consent APIs the runtime tells (Google Consent Mode, Microsoft UET, Microsoft Clarity): how it calls each and which categories each signal needs."`
 	Storefront       Signals         `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
 	UnheldHosts      []string        `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.consentMode is advanced (gcmExcludeVendor true); empty otherwise."`
+	// ReaskAfterRejectDays is how long a refusal keeps the banner away (Banner.ReaskFor).
+	ReaskAfterRejectDays int `json:"reask" doc:"The banner's reaskAfterRejectDays for this visitor: after a refusal (reject all), the runtime shows no banner for this many days (its rule's reaskAfterRejectDays, else the banner's, else the default of its behaviour: opt_in 180, opt_out 365); then it asks again."`
 }
 
 // CategoryPolicy is what the runtime does with one category.
@@ -139,6 +141,10 @@ type GPCPolicy struct {
 	Honored   bool     `json:"honored" doc:"Whether the signal changes anything for this visitor (the runtime then tells the visitor it is honored)."`
 	Off       []string `json:"off" doc:"Categories the signal turns off and keeps off, over any decision."`
 	DoNotSell bool     `json:"doNotSell" doc:"Whether the signal is a request not to sell (the record's doNotSell)."`
+	// Display is whether the runtime shows that the signal was honoured (gpcHonored, "Opt-Out
+	// Request Honored") in its reopen control and preferences: where honoured under a state law
+	// that requires it (core.DisplaysGPCHonored).
+	Display bool `json:"display,omitempty" doc:"Whether the runtime shows, in its reopen control and its preferences, that the signal was honoured (the text gpcHonored, Opt-Out Request Honored): where it is honoured under a state law requiring that display (the law table's gpcDisplayRequiredFrom: California)."`
 }
 
 // DecidePolicy computes what the runtime does on the site (its banner and categories) for a
@@ -153,15 +159,16 @@ func DecidePolicy(b *Banner, cats []*Category, rule VisitorRule) *Policy {
 		honorGPC, doNotSell, reject = r.HonorGPC, r.DoNotSellLink, r.RejectOnFirstLayer
 	}
 	p := &Policy{
-		Categories:         make(map[string]CategoryPolicy, len(cats)),
-		Ask:                behavior != BehaviorNoBanner,
-		DoNotSellLink:      doNotSell,
-		RejectOnFirstLayer: reject,
-		Vendors:            VendorConsents(),
-		GPC:                GPCPolicy{Off: []string{}},
-		DoNotSellWithout:   []string{},
-		UnheldHosts:        []string{},
-		Storefront:         Signals{},
+		Categories:           make(map[string]CategoryPolicy, len(cats)),
+		Ask:                  behavior != BehaviorNoBanner,
+		DoNotSellLink:        doNotSell,
+		RejectOnFirstLayer:   reject,
+		Vendors:              VendorConsents(),
+		GPC:                  GPCPolicy{Off: []string{}},
+		DoNotSellWithout:     []string{},
+		UnheldHosts:          []string{},
+		Storefront:           Signals{},
+		ReaskAfterRejectDays: b.ReaskFor(rule),
 	}
 	// Before a decision, a category is on when it is required or the banner does not ask for
 	// consent first (opt_out, no_banner), whatever the jurisdiction.

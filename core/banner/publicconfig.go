@@ -142,6 +142,10 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 	if cfg.Policy == nil || !cfg.Policy.DoNotSellLink {
 		delete(out.Texts, doNotSellTextKey)
 	}
+	// The honoured signal's label only for a visitor to whom the runtime shows it.
+	if cfg.Policy == nil || !cfg.Policy.GPC.Display {
+		delete(out.Texts, GPCHonoredTextKey)
+	}
 	for i, pc := range cfg.Categories {
 		names := make([]ServiceName, len(pc.Services))
 		for j, s := range pc.Services {

@@ -31,6 +31,8 @@ type RegionRule struct {
 	// RejectOnFirstLayer is whether the banner's first layer offers reject beside accept (the
 	// policy's RejectOnFirstLayer, which the runtime applies); the compliance report reads it.
 	RejectOnFirstLayer bool `json:"rejectOnFirstLayer" doc:"The first layer offers reject beside accept; false leaves reject to the preferences (the compliance report requires it where the rule is opt-in in Europe)."`
+	// ReaskAfterRejectDays is the rule's own reaskAfterRejectDays, nil to take the banner's.
+	ReaskAfterRejectDays *int `json:"reaskAfterRejectDays,omitempty" doc:"After a refusal (reject all), the banner stays away this many days for these visitors; absent: the banner's reaskAfterRejectDays, else the default of this rule's behaviour (opt_in 180, opt_out 365)."`
 }
 
 // RegionRuleInput is a regional rule as a PATCH sends it: booleans left out take their
@@ -42,6 +44,8 @@ type RegionRuleInput struct {
 	HonorGPC           *bool
 	DoNotSellLink      *bool
 	RejectOnFirstLayer *bool
+	// ReaskAfterRejectDays, when set, is the rule's own (MinReask to MaxReask days).
+	ReaskAfterRejectDays *int
 }
 
 // RegionRulesOf validates rules and returns them with their defaults, region codes trimmed
@@ -75,8 +79,12 @@ func RegionRulesOf(in []RegionRuleInput) ([]RegionRule, error) {
 			}
 			return *p
 		}
+		if err := checkReask(field+".reaskAfterRejectDays", r.ReaskAfterRejectDays); err != nil {
+			return nil, err
+		}
 		out = append(out, RegionRule{Regions: regions, DefaultBehavior: r.DefaultBehavior, HonorGPC: or(r.HonorGPC, true),
-			DoNotSellLink: or(r.DoNotSellLink, r.DefaultBehavior == BehaviorOptOut), RejectOnFirstLayer: or(r.RejectOnFirstLayer, true)})
+			DoNotSellLink: or(r.DoNotSellLink, r.DefaultBehavior == BehaviorOptOut), RejectOnFirstLayer: or(r.RejectOnFirstLayer, true),
+			ReaskAfterRejectDays: clonePtr(r.ReaskAfterRejectDays)})
 	}
 	return out, nil
 }
@@ -93,6 +101,14 @@ type RegionPreset struct {
 const (
 	PresetGDPRUSLaws      = "gdpr-us-laws"
 	PresetOptInEverywhere = "opt-in-everywhere"
+	// PresetQuebec is Quebec's Law 25 (#45): opt-in in Quebec, nothing elsewhere.
+	PresetQuebec = "quebec"
+	// PresetBrazil is Brazil's LGPD as the ANPD's cookie guide reads it: opt-in, reject on the
+	// first layer, nothing elsewhere.
+	PresetBrazil = "brazil"
+	// PresetWorldwide combines the others: Europe, Quebec and Brazil opt-in, the United States
+	// opt-out, opt-in where the location is unknown, nothing elsewhere.
+	PresetWorldwide = "worldwide"
 )
 
 // RegionPresets returns the presets of regional rules.
@@ -117,6 +133,26 @@ func RegionPresets() []RegionPreset {
 			Description: "Opt-in for every visitor, wherever they are and where their location is unknown, with Global Privacy Control honoured.",
 			RegionRules: []RegionRule{
 				{Regions: []string{core.RegionAny, core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetQuebec, Name: "Quebec (Law 25)",
+			Description: "Opt-in in Quebec: Law 25 (An Act respecting the protection of personal information in the private sector, s. 8.1 and 9.1) wants tracking that profiles people off by default and express consent; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{"CA-QC"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetBrazil, Name: "Brazil (LGPD)",
+			Description: "Opt-in in Brazil with reject on the first layer, as the ANPD's guide on cookies (2022) reads the LGPD; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{"BR"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
+			}},
+		{ID: PresetWorldwide, Name: "Worldwide",
+			Description: "The other presets together: opt-in in the EU, the EEA, the United Kingdom, Switzerland, Quebec and Brazil; opt-out with Global Privacy Control honoured and a Do Not Sell or Share control in the United States; opt-in where the visitor's location is unknown; no banner elsewhere.",
+			RegionRules: []RegionRule{
+				{Regions: []string{core.RegionEU, core.RegionEEA, "GB", "CH", "CA-QC", "BR"}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUSStateLaws, "US"}, DefaultBehavior: BehaviorOptOut, HonorGPC: true, DoNotSellLink: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionUnknown}, DefaultBehavior: BehaviorOptIn, HonorGPC: true, RejectOnFirstLayer: true},
+				{Regions: []string{core.RegionAny}, DefaultBehavior: BehaviorNoBanner, HonorGPC: true, RejectOnFirstLayer: true},
 			}},
 	}
 }

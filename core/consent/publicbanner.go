@@ -32,6 +32,12 @@ func (public *PublicBanner) PublicConfig(ctx context.Context, projectKey string,
 	rule := base.Banner.VisitorRuleIndexed(base.Regions, cfg.Location)
 	cfg.SetRule(rule)
 	cfg.Policy = base.Policies.For(rule)
+	// Where the visitor's state law requires it, the runtime shows that GPC was honoured.
+	if cfg.Policy.GPC.Honored && core.DisplaysGPCHonored(cfg.Location.Region, public.Clock.Now()) {
+		p := *cfg.Policy
+		p.GPC.Display = true
+		cfg.Policy = &p
+	}
 	cfg.Texts = base.TextsFor(base.Banner.BehaviorFor(rule))
 	cfg.TCF = base.Banner.TCFApplies(rule)
 	cfg.CmpID = public.TCF.Deployment.CMPID

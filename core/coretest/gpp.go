@@ -10,21 +10,30 @@ import (
 )
 
 // testBannerGPP: a banner's GPP settings are stored and read back whole; a new banner's are off
-// in the MSPA's opt-out mode.
+// in the MSPA's opt-out mode, both approaches; a banner's reaskAfterRejectDays round-trips
+// (unset, then set).
 func testBannerGPP(t *testing.T, s usecases.Store) {
 	f := seed(t, s)
 	b, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
-	if b.GPP != (gpppkg.GPPSettings{MSPAMode: gpppkg.MSPAModeOptOut}) {
-		t.Fatalf("a new banner's gpp = %#v, want off, mode opt-out", b.GPP)
+	if b.GPP != (gpppkg.GPPSettings{MSPAMode: gpppkg.MSPAModeOptOut, Approach: gpppkg.ApproachBoth}) {
+		t.Fatalf("a new banner's gpp = %#v, want off, mode opt-out, approach both", b.GPP)
 	}
-	gpp := gpppkg.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: gpppkg.MSPAModeServiceProvider}
+	if b.ReaskAfterRejectDays != nil {
+		t.Fatalf("a new banner's reaskAfterRejectDays = %d, want unset", *b.ReaskAfterRejectDays)
+	}
+	gpp := gpppkg.GPPSettings{Enabled: true, MSPACoveredTransaction: true, MSPAMode: gpppkg.MSPAModeServiceProvider, Approach: gpppkg.ApproachState}
 	b.GPP = gpp
+	days := 200
+	b.ReaskAfterRejectDays = &days
 	must(t, s.UpdateBanner(ctx, b))
 	got, err := s.Banner(ctx, f.site.ID)
 	must(t, err)
 	if got.GPP != gpp {
 		t.Fatalf("gpp round trip: got %+v, want %+v", got.GPP, gpp)
+	}
+	if got.ReaskAfterRejectDays == nil || *got.ReaskAfterRejectDays != 200 {
+		t.Fatalf("reaskAfterRejectDays round trip: got %v, want 200", got.ReaskAfterRejectDays)
 	}
 }
 

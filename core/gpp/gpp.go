@@ -15,7 +15,8 @@ import (
 // (gppFieldTable, the one mapping from consentd's decision to the GPP fields). The runtime's
 // __gpp (bannerjs/gpp.js) encodes what this says and decides nothing.
 
-// GPP section IDs and API prefixes (IAB GPP, Sections/Section Information.md).
+// GPP section IDs (IAB GPP, Sections/Section Information.md); the US sections and their
+// prefixes are in sections.go.
 const (
 	GPPSectionTCFEUv2 = 2
 	GPPSectionUSNat   = 7
@@ -37,6 +38,23 @@ const (
 
 var mspaModes = [...]string{MSPAModeOptOut, MSPAModeServiceProvider}
 
+// Approaches a site takes to the US sections (the banner's gpp.approach).
+const (
+	// ApproachBoth writes usnat and the visitor's state section where the IAB defines one; the
+	// one that applies is usnat for an MSPA-covered site, else the state's.
+	ApproachBoth = "both"
+	// ApproachNational is the MSPA's National Approach: usnat alone, for every US visitor.
+	ApproachNational = "national"
+	// ApproachState is the state-specific approach: the visitor's state section alone where
+	// the IAB defines one, usnat elsewhere in the US.
+	ApproachState = "state"
+)
+
+var approaches = [...]string{ApproachBoth, ApproachNational, ApproachState}
+
+// Approaches returns the values of the banner's gpp.approach.
+func Approaches() []string { return slices.Clone(approaches[:]) }
+
 // MSPAModes returns the values of the banner's gpp.mspaMode.
 func MSPAModes() []string { return slices.Clone(mspaModes[:]) }
 
@@ -50,12 +68,17 @@ type GPPSettings struct {
 	MSPACoveredTransaction bool `json:"mspaCoveredTransaction" doc:"The publisher signed the IAB Multi-State Privacy Agreement (MSPA) and declares its transactions covered by it (MspaCoveredTransaction). Covered sites follow the MSPA's National Approach: usnat is the section that applies."`
 	// MSPAMode is the MSPA mode of covered transactions, one of MSPAModes.
 	MSPAMode string `json:"mspaMode" enum:"opt-out,service-provider" doc:"The MSPA mode of covered transactions: opt-out (Opt-Out Option Mode) or service-provider (Service Provider Mode). Encoded only when mspaCoveredTransaction is true; otherwise both modes read not applicable."`
+	// Approach is national, state or both (the default), one of Approaches.
+	Approach string `json:"approach" enum:"both,national,state" doc:"Which US sections a US visitor's string carries: national (the MSPA's National Approach: usnat alone), state (the state-specific approach: the visitor's state section alone where the IAB defines one, usnat elsewhere) or both (the default: usnat and the state's section, usnat applying for an MSPA-covered site, the state's otherwise)."`
 }
 
 // Clean returns s with its default mode.
 func (s GPPSettings) Clean() GPPSettings {
 	if s.MSPAMode == "" {
 		s.MSPAMode = MSPAModeOptOut
+	}
+	if s.Approach == "" {
+		s.Approach = ApproachBoth
 	}
 	return s
 }
@@ -69,6 +92,9 @@ func CheckGPPSettings(s GPPSettings) (GPPSettings, error) {
 	s = s.Clean()
 	if !slices.Contains(mspaModes[:], s.MSPAMode) {
 		return s, core.FieldErrorf("gpp.mspaMode", "must be one of %v", mspaModes)
+	}
+	if !slices.Contains(approaches[:], s.Approach) {
+		return s, core.FieldErrorf("gpp.approach", "must be one of %v", approaches)
 	}
 	return s, nil
 }
@@ -166,7 +192,7 @@ type GPPSection struct {
 	API string `json:"api" doc:"The section's client-side API prefix (usnat, usca, tcfeuv2)."`
 	// Version is the section's specification version, its first field (none for tcfeuv2,
 	// which is the TC string as __tcfapi gives it).
-	Version int `json:"version,omitempty" doc:"The version of the section's specification written in its Version field; absent for tcfeuv2, which is the TC string as __tcfapi gives it."`
+	Version int `json:"version,omitempty" doc:"The version of the section's specification written in its Version field; absent for tcfeuv2, which is the TC string as __tcfapi gives it, and for the sections whose core segment has no Version field (usmd, usin, usky, usri begin with MspaVersion)."`
 	// Fields are the section's core segment, in the order of the specification, each with its
 	// width and its value before an opt-out.
 	Fields []GPPField `json:"fields,omitempty" doc:"The core segment's fields after Version, in the specification's order."`
@@ -196,21 +222,6 @@ type GPPConfig struct {
 	Applicable []int `json:"applicableSections" doc:"The IDs of the sections that apply to this visitor (ping's applicableSections): usnat for MSPA-covered sites (the MSPA's National Approach), else the state's section where the IAB defines one, else usnat; tcfeuv2 where the TCF applies."`
 }
 
-// UsStateSections are the US states whose own GPP section consentd writes, beside usnat.
-var UsStateSections = map[string]int{
-	"US-CA": GPPSectionUSCA, "US-VA": GPPSectionUSVA, "US-CO": GPPSectionUSCO,
-	"US-UT": GPPSectionUSUT, "US-CT": GPPSectionUSCT,
-}
-
-// GppSectionAPIs are the API prefixes of the sections consentd writes.
-var GppSectionAPIs = map[int]string{
-	GPPSectionTCFEUv2: "tcfeuv2", GPPSectionUSNat: "usnat", GPPSectionUSCA: "usca", GPPSectionUSVA: "usva",
-	GPPSectionUSCO: "usco", GPPSectionUSUT: "usut", GPPSectionUSCT: "usct",
-}
-
-// GPPSectionAPI returns the API prefix of a section consentd writes ("" for another ID).
-func GPPSectionAPI(id int) string { return GppSectionAPIs[id] }
-
 // GPP field values (the specifications' Int(2) codes).
 const (
 	gppNotApplicable = 0
@@ -238,6 +249,7 @@ type GPPMapping struct {
 // nothing of sensitive data or known children.
 var gppFieldTable = []GPPMapping{
 	{"SharingNotice", gppYes, -1, "the banner (and the privacy policy it links) tells the visitor their data may be shared"},
+	{"ProcessingNotice", gppYes, -1, "the banner (and the privacy policy it links) describes the processing of personal data"},
 	{"SaleOptOutNotice", gppYes, -1, "the visitor's rule offers the Do Not Sell or Share control (policy.doNotSellLink) on the banner and in the preferences"},
 	{"SharingOptOutNotice", gppYes, -1, "the same control covers sharing"},
 	{"TargetedAdvertisingOptOutNotice", gppYes, -1, "the same control refuses the marketing category, which holds targeted advertising"},
@@ -249,71 +261,36 @@ var gppFieldTable = []GPPMapping{
 // GPPFieldTable returns the mapping from consentd's decision to the GPP fields (docs/gpp.md).
 func GPPFieldTable() []GPPMapping { return slices.Clone(gppFieldTable) }
 
-// gppLayout is the core segment of a US section after Version: its fields in order, each an
-// Int(2) or, with n > 0, an N-Bitfield(2, n); and whether the section has the GPC subsection.
-type gppLayout struct {
-	version int
-	gpc     bool
-	fields  []gppLayoutField
-}
-
-type gppLayoutField struct {
-	name string
-	n    int
-}
-
-// gppLayouts are the US sections' layouts, from the IAB's specifications: usnat version 2 (US
-// National Privacy Technical Specification), usca, usva, usco, usut and usct version 1.
-var gppLayouts = func() map[int]gppLayout {
-	mspa := " MspaCoveredTransaction MspaOptOutOptionMode MspaServiceProviderMode"
-	out := map[int]gppLayout{}
-	for id, l := range map[int]struct {
-		version int
-		gpc     bool
-		names   string
-	}{
-		GPPSectionUSNat: {2, true, "SharingNotice SaleOptOutNotice SharingOptOutNotice TargetedAdvertisingOptOutNotice SensitiveDataProcessingOptOutNotice SensitiveDataLimitUseNotice SaleOptOut SharingOptOut TargetedAdvertisingOptOut SensitiveDataProcessing*16 KnownChildSensitiveDataConsents*3 PersonalDataConsents" + mspa},
-		GPPSectionUSCA:  {1, true, "SaleOptOutNotice SharingOptOutNotice SensitiveDataLimitUseNotice SaleOptOut SharingOptOut SensitiveDataProcessing*9 KnownChildSensitiveDataConsents*2 PersonalDataConsents" + mspa},
-		GPPSectionUSVA:  {1, false, "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing*8 KnownChildSensitiveDataConsents" + mspa},
-		GPPSectionUSCO:  {1, true, "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing*7 KnownChildSensitiveDataConsents" + mspa},
-		GPPSectionUSUT:  {1, false, "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SensitiveDataProcessingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing*8 KnownChildSensitiveDataConsents" + mspa},
-		GPPSectionUSCT:  {1, true, "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing*8 KnownChildSensitiveDataConsents*3" + mspa},
-	} {
-		gl := gppLayout{version: l.version, gpc: l.gpc}
-		for _, f := range strings.Fields(l.names) {
-			name, n, _ := strings.Cut(f, "*")
-			c, _ := strconv.Atoi(n)
-			gl.fields = append(gl.fields, gppLayoutField{name, c})
-		}
-		out[id] = gl
-	}
-	return out
-}()
-
 // gppMSPA returns the MSPA fields' values for settings s: covered transaction 1 yes / 2 no,
-// and with it the mode chosen 1 (yes), the other 2 (no); both 0 (not applicable) otherwise.
+// and with it the mode chosen 1 (yes), the other 2 (no), both 0 (not applicable) otherwise;
+// in the sections with one MspaMode field (Maryland, Indiana, Kentucky, Rhode Island), 1
+// Opt-Out Option Mode, 2 Service Provider Mode, 0 not applicable; MspaVersion 1, the MSPA's
+// version these sections know.
 func gppMSPA(s GPPSettings) map[string]int {
 	if !s.MSPACoveredTransaction {
-		return map[string]int{"MspaCoveredTransaction": gppNo, "MspaOptOutOptionMode": gppNotApplicable, "MspaServiceProviderMode": gppNotApplicable}
+		return map[string]int{"MspaVersion": 1, "MspaCoveredTransaction": gppNo, "MspaOptOutOptionMode": gppNotApplicable, "MspaServiceProviderMode": gppNotApplicable, "MspaMode": gppNotApplicable}
 	}
-	opt, sp := gppYes, gppNo
+	opt, sp, mode := gppYes, gppNo, 1
 	if s.Clean().MSPAMode == MSPAModeServiceProvider {
-		opt, sp = gppNo, gppYes
+		opt, sp, mode = gppNo, gppYes, 2
 	}
-	return map[string]int{"MspaCoveredTransaction": gppYes, "MspaOptOutOptionMode": opt, "MspaServiceProviderMode": sp}
+	return map[string]int{"MspaVersion": 1, "MspaCoveredTransaction": gppYes, "MspaOptOutOptionMode": opt, "MspaServiceProviderMode": sp, "MspaMode": mode}
 }
 
 // GppUSSection returns section id filled from the mapping and the MSPA settings.
 func GppUSSection(id int, s GPPSettings) GPPSection {
 	l := gppLayouts[id]
+	if l.api == "" {
+		panic("gpp: no US section " + strconv.Itoa(id))
+	}
 	mspa := gppMSPA(s)
 	rows := map[string]GPPMapping{}
 	for _, m := range gppFieldTable {
 		rows[m.Field] = m
 	}
-	sec := GPPSection{ID: id, API: GppSectionAPIs[id], Version: l.version, GPCSegment: l.gpc, Fields: make([]GPPField, 0, len(l.fields))}
+	sec := GPPSection{ID: id, API: l.api, Version: l.version, GPCSegment: l.gpc, Fields: make([]GPPField, 0, len(l.fields))}
 	for _, f := range l.fields {
-		fl := GPPField{Name: f.name, Bits: 2, Count: f.n}
+		fl := GPPField{Name: f.name, Bits: f.bits, Count: f.n}
 		if m, ok := rows[f.name]; ok {
 			fl.Value = m.Before
 			if m.OptedOut >= 0 {

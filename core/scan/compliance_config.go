@@ -159,9 +159,16 @@ func (e *evaluation) configRules(in *ComplianceInput, v *core.Verification) {
 // consent.region-unknown. A banner without regional rules is judged by consent.opt-out-eu and
 // consent.gpc alone (its US visitors are ccpa, GPC honoured).
 func (e *evaluation) regionRules(in *ComplianceInput) {
-	e.check("consent.region-europe-opt-in", "consent.region-us-gpc", "consent.region-unknown")
+	e.check("consent.region-europe-opt-in", "consent.region-us-gpc", "consent.region-unknown", "consent.reask-short")
 	b := in.Banner
 	if len(b.RegionRules) == 0 {
+		// consent.reask-short without rules: an opt-in banner keeps a refusal its
+		// reaskAfterRejectDays (Banner.ReaskFor).
+		if d := b.ReaskFor(banner.VisitorRule{}); b.DefaultBehavior == banner.BehaviorOptIn && d < banner.ReaskOptInDays {
+			days := strconv.Itoa(d)
+			e.add("consent.reask-short", "", map[string]string{"rule": "the banner", "regions": "every visitor", "days": days},
+				Evidence{Field: strp("banner.reaskAfterRejectDays"), Value: strp(days)})
+		}
 		return
 	}
 	type group struct {
@@ -222,6 +229,19 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),
 			"what": "its rejectOnFirstLayer is false, while refusing must be as easy as accepting"},
 			Evidence{Field: strp(ruleField(g.rule, "rejectOnFirstLayer")), Value: strp("false")})
+	}
+	// consent.reask-short: under an opt-in rule in Europe, a refusal keeps the banner away at
+	// least banner.ReaskOptInDays (the policy's reaskAfterRejectDays, Banner.ReaskFor).
+	for _, g := range collect(europe, func(_ banner.VisitorRule, behavior string, p *banner.Policy) bool {
+		return behavior == banner.BehaviorOptIn && p.ReaskAfterRejectDays < banner.ReaskOptInDays
+	}, nil) {
+		days := strconv.Itoa(b.ReaskFor(b.VisitorRule(core.Location{Country: g.regions[0]})))
+		f := "banner.reaskAfterRejectDays"
+		if vr := b.VisitorRule(core.Location{Country: g.regions[0]}); vr.Rule != nil && vr.Rule.ReaskAfterRejectDays != nil {
+			f = "banner." + g.rule + ".reaskAfterRejectDays"
+		}
+		e.add("consent.reask-short", "", map[string]string{"rule": g.rule, "regions": listed(g.regions), "days": days},
+			Evidence{Field: strp(f), Value: strp(days)})
 	}
 	today := e.now.UTC().Format(time.DateOnly)
 	var gpcStates []core.Location

@@ -19,8 +19,8 @@ import (
 // field, and minimums the min of its numbers: core's limits, so that a form never allows
 // what the API refuses or refuses what it allows.
 var limits = map[string]int{
-	"cookieExpirationDays": banner.MaxCookieExpiration,
-	"siteName":             core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
+	"cookieExpirationDays": banner.MaxCookieExpiration, "reaskAfterRejectDays": banner.MaxReask,
+	"siteName": core.MaxSiteName, "url": core.MaxURL, "slug": banner.MaxSlug,
 	"categoryName": banner.MaxCategoryName, "categoryDescription": banner.MaxCategoryDescription,
 	"serviceLabel": banner.MaxServiceLabel, "serviceDescription": banner.MaxServiceDescription,
 	"cookieName": banner.MaxCookieName, "cookieDuration": banner.MaxCookieDuration, "cookieDescription": banner.MaxCookieDescription,
@@ -30,7 +30,7 @@ var limits = map[string]int{
 	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
 }
 
-var minimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "userPassword": identity.MinPassword}
+var minimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "reaskAfterRejectDays": banner.MinReask, "userPassword": identity.MinPassword}
 
 // patterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.

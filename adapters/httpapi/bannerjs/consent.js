@@ -32,7 +32,10 @@ function cookieDomain() {
 function writeCookie(v) {
   var enc = encodeURIComponent(JSON.stringify(v));
   if (declPage) { history.replaceState(null, '', '#consentd=' + enc); return; }
-  var days = (S.cfg_ && S.cfg_.banner.cookieExpirationDays) || 365, dom = cookieDomain();
+  // A refusal lasts policy.reask days (the banner's reaskAfterRejectDays for this visitor,
+  // core/banner/reask.go), any other decision cookieExpirationDays. Only decide and post,
+  // under a configuration, write the cookie.
+  var days = v.a == 'reject_all' ? S.cfg_.policy.reask : S.cfg_.banner.cookieExpirationDays, dom = cookieDomain();
   if (dom) d.cookie = COOKIE + '=;path=/;max-age=0'; // the host-only copy gives way to the shared one
   d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
     (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');

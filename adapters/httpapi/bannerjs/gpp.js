@@ -20,7 +20,7 @@ import { gppString } from './gppstring.js';
 
 (function (w, d, G) {
   if (typeof w.__gpp === 'function') return; // another CMP is on the page: it answers
-  var ls = {}, nid = 1, tc = '', status = 'not ready', str = '', parsed = {}, list = [], out = null, gpc = false, seen = false;
+  var disp = 'hidden', ls = {}, nid = 1, tc = '', status = 'not ready', str = '', parsed = {}, list = [], out = null, gpc = false, seen = false;
   var ids = G.sections.map(function (s) { return s.id; });
   function encode() {
     var r = gppString(G, tc, out, gpc);
@@ -28,7 +28,7 @@ import { gppString } from './gppstring.js';
   }
   function ping() {
     return {
-      gppVersion: '1.1', cmpStatus: 'loaded', cmpDisplayStatus: 'hidden', signalStatus: status,
+      gppVersion: '1.1', cmpStatus: 'loaded', cmpDisplayStatus: disp, signalStatus: status,
       supportedAPIs: G.sections.map(function (s) { return s.id + ':' + s.api; }), cmpId: G.cmpId,
       sectionList: list.slice(), applicableSections: G.applicableSections, gppString: str, parsedSections: parsed
     };
@@ -82,6 +82,25 @@ import { gppString } from './gppstring.js';
   api.consentd = refresh;
   w.__gpp = api;
   d.addEventListener('consentd:change', function () { refresh(); });
+  // cmpDisplayStatus follows the runtime's UI, read from the page: visible while its banner,
+  // its preferences or a TCF layer (a .cd element in the consentd-ui or consentd-tcf shadow
+  // root) shows, hidden otherwise. The runtime itself carries nothing for it: the loader of
+  // visitors without GPP stays as it was.
+  var seenRoots = [], mo = w.MutationObserver && new MutationObserver(display);
+  function display() {
+    var now = 'hidden';
+    ['consentd-ui', 'consentd-tcf'].forEach(function (tag) {
+      var r = (d.querySelector(tag) || {}).shadowRoot;
+      if (!r) return;
+      if (seenRoots.indexOf(r) < 0) { seenRoots.push(r); mo.observe(r, { childList: true }); }
+      if (r.querySelector('.cd')) now = 'visible';
+    });
+    if (now !== disp) { disp = now; fire('cmpDisplayStatus', disp); }
+  }
+  if (mo) {
+    mo.observe(d.documentElement, { childList: true });
+    (function body() { if (d.body) mo.observe(d.body, { childList: true }); else setTimeout(body, 5); })();
+  }
   setTimeout(function () { if (!seen) refresh(); }, 0);
   if (ids.indexOf(2) >= 0 && typeof w.__tcfapi === 'function') {
     w.__tcfapi('addEventListener', 2, function (t, ok) { if (ok && t && t.tcString) refresh(t.tcString); });

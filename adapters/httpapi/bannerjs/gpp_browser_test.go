@@ -74,7 +74,7 @@ const [nm, s] = process.argv.slice(-2);
 const {GppModel} = require(require('path').join(nm, '@iabgpp', 'cmpapi'));
 const m = new GppModel(s);
 const out = {ids: m.getSectionIds(), sections: {}, tcfeuv2: ''};
-for (const api of ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct']) if (m.hasSection(api)) out.sections[api] = m.getSection(api);
+for (const api of ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct', 'usfl', 'usmt', 'usor', 'ustx', 'usde', 'usia', 'usne', 'usnh', 'usnj', 'ustn', 'usmn', 'usmd', 'usin', 'usky', 'usri']) if (m.hasSection(api)) out.sections[api] = m.getSection(api);
 if (m.hasSection('tcfeuv2')) { out.tcf = m.getSection('tcfeuv2'); out.tcfeuv2 = s.split('~')[1 + out.ids.indexOf(2)]; }
 process.stdout.write(JSON.stringify(out));
 `

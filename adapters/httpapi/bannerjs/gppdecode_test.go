@@ -90,7 +90,27 @@ var usLayouts = map[int]struct {
 	10: {"usco", true, map[int]string{1: "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:7 KnownChildSensitiveDataConsents MspaCoveredTransaction MspaOptOutOptionMode MspaServiceProviderMode"}},
 	11: {"usut", false, map[int]string{1: "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SensitiveDataProcessingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents MspaCoveredTransaction MspaOptOutOptionMode MspaServiceProviderMode"}},
 	12: {"usct", true, map[int]string{1: "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents:3 MspaCoveredTransaction MspaOptOutOptionMode MspaServiceProviderMode"}},
+	// The state specifications of 2024 and 2025 (Sections/US-States/*), version 1.
+	13: {"usfl", false, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents:3 AdditionalDataProcessingConsent" + usMSPA}},
+	14: {"usmt", true, map[int]string{1: "SharingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents:3 AdditionalDataProcessingConsent" + usMSPA}},
+	15: {"usor", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:11 KnownChildSensitiveDataConsents:3 AdditionalDataProcessingConsent" + usMSPA}},
+	16: {"ustx", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents AdditionalDataProcessingConsent" + usMSPA}},
+	17: {"usde", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:9 KnownChildSensitiveDataConsents:5 AdditionalDataProcessingConsent" + usMSPA}},
+	18: {"usia", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SensitiveDataOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents" + usMSPA}},
+	19: {"usne", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents AdditionalDataProcessingConsent" + usMSPA}},
+	20: {"usnh", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents:3 AdditionalDataProcessingConsent" + usMSPA}},
+	21: {"usnj", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:10 KnownChildSensitiveDataConsents:5 AdditionalDataProcessingConsent" + usMSPA}},
+	22: {"ustn", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents AdditionalDataProcessingConsent" + usMSPA}},
+	23: {"usmn", true, map[int]string{1: "ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut SensitiveDataProcessing:8 KnownChildSensitiveDataConsents AdditionalDataProcessingConsent" + usMSPA}},
+	// Maryland, Indiana, Kentucky, Rhode Island (1.0, October 2025): no Version field; the core
+	// subsection begins with MspaVersion Int(6) ("0": the decoder reads no Version).
+	24: {"usmd", true, map[int]string{0: "MspaVersion/6 MspaCoveredTransaction MspaMode ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut AdditionalDataProcessingConsent"}},
+	25: {"usin", false, map[int]string{0: "MspaVersion/6 MspaCoveredTransaction MspaMode ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut KnownChildSensitiveDataConsents AdditionalDataProcessingConsent"}},
+	26: {"usky", false, map[int]string{0: "MspaVersion/6 MspaCoveredTransaction MspaMode ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut KnownChildSensitiveDataConsents AdditionalDataProcessingConsent"}},
+	27: {"usri", false, map[int]string{0: "MspaVersion/6 MspaCoveredTransaction MspaMode ProcessingNotice SaleOptOutNotice TargetedAdvertisingOptOutNotice SaleOptOut TargetedAdvertisingOptOut KnownChildSensitiveDataConsents AdditionalDataProcessingConsent"}},
 }
+
+const usMSPA = " MspaCoveredTransaction MspaOptOutOptionMode MspaServiceProviderMode"
 
 // decodeGPPHeader returns the section IDs a GPP header lists.
 func decodeGPPHeader(h string) ([]int, error) {
@@ -124,16 +144,24 @@ func decodeUSSection(id int, s string) (map[string]any, error) {
 	segs := strings.Split(s, ".")
 	r := newGPPBits(segs[0])
 	out := map[string]any{}
-	v := r.int(6)
+	v := 0
+	if _, ok := l.byV[0]; !ok {
+		v = r.int(6)
+		out["Version"] = v
+	}
 	layout, ok := l.byV[v]
 	if !ok {
 		return nil, fmt.Errorf("%s version %d: unknown", l.api, v)
 	}
-	out["Version"] = v
 	for _, f := range strings.Fields(layout) {
 		name, n, isField := strings.Cut(f, ":")
 		if !isField {
-			out[name] = r.int(2)
+			name, w, wide := strings.Cut(name, "/")
+			bits := 2
+			if wide {
+				fmt.Sscan(w, &bits)
+			}
+			out[name] = r.int(bits)
 			continue
 		}
 		var count int

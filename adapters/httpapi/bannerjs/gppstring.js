@@ -23,8 +23,8 @@ export function b64(bits) {
 // out: the visitor opted out of sale and sharing; gpc: the visitor's GPC signal.
 function section(s, p, tc, out, gpc) {
   if (s.api === 'tcfeuv2') return tc || null;
-  var bits = int(s.version, 6);
-  p.Version = s.version;
+  var bits = '';
+  if (s.version) { bits = int(s.version, 6); p.Version = s.version; } // usmd, usin, usky, usri have none
   s.fields.forEach(function (f) {
     var v = out && f.optOut != null ? f.optOut : f.value;
     if (f.count) {

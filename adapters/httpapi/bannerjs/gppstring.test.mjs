@@ -73,3 +73,14 @@ test('several sections: ids ascending in the header by their differences, string
   assert.deepEqual(r.list, [7, 8]);
   assert.equal(bits(parts[2]).slice(0, 8), '000001' + '10');
 });
+
+test('a section without a Version field (usmd, usin, usky, usri) starts with its first field', () => {
+  const usky = { id: 26, api: 'usky', fields: [
+    { name: 'MspaVersion', bits: 6, value: 1 },
+    { name: 'MspaCoveredTransaction', bits: 2, value: 2 },
+    { name: 'SaleOptOut', bits: 2, value: 2, optOut: 1 }
+  ] };
+  const r = gppString({ sections: [usky] }, '', true, false);
+  assert.equal(bits(r.str.split('~')[1]).slice(0, 10), '000001' + '10' + '01');
+  assert.deepEqual(r.parsed.usky, { MspaVersion: 1, MspaCoveredTransaction: 2, SaleOptOut: 1 });
+});

@@ -68,7 +68,7 @@ function prefs(dc) {
     h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
     heading('cd-p', t('preferencesTitle')),
     h('p', { id: 'cd-pb', text: t('preferencesBody') }),
-    gpcOn() ? h('p', { 'class': 'gp', text: t('gpcNotice') }) : null,
+    gpcNote(),
     policyLinks(),
     R.dontSellControl(),
     list,
@@ -127,6 +127,16 @@ function placeholder(f) {
 }
 
 // ---- Reopen button: after a decision, unless the page has its own [data-consentd-open]. ----
+// honored is true where the runtime shows that the visitor's GPC signal was honoured (core's
+// policy.gpc.display: a state law requiring it, California's "Opt-Out Request Honored").
+function honored() { return R.gpc && R.cfg.policy.gpc.display; }
+// gpcNote is the preferences' GPC notice: with honored, a status (announced to screen
+// readers) that starts with the law's words.
+function gpcNote() {
+  if (!gpcOn()) return null;
+  return honored() ? h('p', { 'class': 'gp', role: 'status', 'data-gpc-honored': '' }, [h('strong', { text: t('gpcHonored') }), ' ' + t('gpcNotice')])
+    : h('p', { 'class': 'gp', text: t('gpcNotice') });
+}
 var reopen = null;
 function reopenButton() {
   var b = R.cfg && R.cfg.banner;
@@ -138,10 +148,13 @@ function reopenButton() {
   var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
   reopen.root.appendChild(h('button', {
     type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen',
-    // Where the visitor may opt out of sale, the way back says so.
-    text: t(R.cfg.policy.doNotSellLink ? 'doNotSellLabel' : 'reopenLabel'),
+    // Where the visitor's GPC signal was honoured and the law wants it shown, the way back
+    // says so; where the visitor may opt out of sale, it says that.
+    text: t(honored() ? 'gpcHonored' : R.cfg.policy.doNotSellLink ? 'doNotSellLabel' : 'reopenLabel'),
     'aria-haspopup': 'dialog', onclick: function () { R.page.showPreferences(); }
   }));
+  // ... and a status announces it to screen readers once.
+  if (honored()) setTimeout(function () { if (reopen) reopen.root.appendChild(h('span', { role: 'status', 'class': 'sr', text: t('gpcHonored') })); }, 50);
   d.body.appendChild(reopen.host);
 }
 

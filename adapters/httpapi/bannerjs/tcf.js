@@ -221,7 +221,10 @@ function store() {
 function restore() {
   var m = d.cookie.match(/(?:^|;\s*)euconsent-v2=([^;]*)/), s;
   try { s = JSON.parse(localStorage.getItem(memoKey)); } catch (e) { s = null; }
-  if (!m || !s || s.str !== m[1] || s.policy !== C.tcfPolicyVersion) return null;
+  // The TC string's own TcfPolicyVersion (bits 132-137 of its core segment: its 23rd
+  // character) must be the GVL's too: a string under an older policy is discarded (#45).
+  if (!m || !s || s.str !== m[1] || s.policy !== C.tcfPolicyVersion ||
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(m[1].charAt(22)) !== C.tcfPolicyVersion) return null;
   if (String(s.disclosed) !== String(vendors()) || String(s.atpShown || []) !== String(atps())) return null;
   var cd = w.consentd && w.consentd.getConsent && w.consentd.getConsent();
   return cd && cd.decided ? s : null;

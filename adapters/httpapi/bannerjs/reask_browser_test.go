@@ -1,0 +1,133 @@
+package bannerjs_test
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+)
+
+// clockInit moves the page's clock by the offset (in days) the test keeps in localStorage.
+const clockInit = `(function () { var off = +(localStorage.getItem('__clockDays') || 0) * 864e5, now = Date.now;
+Date.now = function () { return now() + off; }; })();`
+
+// TestBrowserReaskAfterReject is #45's test of refusals that last. A site with an opt-in banner
+// (defaultBehavior opt_in, reaskAfterRejectDays unset: 180 days, the opt-in default) and
+// cookieExpirationDays 30: a visitor rejects; the consent cookie the runtime writes lives 180
+// days (not the 30 of other decisions). Then the clock is set 179 days later (the page's clock,
+// and the cookie jar: the cookie keeps what is left of its life, or is gone): no banner; set
+// 181 days later: the banner asks again. An accept, for comparison, lives cookieExpirationDays.
+func TestBrowserReaskAfterReject(t *testing.T) {
+	t.Parallel()
+	browser(t)
+	a, err := app.New(context.Background(), app.Config{
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "reask.db"), BootstrapAPIKey: apiKey, Workers: 0,
+		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	edge := edgeFor(t, a.Handler())
+	base := edge(nil)
+	var created struct{ ID, ProjectKey string }
+	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Reask", "url": "https://acme.example"}, 201, &created)
+	mgmt(t, base, "POST", "/sites/"+created.ID+"/services/import", map[string]any{"slug": "google-analytics"}, 201, nil)
+	mgmt(t, base, "PATCH", "/sites/"+created.ID+"/banner", map[string]any{"cookieExpirationDays": 30}, 200, nil)
+	api := edge(map[string]string{countryHeader: "FR"})
+	s := newSite(t, api)
+	page := s.raw("reask", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme</title>
+<script src="`+api+core.PublicPath(created.ProjectKey, core.PublicLoader)+`"></script></head>
+<body><main><h1>Acme</h1></main></body></html>`)
+	ctx := tab(t, clockInit)
+	navigate(t, ctx, page)
+	waitFor(t, ctx, bannerShown)
+
+	// consentCookie returns the consent cookie's expiry, false when there is none.
+	consentCookie := func() (*network.Cookie, bool) {
+		t.Helper()
+		var out []*network.Cookie
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
+			out = r.Cookies
+			return err
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range out {
+			if c.Name == "consentd" {
+				return c, true
+			}
+		}
+		return nil, false
+	}
+	lifeDays := func() float64 {
+		t.Helper()
+		c, ok := consentCookie()
+		if !ok {
+			t.Fatal("no consent cookie")
+		}
+		return (c.Expires - float64(time.Now().Unix())) / 86400
+	}
+	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
+	waitFor(t, ctx, `!window.__cd('[data-template]') && document.cookie.indexOf('consentd=') >= 0`)
+	if d := lifeDays(); math.Abs(d-30) > 0.1 {
+		t.Errorf("an accept lives %.2f days, want cookieExpirationDays 30", d)
+	}
+	eval(t, ctx, `consentd.showPreferences()`, nil)
+	waitFor(t, ctx, `!!window.__cd('[data-preferences] [data-action=reject]')`)
+	eval(t, ctx, `window.__cd('[data-preferences] [data-action=reject]').click()`, nil)
+	waitFor(t, ctx, `consentd.getConsent().action === 'reject_all'`)
+	if d := lifeDays(); math.Abs(d-180) > 0.1 {
+		t.Fatalf("a refusal lives %.2f days, want reaskAfterRejectDays' default 180", d)
+	}
+	refusal, _ := consentCookie()
+
+	// setClock moves the page's clock days ahead, and the cookie jar with it: the consent
+	// cookie keeps what is left of its life then, or is gone.
+	setClock := func(days int) {
+		t.Helper()
+		eval(t, ctx, `localStorage.setItem('__clockDays', '`+strconv.Itoa(days)+`')`, nil)
+		left := refusal.Expires - float64(days*86400)
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, network.DeleteCookies, network.DeleteCookiesParams{Name: "consentd", URL: page}); err != nil {
+				return err
+			}
+			if left <= float64(time.Now().Unix()) {
+				return nil
+			}
+			_, err := cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{Name: "consentd", Value: refusal.Value, URL: page, Path: refusal.Path, SameSite: refusal.SameSite, Expires: cdp.TimeSinceEpoch(left)})
+			return err
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setClock(179)
+	navigate(t, ctx, page)
+	waitFor(t, ctx, `!!window.consentd && consentd.getConsent().ready`)
+	var shown bool
+	eval(t, ctx, `!!window.__cd('[data-template]')`, &shown)
+	if c := (struct{ Action string }{}); shown {
+		t.Errorf("179 days after a refusal the banner shows")
+	} else {
+		eval(t, ctx, `({action: consentd.getConsent().action})`, &c)
+		if c.Action != "reject_all" {
+			t.Errorf("179 days after a refusal the decision is %q, want the refusal", c.Action)
+		}
+	}
+	setClock(181)
+	navigate(t, ctx, page)
+	waitFor(t, ctx, bannerShown)
+}

@@ -37,7 +37,7 @@ func testLostCommitAnswers(t *testing.T, e *env, faults *bunstore.Faults, lost e
 	siteID, pk := e.site()
 	post := "/api/v1/public/" + pk + "/consent"
 	body := func(i int) string {
-		return fmt.Sprintf(`{"visitorId":"v%d","consentVersion":1,"categories":{"statistics":%v},"idempotencyKey":"key-%016d"}`, i, i%2 == 0, i)
+		return fmt.Sprintf(`{"visitorId":"v%d","consentVersion":1,"categories":{"statistics":%v},"key":"key-%016d"}`, i, i%2 == 0, i)
 	}
 	// The site's snapshot of what was shown is stored by the first decision.
 	e.want(e.raw("POST", post, "", `{"visitorId":"warm","consentVersion":1,"categories":{}}`), http.StatusCreated)

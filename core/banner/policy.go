@@ -127,7 +127,7 @@ type Policy struct {
 	Storefront       Signals         `json:"storefront" doc:"The storefront customer-privacy API's signals and the categories each needs; empty when banner.storefrontIntegration is off."`
 	UnheldHosts      []string        `json:"unheldHosts" doc:"Hosts (and their subdomains) whose tags blocking rules never hold: Google's tags, left to Consent Mode when banner.consentMode is advanced (gcmExcludeVendor true); empty otherwise."`
 	// ReaskAfterRejectDays is how long a refusal keeps the banner away (Banner.ReaskFor).
-	ReaskAfterRejectDays int `json:"reask" doc:"The banner's reaskAfterRejectDays for this visitor: after a refusal (reject all), the runtime shows no banner for this many days (its rule's reaskAfterRejectDays, else the banner's, else the default of its behaviour: opt_in 180, opt_out 365); then it asks again."`
+	ReaskAfterRejectDays int `json:"reask,omitempty" doc:"The banner's reaskAfterRejectDays for this visitor: after a refusal (reject all), the runtime shows no banner for this many days (its rule's reaskAfterRejectDays, else the banner's, else the default of its behaviour: opt_in 180, opt_out 365); then it asks again. The loader's inlined configuration leaves it out where it equals banner.cookieExpirationDays."`
 }
 
 // CategoryPolicy is what the runtime does with one category.

@@ -98,6 +98,9 @@ type FirstViewConfig struct {
 	Texts      map[string]string   `json:"texts"`
 	Banner     FirstViewBanner     `json:"banner"`
 	Categories []FirstViewCategory `json:"categories"`
+	// Policy leaves out a refusal's lifetime where it is the banner's cookieExpirationDays,
+	// which the runtime then takes (the first view's bytes: #28).
+	Policy *Policy `json:"policy"`
 }
 
 // FirstViewBanner is what the runtime reads of the banner.
@@ -138,6 +141,13 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 			PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL, CloseButtonBehavior: b.CloseButtonBehavior,
 			CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion, ReopenButton: b.ReopenButton,
 			ReopenPosition: b.ReopenPosition, CookieDomain: b.CookieDomain}}
+	if p := cfg.Policy; p != nil && p.ReaskAfterRejectDays == b.CookieExpirationDays {
+		short := *p
+		short.ReaskAfterRejectDays = 0
+		out.Policy = &short
+	} else {
+		out.Policy = p
+	}
 	// The Do Not Sell or Share control's label only for a visitor whose rule offers it.
 	if cfg.Policy == nil || !cfg.Policy.DoNotSellLink {
 		delete(out.Texts, doNotSellTextKey)

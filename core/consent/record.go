@@ -90,7 +90,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		return nil, err
 	}
 	if in.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(in.IdempotencyKey) {
-		return nil, core.FieldErrorf("idempotencyKey", "must be %d to %d letters, digits, '-' or '_'", MinIdempotencyKey, MaxIdempotencyKey)
+		return nil, core.FieldErrorf("key", "must be %d to %d letters, digits, '-' or '_'", MinIdempotencyKey, MaxIdempotencyKey)
 	}
 	visitor := public.NewID()
 	if in.VisitorID != nil {

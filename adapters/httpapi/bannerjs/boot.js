@@ -42,7 +42,7 @@ import CSS from './banner.css';
 import { initial, fixed } from './policy.js';
 import { S } from './state.js';
 import { started, timing } from './clock.js';
-import { w, d, boot, pk, declPage, gpc, siteURL } from './site.js';
+import { w, d, boot, pk, declPage, gpc, get } from './site.js';
 import { h, getAttr, whenBody, whenReady } from './dom.js';
 import { compileRules, ruleFor } from './rules.js';
 import { tellVendors, startGuard, heldUnmarked, cats } from './guard.js';
@@ -86,11 +86,10 @@ function useConfig(c, quiet) {
 // Without a configuration the runtime fails closed: what it holds stays held (marked tags,
 // cross-origin tags inserted by script) while it retries, five times, 3 s apart.
 function fetchConfig(lang, keep, fallback, n) { // n: retries so far (undefined: none)
-  fetch(siteURL(Public.config) + (lang ? '?lang=' + encodeURIComponent(lang) : ''), { credentials: 'omit' })
-    .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.text(); })
-    .then(function (t) {
-      if (keep) try { localStorage.setItem(cacheKey, t); } catch (e) { /* storage unavailable */ }
-      useConfig(JSON.parse(t));
+  get(Public.config, lang)
+    .then(function (c) {
+      if (keep) try { localStorage.setItem(cacheKey, JSON.stringify(c)); } catch (e) { /* storage unavailable */ }
+      useConfig(c);
     })
     .catch(function (e) {
       console.warn('consentd:', e.message);

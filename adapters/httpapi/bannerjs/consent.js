@@ -4,7 +4,7 @@
 
 import { effective, granted, dontSell } from './policy.js';
 import { S } from './state.js';
-import { w, d, COOKIE, declPage, gpc, siteURL } from './site.js';
+import { w, d, COOKIE, declPage, gpc, get } from './site.js';
 import { tellVendors, revoke, activateAll } from './guard.js';
 import { reopenButton, renderChoices } from './lazy.js';
 import { Public } from 'consentd:core';
@@ -35,7 +35,8 @@ function writeCookie(v) {
   // A refusal lasts policy.reask days (the banner's reaskAfterRejectDays for this visitor,
   // core/banner/reask.go), any other decision cookieExpirationDays. Only decide and post,
   // under a configuration, write the cookie.
-  var days = v.a == 'reject_all' ? S.cfg_.policy.reask : S.cfg_.banner.cookieExpirationDays, dom = cookieDomain();
+  // (the loader's configuration leaves reask out where it is cookieExpirationDays).
+  var days = v.a == 'reject_all' && S.cfg_.policy.reask || S.cfg_.banner.cookieExpirationDays, dom = cookieDomain();
   if (dom) d.cookie = COOKIE + '=;path=/;max-age=0'; // the host-only copy gives way to the shared one
   d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
     (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');
@@ -101,15 +102,12 @@ export function post(s) {
   // on the next view, and the server answers with the record it stored instead of storing the
   // decision twice.
   var body = Object.assign({ visitorId: s.id, categories: s.c, consentVersion: s.v, action: s.a, doNotSell: doNotSell(), gpc: gpc,
-    language: S.cfg_.lang, runtimeVersion: Version.own, pageUrl: location.origin + location.pathname, idempotencyKey: s.k }, s.x);
+    language: S.cfg_.lang, runtimeVersion: Version.own, pageUrl: location.origin + location.pathname, key: s.k }, s.x);
   // Where GPP sections apply, the GPP string of this decision (gpp.js, which the loader inlined).
   if (S.cfg_.gpp && w.__gpp && w.__gpp.consentd) body.gppString = w.__gpp.consentd(body.tcString) || undefined;
-  fetch(siteURL(Public.consent), {
+  get(Public.consent, '', {
     method: 'POST', credentials: 'omit', keepalive: true,
     headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
-  }).then(function (r) {
-    if (!r.ok) throw new Error('consent: HTTP ' + r.status);
-    return r.json();
   }).then(function (rec) {
     if (S.stored_ !== s) return; // a newer decision was taken meanwhile
     s.id = rec.visitorId; // the receipt always names both

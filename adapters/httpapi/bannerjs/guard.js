@@ -7,7 +7,7 @@
 import { granted, states } from './policy.js';
 import { S } from './state.js';
 import { timed } from './clock.js';
-import { w, d, me, COOKIE, siteURL } from './site.js';
+import { w, d, me, COOKIE, get } from './site.js';
 import { setAttr, getAttr, createElement, flushBody } from './dom.js';
 import { holdFor, PENDING } from './rules.js';
 import { placeholder } from './lazy.js';
@@ -242,8 +242,7 @@ export function revoke(slugs) {
 var cookieRules = null;
 function withCookieRules(fn) {
   if (S.cfg_.cookieRules) return fn(S.cfg_.cookieRules);
-  cookieRules = cookieRules || fetch(siteURL(Public.config) + '?lang=' + encodeURIComponent(S.cfg_.lang), { credentials: 'omit' })
-    .then(function (r) { if (!r.ok) throw new Error('config: HTTP ' + r.status); return r.json(); })
+  cookieRules = cookieRules || get(Public.config, S.cfg_.lang)
     .then(function (c) { return c.cookieRules || []; });
   cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });
 }

@@ -7,7 +7,7 @@
 
 import { S } from './state.js';
 import { timed } from './clock.js';
-import { w, d, pk, api, declPage, siteURL } from './site.js';
+import { w, d, pk, api, declPage, get } from './site.js';
 import { createElement } from './dom.js';
 import { Public } from 'consentd:core';
 import { Version } from 'consentd:build';
@@ -58,8 +58,7 @@ export function showPrefs() {
 // preferences or a declaration first need it, and passes it to fn (null when it failed).
 var decl = null;
 export function details(fn) {
-  decl = decl || fetch(siteURL(Public.declaration) + '?lang=' + encodeURIComponent(S.cfg_.lang), { credentials: 'omit' })
-    .then(function (r) { if (!r.ok) throw new Error('declaration: HTTP ' + r.status); return r.json(); });
+  decl = decl || get(Public.declaration, S.cfg_.lang);
   decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
 }
 // A held iframe gets its placeholder once the module is here.

@@ -20,3 +20,9 @@ export var gpc = navigator.globalPrivacyControl === true;
 // siteURL is the URL of the site's public resource res (core.PublicPath; the names come from
 // core/publicpath.go through the build's consentd:core module).
 export function siteURL(res) { return api + '/' + encodeURIComponent(pk) + '/' + res; }
+// get fetches the site's public resource res (in language lang, when given; with init, else
+// without credentials) and gives its JSON; an answer other than 2xx is an error naming res.
+export function get(res, lang, init) {
+  return fetch(siteURL(res) + (lang ? '?lang=' + encodeURIComponent(lang) : ''), init || { credentials: 'omit' })
+    .then(function (r) { if (!r.ok) throw new Error(res + ': HTTP ' + r.status); return r.json(); });
+}

@@ -124,7 +124,7 @@ func TestVerifyScanPerRegionalRule(t *testing.T) {
 	for _, broken := range []bool{false, true} {
 		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
 			t.Parallel()
-			r, site := verifiedShop(t, "sqlite", broken, 3)
+			r, site := verifiedShop(t, "sqlite", broken, 1)
 			r.call(t, "PATCH", "/sites/"+site.ID+"/banner", map[string]any{"regionRules": banner.RegionPresets()[0].RegionRules,
 				"privacyPolicyUrl": "https://www.regional-shop.example/privacy.html"}, nil)
 			var s scan.Scan

@@ -47,6 +47,7 @@ type unrecAgg struct {
 	domain  string
 	pages   map[string]bool
 	ungated bool
+	err     string // the first failure to load it
 }
 
 // merge adds a page's findings to the scan; cookies say the hits must not add pages.
@@ -99,6 +100,9 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 		if !u.Gated {
 			a.ungated = true
 		}
+		if a.err == "" {
+			a.err = u.Err
+		}
 		a.pages[u.Page] = true
 	}
 }
@@ -135,7 +139,7 @@ func (s *scan) result() *Result {
 	}
 	sort.Slice(r.Services, func(i, j int) bool { return r.Services[i].Slug < r.Services[j].Slug })
 	for src, a := range s.unrec {
-		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated})
+		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated, Error: a.err})
 	}
 	sort.Slice(r.Unrecognized, func(i, j int) bool { return r.Unrecognized[i].Src < r.Unrecognized[j].Src })
 	for _, a := range s.cookies {

@@ -58,6 +58,8 @@ type Hit struct {
 type Unrecognized struct {
 	Src, Domain, Page string
 	Gated             bool
+	// Err is why the script could not be loaded, when it was tried and failed.
+	Err string
 }
 
 // Extractor streams a page through html.Tokenizer and fingerprints what it finds: script,

@@ -42,6 +42,26 @@ func mention(ev extract.Evidence) bool {
 	return false
 }
 
+// loadedByTag reports whether a mention hit's ID is one the page configures a tag it loaded
+// with, a tag that then loads the hit's service (library.Service.LoadedBy): Google Ads through
+// the Google tag loaded for Analytics. That is a witness as the tag itself is.
+func loadedByTag(rep *extract.Report, h extract.Hit) bool {
+	if h.ID == "" || h.Evidence.Kind != extract.EvidenceInlineScript || len(h.Service.LoadedBy) == 0 {
+		return false
+	}
+	for _, t := range rep.Hits {
+		if t.Evidence.URL == "" || t.Evidence.Page != h.Evidence.Page || mention(t.Evidence) {
+			continue
+		}
+		for i := range h.Service.LoadedBy {
+			if h.Service.LoadedBy[i].Loads(t.Evidence.URL, h.Evidence.Snippet) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // unrecAgg gathers the pages loading one unrecognized script.
 type unrecAgg struct {
 	domain  string
@@ -55,6 +75,7 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, h := range rep.Hits {
+		witness := !mention(h.Evidence) || loadedByTag(rep, h)
 		a := s.services[h.Service.Slug]
 		if a == nil {
 			a = &serviceAgg{svc: h.Service, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[extract.Evidence]string{},
@@ -64,7 +85,7 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 		if h.ID != "" {
 			a.ids[h.ID] = true
 		}
-		if !mention(h.Evidence) {
+		if witness {
 			a.witnessed = true
 			a.witnessedOn[h.Evidence.Page] = true
 			if h.ID != "" {

@@ -154,6 +154,20 @@ func compileService(s *Service, file, wantSlug string) (*Entry, Problems) {
 		}
 	}
 
+	for i := range s.LoadedBy {
+		l := &s.LoadedBy[i]
+		f := fmt.Sprintf("loadedBy[%d]", i)
+		if l.Script == "" || strings.Contains(l.Script, "://") {
+			v.addf(f+".script", "a URL prefix without the scheme required")
+		}
+		re, err := regexp.Compile(l.Call)
+		if l.Call == "" || err != nil {
+			v.addf(f+".call", "a regular expression required (%v)", err)
+			continue
+		}
+		l.call = re
+	}
+
 	e.Scripts = v.patterns("scripts", s.Scripts)
 	e.Resources = v.patterns("resources", s.Resources)
 

@@ -36,7 +36,7 @@ func mention(ev extract.Evidence) bool {
 		return false
 	}
 	switch ev.Kind {
-	case extract.EvidenceInlineScript, extract.EvidenceInlineURL, extract.EvidenceLink:
+	case extract.EvidenceInlineScript, extract.EvidenceInlineURL, extract.EvidenceLink, extract.EvidenceAttribute:
 		return true
 	}
 	return false

@@ -116,4 +116,8 @@ type TrackingID struct {
 	Pattern string `json:"pattern"`
 	// Examples are strings the pattern must match.
 	Examples []string `json:"examples"`
+	// Attributes are the names (lower case) of the element attributes an embed carries the
+	// ID in, on any element (reCAPTCHA's data-sitekey on its widget's div): the static pass
+	// reads them as `name="value"` text against Pattern.
+	Attributes []string `json:"attributes,omitempty"`
 }

@@ -108,6 +108,10 @@ type UnrecognizedScript struct {
 	Src    string   `json:"src"`
 	Domain string   `json:"domain"`
 	Pages  []string `json:"pages"`
+	// Error says why the script could not be loaded (its host does not resolve, the
+	// connection was refused, it answered an error status): a page requests it, but no
+	// visitor gets it, so the owner should fix or remove the tag. Absent when it loaded.
+	Error string `json:"error,omitempty"`
 }
 
 // CrawlResult is what the crawler saw.

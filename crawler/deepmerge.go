@@ -145,7 +145,7 @@ func (s *scan) mergeVisit(v *visit) {
 			} else {
 				x.Inline(r.Body, false)
 			}
-		case isScript && third && f.Service == nil && len(f.IDs) == 0 && loaded:
+		case isScript && third && f.Service == nil && len(f.IDs) == 0 && (loaded || r.Unreachable):
 			// The browser requests a non-ASCII address percent-encoded: the script the static
 			// pass listed as written is the same one.
 			src := r.URL
@@ -156,7 +156,10 @@ func (s *scan) mergeVisit(v *visit) {
 				}
 				s.mu.Unlock()
 			}
-			x.Report().Unrecognized = append(x.Report().Unrecognized, extract.Unrecognized{Src: src, Domain: dom, Page: v.page})
+			// A script the page asks for that never arrived (its host does not resolve, the
+			// connection was refused, a CDN is down) is listed with why: the owner must hear of it.
+			u := extract.Unrecognized{Src: src, Domain: dom, Page: v.page, Err: loadError(r.Status, r.Err)}
+			x.Report().Unrecognized = append(x.Report().Unrecognized, u)
 		}
 		reqs = append(reqs, req)
 	}

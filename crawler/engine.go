@@ -75,6 +75,9 @@ type scan struct {
 	cookies  map[string]*cookieAgg
 	gtmSeen  map[string]bool
 	ownSeen  map[string]bool // same-site scripts fetched
+	probed   map[string]bool // unrecognized scripts asked for (probe.go)
+	// probeClient asks for unrecognized scripts: the scan's transport, without its cookies.
+	probeClient *http.Client
 
 	// deep is set for the static pass of a deep scan; htmlPages are the pages it read as HTML,
 	// which the browser then loads.
@@ -196,6 +199,7 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 		cookies:  map[string]*cookieAgg{},
 		gtmSeen:  map[string]bool{},
 		ownSeen:  map[string]bool{},
+		probed:   map[string]bool{},
 	}
 	for _, u := range starts {
 		s.domains[s.domainOf(strings.ToLower(u.Hostname()))] = true
@@ -219,6 +223,7 @@ func (e *Engine) newScan(ctx context.Context, cancel context.CancelFunc, opts Op
 	}
 	jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
 	s.client = &http.Client{Transport: &cookieRecorder{rt: tr, s: s}, Jar: jar, Timeout: opts.PageTimeout}
+	s.probeClient = &http.Client{Transport: tr, Timeout: opts.PageTimeout}
 
 	c := colly.NewCollector(colly.UserAgent(opts.UserAgent), colly.ParseHTTPErrorResponse(), colly.AllowURLRevisit())
 	c.MaxBodySize = int(min(opts.MaxBodyBytes+1, int64(^uint(0)>>1)))
@@ -345,6 +350,10 @@ func (s *scan) visit(t task) (r visitResult) {
 	s.merge(x.Report(), false)
 	s.tagManagers(x.Report(), t.url)
 	s.ownScripts(x.Report(), t.url)
+	if !s.deep {
+		// A browser pass follows a deep scan's static pass and sees every load as it happens.
+		s.probeScripts(x.Report(), t.url)
+	}
 	return visitResult{ok: true, links: x.Report().Links, finalURL: final}
 }
 

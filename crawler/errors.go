@@ -130,3 +130,15 @@ func isTemporaryNet(err error) bool {
 	}
 	return false
 }
+
+// loadError is why a script the page asks for did not load: the transport's error when no
+// answer came, the status when it answered an error, else "".
+func loadError(status int, err string) string {
+	switch {
+	case status == 0:
+		return err
+	case status >= 400:
+		return fmt.Sprintf("answered %d %s", status, http.StatusText(status))
+	}
+	return ""
+}

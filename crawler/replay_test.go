@@ -41,7 +41,9 @@ func newTestbed(t testing.TB, h http.Handler) *testbed {
 func (tb *testbed) hooks(dns map[string]string) *netguard.Hooks {
 	return &netguard.Hooks{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
-			if a, ok := dns[host]; ok {
+			if a, ok := dns[host]; ok && a == "nxdomain" {
+				return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+			} else if ok {
 				return []netip.Addr{netip.MustParseAddr(a)}, nil
 			}
 			return []netip.Addr{netip.MustParseAddr("9.9.9.9")}, nil // a public address: Connect sends every connection to the testbed

@@ -70,7 +70,7 @@ func (r *Result) Report() *core.CrawlResult {
 		out.PageErrors = append(out.PageErrors, pe)
 	}
 	for _, u := range r.Unrecognized {
-		out.UnrecognizedScripts = append(out.UnrecognizedScripts, core.UnrecognizedScript{Src: u.Src, Domain: u.Domain, Pages: orEmpty(u.Pages)})
+		out.UnrecognizedScripts = append(out.UnrecognizedScripts, core.UnrecognizedScript{Src: u.Src, Domain: u.Domain, Pages: orEmpty(u.Pages), Error: u.Error})
 	}
 	return out
 }

@@ -36,8 +36,28 @@ func mention(ev extract.Evidence) bool {
 		return false
 	}
 	switch ev.Kind {
-	case extract.EvidenceInlineScript, extract.EvidenceInlineURL, extract.EvidenceLink:
+	case extract.EvidenceInlineScript, extract.EvidenceInlineURL, extract.EvidenceLink, extract.EvidenceAttribute:
 		return true
+	}
+	return false
+}
+
+// loadedByTag reports whether a mention hit's ID is one the page configures a tag it loaded
+// with, a tag that then loads the hit's service (library.Service.LoadedBy): Google Ads through
+// the Google tag loaded for Analytics. That is a witness as the tag itself is.
+func loadedByTag(rep *extract.Report, h extract.Hit) bool {
+	if h.ID == "" || h.Evidence.Kind != extract.EvidenceInlineScript || len(h.Service.LoadedBy) == 0 {
+		return false
+	}
+	for _, t := range rep.Hits {
+		if t.Evidence.URL == "" || t.Evidence.Page != h.Evidence.Page || mention(t.Evidence) {
+			continue
+		}
+		for i := range h.Service.LoadedBy {
+			if h.Service.LoadedBy[i].Loads(t.Evidence.URL, h.Evidence.Snippet) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -47,6 +67,7 @@ type unrecAgg struct {
 	domain  string
 	pages   map[string]bool
 	ungated bool
+	err     string // the first failure to load it
 }
 
 // merge adds a page's findings to the scan; cookies say the hits must not add pages.
@@ -54,6 +75,7 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, h := range rep.Hits {
+		witness := !mention(h.Evidence) || loadedByTag(rep, h)
 		a := s.services[h.Service.Slug]
 		if a == nil {
 			a = &serviceAgg{svc: h.Service, ids: map[string]bool{}, pages: map[string]bool{}, evidence: map[extract.Evidence]string{},
@@ -63,7 +85,7 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 		if h.ID != "" {
 			a.ids[h.ID] = true
 		}
-		if !mention(h.Evidence) {
+		if witness {
 			a.witnessed = true
 			a.witnessedOn[h.Evidence.Page] = true
 			if h.ID != "" {
@@ -98,6 +120,9 @@ func (s *scan) merge(rep *extract.Report, noPages bool) {
 		}
 		if !u.Gated {
 			a.ungated = true
+		}
+		if a.err == "" {
+			a.err = u.Err
 		}
 		a.pages[u.Page] = true
 	}
@@ -135,7 +160,7 @@ func (s *scan) result() *Result {
 	}
 	sort.Slice(r.Services, func(i, j int) bool { return r.Services[i].Slug < r.Services[j].Slug })
 	for src, a := range s.unrec {
-		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated})
+		r.Unrecognized = append(r.Unrecognized, UnrecognizedScript{Src: src, Domain: a.domain, Pages: sortedKeys(a.pages), Gated: !a.ungated, Error: a.err})
 	}
 	sort.Slice(r.Unrecognized, func(i, j int) bool { return r.Unrecognized[i].Src < r.Unrecognized[j].Src })
 	for _, a := range s.cookies {

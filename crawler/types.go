@@ -236,6 +236,8 @@ type UnrecognizedScript struct {
 	Pages []string `json:"pages"`
 	// Gated is true when every occurrence was held back by a consent tool.
 	Gated bool `json:"gated,omitempty"`
+	// Error says why the script could not be loaded (core.UnrecognizedScript.Error).
+	Error string `json:"error,omitempty"`
 }
 
 // ObservedCookie is a cookie set by a response, one per name and domain.

@@ -7,6 +7,11 @@
 // implemented in pattern.go.
 package library
 
+import (
+	"regexp"
+	"strings"
+)
+
 // Categories a library service may belong to. They are the three default category slugs every
 // site has.
 const (
@@ -53,6 +58,33 @@ type Service struct {
 	// The compliance rule enforcement.essential-third-party then makes its requests before a
 	// choice an error under opt-in, with this fix.
 	SelfHostFix string `json:"selfHostFix,omitempty"`
+	// LoadedBy are the other services' tags that load this service when the page's code
+	// configures them with one of its IDs: the Google tag (gtag.js), loaded for Analytics,
+	// loads Google Ads for a gtag('config', 'AW-…') beside it. Such an ID on a page that
+	// loaded the tag is a detection, not a mention.
+	LoadedBy []LoadedBy `json:"loadedBy,omitempty"`
+}
+
+// LoadedBy is a tag that loads a service when configured for it.
+type LoadedBy struct {
+	// Script is the tag's URL prefix, without the scheme ("www.googletagmanager.com/gtag/js").
+	Script string `json:"script"`
+	// Call is a regular expression the page's code matches where it configures the tag for
+	// the service, up to the ID (`gtag\(\s*['"]config['"]\s*,\s*['"]AW-`).
+	Call string `json:"call"`
+	call *regexp.Regexp
+}
+
+// Loads reports whether the tag at url (absolute), configured by the code around an ID
+// (snippet), loads the service.
+func (l *LoadedBy) Loads(url, snippet string) bool {
+	if l.call == nil {
+		return false
+	}
+	if i := strings.Index(url, "://"); i >= 0 {
+		url = url[i+3:]
+	}
+	return strings.HasPrefix(url, l.Script) && l.call.MatchString(snippet)
 }
 
 // Cookie match kinds.
@@ -84,4 +116,8 @@ type TrackingID struct {
 	Pattern string `json:"pattern"`
 	// Examples are strings the pattern must match.
 	Examples []string `json:"examples"`
+	// Attributes are the names (lower case) of the element attributes an embed carries the
+	// ID in, on any element (reCAPTCHA's data-sitekey on its widget's div): the static pass
+	// reads them as `name="value"` text against Pattern.
+	Attributes []string `json:"attributes,omitempty"`
 }

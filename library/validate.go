@@ -89,6 +89,9 @@ func (v *validator) addf(field, format string, args ...any) {
 // compileService validates s, loaded from file (whose base name without ".json" is wantSlug, or
 // "" to skip that check), and compiles its patterns. It returns every problem found; the entry
 // is usable only when there are none.
+// attrNameRE is an attribute name a tracking ID may be read from.
+var attrNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
 func compileService(s *Service, file, wantSlug string) (*Entry, Problems) {
 	v := &validator{file: file}
 	e := &Entry{Service: s, File: file}
@@ -154,6 +157,20 @@ func compileService(s *Service, file, wantSlug string) (*Entry, Problems) {
 		}
 	}
 
+	for i := range s.LoadedBy {
+		l := &s.LoadedBy[i]
+		f := fmt.Sprintf("loadedBy[%d]", i)
+		if l.Script == "" || strings.Contains(l.Script, "://") {
+			v.addf(f+".script", "a URL prefix without the scheme required")
+		}
+		re, err := regexp.Compile(l.Call)
+		if l.Call == "" || err != nil {
+			v.addf(f+".call", "a regular expression required (%v)", err)
+			continue
+		}
+		l.call = re
+	}
+
 	e.Scripts = v.patterns("scripts", s.Scripts)
 	e.Resources = v.patterns("resources", s.Resources)
 
@@ -174,6 +191,11 @@ func compileService(s *Service, file, wantSlug string) (*Entry, Problems) {
 		}
 		if len(t.Examples) == 0 {
 			v.addf(f+".examples", "at least one example required")
+		}
+		for j, a := range t.Attributes {
+			if !attrNameRE.MatchString(a) {
+				v.addf(fmt.Sprintf("%s.attributes[%d]", f, j), "%q must be a lower-case attribute name", a)
+			}
 		}
 		for j, ex := range t.Examples {
 			m := re.FindStringSubmatch(ex)

@@ -59,6 +59,9 @@ type Record struct {
 	Body        []byte // script text, when it is a script of at most MaxScriptBody
 	Err         string // why it was not loaded, or was cut
 	Refused     bool   // the address guard refused it
+	// Unreachable is true when the request went out and no answer came: the host does not
+	// resolve, the connection was refused or reset, the server did not answer in time.
+	Unreachable bool
 }
 
 // Proxy serves one page's browser context.
@@ -259,6 +262,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 	if err != nil {
 		var refused *netguard.RefusedError
 		rec.Refused = errors.As(err, &refused)
+		rec.Unreachable = !rec.Refused
 		rec.Err = errorMessage(err)
 		p.record(rec)
 		http.Error(w, "consentd: "+rec.Err, http.StatusBadGateway)

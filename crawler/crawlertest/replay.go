@@ -27,7 +27,7 @@ type SiteConfig struct {
 	Password     string            `json:"password"`     // sent by the scan
 	IgnoreRobots bool              `json:"ignoreRobots"` // scan option
 	Gate         *GateConfig       `json:"gate"`         // storefront password gate
-	DNS          map[string]string `json:"dns"`          // host → address the fake resolver answers
+	DNS          map[string]string `json:"dns"`          // host → address the fake resolver answers, or "nxdomain": the host does not resolve
 	// Consentd is the host that serves consentd's banner runtime (the real one, built from
 	// adapters/httpapi/bannerjs) at /api/v1/public/banner.js; its configuration is recorded.
 	Consentd string `json:"consentd"`

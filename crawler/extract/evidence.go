@@ -7,8 +7,9 @@ const (
 	EvidenceInlineScript = "inline-script" // a tracking ID in inline script text
 	EvidenceInlineURL    = "inline-url"    // a service URL written inside inline script text
 	EvidenceIframe       = "iframe"
-	EvidencePixel        = "pixel" // <img>, including inside <noscript>
-	EvidenceLink         = "link"  // <link> preloads, stylesheets, preconnects
+	EvidencePixel        = "pixel"     // <img>, including inside <noscript>
+	EvidenceLink         = "link"      // <link> preloads, stylesheets, preconnects
+	EvidenceAttribute    = "attribute" // an ID in an embed's attribute (library TrackingID.Attributes)
 	EvidenceCookie       = "cookie"
 	EvidenceTagManager   = "tag-manager" // configured in a fetched tag manager container
 	EvidenceRequest      = "request"     // a request the browser made (deep scans)

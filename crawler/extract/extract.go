@@ -58,6 +58,8 @@ type Hit struct {
 type Unrecognized struct {
 	Src, Domain, Page string
 	Gated             bool
+	// Err is why the script could not be loaded, when it was tried and failed.
+	Err string
 }
 
 // Extractor streams a page through html.Tokenizer and fingerprints what it finds: script,
@@ -191,6 +193,10 @@ func (x *Extractor) Run(body []byte) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	inScript, gated := false, false
 	var ta tagAttrs
+	// Embeds carry account keys in attributes of any element (reCAPTCHA's data-sitekey); they
+	// are read only in documents that name one of those attributes at all.
+	idAttrs := idAttrsOf(x.ix)
+	readIDAttrs := idAttrs.in(body)
 	for {
 		tt := z.Next()
 		switch tt {
@@ -205,6 +211,9 @@ func (x *Extractor) Run(body []byte) {
 			inScript = false
 			tag := tagOf(z.Raw())
 			if tag == tagOther {
+				if readIDAttrs && idAttrs.in(z.Raw()) {
+					x.idAttributes(&ta, z, idAttrs)
+				}
 				continue
 			}
 			ta.reset(z)

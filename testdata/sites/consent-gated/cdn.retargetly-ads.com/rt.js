@@ -1,0 +1,1 @@
+/* recorded: the vendor's script loads; its body is not kept */

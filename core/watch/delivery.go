@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/consentd/consentd/core/event"
@@ -133,7 +134,9 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 // attempt. It returns an error when the attempt failed and another should follow (the queue
 // retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
 // endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
-// delivery is not sent again.
+// delivery is not sent again. To an endpoint that is failing, the endpoint's older pending
+// deliveries go first, oldest first (catchUp), so that a receiver that comes back gets what it
+// missed within seconds and in order, not on each delivery's next retry step.
 func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
 	if err := core.AuthorizeSystem(ctx); err != nil {
 		return err
@@ -151,6 +154,18 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 	if d.Status != event.DeliveryPending {
 		return nil
 	}
+	mu, _ := hooks.sending.LoadOrStore(d.EndpointID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	// Read again: a catch-up of another delivery to the endpoint may have sent it meanwhile.
+	if d, err = hooks.Store.WebhookDelivery(ctx, "", deliveryID); core.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if d.Status != event.DeliveryPending {
+		return nil
+	}
 	e, err := hooks.Store.WebhookEndpoint(ctx, "", d.EndpointID)
 	if core.IsNotFound(err) {
 		return nil
@@ -162,6 +177,102 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		d.Status, d.UpdatedAt = event.DeliveryCancelled, hooks.Clock.Now()
 		return hooks.Store.UpdateWebhookDelivery(ctx, d)
 	}
+	if e.FailingSince != nil {
+		held, err := hooks.catchUp(ctx, e, d)
+		if err != nil {
+			return err
+		}
+		if held != nil {
+			failure, err := hooks.record(ctx, e, d, *held, false, lastAttempt)
+			if err != nil {
+				return err
+			}
+			return failure
+		}
+	}
+	at, ok := hooks.send(ctx, e, d)
+	failure, err := hooks.record(ctx, e, d, at, ok, lastAttempt)
+	if err != nil {
+		return err
+	}
+	return failure
+}
+
+// catchUpBatch is how many older pending deliveries catchUp reads at a time.
+const catchUpBatch = 100
+
+// catchUpProbeEvery is how long after an older pending delivery's last attempt catchUp tries
+// it again while its endpoint is failing: a twelfth of the failing streak, from the first retry
+// step (5 s) to 5 minutes, so a receiver back after a short outage is caught up within seconds
+// and one down for a day gets no more than a request every 5 minutes on top of the schedule.
+func catchUpProbeEvery(streak time.Duration) time.Duration {
+	return min(max(streak/12, 5*time.Second), 5*time.Minute)
+}
+
+// catchUp sends, to an endpoint that is failing, its pending deliveries older than d, oldest
+// first, stopping at the first that finds the receiver still unavailable (no answer, a 5xx,
+// 408 or 429: then d is held back and the returned attempt says why, which its log shows). An
+// older delivery that the receiver refuses (another 4xx) stays on its own retry schedule and
+// does not hold the newer ones back. Each is tried at most once per catchUpProbeEvery, so a
+// busy endpoint's new deliveries do not multiply the requests to a receiver that is down.
+func (hooks *Webhooks) catchUp(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery) (*event.DeliveryAttempt, error) {
+	held := func(format string, args ...any) *event.DeliveryAttempt {
+		msg := fmt.Sprintf(format, args...)
+		return &event.DeliveryAttempt{At: hooks.Clock.Now(), Error: &msg}
+	}
+	probe, tried := true, map[string]bool{}
+	for {
+		older, err := hooks.Store.OlderPendingWebhookDeliveries(ctx, e.ID, d.ID, catchUpBatch)
+		if err != nil {
+			return nil, err
+		}
+		if len(older) == 0 {
+			return nil, nil
+		}
+		if o := older[0]; probe && len(o.Attempts) > 0 {
+			now := hooks.Clock.Now()
+			if last := o.Attempts[len(o.Attempts)-1].At; now.Sub(last) < catchUpProbeEvery(now.Sub(*e.FailingSince)) {
+				return held("not sent: the endpoint is failing and the older delivery %s waits before it", o.ID), nil
+			}
+		}
+		probe = false
+		sent := 0
+		for _, o := range older {
+			if tried[o.ID] {
+				continue
+			}
+			tried[o.ID] = true
+			at, ok := hooks.send(ctx, e, o)
+			if _, err := hooks.record(ctx, e, o, at, ok, false); err != nil {
+				return nil, err
+			}
+			if ok {
+				sent++
+				continue
+			}
+			if unavailable(at) {
+				return held("not sent: the older delivery %s failed first (%s)", o.ID, attemptOutcome(at)), nil
+			}
+		}
+		if sent == 0 {
+			// Every one left was refused: they keep their own schedules.
+			return nil, nil
+		}
+	}
+}
+
+// unavailable tells an attempt that found the receiver unable to take deliveries (no answer,
+// 408, 429, 5xx) from one it refused.
+func unavailable(a event.DeliveryAttempt) bool {
+	if a.StatusCode == nil {
+		return true
+	}
+	c := *a.StatusCode
+	return c == 408 || c == 429 || c >= 500
+}
+
+// send makes one signed attempt of d and says whether the receiver acknowledged it.
+func (hooks *Webhooks) send(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery) (event.DeliveryAttempt, bool) {
 	start := hooks.Clock()
 	sctx, cancel := context.WithTimeout(ctx, event.WebhookTimeout)
 	res, sendErr := hooks.Sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
@@ -176,7 +287,12 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		at.StatusCode, at.Response = &code, event.Excerpt(res.Body)
 		ok = code >= 200 && code < 300
 	}
-	var failure error
+	return at, ok
+}
+
+// record stores the attempt at of d and what it means for the endpoint. failure is non-nil
+// when the attempt failed and another should follow; err when the store failed.
+func (hooks *Webhooks) record(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery, at event.DeliveryAttempt, ok, lastAttempt bool) (failure, err error) {
 	var disabled *event.WebhookEndpoint
 	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
@@ -221,12 +337,12 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		return tx.UpdateWebhookDelivery(ctx, d)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if disabled != nil {
 		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)
 	}
-	return failure
+	return failure, nil
 }
 
 // noticeDisabled emails the digest recipients of the endpoint's organization's sites (each

@@ -177,18 +177,16 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		d.Status, d.UpdatedAt = event.DeliveryCancelled, hooks.Clock.Now()
 		return hooks.Store.UpdateWebhookDelivery(ctx, d)
 	}
-	if e.FailingSince != nil {
-		held, err := hooks.catchUp(ctx, e, d)
+	held, err := hooks.catchUp(ctx, e, d)
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		failure, err := hooks.record(ctx, e, d, *held, false, lastAttempt)
 		if err != nil {
 			return err
 		}
-		if held != nil {
-			failure, err := hooks.record(ctx, e, d, *held, false, lastAttempt)
-			if err != nil {
-				return err
-			}
-			return failure
-		}
+		return failure
 	}
 	at, ok := hooks.send(ctx, e, d)
 	failure, err := hooks.record(ctx, e, d, at, ok, lastAttempt)
@@ -201,61 +199,70 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 // catchUpBatch is how many older pending deliveries catchUp reads at a time.
 const catchUpBatch = 100
 
-// catchUpProbeEvery is how long after an older pending delivery's last attempt catchUp tries
-// it again while its endpoint is failing: a twelfth of the failing streak, from the first retry
-// step (5 s) to 5 minutes, so a receiver back after a short outage is caught up within seconds
-// and one down for a day gets no more than a request every 5 minutes on top of the schedule.
-func catchUpProbeEvery(streak time.Duration) time.Duration {
-	return min(max(streak/12, 5*time.Second), 5*time.Minute)
+// catchUpProbeEvery is how long after a pending delivery's last failed attempt catchUp tries
+// it again, ahead of its own retry schedule: a twelfth of the time since its first attempt,
+// from the first retry step (5 s) to 5 minutes. A receiver back after a short outage is caught
+// up within seconds, and one down for a day gets no more than a request every 5 minutes on top
+// of the schedule, however many new deliveries are made meanwhile.
+func catchUpProbeEvery(failingFor time.Duration) time.Duration {
+	return min(max(failingFor/12, 5*time.Second), 5*time.Minute)
 }
 
-// catchUp sends, to an endpoint that is failing, its pending deliveries older than d, oldest
-// first, stopping at the first that finds the receiver still unavailable (no answer, a 5xx,
-// 408 or 429: then d is held back and the returned attempt says why, which its log shows). An
-// older delivery that the receiver refuses (another 4xx) stays on its own retry schedule and
-// does not hold the newer ones back. Each is tried at most once per catchUpProbeEvery, so a
-// busy endpoint's new deliveries do not multiply the requests to a receiver that is down.
+// catchUp keeps an endpoint's deliveries in order: before d goes out, the endpoint's pending
+// deliveries older than d go, oldest first. One not yet attempted (its job has not run yet)
+// goes at once; one that failed while the endpoint was down goes at once once a delivery has
+// reached the endpoint again (in this process: recovered); any other failed one goes when
+// catchUpProbeEvery has passed since its last attempt.
+// When one finds the receiver unavailable (no answer, a 5xx, 408 or 429), or waits for its
+// probe while the endpoint is failing, d is held back: catchUp returns the attempt that says
+// so, which d's log shows, and d follows its own retry schedule (or the next delivery's
+// catch-up, whichever is first). An older delivery that the receiver refused (another 4xx)
+// keeps its own schedule and does not hold the newer ones back. This is how a receiver that
+// comes back after an outage gets what it missed within seconds of the first delivery that
+// reaches it, in order, instead of on each delivery's next retry step.
 func (hooks *Webhooks) catchUp(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery) (*event.DeliveryAttempt, error) {
 	held := func(format string, args ...any) *event.DeliveryAttempt {
 		msg := fmt.Sprintf(format, args...)
 		return &event.DeliveryAttempt{At: hooks.Clock.Now(), Error: &msg}
 	}
-	probe, tried := true, map[string]bool{}
+	failing := e.FailingSince != nil
+	tried := map[string]bool{}
 	for {
 		older, err := hooks.Store.OlderPendingWebhookDeliveries(ctx, e.ID, d.ID, catchUpBatch)
 		if err != nil {
 			return nil, err
 		}
-		if len(older) == 0 {
-			return nil, nil
-		}
-		if o := older[0]; probe && len(o.Attempts) > 0 {
-			now := hooks.Clock.Now()
-			if last := o.Attempts[len(o.Attempts)-1].At; now.Sub(last) < catchUpProbeEvery(now.Sub(*e.FailingSince)) {
-				return held("not sent: the endpoint is failing and the older delivery %s waits before it", o.ID), nil
-			}
-		}
-		probe = false
-		sent := 0
+		progress := false
 		for _, o := range older {
 			if tried[o.ID] {
 				continue
 			}
-			tried[o.ID] = true
+			tried[o.ID], progress = true, true
+			if n := len(o.Attempts); n > 0 {
+				now, last := hooks.Clock.Now(), o.Attempts[n-1]
+				back, _ := hooks.recovered.Load(e.ID)
+				duringOutage := back != nil && last.At.Before(back.(time.Time))
+				if !duringOutage && now.Sub(last.At) < catchUpProbeEvery(now.Sub(o.Attempts[0].At)) {
+					if failing && unavailable(last) {
+						return held("not sent: the endpoint is failing and the older delivery %s waits to go first", o.ID), nil
+					}
+					continue
+				}
+			}
 			at, ok := hooks.send(ctx, e, o)
 			if _, err := hooks.record(ctx, e, o, at, ok, false); err != nil {
 				return nil, err
 			}
 			if ok {
-				sent++
+				failing = false
 				continue
 			}
+			failing = true
 			if unavailable(at) {
 				return held("not sent: the older delivery %s failed first (%s)", o.ID, attemptOutcome(at)), nil
 			}
 		}
-		if sent == 0 {
-			// Every one left was refused: they keep their own schedules.
+		if !progress {
 			return nil, nil
 		}
 	}
@@ -294,6 +301,7 @@ func (hooks *Webhooks) send(ctx context.Context, e *event.WebhookEndpoint, d *ev
 // when the attempt failed and another should follow; err when the store failed.
 func (hooks *Webhooks) record(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery, at event.DeliveryAttempt, ok, lastAttempt bool) (failure, err error) {
 	var disabled *event.WebhookEndpoint
+	recovered := false
 	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
 		d.UpdatedAt = at.At
@@ -305,6 +313,9 @@ func (hooks *Webhooks) record(ctx context.Context, e *event.WebhookEndpoint, d *
 		switch {
 		case ok:
 			d.Status = event.DeliveryDelivered
+			if ep.FailingSince != nil {
+				recovered = true
+			}
 			ep.FailingSince = nil
 		default:
 			if ep.FailingSince == nil {
@@ -338,6 +349,9 @@ func (hooks *Webhooks) record(ctx context.Context, e *event.WebhookEndpoint, d *
 	})
 	if err != nil {
 		return nil, err
+	}
+	if recovered {
+		hooks.recovered.Store(e.ID, at.At)
 	}
 	if disabled != nil {
 		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)

@@ -98,6 +98,9 @@ type Webhooks struct {
 	// sending holds a *sync.Mutex per endpoint ID: one delivery at a time to an endpoint in
 	// this process, so that a catch-up sends in order and once.
 	sending sync.Map
+	// recovered holds, per endpoint ID, when a delivery last reached it after it had been
+	// failing: deliveries whose last attempt failed before then go at once (catchUp).
+	recovered sync.Map
 }
 
 // WebhookInput creates or changes an endpoint; nil fields are left as they are on update.

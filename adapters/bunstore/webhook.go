@@ -227,6 +227,24 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, page, 
 	return out, int(n), nil
 }
 
+// OlderPendingWebhookDeliveries implements watch.WebhookStore.
+func (s *Store) OlderPendingWebhookDeliveries(ctx context.Context, endpointID, beforeID string, limit int) ([]*eventpkg.WebhookDelivery, error) {
+	if !isID(endpointID) {
+		return []*eventpkg.WebhookDelivery{}, nil
+	}
+	var ms []webhookDelivery
+	err := s.db.NewSelect().Model(&ms).Where("endpoint_id = ? AND id < ? AND status = ?", endpointID, beforeID, eventpkg.DeliveryPending).
+		OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "webhook delivery")
+	}
+	out := make([]*eventpkg.WebhookDelivery, len(ms))
+	for i := range ms {
+		out[i] = ms[i].core()
+	}
+	return out, nil
+}
+
 // UpdateWebhookDelivery implements core.WebhookStore.
 func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *eventpkg.WebhookDelivery) error {
 	if err := findKey("webhook delivery", d.ID); err != nil {

@@ -174,6 +174,19 @@ func (s *Store) WebhookDeliveries(_ context.Context, endpointID string, page, li
 	return out, n, nil
 }
 
+// OlderPendingWebhookDeliveries implements watch.WebhookStore.
+func (s *Store) OlderPendingWebhookDeliveries(_ context.Context, endpointID, beforeID string, limit int) ([]*eventpkg.WebhookDelivery, error) {
+	defer s.lock()()
+	out := []*eventpkg.WebhookDelivery{}
+	for _, d := range s.d.hooks.deliveries {
+		if d.EndpointID == endpointID && d.ID < beforeID && d.Status == eventpkg.DeliveryPending {
+			out = append(out, cloneDelivery(d))
+		}
+	}
+	slices.SortFunc(out, func(a, b *eventpkg.WebhookDelivery) int { return strings.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}
+
 // UpdateWebhookDelivery implements core.WebhookStore.
 func (s *Store) UpdateWebhookDelivery(_ context.Context, d *eventpkg.WebhookDelivery) error {
 	defer s.lock()()

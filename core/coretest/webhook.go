@@ -76,6 +76,20 @@ func testWebhooks(t *testing.T, s usecases.Store) {
 	if page, total, err = s.WebhookDeliveries(ctx, ep.ID, 2, 2); err != nil || len(page) != 1 || page[0].ID != ids[0] || total != 3 {
 		t.Fatalf("second page = %v of %d (%v)", page, total, err)
 	}
+	// The pending ones older than a newer delivery, oldest first: the failed first one is not.
+	newest := &event.WebhookDelivery{ID: "msg_" + id(), EndpointID: ep.ID, EventType: event.EventScanChanged, Payload: payload,
+		Status: event.DeliveryPending, Attempts: []event.DeliveryAttempt{}, CreatedAt: now(), UpdatedAt: now()}
+	must(t, s.CreateWebhookDelivery(ctx, newest))
+	older, err := s.OlderPendingWebhookDeliveries(ctx, ep.ID, newest.ID, 10)
+	if err != nil || len(older) != 2 || older[0].ID != ids[1] || older[1].ID != ids[2] || string(older[0].Payload) != string(payload) {
+		t.Fatalf("older pending deliveries = %v (%v), want %s and %s", older, err, ids[1], ids[2])
+	}
+	if older, err = s.OlderPendingWebhookDeliveries(ctx, ep.ID, newest.ID, 1); err != nil || len(older) != 1 || older[0].ID != ids[1] {
+		t.Fatalf("the oldest pending delivery = %v (%v), want %s", older, err, ids[1])
+	}
+	if older, err = s.OlderPendingWebhookDeliveries(ctx, ep.ID, ids[1], 10); err != nil || len(older) != 0 {
+		t.Fatalf("pending deliveries before %s = %v (%v), want none", ids[1], older, err)
+	}
 	org, err := s.SiteOrganization(ctx, f.site.ID)
 	if err != nil || org != f.org.ID {
 		t.Fatalf("site organization = %q (%v)", org, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/consentd/consentd/core/event"
@@ -133,7 +134,9 @@ func (hooks *Webhooks) dispatchConsentsTo(ctx context.Context, endpointID string
 // attempt. It returns an error when the attempt failed and another should follow (the queue
 // retries on the WebhookRetrySchedule); on the last attempt the delivery ends failed, and an
 // endpoint failing for WebhookDisableAfter is disabled. A delivered, cancelled or deleted
-// delivery is not sent again.
+// delivery is not sent again. To an endpoint that is failing, the endpoint's older pending
+// deliveries go first, oldest first (catchUp), so that a receiver that comes back gets what it
+// missed within seconds and in order, not on each delivery's next retry step.
 func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttempt bool) error {
 	if err := core.AuthorizeSystem(ctx); err != nil {
 		return err
@@ -151,6 +154,18 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 	if d.Status != event.DeliveryPending {
 		return nil
 	}
+	mu, _ := hooks.sending.LoadOrStore(d.EndpointID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	// Read again: a catch-up of another delivery to the endpoint may have sent it meanwhile.
+	if d, err = hooks.Store.WebhookDelivery(ctx, "", deliveryID); core.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if d.Status != event.DeliveryPending {
+		return nil
+	}
 	e, err := hooks.Store.WebhookEndpoint(ctx, "", d.EndpointID)
 	if core.IsNotFound(err) {
 		return nil
@@ -162,6 +177,109 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		d.Status, d.UpdatedAt = event.DeliveryCancelled, hooks.Clock.Now()
 		return hooks.Store.UpdateWebhookDelivery(ctx, d)
 	}
+	held, err := hooks.catchUp(ctx, e, d)
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		failure, err := hooks.record(ctx, e, d, *held, false, lastAttempt)
+		if err != nil {
+			return err
+		}
+		return failure
+	}
+	at, ok := hooks.send(ctx, e, d)
+	failure, err := hooks.record(ctx, e, d, at, ok, lastAttempt)
+	if err != nil {
+		return err
+	}
+	return failure
+}
+
+// catchUpBatch is how many older pending deliveries catchUp reads at a time.
+const catchUpBatch = 100
+
+// catchUpProbeEvery is how long after a pending delivery's last failed attempt catchUp tries
+// it again, ahead of its own retry schedule: a twelfth of the time since its first attempt,
+// from the first retry step (5 s) to 5 minutes. A receiver back after a short outage is caught
+// up within seconds, and one down for a day gets no more than a request every 5 minutes on top
+// of the schedule, however many new deliveries are made meanwhile.
+func catchUpProbeEvery(failingFor time.Duration) time.Duration {
+	return min(max(failingFor/12, 5*time.Second), 5*time.Minute)
+}
+
+// catchUp keeps an endpoint's deliveries in order: before d goes out, the endpoint's pending
+// deliveries older than d go, oldest first. One not yet attempted (its job has not run yet)
+// goes at once; one that failed while the endpoint was down goes at once once a delivery has
+// reached the endpoint again (in this process: recovered); any other failed one goes when
+// catchUpProbeEvery has passed since its last attempt.
+// When one finds the receiver unavailable (no answer, a 5xx, 408 or 429), or waits for its
+// probe while the endpoint is failing, d is held back: catchUp returns the attempt that says
+// so, which d's log shows, and d follows its own retry schedule (or the next delivery's
+// catch-up, whichever is first). An older delivery that the receiver refused (another 4xx)
+// keeps its own schedule and does not hold the newer ones back. This is how a receiver that
+// comes back after an outage gets what it missed within seconds of the first delivery that
+// reaches it, in order, instead of on each delivery's next retry step.
+func (hooks *Webhooks) catchUp(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery) (*event.DeliveryAttempt, error) {
+	held := func(format string, args ...any) *event.DeliveryAttempt {
+		msg := fmt.Sprintf(format, args...)
+		return &event.DeliveryAttempt{At: hooks.Clock.Now(), Error: &msg}
+	}
+	failing := e.FailingSince != nil
+	tried := map[string]bool{}
+	for {
+		older, err := hooks.Store.OlderPendingWebhookDeliveries(ctx, e.ID, d.ID, catchUpBatch)
+		if err != nil {
+			return nil, err
+		}
+		progress := false
+		for _, o := range older {
+			if tried[o.ID] {
+				continue
+			}
+			tried[o.ID], progress = true, true
+			if n := len(o.Attempts); n > 0 {
+				now, last := hooks.Clock.Now(), o.Attempts[n-1]
+				back, _ := hooks.recovered.Load(e.ID)
+				duringOutage := back != nil && last.At.Before(back.(time.Time))
+				if !duringOutage && now.Sub(last.At) < catchUpProbeEvery(now.Sub(o.Attempts[0].At)) {
+					if failing && unavailable(last) {
+						return held("not sent: the endpoint is failing and the older delivery %s waits to go first", o.ID), nil
+					}
+					continue
+				}
+			}
+			at, ok := hooks.send(ctx, e, o)
+			if _, err := hooks.record(ctx, e, o, at, ok, false); err != nil {
+				return nil, err
+			}
+			if ok {
+				failing = false
+				continue
+			}
+			failing = true
+			if unavailable(at) {
+				return held("not sent: the older delivery %s failed first (%s)", o.ID, attemptOutcome(at)), nil
+			}
+		}
+		if !progress {
+			return nil, nil
+		}
+	}
+}
+
+// unavailable tells an attempt that found the receiver unable to take deliveries (no answer,
+// 408, 429, 5xx) from one it refused.
+func unavailable(a event.DeliveryAttempt) bool {
+	if a.StatusCode == nil {
+		return true
+	}
+	c := *a.StatusCode
+	return c == 408 || c == 429 || c >= 500
+}
+
+// send makes one signed attempt of d and says whether the receiver acknowledged it.
+func (hooks *Webhooks) send(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery) (event.DeliveryAttempt, bool) {
 	start := hooks.Clock()
 	sctx, cancel := context.WithTimeout(ctx, event.WebhookTimeout)
 	res, sendErr := hooks.Sender.Send(sctx, WebhookRequest{URL: e.URL, Secret: e.Secret, ID: d.ID, Timestamp: start, Payload: d.Payload})
@@ -176,8 +294,14 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		at.StatusCode, at.Response = &code, event.Excerpt(res.Body)
 		ok = code >= 200 && code < 300
 	}
-	var failure error
+	return at, ok
+}
+
+// record stores the attempt at of d and what it means for the endpoint. failure is non-nil
+// when the attempt failed and another should follow; err when the store failed.
+func (hooks *Webhooks) record(ctx context.Context, e *event.WebhookEndpoint, d *event.WebhookDelivery, at event.DeliveryAttempt, ok, lastAttempt bool) (failure, err error) {
 	var disabled *event.WebhookEndpoint
+	recovered := false
 	err = hooks.Store.InTx(context.WithoutCancel(ctx), func(tx Store) error {
 		d.Attempts = append(d.Attempts, at)
 		d.UpdatedAt = at.At
@@ -189,6 +313,9 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		switch {
 		case ok:
 			d.Status = event.DeliveryDelivered
+			if ep.FailingSince != nil {
+				recovered = true
+			}
 			ep.FailingSince = nil
 		default:
 			if ep.FailingSince == nil {
@@ -221,12 +348,15 @@ func (hooks *Webhooks) Deliver(ctx context.Context, deliveryID string, lastAttem
 		return tx.UpdateWebhookDelivery(ctx, d)
 	})
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if recovered {
+		hooks.recovered.Store(e.ID, at.At)
 	}
 	if disabled != nil {
 		hooks.noticeDisabled(context.WithoutCancel(ctx), disabled)
 	}
-	return failure
+	return failure, nil
 }
 
 // noticeDisabled emails the digest recipients of the endpoint's organization's sites (each

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/consentd/consentd/core"
@@ -44,6 +45,9 @@ type WebhookStore interface {
 	// UpdateWebhookDelivery stores the status, attempts and updatedAt; not_found when it does
 	// not exist.
 	UpdateWebhookDelivery(ctx context.Context, d *event.WebhookDelivery) error
+	// OlderPendingWebhookDeliveries returns up to limit of the endpoint's pending deliveries
+	// made before the delivery beforeID (IDs grow with time), oldest first.
+	OlderPendingWebhookDeliveries(ctx context.Context, endpointID, beforeID string, limit int) ([]*event.WebhookDelivery, error)
 	// ConsentRecordsOfBatches returns the site's records whose batch seq is in (afterSeq,
 	// toSeq] and whose createdAt is not before since, in chain order.
 	ConsentRecordsOfBatches(ctx context.Context, siteID string, afterSeq, toSeq int64, since time.Time) ([]*consent.ConsentRecord, error)
@@ -91,6 +95,12 @@ type Webhooks struct {
 	// no email); publicURL is the base of the console link it carries.
 	Mailer    core.Mailer
 	PublicURL string
+	// sending holds a *sync.Mutex per endpoint ID: one delivery at a time to an endpoint in
+	// this process, so that a catch-up sends in order and once.
+	sending sync.Map
+	// recovered holds, per endpoint ID, when a delivery last reached it after it had been
+	// failing: deliveries whose last attempt failed before then go at once (catchUp).
+	recovered sync.Map
 }
 
 // WebhookInput creates or changes an endpoint; nil fields are left as they are on update.

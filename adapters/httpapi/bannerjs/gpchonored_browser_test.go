@@ -2,8 +2,6 @@ package bannerjs_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/i18n"
 )
@@ -27,16 +24,7 @@ import (
 func TestBrowserGPCHonored(t *testing.T) {
 	t.Parallel()
 	browser(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "gpchonored.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
+	edge := regionalEdge(t, nil)
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Honored", "url": "https://acme.example"}, 201, &created)

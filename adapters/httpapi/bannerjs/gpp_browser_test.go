@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -119,17 +118,11 @@ func TestBrowserGPP(t *testing.T) {
 	t.Parallel()
 	browser(t)
 	nm := gppDecoder(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "gpp.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
-		Logger:     slog.New(slog.DiscardHandler),
-		TCFGVLFile: filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
+	edge := regionalEdge(t, func(c *app.Config) {
+		c.TCFGVLFile = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json")
+		c.TCFCMPID = testCMPID
+		c.TCFCMPVersion = testCMPVersion
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme News GPP", "url": "https://acme.example"}, 201, &created)

@@ -2,8 +2,6 @@ package bannerjs_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/gpp"
 )
@@ -31,16 +28,7 @@ func TestBrowserGPPStates(t *testing.T) {
 	t.Parallel()
 	browser(t)
 	nm := gppDecoder(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "gppstates.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
+	edge := regionalEdge(t, nil)
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme States GPP", "url": "https://acme.example"}, 201, &created)

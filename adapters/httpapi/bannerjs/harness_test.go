@@ -224,6 +224,27 @@ func (c *consentd) edge(t testing.TB, country string) string {
 	return srv.URL
 }
 
+// regionalEdge starts consentd on SQLite reading the visitor's place from the country and
+// region headers of a trusted proxy (tune, when not nil, adjusts its settings) and returns
+// edgeFor of it: the front a regional test visits as a visitor from a chosen place.
+func regionalEdge(t testing.TB, tune func(*app.Config)) func(hdr map[string]string) string {
+	t.Helper()
+	cfg := app.Config{
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "consentd.db"), BootstrapAPIKey: apiKey, Workers: 0,
+		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
+		Logger: slog.New(slog.DiscardHandler),
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	a, err := app.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return edgeFor(t, a.Handler())
+}
+
 // edgeFor returns a front for h: each call serves h at a new origin on 127.0.0.1 (a trusted
 // proxy) that forwards the visitor's address in X-Forwarded-For or, as a CDN does, the country
 // and region headers, as given in hdr, replacing whatever the client sent.

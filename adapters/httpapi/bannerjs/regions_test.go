@@ -2,8 +2,6 @@ package bannerjs_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 )
 
@@ -39,16 +36,7 @@ const gpcInit = `Object.defineProperty(Navigator.prototype, 'globalPrivacyContro
 func TestBrowserRegionalRules(t *testing.T) {
 	t.Parallel()
 	browser(t) // skips (or fails under CI) without Chromium before starting anything
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "regions.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
+	edge := regionalEdge(t, nil)
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Outdoor regions", "url": "https://acme.example"}, 201, &created)

@@ -274,17 +274,31 @@ func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*cons
 		h := &heads[i]
 		recs := bySite[h.SiteID]
 		hash := consent.ChainConsentBatch(h.HeadSeq, h.HeadHash, recs)
-		newest := recs[0].CreatedAt
-		for _, r := range recs {
-			if r.CreatedAt.After(newest) {
-				newest = r.CreatedAt
-			}
-		}
 		h.HeadSeq, h.HeadHash = h.HeadSeq+1, hash
 		w.batches = append(w.batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
-			Records: len(recs), NewestAt: newest})
+			Records: len(recs), NewestAt: newestOf(recs)})
 	}
 	w.records = make([]consentRecord, len(rs))
+	for i, r := range rs {
+		w.records[i] = fromConsent(r)
+	}
+	w.countRows(shard, rs)
+	return w
+}
+
+// newestOf is the createdAt of the newest of recs (not empty).
+func newestOf(recs []*consent.ConsentRecord) time.Time {
+	newest := recs[0].CreatedAt
+	for _, r := range recs {
+		if r.CreatedAt.After(newest) {
+			newest = r.CreatedAt
+		}
+	}
+	return newest
+}
+
+// countRows fills the hour and day counters of rs.
+func (w *batchRows) countRows(shard int, rs []*consent.ConsentRecord) {
 	type key struct {
 		site   string
 		bucket time.Time
@@ -295,8 +309,7 @@ func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*cons
 		cat string
 	}
 	cats := map[catKey]*consentCategoryCount{}
-	for i, r := range rs {
-		w.records[i] = fromConsent(r)
+	for _, r := range rs {
 		k := key{r.SiteID, bucketOf(r.CreatedAt)}
 		c := counts[k]
 		if c == nil {
@@ -334,7 +347,7 @@ func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*cons
 		w.days = append(w.days, *d)
 	}
 	if len(cats) == 0 {
-		return w
+		return
 	}
 	w.cats = make([]consentCategoryCount, 0, len(cats))
 	for _, c := range cats {
@@ -355,7 +368,6 @@ func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*cons
 	for _, d := range dcats {
 		w.dayCats = append(w.dayCats, *d)
 	}
-	return w
 }
 
 // The day rollups of the hour counters, same shapes: statistics by day or week read a day row

@@ -165,11 +165,12 @@ func (k knownHeads) forget(rs []*consent.ConsentRecord, moved bool) {
 }
 
 // commit writes a batch in one transaction. If it fails, each record is retried alone so that
-// one bad record (its site deleted meanwhile) fails only its own request. On Postgres, a batch
-// whose sites' heads the committer wrote last goes in one round trip
+// one bad record (its site deleted meanwhile) fails only its own request. On Postgres with
+// pg, every batch goes in one round trip on the committer's own connection, chained in the
+// database (pgIngest.write). Without pg (a database URL that sets its own query mode), a batch
+// whose sites' heads the committer wrote last goes in one round trip on the pool
 // (insertConsentsOnKnownHeads); if another writer moved a head meanwhile, the batch is
-// written the locking way instead. With pg, that one round trip goes on the committer's own
-// connection, with prepared statements (pgIngest).
+// written the locking way instead.
 func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, pg *pgIngest) {
 	live := batch[:0]
 	for _, req := range batch {
@@ -190,14 +191,11 @@ func (g *groupCommit) commit(shard int, batch []*consentReq, known knownHeads, p
 		for i, req := range reqs {
 			rs[i] = req.r
 		}
+		if postgres && pg != nil {
+			return pg.write(ctx, shard, rs)
+		}
 		if h, ok := known.get(rs); ok && postgres {
-			var heads []consentChain
-			var err error
-			if pg != nil {
-				heads, err = pg.write(ctx, shard, rs, h)
-			} else {
-				heads, err = insertConsentsOnKnownHeads(ctx, g.db, shard, rs, h)
-			}
+			heads, err := insertConsentsOnKnownHeads(ctx, g.db, shard, rs, h)
 			if err == nil {
 				known.set(heads)
 				return nil

@@ -2,7 +2,6 @@ package bunstore
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/consentd/consentd/adapters/bunstore/dbguard"
+	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
 )
 
@@ -31,6 +31,8 @@ type pgIngest struct {
 	conn *pgx.Conn
 	// faults, in tests, loses the answers of commits as the pool's driver layer does.
 	faults *dbguard.Faults
+	// chained are the sites known to have a chain row (written by this connection before).
+	chained map[string]bool
 }
 
 // newPGIngest returns the connection holder for a committer, or nil when the database URL
@@ -45,7 +47,7 @@ func newPGIngest(dsn string, faults *dbguard.Faults) *pgIngest {
 		return nil
 	}
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	return &pgIngest{cfg: cfg, faults: faults}
+	return &pgIngest{cfg: cfg, faults: faults, chained: map[string]bool{}}
 }
 
 // get returns the connection, (re)connecting when there is none or it was closed (a failed
@@ -70,9 +72,16 @@ func (p *pgIngest) close() {
 	}
 }
 
-// write is insertConsentsOnKnownHeads on the committer's connection: the same statements in
-// the same order (head guards, batch rows, records, counters), the same outcome.
-func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRecord, known map[string]consentChain) (_ []consentChain, err error) {
+// write commits rs on the committer's connection in one round trip, chaining each site's
+// records in the database: a statement per site (in lock order) moves the site's head on,
+// computing the batch hash from the head it finds (SHA-256 in SQL, the same bytes as
+// consent.ConsentBatchHash), and the batch row and the records take their sequence number
+// from the moved head. The head's row lock is therefore held only while Postgres runs the
+// batch and commits it, never across a round trip to this process, and no head has to be
+// known or guessed: several processes extending one site's chain take turns at the lock
+// without failing or retrying a batch (docs/consent-records.md, "Batches and the chain").
+// The records get their batch fields from what the statements return.
+func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRecord) (err error) {
 	// The pool's queries get a span and an error count from instrument's hooks; this
 	// connection is not bun's, so it says the same itself.
 	ctx, span := otel.Tracer("github.com/consentd/consentd/adapters/bunstore").Start(ctx, "consent batch",
@@ -87,70 +96,111 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 		span.End()
 	}()
 	bySite, heads := groupBySite(rs)
-	for i := range heads {
-		heads[i] = known[heads[i].SiteID]
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, 2*len(heads)+6)}
+	advances := make([]int, 0, len(heads)) // positions of the head statements in b
+	var joined strings.Builder
+	for _, h := range heads {
+		recs := bySite[h.SiteID]
+		if !p.chained[h.SiteID] {
+			b.Queue(pgEnsureChain, h.SiteID, core.GenesisHash)
+		}
+		joined.Reset()
+		for i, r := range recs {
+			r.BatchIndex = i
+			joined.WriteString(r.RecordHash)
+			joined.WriteByte('\n')
+		}
+		advances = append(advances, len(b.QueuedQueries))
+		b.Queue(pgAdvanceHead, h.SiteID, joined.String())
 	}
-	old := slices.Clone(heads)
-	w := chainRows(shard, rs, bySite, heads)
-	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(heads)+6)}
-	for i, h := range heads {
-		b.Queue(pgGuard, h.HeadSeq, h.HeadHash, h.SiteID, old[i].HeadSeq, old[i].HeadHash)
+	w := batchRows{records: make([]consentRecord, len(rs))}
+	for i, r := range rs {
+		w.records[i] = fromConsent(r)
 	}
-	if err := w.queue(b); err != nil {
-		return nil, err
+	w.countRows(shard, rs)
+	if err := w.queue(b, heads, bySite); err != nil {
+		return err
 	}
 	conn, err := p.get(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	br := conn.SendBatch(ctx, b)
-	for range b.QueuedQueries {
-		if _, err = br.Exec(); err != nil {
+	next := 0
+	for i := range b.QueuedQueries {
+		if next < len(advances) && advances[next] == i {
+			h := &heads[next]
+			err = br.QueryRow().Scan(&h.HeadSeq, &h.HeadHash, &h.AnchorHash) // AnchorHash: the previous head here
+			next++
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
 			break
 		}
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil && strings.Contains(err.Error(), headMovedMark) {
-		return nil, errHeadMoved
-	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.faults.AfterCommit(); err != nil {
 		_ = conn.Close(ctx) // the answer was lost with the connection
-		return nil, err
+		return err
 	}
-	return heads, nil
+	if len(p.chained) > 10000 { // bounded by the sites written lately
+		clear(p.chained)
+	}
+	for _, h := range heads {
+		p.chained[h.SiteID] = true
+		for _, r := range bySite[h.SiteID] {
+			r.BatchSeq, r.BatchHash, r.PrevBatchHash = h.HeadSeq, h.HeadHash, h.AnchorHash
+		}
+	}
+	return nil
 }
 
-// pgGuard moves a site's head on only if it is still the one known (see
-// insertConsentsOnKnownHeads); the ELSE branch depends on the count, so that it fails the
-// statement, and the batch's transaction, exactly when the head moved.
-const pgGuard = `WITH moved AS (UPDATE consent_chains SET head_seq = $1, head_hash = $2
-	WHERE site_id = $3::uuid AND head_seq = $4 AND head_hash = $5 RETURNING 1)
-SELECT CASE WHEN count(*) = 1 THEN 0 ELSE ('` + headMovedMark + `' || count(*))::int END FROM moved`
+// pgEnsureChain gives a site its chain row before its first batch (a no-op, without a lock,
+// when it has one).
+const pgEnsureChain = `INSERT INTO consent_chains (site_id, head_seq, head_hash, anchor_seq, anchor_hash, prev_hash)
+VALUES ($1::uuid, 0, $2, 0, $2, '') ON CONFLICT (site_id) DO NOTHING`
 
+// pgAdvanceHead moves a site's head on by one batch whose record hashes, each followed by a
+// newline, are $2: batchHash = SHA-256 of prevBatchHash + "\n" + $2 (consent.ConsentBatchHash).
+// The UPDATE takes the head's row lock, waiting for another transaction extending the chain,
+// and computes from the head as committed by it. A missing head (the site deleted meanwhile)
+// fails the statement, and with it the batch.
+const pgAdvanceHead = `WITH moved AS (UPDATE consent_chains SET prev_hash = head_hash, head_seq = head_seq + 1,
+	head_hash = encode(sha256(convert_to(head_hash || E'\n' || $2, 'UTF8')), 'hex')
+	WHERE site_id = $1::uuid RETURNING head_seq, head_hash, prev_hash)
+SELECT CASE WHEN count(*) = 1 THEN max(head_seq) ELSE ('` + headMissingMark + `' || count(*))::int8 END,
+	coalesce(max(head_hash), ''), coalesce(max(prev_hash), '') FROM moved`
+
+// headMissingMark is the text of the error pgAdvanceHead raises for a site without a chain.
+const headMissingMark = "consentd: no consent chain "
+
+// pgInsertBatches writes each site's batch row from its head as pgAdvanceHead left it.
 const pgInsertBatches = `INSERT INTO consent_batches (site_id, seq, hash, prev_hash, records, newest_at)
-SELECT site_id::uuid, seq, hash, prev_hash, records, newest_at
-FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::int4[], $6::timestamptz[])
-	AS u(site_id, seq, hash, prev_hash, records, newest_at)`
+SELECT c.site_id, c.head_seq, c.head_hash, c.prev_hash, u.records, u.newest_at
+FROM unnest($1::text[], $2::int4[], $3::timestamptz[]) AS u(site_id, records, newest_at)
+	JOIN consent_chains c ON c.site_id = u.site_id::uuid`
 
 const pgInsertRecords = `INSERT INTO consent_records (id, site_id, visitor_id, ip_country, jurisdiction,
 	categories_consented, gpc_signal, do_not_sell, consent_version, action, created_at, page_url, user_agent,
 	snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq, batch_index, region, region_rule,
 	tc_string, ac_string, gvl_version, gpp_string, idempotency_key)
-SELECT id::uuid, site_id::uuid, visitor_id, ip_country, jurisdiction, cats::jsonb, gpc_signal, do_not_sell,
+SELECT id::uuid, u.site_id::uuid, visitor_id, ip_country, jurisdiction, cats::jsonb, gpc_signal, do_not_sell,
 	consent_version, action, created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash,
-	record_hash, batch_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key
+	record_hash, c.head_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::bool[],
 	$9::int4[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-	$17::text[], $18::int8[], $19::int4[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int4[], $25::text[],
-	$26::text[])
+	$17::text[], $18::int4[], $19::text[], $20::text[], $21::text[], $22::text[], $23::int4[], $24::text[],
+	$25::text[])
 	AS u(id, site_id, visitor_id, ip_country, jurisdiction, cats, gpc_signal, do_not_sell, consent_version, action,
-	created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq,
-	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key)`
+	created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash,
+	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key)
+	JOIN consent_chains c ON c.site_id = u.site_id::uuid`
 
 // pgUpsertCounts is the upsert of upsertCounts, on the hour table or its day rollup.
 func pgUpsertCounts(table string) string {
@@ -183,14 +233,15 @@ var (
 	pgUpsertDayCategoryRows  = pgUpsertCategoryCounts("consent_daily_category_counts")
 )
 
-// queue adds the batch's writes to b, as columns.
-func (w batchRows) queue(b *pgx.Batch) error {
-	n := len(w.batches)
-	site, seq, hash, prev, recs, newest := make([]string, n), make([]int64, n), make([]string, n), make([]string, n), make([]int32, n), make([]time.Time, n)
-	for i, x := range w.batches {
-		site[i], seq[i], hash[i], prev[i], recs[i], newest[i] = x.SiteID, x.Seq, x.Hash, x.PrevHash, int32(x.Records), x.NewestAt
+// queue adds the batch's writes to b, as columns: each site's batch row (heads, in lock
+// order, with bySite's records), the records and the counters.
+func (w batchRows) queue(b *pgx.Batch, heads []consentChain, bySite map[string][]*consent.ConsentRecord) error {
+	n := len(heads)
+	site, recs, newest := make([]string, n), make([]int32, n), make([]time.Time, n)
+	for i, h := range heads {
+		site[i], recs[i], newest[i] = h.SiteID, int32(len(bySite[h.SiteID])), newestOf(bySite[h.SiteID])
 	}
-	b.Queue(pgInsertBatches, site, seq, hash, prev, recs, newest)
+	b.Queue(pgInsertBatches, site, recs, newest)
 
 	n = len(w.records)
 	var (
@@ -200,7 +251,6 @@ func (w batchRows) queue(b *pgx.Batch) error {
 		gpc, dns                                            = make([]bool, n), make([]bool, n)
 		version, index, gvl                                 = make([]int32, n), make([]int32, n), make([]int32, n)
 		created                                             = make([]time.Time, n)
-		batchSeq                                            = make([]*int64, n)
 		keys                                                = make([]*string, n)
 	)
 	for i := range w.records {
@@ -215,10 +265,10 @@ func (w batchRows) queue(b *pgx.Batch) error {
 		region[i], rule[i], tc[i], ac[i], gpp[i] = r.Region, r.RegionRule, r.TCString, r.ACString, r.GPPString
 		gpc[i], dns[i] = r.GPCSignal, r.DoNotSell
 		version[i], index[i], gvl[i] = int32(r.ConsentVersion), int32(r.BatchIndex), int32(r.GVLVersion)
-		created[i], batchSeq[i], keys[i] = r.CreatedAt, r.BatchSeq, r.IdempotencyKey
+		created[i], keys[i] = r.CreatedAt, r.IdempotencyKey
 	}
 	b.Queue(pgInsertRecords, id, siteID, visitor, country, jur, cats, gpc, dns, version, action, created, pageURL, ua,
-		snap, salt, vhash, rhash, batchSeq, index, region, rule, tc, ac, gvl, gpp, keys)
+		snap, salt, vhash, rhash, index, region, rule, tc, ac, gvl, gpp, keys)
 
 	queueCounts(b, pgUpsertHourCounts, w.counts)
 	queueCounts(b, pgUpsertDayCounts, w.days)

@@ -20,7 +20,8 @@ import (
 
 // target is a running consentd and the site the load writes to.
 type target struct {
-	BaseURL    string // http://127.0.0.1:PORT
+	BaseURL    string   // http://127.0.0.1:PORT
+	Servers    []string // with -processes: every server's base URL; posters are spread over them
 	APIKey     string
 	SiteID     string
 	ProjectKey string
@@ -73,6 +74,10 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+			pt := t
+			if len(t.Servers) > 0 {
+				pt.BaseURL = t.Servers[w%len(t.Servers)]
+			}
 			var (
 				ids  []string
 				lats []time.Duration
@@ -87,7 +92,7 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 					"language": []string{"", "de", "fr"}[rng.IntN(3)], "runtimeVersion": "1.4.0",
 					"pageUrl": fmt.Sprintf("https://shop.example/p/%d?session=%d", rng.IntN(50), rng.Int64())}
 				t0 := time.Now()
-				id, err := postConsent(rctx, client, t, body)
+				id, err := postConsent(rctx, client, pt, body)
 				if err != nil {
 					errs++
 					if ferr == "" {

@@ -48,8 +48,13 @@ func run(ctx context.Context, args []string) error {
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole process to this file at the end")
 	webhook := fs.Bool("webhook", false, "subscribe a loopback receiver to consent.recorded and check that it gets every acknowledged record")
 	workers := fs.Int("workers", 2, "job workers in the server (webhook deliveries; keep equal when comparing runs)")
+	processes := fs.Int("processes", 0, "serve from this many separate server processes on the same database (0: one server inside this process); reports records per chain batch")
+	serveChildMode := fs.Bool("serve-child", false, "internal: run one server for -processes and print its address")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *serveChildMode {
+		return serveChild(ctx, *dbURL, *workers)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -65,6 +70,12 @@ func run(ctx context.Context, args []string) error {
 	if l.Posters < 1 || l.Listers < 0 || l.Duration <= 0 || l.Duration > 10*time.Minute || l.Max < 1 {
 		return errors.New("posters must be at least 1, listers at least 0, duration in (0, 10m], max at least 1")
 	}
+	if *processes < 0 || *processes > 8 {
+		return errors.New("processes must be between 0 and 8")
+	}
+	if *processes > 0 && (*webhook || *memProfile != "") {
+		return errors.New("-webhook and -memprofile need the in-process server (-processes 0)")
+	}
 	if *dbURL == "" {
 		dir, err := os.MkdirTemp("", "consentd-load-")
 		if err != nil {
@@ -72,6 +83,9 @@ func run(ctx context.Context, args []string) error {
 		}
 		defer os.RemoveAll(dir)
 		*dbURL = "sqlite://" + filepath.Join(dir, "load.db")
+	}
+	if *processes > 0 {
+		return runProcesses(ctx, *processes, *dbURL, *workers, l)
 	}
 	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: *workers, WebhookAllowPrivate: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/consentd/consentd/core"
@@ -180,6 +181,9 @@ type verifier struct {
 	// shown and dnsShown are what the current run's no_decision pages showed: consentd's first
 	// layer, and its Do Not Sell or Share control.
 	shown, dnsShown bool
+	// credMu guards credOrigin, the origin the credential was pinned to (rewrite).
+	credMu     sync.Mutex
+	credOrigin string
 }
 
 // noDecision visits every page before any decision (first: as run says) and returns what was

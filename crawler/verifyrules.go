@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/consentd/consentd/core"
@@ -21,17 +23,22 @@ const gpcScript = `try { Object.defineProperty(Navigator.prototype, 'globalPriva
 // sending the signal; to consentd's public endpoints, the verifier's credential and the place
 // of the run; without a credential, a consent post is answered here (201, a receipt of no
 // record), so that a verification writes nothing into the site's proof of consent.
+//
+// The credential goes only to one origin: that of the verification's first request for the
+// site's own public resources (its project key, when known: the loader the site's snippet
+// loads first), so that a tag on the page that calls a host of its own with a consentd-shaped
+// path never receives it. A consent post the credential does not go with is answered here.
 func (v *verifier) rewrite(gpc bool) func(*http.Request) *browser.LocalResponse {
 	place, cred := v.place.Location, v.vo.Credential
 	return func(r *http.Request) *browser.LocalResponse {
 		if gpc {
 			r.Header.Set("Sec-GPC", "1")
 		}
-		resource, _, ok := core.ParsePublicPath(r.URL.Path)
+		resource, key, ok := core.ParsePublicPath(r.URL.Path)
 		if !ok {
 			return nil
 		}
-		if cred != "" {
+		if cred != "" && v.credentialGoesTo(r.URL, key) {
 			r.Header.Set(vcred.Header, cred)
 			if place != "" {
 				r.Header.Set(vcred.LocationHeader, place)
@@ -51,6 +58,21 @@ func (v *verifier) rewrite(gpc bool) func(*http.Request) *browser.LocalResponse 
 		receipt, _ := json.Marshal(map[string]string{"id": "verifier-local", "visitorId": body.VisitorID})
 		return &browser.LocalResponse{Status: http.StatusCreated, ContentType: "application/json", Body: receipt}
 	}
+}
+
+// credentialGoesTo reports whether the verifier's credential may go to u, a request for a
+// consentd public resource of project key (see rewrite).
+func (v *verifier) credentialGoesTo(u *url.URL, key string) bool {
+	origin := u.Scheme + "://" + u.Host
+	v.credMu.Lock()
+	defer v.credMu.Unlock()
+	if v.credOrigin == "" {
+		if v.vo.ProjectKey != "" && key != v.vo.ProjectKey {
+			return false
+		}
+		v.credOrigin = origin
+	}
+	return strings.EqualFold(origin, v.credOrigin)
 }
 
 // runPlaces runs the verification once per place (VerifyOptions.Places, opt_in ones first),

@@ -53,6 +53,17 @@ func fetchMessage(err error) string {
 	if errors.Is(err, colly.ErrRobotsTxtBlocked) {
 		return "disallowed by robots.txt"
 	}
+	// In the owner's words, without this machine's resolver or addresses.
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return "its host " + dns.Name + " does not resolve (no such host)"
+		}
+		return "its host " + dns.Name + " could not be looked up"
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return "its host refused the connection (connection refused)"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

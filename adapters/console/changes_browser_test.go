@@ -15,7 +15,8 @@ import (
 
 // TestConsoleScanChanges: the recorded blog is scanned, a Hotjar tag is added to it, and it is
 // scanned again; the second scan's page says what changed and the scans page lists both scans
-// as the site's timeline, with the change summary linking to it.
+// as the site's timeline, with the change summary linking to it. A widget whose host refuses
+// the connection is listed with why it could not be loaded.
 func TestConsoleScanChanges(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
@@ -23,7 +24,7 @@ func TestConsoleScanChanges(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "sites", "blog", "blog.example")
 	files := http.FileServer(http.Dir(dir))
 	blogSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" || !changed.Load() {
+		if r.URL.Path != "/" {
 			files.ServeHTTP(w, r)
 			return
 		}
@@ -32,8 +33,13 @@ func TestConsoleScanChanges(t *testing.T) {
 			t.Error(err)
 			return
 		}
+		// A widget whose host refuses the connection: no visitor gets it, and both scans say so.
+		tags := `<script async src="http://localhost:1/widget/embed.js"></script>`
+		if changed.Load() {
+			tags += `<script async src="https://static.hotjar.com/c/hotjar-3141592.js?sv=6"></script>`
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(bytes.Replace(b, []byte("</head>"), []byte(`<script async src="https://static.hotjar.com/c/hotjar-3141592.js?sv=6"></script></head>`), 1))
+		w.Write(bytes.Replace(b, []byte("</head>"), []byte(tags+`</head>`), 1))
 	}))
 	t.Cleanup(blogSrv.Close)
 	blog := blogSrv.URL + "/"
@@ -82,7 +88,8 @@ func TestConsoleScanChanges(t *testing.T) {
 
 	navigate(t, ctx, srv.base+"/sites/"+site.ID+"/scans/"+second)
 	mustContain(t, ctx, "What changed", "Compared with the previous static scan", "1 service added, 1 tracking ID added.",
-		"Service added Hotjar (Statistics)")
+		"Service added Hotjar (Statistics)", "http://localhost:1/widget/embed.js", "Could not be loaded:",
+		"No visitor gets this script: fix its address or remove the tag.")
 	checkPage(t, ctx, srv.base, "20-scan-changes")
 	navigate(t, ctx, srv.base+"/sites/"+site.ID+"/scans/"+first)
 	mustContain(t, ctx, "This is the site's first completed static scan")

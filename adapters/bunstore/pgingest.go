@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 
@@ -95,6 +96,9 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 		}
 		span.End()
 	}()
+	if err := fitsPostgres(rs); err != nil {
+		return err
+	}
 	bySite, heads := groupBySite(rs)
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, 2*len(heads)+6)}
 	advances := make([]int, 0, len(heads)) // positions of the head statements in b
@@ -156,6 +160,25 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 		p.chained[h.SiteID] = true
 		for _, r := range bySite[h.SiteID] {
 			r.BatchSeq, r.BatchHash, r.PrevBatchHash = h.HeadSeq, h.HeadHash, h.AnchorHash
+		}
+	}
+	return nil
+}
+
+// fitsPostgres refuses, as validation_error, values that the pool's text SQL would have
+// Postgres refuse but that binary parameters would carry silently: a number beyond int4
+// (truncated by the conversion) or a time outside years 1 to 9999 (binary timestamps reach
+// 4713 BC). One such record fails the batch; each record is then written alone, so that only
+// its own request fails.
+func fitsPostgres(rs []*consent.ConsentRecord) error {
+	for _, r := range rs {
+		for _, n := range []int{r.ConsentVersion, r.GVLVersion} {
+			if n < math.MinInt32 || n > math.MaxInt32 {
+				return core.Errorf(core.CodeInvalid, "consent record: a number is out of range")
+			}
+		}
+		if y := r.CreatedAt.UTC().Year(); y < 1 || y > 9999 {
+			return core.Errorf(core.CodeInvalid, "consent record: createdAt is out of range")
 		}
 	}
 	return nil

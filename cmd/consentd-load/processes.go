@@ -18,7 +18,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/consentd/consentd/app"
-	"github.com/consentd/consentd/core"
 )
 
 // With -processes N the load tool does not serve in its own process: it starts N server
@@ -165,22 +164,9 @@ func runProcesses(ctx context.Context, n int, dbURL string, workers int, l load)
 // createdAt, which the processes set before their commits, so the last batch is among them):
 // batches are numbered per site from 1, so it is how many batches the run's records took.
 func newestBatch(ctx context.Context, c *http.Client, t target) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+"/sites/"+t.SiteID+"/consent-records?limit=100", nil)
+	raw, err := listRecords(ctx, c, t, "limit=100")
 	if err != nil {
 		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+t.APIKey)
-	res, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return 0, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("list: %d %s", res.StatusCode, raw)
 	}
 	var hi int64
 	for _, s := range gjson.GetBytes(raw, "records.#.batchSeq").Array() {

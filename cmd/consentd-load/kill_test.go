@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,14 +27,11 @@ import (
 // SIGKILLs it mid-load and checks that every record answered 201 is in the database, and that
 // the exact total (kept in counters) agrees with the records stored.
 func TestKillDuringIngestLosesNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the consentd binary")
 	}
-	bin := filepath.Join(t.TempDir(), "consentd")
-	build := exec.Command("go", "build", "-o", bin, "github.com/consentd/consentd/cmd/consentd")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build consentd: %v\n%s", err, out)
-	}
+	bin := consentdBinary(t)
 	// The two databases' runs have servers, ports and databases of their own.
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
@@ -43,6 +42,40 @@ func TestKillDuringIngestLosesNothing(t *testing.T) {
 		killDuringIngest(t, bin, pgtest.FreshURL(t))
 	})
 }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// consentdBinary builds the consentd binary once for the package's tests.
+func consentdBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "consentd-load-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "consentd")
+		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/consentd/consentd/cmd/consentd").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("build consentd: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
 
 func killDuringIngest(t *testing.T, bin, dbURL string) {
 	key := "cd_" + strings.ToLower(rand.Text())
@@ -176,5 +209,34 @@ func waitSessionsGone(t *testing.T, dbURL string) {
 			t.Fatalf("%d sessions of the killed server still open after 30 s", n)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTwoServeProcessesShareOneChain runs the -processes mode: two real consentd serve
+// processes on one Postgres database, the posters spread over them, one site. Every post
+// answered 201 must be stored (the mode fails otherwise), and the site's chain verifies.
+func TestTwoServeProcessesShareOneChain(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the consentd binary")
+	}
+	url := pgtest.FreshURL(t)
+	bin := consentdBinary(t)
+	if err := run(context.Background(), []string{"-processes", "2", "-consentd", bin, "-database-url", url,
+		"-posters", "16", "-listers", "1", "-duration", "3s", "-workers", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bunstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var sites []string
+	if err := s.DB().NewSelect().Table("consent_chains").Column("site_id").Scan(context.Background(), &sites); err != nil || len(sites) != 1 {
+		t.Fatalf("chains: %v %v", sites, err)
+	}
+	rep, err := consent.VerifyConsentChain(context.Background(), s, sites[0])
+	if err != nil || !rep.OK || rep.Records == 0 {
+		t.Fatalf("the shared chain: %+v %v", rep, err)
 	}
 }

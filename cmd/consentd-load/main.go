@@ -4,6 +4,7 @@
 //
 //	consentd-load -database-url sqlite:///tmp/load.db -duration 10s
 //	consentd-load -database-url 'postgres://postgres@127.0.0.1:5432/consentd_load?sslmode=disable'
+//	consentd-load -processes 2 -consentd ./consentd -database-url 'postgres://…'
 //
 // The server is the real one (app.New and RunServer, public rate limit off) on 127.0.0.1; with
 // no -database-url it uses a SQLite file in a temporary directory.
@@ -48,13 +49,10 @@ func run(ctx context.Context, args []string) error {
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole process to this file at the end")
 	webhook := fs.Bool("webhook", false, "subscribe a loopback receiver to consent.recorded and check that it gets every acknowledged record")
 	workers := fs.Int("workers", 2, "job workers in the server (webhook deliveries; keep equal when comparing runs)")
-	processes := fs.Int("processes", 0, "serve from this many separate server processes on the same database (0: one server inside this process); reports records per chain batch")
-	serveChildMode := fs.Bool("serve-child", false, "internal: run one server for -processes and print its address")
+	processes := fs.Int("processes", 0, "load this many `consentd serve` processes (the binary -consentd) on the same database instead of a server inside this process; reports records per chain batch")
+	bin := fs.String("consentd", "", "the consentd binary -processes starts")
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if *serveChildMode {
-		return serveChild(ctx, *dbURL, *workers)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -73,8 +71,8 @@ func run(ctx context.Context, args []string) error {
 	if *processes < 0 || *processes > 8 {
 		return errors.New("processes must be between 0 and 8")
 	}
-	if *processes > 0 && (*webhook || *memProfile != "") {
-		return errors.New("-webhook and -memprofile need the in-process server (-processes 0)")
+	if *processes > 0 && (*webhook || *memProfile != "" || *bin == "" || *dbURL == "") {
+		return errors.New("-processes needs -consentd and -database-url, and -webhook and -memprofile need the in-process server")
 	}
 	if *dbURL == "" {
 		dir, err := os.MkdirTemp("", "consentd-load-")
@@ -85,7 +83,7 @@ func run(ctx context.Context, args []string) error {
 		*dbURL = "sqlite://" + filepath.Join(dir, "load.db")
 	}
 	if *processes > 0 {
-		return runProcesses(ctx, *processes, *dbURL, *workers, l)
+		return runProcesses(ctx, *bin, *processes, *dbURL, *workers, l)
 	}
 	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: *workers, WebhookAllowPrivate: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,104 +20,109 @@ import (
 	"github.com/consentd/consentd/app"
 )
 
-// With -processes N the load tool does not serve in its own process: it starts N server
-// processes on the same database (itself again, in -serve-child mode: app.New and RunServer,
-// what `consentd serve` runs, with the same settings as the in-process server) and spreads the
-// posters over them. That is the deployment of several `serve` processes behind a load balancer
-// sharing one Postgres, and one site's chain: every batch of that site, from whichever process,
+// With -processes N the load tool does not serve in its own process: it starts N `consentd
+// serve` processes (the binary given by -consentd) on the same database, with the settings of
+// the in-process server (public rate limit off, the same job workers), and spreads the posters
+// over them. That is the deployment of several serve processes behind a load balancer sharing
+// one Postgres, and one site's chain: every batch of that site, from whichever process,
 // extends the same chain (docs/consent-records.md, "Batches and the chain").
 
-// childAddrPrefix starts the line a child prints once it listens.
-const childAddrPrefix = "consentd-load child listening on "
-
-// serveChild runs one server on dbURL until stdin closes (the parent died or is done) or a
-// signal arrives, and prints its address first.
-func serveChild(ctx context.Context, dbURL string, workers int) error {
-	a, err := app.New(ctx, app.Config{DatabaseURL: dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: workers, WebhookAllowPrivate: true,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	ln, err := a.Listen()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
-	fmt.Println(childAddrPrefix + ln.Addr().String())
-	return a.RunServer(ctx, ln)
+// server is one started `consentd serve`.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	logs *lockedBuffer
 }
 
-// child is one started server process.
-type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	base  string
+// lockedBuffer is a server's output, written by its process's pipes and read on failure.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
-// startChildren starts n server processes on dbURL and returns them once each listens.
-func startChildren(ctx context.Context, n int, dbURL string, workers int) ([]*child, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	var out []*child
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServers starts n `consentd serve` processes of bin on dbURL and returns them once
+// each answers /healthz.
+func startServers(ctx context.Context, bin string, n int, dbURL string, workers int) ([]*server, error) {
+	var out []*server
 	for range n {
-		cmd := exec.CommandContext(ctx, self, "-serve-child", "-database-url", dbURL, "-workers", strconv.Itoa(workers))
-		cmd.Stderr = os.Stderr
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 10 * time.Second
-		stdin, err := cmd.StdinPipe()
+		addr, err := freePort()
 		if err != nil {
-			stopChildren(out)
+			stopServers(out)
 			return nil, err
 		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			stopChildren(out)
+		s := &server{cmd: exec.CommandContext(ctx, bin, "serve"), base: app.BaseURL(addr), logs: &lockedBuffer{}}
+		s.cmd.Env = append(os.Environ(), "CONSENTD_DATABASE_URL="+dbURL, "CONSENTD_ADDR="+addr,
+			"CONSENTD_PUBLIC_RATE_LIMIT=0", "CONSENTD_WORKERS="+strconv.Itoa(workers), "CONSENTD_LOG_LEVEL=warn")
+		s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
+		s.cmd.Cancel = func() error { return s.cmd.Process.Signal(syscall.SIGTERM) }
+		s.cmd.WaitDelay = 10 * time.Second
+		if err := s.cmd.Start(); err != nil {
+			stopServers(out)
 			return nil, err
 		}
-		if err := cmd.Start(); err != nil {
-			stopChildren(out)
-			return nil, err
-		}
-		c := &child{cmd: cmd, stdin: stdin}
-		out = append(out, c)
-		addr := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				if a, ok := strings.CutPrefix(sc.Text(), childAddrPrefix); ok {
-					addr <- a
-				}
-			}
-		}()
-		select {
-		case a := <-addr:
-			c.base = app.BaseURL(a)
-		case <-time.After(60 * time.Second):
-			stopChildren(out)
-			return nil, errors.New("a server process did not listen within 60 s")
+		out = append(out, s)
+		if err := awaitHealthy(ctx, s.base); err != nil {
+			stopServers(out)
+			return nil, fmt.Errorf("%s: %w\n%s", s.base, err, s.logs.String())
 		}
 	}
 	return out, nil
 }
 
-// stopChildren closes each child's stdin (its signal to stop) and waits for it.
-func stopChildren(cs []*child) {
-	for _, c := range cs {
-		_ = c.stdin.Close()
+// freePort returns a loopback address no one listens on now.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
 	}
-	for _, c := range cs {
-		_ = c.cmd.Wait()
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// awaitHealthy waits up to a minute for base's /healthz to answer 200.
+func awaitHealthy(ctx context.Context, base string) error {
+	c := &http.Client{Timeout: 2 * time.Second}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+		if err != nil {
+			return err
+		}
+		if res, err := c.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return errors.New("not healthy within a minute")
+}
+
+// stopServers stops each server as an orchestrator would (SIGTERM) and waits for it.
+func stopServers(ss []*server) {
+	for _, s := range ss {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, s := range ss {
+		_ = s.cmd.Wait()
 	}
 }
 
 // runProcesses is the -processes mode of run: the site is created in this process, then the
-// load goes to n server processes, and the figures include the records per chain batch.
-func runProcesses(ctx context.Context, n int, dbURL string, workers int, l load) error {
+// load goes to n serve processes, and the figures include the records per chain batch. It
+// fails when the site's total differs from the posts answered 201.
+func runProcesses(ctx context.Context, bin string, n int, dbURL string, workers int, l load) error {
 	a, err := app.New(ctx, app.Config{DatabaseURL: dbURL, Addr: "127.0.0.1:0", Workers: 0,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
@@ -129,17 +134,17 @@ func runProcesses(ctx context.Context, n int, dbURL string, workers int, l load)
 	if err != nil {
 		return err
 	}
-	cs, err := startChildren(ctx, n, dbURL, workers)
+	ss, err := startServers(ctx, bin, n, dbURL, workers)
 	if err != nil {
 		return err
 	}
-	defer stopChildren(cs)
-	for _, c := range cs {
-		t.Servers = append(t.Servers, c.base)
+	defer stopServers(ss)
+	for _, s := range ss {
+		t.Servers = append(t.Servers, s.base)
 	}
 	t.BaseURL = t.Servers[0]
 	res := drive(ctx, context.Background(), t, l)
-	fmt.Printf("%d server processes on one %s database, one site's chain shared by all\n", n, dialect)
+	fmt.Printf("%d serve processes on one %s database, one site's chain shared by all\n", n, dialect)
 	res.report(os.Stdout, dialect, l)
 	client := newClient(1)
 	total, err := total(context.Background(), client, t, "limit=1")

@@ -15,7 +15,9 @@ type PublicConfig struct {
 	// Lang is the language of Texts and of the categories' and services' names and
 	// descriptions; Languages are all the languages the site's banner speaks. Texts leave out
 	// declarationTextKeys.
-	Lang      string            `json:"lang"`
+	Lang string `json:"lang"`
+	// Dir is "rtl" when Lang is written right to left (Dir), else empty and left out.
+	Dir       string            `json:"dir,omitempty" doc:"rtl when lang is written right to left (Arabic, Hebrew, …): the runtime lays the banner, its preferences and the TCF layers out mirrored. Absent for left to right."`
 	Languages []string          `json:"languages"`
 	Texts     map[string]string `json:"texts"`
 	Banner    *Banner           `json:"banner"`

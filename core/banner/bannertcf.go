@@ -3,6 +3,7 @@ package banner
 import (
 	"context"
 	"maps"
+	"strings"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/tcf"
@@ -45,7 +46,7 @@ func TCFTexts(lang string) map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	maps.Copy(out, tcf.TcfTexts[lang])
+	maps.Copy(out, tcf.TcfTexts[strings.ToLower(lang)])
 	b := builtinTexts(lang)
 	for _, k := range []string{"acceptLabel", "rejectLabel", "saveLabel"} {
 		out[k] = b[k]

@@ -97,7 +97,11 @@ type FirstViewConfig struct {
 	// CookieRules are left out (nil).
 	CookieRules []CookieRule `json:"cookieRules,omitempty"`
 	// Texts leave out the preferences' own too (FirstViewTexts).
-	Texts      map[string]string   `json:"texts"`
+	Texts map[string]string `json:"texts"`
+	// Languages are left out (nil): the runtime asks the server for the page's language when
+	// it differs from Lang (boot.js), which spares every first view the list of the 40 and more
+	// languages a site speaks.
+	Languages  []string            `json:"languages,omitempty"`
 	Banner     FirstViewBanner     `json:"banner"`
 	Categories []FirstViewCategory `json:"categories"`
 	// Policy leaves out a refusal's lifetime where it is the banner's cookieExpirationDays,

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/i18n"
 )
 
@@ -111,4 +112,56 @@ Object.defineProperty(Navigator.prototype, 'language', {get: function () { retur
 			screenshot(t, ctx, "rtl-preferences-"+c.lang)
 		})
 	}
+}
+
+// TestBrowserTCFRightToLeft: a Hebrew visitor from Germany on a TCF site gets both TCF layers in
+// Hebrew (consentd's own texts; the purposes in the IAB's wording), laid out right to left:
+// dir="rtl" and computed direction rtl on each layer, the first layer's actions running from
+// the right, a checked switch's knob at the left. axe-core finds nothing on either; screenshots.
+func TestBrowserTCFRightToLeft(t *testing.T) {
+	t.Parallel()
+	e := newTCFEnv(t)
+	he := banner.TCFTexts("he")
+	ctx := tab(t, `Object.defineProperty(Navigator.prototype, 'languages', {get: function () { return ['he']; }, configurable: true});
+Object.defineProperty(Navigator.prototype, 'language', {get: function () { return 'he'; }, configurable: true});`)
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": "he"}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, ctx, e.page("tcf-he", "he", `<meta name="viewport" content="width=device-width, initial-scale=1">`+tcfProbe, ""))
+	waitFor(t, ctx, `window.__tcfUI('.l1')`)
+	var l1 struct {
+		Dir, Direction, Heading string
+		FirstLeft, LastLeft     float64
+	}
+	eval(t, ctx, `(function () {
+  var l = window.__tcfUI('.l1'), acts = l.querySelectorAll('.ac button, .ac .b');
+  return {dir: l.getAttribute('dir'), direction: getComputedStyle(l).direction, heading: l.querySelector('h2').textContent,
+    firstLeft: acts[0].getBoundingClientRect().left, lastLeft: acts[acts.length - 1].getBoundingClientRect().left};
+})()`, &l1)
+	t.Logf("first layer: %+v", l1)
+	if l1.Dir != "rtl" || l1.Direction != "rtl" || l1.Heading != he["tcfHeadline"] || !(l1.FirstLeft > l1.LastLeft) {
+		t.Errorf("Hebrew TCF first layer not in Hebrew right to left: %+v (want heading %q)", l1, he["tcfHeadline"])
+	}
+	axeCheck(t, ctx, "the TCF first layer (he)", "consentd-tcf")
+	screenshot(t, ctx, "rtl-tcf-first-layer-he")
+	eval(t, ctx, `window.__tcfUI('.l1 [data-action=manage]').click()`, nil)
+	waitFor(t, ctx, `window.__tcfUI('dialog.l2[open]') && !window.__tcfUI('.l1')`)
+	eval(t, ctx, `window.__tcfUI('dialog.l2 input[data-key]').click()`, nil)
+	// The knob slides (a .15 s transition): measure where it comes to rest.
+	waitFor(t, ctx, `(function () { var sw = window.__tcfUI('dialog.l2 input:checked + .sw'); return !!sw && getComputedStyle(sw, '::after').right === '21px'; })()`)
+	var l2 struct{ Dir, Direction, KnobRight string }
+	eval(t, ctx, `(function () {
+  var l = window.__tcfUI('dialog.l2'), sw = l.querySelector('input:checked + .sw');
+  return {dir: l.getAttribute('dir'), direction: getComputedStyle(l).direction, knobRight: sw ? getComputedStyle(sw, '::after').right : ''};
+})()`, &l2)
+	t.Logf("second layer: %+v", l2)
+	if l2.Dir != "rtl" || l2.Direction != "rtl" || l2.KnobRight != "21px" {
+		t.Errorf("Hebrew TCF second layer not right to left: %+v (want a checked knob 21px from the right)", l2)
+	}
+	axeCheck(t, ctx, "the TCF second layer (he)", "consentd-tcf")
+	screenshot(t, ctx, "rtl-tcf-second-layer-he")
 }

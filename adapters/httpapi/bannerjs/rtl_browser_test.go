@@ -165,3 +165,26 @@ Object.defineProperty(Navigator.prototype, 'language', {get: function () { retur
 	axeCheck(t, ctx, "the TCF second layer (he)", "consentd-tcf")
 	screenshot(t, ctx, "rtl-tcf-second-layer-he")
 }
+
+// TestBrowserPageLanguageVariant: the loader's configuration carries no list of languages; a
+// page whose lang is zh-TW, read with an English browser, asks the server, which matches it to
+// Traditional Chinese (#45). A page in a language the site does not speak (Thai) shows the
+// browser's language.
+func TestBrowserPageLanguageVariant(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "DE")
+	e.patchBanner(t, map[string]any{"textOverrides": map[string]any{"headline": "", "body": "", "acceptLabel": "",
+		"rejectLabel": "", "preferencesLabel": "", "privacyLabel": ""}})
+	zh, _ := i18n.Texts("zh-Hant")
+	en, _ := i18n.Texts("en")
+	for _, c := range []struct{ page, want string }{{"zh-TW", zh["headline"]}, {"th", en["headline"]}} {
+		ctx := tab(t)
+		navigate(t, ctx, e.page("variant-"+c.page, c.page, "", ""))
+		waitFor(t, ctx, `!!window.__cd('[data-template] h2')`)
+		var heading string
+		eval(t, ctx, `window.__cd('[data-template] h2').textContent`, &heading)
+		if heading != c.want {
+			t.Errorf("page lang %s: heading %q, want %q", c.page, heading, c.want)
+		}
+	}
+}

@@ -122,3 +122,34 @@ func TestLanguageKeys(t *testing.T) {
 		t.Error("an overlong page language is taken")
 	}
 }
+
+// TestPublicConfigLanguageVariants: the languages with a script or region (Chinese, Brazilian
+// Portuguese) are found from what browsers send, and Arabic and Hebrew travel with dir "rtl".
+func TestPublicConfigLanguageVariants(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newCore(t)
+	_, s := mustSite(t, m)
+	for _, c := range []struct{ prefs, lang, dir string }{
+		{"zh-TW", "zh-hant", ""}, {"zh-HK", "zh-hant", ""}, {"zh-Hant-TW", "zh-hant", ""},
+		{"zh-CN", "zh-hans", ""}, {"zh", "zh-hans", ""}, {"pt-BR", "pt-br", ""}, {"pt-PT", "pt", ""},
+		{"no", "nb", ""}, {"nb-NO", "nb", ""}, {"ar-EG", "ar", "rtl"}, {"he", "he", "rtl"}, {"iw", "he", "rtl"},
+	} {
+		cfg, err := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}, c.prefs)
+		if err != nil || cfg.Lang != c.lang || cfg.Dir != c.dir {
+			t.Errorf("%s: lang %q dir %q, want %q %q (%v)", c.prefs, cfg.Lang, cfg.Dir, c.lang, c.dir, err)
+			continue
+		}
+		want, _ := i18n.Texts(c.lang)
+		if cfg.Texts["acceptLabel"] != want["acceptLabel"] {
+			t.Errorf("%s: acceptLabel %q, want %q", c.prefs, cfg.Texts["acceptLabel"], want["acceptLabel"])
+		}
+		d, err := m.PublicBanner.Declaration(ctx, s.ProjectKey, c.prefs)
+		if err != nil || d.Lang != c.lang || d.Dir != c.dir {
+			t.Errorf("%s: declaration lang %q dir %q (%v)", c.prefs, d.Lang, d.Dir, err)
+		}
+	}
+	cfg, _ := m.PublicBanner.PublicConfig(ctx, s.ProjectKey, core.Location{}, "en")
+	if !slices.Contains(cfg.Languages, "zh-hant") || !slices.Contains(cfg.Languages, "pt-br") || len(cfg.Languages) < 40 {
+		t.Errorf("languages %v: want the 40 built-in ones, lower case", cfg.Languages)
+	}
+}

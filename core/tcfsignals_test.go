@@ -4,9 +4,11 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/i18n"
 	"github.com/consentd/consentd/core/tcf"
 )
 
@@ -62,8 +64,32 @@ func fmtMap(m map[string]bool) string {
 func TestTCFTexts(t *testing.T) {
 	en := banner.TCFTexts("en")
 	ph := regexp.MustCompile(`\{\w+\}`)
-	for _, lang := range []string{"de", "fr", "es", "it", "nl", "pt"} {
+	for _, lang := range i18n.Languages() {
+		if lang == "en" {
+			continue
+		}
 		tr := banner.TCFTexts(lang)
+		own, ok := tcf.TcfTexts[strings.ToLower(lang)]
+		if !ok {
+			t.Errorf("%s: the TCF layers have no texts of their own", lang)
+		}
+		for k := range tcf.TcfTexts["en"] {
+			if own[k] == "" {
+				t.Errorf("%s: %s missing (it would fall back to English)", lang, k)
+			}
+		}
+		if len(own) != len(tcf.TcfTexts["en"]) {
+			t.Errorf("%s: %d TCF texts, English has %d", lang, len(own), len(tcf.TcfTexts["en"]))
+		}
+		// The notice names the second layer's button by its label.
+		if !strings.Contains(tr["tcfLegitimateInterestNotice"], tr["tcfManageLabel"]) {
+			t.Errorf("%s: the legitimate interest notice does not name %q", lang, tr["tcfManageLabel"])
+		}
+		for _, k := range []string{"tcfIntro", "tcfSecondIntro", "tcfLegitimateInterestNotice", "tcfCookieMaxAge", "tcfNonCookieAccess"} {
+			if tr[k] == en[k] {
+				t.Errorf("%s: %s still English", lang, k)
+			}
+		}
 		for k, v := range en {
 			if tr[k] == "" {
 				t.Errorf("%s: %s missing", lang, k)

@@ -260,6 +260,9 @@ func TestAuditEveryForm(t *testing.T) {
 		"POST /sites/{id}/banner/tcf": {action: core.AuditBannerUpdate, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
 			return "/sites/" + site + "/banner/tcf", "", v("tcfAction", "save", "tcfCountry", "DE"), nil
 		}},
+		"POST /sites/{id}/banner/gpp": {action: core.AuditBannerUpdate, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
+			return "/sites/" + site + "/banner/gpp", "", v("gppEnabled", "on", "gppApproach", "state", "gppMspaMode", "opt-out"), nil
+		}},
 		"POST /sites/{id}/categories": {action: core.AuditCategoryCreate, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
 			return "/sites/" + site + "/categories", "", v("name", "Social", "description", "embeds"), nil
 		}},

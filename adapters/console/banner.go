@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
+	"github.com/consentd/consentd/adapters/console/adforms"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 )
@@ -41,8 +42,9 @@ type bannerEditor struct {
 	Places  []place
 	// PlaceGroups are the headings of Places.
 	PlaceGroups []string
-	// TCF is the TCF section (tcf.go).
+	// TCF is the TCF section (tcf.go), GPP the GPP section beside it (the stored settings).
 	TCF tcfSection
+	GPP adforms.GPPSection
 }
 
 // place is a location the preview may pretend the visitor is at: Code is a country
@@ -417,7 +419,7 @@ func (h *handler) showBanner(w http.ResponseWriter, r *http.Request, rq *request
 	e := bannerEditor{
 		Banner: b, Templates: banner.Templates(), Positions: banner.Positions(), Behaviors: banner.DefaultBehaviors(),
 		CloseActions: banner.CloseButtonBehaviors(), Corners: banner.ReopenPositions(), ColorKeys: banner.ColorKeys(), MainTexts: contractTexts,
-		Presets: banner.RegionPresets(), Groups: core.RegionGroups(), Places: places(), PlaceGroups: placeGroups,
+		Presets: banner.RegionPresets(), Groups: core.RegionGroups(), Places: places(), PlaceGroups: placeGroups, GPP: adforms.GPPSectionOf(b.GPP),
 	}
 	for _, k := range banner.TextKeys() {
 		if !slices.Contains(contractTexts, k) {

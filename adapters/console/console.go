@@ -156,6 +156,7 @@ func (h *handler) routes() {
 	a("POST /sites/{id}/banner", h.saveBanner)
 	a("POST /sites/{id}/banner/preview", h.bannerPreview)
 	a("POST /sites/{id}/banner/tcf", h.saveTCF)
+	a("POST /sites/{id}/banner/gpp", h.saveGPP)
 
 	a("GET /sites/{id}/services", h.servicesPage)
 	a("POST /sites/{id}/categories", h.createCategory)
@@ -376,6 +377,7 @@ var fieldWords = map[string]string{
 	"cookieExpirationDays": "The number of days", "storefrontPassword": "The storefront password", "from": "The start date",
 	"to": "The end date", "template": "The template", "position": "The position",
 	"reopenLabel": "The label of the privacy settings button", "reopenPosition": "The corner", "cookieDomain": "The domain to remember the choice on",
+	"gpp.approach": "The US sections (GPP)", "gpp.mspaMode": "The MSPA mode",
 }
 
 var cookieField = regexp.MustCompile(`^cookies\[(\d+)\]\.(\w+)$`)

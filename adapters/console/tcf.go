@@ -2,11 +2,11 @@ package console
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/consentd/consentd/adapters/console/adforms"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/tcf"
@@ -61,23 +61,8 @@ type tcfForm struct {
 	Query           string
 }
 
-var idSeparators = regexp.MustCompile(`[\s,;]+`)
-
-// ids reads IDs separated by commas, semicolons or spaces; field names the field in the error.
-func ids(field, s string) ([]int, error) {
-	out := []int{}
-	for _, f := range idSeparators.Split(strings.TrimSpace(s), -1) {
-		if f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, core.Errorf(core.CodeInvalid, "%s: %q is not an ID (IDs are whole numbers, separated by commas or spaces)", field, f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
+// ids reads IDs as typed (adforms.IDs).
+var ids = adforms.IDs
 
 func tcfFormOf(t tcf.TCFSettings) tcfForm {
 	join := func(ids []int) string {
@@ -234,4 +219,15 @@ func (h *handler) saveTCF(w http.ResponseWriter, r *http.Request, rq *request) {
 		return
 	}
 	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/banner#tcf", "TCF settings saved.")
+}
+
+// saveGPP saves the GPP section (adforms.ParseGPP), beside the TCF's; core checks and audits it.
+func (h *handler) saveGPP(w http.ResponseWriter, r *http.Request, rq *request) {
+	s := adforms.ParseGPP(r)
+	if _, err := h.m.PatchBanner(r.Context(), rq.org, r.PathValue("id"), banner.BannerPatch{GPP: &s}); err != nil {
+		status, msg := h.message(r, err)
+		h.showBanner(w, r, rq, status, page{Form: "gpp", Error: msg}, nil, nil)
+		return
+	}
+	h.redirect(w, r, rq, "/sites/"+r.PathValue("id")+"/banner#gpp", "GPP settings saved.")
 }

@@ -204,6 +204,15 @@ func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
 	if !strings.Contains(html, `<html lang="fr">`) {
 		t.Error("?lang= does not win over Accept-Language")
 	}
+	// Arabic is laid out right to left (#45); Traditional Chinese is found from zh-TW.
+	html = string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/cookies", "", "", "Accept-Language", "ar-EG,ar;q=0.9"), 200).body)
+	if !strings.Contains(html, `<html lang="ar" dir="rtl">`) || !strings.Contains(html, "بيان ملفات تعريف الارتباط") {
+		t.Error("the Arabic cookie page is not in Arabic, right to left")
+	}
+	html = string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/cookies", "", "", "Accept-Language", "zh-TW"), 200).body)
+	if !strings.Contains(html, `<html lang="zh-hant">`) || !strings.Contains(html, "Cookie 聲明") {
+		t.Error("a zh-TW visitor does not get the Traditional Chinese cookie page")
+	}
 }
 
 // TestLoaderFirstView: the loader inlines the first view's configuration: services by slug and

@@ -3,6 +3,7 @@ package banner
 import (
 	"context"
 	"maps"
+	"strings"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/tcf"
@@ -45,7 +46,7 @@ func TCFTexts(lang string) map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	maps.Copy(out, tcf.TcfTexts[lang])
+	maps.Copy(out, tcf.TcfTexts[strings.ToLower(lang)])
 	b := builtinTexts(lang)
 	for _, k := range []string{"acceptLabel", "rejectLabel", "saveLabel"} {
 		out[k] = b[k]
@@ -61,6 +62,7 @@ type TCFModuleConfig struct {
 	*tcf.TCFPublicConfig
 	Signals tcf.TCFSignals    `json:"signals" doc:"What the TCF choices grant of consentd's categories and of Google Consent Mode (core.TCFSignalTable, documented in docs/tcf.md)."`
 	Texts   map[string]string `json:"texts" doc:"The TCF layers' texts in the visitor's language."`
+	Dir     string            `json:"dir,omitempty" doc:"rtl when the texts' language is written right to left: the layers are laid out mirrored. Absent for left to right."`
 	Colors  map[string]string `json:"colors" doc:"The banner's colors, which the TCF layers wear."`
 	// CookieDays is how long the euconsent-v2 cookie keeps a decision (TCFCookieDays).
 	CookieDays int `json:"cookieDays" doc:"Days the euconsent-v2 cookie keeps the TC string: 390, the 13 months after which the TCF policy has choices asked again."`
@@ -69,7 +71,7 @@ type TCFModuleConfig struct {
 // TCFModule returns the TCF module's configuration for a visitor whose runtime
 // configuration is pc (its language and the banner's colors).
 func TCFModule(c *tcf.TCFPublicConfig, pc *PublicConfig) *TCFModuleConfig {
-	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: tcf.TCFSignalTable(), Texts: TCFTexts(pc.Lang), Colors: map[string]string{}, CookieDays: tcf.TCFCookieDays}
+	out := &TCFModuleConfig{TCFPublicConfig: c, Signals: tcf.TCFSignalTable(), Texts: TCFTexts(pc.Lang), Dir: Dir(pc.Lang), Colors: map[string]string{}, CookieDays: tcf.TCFCookieDays}
 	if pc.Banner != nil && pc.Banner.Colors != nil {
 		out.Colors = pc.Banner.Colors
 	}

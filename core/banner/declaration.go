@@ -87,6 +87,8 @@ type Declaration struct {
 	SiteURL    string `json:"siteUrl"`
 	// Lang is the language of the texts, names and descriptions.
 	Lang string `json:"lang"`
+	// Dir is "rtl" when Lang is written right to left, else empty.
+	Dir string `json:"dir,omitempty" doc:"rtl when lang is written right to left; absent for left to right."`
 	// Texts are the runtime's texts in Lang, with the site's overrides and translations.
 	Texts map[string]string `json:"texts"`
 	// UpdatedAt is the latest change to the banner, categories or services.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/i18n"
 )
 
 // SiteView is what the public endpoints read of a site: the site, its banner, categories and
@@ -50,7 +51,7 @@ func (views *PublicViews) Site(ctx context.Context, projectKey string, now time.
 func (v *SiteView) Languages() []string {
 	set := map[string]bool{}
 	for _, l := range builtinLanguages() {
-		set[l] = true
+		set[strings.ToLower(l)] = true
 	}
 	for l := range v.Banner.TextTranslations {
 		set[strings.ToLower(l)] = true
@@ -58,24 +59,31 @@ func (v *SiteView) Languages() []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// Language picks the language for a visitor's preferences (BCP 47 tags, best first): the first
-// preference the site speaks exactly, else by its primary subtag ("de-AT" finds "de"), else
-// English. The banner runtime does the same with the page's lang and the browser's languages.
+// Language picks the language for a visitor's preferences (BCP 47 tags, best first): for the
+// first preference the site speaks in any form, the first of its i18n.Candidates the site
+// speaks: exactly, else a shorter prefix ("de-AT" finds "de", "zh-Hant-TW" finds "zh-hant"),
+// else its alias ("zh-TW" finds "zh-hant", "no" finds "nb"); English when none is spoken. The
+// banner runtime does the same with the page's lang and the browser's languages, exactly or
+// by the primary subtag, and asks the server otherwise. Languages are lower case.
 func (v *SiteView) Language(prefs []string) string {
 	langs := v.Languages()
 	for _, p := range prefs {
-		p = strings.ToLower(strings.TrimSpace(p))
-		if p == "" {
-			continue
-		}
-		if slices.Contains(langs, p) {
-			return p
-		}
-		if base, _, ok := strings.Cut(p, "-"); ok && slices.Contains(langs, base) {
-			return base
+		for _, c := range i18n.Candidates(p) {
+			if slices.Contains(langs, c) {
+				return c
+			}
 		}
 	}
 	return defaultLanguage
+}
+
+// Dir is the direction the runtime lays out texts in lang: "rtl" for a language written right
+// to left (i18n.RightToLeft), else "" (left to right, which the configuration leaves out).
+func Dir(lang string) string {
+	if i18n.RightToLeft(lang) {
+		return "rtl"
+	}
+	return ""
 }
 
 // MaxLanguageKey bounds a language key (a BCP 47 tag): of a translation, or asked for by a

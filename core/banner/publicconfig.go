@@ -15,7 +15,9 @@ type PublicConfig struct {
 	// Lang is the language of Texts and of the categories' and services' names and
 	// descriptions; Languages are all the languages the site's banner speaks. Texts leave out
 	// declarationTextKeys.
-	Lang      string            `json:"lang"`
+	Lang string `json:"lang"`
+	// Dir is "rtl" when Lang is written right to left (Dir), else empty and left out.
+	Dir       string            `json:"dir,omitempty" doc:"rtl when lang is written right to left (Arabic, Hebrew, …): the runtime lays the banner, its preferences and the TCF layers out mirrored. Absent for left to right."`
 	Languages []string          `json:"languages"`
 	Texts     map[string]string `json:"texts"`
 	Banner    *Banner           `json:"banner"`
@@ -95,7 +97,11 @@ type FirstViewConfig struct {
 	// CookieRules are left out (nil).
 	CookieRules []CookieRule `json:"cookieRules,omitempty"`
 	// Texts leave out the preferences' own too (FirstViewTexts).
-	Texts      map[string]string   `json:"texts"`
+	Texts map[string]string `json:"texts"`
+	// Languages are left out (nil): the runtime asks the server for the page's language when
+	// it differs from Lang (boot.js), which spares every first view the list of the 40 and more
+	// languages a site speaks.
+	Languages  []string            `json:"languages,omitempty"`
 	Banner     FirstViewBanner     `json:"banner"`
 	Categories []FirstViewCategory `json:"categories"`
 	// Policy leaves out a refusal's lifetime where it is the banner's cookieExpirationDays,

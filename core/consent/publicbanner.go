@@ -62,7 +62,7 @@ func (public *PublicBanner) publicConfig(v *banner.SiteView, lang string) *banne
 	b := *v.Banner
 	b.TextOverrides, b.TextTranslations = v.SiteTexts(lang), map[string]map[string]string{}
 	cfg := &banner.PublicConfig{
-		ProjectKey: v.Site.ProjectKey, Banner: &b, Lang: lang, Languages: v.Languages(), Texts: optIn, OptInTexts: optIn, OptOutTexts: optOut,
+		ProjectKey: v.Site.ProjectKey, Banner: &b, Lang: lang, Dir: banner.Dir(lang), Languages: v.Languages(), Texts: optIn, OptInTexts: optIn, OptOutTexts: optOut,
 		BlockingRules: banner.BlockingRulesOf(public.Catalog, v.Banner, v.Cats, v.Svcs), Categories: make([]banner.PublicCategory, 0, len(v.Cats)),
 		CookieRules: banner.CookieRules(public.Catalog, v.Cats, v.Svcs), Policies: banner.DecidePolicies(v.Banner, v.Cats),
 		Regions: banner.NewRegionIndex(v.Banner.RegionRules),
@@ -127,7 +127,7 @@ func (public *PublicBanner) Declaration(ctx context.Context, projectKey string, 
 		return d, nil
 	}
 	d := &banner.Declaration{
-		ProjectKey: projectKey, SiteName: st.Site.Name, SiteURL: st.Site.URL, Lang: lang,
+		ProjectKey: projectKey, SiteName: st.Site.Name, SiteURL: st.Site.URL, Lang: lang, Dir: banner.Dir(lang),
 		Texts: st.Texts(lang), UpdatedAt: st.Banner.UpdatedAt, Categories: []banner.DeclaredCategory{},
 	}
 	ownDeclared := false

@@ -1,5 +1,5 @@
-// Package i18n holds the texts consentd ships in the 24 official EU languages: the banner
-// runtime's texts and the default names and descriptions of the essential, statistics and
+// Package i18n holds the texts consentd ships in its built-in languages (the 24 official EU
+// languages and 16 more, listed in docs/languages.md): the banner runtime's texts and the default names and descriptions of the essential, statistics and
 // marketing categories. Each language is one data file, locales/<code>.json, embedded in the
 // binary, so that translators edit data and never code.
 //
@@ -40,8 +40,10 @@ type categoryText struct {
 }
 
 var (
+	// locales are keyed by their code in lower case (BCP 47 tags are case-insensitive).
 	locales map[string]*locale
-	codes   []string
+	// codes are the codes as the files are named ("de", "pt-BR", "zh-Hant"), sorted.
+	codes []string
 	// loadErr is every problem found while parsing the embedded files; nil when all parsed.
 	loadErr error
 )
@@ -50,8 +52,9 @@ func init() {
 	locales, codes, loadErr = load(files, "locales")
 }
 
-// codeRegex is what a locale file's base name must be: a lower-case ISO 639-1 code.
-var codeRegex = regexp.MustCompile(`^[a-z]{2}$`)
+// codeRegex is what a locale file's base name must be: a lower-case ISO 639-1 code, alone or
+// with a region ("pt-BR") or a script ("zh-Hant") subtag in its canonical case (BCP 47).
+var codeRegex = regexp.MustCompile(`^[a-z]{2}(-[A-Z]{2}|-[A-Z][a-z]{3})?$`)
 
 // load parses every dir/*.json file of fsys. A file that cannot be read or parsed is left
 // out, and its error joined into the returned error, so that one bad file costs one language,
@@ -62,6 +65,7 @@ func load(fsys fs.FS, dir string) (map[string]*locale, []string, error) {
 		return map[string]*locale{}, nil, fmt.Errorf("i18n: %w", err)
 	}
 	out := map[string]*locale{}
+	var names []string
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
@@ -78,9 +82,11 @@ func load(fsys fs.FS, dir string) (map[string]*locale, []string, error) {
 			errs = append(errs, fmt.Errorf("i18n: %s: %w", name, err))
 			continue
 		}
-		out[code] = l
+		out[strings.ToLower(code)] = l
+		names = append(names, code)
 	}
-	return out, slices.Sorted(maps.Keys(out)), errors.Join(errs...)
+	slices.Sort(names)
+	return out, names, errors.Join(errs...)
 }
 
 func parse(fsys fs.FS, name string) (*locale, error) {
@@ -103,8 +109,9 @@ func parse(fsys fs.FS, name string) (*locale, error) {
 	return &l, nil
 }
 
-// Languages returns the codes of the built-in languages (ISO 639-1, lower case), sorted.
-// The caller owns the returned slice.
+// Languages returns the codes of the built-in languages (ISO 639-1 codes, some with a region
+// or script subtag: "pt-BR", "zh-Hans"), sorted. The caller owns the returned slice. The other
+// functions take a code in any case.
 func Languages() []string {
 	return slices.Clone(codes)
 }
@@ -113,7 +120,7 @@ func Languages() []string {
 // runtime's other text keys; ok is false when lang is not built in. lang is a code as
 // returned by Languages or Match.
 func Texts(lang string) (texts map[string]string, ok bool) {
-	l, ok := locales[lang]
+	l, ok := locales[strings.ToLower(lang)]
 	if !ok {
 		return nil, false
 	}
@@ -123,7 +130,7 @@ func Texts(lang string) (texts map[string]string, ok bool) {
 // Category returns the default name and description, in lang, of the category with the
 // given slug ("essential", "statistics" or "marketing"); ok is false when either is unknown.
 func Category(lang, slug string) (name, description string, ok bool) {
-	l, ok := locales[lang]
+	l, ok := locales[strings.ToLower(lang)]
 	if !ok {
 		return "", "", false
 	}
@@ -137,10 +144,61 @@ func Category(lang, slug string) (name, description string, ok bool) {
 // Name returns the name lang gives itself (its endonym, such as "Deutsch" or "Gaeilge"),
 // or "" when lang is not built in.
 func Name(lang string) string {
-	if l, ok := locales[lang]; ok {
+	if l, ok := locales[strings.ToLower(lang)]; ok {
 		return l.Language
 	}
 	return ""
+}
+
+// rtlLanguages are the primary language subtags of languages written right to left (in their
+// usual script): Arabic, Hebrew (and its old code iw), Persian, Urdu, Pashto, Yiddish, Dhivehi,
+// Central Kurdish, Sindhi and Uyghur.
+var rtlLanguages = []string{"ar", "ckb", "dv", "fa", "he", "iw", "ps", "sd", "ug", "ur", "yi"}
+
+// RightToLeft reports whether text in lang (any BCP 47 tag, built in or a site's) is laid out
+// right to left: by its primary subtag, unless a script subtag names a left-to-right script
+// ("ku-Latn" is not, "ur" is).
+func RightToLeft(lang string) bool {
+	subs := strings.Split(strings.ToLower(lang), "-")
+	if !slices.Contains(rtlLanguages, subs[0]) {
+		return false
+	}
+	for _, s := range subs[1:] {
+		if len(s) == 4 { // a script
+			return s == "arab" || s == "hebr" || s == "thaa" || s == "syrc"
+		}
+	}
+	return true
+}
+
+// aliases are the built-in language a visitor's tag stands for when neither it nor a
+// truncation of it is spoken: Chinese by region to its script (browsers send zh-CN, zh-TW,
+// rarely zh-Hans), Norwegian to Bokmål, and the deprecated codes of Hebrew and Indonesian.
+var aliases = map[string]string{
+	"zh": "zh-hans", "zh-cn": "zh-hans", "zh-sg": "zh-hans", "zh-my": "zh-hans",
+	"zh-tw": "zh-hant", "zh-hk": "zh-hant", "zh-mo": "zh-hant",
+	"no": "nb", "nn": "nb", "iw": "he", "in": "id",
+}
+
+// Candidates returns, lower case and best first, the language keys a visitor's tag may be
+// served in: the tag, then each shorter prefix of it (RFC 4647 lookup: "zh-hant-tw",
+// "zh-hant", "zh"), each followed by its alias where it has one ("zh-tw" stands for "zh-hant").
+// A site's own translation under the visitor's exact tag thus wins over a built-in language.
+func Candidates(tag string) []string {
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	var out []string
+	for tag != "" {
+		out = append(out, tag)
+		if a, ok := aliases[tag]; ok {
+			out = append(out, a)
+		}
+		i := strings.LastIndex(tag, "-")
+		if i < 0 {
+			break
+		}
+		tag = tag[:i]
+	}
+	return out
 }
 
 // ParseAcceptLanguage returns the language tags of an HTTP Accept-Language header, most

@@ -12,9 +12,14 @@ import (
 	"testing/fstest"
 )
 
-// official are the 24 official languages of the EU, which consentd ships.
+// official are the 24 official languages of the EU, which consentd ships, and builtin all the
+// languages it ships (docs/languages.md lists which want a native speaker's review).
 var official = []string{"bg", "cs", "da", "de", "el", "en", "es", "et", "fi", "fr", "ga", "hr",
 	"hu", "it", "lt", "lv", "mt", "nl", "pl", "pt", "ro", "sk", "sl", "sv"}
+
+var builtin = []string{"ar", "bg", "ca", "cs", "da", "de", "el", "en", "es", "et", "fi", "fr", "ga",
+	"he", "hr", "hu", "id", "is", "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt",
+	"pt-BR", "ro", "ru", "sk", "sl", "sr", "sv", "tr", "uk", "zh-Hans", "zh-Hant"}
 
 // english is the source every translation is made from; en.json must hold exactly this.
 var english = map[string]string{
@@ -90,23 +95,32 @@ var endonyms = map[string]string{
 	"ga": "Gaeilge", "hr": "Hrvatski", "hu": "Magyar", "it": "Italiano", "lt": "Lietuvių",
 	"lv": "Latviešu", "mt": "Malti", "nl": "Nederlands", "pl": "Polski", "pt": "Português",
 	"ro": "Română", "sk": "Slovenčina", "sl": "Slovenščina", "sv": "Svenska",
+	"ar": "العربية", "ca": "Català", "he": "עברית", "id": "Bahasa Indonesia", "is": "Íslenska",
+	"ja": "日本語", "ko": "한국어", "ms": "Bahasa Melayu", "nb": "Norsk bokmål",
+	"pt-BR": "Português (Brasil)", "ru": "Русский", "sr": "Српски", "tr": "Türkçe",
+	"uk": "Українська", "zh-Hans": "简体中文", "zh-Hant": "繁體中文",
 }
 
 // sameAsEnglish lists the only texts a translation may leave identical to the English one:
 // words that are genuinely the same in that language, by language.
 var sameAsEnglish = map[string][]string{
-	"Cookie":    {"da", "de", "el", "es", "fr", "it", "mt", "nl", "pt", "ro"},
-	"Marketing": {"de", "es", "fr", "hu", "it", "nl", "pt", "ro"},
+	"Cookie":    {"da", "de", "el", "es", "fr", "id", "it", "ja", "mt", "nl", "pt", "pt-BR", "ro", "zh-Hans", "zh-Hant"},
+	"Marketing": {"de", "es", "fr", "hu", "it", "nl", "pt", "pt-BR", "ro"},
 	"Session":   {"da", "fr", "sv"},
-	"Type":      {"da", "fr", "nl"},
+	"Type":      {"da", "fr", "nb", "nl"},
 }
 
 func TestEmbeddedFilesParse(t *testing.T) {
 	if loadErr != nil {
 		t.Fatalf("embedded locale files: %v", loadErr)
 	}
-	if got := Languages(); !slices.Equal(got, official) {
-		t.Fatalf("Languages() = %v, want %v", got, official)
+	if got := Languages(); !slices.Equal(got, builtin) {
+		t.Fatalf("Languages() = %v, want %v", got, builtin)
+	}
+	for _, l := range official {
+		if !slices.Contains(builtin, l) {
+			t.Errorf("official EU language %s is not built in", l)
+		}
 	}
 }
 
@@ -139,7 +153,7 @@ func TestEnglishIsTheSource(t *testing.T) {
 }
 
 func TestEveryLanguageIsComplete(t *testing.T) {
-	for _, lang := range official {
+	for _, lang := range builtin {
 		texts, ok := Texts(lang)
 		if !ok {
 			t.Errorf("%s: missing", lang)
@@ -164,7 +178,7 @@ func TestEveryLanguageIsComplete(t *testing.T) {
 			checkText(t, lang, slug+".name", name)
 			checkText(t, lang, slug+".description", desc)
 		}
-		if n := len(locales[lang].Categories); n != len(slugs) {
+		if n := len(locales[strings.ToLower(lang)].Categories); n != len(slugs) {
 			t.Errorf("%s: %d categories, want exactly %v", lang, n, slugs)
 		}
 		if got, want := Name(lang), endonyms[lang]; got != want {
@@ -198,7 +212,7 @@ func placeholders(s string) []string {
 }
 
 func TestPlaceholdersAreKept(t *testing.T) {
-	for _, lang := range official {
+	for _, lang := range builtin {
 		texts, _ := Texts(lang)
 		for k, en := range english {
 			if got, want := placeholders(texts[k]), placeholders(en); !slices.Equal(got, want) {
@@ -219,7 +233,7 @@ func TestPlaceholdersAreKept(t *testing.T) {
 
 func TestNothingIsLeftInEnglish(t *testing.T) {
 	allowed := func(lang, text string) bool { return slices.Contains(sameAsEnglish[text], lang) }
-	for _, lang := range official {
+	for _, lang := range builtin {
 		if lang == "en" {
 			continue
 		}
@@ -258,7 +272,7 @@ func TestNothingIsLeftInEnglish(t *testing.T) {
 // TestFilesAreCanonical keeps every file in the one layout translators and reviewers expect:
 // 2-space indentation, a final newline, and the keys in the same order as en.json.
 func TestFilesAreCanonical(t *testing.T) {
-	for _, lang := range official {
+	for _, lang := range builtin {
 		b, err := fs.ReadFile(files, "locales/"+lang+".json")
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +342,7 @@ func TestMalformedFileCostsOnlyItsLanguage(t *testing.T) {
 		"locales/fr.json":     {Data: []byte(`{"language": "Français", "texts": {"closeLabel": "Fermer",}}`)},
 		"locales/it.json":     {Data: []byte(`{"language": "Italiano", "text": {"closeLabel": "Chiudi"}}`)},
 		"locales/es.json":     {Data: []byte(`{"language": "Español", "texts": {"closeLabel": "Cerrar"}} {}`)},
-		"locales/pt-BR.json":  {Data: []byte(`{"language": "Português", "texts": {"closeLabel": "Fechar"}}`)},
+		"locales/pt_BR.json":  {Data: []byte(`{"language": "Português", "texts": {"closeLabel": "Fechar"}}`)},
 		"locales/README.md":   {Data: []byte(`not a locale`)},
 		"locales/nested/x.js": {Data: []byte(`ignored`)},
 	}
@@ -336,7 +350,7 @@ func TestMalformedFileCostsOnlyItsLanguage(t *testing.T) {
 	if err == nil {
 		t.Fatal("load reported no error for malformed files")
 	}
-	for _, bad := range []string{"fr.json", "it.json", "es.json", "pt-BR.json"} {
+	for _, bad := range []string{"fr.json", "it.json", "es.json", "pt_BR.json"} {
 		if !strings.Contains(err.Error(), bad) {
 			t.Errorf("error does not name %s: %v", bad, err)
 		}
@@ -359,7 +373,7 @@ func TestAbsentLanguage(t *testing.T) {
 	if _, _, ok := Category("de", "nonexistent"); ok {
 		t.Error("Category(de, nonexistent) ok")
 	}
-	if Name("xx") != "" || Name("DE") != "" {
+	if Name("xx") != "" || Name("de-XX") != "" {
 		t.Error("Name of an unknown code is not empty")
 	}
 }
@@ -372,7 +386,7 @@ func TestTextsReturnsACopy(t *testing.T) {
 	}
 	l := Languages()
 	l[0] = "changed"
-	if Languages()[0] != "bg" {
+	if Languages()[0] != "ar" {
 		t.Error("Languages shares its slice")
 	}
 }
@@ -407,5 +421,67 @@ func TestParseAcceptLanguage(t *testing.T) {
 		if got := ParseAcceptLanguage(tt.header); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseAcceptLanguage(%q) = %q, want %q", tt.header, got, tt.want)
 		}
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	for _, c := range []struct {
+		tag  string
+		want []string
+	}{
+		{"de", []string{"de"}},
+		{"de-AT", []string{"de-at", "de"}},
+		{"pt-BR", []string{"pt-br", "pt"}},
+		{"zh-TW", []string{"zh-tw", "zh-hant", "zh", "zh-hans"}},
+		{"zh-HK", []string{"zh-hk", "zh-hant", "zh", "zh-hans"}},
+		{"zh-CN", []string{"zh-cn", "zh-hans", "zh", "zh-hans"}},
+		{"zh-Hant-TW", []string{"zh-hant-tw", "zh-hant", "zh", "zh-hans"}},
+		{"no", []string{"no", "nb"}},
+		{"nn-NO", []string{"nn-no", "nn", "nb"}},
+		{"iw", []string{"iw", "he"}},
+		{" ", nil},
+	} {
+		if got := Candidates(c.tag); !slices.Equal(got, c.want) {
+			t.Errorf("Candidates(%q) = %q, want %q", c.tag, got, c.want)
+		}
+	}
+	// Every alias names a built-in language.
+	for from, to := range aliases {
+		if _, ok := Texts(to); !ok {
+			t.Errorf("alias %s -> %s: not built in", from, to)
+		}
+	}
+}
+
+func TestRightToLeft(t *testing.T) {
+	for tag, want := range map[string]bool{"ar": true, "he": true, "ar-EG": true, "fa": true, "ur-PK": true, "IW": true,
+		"en": false, "de-AT": false, "zh-Hant": false, "ku-Latn": false, "ckb": true, "ar-Latn": false, "": false} {
+		if got := RightToLeft(tag); got != want {
+			t.Errorf("RightToLeft(%q) = %v, want %v", tag, got, want)
+		}
+	}
+	// Of the built-in languages exactly Arabic and Hebrew are written right to left.
+	var rtl []string
+	for _, l := range Languages() {
+		if RightToLeft(l) {
+			rtl = append(rtl, l)
+		}
+	}
+	if !slices.Equal(rtl, []string{"ar", "he"}) {
+		t.Errorf("right-to-left built-in languages %v, want [ar he]", rtl)
+	}
+}
+
+func TestLookupIgnoresCase(t *testing.T) {
+	a, _ := Texts("pt-BR")
+	b, ok := Texts("PT-br")
+	if !ok || a["acceptLabel"] != b["acceptLabel"] || a["acceptLabel"] == "" {
+		t.Errorf("Texts is case-sensitive: %q %q", a["acceptLabel"], b["acceptLabel"])
+	}
+	if Name("zh-hant") != "繁體中文" {
+		t.Errorf("Name(zh-hant) = %q", Name("zh-hant"))
+	}
+	if _, _, ok := Category("ZH-HANS", "marketing"); !ok {
+		t.Error("Category is case-sensitive")
 	}
 }

@@ -432,12 +432,10 @@ func (t Ports) GVL(ctx context.Context) (*GVL, error) {
 }
 
 // Translation returns the IAB's translation into lang, nil for English or when the IAB
-// publishes none (its base form "pt" is tried for "pt-br" and the reverse is not).
+// publishes none: the first of IABLanguages(lang) the IAB publishes (its base form "fr" is tried
+// for "fr-be" and the reverse is not).
 func (t Ports) Translation(ctx context.Context, lang string) (*GVLTranslation, error) {
-	for _, l := range []string{lang, strings.SplitN(lang, "-", 2)[0]} {
-		if l == "" || l == "en" {
-			return nil, nil
-		}
+	for _, l := range IABLanguages(lang) {
 		tr, err := t.Lists.GVLTranslation(ctx, l)
 		if err == nil {
 			return tr, nil

@@ -28,9 +28,41 @@ const GVLResourceList = "vendor-list"
 func GVLTranslationResource(lang string) string { return "purposes-" + strings.ToLower(lang) }
 
 // gvlLanguages are the languages the IAB translates the GVL's texts into (besides English):
-// https://register.consensu.org/translations/translationsEu, ISO 639-1 codes.
-var gvlLanguages = [...]string{"ar", "bg", "bs", "ca", "cs", "da", "de", "el", "es", "et", "eu", "fi", "fr", "gl", "hr", "hu",
-	"it", "ja", "lt", "lv", "mt", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "tr", "uk", "zh"}
+// https://register.consensu.org/translations/translationsEu, ISO 639-1 codes, with a script or
+// region where the IAB publishes more than one (pt-br and pt-pt, sr-cyrl and sr-latn for GVL v3;
+// the plain pt and sr of earlier lists are still asked for). docs/tcf.md says which built-in
+// languages have one.
+var gvlLanguages = [...]string{"ar", "bg", "bs", "ca", "cs", "cy", "da", "de", "el", "es", "et", "eu", "fi", "fr", "gl", "he",
+	"hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "mk", "ms", "mt", "nl", "no", "pl", "pt", "pt-br", "pt-pt", "ro", "ru", "sk",
+	"sl", "sr", "sr-cyrl", "sr-latn", "sv", "tl", "tr", "uk", "zh"}
+
+// iabLanguages are the IAB translations a built-in language (core/i18n, lower case) takes,
+// best first, where they are not the language itself and then its primary subtag: Norwegian
+// Bokmål is the IAB's "no", Serbian (written in Cyrillic) its "sr-cyrl", Portuguese (of
+// Portugal) its "pt-pt", simplified Chinese its "zh". Traditional Chinese takes none: the
+// IAB's Chinese is in simplified characters, so the layers show the IAB's English wording
+// rather than mix the two scripts.
+var iabLanguages = map[string][]string{
+	"nb": {"nb", "no"}, "pt": {"pt-pt", "pt"}, "pt-br": {"pt-br", "pt"}, "sr": {"sr-cyrl", "sr"},
+	"zh-hans": {"zh-hans", "zh"}, "zh-hant": {},
+}
+
+// IABLanguages returns the IAB translations that may give lang's texts, best first: those of
+// iabLanguages, else lang and its primary subtag ("fr-be", "fr"). None for English.
+func IABLanguages(lang string) []string {
+	lang = strings.ToLower(lang)
+	if l, ok := iabLanguages[lang]; ok {
+		return slices.Clone(l)
+	}
+	base, _, _ := strings.Cut(lang, "-")
+	if base == "en" || lang == "" {
+		return nil
+	}
+	if base == lang {
+		return []string{lang}
+	}
+	return []string{lang, base}
+}
 
 // GVLLanguages returns the languages RefreshGVL asks the IAB's translations of; a language the
 // IAB does not publish is skipped.

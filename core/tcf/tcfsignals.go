@@ -3,6 +3,7 @@ package tcf
 import (
 	_ "embed"
 	"encoding/json"
+	"strings"
 
 	"github.com/consentd/consentd/library"
 )
@@ -92,13 +93,18 @@ func (s TCFSignals) Grants(purposes, vendors []int) (categories, consentMode map
 //go:embed tcftexts.json
 var tcfTextsJSON []byte
 
-// TcfTexts are the TCF layers' texts by language, parsed once.
+// TcfTexts are the TCF layers' texts by language (in every built-in language, core/i18n),
+// parsed once and keyed in lower case ("pt-br", "zh-hant") as languages are matched.
 var TcfTexts = func() map[string]map[string]string {
 	var m map[string]map[string]string
 	if err := json.Unmarshal(tcfTextsJSON, &m); err != nil {
 		return map[string]map[string]string{} // ruled out by the package tests
 	}
-	return m
+	out := make(map[string]map[string]string, len(m))
+	for lang, texts := range m {
+		out[strings.ToLower(lang)] = texts
+	}
+	return out
 }()
 
 // TCFCookieDays is how long the TC string is kept (the euconsent-v2 cookie): the TCF policy

@@ -47,7 +47,7 @@ import { h, getAttr, whenBody, whenReady } from './dom.js';
 import { compileRules, ruleFor } from './rules.js';
 import { tellVendors, startGuard, heldUnmarked, cats } from './guard.js';
 import { readCookie, current, gpcOn, apply, decide, post, getConsent, all } from './consent.js';
-import { ui, langs, langFor, t, fill, catName, mount, heading, button, buttons, policyLinks, dontSellControl,
+import { ui, langs, t, fill, catName, mount, heading, button, buttons, policyLinks, dontSellControl,
   showBanner, closeAll, closePrefs, shadowHost, style, keepFocus } from './ui.js';
 import { provide, showPrefs, details, reopenButton, declarations } from './lazy.js';
 import { VENDORS, Public } from 'consentd:core';
@@ -152,11 +152,15 @@ function start() {
   tellVendors(VENDORS, {}, true);
   startGuard();
   if (boot) {
-    var want = langFor(boot.languages || []);
-    if (!want || want === boot.lang) useConfig(boot);
+    // The loader's configuration is in the browser's language as the server matched it
+    // (Accept-Language). A page whose lang is another language (not merely another region of
+    // it: de-AT under de) asks the server for that one, which matches it as it matches every
+    // language (core's SiteView.Language: zh-TW finds zh-Hant) and answers in the browser's
+    // when the site does not speak it.
+    var want = langs()[0] || '';
+    if (!d.documentElement.lang || want === boot.lang || want.split('-')[0] === boot.lang) useConfig(boot);
     else {
-      // The page speaks another language than the browser asked the loader for: enforce now,
-      // talk once that language's texts are here.
+      // Enforce now, talk once that language's texts are here.
       useConfig(boot, true);
       fetchConfig(want, false, boot);
     }

@@ -64,7 +64,7 @@ function prefs(dc) {
       ].concat(svcs.map(function (s) { return service(s, tt, 'sv'); }))) : null
     ]);
   }));
-  var dlg = h('dialog', { 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
+  var dlg = h('dialog', { dir: R.cfg.dir, 'class': 'cd pr', 'aria-labelledby': 'cd-p', 'aria-describedby': 'cd-pb', 'data-preferences': '' }, [
     h('button', { type: 'button', 'class': 'x', 'data-action': 'close', 'aria-label': t('closeLabel'), text: '\u00d7', onclick: closePrefs }),
     heading('cd-p', t('preferencesTitle')),
     h('p', { id: 'cd-pb', text: t('preferencesBody') }),
@@ -109,7 +109,7 @@ function placeholder(f) {
   p.host.style.setProperty('width', wd ? (/^\d+$/.test(wd) ? wd + 'px' : wd) : '100%');
   p.host.style.setProperty('height', ht ? (/^\d+$/.test(ht) ? ht + 'px' : ht) : 'auto');
   var label = svc ? svc.label : (slug || (k ? catName(k) : ''));
-  p.root.appendChild(h('div', { 'class': 'cd ph', role: 'group', 'aria-label': label }, [
+  p.root.appendChild(h('div', { dir: R.cfg.dir, 'class': 'cd ph', role: 'group', 'aria-label': label }, [
     h('p', { text: t('blockedText', { service: label, category: names.join(', ') }) }),
     h('button', {
       type: 'button', 'class': 'ok', text: t('allowLabel', { category: names.join(', ') }),
@@ -147,7 +147,7 @@ function reopenButton() {
   reopen = styledHost('consentd-reopen');
   var corner = b.reopenPosition || 'bottom_left'; // one of core.ReopenPositions
   reopen.root.appendChild(h('button', {
-    type: 'button', 'class': 'cd ro ' + corner, 'data-action': 'reopen',
+    type: 'button', dir: R.cfg.dir, 'class': 'cd ro ' + corner, 'data-action': 'reopen',
     // Where the visitor's GPC signal was honoured and the law wants it shown, the way back
     // says so; where the visitor may opt out of sale, it says that.
     text: t(honored() ? 'gpcHonored' : R.cfg.policy.doNotSellLink ? 'doNotSellLabel' : 'reopenLabel'),
@@ -239,7 +239,7 @@ function choices() {
       c.decided ? h('button', { type: 'button', 'class': 'no', 'data-action': 'withdraw', text: t('withdrawConsentLabel'), onclick: function () { R.page.rejectAll(); } }) : null
     ]));
     el.textContent = '';
-    el.appendChild(h('div', { 'class': 'cd ch' }, kids));
+    el.appendChild(h('div', { dir: R.cfg.dir, 'class': 'cd ch' }, kids));
   });
 }
 

@@ -275,7 +275,7 @@ function showFirst() {
   var u = mount(), n = vendors().length + atps().length;
   var purposeList = h('ul', { 'class': 'pl' }, names(C.purposes, purposesShown()).map(function (nm) { return h('li', { text: nm }); }));
   var sf = names(C.specialFeatures, specialFeaturesShown());
-  var el = h('div', { 'class': 'cd l1', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'tcf-h', 'aria-describedby': 'tcf-b', tabindex: '-1', 'data-layer': '1' }, [
+  var el = h('div', { dir: C.dir, 'class': 'cd l1', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'tcf-h', 'aria-describedby': 'tcf-b', tabindex: '-1', 'data-layer': '1' }, [
     h('h2', { id: 'tcf-h', text: t('tcfHeadline') }),
     h('div', { 'class': 'sc' }, [
       h('p', { id: 'tcf-b', text: t('tcfIntro', { count: n }) }),
@@ -392,7 +392,7 @@ function showSecond(focus) {
     section('tcf-sv', t('tcfVendors', { count: vendors().length }), vs),
     ap.length ? section('tcf-sa', t('tcfGoogleProviders'), ap) : null
   ]);
-  var dlg = h('dialog', { 'class': 'cd l2', 'aria-labelledby': 'tcf-h2', 'data-layer': '2', tabindex: '-1' }, [
+  var dlg = h('dialog', { dir: C.dir, 'class': 'cd l2', 'aria-labelledby': 'tcf-h2', 'data-layer': '2', tabindex: '-1' }, [
     h('h2', { id: 'tcf-h2', text: t('tcfSecondHeadline') }),
     body,
     h('div', { 'class': 'ac' }, [

@@ -24,22 +24,11 @@ function deepFocus() {
 // ---- Texts. ----
 // The configuration carries the texts of one language, which the server chose (built-in
 // texts under the site's overrides and translations); the runtime only says which language:
-// the page's lang, then the browser's languages, as the server matches them.
+// the page's lang, then the browser's languages, which the server matches.
 export function langs() {
   var out = [];
   if (d.documentElement.lang) out.push(d.documentElement.lang);
   return out.concat(navigator.languages || [navigator.language]).map(function (l) { return String(l || '').toLowerCase(); });
-}
-// langFor returns the first of the visitor's languages the site speaks (exactly, else by its
-// primary subtag), or '' when none is.
-export function langFor(speaks) {
-  var ls = langs();
-  for (var i = 0; i < ls.length; i++) {
-    if (speaks.indexOf(ls[i]) >= 0) return ls[i];
-    var base = ls[i].split('-')[0];
-    if (speaks.indexOf(base) >= 0) return base;
-  }
-  return '';
 }
 export function t(key, vars) { return fill((S.cfg_.texts || {})[key] || '', vars); }
 export function fill(s, vars) {
@@ -179,7 +168,7 @@ export var showBanner = timed(function () {
     dontSellControl()
   ]), buttons(button('pf', 'preferences', 'preferencesLabel', function () { S.page_.showPreferences(); }), 1)];
   style(u.root, tpl, CSS[tpl]);
-  var attrs = { 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
+  var attrs = { dir: S.cfg_.dir, 'class': 'cd ' + tpl + ' ' + pos, 'aria-labelledby': 'cd-h', 'aria-describedby': 'cd-b', tabindex: '-1', 'data-template': tpl, 'data-position': pos };
   var el;
   lastFocus = deepFocus();
   if (tpl === 'modal') {

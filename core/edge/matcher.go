@@ -188,3 +188,7 @@ func (v *Visitor) HoldHost(host string) *HoldRule {
 	}
 	return nil
 }
+
+// NamesHost reports whether some rule names host (lower case, no port): a URL on another host
+// is never held, and needs no closer look.
+func (v *Visitor) NamesHost(host string) bool { return v.m.NamesHost(host) }

@@ -106,6 +106,7 @@ func (rw *rewriter) run(z *xhtml.Tokenizer) error {
 			rw.script = nil
 			if tt == xhtml.TextToken {
 				if r := rw.inlineHold(raw); r != nil {
+					heldTotal.WithLabelValues("inline_script").Inc()
 					rw.holdScript(start, parseAttrs(start), r)
 					rw.out.Write(raw)
 					continue
@@ -189,6 +190,7 @@ func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("script").Inc()
 	rw.holdScript(raw, a, r)
 	return true
 }
@@ -231,6 +233,7 @@ func (rw *rewriter) iframe(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("iframe").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-src", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
@@ -249,6 +252,7 @@ func (rw *rewriter) img(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("img").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-src", "data-srcset", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
@@ -285,6 +289,7 @@ func (rw *rewriter) link(raw []byte) bool {
 	if hint {
 		if u, err := rw.resolve(html.UnescapeString(href.value(raw))); err == nil && (u.Scheme == "http" || u.Scheme == "https") &&
 			rw.v.HoldHost(strings.ToLower(u.Hostname())) != nil {
+			heldTotal.WithLabelValues("hint").Inc()
 			return true // removed: what it prepares must not be fetched
 		}
 	}
@@ -295,6 +300,7 @@ func (rw *rewriter) link(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("stylesheet").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-href", "data-category", "data-consentd-service")
 	e.rename(a, href, "data-href")

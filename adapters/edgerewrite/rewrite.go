@@ -35,18 +35,23 @@ func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
 }
 
 // flushingReader flushes the output before a read from its source that would wait for more
-// input: what is rewritten reaches the visitor while the rest of the page is on its way.
+// input, so that what is rewritten reaches the visitor while the rest of the page is on its
+// way; and, for the page's first earlyFlush bytes, before every read (the tokenizer reads a
+// few KB at a time), so that its head goes out at once.
 type flushingReader struct {
-	r   *bufio.Reader
-	out *bufio.Writer
-	w   io.Writer
-	err error
+	r       *bufio.Reader
+	out     *bufio.Writer
+	w       io.Writer
+	flushed int
 }
 
+// earlyFlush is how much of a page's start goes out as soon as it is rewritten.
+const earlyFlush = 16 << 10
+
 func (f *flushingReader) Read(p []byte) (int, error) {
-	if f.r.Buffered() == 0 && f.out.Buffered() > 0 {
+	if n := f.out.Buffered(); n > 0 && (f.r.Buffered() == 0 || f.flushed < earlyFlush) {
+		f.flushed += n
 		if err := flushAll(f.out, f.w); err != nil {
-			f.err = err
 			return 0, err
 		}
 	}

@@ -38,7 +38,7 @@ var settings = []setting{
 
 	// proxy (docs/edge.md); it takes addr, country-header and region-header too.
 	{name: "upstream", usage: "the site's origin, which proxy forwards every request to (http or https URL)"},
-	{name: "consentd-url", usage: "consentd's base URL, which proxy fetches the site's edge rule set from (GET /api/v1/public/{projectKey}/edge)"},
+	{name: "consentd-url", usage: "consentd's base URL, which proxy fetches the site's edge rule set from (its public edge endpoint, docs/edge.md)"},
 	{name: "rule-set-revalidate", def: "10s", usage: "how often proxy revalidates the edge rule set (its ETag) while applying the one in hand"},
 	{name: "metrics-addr", usage: "where proxy serves /metrics and /healthz (off when empty; every path of --addr is the site's)"},
 

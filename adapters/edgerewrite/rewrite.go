@@ -227,7 +227,7 @@ func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 		}
 		return false
 	}
-	r := rw.hold(src.value(raw), false)
+	r := rw.holdAttr(raw, src, false)
 	if r == nil {
 		return false
 	}
@@ -270,7 +270,7 @@ func (rw *rewriter) iframe(raw []byte) bool {
 	if src == nil {
 		return false
 	}
-	r := rw.hold(src.value(raw), false)
+	r := rw.holdAttr(raw, src, false)
 	if r == nil {
 		return false
 	}
@@ -289,7 +289,7 @@ func (rw *rewriter) img(raw []byte) bool {
 	if src == nil {
 		return false
 	}
-	r := rw.hold(src.value(raw), true)
+	r := rw.holdAttr(raw, src, true)
 	if r == nil {
 		return false
 	}
@@ -337,7 +337,7 @@ func (rw *rewriter) link(raw []byte) bool {
 	if !stylesheet {
 		return false
 	}
-	r := rw.hold(href.value(raw), true)
+	r := rw.holdAttr(raw, href, true)
 	if r == nil {
 		return false
 	}
@@ -355,6 +355,40 @@ func marks(r *edge.HoldRule) string {
 	return ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
 }
 
+// holdAttr is hold of the value of the attribute s of the tag raw. A URL relative to the page,
+// where no rule names the page's host, is let through without a closer look (most of a site's
+// own resources).
+func (rw *rewriter) holdAttr(raw []byte, s *span, resource bool) *edge.HoldRule {
+	if !rw.v.HoldsAny() {
+		return nil
+	}
+	if v := raw[s.valStart:s.valEnd]; !rw.baseNamed && relative(v) {
+		return nil
+	}
+	return rw.hold(s.value(raw), resource)
+}
+
+// relative reports whether v is surely a URL relative to the page's host: no scheme, not
+// scheme-relative, no character reference that could hide either.
+func relative(v []byte) bool {
+	v = bytes.TrimLeft(v, " \t\n\r\f")
+	if bytes.ContainsAny(v, "\t\n\r") { // the browser drops them anywhere in a URL
+		return false
+	}
+	if len(v) >= 2 && (v[0] == '/' || v[0] == '\\') && (v[1] == '/' || v[1] == '\\') {
+		return false
+	}
+	for _, c := range v {
+		switch c {
+		case ':', '&':
+			return false
+		case '/', '?', '#':
+			return true
+		}
+	}
+	return true
+}
+
 // hold returns the rule holding the URL in the attribute value val (HTML-escaped), nil when it
 // may load; resource picks the rules for images and stylesheets (Visitor.HoldResource).
 func (rw *rewriter) hold(val string, resource bool) *edge.HoldRule {
@@ -363,6 +397,9 @@ func (rw *rewriter) hold(val string, resource bool) *edge.HoldRule {
 	}
 	if strings.IndexByte(val, '&') >= 0 {
 		val = html.UnescapeString(val)
+	}
+	if strings.ContainsAny(val, "\t\n\r") {
+		val = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(val)
 	}
 	host, ok := quickHost(val)
 	if !ok {

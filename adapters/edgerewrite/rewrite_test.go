@@ -165,3 +165,17 @@ func TestMalformedMarkup(t *testing.T) {
 		_ = out
 	}
 }
+
+// TestURLsAsTheBrowserReadsThem: tabs and newlines anywhere, backslashes, character references
+// and upper case do not hide a held URL.
+func TestURLsAsTheBrowserReadsThem(t *testing.T) {
+	t.Parallel()
+	v := shopRules(t).Compile().Visitor(france, "", false)
+	for _, src := range []string{"/\t/www.googletagmanager.com/gtag/js?id=G-1", `\\www.googletagmanager.com\gtag\js?id=G-1`,
+		"&#47;&#47;www.googletagmanager.com/gtag/js?id=G-1", "HTTPS://WWW.GOOGLETAGMANAGER.COM/gtag/js?id=G-1", " //www.googletagmanager.com:443/gtag/js?id=G-1 "} {
+		out := rewrite(t, v, `<script src="`+src+`"></script>`)
+		if !strings.Contains(out, `data-consentd-service="google-analytics"`) {
+			t.Errorf("%q not held: %s", src, out)
+		}
+	}
+}

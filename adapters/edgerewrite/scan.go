@@ -87,7 +87,9 @@ func (s *scanner) more() bool {
 	if s.eof {
 		return false
 	}
-	if s.off > 0 {
+	// Room is made only when the buffer is full: what is handled moves out, then the buffer
+	// grows (a construct longer than it).
+	if len(s.buf) == cap(s.buf) && s.off > 0 {
 		n := copy(s.buf, s.buf[s.off:])
 		s.buf, s.off = s.buf[:n], 0
 	}

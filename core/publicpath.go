@@ -33,13 +33,16 @@ const (
 	// PublicTCFConfig is a site's TCF configuration in the visitor's language (JSON), which
 	// the TCF module fetches.
 	PublicTCFConfig = "tcf"
+	// PublicEdge is a site's edge rule set (JSON, core/edge): what an edge in front of the
+	// site holds for any visitor (docs/edge.md).
+	PublicEdge = "edge"
 )
 
 // publicRuntimes are the site-independent resources, directly under PublicPrefix.
 var publicRuntimes = [...]string{PublicRuntime, PublicRuntimeMore, PublicTCFModule}
 
 // publicSiteResources are the resources under a project key.
-var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage, PublicTCFConfig}
+var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage, PublicTCFConfig, PublicEdge}
 
 // PublicRoute is the route of a public resource relative to APIPrefix, with the project key
 // as the path parameter {projectKey}: "/public/banner.js", "/public/{projectKey}/config".

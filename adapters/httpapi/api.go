@@ -138,6 +138,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerSnippet(api)
 	h.registerPublic(api)
 	h.registerLoader(api)
+	h.registerEdge(api)
 	h.registerTCF(api)
 	h.registerDeclaration(api)
 	h.registerAudit(api)

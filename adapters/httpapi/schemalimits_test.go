@@ -113,6 +113,7 @@ var schemaLimits = map[string]any{
 	"GET /public/{projectKey}/cookies path:projectKey maxLength":            core.MaxProjectKey,
 	"GET /public/{projectKey}/declaration path:projectKey maxLength":        core.MaxProjectKey,
 	"GET /public/{projectKey}/loader.js path:projectKey maxLength":          core.MaxProjectKey,
+	"GET /public/{projectKey}/edge path:projectKey maxLength":               core.MaxProjectKey,
 	"GET /public/{projectKey}/config header:Accept-Language maxLength":      core.MaxAcceptLanguage,
 	"GET /public/{projectKey}/cookies header:Accept-Language maxLength":     core.MaxAcceptLanguage,
 	"GET /public/{projectKey}/declaration header:Accept-Language maxLength": core.MaxAcceptLanguage,

@@ -7,6 +7,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/edge"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -110,6 +111,10 @@ type (
 		Valid(ctx context.Context, token, projectKey string) bool
 		IssueForSite(ctx context.Context, orgID, siteID string) (*verifier.Issued, error)
 	}
+	// EdgeUseCases serve the rule sets edges apply to a site's HTML (core/edge).
+	EdgeUseCases interface {
+		EdgeRuleSet(ctx context.Context, projectKey string) (*edge.RuleSet, error)
+	}
 	// HealthUseCases report readiness.
 	HealthUseCases interface {
 		Ready(ctx context.Context) error
@@ -135,6 +140,7 @@ type UseCases struct {
 	AuditUseCases
 	SSOUseCases
 	VerifierUseCases
+	EdgeUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -144,5 +150,6 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
+		EdgeUseCases: uc.Edge,
 	}
 }

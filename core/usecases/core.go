@@ -12,6 +12,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/edge"
 	"github.com/consentd/consentd/core/event"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
@@ -95,6 +96,8 @@ type UseCases struct {
 	Users    *identity.Users
 	// Verifiers issue and check the verifier's credentials (core/verifier).
 	Verifiers *verifier.Verifiers
+	// Edge serves the rule sets edges apply to a site's HTML (core/edge, #43).
+	Edge *edge.RuleSets
 }
 
 // New builds the use cases on deps.
@@ -130,6 +133,7 @@ func New(deps Deps) (*UseCases, error) {
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
 	return &UseCases{
 		Verifiers:  verifiers,
+		Edge:       &edge.RuleSets{Views: views, Catalog: deps.Catalog, Clock: clk},
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
 		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf},

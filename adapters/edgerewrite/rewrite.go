@@ -35,18 +35,23 @@ func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
 }
 
 // flushingReader flushes the output before a read from its source that would wait for more
-// input: what is rewritten reaches the visitor while the rest of the page is on its way.
+// input, so that what is rewritten reaches the visitor while the rest of the page is on its
+// way; and, for the page's first earlyFlush bytes, before every read (the tokenizer reads a
+// few KB at a time), so that its head goes out at once.
 type flushingReader struct {
-	r   *bufio.Reader
-	out *bufio.Writer
-	w   io.Writer
-	err error
+	r       *bufio.Reader
+	out     *bufio.Writer
+	w       io.Writer
+	flushed int
 }
 
+// earlyFlush is how much of a page's start goes out as soon as it is rewritten.
+const earlyFlush = 16 << 10
+
 func (f *flushingReader) Read(p []byte) (int, error) {
-	if f.r.Buffered() == 0 && f.out.Buffered() > 0 {
+	if n := f.out.Buffered(); n > 0 && (f.r.Buffered() == 0 || f.flushed < earlyFlush) {
+		f.flushed += n
 		if err := flushAll(f.out, f.w); err != nil {
-			f.err = err
 			return 0, err
 		}
 	}
@@ -106,6 +111,7 @@ func (rw *rewriter) run(z *xhtml.Tokenizer) error {
 			rw.script = nil
 			if tt == xhtml.TextToken {
 				if r := rw.inlineHold(raw); r != nil {
+					heldTotal.WithLabelValues("inline_script").Inc()
 					rw.holdScript(start, parseAttrs(start), r)
 					rw.out.Write(raw)
 					continue
@@ -189,6 +195,7 @@ func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("script").Inc()
 	rw.holdScript(raw, a, r)
 	return true
 }
@@ -231,6 +238,7 @@ func (rw *rewriter) iframe(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("iframe").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-src", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
@@ -249,6 +257,7 @@ func (rw *rewriter) img(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("img").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-src", "data-srcset", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
@@ -285,6 +294,7 @@ func (rw *rewriter) link(raw []byte) bool {
 	if hint {
 		if u, err := rw.resolve(html.UnescapeString(href.value(raw))); err == nil && (u.Scheme == "http" || u.Scheme == "https") &&
 			rw.v.HoldHost(strings.ToLower(u.Hostname())) != nil {
+			heldTotal.WithLabelValues("hint").Inc()
 			return true // removed: what it prepares must not be fetched
 		}
 	}
@@ -295,6 +305,7 @@ func (rw *rewriter) link(raw []byte) bool {
 	if r == nil {
 		return false
 	}
+	heldTotal.WithLabelValues("stylesheet").Inc()
 	e := edits{raw: raw}
 	e.removeAll(a, "data-href", "data-category", "data-consentd-service")
 	e.rename(a, href, "data-href")

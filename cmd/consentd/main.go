@@ -31,6 +31,7 @@ func init() {
 	commands = []command{
 		{"serve", "[flags]", "HTTP API and in-process scan workers; applies pending migrations first", serve},
 		{"worker", "[flags]", "standalone scan worker (Postgres)", worker},
+		{"proxy", "--upstream URL --site KEY", "reverse proxy in front of a site: holds in its pages what the banner would hold, before the browser fetches it (docs/edge.md)", proxy},
 		{"migrate", "[flags]", "create the database or apply pending schema migrations, and exit", migrate},
 		{"org create", "--name NAME", "create an organization (creates the database when there is none)", orgCreate},
 		{"org list", "", "list organizations", orgList},

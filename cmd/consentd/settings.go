@@ -36,6 +36,12 @@ var settings = []setting{
 	{name: "log-level", def: "info", usage: "debug, info, warn or error"},
 	{name: "log-format", def: "auto", usage: "json, text, or auto: text on a terminal, JSON otherwise"},
 
+	// proxy (docs/edge.md); it takes addr, country-header and region-header too.
+	{name: "upstream", usage: "the site's origin, which proxy forwards every request to (http or https URL)"},
+	{name: "consentd-url", usage: "consentd's base URL, which proxy fetches the site's edge rule set from (GET /api/v1/public/{projectKey}/edge)"},
+	{name: "rule-set-revalidate", def: "10s", usage: "how often proxy revalidates the edge rule set (its ETag) while applying the one in hand"},
+	{name: "metrics-addr", usage: "where proxy serves /metrics and /healthz (off when empty; every path of --addr is the site's)"},
+
 	// serve
 	{name: "addr", def: "127.0.0.1:8080", usage: "listen address"},
 	{name: "workers", def: "4", usage: "scan jobs worked in-process (0: none, leave them to 'consentd worker')"},

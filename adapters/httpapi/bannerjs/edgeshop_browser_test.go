@@ -181,4 +181,3 @@ func TestEdgeShopNothingFetched(t *testing.T) {
 		}
 	})
 }
-

@@ -98,8 +98,9 @@ func held(urls []string) []string {
 	return out
 }
 
-// TestEdgeShopNothingFetched is #43's proof in Chromium: the shop above, served through the Go
-// middleware and through consentd proxy, visited from France. Chromium's own network log shows
+// TestEdgeShopNothingFetched is #43's proof in Chromium: the shop above, served through each
+// of the three edges (the Go middleware, consentd proxy, and the cloudflare-worker snippet in
+// workerd through miniflare), visited from France. Chromium's own network log shows
 // no request to a vendor's host before a choice, after "Reject all" (on that page view and the
 // next) and after withdrawal (the next page view); after "Accept all" every tag runs. The
 // same shop served bare, without an edge, is fetched from the vendors' hosts before any choice
@@ -132,8 +133,20 @@ func TestEdgeShopNothingFetched(t *testing.T) {
 	proxy := httptest.NewServer(edgerewrite.Proxy(up, cfg))
 	t.Cleanup(proxy.Close)
 
-	for _, c := range []struct{ name, url string }{{"Go middleware", middleware.URL}, {"consentd proxy", proxy.URL}} {
+	var sn struct{ Code string }
+	mgmt(t, e.api, "GET", "/sites/"+e.id+"/setup-snippet?framework=cloudflare-worker", nil, 200, &sn)
+	// The Worker runs in workerd (miniflare): without node its case alone skips, loudly.
+	worker := func(t *testing.T) string {
+		return serveWorker(t, sn.Code, bare.URL, map[string]string{"country": "FR"})
+	}
+	at := func(u string) func(*testing.T) string { return func(*testing.T) string { return u } }
+
+	for _, c := range []struct {
+		name string
+		url  func(*testing.T) string
+	}{{"Go middleware", at(middleware.URL)}, {"consentd proxy", at(proxy.URL)}, {"Cloudflare Worker", worker}} {
 		t.Run(c.name, func(t *testing.T) {
+			base := c.url(t)
 			ctx := tab(t)
 			log := startNetLog(t, ctx)
 			step := func(what string) {
@@ -143,12 +156,12 @@ func TestEdgeShopNothingFetched(t *testing.T) {
 					t.Errorf("%s: Chromium requested a vendor's host: %q", what, h)
 				}
 			}
-			navigate(t, ctx, c.url+"/")
+			navigate(t, ctx, base+"/")
 			waitFor(t, ctx, `!!window.__cd('[data-action=reject]')`)
 			step("before a choice")
 			eval(t, ctx, `window.__cd('[data-action=reject]').click()`, nil)
 			step("after Reject all")
-			navigate(t, ctx, c.url+"/")
+			navigate(t, ctx, base+"/")
 			step("the page view after Reject all")
 
 			eval(t, ctx, `window.consentd.acceptAll()`, nil)
@@ -157,14 +170,14 @@ func TestEdgeShopNothingFetched(t *testing.T) {
 			if h := held(log.take()); len(h) == 0 {
 				t.Error("after Accept all no vendor's host was requested")
 			}
-			navigate(t, ctx, c.url+"/")
+			navigate(t, ctx, base+"/")
 			waitFor(t, ctx, `(window.__ran || []).indexOf('G-SHOP1') >= 0`)
 			log.take()
 
 			eval(t, ctx, `window.consentd.rejectAll()`, nil)
 			settle()
 			log.take()
-			navigate(t, ctx, c.url+"/")
+			navigate(t, ctx, base+"/")
 			step("the page view after withdrawal")
 		})
 	}

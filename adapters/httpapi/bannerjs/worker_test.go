@@ -1,6 +1,7 @@
 package bannerjs_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -49,6 +50,58 @@ const { Miniflare } = createRequire(process.argv[2] + "/")("miniflare");
   process.stdout.write(JSON.stringify(out));
 })().catch((e) => { console.error(e); process.exit(1); });
 `
+
+// workerServer serves the Worker script (argv[3]) with miniflare on a port of 127.0.0.1, with
+// the bindings of argv[4] (JSON) and the request.cf of argv[5] (JSON) for every request; it
+// prints its URL on a line and stops when its standard input closes.
+const workerServer = `
+const { createRequire } = require("module");
+const fs = require("fs");
+const { Miniflare } = createRequire(process.argv[2] + "/")("miniflare");
+(async () => {
+  const mf = new Miniflare({ modules: true, compatibilityDate: "2024-09-23", script: fs.readFileSync(process.argv[3], "utf8"),
+    bindings: JSON.parse(process.argv[4]), cf: JSON.parse(process.argv[5]), host: "127.0.0.1", port: 0 });
+  const u = await mf.ready;
+  process.stdout.write(u.href + "\n");
+  process.stdin.on("end", () => mf.dispose().then(() => process.exit(0)));
+  process.stdin.resume();
+})().catch((e) => { console.error(e); process.exit(1); });
+`
+
+// serveWorker serves the Worker code in workerd (miniflare) in front of upstream, for visitors
+// whose request.cf is cf, until the test ends, and returns its base URL.
+func serveWorker(t *testing.T, code, upstream string, cf map[string]string) string {
+	t.Helper()
+	nm := workerPackages.path(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{"server.cjs": workerServer, "worker.mjs": code} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bindings, _ := json.Marshal(map[string]string{"CONSENTD_UPSTREAM": upstream})
+	cfJSON, _ := json.Marshal(cf)
+	cmd := exec.Command("node", filepath.Join(dir, "server.cjs"), nm, filepath.Join(dir, "worker.mjs"), string(bindings), string(cfJSON))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("miniflare: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimRight(strings.TrimSpace(line), "/")
+}
 
 // workerRequest is a request the driver dispatches to the Worker, and its answer.
 type workerRequest struct {

@@ -52,9 +52,9 @@ func tagName(raw []byte) []byte {
 	return raw[i:j]
 }
 
-// parseAttrs reads the attributes of the start tag raw.
-func parseAttrs(raw []byte) attrs {
-	a := attrs{}
+// parseAttrs reads the attributes of the start tag raw into list[:0].
+func parseAttrs(raw []byte, list []span) attrs {
+	a := attrs{list: list[:0]}
 	i := 1 + len(tagName(raw))
 	a.nameEnd = i
 	n := len(raw)

@@ -2,6 +2,7 @@ package edgerewrite_test
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -50,4 +51,49 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("rewriting again changed it:\n%q\n%q\n%q", in, once, out.String())
 		}
 	})
+}
+
+// FuzzScannerAgreesWithTokenizer: the scanner in front of the tokenizer (scan.go) writes
+// exactly what the tokenizer alone makes the rewriter write, for a visitor held things, on any
+// input, read in pieces of any size.
+func FuzzScannerAgreesWithTokenizer(f *testing.F) {
+	for _, s := range []string{shopPage, string(tagPage(8 << 10)), "<a title='<script src=//www.googletagmanager.com/gtag/js?id=G-1>'>x</a>",
+		"<style>p{}</sty</style ><script>if(a</b){}<!--<script>x</script>--></script><img src=//www.facebook.com/tr>",
+		"<textarea><img src=//www.facebook.com/tr></textarea><title><iframe src=//www.youtube.com/embed/x></title>",
+		"<noscript/><img src=//www.facebook.com/tr></noscript>", "<plaintext><img src=//www.facebook.com/tr>", "</ x><? y ><!- z><!DOCTYPE html></>",
+		"<img =src=//www.facebook.com/tr src = //www.facebook.com/tr / >", "<script/>x</script>", "<iframe src=//www.youtube.com/embed/x>a</iframe  >",
+		"<div a=\"x>y\" b='<img src=//www.facebook.com/tr>'>", "<p<img src=//www.facebook.com/tr>", "<!--<img src=//www.facebook.com/tr>-->"} {
+		f.Add(s, uint16(7))
+		f.Add(s, uint16(4096))
+	}
+	v := shopRules(f).Compile().Visitor(france, "", false)
+	f.Fuzz(func(t *testing.T, in string, piece uint16) {
+		rewriteWith := func(tokenizerOnly bool) string {
+			edgerewrite.SetTokenizerOnly(tokenizerOnly)
+			defer edgerewrite.SetTokenizerOnly(false)
+			var out bytes.Buffer
+			if err := edgerewrite.Rewrite(&out, &pieces{s: in, n: int(piece%8192) + 1}, v, page); err != nil {
+				t.Fatal(err)
+			}
+			return out.String()
+		}
+		if a, b := rewriteWith(true), rewriteWith(false); a != b {
+			t.Fatalf("tokenizer and scanner differ on\n%q\ntokenizer: %q\nscanner:   %q", in, a, b)
+		}
+	})
+}
+
+// pieces reads s n bytes at a time.
+type pieces struct {
+	s string
+	n int
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if p.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(b[:min(len(b), p.n)], p.s)
+	p.s = p.s[k:]
+	return k, nil
 }

@@ -28,11 +28,19 @@ func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
 	if base != nil {
 		rw.baseNamed = v.NamesHost(strings.ToLower(base.Hostname()))
 	}
-	if err := rw.run(xhtml.NewTokenizer(in)); err != nil {
+	run := rw.stream
+	if tokenizerOnly {
+		run = func(r io.Reader) error { return rw.run(xhtml.NewTokenizer(r)) }
+	}
+	if err := run(in); err != nil {
 		return err
 	}
 	return flushAll(out, w)
 }
+
+// tokenizerOnly makes Rewrite read everything with the tokenizer, without scan.go's scanner
+// (tests compare both).
+var tokenizerOnly = false
 
 // flushingReader flushes the output before a read from its source that would wait for more
 // input, so that what is rewritten reaches the visitor while the rest of the page is on its
@@ -84,6 +92,8 @@ type rewriter struct {
 	// script is the start tag of an inline script waiting for its text (held or not is
 	// decided by its text); nil otherwise.
 	script []byte
+	// spans is the attribute list parseAttrs fills, reused from tag to tag.
+	spans []span
 	// noscript is true after a <noscript> start tag: its content (raw text to the tokenizer)
 	// is rewritten as a fragment.
 	noscript bool
@@ -93,54 +103,79 @@ func (rw *rewriter) run(z *xhtml.Tokenizer) error {
 	for {
 		tt := z.Next()
 		if tt == xhtml.ErrorToken {
-			if rw.script != nil {
-				rw.out.Write(rw.script)
-				rw.script = nil
-			}
-			if err := z.Err(); err != io.EOF {
-				return err
-			}
-			// A tag cut off by the end of the input (which the browser drops) goes out as it
-			// came too.
-			rw.out.Write(z.Raw())
-			return nil
+			return rw.end(z)
 		}
-		raw := z.Raw()
-		if rw.script != nil {
-			start := rw.script
-			rw.script = nil
-			if tt == xhtml.TextToken {
-				if r := rw.inlineHold(raw); r != nil {
-					heldTotal.WithLabelValues("inline_script").Inc()
-					rw.holdScript(start, parseAttrs(start), r)
-					rw.out.Write(raw)
-					continue
-				}
-			}
-			rw.out.Write(start)
-		}
-		switch tt {
-		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
-			rw.noscript = false
-			if !rw.tag(raw, tt == xhtml.StartTagToken) {
-				rw.out.Write(raw)
-			}
-		case xhtml.TextToken:
-			if rw.noscript {
-				rw.noscript = false
-				// The content of <noscript>, raw text to a tokenizer run with scripting on,
-				// is markup where scripting is off: its images and frames are held too.
-				if err := rw.run(xhtml.NewTokenizer(bytes.NewReader(raw))); err != nil {
-					return err
-				}
-				continue
-			}
-			rw.out.Write(raw)
-		default:
-			rw.noscript = false
-			rw.out.Write(raw)
+		if err := rw.token(tt, z.Raw()); err != nil {
+			return err
 		}
 	}
+}
+
+// runOne reads one construct with the tokenizer (scan.go's handoff): a comment, a doctype, or a
+// script to its end tag.
+func (rw *rewriter) runOne(z *xhtml.Tokenizer) error {
+	for first := true; ; first = false {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			return rw.end(z)
+		}
+		if err := rw.token(tt, z.Raw()); err != nil {
+			return err
+		}
+		if tt == xhtml.EndTagToken || (first && tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken) {
+			return nil
+		}
+	}
+}
+
+// end ends a run at the tokenizer's error: the end of the input, or the reader's error.
+func (rw *rewriter) end(z *xhtml.Tokenizer) error {
+	if rw.script != nil {
+		rw.out.Write(rw.script)
+		rw.script = nil
+	}
+	if err := z.Err(); err != io.EOF {
+		return err
+	}
+	// A tag cut off by the end of the input (which the browser drops) goes out as it came too.
+	rw.out.Write(z.Raw())
+	return nil
+}
+
+// token handles one token of the tokenizer.
+func (rw *rewriter) token(tt xhtml.TokenType, raw []byte) error {
+	if rw.script != nil {
+		start := rw.script
+		rw.script = nil
+		if tt == xhtml.TextToken {
+			if r := rw.inlineHold(raw); r != nil {
+				heldTotal.WithLabelValues("inline_script").Inc()
+				rw.holdScript(start, rw.attrsOf(start), r)
+				rw.out.Write(raw)
+				return nil
+			}
+		}
+		rw.out.Write(start)
+	}
+	switch tt {
+	case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+		rw.noscript = false
+		if !rw.tag(raw, tt == xhtml.StartTagToken) {
+			rw.out.Write(raw)
+		}
+	case xhtml.TextToken:
+		if rw.noscript {
+			rw.noscript = false
+			// The content of <noscript>, raw text to a tokenizer run with scripting on,
+			// is markup where scripting is off: its images and frames are held too.
+			return rw.run(xhtml.NewTokenizer(bytes.NewReader(raw)))
+		}
+		rw.out.Write(raw)
+	default:
+		rw.noscript = false
+		rw.out.Write(raw)
+	}
+	return nil
 }
 
 // tag handles a start tag raw; it returns false when the tag goes out as it came.
@@ -157,7 +192,7 @@ func (rw *rewriter) tag(raw []byte, open bool) bool {
 		}
 		if asciiEq(name, "base") && !rw.baseSeen {
 			rw.baseSeen = true
-			if a := parseAttrs(raw); a.get(raw, "href") != nil {
+			if a := rw.attrsOf(raw); a.get(raw, "href") != nil {
 				if u, err := rw.resolve(html.UnescapeString(a.get(raw, "href").value(raw))); err == nil {
 					rw.base, rw.baseNamed = u, rw.v.NamesHost(strings.ToLower(u.Hostname()))
 				}
@@ -171,7 +206,8 @@ func (rw *rewriter) tag(raw []byte, open bool) bool {
 			return rw.iframe(raw)
 		}
 	case 8:
-		if asciiEq(name, "noscript") && open {
+		// (self-closing or not, as the tokenizer reads it: its content is raw text)
+		if asciiEq(name, "noscript") {
 			rw.noscript = true
 		}
 	}
@@ -179,7 +215,7 @@ func (rw *rewriter) tag(raw []byte, open bool) bool {
 }
 
 func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
-	a := parseAttrs(raw)
+	a := rw.attrsOf(raw)
 	if t := a.get(raw, "type"); t != nil && strings.EqualFold(strings.TrimSpace(t.value(raw)), "text/plain") {
 		return false // marked by the page: the runtime activates it
 	}
@@ -229,7 +265,7 @@ func (rw *rewriter) holdScript(raw []byte, a attrs, r *edge.HoldRule) {
 }
 
 func (rw *rewriter) iframe(raw []byte) bool {
-	a := parseAttrs(raw)
+	a := rw.attrsOf(raw)
 	src := a.get(raw, "src")
 	if src == nil {
 		return false
@@ -248,7 +284,7 @@ func (rw *rewriter) iframe(raw []byte) bool {
 }
 
 func (rw *rewriter) img(raw []byte) bool {
-	a := parseAttrs(raw)
+	a := rw.attrsOf(raw)
 	src := a.get(raw, "src")
 	if src == nil {
 		return false
@@ -273,7 +309,7 @@ func (rw *rewriter) img(raw []byte) bool {
 var hints = []string{"preload", "modulepreload", "prefetch", "preconnect", "dns-prefetch"}
 
 func (rw *rewriter) link(raw []byte) bool {
-	a := parseAttrs(raw)
+	a := rw.attrsOf(raw)
 	rel, href := a.get(raw, "rel"), a.get(raw, "href")
 	if rel == nil || href == nil {
 		return false
@@ -458,4 +494,11 @@ func urlByte(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~:/?#[]@!$&*+,;=%", c) >= 0
+}
+
+// attrsOf reads the attributes of the start tag raw (valid until the next call).
+func (rw *rewriter) attrsOf(raw []byte) attrs {
+	a := parseAttrs(raw, rw.spans)
+	rw.spans = a.list
+	return a
 }

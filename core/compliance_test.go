@@ -561,6 +561,33 @@ func TestHeldTagFetchedIsOneFinding(t *testing.T) {
 	}
 }
 
+// TestHeldTagFetchedAdvice: the advice for a held tag the browser fetched anyway names the edge,
+// which holds it in the HTML, and marks it by hand in its own form: an iframe with data-src, a
+// script with type text/plain (#43).
+func TestHeldTagFetchedAdvice(t *testing.T) {
+	t.Parallel()
+	const video, tag = "https://www.youtube.com/embed/abc", "https://www.googletagmanager.com/gtag/js?id=G-ONE"
+	for _, c := range []struct {
+		url, element, service, category, form, not string
+	}{
+		{video, core.HeldIframe, "youtube", "marketing", `<iframe data-src="` + video + `" data-category="marketing"`, "<script"},
+		{tag, core.HeldScript, "google-analytics", "statistics", `<script type="text/plain" data-category="statistics" src="` + tag + `">`, "<iframe"},
+		{tag, "", "google-analytics", "statistics", `<script type="text/plain"`, "<iframe"},
+	} {
+		in, v := cleanInput(), cleanVerification()
+		st := &v.States[0]
+		st.Requests = append(st.Requests, core.VerifiedRequest{URL: c.url, Page: "https://shop.example/", Service: c.service, Category: c.category, ThirdParty: true})
+		st.HeldUnmarked = append(st.HeldUnmarked, core.HeldTag{URL: c.url, Page: "https://shop.example/", Service: c.service, Category: c.category, Requested: true, Element: c.element})
+		r := scan.EvaluateCompliance(in, v, "scan-1", complianceCatalog(t), reportTime)
+		f := withRule(r, "enforcement.unmarked-tag-fetched")
+		if len(f) != 1 || !strings.Contains(f[0].Fix, c.form) || strings.Contains(f[0].Fix, c.not) ||
+			!strings.Contains(f[0].Fix, "edge") || !strings.Contains(f[0].Fix, "Cloudflare Worker") || strings.Contains(f[0].Fix, "{") {
+			b, _ := json.Marshal(f)
+			t.Errorf("%s (%q): %s", c.url, c.element, b)
+		}
+	}
+}
+
 // A first-party cookie of a known service set before any decision, with no request of that
 // service (inline code wrote it), is a finding naming the cookie and the service.
 func TestFirstPartyCookieBeforeDecision(t *testing.T) {

@@ -272,7 +272,16 @@ type HeldTag struct {
 	// Requested is true when the browser requested URL in this state anyway (its preload
 	// scanner fetches a parser-inserted script's URL before any script can stop it).
 	Requested bool `json:"requested"`
+	// Element is what the runtime held: HeldScript or HeldIframe ("" when not known: read as a
+	// script).
+	Element string `json:"element,omitempty"`
 }
+
+// The elements a HeldTag names.
+const (
+	HeldScript = "script"
+	HeldIframe = "iframe"
+)
 
 // MaxVerifiedItems bounds the requests, cookies and storage keys kept per state.
 const MaxVerifiedItems = 500

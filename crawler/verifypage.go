@@ -73,7 +73,11 @@ var observeScript = `(function () {
     (c && c.heldUnmarked || []).forEach(function (h) {
       var u = new URL(String(h.url), location.href).href;
       heldURL[u] = true;
-      held.push({ url: u, service: String(h.service || ''), category: String(h.category || '') });
+      // The runtime holds an iframe by moving its src to data-src, a script by its type.
+      var frame = Array.prototype.some.call(document.querySelectorAll('iframe[data-src]'), function (f) {
+        try { return new URL(f.getAttribute('data-src'), location.href).href === u; } catch (e) { return false; }
+      });
+      held.push({ url: u, service: String(h.service || ''), category: String(h.category || ''), element: frame ? 'iframe' : 'script' });
     });
   } catch (e) {}
   // A tag the runtime held never ran, so its fetch by the preload scanner read no Consent Mode
@@ -143,6 +147,7 @@ type heldTag struct {
 	URL      string `json:"url"`
 	Service  string `json:"service"`
 	Category string `json:"category"`
+	Element  string `json:"element"`
 }
 
 // open starts a state's browser context with a proxy of its own.

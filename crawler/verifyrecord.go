@@ -191,7 +191,7 @@ func (v *verifier) record(name string, obs []*pageObs, base map[string]string) c
 				break
 			}
 			st.HeldUnmarked = append(st.HeldUnmarked, core.HeldTag{URL: h.URL, Page: o.page, Service: h.Service,
-				Category: h.Category, Requested: o.seen[h.URL]})
+				Category: h.Category, Requested: o.seen[h.URL], Element: heldElement(h.Element)})
 		}
 	}
 	// A cookie's page is the first page (in the order they finished) after which it was held.
@@ -263,4 +263,13 @@ func categoryOf(svc *library.Service) string {
 		return ""
 	}
 	return svc.Category
+}
+
+// heldElement is the element the page reported the runtime held (core.HeldScript or
+// core.HeldIframe), a script for anything else.
+func heldElement(e string) string {
+	if e == core.HeldIframe {
+		return e
+	}
+	return core.HeldScript
 }

@@ -385,10 +385,10 @@ func postConsent(t *testing.T, base, key, visitor string, cats map[string]bool, 
 // what GET /setup-snippet answers, byte for byte, instructions included.
 func consoleSnippetIsTheAPIs(t *testing.T, ctx context.Context, base, siteID string) {
 	t.Helper()
-	for _, fw := range []string{"script", "react", "next"} {
+	for _, fw := range []string{"script", "react", "next", "cloudflare-worker"} {
 		var api struct{ Code, Instructions string }
 		apiGet(t, base, "/api/v1/sites/"+siteID+"/setup-snippet?framework="+fw, &api)
-		if !strings.Contains(api.Code, "/loader.js") {
+		if !strings.Contains(api.Code+api.Instructions, "/loader.js") {
 			t.Fatalf("%s: the API's snippet does not load the loader: %s", fw, api.Code)
 		}
 		navigate(t, ctx, base+"/sites/"+siteID+"?framework="+fw)

@@ -498,7 +498,7 @@ func TestSetupSnippet(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
-	for _, fw := range []string{"", "script", "react", "next"} {
+	for _, fw := range []string{"", "script", "react", "next", "cloudflare-worker"} {
 		q := ""
 		if fw != "" {
 			q = "?framework=" + fw
@@ -506,6 +506,14 @@ func TestSetupSnippet(t *testing.T) {
 		s := e.want(e.do("GET", "/api/v1/sites/"+id+"/setup-snippet"+q, nil), 200).obj(t)
 		requireKeys(t, s, "framework", "code", "instructions")
 		code := s["code"].(string)
+		if fw == "cloudflare-worker" {
+			// The Worker applies the site's rule set; the pages still need the tag, which its
+			// instructions carry.
+			if !strings.Contains(code, `"`+e.srv.URL+"/api/v1/public/"+pk+`/edge"`) || !strings.Contains(code, "HTMLRewriter") || s["framework"] != fw {
+				t.Fatalf("worker snippet lacks the rule set's URL: %s", code)
+			}
+			code = s["instructions"].(string)
+		}
 		if !strings.Contains(code, pk) || !strings.Contains(code, e.srv.URL+"/api/v1/public/"+pk+"/loader.js") {
 			t.Fatalf("%s snippet lacks key or src: %s", fw, code)
 		}

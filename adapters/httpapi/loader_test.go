@@ -215,14 +215,17 @@ func TestCookiePageInTheVisitorsLanguage(t *testing.T) {
 	}
 }
 
-// TestLoaderFirstView: the loader inlines the first view's configuration: services by slug and
-// label, without their descriptions and cookies, and without the preferences' own texts, which
-// come with the declaration; GET config still carries everything.
+// TestLoaderFirstView: the loader inlines the first view's configuration (#43): its categories
+// without their services (the declaration names them, with their descriptions and cookies),
+// its blocking rules in the compact form, without the texts only the preferences and the
+// blocked iframe's placeholder show, which come with the declaration (and the full
+// configuration); GET config still carries everything.
 func TestLoaderFirstView(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	id, pk := e.site()
 	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "google-analytics"}), 201)
+	e.want(e.do("POST", "/api/v1/sites/"+id+"/services/import", map[string]any{"slug": "youtube"}), 201)
 	body := string(e.want(e.raw("GET", "/api/v1/public/"+pk+"/loader.js", "", ""), 200).body)
 	raw, _, ok := strings.Cut(strings.TrimPrefix(body, compileHint+"window.__consentdBoot="), ";\n")
 	if !ok {
@@ -234,6 +237,9 @@ func TestLoaderFirstView(t *testing.T) {
 			Slug     string           `json:"slug"`
 			Services []map[string]any `json:"services"`
 		} `json:"categories"`
+		BlockingRules struct {
+			Rules []json.RawMessage `json:"rules"`
+		} `json:"blockingRules"`
 	}
 	var boot, full cfg
 	if err := json.Unmarshal([]byte(raw), &boot); err != nil {
@@ -248,30 +254,38 @@ func TestLoaderFirstView(t *testing.T) {
 		}
 		return out
 	}
-	bs, fs := services(boot), services(full)
-	if len(bs) != len(fs) || len(bs) == 0 {
-		t.Fatalf("%d services inlined, %d in config", len(bs), len(fs))
+	if bs, fs := services(boot), services(full); len(bs) != 0 || len(fs) != 2 || len(boot.Categories) != len(full.Categories) {
+		t.Fatalf("%d services inlined (want none), %d in config", len(bs), len(fs))
 	}
-	for i, s := range bs {
-		if len(s) != 2 || s["slug"] != fs[i]["slug"] || s["label"] != fs[i]["label"] {
-			t.Errorf("inlined service %v, want its slug and label alone", s)
-		}
-		if cookies, _ := fs[i]["cookies"].([]any); fs[i]["slug"] == "google-analytics" && len(cookies) == 0 {
-			t.Errorf("config service %v without cookies", fs[i]["slug"])
+	for _, s := range services(full) {
+		if cookies, _ := s["cookies"].([]any); s["slug"] == "google-analytics" && len(cookies) == 0 {
+			t.Errorf("config service %v without cookies", s["slug"])
 		}
 	}
-	for _, k := range []string{"preferencesBody", "servicesLabel"} {
+	// The rules: [service, category, "patterns"] in the loader, objects in the config, as many.
+	var youtube [3]string
+	for _, r := range boot.BlockingRules.Rules {
+		var x [3]string
+		if err := json.Unmarshal(r, &x); err != nil {
+			t.Fatalf("inlined rule %s: %v", r, err)
+		}
+		if x[0] == "youtube" {
+			youtube = x
+		}
+	}
+	if len(boot.BlockingRules.Rules) != len(full.BlockingRules.Rules) || youtube[1] != "marketing" || !strings.Contains(youtube[2], "www.youtube.com/embed") {
+		t.Errorf("inlined rules %d (youtube %q), config's %d", len(boot.BlockingRules.Rules), youtube, len(full.BlockingRules.Rules))
+	}
+	for _, k := range []string{"preferencesBody", "servicesLabel", "preferencesTitle", "alwaysOnLabel", "blockedText", "allowLabel"} {
 		if _, ok := boot.Texts[k]; ok || full.Texts[k] == "" {
 			t.Errorf("text %s: in the loader %t, in config %q", k, ok, full.Texts[k])
 		}
 	}
-	// The dialog's title and controls are labelled even when the declaration cannot be fetched.
-	for _, k := range []string{"preferencesTitle", "saveLabel", "alwaysOnLabel"} {
+	// What shows without waiting for the declaration: the banner, the reopen button and the
+	// TCF dialog's save button.
+	for _, k := range []string{"acceptLabel", "reopenLabel", "saveLabel"} {
 		if boot.Texts[k] == "" {
 			t.Errorf("text %s missing from the loader", k)
 		}
-	}
-	if boot.Texts["acceptLabel"] == "" || boot.Texts["blockedText"] == "" {
-		t.Errorf("the loader lacks first-view texts: %v", boot.Texts)
 	}
 }

@@ -134,15 +134,18 @@ var DeclarationTextKeys = [...]string{"declarationTitle", "declarationIntro", "y
 
 // RuntimeTexts returns the built-in texts in lang that the runtime's configuration carries:
 // all but declarationTextKeys.
-// preferencesTextKeys are the texts only the preferences dialog (beside the services), the
-// services' cookie tables and the visitor's choice (on the declaration) show. The first view's
-// configuration (FirstViewConfig, the loader's) leaves them out; the runtime takes them from the
-// declaration, which it fetches when the visitor opens the preferences or a page shows the
-// choice. The dialog's title and its controls' labels (preferencesTitle, saveLabel,
-// alwaysOnLabel), the reopen button's and the blocked iframe's placeholder's stay in the first
-// view, so that they are whole and accessible when that fetch fails.
+// preferencesTextKeys are the texts only the preferences dialog, the blocked iframe's
+// placeholder, the services' cookie tables and the visitor's choice (on the declaration) show.
+// The first view's configuration (FirstViewConfig, the loader's) leaves them out; the runtime
+// takes them from the declaration, which it fetches when the visitor opens the preferences,
+// a held iframe needs its placeholder (which names the service, whose label the declaration
+// carries too) or a page shows the choice, and from the full configuration when that fetch
+// fails, so that the dialog and the placeholder are whole and accessible all the same. The
+// reopen button's label and the TCF dialog's (saveLabel) stay in the first view: neither
+// waits for the declaration.
 var preferencesTextKeys = [...]string{"preferencesBody", "servicesLabel", "cookieLabel", "durationLabel", "purposeLabel",
-	"noChoiceYet", "allowedLabel", "notAllowedLabel", "consentDateLabel", "consentIdLabel", "changeConsentLabel", "withdrawConsentLabel"}
+	"noChoiceYet", "allowedLabel", "notAllowedLabel", "consentDateLabel", "consentIdLabel", "changeConsentLabel", "withdrawConsentLabel",
+	"preferencesTitle", "alwaysOnLabel", "blockedText", "allowLabel"}
 
 // doNotSellTextKey is the label of the Do Not Sell or Share control, which the first view's
 // configuration carries only for a visitor whose policy offers it (Policy.DoNotSellLink).
@@ -151,6 +154,11 @@ const doNotSellTextKey = "doNotSellLabel"
 // GPCHonoredTextKey is the label saying that the visitor's GPC signal was honoured, which the
 // first view's configuration carries only where the runtime shows it (GPCPolicy.Display).
 const GPCHonoredTextKey = "gpcHonored"
+
+// gpcNoticeTextKey is the notice that the visitor's GPC signal is honoured, which the first
+// view's configuration carries only where the signal changes something (GPCPolicy.Honored: the
+// runtime shows it only then).
+const gpcNoticeTextKey = "gpcNotice"
 
 // OptOutTextKey is the notice's body for a visitor under an opt-out rule, which the
 // configuration carries as its body (PublicConfig.textsFor).

@@ -2,10 +2,13 @@ package banner
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/gpp"
+	"github.com/consentd/consentd/library"
 )
 
 // PublicConfig is everything the banner runtime needs for a site, in one language.
@@ -84,14 +87,17 @@ type PublicCategory struct {
 }
 
 // FirstViewConfig is the configuration the loader inlines: what a page's first view needs. Its
-// categories carry their names (without their descriptions) and name their services by slug
-// and label only (the blocked-content placeholders show the label); the categories' and
-// services' descriptions and the services' cookies, which only the preferences and the
-// declaration show, come with the declaration (PublicDeclaration), which the runtime fetches
-// when the visitor opens them, as do the texts only they show (FirstViewTexts). The banner and the categories
-// carry what the runtime reads of them, no identifiers, timestamps or other languages. The
-// cookie rules, which only a withdrawal needs, are left out too: the runtime fetches the full
-// configuration at the first withdrawal. GET /public/{projectKey}/config keeps carrying everything.
+// categories carry their names (without their descriptions or their services: the preferences,
+// the declaration and the blocked iframe's placeholder take the services' labels from the
+// declaration, PublicDeclaration, which the runtime fetches when one of them is needed), as do
+// the categories' and services' descriptions, the services' cookies and the texts only they
+// show (FirstViewTexts). The blocking rules come in a compact form (FirstViewRules). The
+// banner and the categories carry what the runtime reads of them, no identifiers, timestamps or
+// other languages. The cookie rules, which only a withdrawal needs, are left out too: the
+// runtime fetches the full configuration at the first withdrawal. So are the vendors' consent
+// APIs where they are the runtime's own defaults (VendorConsents). GET /public/{projectKey}/config
+// keeps carrying everything. This keeps the first view at most 12,288 bytes gzipped whatever
+// the number of services a site has (#28, #43).
 type FirstViewConfig struct {
 	*PublicConfig
 	// CookieRules are left out (nil).
@@ -104,39 +110,117 @@ type FirstViewConfig struct {
 	Languages  []string            `json:"languages,omitempty"`
 	Banner     FirstViewBanner     `json:"banner"`
 	Categories []FirstViewCategory `json:"categories"`
+	// BlockingRules are the configuration's in their compact form.
+	BlockingRules *FirstViewRules `json:"blockingRules"`
 	// Policy leaves out a refusal's lifetime where it is the banner's cookieExpirationDays,
-	// which the runtime then takes (the first view's bytes: #28).
-	Policy *Policy `json:"policy"`
+	// which the runtime then takes (the first view's bytes: #28), and the vendors' consent
+	// APIs where they are VendorConsents, which the runtime carries.
+	Policy *FirstViewPolicy `json:"policy"`
 }
 
-// FirstViewBanner is what the runtime reads of the banner.
+// FirstViewPolicy is the Policy of a FirstViewConfig: Vendors is nil (left out) where the
+// policy's are the runtime's defaults, VendorConsents (an empty list is sent as one).
+type FirstViewPolicy struct {
+	*Policy
+	Vendors *[]VendorConsent `json:"vendors,omitempty"`
+}
+
+// FirstViewRules are BlockingRules in the first view's compact form: each rule is
+// [serviceSlug, categorySlug, patterns], its patterns joined by a space (the pattern language
+// has no white space), in the rules' order (the first pattern matching a URL holds it). A
+// pattern another pattern of the same rule covers (every URL it matches, the other matches
+// too: js.hs-analytics.net/ beside *.hs-analytics.net) is left out: the runtime tries a rule's
+// patterns one after the other, so the rule holding a URL stays the same. So are patterns that
+// do not parse (the runtime skips them too).
+type FirstViewRules struct {
+	SiteWide bool        `json:"siteWide"`
+	Rules    [][3]string `json:"rules"`
+}
+
+// CompactRules returns br in the first view's compact form (nil for nil). unheld are the
+// policy's hosts never held (Policy.UnheldHosts): a rule with a pattern on one of them keeps
+// all its patterns, as which of them matches first then matters.
+func CompactRules(br *BlockingRules, unheld []string) *FirstViewRules {
+	if br == nil {
+		return nil
+	}
+	out := &FirstViewRules{SiteWide: br.SiteWide, Rules: make([][3]string, 0, len(br.Rules))}
+	for _, r := range br.Rules {
+		ps := make([]library.Pattern, 0, len(r.Patterns))
+		prune := true
+		for _, raw := range r.Patterns {
+			if p, err := library.ParsePattern(raw); err == nil {
+				ps = append(ps, p)
+				prune = prune && !unheldHost(p.Host, unheld)
+			}
+		}
+		kept := make([]string, 0, len(ps))
+		for i, q := range ps {
+			covered := false
+			for j, p := range ps {
+				if j != i && prune && covers(p, q) && (j < i || !covers(q, p)) {
+					covered = true
+					break
+				}
+			}
+			if !covered {
+				kept = append(kept, q.Raw)
+			}
+		}
+		out.Rules = append(out.Rules, [3]string{r.ServiceSlug, r.CategorySlug, strings.Join(kept, " ")})
+	}
+	return out
+}
+
+// covers reports whether every URL q matches, p matches too (of two equal patterns, each
+// covers the other).
+func covers(p, q library.Pattern) bool {
+	if p.Subdomains {
+		if q.Host != p.Host && !strings.HasSuffix(q.Host, "."+p.Host) {
+			return false
+		}
+	} else if q.Subdomains || q.Host != p.Host {
+		return false
+	}
+	if p.Path != "" && (p.Glob || q.Glob || q.Path == "" || !strings.HasPrefix(q.Path, p.Path)) {
+		return false
+	}
+	return p.Param == "" || q.Param == p.Param && strings.HasPrefix(q.ParamPrefix, p.ParamPrefix)
+}
+
+// unheldHost reports whether host is one of unheld or a subdomain of one, as the runtime
+// decides that a pattern never holds anything.
+func unheldHost(host string, unheld []string) bool {
+	for _, g := range unheld {
+		if host == g || strings.HasSuffix(host, "."+g) {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstViewBanner is what the runtime reads of the banner; its URLs and cookie domain are left
+// out when not set.
 type FirstViewBanner struct {
 	Template             string            `json:"template"`
 	Position             string            `json:"position"`
 	Colors               map[string]string `json:"colors"`
-	LogoURL              *string           `json:"logoUrl"`
-	PrivacyPolicyURL     *string           `json:"privacyPolicyUrl"`
-	CookiePolicyURL      *string           `json:"cookiePolicyUrl"`
+	LogoURL              *string           `json:"logoUrl,omitempty"`
+	PrivacyPolicyURL     *string           `json:"privacyPolicyUrl,omitempty"`
+	CookiePolicyURL      *string           `json:"cookiePolicyUrl,omitempty"`
 	CloseButtonBehavior  string            `json:"closeButtonBehavior"`
 	CookieExpirationDays int               `json:"cookieExpirationDays"`
 	ConsentVersion       int               `json:"consentVersion"`
 	ReopenButton         bool              `json:"reopenButton"`
 	ReopenPosition       string            `json:"reopenPosition"`
-	CookieDomain         *string           `json:"cookieDomain"`
+	CookieDomain         *string           `json:"cookieDomain,omitempty"`
 }
 
-// FirstViewCategory is a category of a FirstViewConfig.
+// FirstViewCategory is a category of a FirstViewConfig, without its services.
 type FirstViewCategory struct {
-	Slug      string        `json:"slug"`
-	Name      string        `json:"name"`
-	SortOrder int           `json:"sortOrder"`
-	Services  []ServiceName `json:"services"`
-}
-
-// ServiceName names a service of a FirstViewCategory.
-type ServiceName struct {
-	Slug  string `json:"slug"`
-	Label string `json:"label"`
+	Slug      string `json:"slug"`
+	Name      string `json:"name"`
+	SortOrder int    `json:"sortOrder"`
 }
 
 // FirstView returns the first-view configuration of cfg (shared parts read only).
@@ -147,27 +231,39 @@ func (cfg *PublicConfig) FirstView() *FirstViewConfig {
 			PrivacyPolicyURL: b.PrivacyPolicyURL, CookiePolicyURL: b.CookiePolicyURL, CloseButtonBehavior: b.CloseButtonBehavior,
 			CookieExpirationDays: b.CookieExpirationDays, ConsentVersion: b.ConsentVersion, ReopenButton: b.ReopenButton,
 			ReopenPosition: b.ReopenPosition, CookieDomain: b.CookieDomain}}
-	if p := cfg.Policy; p != nil && p.ReaskAfterRejectDays == b.CookieExpirationDays {
-		short := *p
-		short.ReaskAfterRejectDays = 0
-		out.Policy = &short
-	} else {
-		out.Policy = p
+	var unheld []string
+	if cfg.Policy != nil {
+		unheld = cfg.Policy.UnheldHosts
+	}
+	out.BlockingRules = CompactRules(cfg.BlockingRules, unheld)
+	if p := cfg.Policy; p != nil {
+		if p.ReaskAfterRejectDays == b.CookieExpirationDays {
+			short := *p
+			short.ReaskAfterRejectDays = 0
+			p = &short
+		}
+		out.Policy = &FirstViewPolicy{Policy: p}
+		if vs := p.Vendors; !reflect.DeepEqual(vs, VendorConsents()) {
+			if vs == nil {
+				vs = []VendorConsent{}
+			}
+			out.Policy.Vendors = &vs
+		}
 	}
 	// The Do Not Sell or Share control's label only for a visitor whose rule offers it.
 	if cfg.Policy == nil || !cfg.Policy.DoNotSellLink {
 		delete(out.Texts, doNotSellTextKey)
 	}
-	// The honoured signal's label only for a visitor to whom the runtime shows it.
+	// The honoured signal's label only for a visitor to whom the runtime shows it, and the
+	// notice that a GPC signal is honoured only for one whose signal changes something.
 	if cfg.Policy == nil || !cfg.Policy.GPC.Display {
 		delete(out.Texts, GPCHonoredTextKey)
 	}
+	if cfg.Policy == nil || !cfg.Policy.GPC.Honored {
+		delete(out.Texts, gpcNoticeTextKey)
+	}
 	for i, pc := range cfg.Categories {
-		names := make([]ServiceName, len(pc.Services))
-		for j, s := range pc.Services {
-			names[j] = ServiceName{Slug: s.Slug, Label: s.Label}
-		}
-		out.Categories[i] = FirstViewCategory{Slug: pc.Slug, Name: pc.Name, SortOrder: pc.SortOrder, Services: names}
+		out.Categories[i] = FirstViewCategory{Slug: pc.Slug, Name: pc.Name, SortOrder: pc.SortOrder}
 	}
 	return out
 }

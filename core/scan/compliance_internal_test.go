@@ -54,7 +54,7 @@ func TestComplianceRuleFile(t *testing.T) {
 		if !used[id] {
 			t.Errorf("rule %s of compliance_rules.json is used nowhere", id)
 		}
-		for _, p := range placeholder.FindAllStringSubmatch(r.Detail, -1) {
+		for _, p := range placeholder.FindAllStringSubmatch(r.Detail+r.Fix, -1) {
 			if !params[p[1]] {
 				t.Errorf("rule %s: placeholder {%s} is filled nowhere", id, p[1])
 			}

@@ -229,7 +229,8 @@ func (e *evaluation) verificationRun(v *core.Verification) {
 			}
 			cat, _, _ := e.categoryOf(h.Service, h.Category)
 			e.addGrouped(h.URL, "enforcement.unmarked-tag-fetched",
-				map[string]string{"url": h.URL, "state": strings.Join(heldStates[h.URL], ", "), "page": h.Page, "what": "requested " + h.URL},
+				map[string]string{"url": h.URL, "state": strings.Join(heldStates[h.URL], ", "), "page": h.Page, "what": "requested " + h.URL,
+					"form": heldForm(h, cat)},
 				Evidence{ScanID: strp(e.scanID), State: strp(st.State), Page: strp(h.Page), Request: strp(h.URL),
 					Service: strp(h.Service), Category: strp(cat)})
 		}
@@ -273,4 +274,17 @@ func (e *evaluation) consentModeVerified(v *core.Verification) {
 			return
 		}
 	}
+}
+
+// heldForm is how a page marks the tag h by hand so that the browser does not fetch it: an
+// iframe with its address in data-src, a script with type text/plain (the forms the runtime
+// restores once category is allowed).
+func heldForm(h core.HeldTag, category string) string {
+	if category == "" {
+		category = "..."
+	}
+	if h.Element == core.HeldIframe {
+		return fmt.Sprintf(`<iframe data-src=%q data-category=%q ...> (its address in data-src, not src)`, h.URL, category)
+	}
+	return fmt.Sprintf(`<script type="text/plain" data-category=%q src=%q>`, category, h.URL)
 }

@@ -277,7 +277,7 @@ func (e *evaluation) finish() []Finding {
 			p.params["more"] = fmt.Sprintf(", and %d more like it", p.more)
 		}
 		out = append(out, Finding{RuleID: p.rule, Family: r.Family, Severity: p.severity, Title: r.Title,
-			Source: r.Source, Fix: r.Fix, Detail: renderDetail(r.Detail, p.params), Evidence: p.evidence})
+			Source: r.Source, Fix: renderDetail(r.Fix, p.params), Detail: renderDetail(r.Detail, p.params), Evidence: p.evidence})
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if c := slices.Index(severities[:], a.Severity) - slices.Index(severities[:], b.Severity); c != 0 {

@@ -42,7 +42,7 @@ import CSS from './banner.css';
 import { initial, fixed } from './policy.js';
 import { S } from './state.js';
 import { started, timing } from './clock.js';
-import { w, d, boot, pk, declPage, gpc, get } from './site.js';
+import { w, d, boot, pk, declPage, gpc, get, COOKIE } from './site.js';
 import { h, getAttr, whenBody, whenReady } from './dom.js';
 import { compileRules, ruleFor } from './rules.js';
 import { tellVendors, startGuard, heldUnmarked, cats } from './guard.js';
@@ -131,7 +131,7 @@ function internals() {
     h: h, t: t, fill: fill, catName: catName, mount: mount, heading: heading, button: button,
     buttons: buttons, policyLinks: policyLinks, dontSellControl: dontSellControl, gpcOn: gpcOn, fixed: fixed, decide: decide, closeAll: closeAll,
     closePrefs: closePrefs, getConsent: getConsent, ruleFor: ruleFor, cats: cats, getAttr: getAttr, details: details,
-    shadowHost: shadowHost, style: style, CSS: CSS, gpc: gpc, declPage: declPage, page: page, keepFocus: keepFocus,
+    shadowHost: shadowHost, style: style, CSS: CSS, gpc: gpc, declPage: declPage, page: page, keepFocus: keepFocus, get: get, COOKIE: COOKIE,
     get cfg() { return S.cfg_; }, get allowed() { return S.allowed_; }, get decided() { return S.decided_; },
     get stored() { return S.stored_; }, get ui() { return ui; }
   };

@@ -2,12 +2,12 @@
 // it the effective consent (policy.js) and telling the vendors, the guard, the page and the
 // storefront, and recording it with consentd.
 
-import { effective, granted, dontSell } from './policy.js';
+import { effective, dontSell } from './policy.js';
 import { S } from './state.js';
 import { w, d, COOKIE, declPage, gpc, get } from './site.js';
 import { tellVendors, revoke, activateAll } from './guard.js';
-import { reopenButton, renderChoices } from './lazy.js';
-import { Public } from 'consentd:core';
+import { reopenButton, renderChoices, tellStorefront } from './lazy.js';
+import { VENDORS, Public } from 'consentd:core';
 import { Version } from 'consentd:build';
 
 // ---- Stored decision. ----
@@ -56,7 +56,8 @@ export function apply(c, isDecision) {
   var revoked = Object.keys(S.allowed_).filter(function (s) { return S.allowed_[s] && !next[s]; });
   var changed = JSON.stringify(next) !== JSON.stringify(S.allowed_);
   S.allowed_ = next;
-  tellVendors(S.cfg_.policy.vendors, S.allowed_, false, isDecision);
+  // (the loader's configuration leaves the vendors out where they are the defaults, VENDORS)
+  tellVendors(S.cfg_.policy.vendors || VENDORS, S.allowed_, false, isDecision);
   if (revoked.length) revoke(revoked);
   activateAll();
   if (changed || isDecision) {
@@ -66,18 +67,11 @@ export function apply(c, isDecision) {
   if (isDecision) { reopenButton(); renderChoices(); }
 }
 
+// storefront tells the storefront's customer-privacy API (Shopify's) of a decision, on a page
+// that has one and a site that has the integration on: the lazily loaded part does.
 function storefront() {
-  var sf = S.cfg_ && S.cfg_.policy.storefront, shop = w.Shopify;
-  if (!S.decided_ || !shop || !Object.keys(sf).length) return;
-  var send = function () {
-    var cp = shop.customerPrivacy;
-    if (!cp || typeof cp.setTrackingConsent !== 'function') return;
-    cp.setTrackingConsent(granted(sf, S.allowed_), function () {});
-  };
-  if (shop.customerPrivacy) send();
-  else if (typeof shop.loadFeatures === 'function') {
-    shop.loadFeatures([{ name: 'consent-tracking-api', version: '0.1' }], function (err) { if (!err) send(); });
-  }
+  var sf = S.cfg_ && S.cfg_.policy.storefront;
+  if (S.decided_ && w.Shopify && sf && Object.keys(sf).length) tellStorefront();
 }
 function doNotSell() { return !!S.cfg_ && dontSell(S.cfg_.policy, S.allowed_, gpc); }
 

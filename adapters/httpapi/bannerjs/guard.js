@@ -7,11 +7,10 @@
 import { granted, states } from './policy.js';
 import { S } from './state.js';
 import { timed } from './clock.js';
-import { w, d, me, COOKIE, get } from './site.js';
+import { w, d, me } from './site.js';
 import { setAttr, getAttr, createElement, flushBody } from './dom.js';
 import { holdFor, PENDING } from './rules.js';
-import { placeholder } from './lazy.js';
-import { Public } from 'consentd:core';
+import { placeholder, dropCookies } from './lazy.js';
 
 // MARKED are the elements the page marks for a category.
 var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
@@ -211,23 +210,10 @@ export var activateAll = timed(function () {
     }
   });
 });
-// revoke deletes the first-party cookies of the withdrawn categories' services that the
-// configuration's cookie rules name (exact names and prefixes), on this host, its parent
-// domains and the configured cookie domain, and re-blocks their iframes.
+// revoke deletes the first-party cookies of the withdrawn categories' services (the lazily
+// loaded part does, dropCookies) and re-blocks their iframes.
 export function revoke(slugs) {
-  withCookieRules(function (all) {
-    var cr = all.filter(function (r) { return slugs.indexOf(r.category) >= 0; });
-    d.cookie.split(';').forEach(function (kv) {
-      var name = kv.split('=')[0].trim();
-      if (!name || name === COOKIE || !cr.some(function (r) {
-        return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
-      })) return;
-      // This host's parent domains include the configured cookie domain, when it applies here.
-      var parts = location.hostname.split('.'), doms = [''];
-      for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
-      doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
-    });
-  });
+  dropCookies(slugs);
   d.querySelectorAll('iframe[data-category][src]').forEach(function (f) {
     if (cats(f).some(function (s) { return slugs.indexOf(s) >= 0; })) {
       setAttr.call(f, 'data-src', getAttr.call(f, 'src'));
@@ -235,14 +221,4 @@ export function revoke(slugs) {
       placeholder(f);
     }
   });
-}
-// The first view's configuration (the loader's) leaves the cookie rules out, as only a
-// withdrawal needs them: withCookieRules passes them to fn, from the configuration, else from
-// the full configuration fetched once, at the first withdrawal.
-var cookieRules = null;
-function withCookieRules(fn) {
-  if (S.cfg_.cookieRules) return fn(S.cfg_.cookieRules);
-  cookieRules = cookieRules || get(Public.config, S.cfg_.lang)
-    .then(function (c) { return c.cookieRules || []; });
-  cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });
 }

@@ -37,7 +37,7 @@ import (
 // library's blocking patterns name; every other name fails to resolve, so the browser cannot
 // reach anything but loopback.
 var thirdParties = []string{"tracker.test", "www.googletagmanager.com", "connect.facebook.net",
-	"www.google-analytics.com", "www.facebook.com"}
+	"www.google-analytics.com", "www.facebook.com", "static.hotjar.com", "www.youtube.com", "fonts.googleapis.com"}
 
 // siteHosts are names of the test site itself (two subdomains of one registrable domain),
 // which Chromium resolves to loopback too, for the cross-subdomain consent tests.

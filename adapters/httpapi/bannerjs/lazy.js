@@ -61,6 +61,11 @@ export function details(fn) {
   decl = decl || get(Public.declaration, S.cfg_.lang);
   decl.then(fn, function (e) { console.warn('consentd:', e.message); decl = null; fn(null); });
 }
+// A withdrawal's first-party cookies are deleted by the module, which fetches the cookie rules
+// (the loader's configuration leaves them out).
+export function dropCookies(slugs) { more('dropCookies', slugs); }
+// The storefront's customer-privacy API is told by the module.
+export function tellStorefront() { more('storefront'); }
 // A held iframe gets its placeholder once the module is here.
 export function placeholder(f) { if (S.cfg_ && !f.__consentdPh) more('placeholder', f); }
 // The reopen button loads the module only when it is wanted (the module removes it otherwise).

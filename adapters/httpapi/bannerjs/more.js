@@ -11,6 +11,8 @@
 
 import MORE from './banner-more.css';
 import { Version } from 'consentd:build';
+import { Public } from 'consentd:core';
+import { granted } from './policy.js';
 
 var d = document, R, h, t, fill, catName, mount, heading, button, buttons, policyLinks, gpcOn, fixed, decide,
   closeAll, closePrefs, getConsent, ruleFor, cats, getAttr, details;
@@ -30,10 +32,25 @@ function styledHost(tag) {
   return p;
 }
 
+// The loader's configuration leaves the preferences' and the placeholder's texts to the
+// declaration (core's preferencesTextKeys). whole reports whether the configuration has them;
+// when not (the declaration could not be fetched), it takes them from the full configuration,
+// once, then calls fn (whatever came of it).
+var wholeTried = false;
+function whole(fn) {
+  if (wholeTried || R.cfg.texts.blockedText) return true;
+  wholeTried = true;
+  R.get(Public.config, R.cfg.lang).then(function (c) {
+    for (var k in c.texts) if (!R.cfg.texts.hasOwnProperty(k)) R.cfg.texts[k] = c.texts[k];
+  }, function () {}).then(fn);
+  return false;
+}
+
 // ---- Preferences dialog (R.showPreferences fetches the declaration and calls prefs). ----
 // prefs shows the preferences with the services and cookies of the declaration dc (none when
 // it could not be fetched).
 function prefs(dc) {
+  if (!dc && !whole(function () { prefs(null); })) return;
   var u = mount(), svc = {}, desc = {}, tt = texter(dc ? dc.texts : {});
   // The preferences' own texts and the categories' descriptions come with the declaration (not
   // in the loader's configuration).
@@ -89,15 +106,26 @@ function prefs(dc) {
   }
 }
 // ---- Blocked iframe placeholder. ----
+// The loader's configuration names no services: the placeholder takes the service's label
+// from the declaration (fetched once, with the preferences'), its slug when that failed.
 function placeholder(f) {
   // (loaded after f was held: f may have been let through since)
-  if (f.__consentdPh || !R.cfg || !f.parentNode || !getAttr.call(f, 'data-src')) return;
+  if (f.__consentdPh || f.__consentdPw || !R.cfg || !f.parentNode || !getAttr.call(f, 'data-src')) return;
+  f.__consentdPw = 1;
+  details(function (dc) {
+    var draw = function () { f.__consentdPw = 0; drawPlaceholder(f, dc); };
+    if (dc) Object.assign(R.cfg.texts, dc.texts);
+    if (whole(draw)) draw();
+  });
+}
+function drawPlaceholder(f, dc) {
+  if (f.__consentdPh || !f.parentNode || !getAttr.call(f, 'data-src')) return;
   var slug = getAttr.call(f, 'data-consentd-service') || getAttr.call(f, 'data-service');
   if (!slug) { var r = ruleFor(getAttr.call(f, 'data-src')); slug = r && r.svc; }
   var c = cats(f), k = null, svc = null;
-  R.cfg.categories.forEach(function (x) {
-    if (c.indexOf(x.slug) >= 0 && !k) k = x;
-    (x.services || []).forEach(function (s) { if (s.slug === slug) svc = s; });
+  R.cfg.categories.forEach(function (x) { if (c.indexOf(x.slug) >= 0 && !k) k = x; });
+  (dc ? dc.categories : []).concat(R.cfg.categories).forEach(function (x) {
+    (x.services || []).forEach(function (s) { if (s.slug === slug && !svc) svc = s; });
   });
   var names = c.filter(function (s) { return !R.allowed[s]; }).map(function (s) {
     var x = R.cfg.categories.filter(function (y) { return y.slug === s; })[0];
@@ -124,6 +152,50 @@ function placeholder(f) {
   f.parentNode.insertBefore(p.host, f);
   f.style.setProperty('display', 'none');
   f.__consentdPh = p.host;
+}
+
+// ---- Withdrawal: dropCookies deletes the first-party cookies of the withdrawn categories'
+// services that the configuration's cookie rules name (exact names and prefixes), on this
+// host, its parent domains and the configured cookie domain. ----
+function dropCookies(slugs) {
+  withCookieRules(function (all) {
+    var cr = all.filter(function (r) { return slugs.indexOf(r.category) >= 0; });
+    d.cookie.split(';').forEach(function (kv) {
+      var name = kv.split('=')[0].trim();
+      if (!name || name === R.COOKIE || !cr.some(function (r) {
+        return r.match === 'prefix' ? name.indexOf(r.name) === 0 : name === r.name;
+      })) return;
+      // This host's parent domains include the configured cookie domain, when it applies here.
+      var parts = location.hostname.split('.'), doms = [''];
+      for (var i = 0; i < parts.length - 1; i++) doms.push(';domain=' + parts.slice(i).join('.'));
+      doms.forEach(function (dm) { d.cookie = name + '=;path=/;max-age=0' + dm; });
+    });
+  });
+}
+// The first view's configuration (the loader's) leaves the cookie rules out, as only a
+// withdrawal needs them: withCookieRules passes them to fn, from the configuration, else from
+// the full configuration fetched once, at the first withdrawal.
+var cookieRules = null;
+function withCookieRules(fn) {
+  if (R.cfg.cookieRules) return fn(R.cfg.cookieRules);
+  cookieRules = cookieRules || R.get(Public.config, R.cfg.lang)
+    .then(function (c) { return c.cookieRules || []; });
+  cookieRules.then(fn, function (e) { cookieRules = null; console.warn('consentd:', e.message); });
+}
+
+// ---- Storefront: the customer-privacy API of a Shopify storefront gets the signals the
+// decision grants (policy.storefront), once the API is loaded. ----
+function storefront() {
+  var sf = R.cfg.policy.storefront, shop = window.Shopify;
+  var send = function () {
+    var cp = shop.customerPrivacy;
+    if (!cp || typeof cp.setTrackingConsent !== 'function') return;
+    cp.setTrackingConsent(granted(sf, R.allowed), function () {});
+  };
+  if (shop.customerPrivacy) send();
+  else if (typeof shop.loadFeatures === 'function') {
+    shop.loadFeatures([{ name: 'consent-tracking-api', version: '0.1' }], function (err) { if (!err) send(); });
+  }
 }
 
 // ---- Reopen button: after a decision, unless the page has its own [data-consentd-open]. ----
@@ -249,5 +321,6 @@ window.__consentdMore = { v: Version.own, f: function (r) {
   buttons = R.buttons; policyLinks = R.policyLinks; gpcOn = R.gpcOn; fixed = R.fixed; decide = R.decide;
   closeAll = R.closeAll; closePrefs = R.closePrefs; getConsent = R.getConsent; ruleFor = R.ruleFor; cats = R.cats;
   getAttr = R.getAttr; details = R.details;
-  return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices };
+  return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices,
+    dropCookies: dropCookies, storefront: storefront };
 } };

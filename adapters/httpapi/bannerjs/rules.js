@@ -81,10 +81,13 @@ export function matches(p, u, h) {
   return false;
 }
 // compileRules compiles the blocking rules br; a pattern on one of the hosts unheld (or their
-// subdomains) never holds anything.
+// subdomains) never holds anything. A rule is {serviceSlug, categorySlug, patterns} (GET
+// /config) or, in the loader's configuration, [serviceSlug, categorySlug, 'patterns joined by
+// a space'] (core's FirstViewRules).
 export function compileRules(br, unheld) {
   var out = [];
   ((br && br.rules) || []).forEach(function (r) {
+    if (Array.isArray(r)) r = { serviceSlug: r[0], categorySlug: r[1], patterns: r[2] ? r[2].split(' ') : [] };
     (r.patterns || []).forEach(function (raw) {
       var p = compile(raw);
       if (!p) return;

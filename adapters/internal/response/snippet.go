@@ -1,26 +1,44 @@
 package response
 
 import (
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/consentd/consentd/core"
 )
 
-// Setup snippet frameworks: a plain script tag, a React module, a Next.js layout.
+// Setup snippet frameworks: a plain script tag, a React module, a Next.js layout, and a
+// Cloudflare Worker that enforces at the edge (docs/edge.md), beside one of the others.
 const (
-	FrameworkScript = "script"
-	FrameworkReact  = "react"
-	FrameworkNext   = "next"
+	FrameworkScript           = "script"
+	FrameworkReact            = "react"
+	FrameworkNext             = "next"
+	FrameworkCloudflareWorker = "cloudflare-worker"
 )
 
 // SnippetFrameworks returns the frameworks a setup snippet is written for, the default first
-// (the enum of the API's query and body, pinned by httpapi's TestSchemaEnumsAreCore).
-func SnippetFrameworks() []string { return []string{FrameworkScript, FrameworkReact, FrameworkNext} }
+// (the enum of the API's query and body, pinned by httpapi's TestSchemaEnumsAreCore). The
+// contract's enum (script, react, next) is extended by cloudflare-worker (#43): a value added at
+// the end, which clients that know only the first three never ask for.
+func SnippetFrameworks() []string {
+	return []string{FrameworkScript, FrameworkReact, FrameworkNext, FrameworkCloudflareWorker}
+}
+
+// workerScript is the Cloudflare Worker (an ES module) of the cloudflare-worker snippet, with
+// the rule set's URL left as rulesURLPlaceholder.
+//
+//go:embed worker.js
+var workerScript string
+
+// rulesURLPlaceholder is the JavaScript string literal in workerScript that For replaces
+// with the site's rule set URL.
+const rulesURLPlaceholder = `"__CONSENTD_RULES_URL__"`
 
 // Snippet is a setup snippet: the code to paste and how to paste it.
 type Snippet struct {
-	Framework    string `json:"framework" enum:"script,react,next"`
+	Framework    string `json:"framework" enum:"script,react,next,cloudflare-worker"`
 	Code         string `json:"code"`
 	Instructions string `json:"instructions"`
 }
@@ -52,7 +70,20 @@ func (s Snippets) For(base, framework, projectKey string) Snippet {
 			src += "?v=" + s.RuntimeVersion
 		}
 	}
+	if framework == FrameworkCloudflareWorker {
+		return workerSnippet(base+core.PublicPath(projectKey, core.PublicEdge), src, projectKey)
+	}
 	return makeSnippet(framework, src, projectKey)
+}
+
+// workerSnippet is the Cloudflare Worker that applies the site's rule set (rulesURL) at the
+// edge; the page still needs the banner's tag (src), which restores what the Worker held.
+func workerSnippet(rulesURL, src, key string) Snippet {
+	lit, _ := json.Marshal(rulesURL) // a string: no error
+	return Snippet{Framework: FrameworkCloudflareWorker, Code: strings.Replace(workerScript, rulesURLPlaceholder, string(lit), 1),
+		Instructions: "Deploy this as a Cloudflare Worker (an ES module) on your site's routes, in front of your origin. The banner's tag alone holds tags from running, but the browser may still fetch them (its preload scanner reads ahead, and resource hints, stylesheets and <noscript> pixels are out of any script's reach); the Worker holds them in the HTML before the browser sees it, from your visitors' consent cookie, GPC signal and country, so that nothing held is ever fetched. Keep the banner's tag first in <head> as well: it shows the banner and restores what the Worker held once the visitor allows it:\n" +
+			fmt.Sprintf(`<script src="%s" data-project-key="%s"></script>`, src, key) +
+			"\nThe Worker fetches the site's rule set from consentd (" + rulesURL + ") and keeps it for a minute. Set the variable CONSENTD_UPSTREAM to your origin's URL only when the Worker does not run on your site's own routes."}
 }
 
 func makeSnippet(framework, src, key string) Snippet {
@@ -63,7 +94,7 @@ func makeSnippet(framework, src, key string) Snippet {
 	case FrameworkNext:
 		return Snippet{Framework: framework, Code: fmt.Sprintf(nextSnippet, src, key), Instructions: "App Router: merge this into app/layout.tsx. The Script component with strategy=\"beforeInteractive\" puts the banner loader (the runtime with the site's configuration) first in <head>, before Next.js and any other script runs. Mark third-party tags that need consent with type=\"text/plain\" and data-category=\"statistics\" or \"marketing\"."}
 	default:
-		return Snippet{Framework: FrameworkScript, Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer): it carries the site's blocking rules, so Google Consent Mode defaults and blocking are in place before the browser reaches your other tags, and tags matching a blocking rule are held back from the first page view. Unmarked tags may still be fetched (not run) by the browser's preload scanner; mark them so that they are not even requested:\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>"}
+		return Snippet{Framework: FrameworkScript, Code: "<!-- consentd: keep this first in <head>, before any other script -->\n" + tag + "\n", Instructions: "Paste the tag as the first element of <head> on every page. It must stay synchronous (no async or defer): it carries the site's blocking rules, so Google Consent Mode defaults and blocking are in place before the browser reaches your other tags, and tags matching a blocking rule are held back from the first page view. The tag alone holds tags from running, not from being fetched: the browser's preload scanner may request unmarked tags (and resource hints, stylesheets and <noscript> pixels are out of any script's reach). An edge in front of your site holds them in the HTML so that they are not even requested: the Cloudflare Worker framework here, the Go middleware or consentd proxy (docs/edge.md). Without one, mark each tag by hand, a script as\n<script type=\"text/plain\" data-category=\"statistics\" src=\"https://www.googletagmanager.com/gtag/js?id=G-XXXX\"></script>\nand an iframe with its address in data-src:\n<iframe data-src=\"https://www.youtube.com/embed/VIDEO\" data-category=\"marketing\"></iframe>"}
 	}
 }
 

@@ -138,6 +138,9 @@ func StatsBucketStart(t time.Time, interval string) time.Time {
 	}
 }
 
+// StatsNext is the start of the bucket of interval after the one starting at t.
+func StatsNext(t time.Time, interval string) time.Time { return statsNext(t, interval) }
+
 func statsNext(t time.Time, interval string) time.Time {
 	switch interval {
 	case StatsHour:

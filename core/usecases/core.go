@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
@@ -63,6 +64,9 @@ type Deps struct {
 	TCF         tcfpkg.TCFDeployment
 	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
 	TCStrings tcfpkg.TCStringDecoder
+	// Analytics keeps the analytics' counters (core/analytics); when nil, Store keeps them if
+	// it implements analytics.Store (every store of consentd does).
+	Analytics analytics.Store
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -95,6 +99,10 @@ type UseCases struct {
 	Users    *identity.Users
 	// Verifiers issue and check the verifier's credentials (core/verifier).
 	Verifiers *verifier.Verifiers
+	// Analytics counts the banner's interaction events and the decisions stored, and reports
+	// them (core/analytics); nil without an analytics store. Its Agg must Run (app does) for
+	// the counts to reach the store.
+	Analytics *analytics.Analytics
 }
 
 // New builds the use cases on deps.
@@ -128,7 +136,18 @@ func New(deps Deps) (*UseCases, error) {
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
+	if deps.Analytics == nil {
+		deps.Analytics, _ = deps.Store.(analytics.Store)
+	}
+	var stats *analytics.Analytics
+	var decisions consent.DecisionCounter
+	if deps.Analytics != nil {
+		stats = &analytics.Analytics{Agg: &analytics.Aggregator{Store: deps.Analytics, Log: deps.Logger}, Store: deps.Analytics,
+			Sites: siteStore{deps.Store}, Views: views, Verifiers: verifiers, Clock: clk}
+		decisions = stats
+	}
 	return &UseCases{
+		Analytics:  stats,
 		Verifiers:  verifiers,
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
@@ -142,7 +161,7 @@ func New(deps Deps) (*UseCases, error) {
 			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans,
 			Verifiers: verifiers},
 		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf,
-			Verifiers: verifiers},
+			Verifiers: verifiers, Decisions: decisions},
 		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
 		Compliance: &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,

@@ -303,3 +303,44 @@ func (r *Row) CSVRecord() []string {
 	}
 	return append(out, cell)
 }
+
+// ConsentStatBuckets implements consent.StatsSource: the decisions counted from the consent
+// path (every device class, crawlers included, so that they match the records), stored and
+// not yet flushed, summed per bucket of interval; buckets without decisions are left out.
+func (a *Analytics) ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]consent.ConsentBucketStat, error) {
+	if err := core.Authorize(ctx, core.PermRead, "", siteID); err != nil {
+		return nil, err
+	}
+	stored, err := a.Store.AnalyticsRows(ctx, siteID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	byStart := map[time.Time]*Counts{}
+	for _, r := range append(stored, a.Agg.Pending(siteID, from, to)...) {
+		if r.Decided == 0 {
+			continue
+		}
+		addTo(byStart, consent.StatsBucketStart(r.Hour, interval), &r.Counts)
+	}
+	out := make([]consent.ConsentBucketStat, 0, len(byStart))
+	for start, c := range byStart {
+		b := consent.ConsentBucketStat{Start: start, Total: c.Decided, GPCSignal: c.GPCSignal, Actions: map[string]int64{},
+			Jurisdictions: map[string]int64{}, Categories: map[string]consent.CategoryTally{}}
+		for k, v := range map[string]int64{"accept_all": c.AcceptAll, "reject_all": c.RejectAll, "custom": c.Custom, "gpc": c.GPC} {
+			if v > 0 {
+				b.Actions[k] = v
+			}
+		}
+		for k, v := range map[string]int64{core.JurisdictionGDPR: c.GDPR, core.JurisdictionCCPA: c.CCPA, core.JurisdictionNone: c.JurisdictionNone} {
+			if v > 0 {
+				b.Jurisdictions[k] = v
+			}
+		}
+		for slug, t := range c.Categories {
+			b.Categories[slug] = consent.CategoryTally{Decisions: t.Decisions, Granted: t.Granted}
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(x, y consent.ConsentBucketStat) int { return x.Start.Compare(y.Start) })
+	return out, nil
+}

@@ -23,6 +23,7 @@ func AnalyticsContract(t *testing.T, newStore func(t *testing.T) usecases.Store)
 		{"Range", testAnalyticsRange},
 		{"UnknownAndDeletedSites", testAnalyticsUnknownSites},
 		{"ConcurrentAdders", testAnalyticsConcurrent},
+		{"ConsentStatBuckets", testConsentStatBuckets},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

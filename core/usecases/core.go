@@ -162,7 +162,7 @@ func New(deps Deps) (*UseCases, error) {
 			Verifiers: verifiers},
 		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf,
 			Verifiers: verifiers, Decisions: decisions},
-		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
+		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events, Stats: statsOf(stats)},
 		Compliance: &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
 			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
@@ -183,3 +183,11 @@ type Health struct {
 
 // Ready reports whether the store answers.
 func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }
+
+// statsOf is the statistics' source: the analytics, or none (nil, not a nil pointer).
+func statsOf(a *analytics.Analytics) consent.StatsSource {
+	if a == nil {
+		return nil
+	}
+	return a
+}

@@ -49,3 +49,21 @@ CREATE TABLE IF NOT EXISTS analytics_category_counts (
   granted INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (site_id, hour, country, region_rule, device, language, banner_version, variant, category)
 ) WITHOUT ROWID;
+
+--bun:split
+
+-- The statistics' history moves over: the decisions counted so far, one key per hour with
+-- the dimensions unknown (the hour counters never had them). From now on core/analytics counts
+-- the decisions after their commit; consent_counts keeps only n, the listing's totals.
+INSERT INTO analytics_counts (site_id, hour, country, region_rule, device, language, banner_version, variant,
+  decided, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
+SELECT site_id, bucket, '', '', '', '', 0, '', sum(decisions), sum(accept_all), sum(reject_all), sum(custom), sum(gpc),
+  sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal)
+FROM consent_counts GROUP BY site_id, bucket HAVING sum(decisions) > 0;
+
+--bun:split
+
+INSERT INTO analytics_category_counts (site_id, hour, country, region_rule, device, language, banner_version, variant,
+  category, decisions, granted)
+SELECT site_id, bucket, '', '', '', '', 0, '', category, sum(decisions), sum(granted)
+FROM consent_category_counts GROUP BY site_id, bucket, category;

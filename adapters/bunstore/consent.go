@@ -69,7 +69,6 @@ type consentCount struct {
 	GPCSignal int64 `bun:"gpc_signal"`
 }
 
-
 // consentBatch is one link of a site's chain.
 type consentBatch struct {
 	bun.BaseModel `bun:"table:consent_batches,alias:consent_batches"`

@@ -191,6 +191,35 @@ func total(ctx context.Context, c *http.Client, t target, query string) (int, er
 	return int(n.Num), nil
 }
 
+// statsTotal sums the decisions of the site's statistics (GET /sites/{id}/consent-stats) by
+// day over the two days around now: after a run, they must count every record stored.
+func statsTotal(ctx context.Context, c *http.Client, t target) (int, error) {
+	now := time.Now().UTC()
+	q := "interval=day&from=" + now.Add(-24*time.Hour).Format(time.RFC3339) + "&to=" + now.Add(24*time.Hour).Format(time.RFC3339)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+"/sites/"+t.SiteID+"/consent-stats?"+q, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	res, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("stats: %d %s", res.StatusCode, raw)
+	}
+	n := 0
+	for _, b := range gjson.GetBytes(raw, "buckets.#.total").Array() {
+		n += int(b.Int())
+	}
+	return n, nil
+}
+
 // percentile returns the p-th percentile (0..100) of ds, sorting ds.
 func percentile(ds []time.Duration, p int) time.Duration {
 	if len(ds) == 0 {

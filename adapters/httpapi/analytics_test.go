@@ -2,11 +2,14 @@ package httpapi_test
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/adapters/bunstore/pgtest"
 	"github.com/consentd/consentd/core/analytics"
 )
 
@@ -179,4 +182,59 @@ func mustTime(s string) time.Time {
 		panic(err)
 	}
 	return t
+}
+
+// TestAnalyticsTwoInstancesOnePostgres: two consentd instances (core, store and server each)
+// on one Postgres database take events and decisions for the same site at once; after both
+// flush, the report of either counts every one exactly (the additive upserts add up).
+func TestAnalyticsTwoInstancesOnePostgres(t *testing.T) {
+	t.Parallel()
+	url := pgtest.FreshURL(t)
+	a, b := newEnvOn(t, url), newEnvOn(t, url)
+	id, pk := a.site()
+	const perInstance, posters = 60, 4
+	var wg sync.WaitGroup
+	for _, e := range []*env{a, b} {
+		for range posters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perInstance / posters {
+					e.want(e.raw("POST", "/api/v1/public/"+pk+"/events", "", `{"consentVersion":1,"events":[{"type":"shown"},{"type":"decision","decision":"accept_all","ms":900}]}`,
+						"User-Agent", phoneUA, "X-Country", "DE"), 204)
+					if i%3 == 0 {
+						e.want(e.raw("POST", "/api/v1/public/"+pk+"/consent", "", `{"categories":{"statistics":true,"marketing":true},"consentVersion":1,"action":"accept_all"}`,
+							"User-Agent", phoneUA, "X-Country", "DE"), 201)
+					}
+					if i%4 == 0 { // flushes racing with the posts, as the flushers' ticks do
+						if err := e.m.Analytics.Agg.Flush(sysCtx); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for _, e := range []*env{a, b} {
+		if err := e.m.Analytics.Agg.Flush(sysCtx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot := a.want(a.do("GET", "/api/v1/sites/"+id+"/analytics", nil), 200).obj(t)["totals"].(map[string]any)
+	decided := float64(2 * posters * ((perInstance/posters + 2) / 3))
+	if tot["shown"].(float64) != 2*perInstance || tot["firstDecisions"].(map[string]any)["accept_all"].(float64) != 2*perInstance || tot["decided"].(float64) != decided {
+		t.Fatalf("totals %v, want shown %d, decided %v", tot, 2*perInstance, decided)
+	}
+	var stats struct{ Buckets []struct{ Total int } }
+	if err := json.Unmarshal(a.want(a.do("GET", "/api/v1/sites/"+id+"/consent-stats", nil), 200).body, &stats); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, bk := range stats.Buckets {
+		n += bk.Total
+	}
+	if float64(n) != decided {
+		t.Fatalf("statistics count %d decisions, want %v", n, decided)
+	}
 }

@@ -20,6 +20,8 @@ var publicByDesign = map[string]string{
 	"PublicBanner.RecordConsent": "a visitor's consent, posted by the banner (rate-limited by the adapter)",
 	"PublicBanner.TCFConfig":     "the TCF part of the banner's configuration, served to the site's visitors",
 	"RuleSets.EdgeRuleSet":       "the site's edge rule set, served to the edges in front of its pages (derived from its public configuration)",
+	"Analytics.RecordEvents":     "a page view's interaction events, sent by the banner: counted, never stored per event (rate-limited by the adapter)",
+	"Analytics.CountDecision":    "takes no context: called by PublicBanner.RecordConsent for a decision it stored",
 	"Verifiers.Valid":            "a verifier's request to the public endpoints: the credential the server issued is the authorization",
 	"Digests.Unsubscribe":        "the unsubscribe link of a digest email: its token is the authorization",
 	"Digests.Sends":              "takes no context: whether the deployment has mail settings, no organization's data (the console says so beside a digest)",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
@@ -153,6 +154,19 @@ var schemaLimits = map[string]any{
 	"GET /sites/{id}/consent-records query:visitorId maxLength":        consent.MaxVisitorID,
 	"GET /sites/{id}/consent-records/export query:visitorId maxLength": consent.MaxVisitorID,
 	"GET /sites/{id}/consent-snapshots/{hash} path:hash maxLength":     core.HashHexLength,
+
+	// Analytics (docs/analytics.md).
+	"POST /public/{projectKey}/events path:projectKey maxLength": core.MaxProjectKey,
+	"GET /sites/{id}/analytics query:country pattern":            analytics.CountryPattern,
+	"GET /sites/{id}/analytics query:from pattern":               httpapi.DatePattern,
+	"GET /sites/{id}/analytics query:to pattern":                 httpapi.DatePattern,
+	"GET /sites/{id}/analytics query:language maxLength":         banner.MaxLanguageKey,
+	"GET /sites/{id}/analytics query:variant pattern":            analytics.VariantPattern,
+	"GET /sites/{id}/analytics/export query:country pattern":     analytics.CountryPattern,
+	"GET /sites/{id}/analytics/export query:from pattern":        httpapi.DatePattern,
+	"GET /sites/{id}/analytics/export query:to pattern":          httpapi.DatePattern,
+	"GET /sites/{id}/analytics/export query:language maxLength":  banner.MaxLanguageKey,
+	"GET /sites/{id}/analytics/export query:variant pattern":     analytics.VariantPattern,
 
 	// Webhooks (docs/webhooks.md).
 	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,

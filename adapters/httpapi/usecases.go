@@ -141,6 +141,7 @@ type UseCases struct {
 	SSOUseCases
 	VerifierUseCases
 	EdgeUseCases
+	AnalyticsUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -149,7 +150,15 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
-		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
+		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers, AnalyticsUseCases: analyticsOf(uc),
 		EdgeUseCases: uc.Edge,
 	}
+}
+
+// analyticsOf is core's analytics, or nil (not a nil pointer in an interface) without them.
+func analyticsOf(uc *usecases.UseCases) AnalyticsUseCases {
+	if uc.Analytics == nil {
+		return nil
+	}
+	return uc.Analytics
 }

@@ -185,7 +185,28 @@ func total(ctx context.Context, c *http.Client, t target, query string) (int, er
 
 // listRecords returns the body of a listing of the site's consent records.
 func listRecords(ctx context.Context, c *http.Client, t target, query string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+"/sites/"+t.SiteID+"/consent-records?"+query, nil)
+	return apiGet(ctx, c, t, "/sites/"+t.SiteID+"/consent-records?"+query)
+}
+
+// statsTotal sums the decisions of the site's statistics (GET /sites/{id}/consent-stats) by
+// day over the two days around now: after a run, they must count every record stored.
+func statsTotal(ctx context.Context, c *http.Client, t target) (int, error) {
+	now := time.Now().UTC()
+	q := "interval=day&from=" + now.Add(-24*time.Hour).Format(time.RFC3339) + "&to=" + now.Add(24*time.Hour).Format(time.RFC3339)
+	raw, err := apiGet(ctx, c, t, "/sites/"+t.SiteID+"/consent-stats?"+q)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, b := range gjson.GetBytes(raw, "buckets.#.total").Array() {
+		n += int(b.Int())
+	}
+	return n, nil
+}
+
+// apiGet returns the body of a 200 answer of the management API to GET path.
+func apiGet(ctx context.Context, c *http.Client, t target, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +221,7 @@ func listRecords(ctx context.Context, c *http.Client, t target, query string) ([
 		return nil, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("list: %d %s", res.StatusCode, raw)
+		return nil, fmt.Errorf("GET %s: %d %s", path, res.StatusCode, raw)
 	}
 	return raw, nil
 }

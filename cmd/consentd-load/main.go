@@ -131,13 +131,20 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  total afterwards: %d, posts answered 201: %d\n", n, len(res.Created))
+	st, err := statsTotal(context.Background(), newClient(1), t)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  total afterwards: %d, posts answered 201: %d, decisions in the statistics: %d\n", n, len(res.Created), st)
 	cancel()
 	if err := <-served; err != nil {
 		return err
 	}
 	if n != len(res.Created) {
 		return fmt.Errorf("the site holds %d records but %d posts were answered 201", n, len(res.Created))
+	}
+	if st != n {
+		return fmt.Errorf("the statistics count %d decisions but the site holds %d records", st, n)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/edge"
@@ -64,6 +65,9 @@ type Deps struct {
 	TCF         tcfpkg.TCFDeployment
 	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
 	TCStrings tcfpkg.TCStringDecoder
+	// Analytics keeps the analytics' counters (core/analytics); when nil, Store keeps them if
+	// it implements analytics.Store (every store of consentd does).
+	Analytics analytics.Store
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -98,6 +102,10 @@ type UseCases struct {
 	Verifiers *verifier.Verifiers
 	// Edge serves the rule sets edges apply to a site's HTML (core/edge, #43).
 	Edge *edge.RuleSets
+	// Analytics counts the banner's interaction events and the decisions stored, and reports
+	// them (core/analytics); nil without an analytics store. Its Agg must Run (app does) for
+	// the counts to reach the store.
+	Analytics *analytics.Analytics
 }
 
 // New builds the use cases on deps.
@@ -131,7 +139,18 @@ func New(deps Deps) (*UseCases, error) {
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
+	if deps.Analytics == nil {
+		deps.Analytics, _ = deps.Store.(analytics.Store)
+	}
+	var stats *analytics.Analytics
+	var decisions consent.DecisionCounter
+	if deps.Analytics != nil {
+		stats = &analytics.Analytics{Agg: &analytics.Aggregator{Store: deps.Analytics, Log: deps.Logger}, Store: deps.Analytics,
+			Sites: siteStore{deps.Store}, Views: views, Verifiers: verifiers, Clock: clk}
+		decisions = stats
+	}
 	return &UseCases{
+		Analytics:  stats,
 		Verifiers:  verifiers,
 		Edge:       &edge.RuleSets{Views: views, Catalog: deps.Catalog, Clock: clk},
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
@@ -146,8 +165,8 @@ func New(deps Deps) (*UseCases, error) {
 			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans,
 			Verifiers: verifiers},
 		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf,
-			Verifiers: verifiers},
-		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
+			Verifiers: verifiers, Decisions: decisions},
+		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events, Stats: statsOf(stats)},
 		Compliance: &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
 			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
@@ -168,3 +187,11 @@ type Health struct {
 
 // Ready reports whether the store answers.
 func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }
+
+// statsOf is the statistics' source: the analytics, or none (nil, not a nil pointer).
+func statsOf(a *analytics.Analytics) consent.StatsSource {
+	if a == nil {
+		return nil
+	}
+	return a
+}

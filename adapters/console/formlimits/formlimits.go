@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/identity"
@@ -28,13 +29,14 @@ var limits = map[string]int{
 	"userName": identity.MaxUserName, "userPassword": identity.MaxPassword,
 	"password": scan.MaxPasswordSize, "visitorId": consent.MaxVisitorID, "reopenLabel": banner.MaxReopenLabel,
 	"digestEmails": watch.MaxDigestEmails, "webhookDescription": watch.MaxWebhookDescription,
+	"variant": analytics.MaxVariant,
 }
 
 var minimums = map[string]int{"cookieExpirationDays": banner.MinCookieExpiration, "reaskAfterRejectDays": banner.MinReask, "userPassword": identity.MinPassword}
 
 // patterns are the pattern attributes of form fields: core's patterns without their
 // anchors, which the attribute implies.
-var patterns = map[string]string{"slug": htmlPattern(core.SlugPattern)}
+var patterns = map[string]string{"slug": htmlPattern(core.SlugPattern), "variant": htmlPattern(analytics.VariantPattern)}
 
 func htmlPattern(re string) string { return strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$") }
 

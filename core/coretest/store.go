@@ -37,6 +37,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"BannerGPP", testBannerGPP},
 		{"GVLVersions", testGVLVersions},
 		{"VerifierCredentials", testVerifierCredentials},
+		{"Experiments", testExperiments},
 		{"ConsentTCF", testConsentTCF},
 		{"ConsentGPP", testConsentGPP},
 		{"Categories", testCategories},

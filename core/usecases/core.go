@@ -13,6 +13,7 @@ import (
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -63,6 +64,9 @@ type Deps struct {
 	TCF         tcfpkg.TCFDeployment
 	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
 	TCStrings tcfpkg.TCStringDecoder
+	// ExperimentCounter reads experiments' counts from the analytics (optional: without it an
+	// experiment's results answer an internal error).
+	ExperimentCounter experiment.Counter
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -95,6 +99,8 @@ type UseCases struct {
 	Users    *identity.Users
 	// Verifiers issue and check the verifier's credentials (core/verifier).
 	Verifiers *verifier.Verifiers
+	// Experiments are the A/B tests of the banner (core/experiment).
+	Experiments *experiment.Experiments
 }
 
 // New builds the use cases on deps.
@@ -128,11 +134,14 @@ func New(deps Deps) (*UseCases, error) {
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
+	banners := &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf}
 	return &UseCases{
+		Experiments: &experiment.Experiments{Store: experimentStore{deps.Store}, Banners: banners, Counter: deps.ExperimentCounter,
+			Views: views, Clock: clk, NewID: newID, Audit: audit},
 		Verifiers:  verifiers,
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
-		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf},
+		Banners:    banners,
 		Categories: &banner.Categories{Store: bannerStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
 		Services: &banner.Services{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views,
 			Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}},

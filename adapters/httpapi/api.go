@@ -131,6 +131,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerCompliance(api)
 	h.registerVerifier(api)
 	h.registerWebhooks(api)
+	h.registerExperiments(api)
 	h.registerUnsubscribe(api)
 	h.registerConsent(api)
 	h.registerExport(api)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/core/experiment"
+
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
@@ -153,6 +155,18 @@ var schemaLimits = map[string]any{
 	"GET /sites/{id}/consent-records/export query:visitorId maxLength": consent.MaxVisitorID,
 	"GET /sites/{id}/consent-snapshots/{hash} path:hash maxLength":     core.HashHexLength,
 
+	// Experiments (core/experiment, docs/experiments.md).
+	"ExperimentCreateBody.name minLength":     1,
+	"ExperimentCreateBody.name maxLength":     experiment.MaxName,
+	"ExperimentCreateBody.regions maxItems":   experiment.MaxRegions,
+	"ExperimentCreateBody.variants minItems":  experiment.MinVariants,
+	"ExperimentCreateBody.variants maxItems":  experiment.MaxVariants,
+	"VariantBody.key pattern":                 experiment.KeyPattern,
+	"VariantBody.name maxLength":              experiment.MaxName,
+	"VariantBody.weight minimum":              1,
+	"VariantBody.weight maximum":              experiment.TotalWeight - 1,
+	"ExperimentPromoteBody.variant minLength": 1,
+	"ExperimentPromoteBody.variant maxLength": experiment.MaxKey,
 	// Webhooks (docs/webhooks.md).
 	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,
 	"WebhookCreateBody.description maxLength":                                         watch.MaxWebhookDescription,

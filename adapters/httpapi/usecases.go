@@ -135,6 +135,7 @@ type UseCases struct {
 	AuditUseCases
 	SSOUseCases
 	VerifierUseCases
+	ExperimentUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -144,5 +145,6 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
+		ExperimentUseCases: uc.Experiments,
 	}
 }

@@ -54,6 +54,9 @@ const (
 	MinVariants = 2
 	MaxVariants = 4
 	MaxName     = 100
+	// MaxKey bounds a variant's key (KeyPattern), so that its ID (VariantID) fits the
+	// analytics' 64 characters.
+	MaxKey = 31
 	MaxRegions  = banner.MaxRuleRegions
 	// TotalWeight is what the variants' weights add up to: each weight is a percentage.
 	TotalWeight = 100
@@ -185,9 +188,6 @@ func (d Draft) check() (Draft, error) {
 		}
 	}
 	d.Regions = regions
-	if len(d.Variants) < MinVariants || len(d.Variants) > MaxVariants {
-		return d, core.FieldErrorf("variants", "must have %d to %d variants", MinVariants, MaxVariants)
-	}
 	total := 0
 	vs := make([]Variant, len(d.Variants))
 	for i, v := range d.Variants {
@@ -214,6 +214,9 @@ func (d Draft) check() (Draft, error) {
 		}
 		total += v.Weight
 		vs[i] = v
+	}
+	if len(d.Variants) < MinVariants || len(d.Variants) > MaxVariants {
+		return d, core.FieldErrorf("variants", "must have %d to %d variants", MinVariants, MaxVariants)
 	}
 	if total != TotalWeight {
 		return d, core.FieldErrorf("variants", "the weights add up to %d, not %d", total, TotalWeight)

@@ -132,6 +132,8 @@ var schemaLimits = map[string]any{
 	"ConsentBody.acString pattern":                              tcf.ACStringPattern,
 	"ConsentBody.gppString pattern":                             gpp.GPPStringPattern,
 	"ConsentBody.key pattern":                                   consent.IdempotencyKeyPattern,
+	"ConsentBody.variant pattern":                               experiment.VariantIDPattern,
+	"ConsentBody.variant maxLength":                             experiment.MaxVariantID,
 	"ConsentBody.key minLength":                                 consent.MinIdempotencyKey,
 	"ConsentBody.key maxLength":                                 consent.MaxIdempotencyKey,
 	"ConsentBody.gvlVersion minimum":                            1,

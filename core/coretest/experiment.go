@@ -2,10 +2,12 @@ package coretest
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/usecases"
 )
@@ -72,5 +74,32 @@ func same(t *testing.T, what string, got, want any) {
 	must(t, err)
 	if string(g) != string(w) {
 		t.Fatalf("%s = %s, want %s", what, g, w)
+	}
+}
+
+// testConsentVariant: a record's variant is stored, listed and exported as written, its hash
+// (consentd-record-v5) still matching; a record without one lists it empty.
+func testConsentVariant(t *testing.T, s usecases.Store) {
+	f := seed(t, s)
+	r := consentAt(f.site.ID, time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), "v-variant")
+	r.Variant = experiment.VariantID("0192f3a4-5b6c-7d8e-9f00-112233445566", "second-layer")
+	byID, plain := storeBesidePlain(t, s, r)
+	if g := byID[r.ID]; g == nil || g.Variant != r.Variant || consent.ConsentRecordHash(g) != r.RecordHash {
+		t.Fatalf("record with a variant round trip: %+v", g)
+	}
+	if !strings.HasPrefix(consent.ConsentCanonical(r), consent.ConsentCanonicalVersionVariant+"\t") {
+		t.Fatalf("canonical line %q", consent.ConsentCanonical(r))
+	}
+	if g := byID[plain.ID]; g == nil || g.Variant != "" {
+		t.Fatalf("record without a variant round trip: %+v", g)
+	}
+	page, _, err := s.ConsentRecords(ctx, consent.ConsentQuery{SiteID: f.site.ID, Page: 1, Limit: 10})
+	must(t, err)
+	found := false
+	for _, g := range page {
+		found = found || g.Variant == r.Variant
+	}
+	if !found {
+		t.Fatal("the listing lost the variant")
 	}
 }

@@ -38,6 +38,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"GVLVersions", testGVLVersions},
 		{"VerifierCredentials", testVerifierCredentials},
 		{"Experiments", testExperiments},
+		{"ConsentVariant", testConsentVariant},
 		{"ConsentTCF", testConsentTCF},
 		{"ConsentGPP", testConsentGPP},
 		{"Categories", testCategories},

@@ -56,8 +56,8 @@ const (
 	MaxName     = 100
 	// MaxKey bounds a variant's key (KeyPattern), so that its ID (VariantID) fits the
 	// analytics' 64 characters.
-	MaxKey = 31
-	MaxRegions  = banner.MaxRuleRegions
+	MaxKey     = 31
+	MaxRegions = banner.MaxRuleRegions
 	// TotalWeight is what the variants' weights add up to: each weight is a percentage.
 	TotalWeight = 100
 )
@@ -66,6 +66,18 @@ var keyPattern = regexp.MustCompile(KeyPattern)
 
 // KeyPattern is what a variant's key looks like.
 const KeyPattern = `^[a-z0-9][a-z0-9-]{0,30}$`
+
+// VariantIDPattern is the form of a variant's ID (VariantID) as the runtime posts it with a
+// decision.
+const VariantIDPattern = `^[0-9a-f]{32}_[a-z0-9][a-z0-9-]{0,30}$`
+
+var variantIDPattern = regexp.MustCompile(VariantIDPattern)
+
+// MaxVariantID is the longest variant ID: 32 hexadecimal digits, _ and a key of MaxKey.
+const MaxVariantID = 32 + 1 + MaxKey
+
+// ValidVariantID reports whether id is "" (no experiment) or has the form of a variant's ID.
+func ValidVariantID(id string) bool { return id == "" || variantIDPattern.MatchString(id) }
 
 // Experiment is an A/B test of a site's banner.
 type Experiment struct {

@@ -16,3 +16,6 @@ CREATE TABLE IF NOT EXISTS experiments (
   updated_at TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX IF NOT EXISTS experiments_site ON experiments (site_id, created_at);
+-- Every consent record keeps the variant it was made under ("" outside an experiment), sealed
+-- in the chain from consentd-record-v5.
+ALTER TABLE consent_records ADD COLUMN IF NOT EXISTS variant TEXT NOT NULL DEFAULT '';

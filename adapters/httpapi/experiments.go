@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/experiment"
 )
 
@@ -18,6 +20,37 @@ type ExperimentUseCases interface {
 	Stop(ctx context.Context, orgID, siteID, id string) (*experiment.Experiment, error)
 	Promote(ctx context.Context, orgID, siteID, id, key string) (*experiment.Experiment, error)
 	Results(ctx context.Context, orgID, siteID, id string) (*experiment.Results, error)
+	ForVisitor(ctx context.Context, cfg *banner.PublicConfig) (*experiment.Public, error)
+}
+
+// experimentScript is the variant picker for the visitor of the loader, nil where no experiment
+// runs for them (a failure to read it shows the banner: the experiment is not worth a failed
+// loader).
+func (h *handlers) experimentScript(ctx context.Context, projectKey string, lp LanguageParams) []byte {
+	if h.cfg.ExperimentScript == nil || h.m.ExperimentUseCases == nil {
+		return nil
+	}
+	prefs, err := lp.prefs()
+	if err != nil {
+		return nil
+	}
+	cfg, err := h.m.PublicConfig(ctx, projectKey, locationOf(ctx), prefs...)
+	if err != nil {
+		return nil
+	}
+	x, err := h.m.ExperimentUseCases.ForVisitor(ctx, cfg)
+	if err != nil {
+		h.log.ErrorContext(ctx, "experiment of the loader", "projectKey", projectKey, "err", err)
+		return nil
+	}
+	if x == nil {
+		return nil
+	}
+	conf, err := json.Marshal(x)
+	if err != nil {
+		return nil
+	}
+	return append(h.cfg.ExperimentScript(conf), ";\n"...)
 }
 
 // ExperimentPath names an experiment of a site.

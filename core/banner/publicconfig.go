@@ -103,20 +103,22 @@ type FirstViewConfig struct {
 	Policy *Policy `json:"policy"`
 }
 
-// FirstViewBanner is what the runtime reads of the banner.
+// FirstViewBanner is what the runtime reads of the banner. The URLs and the cookie domain are
+// left out when unset (the runtime reads them by truthiness): the first view's bytes (#28),
+// which pay for the A/B test variant the runtime keeps with a decision (#46).
 type FirstViewBanner struct {
 	Template             string            `json:"template"`
 	Position             string            `json:"position"`
 	Colors               map[string]string `json:"colors"`
-	LogoURL              *string           `json:"logoUrl"`
-	PrivacyPolicyURL     *string           `json:"privacyPolicyUrl"`
-	CookiePolicyURL      *string           `json:"cookiePolicyUrl"`
+	LogoURL              *string           `json:"logoUrl,omitempty"`
+	PrivacyPolicyURL     *string           `json:"privacyPolicyUrl,omitempty"`
+	CookiePolicyURL      *string           `json:"cookiePolicyUrl,omitempty"`
 	CloseButtonBehavior  string            `json:"closeButtonBehavior"`
 	CookieExpirationDays int               `json:"cookieExpirationDays"`
 	ConsentVersion       int               `json:"consentVersion"`
 	ReopenButton         bool              `json:"reopenButton"`
 	ReopenPosition       string            `json:"reopenPosition"`
-	CookieDomain         *string           `json:"cookieDomain"`
+	CookieDomain         *string           `json:"cookieDomain,omitempty"`
 }
 
 // FirstViewCategory is a category of a FirstViewConfig.

@@ -72,6 +72,8 @@ type Experiments struct {
 	Clock   core.Clock
 	NewID   func() string
 	Audit   core.Auditor
+	// cache keeps each site's running experiment for the public endpoints (public.go).
+	cache runningCache
 }
 
 // VariantID is a variant's ID in the runtime's storage, the consent records and the
@@ -244,9 +246,7 @@ func (x *Experiments) transition(ctx context.Context, orgID, siteID, id, action 
 	if _, err := x.Store.Site(ctx, orgID, siteID); err != nil {
 		return nil, err
 	}
-	if x.Views != nil {
-		defer x.Views.Forget(siteID)
-	}
+	defer x.forget(siteID)
 	var out *Experiment
 	err := x.Store.InTx(ctx, func(tx Store) error {
 		e, err := tx.Experiment(ctx, siteID, id)

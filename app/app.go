@@ -36,6 +36,7 @@ import (
 	"github.com/consentd/consentd/adapters/tcstring"
 	"github.com/consentd/consentd/adapters/webhookhttp"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/library"
 )
 
@@ -132,6 +133,8 @@ type App struct {
 	collectors []prometheus.Collector
 	// stopTelemetry flushes and stops the exporters.
 	stopTelemetry func(context.Context) error
+	// stopAnalytics stops the analytics' flusher after its last flush (core/analytics).
+	stopAnalytics func()
 }
 
 // The store's transactions are what the queue joins when it inserts a scan job.
@@ -237,6 +240,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	a.stopAnalytics = runAnalytics(a.useCases.Analytics)
 	a.queue.SetConsentRetention(retention{a.useCases.ConsentLog, a.useCases.AuditLog}, 0)
 	if gvl != nil {
 		// A file is read now, so that the list is there before the first request; the job
@@ -392,6 +396,10 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Close stops the browsers, flushes the telemetry exporters and releases the database.
 func (a *App) Close() error {
 	a.unregisterCollectors()
+	if a.stopAnalytics != nil {
+		a.stopAnalytics() // before the store closes: its last flush writes there
+		a.stopAnalytics = nil
+	}
 	if a.browsers != nil {
 		a.browsers.Close()
 	}
@@ -516,4 +524,22 @@ func publicURL(cfg Config) string {
 type retention struct {
 	*consent.ConsentLog
 	*identity.AuditLog
+}
+
+// runAnalytics flushes the analytics' counts every second (analytics.FlushEvery) until the
+// returned function is called, which flushes once more and waits for it.
+func runAnalytics(an *analytics.Analytics) func() {
+	if an == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		an.Agg.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

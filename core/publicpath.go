@@ -24,6 +24,7 @@ const (
 	PublicLoader      = "loader.js"      // the runtime with the site's configuration inlined
 	PublicConfigPath  = "config"         // the runtime configuration (JSON)
 	PublicConsentPath = "consent"        // where decisions are posted
+	PublicEventsPath  = "events"         // where the runtime sends its interaction events (core/analytics)
 	PublicDeclaration = "declaration"    // the cookie declaration (JSON or HTML)
 	PublicCookiesPage = "cookies"        // the cookie declaration page
 	// PublicTCFModule is the IAB TCF module (CMP API, TCF layers, TC string), site-independent
@@ -39,7 +40,7 @@ const (
 var publicRuntimes = [...]string{PublicRuntime, PublicRuntimeMore, PublicTCFModule}
 
 // publicSiteResources are the resources under a project key.
-var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicDeclaration, PublicCookiesPage, PublicTCFConfig}
+var publicSiteResources = [...]string{PublicLoader, PublicConfigPath, PublicConsentPath, PublicEventsPath, PublicDeclaration, PublicCookiesPage, PublicTCFConfig}
 
 // PublicRoute is the route of a public resource relative to APIPrefix, with the project key
 // as the path parameter {projectKey}: "/public/banner.js", "/public/{projectKey}/config".

@@ -70,44 +70,6 @@ type consentCount struct {
 	GPCSignal int64 `bun:"gpc_signal"`
 }
 
-// add counts r in c.
-func (c *consentCount) add(r *consent.ConsentRecord) {
-	c.N++
-	c.Decisions++
-	switch r.Action {
-	case "accept_all":
-		c.AcceptAll++
-	case "reject_all":
-		c.RejectAll++
-	case "custom":
-		c.Custom++
-	case "gpc":
-		c.GPC++
-	}
-	switch r.Jurisdiction {
-	case core.JurisdictionGDPR:
-		c.GDPR++
-	case core.JurisdictionCCPA:
-		c.CCPA++
-	default:
-		c.JurNone++
-	}
-	if r.GPCSignal {
-		c.GPCSignal++
-	}
-}
-
-// consentCategoryCount is one category's decisions in one hour bucket of one shard.
-type consentCategoryCount struct {
-	bun.BaseModel `bun:"table:consent_category_counts,alias:consent_category_counts"`
-	SiteID        string    `bun:"site_id,pk"`
-	Bucket        time.Time `bun:"bucket,pk"`
-	Shard         int       `bun:"shard,pk"`
-	Category      string    `bun:"category,pk"`
-	Decisions     int64     `bun:"decisions"`
-	Granted       int64     `bun:"granted"`
-}
-
 // consentBatch is one link of a site's chain.
 type consentBatch struct {
 	bun.BaseModel `bun:"table:consent_batches,alias:consent_batches"`
@@ -241,30 +203,25 @@ func groupBySite(rs []*consent.ConsentRecord) (map[string][]*consent.ConsentReco
 }
 
 // batchRows are the rows a batch writes: each site's chain link, the records, and the hour
-// and day counters (the day rollups of the hour counters, same shapes: statistics by day or
-// week read a day row instead of 24 hour rows).
+// counters of the records stored (n, the listing's exact totals). The statistics' counters
+// are not written here since #46: core/analytics counts the decisions after the commit and
+// flushes them every second, outside the records' transactions (docs/consent-records.md).
 type batchRows struct {
-	batches       []consentBatch
-	records       []consentRecord
-	counts, days  []consentCount
-	cats, dayCats []consentCategoryCount
+	batches []consentBatch
+	records []consentRecord
+	counts  []consentCount
 }
 
 // consentWrites chains each site's records after its head in heads, moves the heads on, and
 // returns the writes of the batch rows, the records and the counters.
 func consentWrites(db bun.IDB, shard int, rs []*consent.ConsentRecord, bySite map[string][]*consent.ConsentRecord, heads []consentChain) []schema.QueryAppender {
 	w := chainRows(shard, rs, bySite, heads)
-	writes := []schema.QueryAppender{
+	return []schema.QueryAppender{
 		db.NewInsert().Model(&w.batches),
 		consentInsert(w.records),
-		upsertCounts(db.NewInsert().Model(&w.counts)),
-		upsertCounts(db.NewInsert().Model(&w.days).ModelTableExpr(dailyCounts)),
+		db.NewInsert().Model(&w.counts).Column("site_id", "bucket", "shard", "n").
+			On("CONFLICT (site_id, bucket, shard) DO UPDATE").Set("n = consent_counts.n + EXCLUDED.n"),
 	}
-	if len(w.cats) > 0 {
-		writes = append(writes, upsertCategoryCounts(db.NewInsert().Model(&w.cats)),
-			upsertCategoryCounts(db.NewInsert().Model(&w.dayCats).ModelTableExpr(dailyCategoryCounts)))
-	}
-	return writes
 }
 
 // chainRows chains each site's records after its head in heads, moves the heads on, and
@@ -291,116 +248,19 @@ func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*cons
 		site   string
 		bucket time.Time
 	}
-	counts := map[key]*consentCount{}
-	type catKey struct {
-		key
-		cat string
-	}
-	cats := map[catKey]*consentCategoryCount{}
+	counts := map[key]int{}
 	for i, r := range rs {
 		w.records[i] = fromConsent(r)
 		k := key{r.SiteID, bucketOf(r.CreatedAt)}
-		c := counts[k]
-		if c == nil {
-			c = &consentCount{SiteID: k.site, Bucket: k.bucket, Shard: shard}
-			counts[k] = c
+		j, ok := counts[k]
+		if !ok {
+			j = len(w.counts)
+			counts[k] = j
+			w.counts = append(w.counts, consentCount{SiteID: k.site, Bucket: k.bucket, Shard: shard})
 		}
-		c.add(r)
-		for slug, v := range r.CategoriesConsented {
-			ck := catKey{k, slug}
-			cc := cats[ck]
-			if cc == nil {
-				cc = &consentCategoryCount{SiteID: k.site, Bucket: k.bucket, Shard: shard, Category: slug}
-				cats[ck] = cc
-			}
-			cc.Decisions++
-			if v {
-				cc.Granted++
-			}
-		}
-	}
-	w.counts = make([]consentCount, 0, len(counts))
-	days := map[key]*consentCount{}
-	for k, c := range counts {
-		w.counts = append(w.counts, *c)
-		dk := key{k.site, dayOf(k.bucket)}
-		d := days[dk]
-		if d == nil {
-			d = &consentCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard}
-			days[dk] = d
-		}
-		d.merge(c)
-	}
-	w.days = make([]consentCount, 0, len(days))
-	for _, d := range days {
-		w.days = append(w.days, *d)
-	}
-	if len(cats) == 0 {
-		return w
-	}
-	w.cats = make([]consentCategoryCount, 0, len(cats))
-	for _, c := range cats {
-		w.cats = append(w.cats, *c)
-	}
-	dcats := map[catKey]*consentCategoryCount{}
-	for k, c := range cats {
-		dk := catKey{key{k.site, dayOf(k.bucket)}, k.cat}
-		d := dcats[dk]
-		if d == nil {
-			d = &consentCategoryCount{SiteID: dk.site, Bucket: dk.bucket, Shard: shard, Category: dk.cat}
-			dcats[dk] = d
-		}
-		d.Decisions += c.Decisions
-		d.Granted += c.Granted
-	}
-	w.dayCats = make([]consentCategoryCount, 0, len(dcats))
-	for _, d := range dcats {
-		w.dayCats = append(w.dayCats, *d)
+		w.counts[j].N++
 	}
 	return w
-}
-
-// The day rollups of the hour counters, same shapes: statistics by day or week read a day row
-// instead of 24 hour rows. Aliased as the hour tables so that one upsert serves both.
-const (
-	dailyCounts         = "consent_daily_counts AS consent_counts"
-	dailyCategoryCounts = "consent_daily_category_counts AS consent_category_counts"
-)
-
-// dayOf is the UTC day holding the hour bucket b.
-func dayOf(b time.Time) time.Time {
-	return time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-// merge adds o's counts to c.
-func (c *consentCount) merge(o *consentCount) {
-	c.N += o.N
-	c.Decisions += o.Decisions
-	c.AcceptAll += o.AcceptAll
-	c.RejectAll += o.RejectAll
-	c.Custom += o.Custom
-	c.GPC += o.GPC
-	c.GDPR += o.GDPR
-	c.CCPA += o.CCPA
-	c.JurNone += o.JurNone
-	c.GPCSignal += o.GPCSignal
-}
-
-func upsertCounts(q *bun.InsertQuery) *bun.InsertQuery {
-	return q.On("CONFLICT (site_id, bucket, shard) DO UPDATE").
-		Set("n = consent_counts.n + EXCLUDED.n").Set("decisions = consent_counts.decisions + EXCLUDED.decisions").
-		Set("accept_all = consent_counts.accept_all + EXCLUDED.accept_all").
-		Set("reject_all = consent_counts.reject_all + EXCLUDED.reject_all").
-		Set("custom = consent_counts.custom + EXCLUDED.custom").Set("gpc = consent_counts.gpc + EXCLUDED.gpc").
-		Set("gdpr = consent_counts.gdpr + EXCLUDED.gdpr").Set("ccpa = consent_counts.ccpa + EXCLUDED.ccpa").
-		Set("jur_none = consent_counts.jur_none + EXCLUDED.jur_none").
-		Set("gpc_signal = consent_counts.gpc_signal + EXCLUDED.gpc_signal")
-}
-
-func upsertCategoryCounts(q *bun.InsertQuery) *bun.InsertQuery {
-	return q.On("CONFLICT (site_id, bucket, shard, category) DO UPDATE").
-		Set("decisions = consent_category_counts.decisions + EXCLUDED.decisions").
-		Set("granted = consent_category_counts.granted + EXCLUDED.granted")
 }
 
 // execTogether sends the statements in one round trip: bun renders each with its values

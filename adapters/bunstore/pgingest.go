@@ -152,36 +152,11 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
 	created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq,
 	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key, variant)`
 
-// pgUpsertCounts is the upsert of upsertCounts, on the hour table or its day rollup.
-func pgUpsertCounts(table string) string {
-	return `INSERT INTO ` + table + ` AS c (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom,
-	gpc, gdpr, ccpa, jur_none, gpc_signal)
-SELECT site_id::uuid, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal
-FROM unnest($1::text[], $2::timestamptz[], $3::int2[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[],
-	$9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::int8[])
-	AS u(site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
-ON CONFLICT (site_id, bucket, shard) DO UPDATE SET n = c.n + EXCLUDED.n, decisions = c.decisions + EXCLUDED.decisions,
-	accept_all = c.accept_all + EXCLUDED.accept_all, reject_all = c.reject_all + EXCLUDED.reject_all,
-	custom = c.custom + EXCLUDED.custom, gpc = c.gpc + EXCLUDED.gpc, gdpr = c.gdpr + EXCLUDED.gdpr,
-	ccpa = c.ccpa + EXCLUDED.ccpa, jur_none = c.jur_none + EXCLUDED.jur_none, gpc_signal = c.gpc_signal + EXCLUDED.gpc_signal`
-}
-
-// pgUpsertCategoryCounts is the upsert of upsertCategoryCounts, on the hour table or its day rollup.
-func pgUpsertCategoryCounts(table string) string {
-	return `INSERT INTO ` + table + ` AS c (site_id, bucket, shard, category, decisions, granted)
-SELECT site_id::uuid, bucket, shard, category, decisions, granted
-FROM unnest($1::text[], $2::timestamptz[], $3::int2[], $4::text[], $5::int8[], $6::int8[])
-	AS u(site_id, bucket, shard, category, decisions, granted)
-ON CONFLICT (site_id, bucket, shard, category) DO UPDATE SET decisions = c.decisions + EXCLUDED.decisions,
-	granted = c.granted + EXCLUDED.granted`
-}
-
-var (
-	pgUpsertHourCounts       = pgUpsertCounts("consent_counts")
-	pgUpsertDayCounts        = pgUpsertCounts("consent_daily_counts")
-	pgUpsertHourCategoryRows = pgUpsertCategoryCounts("consent_category_counts")
-	pgUpsertDayCategoryRows  = pgUpsertCategoryCounts("consent_daily_category_counts")
-)
+// pgUpsertCounts adds the batch's records to the hour counters of the listing's totals (n):
+// the statistics' counters are core/analytics' since #46, outside this transaction.
+const pgUpsertCounts = `INSERT INTO consent_counts AS c (site_id, bucket, shard, n)
+SELECT site_id::uuid, bucket, shard, n FROM unnest($1::text[], $2::timestamptz[], $3::int2[], $4::int8[]) AS u(site_id, bucket, shard, n)
+ON CONFLICT (site_id, bucket, shard) DO UPDATE SET n = c.n + EXCLUDED.n`
 
 // queue adds the batch's writes to b, as columns.
 func (w batchRows) queue(b *pgx.Batch) error {
@@ -220,36 +195,11 @@ func (w batchRows) queue(b *pgx.Batch) error {
 	b.Queue(pgInsertRecords, id, siteID, visitor, country, jur, cats, gpc, dns, version, action, created, pageURL, ua,
 		snap, salt, vhash, rhash, batchSeq, index, region, rule, tc, ac, gvl, gpp, keys, variant)
 
-	queueCounts(b, pgUpsertHourCounts, w.counts)
-	queueCounts(b, pgUpsertDayCounts, w.days)
-	if len(w.cats) > 0 {
-		queueCategoryCounts(b, pgUpsertHourCategoryRows, w.cats)
-		queueCategoryCounts(b, pgUpsertDayCategoryRows, w.dayCats)
+	n = len(w.counts)
+	csite, bucket, shard, cn := make([]string, n), make([]time.Time, n), make([]int16, n), make([]int64, n)
+	for i, c := range w.counts {
+		csite[i], bucket[i], shard[i], cn[i] = c.SiteID, c.Bucket, int16(c.Shard), c.N
 	}
+	b.Queue(pgUpsertCounts, csite, bucket, shard, cn)
 	return nil
-}
-
-func queueCounts(b *pgx.Batch, sql string, cs []consentCount) {
-	n := len(cs)
-	site, bucket, shard := make([]string, n), make([]time.Time, n), make([]int16, n)
-	cols := make([][]int64, 10)
-	for j := range cols {
-		cols[j] = make([]int64, n)
-	}
-	for i, c := range cs {
-		site[i], bucket[i], shard[i] = c.SiteID, c.Bucket, int16(c.Shard)
-		for j, v := range []int64{c.N, c.Decisions, c.AcceptAll, c.RejectAll, c.Custom, c.GPC, c.GDPR, c.CCPA, c.JurNone, c.GPCSignal} {
-			cols[j][i] = v
-		}
-	}
-	b.Queue(sql, site, bucket, shard, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8], cols[9])
-}
-
-func queueCategoryCounts(b *pgx.Batch, sql string, cs []consentCategoryCount) {
-	n := len(cs)
-	site, bucket, shard, cat, dec, granted := make([]string, n), make([]time.Time, n), make([]int16, n), make([]string, n), make([]int64, n), make([]int64, n)
-	for i, c := range cs {
-		site[i], bucket[i], shard[i], cat[i], dec[i], granted[i] = c.SiteID, c.Bucket, int16(c.Shard), c.Category, c.Decisions, c.Granted
-	}
-	b.Queue(sql, site, bucket, shard, cat, dec, granted)
 }

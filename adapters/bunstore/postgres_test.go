@@ -152,3 +152,8 @@ func countMigrations(t *testing.T, dialect string) int {
 }
 
 var _ = fmt.Sprint
+
+func TestPostgresAnalyticsContract(t *testing.T) {
+	pgtest.ServerURL(t)
+	coretest.AnalyticsContract(t, func(t *testing.T) usecases.Store { return openPostgres(t) })
+}

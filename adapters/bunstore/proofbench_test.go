@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/consent"
 )
 
@@ -77,18 +79,19 @@ func BenchmarkConsentAtScale(b *testing.B) {
 		count(*) FILTER (WHERE (categories_consented->>'statistics')::boolean) AS statistics,
 		count(*) FILTER (WHERE (categories_consented->>'marketing')::boolean) AS marketing
 		FROM consent_records WHERE site_id = ? GROUP BY 1, 2`, site)
-	exec(`INSERT INTO consent_counts (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
-		SELECT ?, bucket, shard, n, n, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal FROM seed_hours`, site)
-	exec(`INSERT INTO consent_category_counts (site_id, bucket, shard, category, decisions, granted)
-		SELECT ?, bucket, shard, c.category, n, c.granted FROM seed_hours,
-		LATERAL (VALUES ('essential', essential), ('statistics', statistics), ('marketing', marketing)) AS c(category, granted)`, site)
-	exec(`INSERT INTO consent_daily_counts (site_id, bucket, shard, n, decisions, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
-		SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, sum(n), sum(decisions), sum(accept_all), sum(reject_all), sum(custom),
-		sum(gpc), sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal) FROM consent_counts WHERE site_id = ? GROUP BY 1, 2, 3`, site)
-	exec(`INSERT INTO consent_daily_category_counts (site_id, bucket, shard, category, decisions, granted)
-		SELECT site_id, date_trunc('day', bucket, 'UTC'), shard, category, sum(decisions), sum(granted)
-		FROM consent_category_counts WHERE site_id = ? GROUP BY 1, 2, 3, 4`, site)
-	for _, t := range []string{"consent_records", "consent_counts", "consent_category_counts", "consent_daily_counts", "consent_daily_category_counts"} {
+	exec(`INSERT INTO consent_counts (site_id, bucket, shard, n) SELECT ?, bucket, shard, n FROM seed_hours`, site)
+	// The statistics read the analytics' counters (core/analytics, #46): one key per hour here
+	// (a live site has one per hour, country, rule, device, language, version and variant seen).
+	exec(`INSERT INTO analytics_counts (site_id, hour, country, region_rule, device, language, banner_version, variant,
+		decided, accept_all, reject_all, custom, gpc, gdpr, ccpa, jur_none, gpc_signal)
+		SELECT ?, bucket, 'DE', '', 'desktop', '', 1, '', sum(n), sum(accept_all), sum(reject_all), sum(custom), sum(gpc),
+		sum(gdpr), sum(ccpa), sum(jur_none), sum(gpc_signal) FROM seed_hours GROUP BY bucket`, site)
+	exec(`INSERT INTO analytics_category_counts (site_id, hour, country, region_rule, device, language, banner_version, variant,
+		category, decisions, granted)
+		SELECT ?, bucket, 'DE', '', 'desktop', '', 1, '', c.category, sum(n), sum(c.granted) FROM seed_hours,
+		LATERAL (VALUES ('essential', essential), ('statistics', statistics), ('marketing', marketing)) AS c(category, granted)
+		GROUP BY bucket, c.category`, site)
+	for _, t := range []string{"consent_records", "consent_counts", "analytics_counts", "analytics_category_counts"} {
 		exec("VACUUM ANALYZE " + t)
 	}
 	b.Logf("seeded %d records in %v", n, time.Since(start).Round(time.Second))
@@ -111,9 +114,10 @@ func BenchmarkConsentAtScale(b *testing.B) {
 			return err
 		}
 	}
+	an := &analytics.Analytics{Agg: &analytics.Aggregator{Store: s}, Store: s}
 	stats := func(from, to time.Time, interval string) func() error {
 		return func() error {
-			hs, err := s.ConsentStatBuckets(ctx, site, from, to, interval)
+			hs, err := an.ConsentStatBuckets(core.WithActor(ctx, core.System("bench")), site, from, to, interval)
 			if err == nil && len(hs) == 0 {
 				err = fmt.Errorf("no statistics")
 			}

@@ -35,3 +35,7 @@ func TestSQLiteMigrateTwice(t *testing.T) {
 		t.Fatalf("second migrate: %v", err)
 	}
 }
+
+func TestSQLiteAnalyticsContract(t *testing.T) {
+	coretest.AnalyticsContract(t, func(t *testing.T) usecases.Store { return openSQLite(t) })
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/analyticsview"
+	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
@@ -59,30 +61,15 @@ func (h *handler) shown(r *http.Request, rq *request, siteID string, recs []*con
 
 const recordsPerPage = 25
 
-// parseDay reads a date filter: YYYY-MM-DD (the day's start, UTC) or an RFC 3339 instant.
-func parseDay(field, v string) (*time.Time, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return nil, nil
-	}
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		return &t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return &t, nil
-	}
-	return nil, core.Errorf(core.CodeInvalid, "%s: enter a date as YYYY-MM-DD", field)
-}
-
 // consentQuery reads the filters of the records page and its exports. "to" names a day
 // included in full.
 func consentQuery(r *http.Request, site string) (consent.ConsentQuery, error) {
 	q := consent.ConsentQuery{SiteID: site, VisitorID: strings.TrimSpace(r.URL.Query().Get("visitor"))}
 	var err error
-	if q.From, err = parseDay("from", r.URL.Query().Get("from")); err != nil {
+	if q.From, err = textfmt.ParseDay("from", r.URL.Query().Get("from")); err != nil {
 		return q, err
 	}
-	if q.To, err = parseDay("to", r.URL.Query().Get("to")); err != nil {
+	if q.To, err = textfmt.ParseDay("to", r.URL.Query().Get("to")); err != nil {
 		return q, err
 	}
 	if q.To != nil && len(strings.TrimSpace(r.URL.Query().Get("to"))) == 10 {
@@ -189,5 +176,18 @@ func (h *handler) exportConsents(w http.ResponseWriter, r *http.Request, rq *req
 	}
 	if err := bw.Flush(); err != nil {
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// analyticsPage is the site's analytics, or with format=csv their export (analyticsview).
+func (h *handler) analyticsPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	if s := h.siteOf(w, r, rq); s != nil {
+		p, status := page{Title: "Analytics · " + s.Name, Section: "sites", Tab: "analytics", Site: s, Form: "filters"}, http.StatusOK
+		if v, err := analyticsview.Load(w, r, h.m.Analytics, rq.org, s.ID); v != nil { // nil: the export, written
+			if p.Data = v; err != nil {
+				status, p.Error = h.message(r, err)
+			}
+			h.render(w, r, rq, status, "analytics", p)
+		}
 	}
 }

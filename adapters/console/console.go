@@ -132,9 +132,7 @@ func (h *handler) routes() {
 	mux := &patternMux{ServeMux: http.NewServeMux()}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sites", http.StatusSeeOther) })
 	mux.HandleFunc("GET /assets/{name...}", h.serveAsset)
-	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/assets/favicon.svg", http.StatusMovedPermanently)
-	})
+	mux.Handle("GET /favicon.ico", http.RedirectHandler("/assets/favicon.svg", http.StatusMovedPermanently))
 	mux.HandleFunc("GET /sign-in", h.signInPage)
 	mux.HandleFunc("POST /sign-in", h.signIn)
 	mux.HandleFunc("POST /sign-out", h.signOut)
@@ -216,6 +214,7 @@ func (h *handler) routes() {
 	a("POST /members/{uid}/totp-reset", h.resetMemberTOTP)
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
+	a("GET /sites/{id}/analytics", h.analyticsPage)
 	a("GET /sites/{id}/consents/erase", h.confirmErase)
 	a("POST /sites/{id}/consents/erase", h.erase)
 

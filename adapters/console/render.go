@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/consentd/consentd/adapters/console/analyticsview"
 	"github.com/consentd/consentd/adapters/console/formlimits"
 	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
@@ -93,7 +94,7 @@ var pageTypes = map[string]any{
 	"consents": pageOf[recordsView]{}, "keys": pageOf[keysView]{}, "audit": pageOf[auditView]{},
 	"sessions": pageOf[sessionsView]{}, "members": pageOf[membersView]{}, "invite": pageOf[*inviteView]{},
 	"totp": pageOf[totpView]{}, "account": pageOf[accountView]{}, "ssocontinue": pageOf[string]{}, "webhooks": pageOf[webhooksView]{},
-	"preview": pageOf[previewPage]{},
+	"preview": pageOf[previewPage]{}, "analytics": pageOf[*analyticsview.Page]{},
 }
 
 // dataType is the type of page name's Data.

@@ -152,6 +152,7 @@ var semanticRules = map[string]string{
 var baseBodies = map[string]any{
 	"POST /sites":                       map[string]any{"name": "Probe", "url": "https://probe.example"},
 	"POST /public/{projectKey}/consent": map[string]any{"categories": map[string]any{}, "consentVersion": 1},
+	"POST /public/{projectKey}/events":  map[string]any{"consentVersion": 1, "events": []any{map[string]any{"type": "shown"}}},
 	"POST /sites/{id}/categories":       map[string]any{"name": "Probe"},
 	"POST /sites/{id}/services": map[string]any{"slug": "probe", "label": "Probe", "categorySlug": "marketing",
 		"cookies": []any{map[string]any{"name": "probe", "duration": "1 day"}}},

@@ -139,6 +139,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerConsent(api)
 	h.registerExport(api)
 	h.registerProof(api)
+	if cfg.UseCases.AnalyticsUseCases != nil {
+		h.registerAnalytics(api)
+	}
 	h.registerSnippet(api)
 	h.registerPublic(api)
 	h.registerLoader(api)

@@ -50,6 +50,8 @@ var notAudited = map[string]string{
 	"recordConsent": "a visitor's consent on a site's banner (public, no key): it is proof kept in the site's own hash " +
 		"chain of consent records (GET /sites/{id}/consent-records/verify), not a change of the organization's configuration " +
 		"by a key or a member",
+	"recordEvents": "a visitor's page view adding to the site's analytics counters (public, no key): no configuration of the " +
+		"organization changes, and nothing is stored per event (docs/analytics.md)",
 }
 
 // secretField names the JSON fields whose string values are credentials: they must never reach

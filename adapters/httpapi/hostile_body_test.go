@@ -141,6 +141,7 @@ func hostileFixture(t *testing.T, e *env) map[string]string {
 		"/api-keys":                      "/api/v1/api-keys",
 		"/api-keys/{id}/rotate":          "/api/v1/api-keys/" + key + "/rotate",
 		"/public/{projectKey}/consent":   "/api/v1/public/" + pk + "/consent",
+		"/public/{projectKey}/events":    "/api/v1/public/" + pk + "/events",
 		"/sites":                         "/api/v1/sites",
 		"/sites/{id}":                    "/api/v1/sites/" + id,
 		"/sites/{id}/banner":             "/api/v1/sites/" + id + "/banner",

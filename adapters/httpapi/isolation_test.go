@@ -41,6 +41,8 @@ func TestOrganizationIsolation(t *testing.T) {
 		{"GET", s + "/trackers", nil},
 		{"PUT", s + "/script-blocking", map[string]any{"enabled": true}},
 		{"GET", s + "/consent-records", nil},
+		{"GET", s + "/analytics", nil},
+		{"GET", s + "/analytics/export", nil},
 		{"GET", s + "/setup-snippet", nil},
 	}
 	for _, ep := range endpoints {

@@ -56,6 +56,8 @@ var opPermissions = map[string]core.Permission{
 	"getConsentSnapshot":   core.PermRead,
 	"verifyConsentRecords": core.PermVerify,
 	"getConsentStats":      core.PermRead,
+	"getAnalytics":         core.PermRead,
+	"exportAnalytics":      core.PermRead,
 	"eraseVisitor":         core.PermVisitors,
 	"getSetupSnippet":      core.PermRead,
 

@@ -13,6 +13,7 @@ import (
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
@@ -77,6 +78,10 @@ var schemaEnums = map[string][]string{
 	"GET /sites/{id}/setup-snippet query:framework":       response.SnippetFrameworks(),
 	"GET /sites/{id}/consent-records/export query:format": httpapi.ExportFormats,
 	"GET /sites/{id}/consent-stats query:interval":        consent.StatsIntervals(),
+	"GET /sites/{id}/analytics query:interval":            consent.StatsIntervals(),
+	"GET /sites/{id}/analytics query:device":              analytics.Devices(),
+	"GET /sites/{id}/analytics/export query:interval":     consent.StatsIntervals(),
+	"GET /sites/{id}/analytics/export query:device":       analytics.Devices(),
 	"GET /audit-log query:action":                         core.AuditActions(),
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
@@ -169,6 +170,19 @@ var schemaLimits = map[string]any{
 	"VariantBody.weight maximum":              experiment.TotalWeight - 1,
 	"ExperimentPromoteBody.variant minLength": 1,
 	"ExperimentPromoteBody.variant maxLength": experiment.MaxKey,
+	// Analytics (docs/analytics.md).
+	"POST /public/{projectKey}/events path:projectKey maxLength": core.MaxProjectKey,
+	"GET /sites/{id}/analytics query:country pattern":            analytics.CountryPattern,
+	"GET /sites/{id}/analytics query:from pattern":               httpapi.DatePattern,
+	"GET /sites/{id}/analytics query:to pattern":                 httpapi.DatePattern,
+	"GET /sites/{id}/analytics query:language maxLength":         banner.MaxLanguageKey,
+	"GET /sites/{id}/analytics query:variant pattern":            analytics.VariantPattern,
+	"GET /sites/{id}/analytics/export query:country pattern":     analytics.CountryPattern,
+	"GET /sites/{id}/analytics/export query:from pattern":        httpapi.DatePattern,
+	"GET /sites/{id}/analytics/export query:to pattern":          httpapi.DatePattern,
+	"GET /sites/{id}/analytics/export query:language maxLength":  banner.MaxLanguageKey,
+	"GET /sites/{id}/analytics/export query:variant pattern":     analytics.VariantPattern,
+
 	// Webhooks (docs/webhooks.md).
 	"WebhookCreateBody.url maxLength":                                                 core.MaxURL,
 	"WebhookCreateBody.description maxLength":                                         watch.MaxWebhookDescription,

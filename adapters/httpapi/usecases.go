@@ -136,6 +136,7 @@ type UseCases struct {
 	SSOUseCases
 	VerifierUseCases
 	ExperimentUseCases
+	AnalyticsUseCases
 }
 
 // FromCore picks the handlers' use cases out of core's.
@@ -144,7 +145,15 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		AuthUseCases: uc.Orgs, APIKeyUseCases: uc.Orgs, SiteUseCases: uc.Sites, BannerUseCases: uc.Banners,
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
-		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers,
+		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers, AnalyticsUseCases: analyticsOf(uc),
 		ExperimentUseCases: uc.Experiments,
 	}
+}
+
+// analyticsOf is core's analytics, or nil (not a nil pointer in an interface) without them.
+func analyticsOf(uc *usecases.UseCases) AnalyticsUseCases {
+	if uc.Analytics == nil {
+		return nil
+	}
+	return uc.Analytics
 }

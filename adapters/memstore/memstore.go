@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/identity"
@@ -52,6 +53,8 @@ type data struct {
 	verifiers map[string]verifier.Credential
 	// experiments are the A/B tests by ID, as JSON (experiment.go).
 	experiments map[string][]byte
+	// analytics are the analytics' counters (analytics.go).
+	analytics map[analytics.Key]*analytics.Counts
 }
 
 // New returns an empty store.
@@ -76,7 +79,7 @@ func (d *data) clone() *data {
 		orgs: maps.Clone(d.orgs), keys: maps.Clone(d.keys), sites: maps.Clone(d.sites),
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
 		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(), hooks: d.hooks.clone(),
-		teams: d.teams.clone(), gvl: d.gvl.clone(), verifiers: maps.Clone(d.verifiers),
+		teams: d.teams.clone(), gvl: d.gvl.clone(), verifiers: maps.Clone(d.verifiers), analytics: cloneAnalytics(d.analytics),
 		experiments: maps.Clone(d.experiments),
 	}
 }

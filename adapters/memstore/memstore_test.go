@@ -17,3 +17,7 @@ func TestStoreContract(t *testing.T) {
 func TestIDSpelling(t *testing.T) {
 	coretest.IDSpellingContract(t, func(t *testing.T) usecases.Store { return memstore.New() })
 }
+
+func TestAnalyticsContract(t *testing.T) {
+	coretest.AnalyticsContract(t, func(t *testing.T) usecases.Store { return memstore.New() })
+}

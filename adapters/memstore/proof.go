@@ -18,34 +18,21 @@ type proofData struct {
 	chains    map[string]consent.ConsentChain
 	batches   map[string][]consent.ConsentBatch // by site, in seq order
 	snapshots map[[2]string]banner.ConsentSnapshot
-	hours     map[string]map[time.Time]consent.ConsentBucketStat // by site, by UTC hour
 }
 
 func (p proofData) clone() proofData {
 	c := proofData{chains: maps.Clone(p.chains), batches: map[string][]consent.ConsentBatch{},
-		snapshots: maps.Clone(p.snapshots), hours: map[string]map[time.Time]consent.ConsentBucketStat{}}
+		snapshots: maps.Clone(p.snapshots)}
 	for k, v := range p.batches {
 		c.batches[k] = slices.Clone(v)
 	}
-	for k, v := range p.hours {
-		m := map[time.Time]consent.ConsentBucketStat{}
-		for h, st := range v {
-			m[h] = cloneStat(st)
-		}
-		c.hours[k] = m
-	}
 	return c
-}
-
-func cloneStat(st consent.ConsentBucketStat) consent.ConsentBucketStat {
-	st.Actions, st.Jurisdictions, st.Categories = maps.Clone(st.Actions), maps.Clone(st.Jurisdictions), maps.Clone(st.Categories)
-	return st
 }
 
 func (p *proofData) init() {
 	if p.chains == nil {
 		*p = proofData{chains: map[string]consent.ConsentChain{}, batches: map[string][]consent.ConsentBatch{},
-			snapshots: map[[2]string]banner.ConsentSnapshot{}, hours: map[string]map[time.Time]consent.ConsentBucketStat{}}
+			snapshots: map[[2]string]banner.ConsentSnapshot{}}
 	}
 }
 
@@ -53,7 +40,6 @@ func (p *proofData) deleteSite(id string) {
 	p.init()
 	delete(p.chains, id)
 	delete(p.batches, id)
-	delete(p.hours, id)
 	maps.DeleteFunc(p.snapshots, func(k [2]string, _ banner.ConsentSnapshot) bool { return k[0] == id })
 }
 
@@ -66,7 +52,7 @@ func (p *proofData) chainOf(site string) consent.ConsentChain {
 	return c
 }
 
-// chain makes r a batch of its own at the head of its site's chain and counts it.
+// chain makes r a batch of its own at the head of its site's chain.
 func (p *proofData) chain(r *consent.ConsentRecord) {
 	c := p.chainOf(r.SiteID)
 	h := consent.ChainConsentBatch(c.HeadSeq, c.HeadHash, []*consent.ConsentRecord{r})
@@ -74,14 +60,6 @@ func (p *proofData) chain(r *consent.ConsentRecord) {
 	p.chains[r.SiteID] = c
 	p.batches[r.SiteID] = append(p.batches[r.SiteID], consent.ConsentBatch{SiteID: r.SiteID, Seq: c.HeadSeq, Hash: h,
 		PrevHash: r.PrevBatchHash, Records: 1, NewestAt: r.CreatedAt})
-	if p.hours[r.SiteID] == nil {
-		p.hours[r.SiteID] = map[time.Time]consent.ConsentBucketStat{}
-	}
-	hour := r.CreatedAt.UTC().Truncate(time.Hour)
-	st := cloneStat(p.hours[r.SiteID][hour])
-	st.Start = hour
-	st.Add(r)
-	p.hours[r.SiteID][hour] = st
 }
 
 // link fills a record's batch hashes, as exports carry them.
@@ -133,31 +111,6 @@ func (s *Store) EraseConsentVisitor(_ context.Context, siteID, visitorID string)
 		}
 	}
 	return n, nil
-}
-
-// ConsentBucketStats implements core.ConsentStore.
-func (s *Store) ConsentStatBuckets(_ context.Context, siteID string, from, to time.Time, interval string) ([]consent.ConsentBucketStat, error) {
-	defer s.lock()()
-	s.d.proof.init()
-	byStart := map[time.Time]*consent.ConsentBucketStat{}
-	for h, st := range s.d.proof.hours[siteID] {
-		b := consent.StatsBucketStart(h, interval)
-		if b.Before(from) || !b.Before(to) {
-			continue
-		}
-		sum := byStart[b]
-		if sum == nil {
-			sum = &consent.ConsentBucketStat{Start: b}
-			byStart[b] = sum
-		}
-		sum.Merge(&st)
-	}
-	out := make([]consent.ConsentBucketStat, 0, len(byStart))
-	for _, b := range byStart {
-		out = append(out, *b)
-	}
-	slices.SortFunc(out, func(a, b consent.ConsentBucketStat) int { return a.Start.Compare(b.Start) })
-	return out, nil
 }
 
 // RemoveConsentBatches implements core.ConsentStore.

@@ -115,7 +115,7 @@ func killDuringIngest(t *testing.T, bin, dbURL string) {
 	t.Logf("%d posts answered 201 before SIGKILL, all stored (%d records, in flight included); %d posts failed", len(res.Created), len(stored), res.PostErrs)
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func waitHealthy(t *testing.T, base string, logs *bytes.Buffer) {
+func waitHealthy(t testing.TB, base string, logs *bytes.Buffer) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if res, err := http.Get(base + "/healthz"); err == nil {
@@ -138,7 +138,7 @@ func waitHealthy(t *testing.T, base string, logs *bytes.Buffer) {
 	t.Fatalf("consentd did not become healthy:\n%s", logs.String())
 }
 
-func createSite(t *testing.T, base, key string) (id, projectKey string) {
+func createSite(t testing.TB, base, key string) (id, projectKey string) {
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/sites", strings.NewReader(`{"name":"kill","url":"https://kill.example"}`))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")

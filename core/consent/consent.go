@@ -149,12 +149,6 @@ type ConsentStore interface {
 	// EraseConsentVisitor removes the visitor ID and its salt from every record of the site
 	// naming visitorID, and returns how many it changed.
 	EraseConsentVisitor(ctx context.Context, siteID, visitorID string) (int, error)
-	// ConsentStatBuckets returns the site's aggregates per bucket of interval (StatsHour,
-	// StatsDay or StatsWeek, see StatsBucketStart) for the buckets with from <= start < to,
-	// from the hour aggregates kept with the inserts, in bucket order; buckets without
-	// records are left out. The aggregates count every record ever committed, including those
-	// retention removed since.
-	ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]ConsentBucketStat, error)
 	// ConsentRegionCounts counts the site's records with from <= createdAt < to by place:
 	// the record's region when it has one ("US-CA"), else its ipCountry ("FR"), "" when both
 	// are empty. Retention-removed records are not counted.

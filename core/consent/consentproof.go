@@ -228,6 +228,18 @@ type ConsentLog struct {
 	Clock    core.Clock
 	Audit    core.Auditor
 	Events   *event.Publisher
+	// Stats are the statistics' aggregates (core/analytics counts the decisions as they are
+	// stored, outside the records' transactions); nil: ConsentStats answers internal.
+	Stats StatsSource
+}
+
+// StatsSource gives the statistics' aggregates of the stored decisions.
+type StatsSource interface {
+	// ConsentStatBuckets returns the site's aggregates per bucket of interval (StatsHour,
+	// StatsDay or StatsWeek, see StatsBucketStart) for the buckets with from <= start < to,
+	// in bucket order; buckets without decisions are left out. They count every record ever
+	// stored, including those retention removed since.
+	ConsentStatBuckets(ctx context.Context, siteID string, from, to time.Time, interval string) ([]ConsentBucketStat, error)
 }
 
 // VisitorErasure is the data of a visitor.erased event.

@@ -29,8 +29,8 @@ const (
 	DefaultConsentStatsSpan = 30 * 24 * time.Hour
 )
 
-// ConsentBucketStat is what the stores aggregate per site and bucket: they keep it per UTC
-// hour, in the transaction that inserts the records, and sum hours into days and weeks.
+// ConsentBucketStat is the statistics' aggregate of a site's decisions in one bucket (Stats
+// keeps them per UTC hour and sums hours into days and weeks).
 type ConsentBucketStat struct {
 	Start         time.Time
 	Total         int64
@@ -138,6 +138,9 @@ func StatsBucketStart(t time.Time, interval string) time.Time {
 	}
 }
 
+// StatsNext is the start of the bucket of interval after the one starting at t.
+func StatsNext(t time.Time, interval string) time.Time { return statsNext(t, interval) }
+
 func statsNext(t time.Time, interval string) time.Time {
 	switch interval {
 	case StatsHour:
@@ -149,8 +152,8 @@ func statsNext(t time.Time, interval string) time.Time {
 	}
 }
 
-// ConsentStats returns a site's statistics, summed from the hour aggregates the store keeps
-// with the inserts: the cost depends on the hours in the range, not on the records.
+// ConsentStats returns a site's statistics, summed from the hour aggregates of the analytics
+// (Stats): the cost depends on the hours in the range, not on the records.
 func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q ConsentStatsQuery) (*ConsentStats, error) {
 	if err := core.Authorize(ctx, core.PermRead, orgID, q.SiteID); err != nil {
 		return nil, err
@@ -196,7 +199,10 @@ func (consentLog *ConsentLog) ConsentStats(ctx context.Context, orgID string, q 
 	if end.After(core.MaxTime) || start.Before(core.MinTime) {
 		return nil, core.Errorf(core.CodeInvalid, "from, to: must be between years %d and %d", core.MinTime.Year(), core.MaxTime.Year())
 	}
-	hours, err := consentLog.Store.ConsentStatBuckets(ctx, q.SiteID, start, end, q.Interval)
+	if consentLog.Stats == nil {
+		return nil, core.Errorf(core.CodeInternal, "consent statistics: no source")
+	}
+	hours, err := consentLog.Stats.ConsentStatBuckets(ctx, q.SiteID, start, end, q.Interval)
 	if err != nil {
 		return nil, err
 	}

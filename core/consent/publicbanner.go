@@ -108,8 +108,17 @@ type PublicBanner struct {
 	Verifiers interface {
 		Valid(ctx context.Context, token, projectKey string) bool
 	}
+	// Decisions counts every decision stored, once, after its commit (core/analytics); nil
+	// counts nothing.
+	Decisions DecisionCounter
 	// savedSnapshots are the snapshots (site ID and hash) this process stored.
 	savedSnapshots keySet
+}
+
+// DecisionCounter counts stored decisions for the analytics (core/analytics): in memory,
+// outside the record's transaction.
+type DecisionCounter interface {
+	CountDecision(r *ConsentRecord, in ConsentInput)
 }
 
 // Declaration returns the cookie declaration of the site named by projectKey in the first of

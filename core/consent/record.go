@@ -162,6 +162,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if err != nil {
 		return nil, err
 	}
+	if public.Decisions != nil {
+		public.Decisions.CountDecision(r, in)
+	}
 	return r, nil
 }
 

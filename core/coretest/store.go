@@ -57,7 +57,6 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"ConsentMissingSite", testConsentMissingSite},
 		{"ConsentIdempotencyKey", testConsentIdempotencyKey},
 		{"ConsentChain", testConsentChain},
-		{"ConsentStatBuckets", testConsentStatBuckets},
 		{"ConsentRegionCounts", testConsentRegionCounts},
 		{"ConsentErasure", testConsentErasure},
 		{"ConsentRetention", testConsentRetention},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/analytics"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
@@ -67,6 +68,9 @@ type Deps struct {
 	// ExperimentCounter reads experiments' counts from the analytics (optional: without it an
 	// experiment's results answer an internal error).
 	ExperimentCounter experiment.Counter
+	// Analytics keeps the analytics' counters (core/analytics); when nil, Store keeps them if
+	// it implements analytics.Store (every store of consentd does).
+	Analytics analytics.Store
 	// Now is the clock; NewID returns a new unique identifier (a UUID).
 	Now   func() time.Time
 	NewID func() string
@@ -101,6 +105,10 @@ type UseCases struct {
 	Verifiers *verifier.Verifiers
 	// Experiments are the A/B tests of the banner (core/experiment).
 	Experiments *experiment.Experiments
+	// Analytics counts the banner's interaction events and the decisions stored, and reports
+	// them (core/analytics); nil without an analytics store. Its Agg must Run (app does) for
+	// the counts to reach the store.
+	Analytics *analytics.Analytics
 }
 
 // New builds the use cases on deps.
@@ -135,9 +143,24 @@ func New(deps Deps) (*UseCases, error) {
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
 	banners := &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf}
+	if deps.Analytics == nil {
+		deps.Analytics, _ = deps.Store.(analytics.Store)
+	}
+	var stats *analytics.Analytics
+	var decisions consent.DecisionCounter
+	if deps.Analytics != nil {
+		stats = &analytics.Analytics{Agg: &analytics.Aggregator{Store: deps.Analytics, Log: deps.Logger}, Store: deps.Analytics,
+			Sites: siteStore{deps.Store}, Views: views, Verifiers: verifiers, Clock: clk}
+		decisions = stats
+	}
+	counter := deps.ExperimentCounter
+	if counter == nil && deps.Analytics != nil {
+		counter = experimentCounter{deps.Analytics}
+	}
 	return &UseCases{
-		Experiments: &experiment.Experiments{Store: experimentStore{deps.Store}, Banners: banners, Counter: deps.ExperimentCounter,
+		Experiments: &experiment.Experiments{Store: experimentStore{deps.Store}, Banners: banners, Counter: counter,
 			Views: views, Clock: clk, NewID: newID, Audit: audit},
+		Analytics:  stats,
 		Verifiers:  verifiers,
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
@@ -151,8 +174,8 @@ func New(deps Deps) (*UseCases, error) {
 			Clock: clk, Log: deps.Logger, ScanMode: deps.ScanMode, DefaultScanPeriod: deps.DefaultScanPeriod, Events: events, Scans: scans,
 			Verifiers: verifiers},
 		PublicBanner: &consent.PublicBanner{Store: consentStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Views: views, TCF: tcf,
-			Verifiers: verifiers},
-		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events},
+			Verifiers: verifiers, Decisions: decisions},
+		ConsentLog: &consent.ConsentLog{Store: consentStore{deps.Store}, AllSites: deps.AllSites, Clock: clk, Audit: audit, Events: events, Stats: statsOf(stats)},
 		Compliance: &scan.Compliance{Store: scanStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Views: views, TCF: tcf},
 		Webhooks: &watch.Webhooks{Store: watchStore{deps.Store}, Sender: deps.WebhookSender, AllowPrivate: deps.WebhookAllowPrivate,
 			Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit, Events: events, Mailer: deps.Mailer, PublicURL: strings.TrimRight(deps.PublicURL, "/")},
@@ -173,3 +196,11 @@ type Health struct {
 
 // Ready reports whether the store answers.
 func (health *Health) Ready(ctx context.Context) error { return health.store.Ping(ctx) }
+
+// statsOf is the statistics' source: the analytics, or none (nil, not a nil pointer).
+func statsOf(a *analytics.Analytics) consent.StatsSource {
+	if a == nil {
+		return nil
+	}
+	return a
+}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/consentd/consentd/core"
 )
 
 // timeLayout is how the console writes an instant: in UTC, day first, to the minute.
@@ -102,4 +104,19 @@ func Human(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// ParseDay reads a date filter: YYYY-MM-DD (the day's start, UTC) or an RFC 3339 instant.
+func ParseDay(field, v string) (*time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return &t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return &t, nil
+	}
+	return nil, core.Errorf(core.CodeInvalid, "%s: enter a date as YYYY-MM-DD", field)
 }

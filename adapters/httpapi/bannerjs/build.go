@@ -58,7 +58,7 @@ var bundles = []bundleSpec{
 // placeholders did, at no cost to the first view's bytes):
 //   - consentd:core, what the runtime takes from core: VENDORS (core.VendorConsents, the
 //     defaults the runtime sends before it has a configuration) and the names of the site's
-//     public resources it fetches (Public.config, .consent, .declaration, .more);
+//     public resources it fetches (Public.config, .consent, .declaration, .more; EVENTS apart);
 //   - consentd:build, Version.own (the bundle's own version, a hash of its output stamped after
 //     the build) and Version.<name> for each bundle built before.
 const (
@@ -216,6 +216,8 @@ func coreModuleTS() (string, error) {
 		return "", err
 	}
 	return "export var VENDORS = " + string(vendors) + ";\n" +
+		// not in the enum: an enum's members are in every bundle, this only in more.js's
+		"export var EVENTS = " + string(quote(core.PublicEventsPath)) + ";\n" +
 		"export enum Public { config = " + string(quote(core.PublicConfigPath)) +
 		", consent = " + string(quote(core.PublicConsentPath)) +
 		", declaration = " + string(quote(core.PublicDeclaration)) +

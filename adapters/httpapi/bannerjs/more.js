@@ -11,6 +11,8 @@
 
 import MORE from './banner-more.css';
 import { Version } from 'consentd:build';
+import { EVENTS } from 'consentd:core';
+import { tracker } from './events.js';
 
 var d = document, R, h, t, fill, catName, mount, heading, button, buttons, policyLinks, gpcOn, fixed, decide,
   closeAll, closePrefs, getConsent, ruleFor, cats, getAttr, details;
@@ -40,6 +42,7 @@ function prefs(dc) {
   if (dc) dc.categories.forEach(function (k) { svc[k.slug] = k.services; desc[k.slug] = k.description; }), Object.assign(R.cfg.texts, dc.texts);
   var catDesc = function (k) { return desc[k.slug] || k.description || ''; };
   if (u.prefs) { u.prefs.focus(); return; }
+  ev.prefs();
   styleMore(u.root);
   var reopenBanner = !!u.banner;
   if (!u.banner) R.keepFocus();
@@ -139,6 +142,7 @@ function gpcNote() {
 }
 var reopen = null;
 function reopenButton() {
+  seen();
   var b = R.cfg && R.cfg.banner;
   var want = b && b.reopenButton && R.decided && !R.declPage && !(R.ui && R.ui.banner) && d.body &&
     !d.querySelector('[data-consentd-open]');
@@ -243,11 +247,41 @@ function choices() {
   });
 }
 
+// ---- Interaction events (events.js, docs/analytics.md). ----
+// api is where this module came from: consentd's public API base.
+var api = ((d.currentScript && d.currentScript.src) || '').replace(/[?#].*$/, '').replace(/\/[^/]*$/, ''), ev, T0;
+function startEvents() {
+  var P = performance;
+  T0 = Date.now() - P.now(); // this page view's start, in Date.now() terms
+  ev = tracker(function (b) {
+    var u = api + '/' + encodeURIComponent(R.cfg.projectKey) + '/' + EVENTS;
+    if (!(navigator.sendBeacon && navigator.sendBeacon(u, b))) fetch(u, { method: 'POST', body: b, keepalive: true, credentials: 'omit' }).catch(function () {});
+  }, function () {
+    var c = R.cfg;
+    return c && c.projectKey && api ? { consentVersion: c.banner.consentVersion, language: c.lang || undefined, variant: c.variant || undefined } : null;
+  }, function () { return P.now(); });
+  seen();
+  var s = R.stored; // a decision taken on this page before this module came
+  if (R.decided && s && s.t >= T0) ev.decision(s.a, getConsent().doNotSell, s.t - T0);
+  d.addEventListener('consentd:change', function (e) {
+    var c = e.detail;
+    if (c.decided && c.decidedAt && Date.parse(c.decidedAt) >= T0) ev.decision(c.action, c.doNotSell);
+  });
+  window.addEventListener('pagehide', function () { ev.leave(); });
+  d.addEventListener('visibilitychange', function () { if (d.visibilityState === 'hidden') ev.flush(); });
+}
+// seen counts the banner shown, once its first layer was (the first view notes when).
+function seen() {
+  var at = R.page.timing().shown;
+  if (ev && at) ev.shown(at);
+}
+
 window.__consentdMore = { v: Version.own, f: function (r) {
   R = r;
   h = R.h; t = R.t; fill = R.fill; catName = R.catName; mount = R.mount; heading = R.heading; button = R.button;
   buttons = R.buttons; policyLinks = R.policyLinks; gpcOn = R.gpcOn; fixed = R.fixed; decide = R.decide;
   closeAll = R.closeAll; closePrefs = R.closePrefs; getConsent = R.getConsent; ruleFor = R.ruleFor; cats = R.cats;
   getAttr = R.getAttr; details = R.details;
+  startEvents();
   return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices };
 } };

@@ -66,8 +66,9 @@ type Comparison struct {
 	// Difference is the challenger's rate minus the control's; Lower and Upper bound it
 	// (the always-valid interval at level 1-α of the comparison).
 	Difference float64 `json:"difference"`
-	Lower      float64 `json:"lower"`
-	Upper      float64 `json:"upper"`
+	// Lower and Upper are null until a look has MinShown banners per arm.
+	Lower *float64 `json:"lower"`
+	Upper *float64 `json:"upper"`
 	// PValue is the always-valid p-value (1 until the first look with MinShown per arm).
 	PValue float64 `json:"pValue"`
 	// Significant is whether PValue is below the comparison's α: the challenger is better
@@ -89,8 +90,10 @@ func halfWidth(v, tau2, alpha float64) float64 {
 // at each look (looks[i][0] the control's, looks[i][1] the challenger's, in time order) at
 // level alpha.
 func Compare(key string, looks [][2]Arm, alpha float64) Comparison {
-	c := Comparison{Variant: key, PValue: 1, Lower: math.Inf(-1), Upper: math.Inf(1)}
-	lastLo, lastHi := c.Lower, c.Upper
+	c := Comparison{Variant: key, PValue: 1}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	lastLo, lastHi := lo, hi
+	looked := false
 	for _, l := range looks {
 		a, b := l[0], l[1]
 		if a.Shown < MinShown || b.Shown < MinShown {
@@ -105,15 +108,18 @@ func Compare(key string, looks [][2]Arm, alpha float64) Comparison {
 		c.PValue = math.Min(c.PValue, 1/mixtureLR(d, v, Tau2))
 		h := halfWidth(v, Tau2, alpha)
 		lastLo, lastHi = d-h, d+h
-		c.Lower, c.Upper = math.Max(c.Lower, lastLo), math.Min(c.Upper, lastHi)
+		lo, hi, looked = math.Max(lo, lastLo), math.Min(hi, lastHi), true
 	}
 	if n := len(looks); n > 0 {
 		last := looks[n-1]
 		c.Difference = last[1].Rate() - last[0].Rate()
 	}
 	c.Significant = c.PValue < alpha
-	if c.Lower > c.Upper { // the intersection emptied (an event of probability below α): keep the last look's
-		c.Lower, c.Upper = lastLo, lastHi
+	if lo > hi { // the intersection emptied (an event of probability below α): keep the last look's
+		lo, hi = lastLo, lastHi
+	}
+	if looked {
+		c.Lower, c.Upper = &lo, &hi
 	}
 	return c
 }

@@ -24,8 +24,8 @@ func TestStatisticsAgainstReference(t *testing.T) {
 	}
 	c := Compare("b", [][2]Arm{{{Shown: 1000, Conversions: 600}, {Shown: 1000, Conversions: 650}}}, Alpha)
 	close("p-value", c.PValue, 0.2648666172104596)
-	close("lower", c.Lower, -0.015957086927212163)
-	close("upper", c.Upper, 0.11595708692721217)
+	close("lower", *c.Lower, -0.015957086927212163)
+	close("upper", *c.Upper, 0.11595708692721217)
 	close("difference", c.Difference, 0.05)
 	if c.Significant {
 		t.Error("p 0.26 called significant")
@@ -61,11 +61,11 @@ func TestCompareRunningMinimum(t *testing.T) {
 	if !one.Significant || !both.Significant || both.PValue > one.PValue {
 		t.Errorf("running minimum lost: %+v then %+v", one, both)
 	}
-	if both.Lower < one.Lower || both.Upper > one.Upper {
+	if *both.Lower < *one.Lower || *both.Upper > *one.Upper {
 		t.Errorf("interval widened: %+v then %+v", one, both)
 	}
 	few := Compare("b", [][2]Arm{{{Shown: 99, Conversions: 10}, {Shown: 99, Conversions: 90}}}, Alpha)
-	if few.Significant || few.PValue != 1 {
+	if few.Significant || few.PValue != 1 || few.Lower != nil || few.Upper != nil {
 		t.Errorf("a call below MinShown: %+v", few)
 	}
 }
@@ -123,7 +123,7 @@ func TestABExperimentFindsEffect(t *testing.T) {
 			}
 			looks = append(looks, cum)
 		}
-		if c := Compare("b", looks, Alpha); c.Significant && c.Difference > 0 && c.Lower > 0 {
+		if c := Compare("b", looks, Alpha); c.Significant && c.Difference > 0 && *c.Lower > 0 {
 			found++
 		}
 	}

@@ -265,7 +265,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	apiCfg := httpapi.Config{
 		UseCases: httpapi.FromCore(a.useCases), Logger: cfg.Logger, PublicURL: cfg.PublicURL, CountryHeader: cfg.CountryHeader,
 		RegionHeader: cfg.RegionHeader, Geolocator: geo, PublicRateLimit: cfg.PublicRateLimit, Runtime: bannerjs.Handler(), RuntimeVersion: bannerjs.Version(),
-		RuntimeScript: bannerjs.Script(), TCFModule: bannerjs.TCFHandler(), TCFStub: bannerjs.TCFStub, GPPAPI: bannerjs.GPPAPI, TrustedProxies: trustedProxies(cfg.TrustedProxies),
+		RuntimeScript: bannerjs.Script(), TCFModule: bannerjs.TCFHandler(), TCFStub: bannerjs.TCFStub, GPPAPI: bannerjs.GPPAPI, ExperimentScript: bannerjs.ExperimentScript, TrustedProxies: trustedProxies(cfg.TrustedProxies),
 	}
 	a.handler = httpapi.New(apiCfg)
 	if a.handler, err = withConsole(cfg, a.useCases, apiCfg, a.handler); err != nil {

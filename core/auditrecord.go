@@ -83,6 +83,12 @@ const (
 	// event, or again an earlier delivery's payload (consent records among them).
 	AuditWebhookTest      = "webhook.test"
 	AuditWebhookRedeliver = "webhook.redeliver"
+	// Experiments (A/B tests of the banner, core/experiment): created, started, stopped, and
+	// a variant promoted into the banner (which also records a banner update).
+	AuditExperimentCreate  = "experiment.create"
+	AuditExperimentStart   = "experiment.start"
+	AuditExperimentStop    = "experiment.stop"
+	AuditExperimentPromote = "experiment.promote"
 )
 
 // AuditActions returns every action, for filters and the enum of the API.
@@ -93,7 +99,8 @@ func AuditActions() []string {
 		AuditKeyRevoke, AuditVisitorErase, AuditConsentExport, AuditMemberInvite, AuditMemberJoin, AuditMemberRole,
 		AuditMemberRemove, AuditSessionRevoke, AuditUserPasswordSet, AuditUserTOTPEnable, AuditUserTOTPDisable, AuditOrganizationInit,
 		AuditSSOUpdate, AuditSSODelete, AuditUserTOTPReset, AuditUserRecoveryUse, AuditUserRecoveryNew,
-		AuditWebhookCreate, AuditWebhookUpdate, AuditWebhookDelete, AuditWebhookTest, AuditWebhookRedeliver}
+		AuditWebhookCreate, AuditWebhookUpdate, AuditWebhookDelete, AuditWebhookTest, AuditWebhookRedeliver,
+		AuditExperimentCreate, AuditExperimentStart, AuditExperimentStop, AuditExperimentPromote}
 }
 
 // Audit log limits.

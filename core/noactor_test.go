@@ -22,6 +22,7 @@ var publicByDesign = map[string]string{
 	"RuleSets.EdgeRuleSet":       "the site's edge rule set, served to the edges in front of its pages (derived from its public configuration)",
 	"Analytics.RecordEvents":     "a page view's interaction events, sent by the banner: counted, never stored per event (rate-limited by the adapter)",
 	"Analytics.CountDecision":    "takes no context: called by PublicBanner.RecordConsent for a decision it stored",
+	"Experiments.ForVisitor":     "the running experiment's variants for a visitor's loader, derived from the site's public configuration",
 	"Verifiers.Valid":            "a verifier's request to the public endpoints: the credential the server issued is the authorization",
 	"Digests.Unsubscribe":        "the unsubscribe link of a digest email: its token is the authorization",
 	"Digests.Sends":              "takes no context: whether the deployment has mail settings, no organization's data (the console says so beside a digest)",

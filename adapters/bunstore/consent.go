@@ -43,6 +43,7 @@ type consentRecord struct {
 	ACString   string `bun:"ac_string"`
 	GVLVersion int    `bun:"gvl_version"`
 	GPPString  string `bun:"gpp_string"`
+	Variant    string `bun:"variant"`
 	// IdempotencyKey is the key the decision was posted with, NULL without one; unique per
 	// site (consent_records_idempotency).
 	IdempotencyKey *string `bun:"idempotency_key"`
@@ -102,7 +103,7 @@ func fromConsent(r *consent.ConsentRecord) consentRecord {
 		PageURL: r.PageURL, UserAgent: r.UserAgent, SnapshotHash: r.SnapshotHash, VisitorSalt: r.VisitorSalt,
 		VisitorHash: r.VisitorHash, RecordHash: r.RecordHash, BatchSeq: &seq, BatchIndex: r.BatchIndex,
 		Region: r.Region, RegionRule: r.RegionRule, TCString: r.TCString, ACString: r.ACString, GVLVersion: r.GVLVersion, GPPString: r.GPPString,
-		IdempotencyKey: keyOrNil(r.IdempotencyKey),
+		Variant: r.Variant, IdempotencyKey: keyOrNil(r.IdempotencyKey),
 	}
 }
 
@@ -118,6 +119,7 @@ func (m *consentRecord) core() *consent.ConsentRecord {
 		PageURL: m.PageURL, UserAgent: m.UserAgent, SnapshotHash: m.SnapshotHash, VisitorSalt: m.VisitorSalt,
 		VisitorHash: m.VisitorHash, RecordHash: m.RecordHash, BatchSeq: seq, BatchIndex: m.BatchIndex,
 		Region: m.Region, RegionRule: m.RegionRule, TCString: m.TCString, ACString: m.ACString, GVLVersion: m.GVLVersion, GPPString: m.GPPString,
+		Variant: m.Variant,
 	}
 	if m.IdempotencyKey != nil {
 		r.IdempotencyKey = *m.IdempotencyKey

@@ -18,7 +18,7 @@ type consentInsert []consentRecord
 const consentInsertHead = `INSERT INTO "consent_records" ("id", "site_id", "visitor_id", "ip_country", "jurisdiction", ` +
 	`"categories_consented", "gpc_signal", "do_not_sell", "consent_version", "action", "created_at", "page_url", ` +
 	`"user_agent", "snapshot_hash", "visitor_salt", "visitor_hash", "record_hash", "batch_seq", "batch_index", "region", "region_rule", ` +
-	`"tc_string", "ac_string", "gvl_version", "gpp_string", "idempotency_key") VALUES `
+	`"tc_string", "ac_string", "gvl_version", "gpp_string", "variant", "idempotency_key") VALUES `
 
 // AppendQuery implements schema.QueryAppender.
 func (rows consentInsert) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, error) {
@@ -70,6 +70,8 @@ func (rows consentInsert) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, er
 		b = strconv.AppendInt(b, int64(r.GVLVersion), 10)
 		b = append(b, ", "...)
 		b = d.AppendString(b, r.GPPString)
+		b = append(b, ", "...)
+		b = d.AppendString(b, r.Variant)
 		b = append(b, ", "...)
 		if r.IdempotencyKey == nil {
 			b = append(b, "NULL"...)

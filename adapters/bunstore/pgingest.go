@@ -212,17 +212,17 @@ FROM unnest($1::text[], $2::int4[], $3::timestamptz[]) AS u(site_id, records, ne
 const pgInsertRecords = `INSERT INTO consent_records (id, site_id, visitor_id, ip_country, jurisdiction,
 	categories_consented, gpc_signal, do_not_sell, consent_version, action, created_at, page_url, user_agent,
 	snapshot_hash, visitor_salt, visitor_hash, record_hash, batch_seq, batch_index, region, region_rule,
-	tc_string, ac_string, gvl_version, gpp_string, idempotency_key)
+	tc_string, ac_string, gvl_version, gpp_string, idempotency_key, variant)
 SELECT id::uuid, u.site_id::uuid, visitor_id, ip_country, jurisdiction, cats::jsonb, gpc_signal, do_not_sell,
 	consent_version, action, created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash,
-	record_hash, c.head_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key
+	record_hash, c.head_seq, batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key, variant
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::bool[],
 	$9::int4[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
 	$17::text[], $18::int4[], $19::text[], $20::text[], $21::text[], $22::text[], $23::int4[], $24::text[],
-	$25::text[])
+	$25::text[], $26::text[])
 	AS u(id, site_id, visitor_id, ip_country, jurisdiction, cats, gpc_signal, do_not_sell, consent_version, action,
 	created_at, page_url, user_agent, snapshot_hash, visitor_salt, visitor_hash, record_hash,
-	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key)
+	batch_index, region, region_rule, tc_string, ac_string, gvl_version, gpp_string, idempotency_key, variant)
 	JOIN consent_chains c ON c.site_id = u.site_id::uuid`
 
 // pgUpsertCounts adds the batch's records to the hour counters of the listing's totals (n):
@@ -245,7 +245,7 @@ func (w batchRows) queue(b *pgx.Batch, heads []consentChain, bySite map[string][
 	var (
 		id, siteID, visitor, country, jur, cats, action     = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		pageURL, ua, snap, salt, vhash, rhash, region, rule = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		tc, ac, gpp                                         = make([]string, n), make([]string, n), make([]string, n)
+		tc, ac, gpp, variant                                = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		gpc, dns                                            = make([]bool, n), make([]bool, n)
 		version, index, gvl                                 = make([]int32, n), make([]int32, n), make([]int32, n)
 		created                                             = make([]time.Time, n)
@@ -260,13 +260,13 @@ func (w batchRows) queue(b *pgx.Batch, heads []consentChain, bySite map[string][
 		}
 		cats[i] = v.(string)
 		pageURL[i], ua[i], snap[i], salt[i], vhash[i], rhash[i] = r.PageURL, r.UserAgent, r.SnapshotHash, r.VisitorSalt, r.VisitorHash, r.RecordHash
-		region[i], rule[i], tc[i], ac[i], gpp[i] = r.Region, r.RegionRule, r.TCString, r.ACString, r.GPPString
+		region[i], rule[i], tc[i], ac[i], gpp[i], variant[i] = r.Region, r.RegionRule, r.TCString, r.ACString, r.GPPString, r.Variant
 		gpc[i], dns[i] = r.GPCSignal, r.DoNotSell
 		version[i], index[i], gvl[i] = int32(r.ConsentVersion), int32(r.BatchIndex), int32(r.GVLVersion)
 		created[i], keys[i] = r.CreatedAt, r.IdempotencyKey
 	}
 	b.Queue(pgInsertRecords, id, siteID, visitor, country, jur, cats, gpc, dns, version, action, created, pageURL, ua,
-		snap, salt, vhash, rhash, index, region, rule, tc, ac, gvl, gpp, keys)
+		snap, salt, vhash, rhash, index, region, rule, tc, ac, gvl, gpp, keys, variant)
 
 	n = len(w.counts)
 	csite, bucket, shard, cn := make([]string, n), make([]time.Time, n), make([]int16, n), make([]int64, n)

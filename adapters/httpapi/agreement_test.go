@@ -158,7 +158,10 @@ var baseBodies = map[string]any{
 		"cookies": []any{map[string]any{"name": "probe", "duration": "1 day"}}},
 	"POST /sites/{id}/services/import": map[string]any{"slug": "hotjar", "categorySlug": "marketing"},
 	"POST /webhooks":                   map[string]any{"url": "https://hooks.example/in", "events": []any{event.EventTypes()[0]}},
-	"PATCH /sites/{id}/banner":         map[string]any{"regionRules": []any{map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}}},
+	"POST /sites/{id}/experiments": map[string]any{"name": "Wording", "metric": "consent_rate", "variants": []any{
+		map[string]any{"key": "a", "weight": 50}, map[string]any{"key": "b", "weight": 50, "patch": map[string]any{"textOverrides": map[string]any{"headline": "Your choice"}}}}},
+	"POST /sites/{id}/experiments/{experimentId}/promote": map[string]any{"variant": "b"},
+	"PATCH /sites/{id}/banner":                            map[string]any{"regionRules": []any{map[string]any{"regions": []any{"FR"}, "defaultBehavior": "opt_in"}}},
 	"PUT /sso": map[string]any{"issuer": "https://login.probe.example", "clientId": "probe", "clientSecret": "probe",
 		"allowedDomains": []any{"probe.example"}, "defaultRole": "viewer"},
 }

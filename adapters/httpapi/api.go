@@ -58,6 +58,9 @@ type Config struct {
 	// GPPAPI is the __gpp API the loader inlines where the visitor has GPP sections, given the
 	// JSON of their core.GPPConfig; nil: the loader never inlines it.
 	GPPAPI func(conf []byte) []byte
+	// ExperimentScript is the A/B test variant picker the loader inlines for a visitor a running
+	// experiment applies to, given the JSON of their experiment.Public; nil: never.
+	ExperimentScript func(conf []byte) []byte
 	// MaxBodyBytes limits request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// TrustedProxies are the peers whose X-Forwarded-For and Forwarded headers name the
@@ -131,6 +134,7 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	h.registerCompliance(api)
 	h.registerVerifier(api)
 	h.registerWebhooks(api)
+	h.registerExperiments(api)
 	h.registerUnsubscribe(api)
 	h.registerConsent(api)
 	h.registerExport(api)

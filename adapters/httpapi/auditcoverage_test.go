@@ -109,6 +109,13 @@ func TestAuditEveryChange(t *testing.T) {
 		collectSecrets(h, secrets)
 		return h["id"].(string)
 	}
+	newExperiment := func(t *testing.T, site string, start bool) string {
+		x := e.want(e.do("POST", "/api/v1/sites/"+site+"/experiments", baseBodies["POST /sites/{id}/experiments"]), 201).obj(t)["id"].(string)
+		if start {
+			e.want(e.do("POST", "/api/v1/sites/"+site+"/experiments/"+x+"/start", nil), 200)
+		}
+		return x
+	}
 	ssoBody := map[string]any{"issuer": "https://login.acme.example/realms/acme", "clientId": "consentd",
 		"clientSecret": "sso-client-secret-4711", "allowedDomains": []string{"acme.example"}, "defaultRole": "editor"}
 	isKey := func(a *core.AuditEntry) bool {
@@ -199,6 +206,21 @@ func TestAuditEveryChange(t *testing.T) {
 		}},
 		"deleteWebhook": {action: core.AuditWebhookDelete, prepare: func(t *testing.T) (map[string]string, any) {
 			return map[string]string{"id": newHook(t)}, nil
+		}},
+		"createExperiment": {action: core.AuditExperimentCreate, prepare: func(t *testing.T) (map[string]string, any) {
+			return map[string]string{"id": site}, baseBodies["POST /sites/{id}/experiments"]
+		}},
+		"startExperiment": {action: core.AuditExperimentStart, prepare: func(t *testing.T) (map[string]string, any) {
+			s := newSite(t)
+			return map[string]string{"id": s, "experimentId": newExperiment(t, s, false)}, nil
+		}},
+		"stopExperiment": {action: core.AuditExperimentStop, prepare: func(t *testing.T) (map[string]string, any) {
+			s := newSite(t)
+			return map[string]string{"id": s, "experimentId": newExperiment(t, s, true)}, nil
+		}},
+		"promoteExperiment": {action: core.AuditExperimentPromote, prepare: func(t *testing.T) (map[string]string, any) {
+			s := newSite(t)
+			return map[string]string{"id": s, "experimentId": newExperiment(t, s, true)}, map[string]any{"variant": "b"}
 		}},
 		"testWebhook": {action: core.AuditWebhookTest, prepare: func(t *testing.T) (map[string]string, any) {
 			return map[string]string{"id": newHook(t)}, nil

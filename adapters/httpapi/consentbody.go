@@ -15,6 +15,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/gpp"
 	"github.com/consentd/consentd/core/tcf"
 )
@@ -38,6 +39,7 @@ type consentBody struct {
 	TCString       string          `json:"tcString,omitempty" maxLength:"8192" doc:"On a site with TCF on: the IAB TC string (TCF 2.3) of this decision. Decoded by the server: it must be well formed, made with this deployment's CMP ID, service-specific, with a disclosed-vendors segment, and name a Global Vendor List version this server has served. Stored and sealed with the record."`
 	ACString       string          `json:"acString,omitempty" maxLength:"8192" doc:"On a site with TCF on: Google's Additional Consent string v2 (2~1.35~dv.9.21), naming only the site's tcf.googleAtpIds. Stored and sealed with the record."`
 	GPPString      string          `json:"gppString,omitempty" maxLength:"8192" doc:"On a site with GPP on: the IAB GPP string the runtime's __gpp gave for this decision (docs/gpp.md). It must be a GPP version 1 string whose header lists as many sections as it has. Kept in the record, sealed in the chain (consentd-record-v4) and exported."`
+	Variant        string          `json:"variant,omitempty" maxLength:"64" doc:"The A/B test variant the runtime showed (docs/experiments.md): the experiment's ID without dashes, _ and the variant's key. Kept in the record, sealed in the chain (consentd-record-v5), listed and exported."`
 	GVLVersion     int             `json:"gvlVersion,omitempty" minimum:"1" maximum:"4095" doc:"The Global Vendor List version the TCF module decided under; it must be the tcString's vendorListVersion (recorded from the tcString when absent)."`
 	IdempotencyKey string          `json:"key,omitempty" minLength:"8" maxLength:"64" doc:"The idempotency key: a key the client chooses once per decision (the runtime: 128 random bits) and sends again with every retry of it. A decision already stored under the key is answered with its original receipt (201, the same id and recordHash) and nothing new is stored, so that a post whose answer was lost (a timeout, a dropped connection, a 503) can be sent again without the proof holding the decision twice. Unique per site; kept with the record, outside its hash."`
 
@@ -55,7 +57,7 @@ func (consentBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema
 		v.PrecomputeMessages()
 	}
 	for name, pattern := range map[string]string{"tcString": tcf.TCStringPattern, "acString": tcf.ACStringPattern, "gppString": gpp.GPPStringPattern,
-		"key": consent.IdempotencyKeyPattern} {
+		"key": consent.IdempotencyKeyPattern, "variant": experiment.VariantIDPattern} {
 		if v := s.Properties[name]; v != nil {
 			v.Pattern = pattern
 			v.PrecomputeMessages()
@@ -275,6 +277,8 @@ func (b *consentBody) value(f *consentField, v gjson.Result, textFault func(stri
 			b.ACString = s
 		case "gppString":
 			b.GPPString = s
+		case "variant":
+			b.Variant = s
 		case "key":
 			b.IdempotencyKey = s
 		}

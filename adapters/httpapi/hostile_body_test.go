@@ -134,7 +134,10 @@ func hostileFixture(t *testing.T, e *env) map[string]string {
 	cat := e.categoryID(id, "marketing")
 	hook := e.want(e.do("POST", "/api/v1/webhooks", baseBodies["POST /webhooks"]), 201).obj(t)["id"].(string)
 	key := e.want(e.do("POST", "/api/v1/api-keys", map[string]any{"name": "rotated", "role": "viewer"}), 201).obj(t)["id"].(string)
+	xp := e.want(e.do("POST", "/api/v1/sites/"+id+"/experiments", baseBodies["POST /sites/{id}/experiments"]), 201).obj(t)["id"].(string)
 	return map[string]string{
+		"/sites/{id}/experiments":                        "/api/v1/sites/" + id + "/experiments",
+		"/sites/{id}/experiments/{experimentId}/promote": "/api/v1/sites/" + id + "/experiments/" + xp + "/promote",
 		"/api-keys":                      "/api/v1/api-keys",
 		"/api-keys/{id}/rotate":          "/api/v1/api-keys/" + key + "/rotate",
 		"/public/{projectKey}/consent":   "/api/v1/public/" + pk + "/consent",

@@ -135,6 +135,7 @@ func (h *handlers) registerLoader(api huma.API) {
 		b.WriteString("window.__consentdBoot=")
 		b.Write(raw)
 		b.WriteString(";\n")
+		b.Write(h.experimentScript(ctx, in.ProjectKey, in.LanguageParams)) // where an experiment runs: its variant, laid on the configuration
 		b.Write(runtime)
 		out := rawBody(b.Bytes(), "text/javascript; charset=utf-8", h.cacheControl(ctx, loaderCache), in.IfNoneMatch, h.loc.vary())
 		if bannerjs.AcceptsGzip(in.AcceptEncoding) {

@@ -64,7 +64,7 @@ func (h *handlers) registerPublic(api huma.API) {
 			VisitorID: in.Body.VisitorID, Categories: in.Body.Categories, ConsentVersion: in.Body.ConsentVersion,
 			DoNotSell: in.Body.DoNotSell, Action: in.Body.Action, GPC: gpc || in.Body.GPC, Country: loc.Country, Region: loc.Region,
 			Language: in.Body.Language, RuntimeVersion: in.Body.RuntimeVersion, PageURL: in.Body.PageURL, UserAgent: in.UserAgent,
-			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion, GPPString: in.Body.GPPString,
+			TCString: in.Body.TCString, ACString: in.Body.ACString, GVLVersion: in.Body.GVLVersion, GPPString: in.Body.GPPString, Variant: in.Body.Variant,
 			VerifierToken:  verifierOf(ctx),
 			IdempotencyKey: in.Body.IdempotencyKey,
 		})

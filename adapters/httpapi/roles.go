@@ -74,6 +74,14 @@ var opPermissions = map[string]core.Permission{
 	"redeliverWebhook":      core.PermKeys,
 	"testWebhook":           core.PermKeys,
 
+	"createExperiment":     core.PermConfigure,
+	"listExperiments":      core.PermRead,
+	"getExperiment":        core.PermRead,
+	"startExperiment":      core.PermConfigure,
+	"stopExperiment":       core.PermConfigure,
+	"promoteExperiment":    core.PermConfigure,
+	"getExperimentResults": core.PermRead,
+
 	"getSso":    core.PermMembers,
 	"putSso":    core.PermMembers,
 	"deleteSso": core.PermMembers,

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/core/experiment"
+
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/adapters/internal/response"
 	"github.com/consentd/consentd/core"
@@ -28,6 +30,9 @@ import (
 // one that differs: struct tags restate lists, and this table keeps them equal to their source.
 var schemaEnums = map[string][]string{
 	"BannerPatchBody.template":            banner.Templates(),
+	"VariantPatchBody.template":           banner.Templates(),
+	"VariantPatchBody.position":           banner.Positions(),
+	"ExperimentCreateBody.metric":         experiment.Metrics(),
 	"BannerPatchBody.position":            banner.Positions(),
 	"BannerPatchBody.defaultBehavior":     banner.DefaultBehaviors(),
 	"BannerPatchBody.closeButtonBehavior": banner.CloseButtonBehaviors(),
@@ -38,6 +43,7 @@ var schemaEnums = map[string][]string{
 	"RulePlace.behavior":                  banner.DefaultBehaviors(),
 	"RuleResult.behavior":                 banner.DefaultBehaviors(),
 	"RegionRuleIn.regions[]":              core.RegionCodes(),
+	"ExperimentCreateBody.regions[]":      core.RegionCodes(),
 	"GppIn.mspaMode":                      gpp.MSPAModes(),
 	"GPPSettings.mspaMode":                gpp.MSPAModes(),
 	"GppIn.approach":                      gpp.Approaches(),

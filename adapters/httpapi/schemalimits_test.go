@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consentd/consentd/core/experiment"
+
 	"github.com/consentd/consentd/adapters/httpapi"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/analytics"
@@ -132,6 +134,8 @@ var schemaLimits = map[string]any{
 	"ConsentBody.acString pattern":                              tcf.ACStringPattern,
 	"ConsentBody.gppString pattern":                             gpp.GPPStringPattern,
 	"ConsentBody.key pattern":                                   consent.IdempotencyKeyPattern,
+	"ConsentBody.variant pattern":                               experiment.VariantIDPattern,
+	"ConsentBody.variant maxLength":                             experiment.MaxVariantID,
 	"ConsentBody.key minLength":                                 consent.MinIdempotencyKey,
 	"ConsentBody.key maxLength":                                 consent.MaxIdempotencyKey,
 	"ConsentBody.gvlVersion minimum":                            1,
@@ -155,6 +159,18 @@ var schemaLimits = map[string]any{
 	"GET /sites/{id}/consent-records/export query:visitorId maxLength": consent.MaxVisitorID,
 	"GET /sites/{id}/consent-snapshots/{hash} path:hash maxLength":     core.HashHexLength,
 
+	// Experiments (core/experiment, docs/experiments.md).
+	"ExperimentCreateBody.name minLength":     1,
+	"ExperimentCreateBody.name maxLength":     experiment.MaxName,
+	"ExperimentCreateBody.regions maxItems":   experiment.MaxRegions,
+	"ExperimentCreateBody.variants minItems":  experiment.MinVariants,
+	"ExperimentCreateBody.variants maxItems":  experiment.MaxVariants,
+	"VariantBody.key pattern":                 experiment.KeyPattern,
+	"VariantBody.name maxLength":              experiment.MaxName,
+	"VariantBody.weight minimum":              1,
+	"VariantBody.weight maximum":              experiment.TotalWeight - 1,
+	"ExperimentPromoteBody.variant minLength": 1,
+	"ExperimentPromoteBody.variant maxLength": experiment.MaxKey,
 	// Analytics (docs/analytics.md).
 	"POST /public/{projectKey}/events path:projectKey maxLength": core.MaxProjectKey,
 	"GET /sites/{id}/analytics query:country pattern":            analytics.CountryPattern,

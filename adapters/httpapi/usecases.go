@@ -141,6 +141,7 @@ type UseCases struct {
 	SSOUseCases
 	VerifierUseCases
 	EdgeUseCases
+	ExperimentUseCases
 	AnalyticsUseCases
 }
 
@@ -152,6 +153,7 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers, AnalyticsUseCases: analyticsOf(uc),
 		EdgeUseCases: uc.Edge,
+		ExperimentUseCases: uc.Experiments,
 	}
 }
 

@@ -51,6 +51,8 @@ type data struct {
 	gvl gvlData
 	// verifiers are the verifier's credentials by token hash (verifier.go).
 	verifiers map[string]verifier.Credential
+	// experiments are the A/B tests by ID, as JSON (experiment.go).
+	experiments map[string][]byte
 	// analytics are the analytics' counters (analytics.go).
 	analytics map[analytics.Key]*analytics.Counts
 }
@@ -78,6 +80,7 @@ func (d *data) clone() *data {
 		banners: maps.Clone(d.banners), cats: maps.Clone(d.cats), svcs: maps.Clone(d.svcs),
 		scans: maps.Clone(d.scans), consents: slices.Clone(d.consents), proof: d.proof.clone(), hooks: d.hooks.clone(),
 		teams: d.teams.clone(), gvl: d.gvl.clone(), verifiers: maps.Clone(d.verifiers), analytics: cloneAnalytics(d.analytics),
+		experiments: maps.Clone(d.experiments),
 	}
 }
 

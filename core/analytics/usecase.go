@@ -200,5 +200,6 @@ func (a *Analytics) CountDecision(r *consent.ConsentRecord, in consent.ConsentIn
 		Device: DeviceClass(in.UserAgent), Language: lang, BannerVersion: r.ConsentVersion, Variant: decisionVariant(r, in)}, &c)
 }
 
-// decisionVariant is the experiment variant of a decision: "" until experiments name one.
-func decisionVariant(*consent.ConsentRecord, consent.ConsentInput) string { return "" }
+// decisionVariant is the experiment variant of a decision: the record's (core/experiment's
+// VariantID, posted by the runtime), "" outside an experiment.
+func decisionVariant(r *consent.ConsentRecord, _ consent.ConsentInput) string { return r.Variant }

@@ -58,6 +58,10 @@ type ConsentRecord struct {
 	// GPPString is the IAB GPP string the runtime's __gpp gave for this decision, "" without
 	// GPP; sealed in the chain (consentd-record-v4).
 	GPPString string `json:"gppString"`
+	// Variant is the A/B test variant the visitor was shown (experiment.VariantID: the
+	// experiment's ID without dashes, _ and the variant's key), "" outside an experiment;
+	// sealed in the chain (consentd-record-v5).
+	Variant string `json:"variant"`
 	// IdempotencyKey is the key the decision was posted with ("" without one): unique per
 	// site, it makes the same decision posted again answer with this record (RecordConsent).
 	// It names the post, not the decision, so it is neither sealed nor shown.
@@ -204,6 +208,8 @@ type ConsentInput struct {
 	GVLVersion int
 	// GPPString is the runtime's GPP string (CheckGPPString); empty on a site without GPP.
 	GPPString string
+	// Variant is the A/B test variant the runtime showed (experiment.VariantID), "" for none.
+	Variant string
 	// VerifierToken is the verifier's credential the request carried (core/verifier), "" for
 	// a visitor's. With a valid one the decision is checked and answered as any other but
 	// stored nowhere: a verification's clicks are not visitors' decisions.

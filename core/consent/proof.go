@@ -40,6 +40,10 @@ const ConsentCanonicalVersionTCF = "consentd-record-v3"
 // string: the v3 fields (all present, possibly empty) followed by gppString.
 const ConsentCanonicalVersionGPP = "consentd-record-v4"
 
+// ConsentCanonicalVersionVariant is the first field of the canonical line of a record made
+// under an A/B test variant: the v4 fields (all present, possibly empty) followed by variant.
+const ConsentCanonicalVersionVariant = "consentd-record-v5"
+
 // Limits of the proof fields (checked in RecordConsent and on the listing's filters).
 const (
 	// MaxRuntimeVersion is the longest runtimeVersion a consent POST may name.
@@ -72,8 +76,11 @@ func ConsentCanonical(r *ConsentRecord) string { return string(appendConsentCano
 func appendConsentCanonical(b []byte, r *ConsentRecord) []byte {
 	hasRegion := r.Region != "" || r.RegionRule != ""
 	hasTCF := r.TCString != "" || r.ACString != "" || r.GVLVersion != 0
-	hasGPP := r.GPPString != ""
+	hasVariant := r.Variant != ""
+	hasGPP := r.GPPString != "" || hasVariant
 	switch {
+	case hasVariant:
+		b = append(b, ConsentCanonicalVersionVariant...)
 	case hasGPP:
 		b = append(b, ConsentCanonicalVersionGPP...)
 	case hasTCF:
@@ -130,6 +137,9 @@ func appendConsentCanonical(b []byte, r *ConsentRecord) []byte {
 	}
 	if hasGPP {
 		b = appendField(b, r.GPPString)
+	}
+	if hasVariant {
+		b = appendField(b, r.Variant)
 	}
 	return b
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/tcf"
 )
 
@@ -120,6 +121,9 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 	if err := banner.CheckGPPString(view.Banner, in.GPPString); err != nil {
 		return nil, err
 	}
+	if !experiment.ValidVariantID(in.Variant) {
+		return nil, core.FieldErrorf("variant", "must be an experiment's variant ID (%s) or absent", experiment.VariantIDPattern)
+	}
 	snap, err := public.snapshotFor(ctx, projectKey, in.Language, in.RuntimeVersion)
 	if err != nil {
 		return nil, err
@@ -131,7 +135,7 @@ func (public *PublicBanner) RecordConsent(ctx context.Context, projectKey string
 		ConsentVersion: in.ConsentVersion, CreatedAt: public.Clock.Now(),
 		PageURL: page, UserAgent: UserAgentFamily(in.UserAgent), SnapshotHash: snap.Hash,
 		TCString: in.TCString, ACString: in.ACString, GVLVersion: in.GVLVersion, GPPString: in.GPPString,
-		IdempotencyKey: in.IdempotencyKey,
+		Variant: in.Variant, IdempotencyKey: in.IdempotencyKey,
 	}
 	switch {
 	case in.Action != nil:

@@ -37,6 +37,8 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) usecases.Store) {
 		{"BannerGPP", testBannerGPP},
 		{"GVLVersions", testGVLVersions},
 		{"VerifierCredentials", testVerifierCredentials},
+		{"Experiments", testExperiments},
+		{"ConsentVariant", testConsentVariant},
 		{"ConsentTCF", testConsentTCF},
 		{"ConsentGPP", testConsentGPP},
 		{"Categories", testCategories},

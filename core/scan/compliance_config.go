@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
@@ -213,8 +212,8 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 	for _, c := range core.GDPRCountries() {
 		europe = append(europe, core.Location{Country: c})
 	}
-	for _, g := range collect(europe, func(_ banner.VisitorRule, behavior string, _ *banner.Policy) bool {
-		return behavior != banner.BehaviorOptIn
+	for _, g := range collect(europe, func(_ banner.VisitorRule, behavior string, p *banner.Policy) bool {
+		return europeNotOptIn(behavior, p)
 	}, nil) {
 		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),
 			"what": "it is " + g.value + ", not opt_in: non-essential categories run before they decide"},
@@ -222,9 +221,7 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 	}
 	// An opt-in rule that says its first layer need not offer reject (the runtime shows it
 	// anyway; the rule is what the site asks for).
-	noReject := func(vr banner.VisitorRule, behavior string, _ *banner.Policy) bool {
-		return behavior == banner.BehaviorOptIn && vr.Rule != nil && !vr.Rule.RejectOnFirstLayer
-	}
+	noReject := func(_ banner.VisitorRule, behavior string, p *banner.Policy) bool { return europeNoReject(behavior, p) }
 	for _, g := range collect(europe, noReject, nil) {
 		e.add("consent.region-europe-opt-in", "", map[string]string{"rule": g.rule, "regions": listed(g.regions),
 			"what": "its rejectOnFirstLayer is false, while refusing must be as easy as accepting"},
@@ -233,7 +230,7 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 	// consent.reask-short: under an opt-in rule in Europe, a refusal keeps the banner away at
 	// least banner.ReaskOptInDays (the policy's reaskAfterRejectDays, Banner.ReaskFor).
 	for _, g := range collect(europe, func(_ banner.VisitorRule, behavior string, p *banner.Policy) bool {
-		return behavior == banner.BehaviorOptIn && p.ReaskAfterRejectDays < banner.ReaskOptInDays
+		return europeReaskShort(behavior, p)
 	}, nil) {
 		days := strconv.Itoa(b.ReaskFor(b.VisitorRule(core.Location{Country: g.regions[0]})))
 		f := "banner.reaskAfterRejectDays"
@@ -243,16 +240,8 @@ func (e *evaluation) regionRules(in *ComplianceInput) {
 		e.add("consent.reask-short", "", map[string]string{"rule": g.rule, "regions": listed(g.regions), "days": days},
 			Evidence{Field: strp(f), Value: strp(days)})
 	}
-	today := e.now.UTC().Format(time.DateOnly)
-	var gpcStates []core.Location
-	laws := map[string]string{}
-	for _, l := range core.USStateLaws() {
-		if l.GPCRequired && (e.now.IsZero() || l.GPCRequiredFrom <= today) {
-			gpcStates = append(gpcStates, core.Location{Country: "US", Region: l.Region})
-			laws[l.Region] = l.Law
-		}
-	}
-	for _, g := range collect(gpcStates, func(_ banner.VisitorRule, _ string, p *banner.Policy) bool { return !p.GPC.Honored },
+	gpcStates, laws := gpcStatesAt(e.now)
+	for _, g := range collect(gpcStates, func(_ banner.VisitorRule, behavior string, p *banner.Policy) bool { return usGPCIgnored(behavior, p) },
 		func(loc core.Location) string { return laws[loc.Region] }) {
 		value := "false"
 		if g.rule == banner.RuleDefault {

@@ -15,6 +15,7 @@ import (
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/edge"
 	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -65,6 +66,9 @@ type Deps struct {
 	TCF         tcfpkg.TCFDeployment
 	// TCStrings decodes the TC strings consent POSTs carry (without it, one is refused).
 	TCStrings tcfpkg.TCStringDecoder
+	// ExperimentCounter reads experiments' counts from the analytics (optional: without it an
+	// experiment's results answer an internal error).
+	ExperimentCounter experiment.Counter
 	// Analytics keeps the analytics' counters (core/analytics); when nil, Store keeps them if
 	// it implements analytics.Store (every store of consentd does).
 	Analytics analytics.Store
@@ -102,6 +106,8 @@ type UseCases struct {
 	Verifiers *verifier.Verifiers
 	// Edge serves the rule sets edges apply to a site's HTML (core/edge, #43).
 	Edge *edge.RuleSets
+	// Experiments are the A/B tests of the banner (core/experiment).
+	Experiments *experiment.Experiments
 	// Analytics counts the banner's interaction events and the decisions stored, and reports
 	// them (core/analytics); nil without an analytics store. Its Agg must Run (app does) for
 	// the counts to reach the store.
@@ -139,6 +145,7 @@ func New(deps Deps) (*UseCases, error) {
 	scans := &scan.Scans{Store: scanStore{deps.Store}, Queue: deps.Queue, Clock: clk, NewID: newID, ScanMode: deps.ScanMode,
 		Audit: audit, Events: events, Views: views, Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}}
 	verifiers := &verifier.Verifiers{Store: verifierStore{deps.Store}, Clock: clk, Audit: audit}
+	banners := &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf}
 	if deps.Analytics == nil {
 		deps.Analytics, _ = deps.Store.(analytics.Store)
 	}
@@ -149,13 +156,19 @@ func New(deps Deps) (*UseCases, error) {
 			Sites: siteStore{deps.Store}, Views: views, Verifiers: verifiers, Clock: clk}
 		decisions = stats
 	}
+	counter := deps.ExperimentCounter
+	if counter == nil && deps.Analytics != nil {
+		counter = experimentCounter{deps.Analytics}
+	}
 	return &UseCases{
+		Experiments: &experiment.Experiments{Store: experimentStore{deps.Store}, Banners: banners, Counter: counter,
+			Views: views, Clock: clk, NewID: newID, Audit: audit},
 		Analytics:  stats,
 		Verifiers:  verifiers,
 		Edge:       &edge.RuleSets{Views: views, Catalog: deps.Catalog, Clock: clk},
 		Orgs:       &identity.Orgs{Store: identityStore{deps.Store}, Clock: clk, NewID: newID, Log: deps.Logger, Audit: audit},
 		Sites:      &site.Sites{Store: siteStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
-		Banners:    &banner.Banners{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, Audit: audit, Events: events, Views: views, TCF: tcf},
+		Banners:    banners,
 		Categories: &banner.Categories{Store: bannerStore{deps.Store}, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views},
 		Services: &banner.Services{Store: bannerStore{deps.Store}, Catalog: deps.Catalog, Clock: clk, NewID: newID, Audit: audit, Events: events, Views: views,
 			Importer: banner.Importer{Catalog: deps.Catalog, Clock: clk, NewID: newID}},

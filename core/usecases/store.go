@@ -6,6 +6,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/tcf"
@@ -31,6 +32,7 @@ type Store interface {
 	watch.DigestStore
 	tcf.GVLStore
 	verifier.CredentialStore
+	experiment.ExperimentStore
 	// InTx runs fn in a transaction: fn's writes through tx commit together when it returns
 	// nil and are rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx Store) error) error

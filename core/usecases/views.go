@@ -6,6 +6,7 @@ import (
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
 	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -94,3 +95,11 @@ func (s verifierStore) InTx(ctx context.Context, fn func(tx verifier.Store) erro
 }
 
 func (s verifierStore) Unwrap() any { return s.Store }
+
+type experimentStore struct{ Store }
+
+func (s experimentStore) InTx(ctx context.Context, fn func(tx experiment.Store) error) error {
+	return s.Store.InTx(ctx, func(tx Store) error { return fn(experimentStore{tx}) })
+}
+
+func (s experimentStore) Unwrap() any { return s.Store }

@@ -49,6 +49,8 @@ var bundles = []bundleSpec{
 	{name: "tcfstub", entry: "tcfstub.js"},
 	// The __gpp API the loader inlines where GPP sections apply (GPPAPI).
 	{name: "gpp", entry: "gpp.js"},
+	// The A/B test variant picker the loader inlines where an experiment runs (ExperimentScript).
+	{name: "experiment", entry: "experiment.js"},
 }
 
 // The modules the build makes up (esbuild resolves them through buildPlugin), in TypeScript so

@@ -19,3 +19,12 @@ func gppScript() []byte { return bundled("gpp").plain }
 func GPPAPI(conf []byte) []byte {
 	return bytes.Replace(gppScript(), []byte(gppConfPlaceholder), conf, 1)
 }
+
+// experimentPlaceholder is where the built variant picker takes the site's experiment.
+const experimentPlaceholder = `"__CONSENTD_X__"`
+
+// ExperimentScript returns the A/B test variant picker (experiment.js) for a site's loader
+// with conf, the JSON of the visitor's experiment.Public, in place of its placeholder.
+func ExperimentScript(conf []byte) []byte {
+	return bytes.Replace(bundled("experiment").plain, []byte(experimentPlaceholder), conf, 1)
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"syscall"
 
@@ -46,29 +45,10 @@ func (s *scan) startError(u string, err error, msg string) error {
 
 // fetchMessage turns a transport error into a short message without Go's wrapping noise.
 func fetchMessage(err error) string {
-	var refused *netguard.RefusedError
-	if errors.As(err, &refused) {
-		return refused.Error()
-	}
 	if errors.Is(err, colly.ErrRobotsTxtBlocked) {
 		return "disallowed by robots.txt"
 	}
-	// In the owner's words, without this machine's resolver or addresses.
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		if dns.IsNotFound {
-			return "its host " + dns.Name + " does not resolve (no such host)"
-		}
-		return "its host " + dns.Name + " could not be looked up"
-	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return "its host refused the connection (connection refused)"
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return err.Error()
+	return netguard.Message(err)
 }
 
 func (s *scan) setFatal(err error) {

@@ -11,7 +11,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -263,7 +262,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 		var refused *netguard.RefusedError
 		rec.Refused = errors.As(err, &refused)
 		rec.Unreachable = !rec.Refused
-		rec.Err = errorMessage(err)
+		rec.Err = netguard.Message(err)
 		p.record(rec)
 		http.Error(w, "consentd: "+rec.Err, http.StatusBadGateway)
 		return
@@ -375,15 +374,3 @@ func randSerial() (*big.Int, error) {
 	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 }
 
-// errorMessage turns a transport error into a short message without Go's wrapping noise.
-func errorMessage(err error) string {
-	var refused *netguard.RefusedError
-	if errors.As(err, &refused) {
-		return refused.Error()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return err.Error()
-}

@@ -152,7 +152,7 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		CategoryUseCases: uc.Categories, ServiceUseCases: uc.Services, LibraryUseCases: uc.Library,
 		ScanUseCases: uc.Scans, PublicBannerUseCases: uc.PublicBanner, ConsentLogUseCases: uc.ConsentLog, ComplianceUseCases: uc.Compliance, WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests, HealthUseCases: uc.Health,
 		AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, VerifierUseCases: uc.Verifiers, AnalyticsUseCases: analyticsOf(uc),
-		EdgeUseCases: uc.Edge,
+		EdgeUseCases:       uc.Edge,
 		ExperimentUseCases: uc.Experiments,
 	}
 }

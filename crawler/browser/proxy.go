@@ -373,4 +373,3 @@ func (br *Browser) certificate(host string) (*tls.Certificate, error) {
 func randSerial() (*big.Int, error) {
 	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 }
-

@@ -18,7 +18,7 @@ func TestMessage(t *testing.T) {
 	refused := &url.Error{Op: "Get", URL: "http://localhost:1/", Err: &net.OpError{Op: "dial", Net: "tcp",
 		Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}
 	for _, c := range []struct {
-		err        error
+		err         error
 		want, never string
 	}{
 		{dns, "its host cdn.widget.example does not resolve (no such host)", "10.255.255.53"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/consentd/consentd/core"
@@ -184,7 +185,7 @@ func (a *Analytics) rows(ctx context.Context, orgID string, q *Query) ([]Row, ti
 		}
 	}
 	if q.Device != nil && !slices.Contains(Devices(), *q.Device) {
-		return nil, zero, zero, core.FieldErrorf("device", "must be one of %s", joinEnum(Devices()))
+		return nil, zero, zero, core.FieldErrorf("device", "must be one of %s", strings.Join(Devices(), ", "))
 	}
 	if q.Variant != nil && !ValidVariant(*q.Variant) {
 		return nil, zero, zero, core.FieldErrorf("variant", "must be at most %d letters, digits, '-' or '_'", MaxVariant)

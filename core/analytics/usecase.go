@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
@@ -118,7 +119,7 @@ func countEvent(c *Counts, e Event) *eventError {
 		case DecisionGPC:
 			c.FirstGPC++
 		default:
-			return &eventError{"decision", "must be one of " + joinEnum(Decisions())}
+			return &eventError{"decision", "must be one of " + strings.Join(Decisions(), ", ")}
 		}
 		if e.MS != nil {
 			if *e.MS < 0 || *e.MS > MaxDecisionMS {
@@ -128,20 +129,9 @@ func countEvent(c *Counts, e Event) *eventError {
 			c.Timed++
 		}
 	default:
-		return &eventError{"type", "must be one of " + joinEnum(EventTypes())}
+		return &eventError{"type", "must be one of " + strings.Join(EventTypes(), ", ")}
 	}
 	return nil
-}
-
-func joinEnum(vs []string) string {
-	out := ""
-	for i, v := range vs {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }
 
 func checkDims(lang, variant string) error {
@@ -172,9 +162,9 @@ func (a *Analytics) CountDecision(r *consent.ConsentRecord, in consent.ConsentIn
 		c.GPC = 1
 	}
 	switch r.Jurisdiction {
-	case "gdpr":
+	case core.JurisdictionGDPR:
 		c.GDPR = 1
-	case "ccpa":
+	case core.JurisdictionCCPA:
 		c.CCPA = 1
 	default:
 		c.JurisdictionNone = 1
@@ -197,9 +187,5 @@ func (a *Analytics) CountDecision(r *consent.ConsentRecord, in consent.ConsentIn
 		lang = ""
 	}
 	a.Agg.Add(Key{SiteID: r.SiteID, Hour: r.CreatedAt.UTC().Truncate(hour), Country: r.IPCountry, RegionRule: r.RegionRule,
-		Device: DeviceClass(in.UserAgent), Language: lang, BannerVersion: r.ConsentVersion, Variant: decisionVariant(r, in)}, &c)
+		Device: DeviceClass(in.UserAgent), Language: lang, BannerVersion: r.ConsentVersion, Variant: r.Variant}, &c)
 }
-
-// decisionVariant is the experiment variant of a decision: the record's (core/experiment's
-// VariantID, posted by the runtime), "" outside an experiment.
-func decisionVariant(r *consent.ConsentRecord, _ consent.ConsentInput) string { return r.Variant }

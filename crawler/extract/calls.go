@@ -21,17 +21,24 @@ var callNamesByIndex sync.Map // *library.Index → callNames
 
 // callNamesOf returns the call names of ix's tracking-ID patterns, computed once per index.
 func callNamesOf(ix *library.Index) callNames {
-	if v, ok := callNamesByIndex.Load(ix); ok {
-		return v.(callNames)
-	}
-	names := callNames{}
-	for _, svc := range ix.Services() {
-		for _, id := range svc.TrackingIDs {
-			addCallNames(names, id.Pattern)
+	return perIndex(&callNamesByIndex, ix, func() callNames {
+		names := callNames{}
+		for _, svc := range ix.Services() {
+			for _, id := range svc.TrackingIDs {
+				addCallNames(names, id.Pattern)
+			}
 		}
+		return names
+	})
+}
+
+// perIndex returns what build derives from ix, built once per index and kept in m.
+func perIndex[T any](m *sync.Map, ix *library.Index, build func() T) T {
+	if v, ok := m.Load(ix); ok {
+		return v.(T)
 	}
-	v, _ := callNamesByIndex.LoadOrStore(ix, names)
-	return v.(callNames)
+	v, _ := m.LoadOrStore(ix, build())
+	return v.(T)
 }
 
 // addCallNames adds the identifiers written just before `\(` in a regex's source.

@@ -15,19 +15,17 @@ type idAttrs map[string]bool
 var idAttrsByIndex sync.Map // *library.Index → idAttrs
 
 func idAttrsOf(ix *library.Index) idAttrs {
-	if v, ok := idAttrsByIndex.Load(ix); ok {
-		return v.(idAttrs)
-	}
-	names := idAttrs{}
-	for _, svc := range ix.Services() {
-		for _, id := range svc.TrackingIDs {
-			for _, a := range id.Attributes {
-				names[a] = true
+	return perIndex(&idAttrsByIndex, ix, func() idAttrs {
+		names := idAttrs{}
+		for _, svc := range ix.Services() {
+			for _, id := range svc.TrackingIDs {
+				for _, a := range id.Attributes {
+					names[a] = true
+				}
 			}
 		}
-	}
-	v, _ := idAttrsByIndex.LoadOrStore(ix, names)
-	return v.(idAttrs)
+		return names
+	})
 }
 
 // in reports whether b names one of the attributes (as written, lower case: the form vendors

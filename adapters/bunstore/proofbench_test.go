@@ -114,7 +114,7 @@ func BenchmarkConsentAtScale(b *testing.B) {
 			return err
 		}
 	}
-	an := &analytics.Analytics{Agg: &analytics.Aggregator{Store: s}, Store: s}
+	an := &analytics.Analytics{Agg: &analytics.Aggregator{Store: s}}
 	stats := func(from, to time.Time, interval string) func() error {
 		return func() error {
 			hs, err := an.ConsentStatBuckets(core.WithActor(ctx, core.System("bench")), site, from, to, interval)

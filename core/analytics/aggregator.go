@@ -19,8 +19,10 @@ type Aggregator struct {
 
 	mu      sync.Mutex
 	pending map[Key]*Counts
-	// flushing serializes flushes, so that a failed flush's counts go back before the next.
-	flushing sync.Mutex
+	// flushing serializes flushes, so that a failed flush's counts go back before the next;
+	// Rows holds it for reading, so that a read never sees counts in flight (taken from
+	// pending, not yet stored).
+	flushing sync.RWMutex
 }
 
 // Add adds c to the counts of k.
@@ -53,6 +55,18 @@ func (a *Aggregator) Pending(siteID string, from, to time.Time) []Row {
 		}
 	}
 	return out
+}
+
+// Rows returns the site's rows with from <= Hour < to: the stored ones and those not yet
+// flushed, merged. A flush in flight is waited for, so no count is missed or read twice.
+func (a *Aggregator) Rows(ctx context.Context, siteID string, from, to time.Time) ([]Row, error) {
+	a.flushing.RLock()
+	defer a.flushing.RUnlock()
+	stored, err := a.Store.AnalyticsRows(ctx, siteID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return Merge(append(stored, a.Pending(siteID, from, to)...)), nil
 }
 
 // Flush writes the pending counts in one transaction. If the store fails they are kept and

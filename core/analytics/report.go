@@ -219,11 +219,10 @@ func (a *Analytics) rows(ctx context.Context, orgID string, q *Query) ([]Row, ti
 	if _, err := a.Sites.Site(ctx, orgID, q.SiteID); err != nil {
 		return nil, zero, zero, err
 	}
-	stored, err := a.Store.AnalyticsRows(ctx, q.SiteID, from, to)
+	all, err := a.Agg.Rows(ctx, q.SiteID, from, to)
 	if err != nil {
 		return nil, zero, zero, err
 	}
-	all := Merge(append(stored, a.Agg.Pending(q.SiteID, from, to)...))
 	out := all[:0]
 	for _, r := range all {
 		if keep(q, &r.Key) {
@@ -312,12 +311,12 @@ func (a *Analytics) ConsentStatBuckets(ctx context.Context, siteID string, from,
 	if err := core.Authorize(ctx, core.PermRead, "", siteID); err != nil {
 		return nil, err
 	}
-	stored, err := a.Store.AnalyticsRows(ctx, siteID, from, to)
+	rows, err := a.Agg.Rows(ctx, siteID, from, to)
 	if err != nil {
 		return nil, err
 	}
 	byStart := map[time.Time]*Counts{}
-	for _, r := range append(stored, a.Agg.Pending(siteID, from, to)...) {
+	for _, r := range rows {
 		if r.Decided == 0 {
 			continue
 		}

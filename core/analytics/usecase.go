@@ -25,7 +25,6 @@ type Verifiers interface {
 // decisions in, the reports out.
 type Analytics struct {
 	Agg       *Aggregator
-	Store     Store
 	Sites     Sites
 	Views     *banner.PublicViews
 	Verifiers Verifiers

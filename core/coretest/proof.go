@@ -99,7 +99,7 @@ func testConsentChain(t *testing.T, s usecases.Store) {
 // stored (half flushed to the store, half still in memory), equal a brute-force count over
 // random records.
 func testConsentStatBuckets(t *testing.T, s usecases.Store, a analytics.Store) {
-	an := &analytics.Analytics{Agg: &analytics.Aggregator{Store: a}, Store: a}
+	an := &analytics.Analytics{Agg: &analytics.Aggregator{Store: a}}
 	f, other := seed(t, s), seed(t, s)
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2026, 2, 27, 20, 0, 0, 0, time.UTC)

@@ -152,13 +152,13 @@ func New(deps Deps) (*UseCases, error) {
 	var stats *analytics.Analytics
 	var decisions consent.DecisionCounter
 	if deps.Analytics != nil {
-		stats = &analytics.Analytics{Agg: &analytics.Aggregator{Store: deps.Analytics, Log: deps.Logger}, Store: deps.Analytics,
+		stats = &analytics.Analytics{Agg: &analytics.Aggregator{Store: deps.Analytics, Log: deps.Logger},
 			Sites: siteStore{deps.Store}, Views: views, Verifiers: verifiers, Clock: clk}
 		decisions = stats
 	}
 	counter := deps.ExperimentCounter
 	if counter == nil && deps.Analytics != nil {
-		counter = experimentCounter{deps.Analytics}
+		counter = experimentCounter{stats.Agg}
 	}
 	return &UseCases{
 		Experiments: &experiment.Experiments{Store: experimentStore{deps.Store}, Banners: banners, Counter: counter,

@@ -10,12 +10,14 @@ import (
 )
 
 // experimentCounter reads an experiment's daily counts per variant from the analytics'
-// hourly counters (bots left out, as the analytics report leaves them out).
-type experimentCounter struct{ store analytics.Store }
+// hourly counters (bots left out, as the analytics report leaves them out), with this
+// process's counts not yet flushed merged in, as the analytics report merges them: the
+// results and the report read the same figures.
+type experimentCounter struct{ agg *analytics.Aggregator }
 
 // ExperimentDays implements experiment.Counter.
 func (c experimentCounter) ExperimentDays(ctx context.Context, siteID string, from, to time.Time, variantIDs []string) ([]experiment.Day, error) {
-	rows, err := c.store.AnalyticsRows(ctx, siteID, from, to)
+	rows, err := c.agg.Rows(ctx, siteID, from, to)
 	if err != nil {
 		return nil, err
 	}

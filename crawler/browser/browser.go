@@ -269,10 +269,6 @@ func (b *Pool) launch(ctx context.Context) (*Browser, error) {
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("dns-prefetch-disable", true),
 		chromedp.Flag("mute-audio", true),
-		// One renderer per page, not one more per cross-site frame: a scan reads what pages
-		// load and store, and each page already has a browser context of its own.
-		chromedp.Flag("disable-site-isolation-trials", true),
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter"),
 		chromedp.Flag("proxy-server", "http://"+ln.Addr().String()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
@@ -309,9 +305,13 @@ func (b *Pool) launch(ctx context.Context) (*Browser, error) {
 // Flags are the launch options every headless Chromium of consentd starts with, the scan's
 // pool and the tests that drive a browser alike: chromedp's defaults, headless and without the
 // sandbox (containers run it as root), no GPU, no QUIC, no first-run or background traffic of
-// Chromium's own. Each call returns a fresh slice, for the caller to append its own.
+// Chromium's own, and one renderer per page, not one more per cross-site frame (a scan reads
+// what pages load and store, and each page or test tab already has a browser context of its
+// own; a process started for every embedded video or ad frame is slow on two cores). Each call returns a fresh slice, for the caller to append its own.
 func Flags() []chromedp.ExecAllocatorOption {
 	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter"),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),

@@ -76,7 +76,7 @@ func (s *scan) pageError(u string, status int, msg string) {
 // is missing.
 func noBrowser(why string) *Error {
 	return &Error{Kind: KindNoBrowser, Message: "a deep scan or a verification needs Chromium, and " + why +
-		": install it (Debian and Ubuntu: apt-get install chromium) or set CONSENTD_CHROMIUM_PATH to its executable"}
+		": install it (Debian and Ubuntu: apt-get install chromium-headless-shell) or set CONSENTD_CHROMIUM_PATH to its executable"}
 }
 
 // browserError is the scan error of a browser pool's failure: no Chromium (KindNoBrowser), a

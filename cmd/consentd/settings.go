@@ -69,7 +69,7 @@ var settings = []setting{
 	{name: "scan-allow-private", alias: "allow-private", def: "false", usage: "let the scanner reach loopback, private and link-local addresses"},
 	{name: "scan-mode", alias: "mode", def: core.ScanAuto, usage: "mode of scans triggered without one: static, deep (headless Chromium) or auto (deep when a browser is installed)"},
 	{name: "scan-browsers", def: "1", usage: "headless browsers this process runs at most for deep scans"},
-	{name: "chromium-path", shown: "chromium on the PATH", usage: "Chromium executable for deep scans"},
+	{name: "chromium-path", shown: "chromium-headless-shell, else chromium, on the PATH", usage: "Chromium executable for deep scans"},
 	{name: "scan-connect-to", alias: "connect-to", usage: "connect-to rules HOST:PORT:CONNECT_HOST:CONNECT_PORT, curl's meaning (empty HOST or PORT: any), comma-separated or repeated (tests, intranets)"},
 	{name: "scan-ca-cert", alias: "ca-cert", usage: "PEM file of an extra root certificate every scan trusts (tests, intranets)"},
 	{name: "rescan-interval", def: "0s", shown: "0s (never)", usage: "rescan every site's homepage this often, e.g. 720h"},

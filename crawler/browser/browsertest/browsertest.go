@@ -27,8 +27,15 @@ import (
 	"github.com/consentd/consentd/crawler/browser"
 )
 
-// Path is where Debian's chromium package installs the browser (.ci/run installs it).
-const Path = "/usr/bin/chromium"
+// Path is the browser the tests drive: the one the crawler's pool would pick (browser.Find:
+// Chromium's headless shell when installed, which .ci/run installs), else where Debian's
+// chromium-headless-shell package puts it, for the message that says it is missing.
+var Path = func() string {
+	if p := browser.Find(); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium-headless-shell"
+}()
 
 // Require returns the Chromium executable, or skips the test loudly when it is missing, or
 // fails it when CI=true (CI must run every browser test).
@@ -41,10 +48,10 @@ func require(t testing.TB, path string, ci bool) string {
 	t.Helper()
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 		if ci {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium", path)
+			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium-headless-shell", path)
 			return ""
 		}
-		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found (apt-get update && apt-get install -y chromium) !!!", path)
+		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found (apt-get update && apt-get install -y chromium-headless-shell) !!!", path)
 		return ""
 	}
 	return path

@@ -149,4 +149,5 @@ func serveProxied(t *testing.T, dir string) (rule, caFile string, fetched func()
 }
 
 // edgeShopVendors are the hosts of the edge shop's vendors.
-var edgeShopVendors = []string{"www.googletagmanager.com", "connect.facebook.net", "www.facebook.com", "static.hotjar.com", "www.youtube.com"}
+var edgeShopVendors = []string{"www.googletagmanager.com", "connect.facebook.net", "www.facebook.com", "static.hotjar.com", "www.youtube.com",
+	"fonts.googleapis.com"}

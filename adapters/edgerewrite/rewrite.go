@@ -92,8 +92,14 @@ type rewriter struct {
 	// script is the start tag of an inline script waiting for its text (held or not is
 	// decided by its text); nil otherwise.
 	script []byte
+	// scriptBuf is script's memory, reused from script to script.
+	scriptBuf []byte
 	// spans is the attribute list parseAttrs fills, reused from tag to tag.
 	spans []span
+	// ed is the edits of the tag being rewritten (their list reused); marked the marks of each
+	// rule met.
+	ed     edits
+	marked map[*edge.HoldRule]string
 	// noscript is true after a <noscript> start tag: its content (raw text to the tokenizer)
 	// is rewritten as a fragment.
 	noscript bool
@@ -222,7 +228,8 @@ func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 	src := a.get(raw, "src")
 	if src == nil {
 		if open && scriptType(a, raw) {
-			rw.script = append(rw.script[:0:0], raw...)
+			rw.script = append(rw.scriptBuf[:0], raw...)
+			rw.scriptBuf = rw.script
 			return true
 		}
 		return false
@@ -253,16 +260,25 @@ func scriptType(a attrs, raw []byte) bool {
 // holdScript writes the held form of the script start tag raw: type text/plain, its own type
 // kept in data-consentd-type, its category and service.
 func (rw *rewriter) holdScript(raw []byte, a attrs, r *edge.HoldRule) {
-	e := edits{raw: raw}
-	add := ` type="text/plain"` + marks(r)
+	e := rw.edits(raw)
+	e.insert(a.nameEnd, ` type="text/plain"`)
+	e.insert(a.nameEnd, rw.marks(r))
 	if t := a.get(raw, "type"); t != nil {
 		e.remove(t)
-		add += ` data-consentd-type="` + html.EscapeString(t.value(raw)) + `"`
+		e.insert(a.nameEnd, ` data-consentd-type="`+html.EscapeString(t.value(raw))+`"`)
 	}
 	e.removeAll(a, "data-category", "data-consentd-service", "data-consentd-type")
-	e.insert(a.nameEnd, add)
-	e.write(rw.out)
+	rw.apply(e)
 }
+
+// edits starts the edits of the tag raw, with the rewriter's reused list of operations.
+func (rw *rewriter) edits(raw []byte) *edits {
+	rw.ed = edits{raw: raw, ops: rw.ed.ops[:0]}
+	return &rw.ed
+}
+
+// apply writes the tag that e edits.
+func (rw *rewriter) apply(e *edits) { e.write(rw.out) }
 
 func (rw *rewriter) iframe(raw []byte) bool {
 	a := rw.attrsOf(raw)
@@ -275,11 +291,11 @@ func (rw *rewriter) iframe(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("iframe").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-src", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
@@ -294,14 +310,14 @@ func (rw *rewriter) img(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("img").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-src", "data-srcset", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
 	if s := a.get(raw, "srcset"); s != nil {
 		e.rename(a, s, "data-srcset")
 	}
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
@@ -342,17 +358,26 @@ func (rw *rewriter) link(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("stylesheet").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-href", "data-category", "data-consentd-service")
 	e.rename(a, href, "data-href")
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
-// marks are the attributes naming a held element's category and service.
-func marks(r *edge.HoldRule) string {
-	return ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
+// marks are the attributes naming a held element's category and service, made once per rule
+// and page.
+func (rw *rewriter) marks(r *edge.HoldRule) string {
+	if m, ok := rw.marked[r]; ok {
+		return m
+	}
+	if rw.marked == nil {
+		rw.marked = map[*edge.HoldRule]string{}
+	}
+	m := ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
+	rw.marked[r] = m
+	return m
 }
 
 // holdAttr is hold of the value of the attribute s of the tag raw. A URL relative to the page,

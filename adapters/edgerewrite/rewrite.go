@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"sync"
 
 	xhtml "golang.org/x/net/html"
 
@@ -22,9 +23,13 @@ import (
 // would wait, so that the page streams. Malformed markup is copied as the tokenizer reads it,
 // which is byte for byte too.
 func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
-	out := bufio.NewWriterSize(w, 32<<10)
-	in := &flushingReader{r: bufio.NewReaderSize(r, 32<<10), out: out, w: w}
-	rw := &rewriter{v: v, base: base, out: out}
+	b := buffersPool.Get().(*buffers)
+	defer b.release()
+	b.in.Reset(r)
+	b.out.Reset(w)
+	out := b.out
+	in := &flushingReader{r: b.in, out: out, w: w}
+	rw := &rewriter{v: v, base: base, out: out, early: in, bufs: b}
 	if base != nil {
 		rw.baseNamed = v.NamesHost(strings.ToLower(base.Hostname()))
 	}
@@ -36,6 +41,31 @@ func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
 		return err
 	}
 	return flushAll(out, w)
+}
+
+// buffers are a page's reader, writer and scanner buffers (192 KB), reused from page to page:
+// allocating them for every page made garbage that a busy edge's collector then paid for
+// while pages were waiting for their first byte.
+type buffers struct {
+	in         *bufio.Reader
+	out        *bufio.Writer
+	buf, spare []byte
+}
+
+var buffersPool = sync.Pool{New: func() any {
+	return &buffers{in: bufio.NewReaderSize(nil, 32<<10), out: bufio.NewWriterSize(nil, 32<<10),
+		buf: make([]byte, 0, scanBuf), spare: make([]byte, 0, scanBuf)}
+}}
+
+// release returns b to the pool, without what it refers to; a scanner buffer that grew (a
+// construct longer than it) is not kept.
+func (b *buffers) release() {
+	b.in.Reset(nil)
+	b.out.Reset(nil)
+	if cap(b.buf) != scanBuf || cap(b.spare) != scanBuf {
+		return
+	}
+	buffersPool.Put(b)
 }
 
 // tokenizerOnly makes Rewrite read everything with the tokenizer, without scan.go's scanner
@@ -58,13 +88,21 @@ const earlyFlush = 16 << 10
 
 func (f *flushingReader) Read(p []byte) (int, error) {
 	if n := f.out.Buffered(); n > 0 && (f.r.Buffered() == 0 || f.flushed < earlyFlush) {
-		f.flushed += n
-		if err := flushAll(f.out, f.w); err != nil {
+		if err := f.flush(); err != nil {
 			return 0, err
 		}
 	}
 	return f.r.Read(p)
 }
+
+func (f *flushingReader) flush() error {
+	f.flushed += f.out.Buffered()
+	return flushAll(f.out, f.w)
+}
+
+// firstFlush is how much of the rewritten page goes out at once, without waiting for the rest
+// of what was read with it: the time to the first byte is one construct's, not one read's.
+const firstFlush = 1 << 10
 
 // flushAll writes out's buffer to w and flushes w when it can be.
 func flushAll(out *bufio.Writer, w io.Writer) error {
@@ -96,6 +134,10 @@ type rewriter struct {
 	scriptBuf []byte
 	// spans is the attribute list parseAttrs fills, reused from tag to tag.
 	spans []span
+	// early, until the page's first bytes are flushed, flushes them (scan.go).
+	early *flushingReader
+	// bufs are the scanner's buffers.
+	bufs *buffers
 	// ed is the edits of the tag being rewritten (their list reused); marked the marks of each
 	// rule met.
 	ed     edits

@@ -37,8 +37,12 @@ const scanBuf = 64 << 10
 
 // stream rewrites everything src has.
 func (rw *rewriter) stream(src io.Reader) error {
-	s := &scanner{rw: rw, src: src, buf: make([]byte, 0, scanBuf), spare: make([]byte, 0, scanBuf)}
-	return s.run()
+	b := rw.bufs
+	s := &scanner{rw: rw, src: src, buf: b.buf[:0], spare: b.spare[:0]}
+	err := s.run()
+	// The buffers (swapped by handoffs, or grown) go back to the pool as they are now.
+	b.buf, b.spare = s.buf[:0], s.spare[:0]
+	return err
 }
 
 // fragment rewrites the markup b, which is whole (the content of a <noscript>), in place
@@ -60,6 +64,12 @@ func (s *scanner) run() error {
 	// that the end is known (raw text then runs to it).
 	last := false
 	for {
+		if rw.early != nil && rw.out.Buffered() >= firstFlush {
+			if err := rw.early.flush(); err != nil {
+				return err
+			}
+			rw.early = nil
+		}
 		if s.off >= len(s.buf) && !s.more() {
 			return s.err
 		}

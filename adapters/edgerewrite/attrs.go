@@ -3,7 +3,6 @@ package edgerewrite
 import (
 	"bufio"
 	"slices"
-	"strings"
 )
 
 // The tokenizer gives a tag's attributes lower-cased, unescaped and copied, but not where they
@@ -129,6 +128,27 @@ func asciiEq(b []byte, lower string) bool {
 	return true
 }
 
+// asciiFold reports whether a and b are equal, ASCII case folded (as the tokenizer folds
+// attribute names: no other letter).
+func asciiFold(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
 // edits are changes to a raw tag, written with everything else copied as it is.
 type edits struct {
 	raw []byte
@@ -147,9 +167,9 @@ func (e *edits) insert(at int, text string) { e.ops = append(e.ops, op{at, at, t
 // ignores, is removed, lest it take s's place.
 func (e *edits) rename(a attrs, s *span, name string) {
 	e.ops = append(e.ops, op{s.start, s.nameEnd, name})
-	old := strings.ToLower(string(e.raw[s.start:s.nameEnd]))
+	old := e.raw[s.start:s.nameEnd]
 	for i := range a.list {
-		if d := &a.list[i]; d.start > s.start && asciiEq(e.raw[d.start:d.nameEnd], old) {
+		if d := &a.list[i]; d.start > s.start && asciiFold(e.raw[d.start:d.nameEnd], old) {
 			e.remove(d)
 		}
 	}

@@ -62,7 +62,9 @@ func FuzzScannerAgreesWithTokenizer(f *testing.F) {
 		"<textarea><img src=//www.facebook.com/tr></textarea><title><iframe src=//www.youtube.com/embed/x></title>",
 		"<noscript/><img src=//www.facebook.com/tr></noscript>", "<plaintext><img src=//www.facebook.com/tr>", "</ x><? y ><!- z><!DOCTYPE html></>",
 		"<img =src=//www.facebook.com/tr src = //www.facebook.com/tr / >", "<script/>x</script>", "<iframe src=//www.youtube.com/embed/x>a</iframe  >",
-		"<div a=\"x>y\" b='<img src=//www.facebook.com/tr>'>", "<p<img src=//www.facebook.com/tr>", "<!--<img src=//www.facebook.com/tr>-->"} {
+		"<div a=\"x>y\" b='<img src=//www.facebook.com/tr>'>", "<p<img src=//www.facebook.com/tr>", "<!--<img src=//www.facebook.com/tr>-->",
+		"<script>t.src='https://connect.facebook.net/en_US/fbevents.js'</script><SCRIPT type=module>x</SCRIPT a='>'>", "<script>a<!--b</script>c</script>",
+		"<script src=//www.googletagmanager.com/gtag/js?id=G-1></script\n>", "<script>x</script", "<script></script>", "<noscript><script>a</script><img src=//www.facebook.com/tr></noscript>"} {
 		f.Add(s, uint16(7))
 		f.Add(s, uint16(4096))
 	}

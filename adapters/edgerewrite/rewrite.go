@@ -22,9 +22,13 @@ import (
 // would wait, so that the page streams. Malformed markup is copied as the tokenizer reads it,
 // which is byte for byte too.
 func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
-	out := bufio.NewWriterSize(w, 32<<10)
-	in := &flushingReader{r: bufio.NewReaderSize(r, 32<<10), out: out, w: w}
-	rw := &rewriter{v: v, base: base, out: out}
+	b := buffersPool.Get().(*buffers)
+	defer b.release()
+	b.in.Reset(r)
+	b.out.Reset(w)
+	out := b.out
+	in := &flushingReader{r: b.in, out: out, w: w}
+	rw := &rewriter{v: v, base: base, out: out, early: in, bufs: b}
 	if base != nil {
 		rw.baseNamed = v.NamesHost(strings.ToLower(base.Hostname()))
 	}
@@ -42,44 +46,6 @@ func Rewrite(w io.Writer, r io.Reader, v *edge.Visitor, base *url.URL) error {
 // (tests compare both).
 var tokenizerOnly = false
 
-// flushingReader flushes the output before a read from its source that would wait for more
-// input, so that what is rewritten reaches the visitor while the rest of the page is on its
-// way; and, for the page's first earlyFlush bytes, before every read (the tokenizer reads a
-// few KB at a time), so that its head goes out at once.
-type flushingReader struct {
-	r       *bufio.Reader
-	out     *bufio.Writer
-	w       io.Writer
-	flushed int
-}
-
-// earlyFlush is how much of a page's start goes out as soon as it is rewritten.
-const earlyFlush = 16 << 10
-
-func (f *flushingReader) Read(p []byte) (int, error) {
-	if n := f.out.Buffered(); n > 0 && (f.r.Buffered() == 0 || f.flushed < earlyFlush) {
-		f.flushed += n
-		if err := flushAll(f.out, f.w); err != nil {
-			return 0, err
-		}
-	}
-	return f.r.Read(p)
-}
-
-// flushAll writes out's buffer to w and flushes w when it can be.
-func flushAll(out *bufio.Writer, w io.Writer) error {
-	if err := out.Flush(); err != nil {
-		return err
-	}
-	switch f := w.(type) {
-	case interface{ Flush() error }:
-		return f.Flush()
-	case interface{ Flush() }:
-		f.Flush()
-	}
-	return nil
-}
-
 type rewriter struct {
 	v    *edge.Visitor
 	base *url.URL
@@ -92,8 +58,18 @@ type rewriter struct {
 	// script is the start tag of an inline script waiting for its text (held or not is
 	// decided by its text); nil otherwise.
 	script []byte
+	// scriptBuf is script's memory, reused from script to script.
+	scriptBuf []byte
 	// spans is the attribute list parseAttrs fills, reused from tag to tag.
 	spans []span
+	// early, until the page's first bytes are flushed, flushes them (scan.go).
+	early *flushingReader
+	// bufs are the scanner's buffers.
+	bufs *buffers
+	// ed is the edits of the tag being rewritten (their list reused); marked the marks of each
+	// rule met.
+	ed     edits
+	marked map[*edge.HoldRule]string
 	// noscript is true after a <noscript> start tag: its content (raw text to the tokenizer)
 	// is rewritten as a fragment.
 	noscript bool
@@ -222,7 +198,8 @@ func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 	src := a.get(raw, "src")
 	if src == nil {
 		if open && scriptType(a, raw) {
-			rw.script = append(rw.script[:0:0], raw...)
+			rw.script = append(rw.scriptBuf[:0], raw...)
+			rw.scriptBuf = rw.script
 			return true
 		}
 		return false
@@ -253,16 +230,25 @@ func scriptType(a attrs, raw []byte) bool {
 // holdScript writes the held form of the script start tag raw: type text/plain, its own type
 // kept in data-consentd-type, its category and service.
 func (rw *rewriter) holdScript(raw []byte, a attrs, r *edge.HoldRule) {
-	e := edits{raw: raw}
-	add := ` type="text/plain"` + marks(r)
+	e := rw.edits(raw)
+	e.insert(a.nameEnd, ` type="text/plain"`)
+	e.insert(a.nameEnd, rw.marks(r))
 	if t := a.get(raw, "type"); t != nil {
 		e.remove(t)
-		add += ` data-consentd-type="` + html.EscapeString(t.value(raw)) + `"`
+		e.insert(a.nameEnd, ` data-consentd-type="`+html.EscapeString(t.value(raw))+`"`)
 	}
 	e.removeAll(a, "data-category", "data-consentd-service", "data-consentd-type")
-	e.insert(a.nameEnd, add)
-	e.write(rw.out)
+	rw.apply(e)
 }
+
+// edits starts the edits of the tag raw, with the rewriter's reused list of operations.
+func (rw *rewriter) edits(raw []byte) *edits {
+	rw.ed = edits{raw: raw, ops: rw.ed.ops[:0]}
+	return &rw.ed
+}
+
+// apply writes the tag that e edits.
+func (rw *rewriter) apply(e *edits) { e.write(rw.out) }
 
 func (rw *rewriter) iframe(raw []byte) bool {
 	a := rw.attrsOf(raw)
@@ -275,11 +261,11 @@ func (rw *rewriter) iframe(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("iframe").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-src", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
@@ -294,14 +280,14 @@ func (rw *rewriter) img(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("img").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-src", "data-srcset", "data-category", "data-consentd-service")
 	e.rename(a, src, "data-src")
 	if s := a.get(raw, "srcset"); s != nil {
 		e.rename(a, s, "data-srcset")
 	}
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
@@ -342,17 +328,26 @@ func (rw *rewriter) link(raw []byte) bool {
 		return false
 	}
 	heldTotal.WithLabelValues("stylesheet").Inc()
-	e := edits{raw: raw}
+	e := rw.edits(raw)
 	e.removeAll(a, "data-href", "data-category", "data-consentd-service")
 	e.rename(a, href, "data-href")
-	e.insert(a.nameEnd, marks(r))
-	e.write(rw.out)
+	e.insert(a.nameEnd, rw.marks(r))
+	rw.apply(e)
 	return true
 }
 
-// marks are the attributes naming a held element's category and service.
-func marks(r *edge.HoldRule) string {
-	return ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
+// marks are the attributes naming a held element's category and service, made once per rule
+// and page.
+func (rw *rewriter) marks(r *edge.HoldRule) string {
+	if m, ok := rw.marked[r]; ok {
+		return m
+	}
+	if rw.marked == nil {
+		rw.marked = map[*edge.HoldRule]string{}
+	}
+	m := ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
+	rw.marked[r] = m
+	return m
 }
 
 // holdAttr is hold of the value of the attribute s of the tag raw. A URL relative to the page,

@@ -37,11 +37,39 @@ const scanBuf = 64 << 10
 
 // stream rewrites everything src has.
 func (rw *rewriter) stream(src io.Reader) error {
-	s := &scanner{rw: rw, src: src, buf: make([]byte, 0, scanBuf), spare: make([]byte, 0, scanBuf)}
+	b := rw.bufs
+	s := &scanner{rw: rw, src: src, buf: b.buf[:0], spare: b.spare[:0]}
+	err := s.run()
+	// The buffers (swapped by handoffs, or grown) go back to the pool as they are now.
+	b.buf, b.spare = s.buf[:0], s.spare[:0]
+	return err
+}
+
+// fragment rewrites the markup b, which is whole (the content of a <noscript>), in place
+// without copying it.
+func (rw *rewriter) fragment(b []byte) error {
+	s := scanner{rw: rw, src: eof{}, buf: b[:len(b):len(b)], eof: true}
+	return s.run()
+}
+
+// eof is a reader at its end.
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }
+
+// run rewrites everything the scanner's source has.
+func (s *scanner) run() error {
+	rw := s.rw
 	// last is true for one more pass over a construct cut off by the end of the input, now
 	// that the end is known (raw text then runs to it).
 	last := false
 	for {
+		if rw.early != nil && rw.out.Buffered() >= firstFlush {
+			if err := rw.early.flush(); err != nil {
+				return err
+			}
+			rw.early = nil
+		}
 		if s.off >= len(s.buf) && !s.more() {
 			return s.err
 		}
@@ -123,7 +151,7 @@ func (s *scanner) construct(b []byte) (n int, handoff bool) {
 		}
 		name := tagName(b[:end])
 		if asciiEq(name, "script") {
-			return 0, true
+			return s.script(b, end)
 		}
 		raw := rawTextOf(name)
 		if raw == "" {
@@ -148,7 +176,7 @@ func (s *scanner) construct(b []byte) (n int, handoff bool) {
 		if raw == "noscript" {
 			// The content of <noscript> is markup where scripting is off: its images and
 			// frames are held too.
-			if err := s.rw.run(xhtml.NewTokenizer(bytes.NewReader(content[:stop]))); err != nil {
+			if err := s.rw.fragment(content[:stop]); err != nil {
 				s.err = err
 			}
 		} else {
@@ -173,6 +201,41 @@ func (s *scanner) construct(b []byte) (n int, handoff bool) {
 	}
 	s.rw.out.Write(b[:1])
 	return 1, false
+}
+
+// script handles a script whose start tag is b[:end], as the tokenizer reads it (a start tag,
+// its text, its end tag) when that is plain: the tag is not self-closing and its text, which
+// runs to the first "</script" followed by a space, '/' or '>', has no "<!--" (the script data
+// escape states, which only the tokenizer follows, start there). Anything else is handed off.
+func (s *scanner) script(b []byte, end int) (n int, handoff bool) {
+	if b[end-2] == '/' {
+		return 0, true
+	}
+	content := b[end:]
+	stop, found := rawEnd(content, "script")
+	if !found {
+		if !s.eof {
+			return -1, false
+		}
+		return 0, true
+	}
+	if bytes.Contains(content[:stop], []byte("<!--")) {
+		return 0, true
+	}
+	close := tagEnd(content[stop:], 2)
+	if close < 0 {
+		if !s.eof {
+			return -1, false
+		}
+		return 0, true
+	}
+	// (token fails only on a <noscript>'s content, which these are not)
+	_ = s.rw.token(xhtml.StartTagToken, b[:end])
+	if stop > 0 {
+		_ = s.rw.token(xhtml.TextToken, content[:stop])
+	}
+	_ = s.rw.token(xhtml.EndTagToken, content[stop:stop+close])
+	return end + stop + close, false
 }
 
 // handoff lets the tokenizer read the construct at buf[off:], and takes back what it read

@@ -24,8 +24,15 @@ func runVerify(t *testing.T, name string, extra ...string) (stdout, stderr strin
 	dir := filepath.Join("..", "..", "testdata", "verify", name)
 	cfg := crawlertest.LoadSite(t, dir)
 	rule, caFile := serveSite(t, dir)
-	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path, "--max-pages", "3"}, extra...)
-	stdout, stderr, err := runCLI(t, nil, append(args, cfg.Start[0])...)
+	return runVerifyAt(t, rule, caFile, cfg.Start[0], append([]string{"--max-pages", "3"}, extra...)...)
+}
+
+// runVerifyAt runs 'consentd verify' of start with every host sent to rule's server, whose
+// certificates caFile signs, and returns its output and exit status.
+func runVerifyAt(t *testing.T, rule, caFile, start string, extra ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	args := append([]string{"verify", "--allow-private", "--connect-to", rule, "--ca-cert", caFile, "--chromium-path", browsertest.Path}, extra...)
+	stdout, stderr, err := runCLI(t, nil, append(args, start)...)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

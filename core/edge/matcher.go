@@ -56,19 +56,26 @@ func (rs *RuleSet) Compile() *Matcher {
 	return m
 }
 
-// candidates returns the indices of the patterns whose host part matches host.
-func (m *Matcher) candidates(host string) []int {
-	var out []int
-	out = append(out, m.exact[host]...)
+// candidates calls f with the indices of the patterns whose host part matches host (exact
+// hosts first, then *.host from the longest), until f returns true; it allocates nothing.
+func (m *Matcher) candidates(host string, f func(i int) bool) {
+	for _, i := range m.exact[host] {
+		if f(i) {
+			return
+		}
+	}
 	for h := host; ; {
-		out = append(out, m.sub[h]...)
+		for _, i := range m.sub[h] {
+			if f(i) {
+				return
+			}
+		}
 		i := strings.IndexByte(h, '.')
 		if i < 0 {
-			break
+			return
 		}
 		h = h[i+1:]
 	}
-	return out
 }
 
 // ruleFor returns the index of the first pattern matching u (http or https), -1 when none does
@@ -79,11 +86,12 @@ func (m *Matcher) ruleFor(u *url.URL, res bool) int {
 	}
 	host := strings.ToLower(u.Hostname())
 	best := -1
-	for _, i := range m.candidates(host) {
+	m.candidates(host, func(i int) bool {
 		if (best < 0 || i < best) && m.pats[i].res == res && m.pats[i].p.MatchURL(u) {
 			best = i
 		}
-	}
+		return false
+	})
 	return best
 }
 
@@ -180,13 +188,15 @@ func (v *Visitor) HoldHost(host string) *HoldRule {
 	if !v.holds {
 		return nil
 	}
-	for _, i := range v.m.candidates(host) {
+	var held *HoldRule
+	v.m.candidates(host, func(i int) bool {
 		p := v.m.pats[i]
 		if r := &v.m.RuleSet.Rules[p.rule]; !p.free && !v.Allowed[r.Category] {
-			return r
+			held = r
 		}
-	}
-	return nil
+		return held != nil
+	})
+	return held
 }
 
 // NamesHost reports whether some rule names host (lower case, no port): a URL on another host

@@ -12,8 +12,9 @@ import { setAttr, getAttr, createElement, flushBody } from './dom.js';
 import { holdFor, PENDING } from './rules.js';
 import { placeholder, dropCookies } from './lazy.js';
 
-// MARKED are the elements the page marks for a category.
-var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category]';
+// MARKED are the elements the page (or an edge in front of it, docs/edge.md) marks for a
+// category: scripts and iframes, and the stylesheets and images only an edge holds.
+var MARKED = 'script[type="text/plain"][data-category],iframe[data-src][data-category],link[data-href][data-category],img[data-src][data-category]';
 
 // ---- The vendors' consent APIs (core.VendorConsents): Google Consent Mode, Microsoft UET,
 // Microsoft Clarity, applied as data. ----
@@ -112,7 +113,9 @@ export function startGuard() {
 function inspect(el) {
   if (el.nodeType !== 1 || el === me) return;
   if (held.indexOf(el) >= 0) { activateSoon(); return; }
-  if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') {
+  if (el.tagName === 'LINK' || el.tagName === 'IMG') {
+    if (el.matches(MARKED)) activateSoon();
+  } else if (el.tagName === 'SCRIPT' || el.tagName === 'IFRAME') {
     var type = getAttr.call(el, 'type');
     if (el.tagName === 'SCRIPT' && type === 'text/plain') {
       if (el.hasAttribute('data-category')) activateSoon();
@@ -135,7 +138,7 @@ function inspect(el) {
       if (page && r !== PENDING) heldUnmarked.push({ url: src, service: r.svc, category: r.cat });
     }
   } else if (el.querySelectorAll) {
-    var list = el.querySelectorAll('script,iframe');
+    var list = el.querySelectorAll('script,iframe,link[data-href],img[data-src]');
     for (var i = 0; i < list.length; i++) inspect(list[i]);
   }
 }
@@ -152,9 +155,11 @@ function activate(el) {
   if (i >= 0) held.splice(i, 1);
   var ph = el.__consentdPh;
   if (ph) { ph.remove(); el.__consentdPh = null; el.style.removeProperty('display'); }
-  if (el.tagName === 'IFRAME') {
-    setAttr.call(el, 'src', getAttr.call(el, 'data-src'));
-    el.removeAttribute('data-src');
+  if (el.tagName !== 'SCRIPT') {
+    // An iframe, or a stylesheet or image an edge held: its URL (and an image's srcset) back.
+    [['src', 'data-src'], ['href', 'data-href'], ['srcset', 'data-srcset']].forEach(function (p) {
+      if (el.hasAttribute(p[1])) { setAttr.call(el, p[0], getAttr.call(el, p[1])); el.removeAttribute(p[1]); }
+    });
     return;
   }
   var type = getAttr.call(el, 'data-consentd-type') || '';

@@ -13,7 +13,8 @@ import (
 // TestConsoleAnalytics: visitors meet a site's banner from three countries on phones and
 // desktops (events and decisions through the public endpoints); the analytics page shows the
 // funnel, the shares, the consent rate over time and the opt-in by country and device as SVG
-// charts, passes axe-core on a desktop and a phone, and exports CSV.
+// charts, passes axe-core on a desktop and a phone (where nothing scrolls sideways, tables
+// included, and the charts' text reads at 11 px or more), and exports CSV.
 func TestConsoleAnalytics(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
@@ -54,7 +55,7 @@ func TestConsoleAnalytics(t *testing.T) {
 	waitFor(t, ctx, "location.pathname === '/sites'")
 	page := base + "/sites/" + site.ID + "/analytics"
 	navigate(t, ctx, page)
-	mustContain(t, ctx, "From shown to decided", "consent rate 75 %", "How visitors decide", "Consent rate over time",
+	mustContain(t, ctx, "From shown to decided", "consent rate 75\u00a0%", "How visitors decide", "Consent rate over time",
 		"Opt-in per category, by country", "Opt-in per category, by device", "Mobile", "Desktop")
 	var charts int
 	eval(t, ctx, "document.querySelectorAll('svg.chart[role=img]').length", &charts)
@@ -64,12 +65,9 @@ func TestConsoleAnalytics(t *testing.T) {
 	checkPage(t, ctx, base, "analytics-desktop")
 	run(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 	navigate(t, ctx, page)
+	eval(t, ctx, "document.querySelectorAll('details').forEach(function (d) { d.open = true; })", nil)
 	checkPage(t, ctx, base, "analytics-phone")
-	var overflow bool
-	eval(t, ctx, "document.documentElement.scrollWidth > window.innerWidth + 1", &overflow)
-	if overflow {
-		t.Error("the analytics page scrolls sideways on a phone")
-	}
+	readableOnPhone(t, ctx, "analytics-phone")
 	// A filter, then the export of the same counters.
 	navigate(t, ctx, page+"?device=mobile")
 	mustContain(t, ctx, "From shown to decided")

@@ -21,6 +21,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -303,6 +304,14 @@ func TestAuditEveryForm(t *testing.T) {
 		}},
 		"POST /sites/{id}/consents/erase": {action: core.AuditVisitorErase, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
 			return "/sites/" + site + "/consents/erase?visitor=alice", "", nil, nil
+		}},
+		"POST /sites/{id}/experiments/{eid}/{action}": {action: core.AuditExperimentStart, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
+			x, err := uc.Experiments.Create(asOwner, org, site, experiment.Draft{Name: "Short", Metric: experiment.MetricConsentRate, Regions: []string{"EU"},
+				Variants: []experiment.Variant{{Key: "control", Weight: 50}, {Key: "short", Weight: 50, Patch: experiment.Patch{TextOverrides: map[string]string{"headline": "Cookies?"}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "/sites/" + site + "/experiments/" + x.ID + "/start", "", nil, nil
 		}},
 		"POST /keys": {action: core.AuditKeyCreate, prepare: func(t *testing.T) (string, string, url.Values, *http.Client) {
 			return "/keys", "", v("name", "ci", "role", "editor"), nil

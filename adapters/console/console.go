@@ -216,6 +216,9 @@ func (h *handler) routes() {
 	a("GET /sites/{id}/consents", h.consentsPage)
 	a("GET /sites/{id}/consents/export", h.exportConsents)
 	a("GET /sites/{id}/analytics", h.analyticsPage)
+	a("GET /sites/{id}/experiments", h.experimentsPage)
+	a("GET /sites/{id}/experiments/{eid}", h.experimentPage)
+	a("POST /sites/{id}/experiments/{eid}/{action}", h.experimentAction)
 	a("GET /sites/{id}/consents/erase", h.confirmErase)
 	a("POST /sites/{id}/consents/erase", h.erase)
 

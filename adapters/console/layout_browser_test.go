@@ -15,6 +15,7 @@ import (
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/event"
+	"github.com/consentd/consentd/core/experiment"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
@@ -114,8 +115,12 @@ func TestEveryPageFitsEveryScreen(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	x, err := uc.Experiments.Create(as, org, s.ID, experiment.Draft{Name: "A much shorter headline for visitors on small screens", Metric: experiment.MetricConsentRate,
+		Regions: []string{"EU"}, Variants: []experiment.Variant{{Key: "control", Name: "The banner as it is today", Weight: 50},
+			{Key: "short", Name: "The banner with a much shorter headline", Weight: 50, Patch: experiment.Patch{TextOverrides: map[string]string{"headline": "Cookies?"}}}}})
+	must(err)
 	params := map[string]string{"id": s.ID, "cid": cats[len(cats)-1].ID, "sid": svc.ID, "scan": sc.ID, "kid": apiKeyRow.ID,
-		"wid": hook.ID, "org": org, "token": invite, "uid": viewer.ID}
+		"wid": hook.ID, "org": org, "token": invite, "uid": viewer.ID, "eid": x.ID}
 	perRoute := map[string]map[string]string{"GET /reset/{token}": {"token": reset}}
 
 	h, err := console.New(console.Config{})

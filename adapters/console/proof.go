@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/consentd/consentd/adapters/console/proofchart"
 	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
@@ -21,7 +22,7 @@ type proofData struct {
 	Stats    *consent.ConsentStats
 	Total    int64
 	OptIn    barChart
-	Actions  stackChart
+	Actions  proofchart.Stack
 	Regimes  barChart
 	// Places are the decisions by the visitor's place (region, else country), the most
 	// frequent first.
@@ -50,51 +51,14 @@ type bar struct {
 	Proportion float64
 }
 
-// stackChart is a stacked column chart (decisions per bucket and action).
-type stackChart struct {
-	Width, Height int
-	Columns       []column
-	Series        []series
-	Ticks         []tick
-	Max           int64
-	Interval      string
-}
-
-type column struct {
-	Label    string
-	X, W     int
-	Segments []segment
-	Title    string
-}
-
-type segment struct {
-	Y, H  int
-	Class string
-}
-
-type series struct {
-	Name  string
-	Class string
-}
-
-type tick struct {
-	X, Y   int
-	Label  string
-	Anchor string
-}
-
 // actionNames are the consent actions in words.
 var actionNames = map[string]string{"accept_all": "Accept all", "reject_all": "Reject all", "custom": "Custom choice", "gpc": "GPC signal"}
 
 const (
-	chartW     = 720
-	barChartW  = 440
-	labelW     = 110
-	barH       = 22
-	barGap     = 12
-	stackH     = 220
-	stackLeft  = 44
-	stackBelow = 28
+	barChartW = 440
+	labelW    = 110
+	barH      = 22
+	barGap    = 12
 )
 
 // proofView verifies the chain when asked (?verify=1) and computes the period's statistics.
@@ -166,7 +130,7 @@ func (h *handler) proofView(r *http.Request, rq *request, site string, q consent
 			Title: fmt.Sprintf("%s: %s", long, textfmt.Plural(int(regimes[j]), "decision", "decisions"))})
 	}
 	d.Regimes = horizontal(regs)
-	d.Actions = stacked(st)
+	d.Actions = proofchart.Stacked(st, actionNames)
 	counts, err := h.m.ConsentRegions(ctx, rq.org, site, st.From, st.To)
 	if err != nil {
 		return d, err
@@ -196,73 +160,6 @@ func horizontal(bars []bar) barChart {
 		c.Bars = append(c.Bars, b)
 	}
 	return c
-}
-
-// stacked lays out the decisions per bucket, stacked by action.
-func stacked(st *consent.ConsentStats) stackChart {
-	c := stackChart{Width: chartW, Height: stackH + stackBelow, Interval: st.Interval}
-	for i, a := range consent.ConsentActions() {
-		c.Series = append(c.Series, series{Name: actionNames[a], Class: fmt.Sprintf("fill-%d", i%4)})
-	}
-	for _, b := range st.Buckets {
-		c.Max = max(c.Max, b.Total)
-	}
-	n := len(st.Buckets)
-	if n == 0 {
-		return c
-	}
-	top := niceMax(c.Max)
-	plotW := chartW - stackLeft - 8
-	slot := float64(plotW) / float64(n)
-	w := max(int(slot*0.7), 1)
-	for i, b := range st.Buckets {
-		col := column{Label: b.Start.Format("2 Jan"), X: stackLeft + int(float64(i)*slot+(slot-float64(w))/2), W: w}
-		var parts []string
-		y := stackH
-		for k, a := range consent.ConsentActions() {
-			v := b.Actions[a]
-			if v == 0 {
-				continue
-			}
-			hgt := max(int(math.Round(float64(v)/float64(top)*float64(stackH-10))), 1)
-			y -= hgt
-			col.Segments = append(col.Segments, segment{Y: y, H: hgt, Class: fmt.Sprintf("fill-%d", k%4)})
-			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(actionNames[a])))
-		}
-		col.Title = b.Start.Format("2 Jan 2006") + ": " + textfmt.Plural(int(b.Total), "decision", "decisions")
-		if len(parts) > 0 {
-			col.Title += " (" + strings.Join(parts, ", ") + ")"
-		}
-		c.Columns = append(c.Columns, col)
-	}
-	for k, i := range slices.Compact([]int{0, n / 2, n - 1}) {
-		anchor := "middle"
-		if k == 0 {
-			anchor = "start"
-		} else if i == n-1 {
-			anchor = "end"
-		}
-		c.Ticks = append(c.Ticks, tick{X: c.Columns[i].X + w/2, Y: stackH + 18, Label: c.Columns[i].Label, Anchor: anchor})
-	}
-	c.Max = top
-	return c
-}
-
-// niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.
-func niceMax(v int64) int64 {
-	if v <= 1 {
-		return 1
-	}
-	p := int64(1)
-	for p*10 < v {
-		p *= 10
-	}
-	for _, m := range []int64{1, 2, 5, 10} {
-		if m*p >= v {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func (h *handler) confirmErase(w http.ResponseWriter, r *http.Request, rq *request) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/consentd/consentd/adapters/console/analyticsview"
+	"github.com/consentd/consentd/adapters/console/experimentview"
 	"github.com/consentd/consentd/adapters/console/formlimits"
 	"github.com/consentd/consentd/adapters/console/textfmt"
 	"github.com/consentd/consentd/adapters/internal/response"
@@ -95,6 +96,7 @@ var pageTypes = map[string]any{
 	"sessions": pageOf[sessionsView]{}, "members": pageOf[membersView]{}, "invite": pageOf[*inviteView]{},
 	"totp": pageOf[totpView]{}, "account": pageOf[accountView]{}, "ssocontinue": pageOf[string]{}, "webhooks": pageOf[webhooksView]{},
 	"preview": pageOf[previewPage]{}, "analytics": pageOf[*analyticsview.Page]{},
+	"experiments": pageOf[*experimentview.List]{}, "experiment": pageOf[*experimentview.Detail]{},
 }
 
 // dataType is the type of page name's Data.

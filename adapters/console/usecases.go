@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/consentd/consentd/adapters/console/analyticsview"
+	"github.com/consentd/consentd/adapters/console/experimentview"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/banner"
 	"github.com/consentd/consentd/core/consent"
@@ -184,7 +185,8 @@ type UseCases struct {
 	OrgFinderUseCases
 	WebhookUseCases
 	DigestUseCases
-	Analytics analyticsview.UseCases // the analytics page (core/analytics)
+	Analytics   analyticsview.UseCases  // the analytics page (core/analytics)
+	Experiments experimentview.UseCases // the experiments pages (core/experiment)
 }
 
 // orgFinder finds organizations for sign-in: by name or ID (Orgs), by an email's domain (Users).
@@ -205,6 +207,6 @@ func FromCore(uc *usecases.UseCases) UseCases {
 		ScanUseCases: uc.Scans, ConsentLogUseCases: uc.ConsentLog, PreviewUseCases: uc.PublicBanner, RegionStatsUseCases: uc.ConsentLog, APIKeyUseCases: uc.Orgs,
 		ComplianceUseCases: uc.Compliance, AuditUseCases: uc.AuditLog, SSOUseCases: uc.Users, OrgFinderUseCases: orgFinder{uc.Orgs, uc.Users},
 		WebhookUseCases: uc.Webhooks, DigestUseCases: uc.Digests,
-		TCFUseCases: uc.Banners, Analytics: uc.Analytics,
+		TCFUseCases: uc.Banners, Analytics: uc.Analytics, Experiments: uc.Experiments,
 	}
 }

@@ -48,10 +48,10 @@ type DayRow struct {
 	Shown, Decided, AcceptAll, RejectAll, Custom int64
 }
 
-// BarChart is a horizontal bar chart.
+// BarChart is a horizontal bar chart: labels left of BarX, bars from it.
 type BarChart struct {
-	Width, Height int
-	Bars          []Bar
+	Width, Height, BarX int
+	Bars                []Bar
 }
 
 // Bar is one bar of a BarChart, laid out.
@@ -60,13 +60,15 @@ type Bar struct {
 	Y, W, TextY, ValueX        int
 }
 
-// LineChart is the consent rate per bucket, as a polyline over a 0 to 100 % axis.
+// LineChart is the consent rate per bucket, as a polyline over a 0 to 100 % axis drawn from
+// (Left, Bottom) to (Right, Top).
 type LineChart struct {
-	Width, Height int
-	Points        string // the polyline's points
-	Dots          []Dot
-	Ticks         []Tick
-	Empty         bool
+	Width, Height            int
+	Left, Right, Top, Bottom int
+	Points                   string // the polyline's points
+	Dots                     []Dot
+	Ticks                    []Tick
+	Empty                    bool
 }
 
 // Dot is a bucket's point, with its title.
@@ -94,10 +96,10 @@ type OptInRow struct {
 	Cells     []OptInCell
 }
 
-// OptInCell is one category's opt-in: the rate in words and a bar's width (of 100).
+// OptInCell is one category's opt-in: the category, the rate in words and a bar's width (of 100).
 type OptInCell struct {
-	Rate string
-	W    int
+	Category, Rate string
+	W              int
 }
 
 // Load reads the filters of r (from, to as days; device; variant), the report and, when
@@ -160,21 +162,23 @@ func WriteCSV(w io.Writer, rows []analytics.Row) error {
 	return cw.Error()
 }
 
-func pct(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) }
+// pct is a rate in percent, its sign kept on the number's line (a no-break space).
+func pct(f float64) string { return fmt.Sprintf("%.0f\u00a0%%", 100*f) }
 
-// bars lays out a bar chart of values (label, value, its words, its title) scaled to the largest.
-func bars(items []Bar, values []int64) BarChart {
+// Bars lays out a bar chart of values (label, value, its words, its title) scaled to the largest.
+func Bars(items []Bar, values []int64) BarChart {
 	var top int64 = 1
 	for _, v := range values {
 		top = max(top, v)
 	}
-	// Narrow, so that its text reads at the size of the page's on a phone as in a card.
-	c := BarChart{Width: 440, Height: 34*len(items) + 4}
+	// Narrow, so that its text reads at the size of the page's on a phone as in a card (the
+	// stylesheet makes the charts' text larger on a phone: the label column fits 20 characters).
+	c := BarChart{Width: 440, Height: 34*len(items) + 4, BarX: 190}
 	for i := range items {
 		b := &items[i]
 		b.Y, b.TextY = 34*i+4, 34*i+20
-		b.W = max(2, int(float64(values[i])/float64(top)*180))
-		b.ValueX = 150 + b.W + 8
+		b.W = max(2, int(float64(values[i])/float64(top)*150))
+		b.ValueX = c.BarX + b.W + 8
 		if b.Class == "" {
 			b.Class = fmt.Sprintf("fill-%d", i%4)
 		}
@@ -185,13 +189,13 @@ func bars(items []Bar, values []int64) BarChart {
 
 func (p *Page) build() {
 	t := p.Report.Totals
-	p.Funnel = bars([]Bar{
+	p.Funnel = Bars([]Bar{
 		{Label: "Shown", Value: fmt.Sprint(t.Shown), Title: fmt.Sprintf("Banner shown %d times", t.Shown)},
 		{Label: "Decided", Value: fmt.Sprintf("%d (%s)", t.Decided, pct(t.ConsentRate)), Title: fmt.Sprintf("%d decisions: %s of the banners shown", t.Decided, pct(t.ConsentRate))},
 		{Label: "Opened preferences", Value: fmt.Sprint(t.PreferencesOpened), Title: fmt.Sprintf("Preferences opened %d times", t.PreferencesOpened)},
 		{Label: "Left undecided", Value: fmt.Sprint(t.LeftUndecided), Title: fmt.Sprintf("%d visitors left without deciding", t.LeftUndecided)},
 	}, []int64{t.Shown, t.Decided, t.PreferencesOpened, t.LeftUndecided})
-	p.Shares = bars([]Bar{
+	p.Shares = Bars([]Bar{
 		{Label: "Accept all", Value: pct(t.AcceptShare), Title: fmt.Sprintf("%d decisions accepted all (%s)", t.AcceptAll, pct(t.AcceptShare))},
 		{Label: "Reject all", Value: pct(t.RejectShare), Title: fmt.Sprintf("%d decisions refused all (%s)", t.RejectAll, pct(t.RejectShare))},
 		{Label: "Own choice", Value: pct(t.CustomShare), Title: fmt.Sprintf("%d decisions chose per category (%s)", t.Custom, pct(t.CustomShare))},
@@ -210,10 +214,11 @@ func (p *Page) build() {
 
 // rateChart draws the consent rate of each bucket that showed the banner.
 func rateChart(series []analytics.SeriesBucket) LineChart {
-	c := LineChart{Width: 720, Height: 240}
-	const left, right, top, bottom = 48, 712, 12, 212
+	// Narrow, as the bar charts, so that its labels read on a phone.
+	const left, right, top, bottom = 56, 472, 12, 212
+	c := LineChart{Width: 480, Height: 240, Left: left, Right: right, Top: top, Bottom: bottom}
 	for _, y := range []int{0, 50, 100} {
-		c.Ticks = append(c.Ticks, Tick{X: 0, Y: bottom - (bottom-top)*y/100 + 4, Label: fmt.Sprintf("%d %%", y), Anchor: "start"})
+		c.Ticks = append(c.Ticks, Tick{X: 0, Y: bottom - (bottom-top)*y/100 + 4, Label: fmt.Sprintf("%d\u00a0%%", y), Anchor: "start"})
 	}
 	n := len(series)
 	var pts []string
@@ -265,7 +270,7 @@ func optIn(slices_ []analytics.Breakdown, unknown string) OptInTable {
 		}
 		for _, c := range t.Categories {
 			o := s.Categories[c]
-			r.Cells = append(r.Cells, OptInCell{Rate: pct(o.OptInRate), W: int(100 * o.OptInRate)})
+			r.Cells = append(r.Cells, OptInCell{Category: c, Rate: pct(o.OptInRate), W: int(100 * o.OptInRate)})
 		}
 		t.Rows = append(t.Rows, r)
 	}

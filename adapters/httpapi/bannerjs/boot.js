@@ -49,7 +49,7 @@ import { tellVendors, startGuard, heldUnmarked, cats } from './guard.js';
 import { readCookie, current, gpcOn, apply, decide, post, getConsent, all } from './consent.js';
 import { ui, langs, t, fill, catName, mount, heading, button, buttons, policyLinks, dontSellControl,
   showBanner, closeAll, closePrefs, shadowHost, style, keepFocus } from './ui.js';
-import { provide, showPrefs, details, reopenButton, declarations } from './lazy.js';
+import { provide, showPrefs, details, reopenButton, declarations, forward } from './lazy.js';
 import { VENDORS, Public } from 'consentd:core';
 import { Version } from 'consentd:build';
 
@@ -81,7 +81,7 @@ function useConfig(c, quiet) {
     apply(initial(P), false);
     if (P.ask && !declPage && !c.tcf) whenBody(showBanner); // where the TCF applies, tcf.js asks
   }
-  whenReady(function () { reopenButton(); declarations(); });
+  whenReady(function () { reopenButton(); declarations(); forward(); });
 }
 // Without a configuration the runtime fails closed: what it holds stays held (marked tags,
 // cross-origin tags inserted by script) while it retries, five times, 3 s apart.

@@ -6,7 +6,7 @@ import { effective, dontSell } from './policy.js';
 import { S } from './state.js';
 import { w, d, COOKIE, declPage, gpc, get } from './site.js';
 import { tellVendors, revoke, activateAll } from './guard.js';
-import { reopenButton, renderChoices, tellStorefront } from './lazy.js';
+import { reopenButton, renderChoices, tellStorefront, forward } from './lazy.js';
 import { VENDORS, Public } from 'consentd:core';
 import { Version } from 'consentd:build';
 
@@ -64,7 +64,7 @@ export function apply(c, isDecision) {
     d.dispatchEvent(new CustomEvent('consentd:change', { bubbles: true, detail: getConsent() }));
   }
   storefront();
-  if (isDecision) { reopenButton(); renderChoices(); }
+  if (isDecision) { reopenButton(); renderChoices(); forward(1); }
 }
 
 // storefront tells the storefront's customer-privacy API (Shopify's) of a decision, on a page

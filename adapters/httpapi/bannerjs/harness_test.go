@@ -328,6 +328,28 @@ type site struct {
 	pages map[string]string
 	files map[string]string // test-specific /static/ files, before staticFiles
 	hits  []string          // vendor collection requests (GA collect, Meta pixel) received
+	// collected are the requests the page's analytics libraries sent to the site's own
+	// /collect/ endpoint (same origin, so the strict CSP's connect-src 'self' allows them).
+	collected []collected
+}
+
+// collected is one request an analytics library sent to /collect/.
+type collected struct {
+	Path string
+	Body []byte
+}
+
+// collectedUnder returns the bodies of the requests received under /collect/+prefix.
+func (s *site) collectedUnder(prefix string) []collected {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []collected
+	for _, c := range s.collected {
+		if strings.HasPrefix(c.Path, "/collect/"+prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // nonce is the CSP nonce of the test pages' inline scripts (vendors' standard snippets).
@@ -357,6 +379,16 @@ func newSite(t testing.TB, apiOrigin string) *site {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write([]byte(html))
+	})
+	mux.HandleFunc("/collect/", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if r.Method == http.MethodPost {
+			s.mu.Lock()
+			s.collected = append(s.collected, collected{Path: r.URL.Path, Body: body})
+			s.mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
 	})
 	mux.HandleFunc("/static/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/static/")

@@ -74,4 +74,7 @@ export function reopenButton() {
 }
 var CHOICE = '[data-consentd-declaration],[data-consentd-choice]';
 export function declarations() { if (d.querySelector(CHOICE)) more('declarations'); }
+// forward tells the page's tag manager and analytics libraries of a decision (forward.js): one
+// taken on this page (isDecision), or the stored one once the page is parsed.
+export function forward(isDecision) { if (S.decided_) more('forward', isDecision); }
 export function renderChoices() { if (M || d.querySelector(CHOICE)) more('renderChoices'); }

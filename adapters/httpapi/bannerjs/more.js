@@ -14,6 +14,7 @@ import { Version } from 'consentd:build';
 import { Public, EVENTS } from 'consentd:core';
 import { granted } from './policy.js';
 import { tracker } from './events.js';
+import { forwarder } from './forward.js';
 
 var d = document, R, h, t, fill, catName, mount, heading, button, buttons, policyLinks, gpcOn, fixed, decide,
   closeAll, closePrefs, getConsent, ruleFor, cats, getAttr, details;
@@ -354,6 +355,7 @@ window.__consentdMore = { v: Version.own, f: function (r) {
   closeAll = R.closeAll; closePrefs = R.closePrefs; getConsent = R.getConsent; ruleFor = R.ruleFor; cats = R.cats;
   getAttr = R.getAttr; details = R.details;
   startEvents();
-  return { prefs: prefs, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices,
+  var forward = forwarder(window, getConsent);
+  return { prefs: prefs, forward: forward, placeholder: placeholder, reopenButton: reopenButton, declarations: declarations, renderChoices: renderChoices,
     dropCookies: dropCookies, storefront: storefront };
 } };

@@ -272,11 +272,6 @@ func (b *Pool) launch(ctx context.Context) (*Browser, error) {
 		// One renderer per page, not one more per cross-site frame: a scan reads what pages
 		// load and store, and each page already has a browser context of its own.
 		chromedp.Flag("disable-site-isolation-trials", true),
-		// The tabs of one browser context (a verification state's pages and control tab) share
-		// a renderer process rather than starting one each: a renderer's start, and each idle
-		// one, cost Chromium CPU time a verification on two cores does not have. Browser
-		// contexts never share one, so states and deep-scan pages stay apart.
-		chromedp.Flag("renderer-process-limit", "1"),
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter"),
 		chromedp.Flag("proxy-server", "http://"+ln.Addr().String()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),

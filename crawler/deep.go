@@ -369,25 +369,39 @@ func (d *deepScan) browserErr(br *browser.Browser, pctx context.Context, err err
 
 // injectCookies gives the browser context, when the static pass unlocked a storefront, the
 // cookies the static pass holds for the page (the storefront's password cookie among them), so
-// the browser sees the unlocked shop. Those cookies are the scan's doing and not reported.
+// the browser sees the unlocked shop. Those cookies are the scan's doing and not reported: their
+// keys go into v.injected when v is given.
 func (d *deepScan) injectCookies(ctx context.Context, id cdp.BrowserContextID, page string, v *visit) error {
+	params, keys := d.storefrontCookies(page)
+	if v != nil {
+		for _, k := range keys {
+			v.injected[k] = true
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	_, err := chromedp.CallBrowser(ctx, storage.SetCookies, storage.SetCookiesParams{Cookies: params, BrowserContextID: id})
+	return err
+}
+
+// storefrontCookies are the cookies injectCookies gives a browser context for page, and their
+// keys ("name\x00host"); none when the static pass unlocked no storefront.
+func (d *deepScan) storefrontCookies(page string) ([]*network.CookieParam, []string) {
 	d.s.unlockMu.Lock()
 	unlocked := d.s.unlocked
 	d.s.unlockMu.Unlock()
 	u, err := url.Parse(page)
 	if err != nil || d.jar == nil || !unlocked {
-		return nil
+		return nil, nil
 	}
 	var params []*network.CookieParam
+	var keys []string
 	for _, c := range d.jar.Cookies(u) {
 		params = append(params, &network.CookieParam{Name: c.Name, Value: c.Value, URL: page, Path: "/"})
-		v.injected[c.Name+"\x00"+strings.ToLower(u.Hostname())] = true
+		keys = append(keys, c.Name+"\x00"+strings.ToLower(u.Hostname()))
 	}
-	if len(params) == 0 {
-		return nil
-	}
-	_, err = chromedp.CallBrowser(ctx, storage.SetCookies, storage.SetCookiesParams{Cookies: params, BrowserContextID: id})
-	return err
+	return params, keys
 }
 
 // addBrowserPage lists a page only the browser loaded (reached by a link a script made), with

@@ -28,6 +28,8 @@ const (
 	DefaultQuietMax = 5 * time.Second
 	// DefaultPagesAtOnce is how many pages a deep scan's browser loads at once.
 	DefaultPagesAtOnce = 3
+	// DefaultStatesAtOnce is how many consent states a verification visits at once.
+	DefaultStatesAtOnce = 3
 )
 
 // Options are the inputs of one scan.
@@ -76,6 +78,10 @@ type Options struct {
 	// PagesAtOnce is the number of pages the scan's browser loads at once, each in a
 	// browser context of its own (zero: DefaultPagesAtOnce).
 	PagesAtOnce int
+	// StatesAtOnce is the number of consent states a verification visits at once, each in a
+	// browser context of its own loading PagesAtOnce pages at a time (zero:
+	// DefaultStatesAtOnce).
+	StatesAtOnce int
 }
 
 func (o Options) withDefaults() Options {
@@ -110,6 +116,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.QuietMax <= 0 {
 		o.QuietMax = DefaultQuietMax
+	}
+	if o.StatesAtOnce <= 0 {
+		o.StatesAtOnce = DefaultStatesAtOnce
 	}
 	return o
 }

@@ -115,7 +115,11 @@ func (e *Engine) Verify(ctx context.Context, opts Options, browsers *browser.Poo
 	}
 	d.browsers, d.br = browsers, br
 	defer func() { browsers.Release(br, !br.Alive()) }()
-	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}}
+	v := &verifier{d: d, br: br, pages: pages, vo: vo, injected: map[string]bool{}, slots: make(chan struct{}, opts.StatesAtOnce)}
+	_, injected := d.storefrontCookies(pages[0])
+	for _, k := range injected {
+		v.injected[k] = true
+	}
 	ver, apiBase, err := v.runPlaces(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -173,24 +177,55 @@ type verifier struct {
 	br    *browser.Browser
 	pages []string
 	vo    VerifyOptions
-	// injected are the storefront cookies the scan gives every state ("name\x00domain").
+	// injected are the storefront cookies the scan gives every state ("name\x00domain"), known
+	// before the first state and only read afterwards.
 	injected map[string]bool
-	// place is the current run's place; gpc whether the contexts opened now send GPC.
-	place core.RulePlace
-	gpc   bool
-	// shown and dnsShown are what the current run's no_decision pages showed: consentd's first
-	// layer, and its Do Not Sell or Share control.
-	shown, dnsShown bool
+	// slots bound the browser contexts open at once (Options.StatesAtOnce): a state takes one
+	// when it opens its context and gives it back when it closes it.
+	slots chan struct{}
 	// credMu guards credOrigin, the origin the credential was pinned to (rewrite).
 	credMu     sync.Mutex
 	credOrigin string
 }
 
+// ruleRun is one run of the verification: the place whose rule it verifies (zero: the
+// scanner's own), and what its no_decision pages showed: consentd's first layer, and its Do Not
+// Sell or Share control.
+type ruleRun struct {
+	place           core.RulePlace
+	shown, dnsShown bool
+}
+
+// together runs fs at once and returns their errors, in the order of fs.
+func together(fs ...func() error) []error {
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for i, f := range fs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// firstError is the first non-nil error of errs.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // noDecision visits every page before any decision (first: as run says) and returns what was
 // seen, the pages' observations, and the runtime's API base URL.
-func (v *verifier) noDecision(ctx context.Context, first bool) (*core.Verification, []*pageObs, string, error) {
+func (v *verifier) noDecision(ctx context.Context, rr *ruleRun, first bool) (*core.Verification, []*pageObs, string, error) {
 	ver, projectKey, apiBase := &core.Verification{Banner: core.BannerNone, States: []core.VerifiedState{}, Unreached: []core.UnreachedState{}}, "", ""
-	nd, err := v.open(ctx)
+	nd, err := v.open(ctx, rr, false)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -217,10 +252,10 @@ func (v *verifier) noDecision(ctx context.Context, first bool) (*core.Verificati
 	st := v.record(core.StateNoDecision, obs, nil)
 	ver.States = append(ver.States, st)
 	cmd := len(obs) > 0
-	v.shown, v.dnsShown = false, false
+	rr.shown, rr.dnsShown = false, false
 	for _, o := range obs {
-		v.shown = v.shown || o.info.Banner
-		v.dnsShown = v.dnsShown || o.info.DoNotSell
+		rr.shown = rr.shown || o.info.Banner
+		rr.dnsShown = rr.dnsShown || o.info.DoNotSell
 		if o.info.Consentd {
 			ver.Banner = core.BannerConsentd
 		}
@@ -239,31 +274,82 @@ func (v *verifier) noDecision(ctx context.Context, first bool) (*core.Verificati
 	return ver, obs, apiBase, nil
 }
 
-// run visits the states of the current place's rule (opt_in, or the scanner's own place) in
-// order. first is the verification's first run: its no_decision pages are the deep scan's,
-// and discover the pages links made by script reach. It returns the base URL of the API of
-// the consentd runtime the pages load, "" without one.
-func (v *verifier) run(ctx context.Context, first bool) (*core.Verification, string, error) {
-	ver, _, apiBase, err := v.noDecision(ctx, first)
-	if err != nil || ver.Banner != core.BannerConsentd {
-		return ver, apiBase, err
+// run visits the states of rr's rule (opt_in, or the scanner's own place). first is the
+// verification's first run: its no_decision pages are the deep scan's, and discover the pages
+// links made by script reach. It returns the base URL of the API of the consentd runtime the
+// pages load, "" without one.
+func (v *verifier) run(ctx context.Context, rr *ruleRun, first bool) (*core.Verification, string, error) {
+	ver, _, apiBase, err := v.noDecision(ctx, rr, first)
+	if err != nil {
+		return nil, "", err
 	}
-	// reject_all
-	rejected, err := v.decided(ctx, func(sc *stateCtx) error {
-		res, err := sc.click(ctx, layerBanner, "reject", v.d.s.opts.QuietMax)
-		if err != nil {
-			return err
-		}
-		if res == clickAbsent {
-			return errBannerNotShown
-		}
-		ver.RejectOnFirstLayer = res == clickDone
-		if res != clickDone {
-			return sc.rejectElsewhere(ctx)
-		}
+	if err := v.afterNoDecision(ctx, rr, ver); err != nil {
+		return nil, "", err
+	}
+	return ver, apiBase, nil
+}
+
+// afterNoDecision visits, into ver, the states of rr's rule after no_decision, when the pages
+// run consentd's runtime: those after a decision (decisions), or under opt_out and no_banner
+// those of a visitor not asked (notAsking).
+func (v *verifier) afterNoDecision(ctx context.Context, rr *ruleRun, ver *core.Verification) error {
+	if ver.Banner != core.BannerConsentd {
 		return nil
-	}, core.StateRejectAll, keepConsentd)
-	if errors.Is(err, errBannerNotShown) {
+	}
+	switch rr.place.Behavior {
+	case "opt_out", "no_banner":
+		return v.notAsking(ctx, rr, ver)
+	default:
+		return v.decisions(ctx, rr, ver)
+	}
+}
+
+// decisions visits, into ver, the states after a decision: reject_all, accept_all then
+// withdrawn in accept_all's browser context, and each category's, each state in a browser
+// context of its own and all at once (as StatesAtOnce allows), since no state's context sees
+// another's. Their results, and what a failure returns, are those of visiting them in that
+// order: when reject_all finds no banner to decide with, the states after a decision are
+// unreached, whatever the others met.
+func (v *verifier) decisions(ctx context.Context, rr *ruleRun, ver *core.Verification) error {
+	var rejected, accepted, withdrawn core.VerifiedState
+	var firstLayer, reopen bool
+	cats := make([]core.VerifiedState, len(v.vo.Categories))
+	fs := []func() error{
+		func() (err error) {
+			rejected, err = v.decided(ctx, rr, func(sc *stateCtx) error {
+				res, err := sc.click(ctx, layerBanner, "reject", v.d.s.opts.QuietMax)
+				if err != nil {
+					return err
+				}
+				if res == clickAbsent {
+					return errBannerNotShown
+				}
+				firstLayer = res == clickDone
+				if res != clickDone {
+					return sc.rejectElsewhere(ctx)
+				}
+				return nil
+			}, core.StateRejectAll, keepConsentd)
+			return err
+		},
+		func() (err error) {
+			accepted, withdrawn, reopen, err = v.acceptWithdraw(ctx, rr)
+			return err
+		},
+	}
+	for i, slug := range v.vo.Categories {
+		fs = append(fs, func() (err error) {
+			cats[i], err = v.decided(ctx, rr, func(sc *stateCtx) error {
+				if err := sc.mustClick(ctx, layerBanner, "preferences"); err != nil {
+					return err
+				}
+				return sc.chooseCategory(ctx, slug, v.d.s.opts.QuietMax)
+			}, core.StateCategoryPrefix+slug, keepConsentd)
+			return err
+		})
+	}
+	errs := together(fs...)
+	if errors.Is(errs[0], errBannerNotShown) {
 		// No visitor can decide on this site: the states after a decision are unreachable,
 		// and what happened before any decision is the report.
 		reason := fmt.Sprintf("consentd's runtime ran but showed no banner on %s within %v, so no decision could be made (is the banner's defaultBehavior no_banner?)",
@@ -271,58 +357,51 @@ func (v *verifier) run(ctx context.Context, first bool) (*core.Verification, str
 		for _, name := range append([]string{core.StateRejectAll, core.StateAcceptAll, core.StateWithdrawn}, prefixed(v.vo.Categories)...) {
 			ver.Unreached = append(ver.Unreached, core.UnreachedState{State: name, Reason: reason})
 		}
-		return ver, apiBase, nil
+		return nil
 	}
-	if err != nil {
-		return nil, "", err
+	if err := firstError(errs); err != nil {
+		return err
 	}
-	ver.States = append(ver.States, rejected)
-	// accept_all, then withdrawn in the same context
-	acc, err := v.open(ctx)
+	ver.RejectOnFirstLayer, ver.ReopenButton = firstLayer, reopen
+	ver.States = append(append(ver.States, rejected, accepted, withdrawn), cats...)
+	return nil
+}
+
+// acceptWithdraw visits accept_all, then withdrawn in the same browser context, and reports
+// whether the withdrawal went through the reopen button.
+func (v *verifier) acceptWithdraw(ctx context.Context, rr *ruleRun) (accepted, withdrawn core.VerifiedState, reopen bool, err error) {
+	acc, err := v.open(ctx, rr, false)
 	if err != nil {
-		return nil, "", err
+		return accepted, withdrawn, false, err
 	}
 	defer acc.close()
 	if _, err := v.decide(ctx, acc, func(sc *stateCtx) error { return sc.mustClick(ctx, layerBanner, "accept") }, keepAll); err != nil {
-		return nil, "", err
+		return accepted, withdrawn, false, err
 	}
 	obs, err := v.loadAll(ctx, acc, false, false)
 	if err != nil {
-		return nil, "", err
+		return accepted, withdrawn, false, err
 	}
-	ver.States = append(ver.States, v.record(core.StateAcceptAll, obs, nil))
+	accepted = v.record(core.StateAcceptAll, obs, nil)
 	base, err := v.decide(ctx, acc, func(sc *stateCtx) error {
 		res, err := sc.click(ctx, layerReopen, "reopen", v.d.s.opts.QuietMax)
 		if err != nil {
 			return err
 		}
-		ver.ReopenButton = res == clickDone
+		reopen = res == clickDone
 		if res != clickDone {
 			return sc.eval(ctx, "window.consentd.rejectAll()")
 		}
 		return sc.mustClick(ctx, layerPrefs, "reject")
 	}, deniedOnly)
 	if err != nil {
-		return nil, "", err
+		return accepted, withdrawn, false, err
 	}
 	obs, err = v.loadAll(ctx, acc, false, false)
 	if err != nil {
-		return nil, "", err
+		return accepted, withdrawn, false, err
 	}
-	ver.States = append(ver.States, v.record(core.StateWithdrawn, obs, base))
-	for _, slug := range v.vo.Categories {
-		st, err := v.decided(ctx, func(sc *stateCtx) error {
-			if err := sc.mustClick(ctx, layerBanner, "preferences"); err != nil {
-				return err
-			}
-			return sc.chooseCategory(ctx, slug, v.d.s.opts.QuietMax)
-		}, core.StateCategoryPrefix+slug, keepConsentd)
-		if err != nil {
-			return nil, "", err
-		}
-		ver.States = append(ver.States, st)
-	}
-	return ver, apiBase, nil
+	return accepted, v.record(core.StateWithdrawn, obs, base), reopen, nil
 }
 
 // prefixed are the category states of slugs.
@@ -336,8 +415,8 @@ func prefixed(slugs []string) []string {
 
 // decided runs a state in a fresh context: the first page, the decision, the clearing, then
 // every page.
-func (v *verifier) decided(ctx context.Context, decision func(*stateCtx) error, name string, clear clearMode) (core.VerifiedState, error) {
-	sc, err := v.open(ctx)
+func (v *verifier) decided(ctx context.Context, rr *ruleRun, decision func(*stateCtx) error, name string, clear clearMode) (core.VerifiedState, error) {
+	sc, err := v.open(ctx, rr, false)
 	if err != nil {
 		return core.VerifiedState{}, err
 	}

@@ -14,8 +14,8 @@ import (
 // page calls with a consentd-shaped path; a consent post to such a host is answered inside the
 // browser, so that it records nothing anywhere.
 func TestVerifierCredentialGoesToOneOrigin(t *testing.T) {
-	v := &verifier{vo: VerifyOptions{Credential: "secret-credential", ProjectKey: "site-key"}, place: core.RulePlace{Location: "FR"}}
-	rw := v.rewrite(false)
+	v := &verifier{vo: VerifyOptions{Credential: "secret-credential", ProjectKey: "site-key"}}
+	rw := v.rewrite(core.RulePlace{Location: "FR"}, false)
 	req := func(method, origin, key, resource string) *http.Request {
 		r, err := http.NewRequest(method, origin+core.PublicPath(key, resource), strings.NewReader(`{"visitorId":"v1"}`))
 		if err != nil {

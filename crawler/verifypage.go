@@ -30,6 +30,8 @@ type stateCtx struct {
 	ctx    context.Context // the control tab; its cancel disposes of the browser context
 	cancel context.CancelFunc
 	id     cdp.BrowserContextID
+	// release gives the verifier's slot back.
+	release func()
 }
 
 // initScript runs before any script of every document: it notes when Google Consent Mode's
@@ -150,26 +152,33 @@ type heldTag struct {
 	Element  string `json:"element"`
 }
 
-// open starts a state's browser context with a proxy of its own.
-func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
+// open starts a state's browser context for rr's place (sending GPC when gpc), with a proxy
+// of its own, once one of the verification's slots is free; close gives the slot back.
+func (v *verifier) open(ctx context.Context, rr *ruleRun, gpc bool) (*stateCtx, error) {
+	select {
+	case v.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	proxy, err := v.br.NewProxy(v.d.tr, v.d.budget, MaxRequests)
 	if err != nil {
+		<-v.slots
 		return nil, err
 	}
 	cctx, cancel := chromedp.NewContext(v.br.Context(), chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
-	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: v.gpc}
-	proxy.Rewrite = v.rewrite(sc.gpc)
+	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: gpc, release: func() { <-v.slots }}
+	proxy.Rewrite = v.rewrite(rr.place, sc.gpc)
 	if err := v.prepareTab(ctx, cctx, nil, sc.gpc); err != nil {
 		sc.close()
 		return nil, err
 	}
 	sc.id = chromedp.FromContext(cctx).BrowserContextID
 	// A storefront the static pass unlocked stays unlocked in the browser; those cookies are
-	// the scan's doing, never recorded nor cleared.
-	if err := v.d.injectCookies(cctx, sc.id, v.pages[0], &visit{injected: v.injected}); err != nil {
+	// the scan's doing, never recorded nor cleared (v.injected).
+	if err := v.d.injectCookies(cctx, sc.id, v.pages[0], nil); err != nil {
 		sc.close()
 		return nil, err
 	}
@@ -179,6 +188,7 @@ func (v *verifier) open(ctx context.Context) (*stateCtx, error) {
 func (sc *stateCtx) close() {
 	sc.cancel()
 	sc.proxy.Close()
+	sc.release()
 }
 
 // prepareTab enables the network domain (recording the tab's requests into obs when given)

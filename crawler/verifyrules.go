@@ -28,8 +28,8 @@ const gpcScript = `try { Object.defineProperty(Navigator.prototype, 'globalPriva
 // site's own public resources (its project key, when known: the loader the site's snippet
 // loads first), so that a tag on the page that calls a host of its own with a consentd-shaped
 // path never receives it. A consent post the credential does not go with is answered here.
-func (v *verifier) rewrite(gpc bool) func(*http.Request) *browser.LocalResponse {
-	place, cred := v.place.Location, v.vo.Credential
+func (v *verifier) rewrite(pl core.RulePlace, gpc bool) func(*http.Request) *browser.LocalResponse {
+	place, cred := pl.Location, v.vo.Credential
 	return func(r *http.Request) *browser.LocalResponse {
 		if gpc {
 			r.Header.Set("Sec-GPC", "1")
@@ -77,42 +77,56 @@ func (v *verifier) credentialGoesTo(u *url.URL, key string) bool {
 
 // runPlaces runs the verification once per place (VerifyOptions.Places, opt_in ones first),
 // or once from the scanner's own place without any. The Verification's States and the like
-// are the first run's; with places, Rules hold every run.
+// are the first run's; with places, Rules hold every run, in that order.
+//
+// The first run's no_decision comes first and alone: its pages are the deep scan's and find
+// the pages links made by script reach, which every later state visits. Then the first run's
+// other states and the other runs go at once, each state in a browser context of its own (as
+// StatesAtOnce allows); what they record does not depend on that order.
 func (v *verifier) runPlaces(ctx context.Context) (*core.Verification, string, error) {
 	places := slices.Clone(v.vo.Places)
 	slices.SortStableFunc(places, func(a, b core.RulePlace) int {
 		return boolRank(a.Behavior != "opt_in") - boolRank(b.Behavior != "opt_in")
 	})
 	if len(places) == 0 {
-		v.place = core.RulePlace{}
-		return v.run(ctx, true)
+		return v.run(ctx, &ruleRun{}, true)
 	}
-	var top *core.Verification
-	apiBase := ""
+	runs := make([]*ruleRun, len(places))
+	vers := make([]*core.Verification, len(places))
+	bases := make([]string, len(places))
+	at := make([]time.Time, len(places))
 	for i, pl := range places {
-		v.place = pl
-		var ver *core.Verification
-		var base string
-		var err error
-		switch pl.Behavior {
-		case "opt_out", "no_banner":
-			ver, base, err = v.runNotAsking(ctx, i == 0)
-		default:
-			ver, base, err = v.run(ctx, i == 0)
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		if i == 0 {
-			cp := *ver
-			top = &cp
-		}
+		runs[i] = &ruleRun{place: pl}
+	}
+	var err error
+	if vers[0], _, bases[0], err = v.noDecision(ctx, runs[0], true); err != nil {
+		return nil, "", err
+	}
+	fs := []func() error{func() error {
+		err := v.afterNoDecision(ctx, runs[0], vers[0])
+		at[0] = time.Now().UTC()
+		return err
+	}}
+	for i := 1; i < len(places); i++ {
+		fs = append(fs, func() (err error) {
+			vers[i], bases[i], err = v.run(ctx, runs[i], false)
+			at[i] = time.Now().UTC()
+			return err
+		})
+	}
+	if err := firstError(together(fs...)); err != nil {
+		return nil, "", err
+	}
+	cp := *vers[0]
+	top, apiBase := &cp, ""
+	for i, pl := range places {
+		ver := vers[i]
 		if apiBase == "" {
-			apiBase = base
+			apiBase = bases[i]
 		}
-		rv := core.RuleVerification{RulePlace: pl, VerifiedAt: time.Now().UTC(), States: ver.States, Unreached: ver.Unreached,
+		rv := core.RuleVerification{RulePlace: pl, VerifiedAt: at[i], States: ver.States, Unreached: ver.Unreached,
 			RejectOnFirstLayer: ver.RejectOnFirstLayer, ReopenButton: ver.ReopenButton}
-		rv.BannerShown, rv.DoNotSellControl = v.shown, v.dnsShown
+		rv.BannerShown, rv.DoNotSellControl = runs[i].shown, runs[i].dnsShown
 		top.Rules = append(top.Rules, rv)
 		if ver.Banner == core.BannerConsentd {
 			top.Banner = core.BannerConsentd
@@ -128,41 +142,52 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// runNotAsking runs the states of an opt_out or no_banner rule: no_decision (is the notice,
-// and its Do Not Sell or Share control, shown?), do_not_sell under opt_out (the control
-// clicked), and gpc where the rule honours Global Privacy Control.
-func (v *verifier) runNotAsking(ctx context.Context, first bool) (*core.Verification, string, error) {
-	ver, _, apiBase, err := v.noDecision(ctx, first)
-	if err != nil || ver.Banner != core.BannerConsentd {
-		return ver, apiBase, err
-	}
-	if v.place.Behavior == "opt_out" && v.place.DoNotSellLink {
-		if !v.dnsShown {
-			ver.Unreached = append(ver.Unreached, core.UnreachedState{State: core.StateDoNotSell,
+// notAsking visits, into ver, the states of an opt_out or no_banner rule after no_decision
+// (is the notice, and its Do Not Sell or Share control, shown?): do_not_sell under opt_out (the
+// control clicked), and gpc where the rule honours Global Privacy Control, at once, each in a
+// browser context of its own.
+func (v *verifier) notAsking(ctx context.Context, rr *ruleRun, ver *core.Verification) error {
+	var dns, gpc *core.VerifiedState
+	var unreached []core.UnreachedState
+	var fs []func() error
+	if rr.place.Behavior == "opt_out" && rr.place.DoNotSellLink {
+		if !rr.dnsShown {
+			unreached = append(unreached, core.UnreachedState{State: core.StateDoNotSell,
 				Reason: fmt.Sprintf("consentd's banner offered no Do Not Sell or Share control on %s", v.pages[0])})
 		} else {
-			st, err := v.decided(ctx, func(sc *stateCtx) error {
-				return sc.mustClick(ctx, layerBanner, "do-not-sell")
-			}, core.StateDoNotSell, keepConsentd)
+			fs = append(fs, func() error {
+				st, err := v.decided(ctx, rr, func(sc *stateCtx) error {
+					return sc.mustClick(ctx, layerBanner, "do-not-sell")
+				}, core.StateDoNotSell, keepConsentd)
+				dns = &st
+				return err
+			})
+		}
+	}
+	if rr.place.HonorGPC {
+		fs = append(fs, func() error {
+			sc, err := v.open(ctx, rr, true)
 			if err != nil {
-				return nil, "", err
+				return err
 			}
-			ver.States = append(ver.States, st)
+			obs, err := v.loadAll(ctx, sc, true, false)
+			sc.close()
+			if err != nil {
+				return err
+			}
+			st := v.record(core.StateGPC, obs, nil)
+			gpc = &st
+			return nil
+		})
+	}
+	if err := firstError(together(fs...)); err != nil {
+		return err
+	}
+	ver.Unreached = append(ver.Unreached, unreached...)
+	for _, st := range []*core.VerifiedState{dns, gpc} {
+		if st != nil {
+			ver.States = append(ver.States, *st)
 		}
 	}
-	if v.place.HonorGPC {
-		v.gpc = true
-		sc, err := v.open(ctx)
-		v.gpc = false
-		if err != nil {
-			return nil, "", err
-		}
-		obs, err := v.loadAll(ctx, sc, true, false)
-		sc.close()
-		if err != nil {
-			return nil, "", err
-		}
-		ver.States = append(ver.States, v.record(core.StateGPC, obs, nil))
-	}
-	return ver, apiBase, nil
+	return nil
 }

@@ -30,6 +30,7 @@ var _ scan.SiteCrawler = (*Crawler)(nil)
 func New(engine *crawler.Engine, opts crawler.Options, browsers *browser.Pool) *Crawler {
 	opts.MaxBrowserBytes = scan.ScanByteBudget
 	opts.QuietFor, opts.QuietMax, opts.PagesAtOnce = scan.DeepQuietFor, scan.DeepQuietMax, scan.DeepPagesAtOnce
+	opts.StatesAtOnce = scan.VerifyStatesAtOnce
 	if opts.PageTimeout == 0 {
 		opts.PageTimeout = scan.DeepPageTimeout
 	}

@@ -149,6 +149,9 @@ const (
 	// DeepPagesAtOnce is how many pages a deep scan's browser loads at once, each in a
 	// browser context of its own.
 	DeepPagesAtOnce = 3
+	// VerifyStatesAtOnce is how many consent states a verification scan visits at once, each
+	// in a browser context of its own loading DeepPagesAtOnce pages at a time.
+	VerifyStatesAtOnce = 3
 	// DefaultBrowsers is the size of a worker's browser pool unless configured.
 	DefaultBrowsers = 1
 )

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -137,6 +138,20 @@ func TestWebhookCatchUpAfterOutage(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 
+		// The receiver notes a record before it answers, and the sender marks the delivery
+		// delivered after the answer: the last ones may still be pending for a moment.
+		var page struct {
+			Deliveries []event.WebhookDelivery `json:"deliveries"`
+		}
+		deadline = time.Now().Add(10 * time.Second)
+		for {
+			r.call(t, "GET", "/webhooks/"+ep.ID+"/deliveries?limit=100", nil, &page)
+			pending := slices.ContainsFunc(page.Deliveries, func(d event.WebhookDelivery) bool { return d.Status == event.DeliveryPending })
+			if !pending || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		rv.mu.Lock()
 		defer rv.mu.Unlock()
 		ackMu.Lock()
@@ -153,10 +168,6 @@ func TestWebhookCatchUpAfterOutage(t *testing.T) {
 			t.Error(bad)
 		}
 		// The outage was one for the sender: deliveries whose attempts found nobody listening.
-		var page struct {
-			Deliveries []event.WebhookDelivery `json:"deliveries"`
-		}
-		r.call(t, "GET", "/webhooks/"+ep.ID+"/deliveries?limit=100", nil, &page)
 		failedFirst := 0
 		for _, d := range page.Deliveries {
 			if d.Status != event.DeliveryDelivered {

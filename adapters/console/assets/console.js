@@ -83,9 +83,18 @@
     var status = document.getElementById('preview-status');
     if (!form || !button || !frame) return;
     var timer = null;
+    // leaving: the form was submitted for real (save, add or move a rule). A preview submission
+    // of the same form after that would replace its navigation (a form has one planned
+    // navigation), and the click would be lost: no preview is sent once the page is leaving.
+    var leaving = false;
+    form.addEventListener('submit', function (e) {
+      if (e.submitter !== button) { leaving = true; clearTimeout(timer); }
+    });
+    window.addEventListener('pageshow', function (e) { if (e.persisted) leaving = false; });
     var refresh = function () {
       clearTimeout(timer);
       timer = setTimeout(function () {
+        if (leaving) return;
         if (status) status.textContent = 'Updating the preview…';
         frame.removeAttribute('data-template');
         if (form.requestSubmit) form.requestSubmit(button); else button.click();

@@ -192,7 +192,7 @@ func (rw *rewriter) tag(raw []byte, open bool) bool {
 
 func (rw *rewriter) scriptTag(raw []byte, open bool) bool {
 	a := rw.attrsOf(raw)
-	if t := a.get(raw, "type"); t != nil && strings.EqualFold(strings.TrimSpace(t.value(raw)), "text/plain") {
+	if t := a.get(raw, "type"); t != nil && strings.EqualFold(strings.TrimSpace(t.value(raw)), held.ScriptType) {
 		return false // marked by the page: the runtime activates it
 	}
 	src := a.get(raw, "src")
@@ -227,17 +227,24 @@ func scriptType(a attrs, raw []byte) bool {
 	return false
 }
 
+// held are the forms of a held element, core's (edge.HeldForms), which the rule set serves
+// and the runtime restores; heldType is a held script's type attribute.
+var (
+	held     = edge.HeldForms()
+	heldType = ` type="` + held.ScriptType + `"`
+)
+
 // holdScript writes the held form of the script start tag raw: type text/plain, its own type
 // kept in data-consentd-type, its category and service.
 func (rw *rewriter) holdScript(raw []byte, a attrs, r *edge.HoldRule) {
 	e := rw.edits(raw)
-	e.insert(a.nameEnd, ` type="text/plain"`)
+	e.insert(a.nameEnd, heldType)
 	e.insert(a.nameEnd, rw.marks(r))
 	if t := a.get(raw, "type"); t != nil {
 		e.remove(t)
-		e.insert(a.nameEnd, ` data-consentd-type="`+html.EscapeString(t.value(raw))+`"`)
+		e.insert(a.nameEnd, ` `+held.OriginalType+`="`+html.EscapeString(t.value(raw))+`"`)
 	}
-	e.removeAll(a, "data-category", "data-consentd-service", "data-consentd-type")
+	e.removeAll(a, held.Category, held.Service, held.OriginalType)
 	rw.apply(e)
 }
 
@@ -262,8 +269,8 @@ func (rw *rewriter) iframe(raw []byte) bool {
 	}
 	heldTotal.WithLabelValues("iframe").Inc()
 	e := rw.edits(raw)
-	e.removeAll(a, "data-src", "data-category", "data-consentd-service")
-	e.rename(a, src, "data-src")
+	e.removeAll(a, held.IframeSrc, held.Category, held.Service)
+	e.rename(a, src, held.IframeSrc)
 	e.insert(a.nameEnd, rw.marks(r))
 	rw.apply(e)
 	return true
@@ -281,10 +288,10 @@ func (rw *rewriter) img(raw []byte) bool {
 	}
 	heldTotal.WithLabelValues("img").Inc()
 	e := rw.edits(raw)
-	e.removeAll(a, "data-src", "data-srcset", "data-category", "data-consentd-service")
-	e.rename(a, src, "data-src")
+	e.removeAll(a, held.ImgSrc, held.ImgSrcset, held.Category, held.Service)
+	e.rename(a, src, held.ImgSrc)
 	if s := a.get(raw, "srcset"); s != nil {
-		e.rename(a, s, "data-srcset")
+		e.rename(a, s, held.ImgSrcset)
 	}
 	e.insert(a.nameEnd, rw.marks(r))
 	rw.apply(e)
@@ -329,8 +336,8 @@ func (rw *rewriter) link(raw []byte) bool {
 	}
 	heldTotal.WithLabelValues("stylesheet").Inc()
 	e := rw.edits(raw)
-	e.removeAll(a, "data-href", "data-category", "data-consentd-service")
-	e.rename(a, href, "data-href")
+	e.removeAll(a, held.LinkHref, held.Category, held.Service)
+	e.rename(a, href, held.LinkHref)
 	e.insert(a.nameEnd, rw.marks(r))
 	rw.apply(e)
 	return true
@@ -345,7 +352,7 @@ func (rw *rewriter) marks(r *edge.HoldRule) string {
 	if rw.marked == nil {
 		rw.marked = map[*edge.HoldRule]string{}
 	}
-	m := ` data-category="` + html.EscapeString(r.Category) + `" data-consentd-service="` + html.EscapeString(r.Service) + `"`
+	m := ` ` + held.Category + `="` + html.EscapeString(r.Category) + `" ` + held.Service + `="` + html.EscapeString(r.Service) + `"`
 	rw.marked[r] = m
 	return m
 }

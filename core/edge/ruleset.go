@@ -92,12 +92,14 @@ type Forms struct {
 	IframeSrc    string `json:"iframeSrc" doc:"The attribute a held iframe's src moves to (data-src); the runtime shows its placeholder."`
 	LinkHref     string `json:"linkHref" doc:"The attribute a held stylesheet's href moves to (data-href)."`
 	ImgSrc       string `json:"imgSrc" doc:"The attribute a held image's src moves to (data-src)."`
+	ImgSrcset    string `json:"imgSrcset" doc:"The attribute a held image's srcset moves to (data-srcset)."`
 }
 
 // HeldForms are the forms of a held element, as bannerjs/guard.js writes them.
 func HeldForms() Forms {
 	return Forms{Category: "data-category", Service: "data-consentd-service", ScriptType: "text/plain",
-		OriginalType: "data-consentd-type", IframeSrc: "data-src", LinkHref: "data-href", ImgSrc: "data-src"}
+		OriginalType: "data-consentd-type", IframeSrc: "data-src", LinkHref: "data-href", ImgSrc: "data-src",
+		ImgSrcset: "data-srcset"}
 }
 
 // RuleSetOf decides the rule set of a site from its banner, categories and services and the

@@ -271,7 +271,7 @@ function rewriter(rs, allowed, pageURL) {
         el.removeAttribute("src");
         el.setAttribute(F.imgSrc, src);
         const set = el.getAttribute("srcset");
-        if (set !== null) { el.removeAttribute("srcset"); el.setAttribute("data-srcset", set); }
+        if (set !== null) { el.removeAttribute("srcset"); el.setAttribute(F.imgSrcset, set); }
         mark(el, F, r);
       }
     })
@@ -297,7 +297,7 @@ function holdImgTag(rs, allowed, tag, base, F) {
   const r = heldResource(rs, allowed, src, base);
   if (!r) return tag;
   tag = tag.slice(0, m.index) + " " + F.imgSrc + "=" + m[1] + tag.slice(m.index + m[0].length);
-  return tag.replace(/\ssrcset\s*=/i, " data-srcset=").replace(/\s*\/?>$/, (end) =>
+  return tag.replace(/\ssrcset\s*=/i, " " + F.imgSrcset + "=").replace(/\s*\/?>$/, (end) =>
     " " + F.category + '="' + attr(r.category) + '" ' + F.service + '="' + attr(r.service) + '"' + end);
 }
 

@@ -228,10 +228,13 @@ func scriptType(a attrs, raw []byte) bool {
 }
 
 // held are the forms of a held element, core's (edge.HeldForms), which the rule set serves
-// and the runtime restores; heldType is a held script's type attribute.
+// and the runtime restores; heldType is a held script's type attribute, heldCategory and
+// heldService the starts of the marks (built once: marks is on the hot path).
 var (
-	held     = edge.HeldForms()
-	heldType = ` type="` + held.ScriptType + `"`
+	held         = edge.HeldForms()
+	heldType     = ` type="` + held.ScriptType + `"`
+	heldCategory = ` ` + held.Category + `="`
+	heldService  = `" ` + held.Service + `="`
 )
 
 // holdScript writes the held form of the script start tag raw: type text/plain, its own type
@@ -352,7 +355,7 @@ func (rw *rewriter) marks(r *edge.HoldRule) string {
 	if rw.marked == nil {
 		rw.marked = map[*edge.HoldRule]string{}
 	}
-	m := ` ` + held.Category + `="` + html.EscapeString(r.Category) + `" ` + held.Service + `="` + html.EscapeString(r.Service) + `"`
+	m := heldCategory + html.EscapeString(r.Category) + heldService + html.EscapeString(r.Service) + `"`
 	rw.marked[r] = m
 	return m
 }

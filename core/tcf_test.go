@@ -35,10 +35,19 @@ func fixtureGVL(t testing.TB) *tcfpkg.GVL {
 	return g
 }
 
-// gvlLists is core's tests' VendorLists: one GVL and its translations.
+// gvlLists is core's tests' VendorLists: one GVL, its translations and Google's provider list
+// (none when ac is nil).
 type gvlLists struct {
 	gvl *tcfpkg.GVL
 	tr  map[string]*tcfpkg.GVLTranslation
+	ac  *tcfpkg.ACProviderList
+}
+
+func (l *gvlLists) ACProviders(context.Context) (*tcfpkg.ACProviderList, error) {
+	if l.ac == nil {
+		return nil, core.Errorf(core.CodeNotFound, "no provider list")
+	}
+	return l.ac, nil
 }
 
 func (l *gvlLists) CurrentGVL(context.Context) (*tcfpkg.GVL, error) {

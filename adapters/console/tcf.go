@@ -14,7 +14,8 @@ import (
 
 // The banner page's TCF section (docs/tcf.md): turn the IAB TCF on, pick the site's vendors
 // from the GVL in use (search by name or ID, or paste IDs), the publisher's country, the
-// special features and Google's Additional Consent providers. It is a form of its own, saved
+// special features, Google's Additional Consent providers and whether the first layer shows the
+// IAB's stacks. It is a form of its own, saved
 // apart from the banner: the publisher restrictions, which only the API sets, are kept.
 
 // maxVendorResults bounds a vendor search's results on the page.
@@ -58,6 +59,7 @@ type tcfForm struct {
 	Country         string
 	SpecialFeatures []int
 	ATPs            string
+	UseStacks       bool
 	Query           string
 }
 
@@ -73,12 +75,12 @@ func tcfFormOf(t tcf.TCFSettings) tcfForm {
 		return strings.Join(s, ", ")
 	}
 	return tcfForm{Enabled: t.Enabled, VendorIDs: join(t.VendorIDs), Country: t.PublisherCountryCode,
-		SpecialFeatures: slices.Clone(t.SpecialFeatures), ATPs: join(t.GoogleATPIDs)}
+		SpecialFeatures: slices.Clone(t.SpecialFeatures), ATPs: join(t.GoogleATPIDs), UseStacks: t.UseStacks}
 }
 
 func parseTCFForm(r *http.Request) tcfForm {
 	f := tcfForm{Enabled: r.PostFormValue("tcfEnabled") == "on", VendorIDs: r.PostFormValue("tcfVendorIds"),
-		Country: r.PostFormValue("tcfCountry"), ATPs: r.PostFormValue("tcfAtpIds"), Query: strings.TrimSpace(r.PostFormValue("tcfQuery"))}
+		Country: r.PostFormValue("tcfCountry"), ATPs: r.PostFormValue("tcfAtpIds"), UseStacks: r.PostFormValue("tcfUseStacks") == "on", Query: strings.TrimSpace(r.PostFormValue("tcfQuery"))}
 	for _, v := range r.PostForm["tcfSpecialFeature"] {
 		if n, err := strconv.Atoi(v); err == nil {
 			f.SpecialFeatures = append(f.SpecialFeatures, n)
@@ -98,7 +100,7 @@ func (f tcfForm) settings(stored tcf.TCFSettings) (tcf.TCFSettings, error) {
 		return tcf.TCFSettings{}, err
 	}
 	return tcf.TCFSettings{Enabled: f.Enabled, VendorIDs: vendors, PublisherCountryCode: f.Country, SpecialFeatures: f.SpecialFeatures,
-		PublisherRestrictions: stored.PublisherRestrictions, GoogleATPIDs: atps}, nil
+		PublisherRestrictions: stored.PublisherRestrictions, GoogleATPIDs: atps, UseStacks: f.UseStacks}, nil
 }
 
 // edit applies a button of the section to the draft: add.ID or remove.ID.

@@ -9,8 +9,8 @@ import (
 
 // TestConsoleTCF: on a deployment with a CMP ID and the fixture GVL, a site owner finds Google
 // Advertising Products by name and adds it, pastes another ID, is told in place when an ID is
-// not in the list, removes a vendor, picks the publisher's country and a special feature, and
-// saves: the banner's tcf object holds them. The section passes axe-core.
+// not in the list, removes a vendor, picks the publisher's country, a special feature and the
+// first layer's stacks, and saves: the banner's tcf object holds them. The section passes axe-core.
 func TestConsoleTCF(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, func(c *app.Config) {
@@ -59,7 +59,7 @@ func TestConsoleTCF(t *testing.T) {
 	submit(t, ctx, "document.querySelector('button[value=\"remove.9999\"]').click()")
 	mustContain(t, ctx, "Vendor 9999 removed from the draft")
 
-	eval(t, ctx, "document.querySelector('#tcf-country').value = 'FR'; document.querySelector('input[name=\"tcfSpecialFeature\"][value=\"1\"]').checked = true", nil)
+	eval(t, ctx, "document.querySelector('#tcf-country').value = 'FR'; document.querySelector('input[name=\"tcfSpecialFeature\"][value=\"1\"]').checked = true; document.querySelector('#tcf-stacks').checked = true", nil)
 	submit(t, ctx, "document.querySelector('#save-tcf').click()")
 	mustContain(t, ctx, "TCF settings saved.", "Google Advertising Products (755)")
 	var b struct {
@@ -68,10 +68,11 @@ func TestConsoleTCF(t *testing.T) {
 			VendorIDs            []int `json:"vendorIds"`
 			PublisherCountryCode string
 			SpecialFeatures      []int
+			UseStacks            bool
 		}
 	}
 	apiGet(t, base, "/api/v1/sites/"+site.ID+"/banner", &b)
-	if !b.TCF.Enabled || !slices.Equal(b.TCF.VendorIDs, []int{755, 1}) || b.TCF.PublisherCountryCode != "FR" || !slices.Equal(b.TCF.SpecialFeatures, []int{1}) {
+	if !b.TCF.Enabled || !slices.Equal(b.TCF.VendorIDs, []int{755, 1}) || b.TCF.PublisherCountryCode != "FR" || !slices.Equal(b.TCF.SpecialFeatures, []int{1}) || !b.TCF.UseStacks {
 		t.Fatalf("stored tcf: %+v", b.TCF)
 	}
 	eval(t, ctx, "document.querySelector('#tcf').scrollIntoView()", nil)

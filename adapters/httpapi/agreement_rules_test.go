@@ -109,7 +109,7 @@ func TestSchemaRuleAgreement(t *testing.T) {
 	// TCF and GPP on, so that the consent strings reach the checks of their form
 	site := strings.TrimPrefix(targets["/sites/{id}"], "/api/v1/sites/")
 	e.want(e.do("PATCH", "/api/v1/sites/"+site+"/banner", map[string]any{
-		"tcf": map[string]any{"enabled": true, "vendorIds": []any{755, 1}, "publisherCountryCode": "FR", "googleAtpIds": []any{1}},
+		"tcf": map[string]any{"enabled": true, "vendorIds": []any{755, 1}, "publisherCountryCode": "FR", "googleAtpIds": []any{39}},
 		"gpp": map[string]any{"enabled": true}}), 200)
 
 	// the same core, served without huma's body validation

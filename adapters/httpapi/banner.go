@@ -133,7 +133,8 @@ type tcfIn struct {
 	PublisherCountryCode  string          `json:"publisherCountryCode,omitempty" doc:"The publisher's country, ISO 3166-1 alpha-2 in upper case (FR)."`
 	SpecialFeatures       []int           `json:"specialFeatures,omitempty" nullable:"false" doc:"IDs of the GVL's special features the site asks visitors to opt in to (1: precise geolocation, 2: device scanning)."`
 	PublisherRestrictions []restrictionIn `json:"publisherRestrictions,omitempty" nullable:"false" maxItems:"100" doc:"Restrictions on purposes of some of the site's vendors."`
-	GoogleATPIDs          []int           `json:"googleAtpIds,omitempty" nullable:"false" maxItems:"1000" doc:"Google's Additional Consent provider IDs (ad technology providers outside the GVL) the site works with."`
+	GoogleATPIDs          []int           `json:"googleAtpIds,omitempty" nullable:"false" maxItems:"1000" doc:"Google's Additional Consent provider IDs (ad technology providers outside the GVL) the site works with; with Google's provider list loaded, one not on it is a 400 naming it (tcf.googleAtpIds[1]: unknown provider 9999)."`
+	UseStacks             bool            `json:"useStacks,omitempty" doc:"The first layer shows the IAB's stacks in place of the purposes and special features they group (the fewest stacks covering the most of the site's, none claiming one the site does not use; the rest listed one by one). Off by default."`
 }
 
 // restrictionIn is a publisher restriction of a banner PATCH (core.PublisherRestriction).
@@ -170,7 +171,7 @@ func (t *tcfIn) core() *tcf.TCFSettings {
 		return nil
 	}
 	out := &tcf.TCFSettings{Enabled: t.Enabled, VendorIDs: t.VendorIDs, PublisherCountryCode: t.PublisherCountryCode,
-		SpecialFeatures: t.SpecialFeatures, GoogleATPIDs: t.GoogleATPIDs}
+		SpecialFeatures: t.SpecialFeatures, GoogleATPIDs: t.GoogleATPIDs, UseStacks: t.UseStacks}
 	for _, r := range t.PublisherRestrictions {
 		out.PublisherRestrictions = append(out.PublisherRestrictions,
 			tcf.PublisherRestriction{PurposeID: r.PurposeID, RestrictionType: r.RestrictionType, VendorIDs: r.VendorIDs})

@@ -17,18 +17,24 @@ import (
 // DefaultBaseURL is where the IAB publishes the GVL v3 and its translations.
 const DefaultBaseURL = "https://vendor-list.consensu.org/v3/"
 
+// DefaultACProvidersURL is where Google publishes its Additional Consent provider list
+// (tcf.ACProvidersResource).
+const DefaultACProvidersURL = "https://storage.googleapis.com/tcfac/additional-consent-providers.csv"
+
 // maxResource bounds a resource's size: the GVL is about 1 MB, growing.
 const maxResource = 64 << 20
 
-// Client fetches the GVL and its translations from the IAB's server, compressed (gzip, which
+// Client fetches the GVL and its translations from the IAB's server, and Google's Additional
+// Consent provider list from Google's, compressed (gzip, which
 // Go's transport asks for and decodes), conditionally on the last answer's validators, and
 // says until when each answer is fresh per its Cache-Control (RFC 9111 freshness computed by
 // github.com/pquerna/cachecontrol), so that core asks again only once it has expired, as the
 // IAB requires of server-side applications.
 type Client struct {
-	base string
-	http *http.Client
-	ua   string
+	base  string
+	acURL string
+	http  *http.Client
+	ua    string
 }
 
 var _ tcf.GVLSource = (*Client)(nil)
@@ -42,18 +48,30 @@ func NewClient(base string, hc *http.Client, userAgent string) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{base: strings.TrimRight(base, "/") + "/", http: hc, ua: userAgent}
+	return &Client{base: strings.TrimRight(base, "/") + "/", acURL: DefaultACProvidersURL, http: hc, ua: userAgent}
 }
 
-// FetchGVLResource implements core.GVLSource: a 404 (or 403, which the IAB's storage answers
-// for a file it does not have) is not_found; any other failure is an error for the job to
+// WithACProvidersURL returns c fetching Google's provider list from u instead of
+// DefaultACProvidersURL (tests).
+func (c *Client) WithACProvidersURL(u string) *Client {
+	d := *c
+	d.acURL = u
+	return &d
+}
+
+// FetchGVLResource implements core.GVLSource: a 404 (or 403, which the IAB's and Google's
+// storage answer for a file they do not have) is not_found; any other failure is an error for the job to
 // retry.
 func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *tcf.GVLFetch) (*tcf.GVLFetch, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+name+".json", nil)
+	url, accept := c.base+name+".json", "application/json"
+	if name == tcf.ACProvidersResource {
+		url, accept = c.acURL, "text/csv"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	if c.ua != "" {
 		req.Header.Set("User-Agent", c.ua)
 	}
@@ -67,7 +85,7 @@ func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *tcf.GV
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GVL %s: %w", name, err)
+		return nil, fmt.Errorf("TCF list %s: %w", name, err)
 	}
 	defer res.Body.Close()
 	f := &tcf.GVLFetch{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"), Expires: freshUntil(req, res)}
@@ -76,16 +94,16 @@ func (c *Client) FetchGVLResource(ctx context.Context, name string, prev *tcf.GV
 		f.NotModified = true
 		return f, nil
 	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusForbidden:
-		return nil, core.Errorf(core.CodeNotFound, "the IAB publishes no %s (HTTP %d)", name, res.StatusCode)
+		return nil, core.Errorf(core.CodeNotFound, "%s is not published (HTTP %d)", url, res.StatusCode)
 	case res.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("GVL %s: HTTP %s", name, res.Status)
+		return nil, fmt.Errorf("TCF list %s: HTTP %s", name, res.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxResource+1))
 	if err != nil {
-		return nil, fmt.Errorf("GVL %s: %w", name, err)
+		return nil, fmt.Errorf("TCF list %s: %w", name, err)
 	}
 	if len(body) > maxResource {
-		return nil, fmt.Errorf("GVL %s: larger than %d bytes", name, maxResource)
+		return nil, fmt.Errorf("TCF list %s: larger than %d bytes", name, maxResource)
 	}
 	f.Body = body
 	return f, nil

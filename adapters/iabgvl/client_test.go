@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,10 +27,12 @@ import (
 
 // iabServer plays vendor-list.consensu.org: the GVL and a French translation, gzip-compressed
 // when asked, with Cache-Control max-age and an ETag; every other translation is 403, as the
-// IAB's storage answers. It counts requests per path and records the conditional ones.
+// IAB's storage answers. It plays Google's storage too, serving its Additional Consent provider
+// list (acPath). It counts requests per path and records the conditional ones.
 type iabServer struct {
 	mu          sync.Mutex
 	gvl         []byte
+	ac          []byte
 	requests    map[string]int
 	conditional map[string]int
 	status      atomic.Int32
@@ -45,7 +48,7 @@ func newIABServer(t *testing.T, gvl []byte) *iabServer {
 		if r.Header.Get("If-None-Match") != "" {
 			s.conditional[r.URL.Path]++
 		}
-		body := s.gvl
+		body, ac := s.gvl, s.ac
 		s.mu.Unlock()
 		if st := s.status.Load(); st != 0 {
 			w.WriteHeader(int(st))
@@ -55,11 +58,13 @@ func newIABServer(t *testing.T, gvl []byte) *iabServer {
 		case "/v3/vendor-list.json":
 		case "/v3/purposes-fr.json":
 			body = fr
+		case acPath:
+			body = ac
 		default:
 			w.WriteHeader(http.StatusForbidden)
 			return
 		}
-		etag := fmt.Sprintf(`"%x-%d"`, len(body), bytes.Count(body, []byte("vendorListVersion\":18")))
+		etag := fmt.Sprintf(`"%x-%d-%x"`, len(body), bytes.Count(body, []byte("vendorListVersion\":18")), crc32.ChecksumIEEE(body))
 		w.Header().Set("ETag", etag)
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		w.Header().Set("Content-Type", "application/json")
@@ -79,6 +84,9 @@ func newIABServer(t *testing.T, gvl []byte) *iabServer {
 	return s
 }
 
+// acPath is where iabServer serves Google's provider list.
+const acPath = "/tcfac/additional-consent-providers.csv"
+
 func (s *iabServer) count(path string) (int, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,6 +102,9 @@ func TestRefreshFromIAB(t *testing.T) {
 	v17, err := os.ReadFile("../../testdata/tcf/vendor-list-v17.json")
 	must(t, err)
 	srv := newIABServer(t, v17)
+	acList, err := os.ReadFile("../../testdata/tcf/additional-consent-providers.csv")
+	must(t, err)
+	srv.ac = acList
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	cat, err := library.FromServices(nil)
@@ -101,18 +112,21 @@ func TestRefreshFromIAB(t *testing.T) {
 	store := memstore.New()
 	var n atomic.Int64
 	m, err := usecases.New(usecases.Deps{Store: store, Catalog: cat, Now: now, NewID: func() string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", n.Add(1)) },
-		GVLSource: iabgvl.NewClient(srv.URL+"/v3/", srv.Client(), "consentd-test"), TCF: tcf.TCFDeployment{CMPID: 4095, CMPVersion: 1}})
+		GVLSource: iabgvl.NewClient(srv.URL+"/v3/", srv.Client(), "consentd-test").WithACProvidersURL(srv.URL + acPath), TCF: tcf.TCFDeployment{CMPID: 4095, CMPVersion: 1}})
 	must(t, err)
 
 	r, err := m.TCF.RefreshGVL(ctx)
 	must(t, err)
-	if r.Version != 17 || len(r.Fetched) != len(tcf.GVLLanguages())+1 || strings.Join(r.Saved, ",") != "vendor-list,purposes-fr" {
+	if r.Version != 17 || len(r.Fetched) != len(tcf.GVLLanguages())+2 || strings.Join(r.Saved, ",") != "vendor-list,purposes-fr,google-ac-providers" {
 		t.Fatalf("first refresh: %+v", r)
 	}
 	stored, err := store.StoredGVL(ctx, 17, "")
 	must(t, err)
 	if !bytes.Equal(stored.Body, v17) {
 		t.Fatal("the stored GVL is not the published one byte for byte")
+	}
+	if stored, err = store.StoredGVL(ctx, 1, tcf.ACProvidersResource); err != nil || !bytes.Equal(stored.Body, acList) {
+		t.Fatalf("Google's provider list is not stored as published: %v", err)
 	}
 	st, err := m.TCF.GVLStatus(ctx)
 	if err != nil || st.Version != 17 || st.CMPID != 4095 || st.CheckedAt.IsZero() {
@@ -124,12 +138,20 @@ func TestRefreshFromIAB(t *testing.T) {
 	must(t, err)
 	site, err := m.Sites.CreateSite(ctx, org.ID, sitepkg.SiteInput{Name: ptr("Shop"), URL: ptr("https://shop.example")})
 	must(t, err)
-	_, err = m.Banners.PatchBanner(ctx, org.ID, site.ID, banner.BannerPatch{TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{755, 1}}})
+	// A Google provider not on the stored list is refused, naming the field.
+	_, err = m.Banners.PatchBanner(ctx, org.ID, site.ID, banner.BannerPatch{TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{755, 1}, GoogleATPIDs: []int{89, 2}}})
+	if core.ErrorCode(err) != core.CodeInvalid || !strings.Contains(err.Error(), "tcf.googleAtpIds[1]: unknown provider 2") {
+		t.Fatalf("a provider not on Google's list: %v", err)
+	}
+	_, err = m.Banners.PatchBanner(ctx, org.ID, site.ID, banner.BannerPatch{TCF: &tcf.TCFSettings{Enabled: true, VendorIDs: []int{755, 1}, GoogleATPIDs: []int{89, 39}}})
 	must(t, err)
 	cfg, err := m.PublicBanner.TCFConfig(ctx, site.ProjectKey, "fr")
 	must(t, err)
 	if cfg.Language != "fr" || cfg.VendorListVersion != 17 || !strings.HasPrefix(cfg.Purposes[1].Name, "Stocker") || len(cfg.Vendors) != 2 {
 		t.Fatalf("TCF config from the store: language %q, version %d, purpose 1 %q", cfg.Language, cfg.VendorListVersion, cfg.Purposes[1].Name)
+	}
+	if p := cfg.GoogleATPs[89]; p.Name != "Facebook" || p.PolicyURL != "https://www.facebook.com/about/privacy/update" || cfg.GoogleATPs[39].Name != "Digilant" {
+		t.Fatalf("Google providers in the TCF config: %+v", cfg.GoogleATPs)
 	}
 
 	// Fresh for an hour: nothing is asked.
@@ -164,6 +186,34 @@ func TestRefreshFromIAB(t *testing.T) {
 	}
 	if cfg, err = m.PublicBanner.TCFConfig(ctx, site.ProjectKey, "fr"); err != nil || cfg.VendorListVersion != 18 || cfg.Language != "fr" {
 		t.Fatalf("TCF config after the new version: %+v %v", cfg, err)
+	}
+
+	// Google removes provider 89: the changed list is stored as version 2 beside the first, the
+	// compliance report flags the site's provider, and the layers no longer name it.
+	srv.mu.Lock()
+	srv.ac = bytes.Replace(acList, []byte("89,\"Facebook\",\"https://www.facebook.com/about/privacy/update\",\"ad4.liverail.com atdmt.com cdn-secure.liverail.com cdn-static-secure.liverail.com cdn-static.liverail.com cdn.liverail.com dyn.atdmt.com facebook.com fbcdn.net liverail.com t4.liverail.com vox-static.liverail.com\"\n"), nil, 1)
+	removed := len(srv.ac) < len(acList)
+	srv.mu.Unlock()
+	if !removed {
+		t.Fatal("the fixture has no provider 89 row to remove")
+	}
+	offset.Store(int64(160 * time.Minute))
+	if r, err = m.TCF.RefreshGVL(ctx); err != nil || strings.Join(r.Saved, ",") != "google-ac-providers" {
+		t.Fatalf("refresh with a changed provider list: %+v %v", r, err)
+	}
+	if _, err := store.StoredGVL(ctx, 1, tcf.ACProvidersResource); err != nil {
+		t.Fatalf("version 1 of Google's list was not kept: %v", err)
+	}
+	rep, err := m.Compliance.Report(ctx, org.ID, site.ID)
+	must(t, err)
+	var flagged []string
+	for _, f := range rep.Findings {
+		if f.RuleID == "consent.tcf-atp-removed" {
+			flagged = append(flagged, f.Detail)
+		}
+	}
+	if len(flagged) != 1 || !strings.Contains(flagged[0], "Provider 89 of tcf.googleAtpIds is no longer on Google's") {
+		t.Fatalf("removed provider findings: %q", flagged)
 	}
 
 	// The IAB's server failing is an error, for the job to retry.

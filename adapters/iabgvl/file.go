@@ -1,6 +1,6 @@
 // Package iabgvl gives core the IAB's Global Vendor List (core.VendorLists): read from a file
-// for offline installs and tests (CONSENTD_TCF_GVL_FILE), with the IAB's translations found
-// beside it.
+// for offline installs and tests (CONSENTD_TCF_GVL_FILE), with the IAB's translations and
+// Google's Additional Consent provider list (ACProvidersFile) found beside it.
 package iabgvl
 
 import (
@@ -24,15 +24,21 @@ type File struct {
 	path         string
 	gvl          *tcf.GVL
 	translations map[string]*tcf.GVLTranslation
+	ac           *tcf.ACProviderList
 }
+
+// ACProvidersFile is the name of Google's Additional Consent provider list beside
+// CONSENTD_TCF_GVL_FILE, as Google publishes it (DefaultACProvidersURL).
+const ACProvidersFile = "additional-consent-providers.csv"
 
 var (
 	_ tcf.VendorLists = (*File)(nil)
 	_ tcf.GVLSource   = (*File)(nil)
 )
 
-// OpenFile reads the GVL v3 at path and the files purposes-<lang>.json in its directory; an
-// unreadable or invalid file is an error naming it.
+// OpenFile reads the GVL v3 at path, the files purposes-<lang>.json in its directory and
+// Google's provider list (ACProvidersFile) there if it is; an unreadable or invalid file is an
+// error naming it.
 func OpenFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -57,6 +63,15 @@ func OpenFile(path string) (*File, error) {
 			return nil, fmt.Errorf("GVL translation %s: %w", name, err)
 		}
 	}
+	data, err = os.ReadFile(filepath.Join(filepath.Dir(path), ACProvidersFile))
+	switch {
+	case err == nil:
+		if f.ac, err = tcf.ParseACProviders(data); err != nil {
+			return nil, fmt.Errorf("%s beside CONSENTD_TCF_GVL_FILE: %w", ACProvidersFile, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s beside CONSENTD_TCF_GVL_FILE: %w", ACProvidersFile, err)
+	}
 	return f, nil
 }
 
@@ -71,11 +86,16 @@ func (f *File) GVL(_ context.Context, version int) (*tcf.GVL, error) {
 	return f.gvl, nil
 }
 
-// FetchGVLResource implements core.GVLSource: the file, or a translation beside it
-// (not_found when there is none). The answer is never fresh: each refresh reads the files.
+// FetchGVLResource implements core.GVLSource: the file, or a translation or Google's provider
+// list beside it (not_found when there is none). The answer is never fresh: each refresh reads
+// the files.
 func (f *File) FetchGVLResource(_ context.Context, name string, _ *tcf.GVLFetch) (*tcf.GVLFetch, error) {
 	path := f.path
-	if name != tcf.GVLResourceList {
+	switch name {
+	case tcf.GVLResourceList:
+	case tcf.ACProvidersResource:
+		path = filepath.Join(filepath.Dir(f.path), ACProvidersFile)
+	default:
 		path = filepath.Join(filepath.Dir(f.path), filepath.Base(name)+".json")
 	}
 	data, err := os.ReadFile(path)
@@ -94,4 +114,12 @@ func (f *File) GVLTranslation(_ context.Context, lang string) (*tcf.GVLTranslati
 		return t, nil
 	}
 	return nil, core.Errorf(core.CodeNotFound, "no GVL translation into %q", lang)
+}
+
+// ACProviders implements core.VendorLists: the list OpenFile found beside the GVL.
+func (f *File) ACProviders(context.Context) (*tcf.ACProviderList, error) {
+	if f.ac == nil {
+		return nil, core.Errorf(core.CodeNotFound, "no %s beside CONSENTD_TCF_GVL_FILE", ACProvidersFile)
+	}
+	return f.ac, nil
 }

@@ -9,9 +9,10 @@ import (
 
 	"github.com/consentd/consentd/adapters/iabgvl"
 	"github.com/consentd/consentd/core"
+	"github.com/consentd/consentd/core/tcf"
 )
 
-// TestOpenFile: the fixture GVL reads with the translations beside it; a language without one
+// TestOpenFile: the fixture GVL reads with the translations and Google's provider list beside it; a language without one
 // is not_found; a missing or invalid file is an error naming it.
 func TestOpenFile(t *testing.T) {
 	dir := t.TempDir()
@@ -34,6 +35,29 @@ func TestOpenFile(t *testing.T) {
 	}
 	if _, err := f.GVLTranslation(context.Background(), "de"); !core.IsNotFound(err) {
 		t.Fatalf("GVLTranslation(de): %v, want not_found", err)
+	}
+	// Offline without Google's provider list beside the GVL: none (IDs then checked for form
+	// only); with the recorded copy beside it, its providers, and the refresh reads it too.
+	if _, err := f.ACProviders(context.Background()); !core.IsNotFound(err) {
+		t.Fatalf("ACProviders without the file: %v, want not_found", err)
+	}
+	if _, err := f.FetchGVLResource(context.Background(), tcf.ACProvidersResource, nil); !core.IsNotFound(err) {
+		t.Fatalf("fetching Google's list without the file: %v, want not_found", err)
+	}
+	ac, err := os.ReadFile("../../testdata/tcf/" + iabgvl.ACProvidersFile)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, iabgvl.ACProvidersFile), ac, 0o600))
+	f, err = iabgvl.OpenFile(path)
+	must(t, err)
+	if l, err := f.ACProviders(context.Background()); err != nil || l.Providers[89].Name != "Facebook" || len(l.Providers) != 27 {
+		t.Fatalf("ACProviders beside the GVL: %v", err)
+	}
+	if r, err := f.FetchGVLResource(context.Background(), tcf.ACProvidersResource, nil); err != nil || string(r.Body) != string(ac) {
+		t.Fatalf("fetching Google's list beside the GVL: %v", err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, iabgvl.ACProvidersFile), []byte("id,name\n1,x\n"), 0o600))
+	if _, err := iabgvl.OpenFile(path); err == nil || !strings.Contains(err.Error(), iabgvl.ACProvidersFile) {
+		t.Errorf("an invalid provider list beside the GVL: %v", err)
 	}
 	if _, err := iabgvl.OpenFile(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)

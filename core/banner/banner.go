@@ -283,7 +283,11 @@ func (banners *Banners) check(ctx context.Context, orgID, siteID string, p Banne
 		if err != nil {
 			return nil, err
 		}
-		if c.tcf, err = tcfpkg.CheckTCFSettings(*p.TCF, gvl, banners.TCF.Deployment); err != nil {
+		ac, err := banners.TCF.ACProviders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.tcf, err = tcfpkg.CheckTCFSettings(*p.TCF, gvl, ac, banners.TCF.Deployment); err != nil {
 			return nil, err
 		}
 	}

@@ -220,7 +220,11 @@ func (public *PublicBanner) TCFConfig(ctx context.Context, projectKey, lang stri
 	if err != nil {
 		return nil, err
 	}
-	cfg := public.TCF.Config(v.Banner.TCF, gvl, tr)
+	ac, err := public.TCF.ACProviders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := public.TCF.Config(v.Banner.TCF, gvl, tr, ac)
 	public.Views.TcfCache.Put(key, v.Site.ID, cfg, v.At)
 	return cfg, nil
 }

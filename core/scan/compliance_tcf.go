@@ -7,19 +7,21 @@ import (
 	"github.com/consentd/consentd/core/tcf"
 )
 
-// TCFComplianceInput is what the TCF rules read besides the banner: the deployment's CMP ID and
-// the GVL in use (nil when none is loaded).
+// TCFComplianceInput is what the TCF rules read besides the banner: the deployment's CMP ID, the
+// GVL in use and Google's Additional Consent provider list in use (each nil when none is
+// loaded).
 type TCFComplianceInput struct {
 	CMPID int
 	GVL   *tcf.GVL
+	AC    *tcf.ACProviderList
 }
 
 // tcfRules are the rules of a site with TCF on (docs/tcf.md): consent.tcf-cmp-id,
-// consent.tcf-gvl-age and consent.tcf-vendor-deleted. They pass on a site with TCF off, and
+// consent.tcf-gvl-age, consent.tcf-vendor-deleted and consent.tcf-atp-removed. They pass on a site with TCF off, and
 // when the input carries no TCF deployment (`consentd verify`, which sees only what the
 // runtime is served).
 func (e *evaluation) tcfRules(in *ComplianceInput) {
-	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted", "consent.tcf-no-vendor")
+	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted", "consent.tcf-no-vendor", "consent.tcf-atp-removed")
 	b := in.Banner
 	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
 	// consent.tcf-no-vendor: TCF on with neither a vendor nor an Additional Consent provider
@@ -49,6 +51,17 @@ func (e *evaluation) tcfRules(in *ComplianceInput) {
 		days := strconv.Itoa(int(e.now.Sub(g.LastUpdated) / (24 * time.Hour)))
 		e.add("consent.tcf-gvl-age", "", map[string]string{"found": "the Global Vendor List in use is version " + strconv.Itoa(g.VendorListVersion) +
 			" of " + g.LastUpdated.UTC().Format(time.DateOnly) + ", " + days + " days old"}, field("gvl.vendorListVersion", strconv.Itoa(g.VendorListVersion)))
+	}
+
+	// consent.tcf-atp-removed: every Google Additional Consent provider the site picked is
+	// still on Google's list in use (not judged without a list).
+	if ac := in.TCF.AC; ac != nil {
+		for i, id := range b.TCF.GoogleATPIDs {
+			if !ac.Has(id) {
+				e.add("consent.tcf-atp-removed", "", map[string]string{"provider": strconv.Itoa(id)},
+					field("tcf.googleAtpIds["+strconv.Itoa(i)+"]", strconv.Itoa(id)))
+			}
+		}
 	}
 
 	// consent.tcf-vendor-deleted: every vendor the site selected is still in the GVL in use;

@@ -40,7 +40,11 @@ func (compliance *Compliance) Report(ctx context.Context, orgID, siteID string) 
 		if err != nil {
 			return nil, err
 		}
-		in.TCF = &TCFComplianceInput{CMPID: compliance.TCF.Deployment.CMPID, GVL: g}
+		ac, err := compliance.TCF.ACProviders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		in.TCF = &TCFComplianceInput{CMPID: compliance.TCF.Deployment.CMPID, GVL: g, AC: ac}
 	}
 	switch sc, err := compliance.Store.LatestScan(ctx, site.ID, ScanCompleted); {
 	case err == nil:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -208,6 +207,9 @@ type VendorLists interface {
 	// GVLTranslation returns the IAB's translation of the GVL's texts into lang (an IAB
 	// language code in lower case: "fr", "pt-br"), shared; not_found when there is none.
 	GVLTranslation(ctx context.Context, lang string) (*GVLTranslation, error)
+	// ACProviders returns Google's Additional Consent provider list in use, shared;
+	// not_found when none is loaded.
+	ACProviders(ctx context.Context) (*ACProviderList, error)
 }
 
 // TCFDeployment is the deployment's TCF identity: the CMP ID IAB Europe assigned to the
@@ -245,7 +247,10 @@ type TCFSettings struct {
 	PublisherRestrictions []PublisherRestriction `json:"publisherRestrictions" doc:"Restrictions on the purposes of some of the site's vendors, encoded in the TC string."`
 	// GoogleATPIDs are the Google Additional Consent providers (ad technology providers not
 	// in the GVL) the site picks, by Google's provider ID.
-	GoogleATPIDs []int `json:"googleAtpIds" doc:"Google's Additional Consent provider IDs (ad technology providers outside the GVL) the site works with; the runtime exposes their consent as an AC string v2."`
+	GoogleATPIDs []int `json:"googleAtpIds" doc:"Google's Additional Consent provider IDs (ad technology providers outside the GVL) the site works with, each on Google's provider list in use (when the server has one); the layers name them and the runtime exposes their consent as an AC string v2."`
+	// UseStacks shows the IAB's stacks on the first layer in place of the purposes and
+	// special features they group (ChooseStacks); off by default.
+	UseStacks bool `json:"useStacks" doc:"The TCF first layer shows the IAB's stacks that group the site's purposes and special features in place of listing each (the fewest stacks that cover the most, none claiming a purpose the site does not use; the rest listed one by one). The second layer always lists every purpose. Off by default."`
 }
 
 // PublisherRestriction restricts a purpose for some of the site's vendors.
@@ -282,12 +287,13 @@ func (s TCFSettings) Clone() TCFSettings {
 }
 
 // CheckTCFSettings validates a site's TCF settings against the GVL in use (nil when none is
-// loaded) and the deployment: every vendor and special feature must be in the GVL and no vendor
+// loaded), Google's Additional Consent provider list in use (nil: IDs checked for form only)
+// and the deployment: every vendor and special feature must be in the GVL and no vendor
 // deleted, the country an ISO 3166-1 alpha-2 code in upper case, the restrictions well formed
 // (require-LI never for a consent-only purpose) and on the site's vendors, no ID twice; and
 // TCF cannot be enabled without a CMP ID or a GVL. Errors name the field, as in
 // "tcf.vendorIds[3]: unknown vendor 9999". It returns s with empty lists for absent ones.
-func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, error) {
+func CheckTCFSettings(s TCFSettings, gvl *GVL, ac *ACProviderList, d TCFDeployment) (TCFSettings, error) {
 	s = s.Clone()
 	if s.Enabled && d.CMPID == 0 {
 		return s, core.FieldErrorf("tcf.enabled", "TCF needs this deployment's own CMP ID, registered with IAB Europe: set CONSENTD_TCF_CMP_ID (and CONSENTD_TCF_CMP_VERSION) on the server (docs/tcf.md); a made-up or borrowed ID is not allowed")
@@ -356,17 +362,7 @@ func CheckTCFSettings(s TCFSettings, gvl *GVL, d TCFDeployment) (TCFSettings, er
 			restricted[[2]int{r.PurposeID, id}] = true
 		}
 	}
-	if len(s.GoogleATPIDs) > MaxGoogleATPs {
-		return s, core.FieldErrorf("tcf.googleAtpIds", "must have at most %d providers", MaxGoogleATPs)
-	}
-	atp := map[int]bool{}
-	for i, id := range s.GoogleATPIDs {
-		if id < 1 || atp[id] {
-			return s, core.FieldErrorf(fmt.Sprintf("tcf.googleAtpIds[%d]", i), "%d is not a provider ID (a positive integer of Google's Additional Consent provider list) or is listed twice", id)
-		}
-		atp[id] = true
-	}
-	return s, nil
+	return s, checkATPs(s.GoogleATPIDs, ac)
 }
 
 // TCFPublicConfig is what the TCF module needs for one site, in one language: the deployment's
@@ -397,8 +393,13 @@ type TCFPublicConfig struct {
 	// (tcf.specialFeatures).
 	SpecialFeatureIDs     []int                  `json:"specialFeatureIds"`
 	PublisherRestrictions []PublisherRestriction `json:"publisherRestrictions"`
-	// GoogleATPIDs are the site's Google Additional Consent providers (tcf.googleAtpIds).
-	GoogleATPIDs []int `json:"googleAtpIds"`
+	// GoogleATPIDs are the site's Google Additional Consent providers (tcf.googleAtpIds);
+	// GoogleATPs those of them on Google's list in use, by ID, with their names and policies.
+	GoogleATPIDs []int              `json:"googleAtpIds"`
+	GoogleATPs   map[int]ACProvider `json:"googleAtps"`
+	// FirstLayerStacks are the stacks the first layer shows in place of the purposes and
+	// special features they group (tcf.useStacks, ChooseStacks); empty when off.
+	FirstLayerStacks []int `json:"firstLayerStacks"`
 	// ConsentOnlyPurposes are the purposes never under legitimate interest
 	// (ConsentOnlyPurposes).
 	ConsentOnlyPurposes []int `json:"consentOnlyPurposes"`
@@ -447,9 +448,9 @@ func (t Ports) Translation(ctx context.Context, lang string) (*GVLTranslation, e
 	return nil, nil
 }
 
-// Config builds the TCF module's configuration for settings s from gvl and its translation tr
-// (nil: English).
-func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation) *TCFPublicConfig {
+// Config builds the TCF module's configuration for settings s from gvl, its translation tr
+// (nil: English) and Google's provider list ac (nil: none loaded).
+func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation, ac *ACProviderList) *TCFPublicConfig {
 	s = s.Clone()
 	cfg := &TCFPublicConfig{
 		CMPID: t.Deployment.CMPID, CMPVersion: t.Deployment.CMPVersion,
@@ -460,7 +461,11 @@ func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation) *TCFPublicCon
 		SpecialFeatures: gvl.SpecialFeatures, Stacks: gvl.Stacks, DataCategories: gvl.DataCategories,
 		Vendors: make(map[int]GVLVendor, len(s.VendorIDs)), VendorIDs: s.VendorIDs,
 		SpecialFeatureIDs: s.SpecialFeatures, PublisherRestrictions: s.PublisherRestrictions,
-		GoogleATPIDs: s.GoogleATPIDs, ConsentOnlyPurposes: ConsentOnlyPurposes(),
+		GoogleATPIDs: s.GoogleATPIDs, GoogleATPs: siteACProviders(s.GoogleATPIDs, ac), FirstLayerStacks: []int{},
+		ConsentOnlyPurposes: ConsentOnlyPurposes(),
+	}
+	if s.UseStacks {
+		cfg.FirstLayerStacks = ChooseStacks(gvl.Stacks, PurposesShown(gvl, s.VendorIDs), s.SpecialFeatures)
 	}
 	for _, id := range s.VendorIDs {
 		if v, ok := gvl.Vendors[id]; ok {
@@ -506,53 +511,6 @@ func translatedTexts(en, tr map[int]GVLPurpose) map[int]GVLPurpose {
 	}
 	return out
 }
-
-// TCString is what consentd reads of a TC string (TCF v2.x): the core segment's metadata and
-// choices and the disclosed vendors (the TC string v2.3 requires that segment). ID lists are
-// sorted.
-type TCString struct {
-	Version           int
-	Created           time.Time
-	LastUpdated       time.Time
-	CMPID             int
-	CMPVersion        int
-	ConsentScreen     int
-	ConsentLanguage   string
-	VendorListVersion int
-	TCFPolicyVersion  int
-	IsServiceSpecific bool
-	PublisherCC       string
-	SpecialFeatures   []int
-	PurposesConsent   []int
-	PurposesLI        []int
-	VendorsConsent    []int
-	VendorsLI         []int
-	// VendorsDisclosed is nil when the string has no disclosed-vendors segment.
-	VendorsDisclosed []int
-	// PublisherRestrictions are the restrictions the string carries, by purpose and type.
-	PublisherRestrictions []PublisherRestriction
-}
-
-// TCStringDecoder reads TC strings (adapters/tcstring, over a well-kept decoder).
-type TCStringDecoder interface {
-	// DecodeTCString decodes s; a string that is not a well-formed TC string v2 is a
-	// validation error saying why.
-	DecodeTCString(s string) (*TCString, error)
-}
-
-// ACStringPattern is the form of Google's Additional Consent string v2: "2~", the consented
-// providers' IDs joined by dots, "~dv.", the disclosed providers' IDs joined by dots. The
-// OpenAPI document states it for acString.
-const ACStringPattern = `^2~([0-9]+(\.[0-9]+)*)?~dv\.([0-9]+(\.[0-9]+)*)?$`
-
-var AcStringPattern = regexp.MustCompile(ACStringPattern)
-
-// TCStringPattern is the form of a TC string v2 (IAB TCF, "TC String Format"): segments of
-// web-safe base64 without padding, separated by '.'. The decoder checks the rest; the OpenAPI
-// document states it for tcString.
-const TCStringPattern = `^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
-
-var TcStringPattern = regexp.MustCompile(TCStringPattern)
 
 // TCFChoices is what the console's TCF section offers a site: whether this deployment can turn
 // the TCF on (its CMP ID, 0 for none) and the GVL in use to pick vendors and special features

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -95,8 +96,11 @@ type GVLSource interface {
 	FetchGVLResource(ctx context.Context, name string, prev *GVLFetch) (*GVLFetch, error)
 }
 
-// StoredGVL is a version of the GVL (Language "") or of one of its translations, as published.
-// A translation is filed under the GVL version current when it was fetched.
+// StoredGVL is a version of the GVL (Language "") or of one of its translations, as published,
+// or of Google's Additional Consent provider list (Language ACProvidersResource). A translation
+// is filed under the GVL version current when it was fetched; Google's list, which has no
+// version of its own, is numbered 1, 2, … as it changes (its LastUpdated is when it was
+// fetched).
 type StoredGVL struct {
 	Version     int
 	Language    string
@@ -142,10 +146,12 @@ type GVLRefresh struct {
 	Saved   []string
 }
 
-// RefreshGVL asks the source for each resource (the GVL, then its translations) whose last
-// answer has expired, conditionally on its validators, and stores each new version. A failure
-// to fetch the GVL itself is returned (the job is retried by its queue); a translation the
-// source does not publish is skipped. Without a source it does nothing.
+// RefreshGVL asks the source for each resource (the GVL, then its translations, then Google's
+// Additional Consent provider list) whose last answer has expired, conditionally on its
+// validators, and stores each new version. A failure to fetch the GVL itself is returned at
+// once; the others' failures are returned after the rest (the job is retried by its queue,
+// and what is still fresh is not asked again); a resource the source does not publish is
+// skipped. Without a source it does nothing.
 func (t *TCF) RefreshGVL(ctx context.Context) (*GVLRefresh, error) {
 	if err := core.AuthorizeSystem(ctx); err != nil {
 		return nil, err
@@ -156,7 +162,7 @@ func (t *TCF) RefreshGVL(ctx context.Context) (*GVLRefresh, error) {
 	}
 	now := t.Clock.Now()
 	var errs []error
-	for _, res := range append([]string{GVLResourceList}, translationResources()...) {
+	for _, res := range append(append([]string{GVLResourceList}, translationResources()...), ACProvidersResource) {
 		f, fetched, err := t.fetch(ctx, res, now)
 		if fetched {
 			out.Fetched = append(out.Fetched, res)
@@ -240,10 +246,29 @@ func cmpOr(a, b string) string {
 }
 
 // save stores a fetched resource as a new version when it is one: the GVL under its
-// vendorListVersion, a translation under the GVL version current.
+// vendorListVersion, a translation under the GVL version current, Google's provider list as
+// the next of its own versions when it changed.
 func (t *TCF) save(ctx context.Context, res string, body []byte, now time.Time) (bool, error) {
 	v := &StoredGVL{FetchedAt: now, Body: body}
-	if res == GVLResourceList {
+	if res == ACProvidersResource {
+		l, err := ParseACProviders(body)
+		if err != nil {
+			return false, err
+		}
+		v.Language, v.LastUpdated, v.Version = ACProvidersResource, now, 1
+		if last, err := t.Store.LatestGVLVersion(ctx, ACProvidersResource); err == nil {
+			old, err := t.Store.StoredGVL(ctx, last, ACProvidersResource)
+			if err != nil {
+				return false, err
+			}
+			if prev, err := ParseACProviders(old.Body); err == nil && maps.Equal(prev.Providers, l.Providers) {
+				return false, nil // unchanged: kept once
+			}
+			v.Version = last + 1
+		} else if !core.IsNotFound(err) {
+			return false, err
+		}
+	} else if res == GVLResourceList {
 		g, err := ParseGVL(body)
 		if err != nil {
 			return false, err
@@ -332,6 +357,8 @@ type StoredLists struct {
 	checked  time.Time
 	versions map[int]*GVL
 	trs      map[string]storedTranslation
+	ac       *ACProviderList
+	acAt     time.Time
 }
 
 type storedTranslation struct {
@@ -345,7 +372,39 @@ var _ VendorLists = (*StoredLists)(nil)
 func (l *StoredLists) forget() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.checked, l.trs = time.Time{}, nil
+	l.checked, l.trs, l.acAt = time.Time{}, nil, time.Time{}
+}
+
+// ACProviders implements VendorLists: the latest stored version of Google's list, parsed once
+// and rechecked every gvlRecheck.
+func (l *StoredLists) ACProviders(ctx context.Context) (*ACProviderList, error) {
+	now := l.Clock()
+	l.mu.Lock()
+	if l.ac != nil && now.Sub(l.acAt) < gvlRecheck && !now.Before(l.acAt) {
+		defer l.mu.Unlock()
+		return l.ac, nil
+	}
+	cached := l.ac
+	l.mu.Unlock()
+	v, err := l.Store.LatestGVLVersion(ctx, ACProvidersResource)
+	if err != nil {
+		return nil, err
+	}
+	ac := cached
+	if ac == nil || ac.Version != v {
+		s, err := l.Store.StoredGVL(ctx, v, ACProvidersResource)
+		if err != nil {
+			return nil, err
+		}
+		if ac, err = ParseACProviders(s.Body); err != nil {
+			return nil, core.Wrap(core.CodeInternal, err, "a stored Additional Consent provider list does not parse")
+		}
+		ac.Version = v
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ac, l.acAt = ac, now
+	return ac, nil
 }
 
 // CurrentGVL implements VendorLists.

@@ -270,11 +270,33 @@ function btn(cls, action, text, fn) {
 function names(map, list) {
   return list.map(function (i) { return map[i] && map[i].name; }).filter(Boolean);
 }
+// firstLayer returns what the first layer lists: the stacks core chose (tcf.useStacks: each
+// shown with its description in place of the purposes and special features it groups; one of
+// special features only goes with them) and, one by one, what no stack covers.
+function firstLayer() {
+  var inStack = { p: {}, f: {} }, st = { p: [], f: [] };
+  (C.firstLayerStacks || []).forEach(function (id) {
+    var x = C.stacks[id];
+    if (!x) return;
+    (x.purposes || []).forEach(function (p) { inStack.p[p] = 1; });
+    (x.specialFeatures || []).forEach(function (f) { inStack.f[f] = 1; });
+    st[(x.purposes || []).length ? 'p' : 'f'].push(x);
+  });
+  var li = function (x) { return h('li', null, [String(x.name || '').trim(), h('span', { 'class': 'sd', text: String(x.description || '').trim() })]); };
+  var one = function (map, list, seen) {
+    return names(map, list.filter(function (i) { return !seen[i]; })).map(function (nm) { return h('li', { text: nm }); });
+  };
+  return {
+    purposes: st.p.map(li).concat(one(C.purposes, purposesShown(), inStack.p)),
+    features: st.f.map(li).concat(one(C.specialFeatures, specialFeaturesShown(), inStack.f)),
+    stacked: st.p.length + st.f.length > 0
+  };
+}
 function showFirst() {
   if (!C || (ui && (ui.first || ui.second))) return;
-  var u = mount(), n = vendors().length + atps().length;
-  var purposeList = h('ul', { 'class': 'pl' }, names(C.purposes, purposesShown()).map(function (nm) { return h('li', { text: nm }); }));
-  var sf = names(C.specialFeatures, specialFeaturesShown());
+  var u = mount(), n = vendors().length + atps().length, fl = firstLayer(), cls = fl.stacked ? 'pl st' : 'pl';
+  var purposeList = h('ul', { 'class': cls, 'data-list': 'purposes' }, fl.purposes);
+  var sf = fl.features;
   var el = h('div', { dir: C.dir, 'class': 'cd l1', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'tcf-h', 'aria-describedby': 'tcf-b', tabindex: '-1', 'data-layer': '1' }, [
     h('h2', { id: 'tcf-h', text: t('tcfHeadline') }),
     h('div', { 'class': 'sc' }, [
@@ -282,7 +304,7 @@ function showFirst() {
       h('p', { 'class': 'sm', text: t('tcfPurposesIntro') }),
       purposeList,
       sf.length ? h('p', { 'class': 'sm', text: t('tcfSpecialFeaturesIntro') }) : null,
-      sf.length ? h('ul', { 'class': 'pl' }, sf.map(function (nm) { return h('li', { text: nm }); })) : null,
+      sf.length ? h('ul', { 'class': cls, 'data-list': 'features' }, sf) : null,
       h('p', { 'class': 'sm', text: t('tcfLegitimateInterestNotice') }),
       h('p', { 'class': 'sm' }, [h('button', { type: 'button', 'class': 'ln', 'data-action': 'vendors', text: t('tcfVendorsLink', { count: n }), onclick: function () { showSecond('vendors'); } })])
     ]),
@@ -379,8 +401,13 @@ function showSecond(focus) {
       ])
     ]);
   });
+  // Google's providers by the name and policy on Google's list (C.googleAtps); by ID when the
+  // server has no list.
   var ap = atps().map(function (a) {
-    return h('div', { 'class': 'ro' }, [h('span', { 'class': 'nm', text: t('tcfGoogleProvider', { id: a }) }),
+    var x = (C.googleAtps || {})[a];
+    return h('div', { 'class': 'ro' }, [
+      x ? item(x.name, [x.policyUrl ? h('p', { 'class': 'lk' }, [h('a', { href: x.policyUrl, target: '_blank', rel: 'noopener', text: t('tcfPrivacyPolicy') })]) : null])
+        : h('span', { 'class': 'nm', text: t('tcfGoogleProvider', { id: a }) }),
       h('div', { 'class': 'cl' }, [toggle('a' + a, t('tcfConsent'), has(s.atp, a))])]);
   });
   var body = h('div', { 'class': 'sc' }, [

@@ -30,7 +30,7 @@ const (
 var tcfVendors = []int{10, 28, 53, 164, 755}
 
 // tcfAtps are Google Additional Consent providers the test site picks.
-var tcfAtps = []int{2, 89}
+var tcfAtps = []int{39, 89}
 
 // newTCFEnv is a site with the TCF on, visited from Germany.
 func newTCFEnv(t testing.TB) *env {
@@ -143,8 +143,8 @@ func TestBrowserTCF(t *testing.T) {
 	eval(t, ctx, `window.__tcfUI('.l1 [data-action=accept]').click()`, nil)
 	tc, ac := lastDecision(t, ctx, 1)
 	checkTC(t, nm, "accept all", tc, true)
-	if ac != "2~2.89~dv." {
-		t.Errorf("accept all: addtlConsent %q, want 2~2.89~dv.", ac)
+	if ac != "2~39.89~dv." {
+		t.Errorf("accept all: addtlConsent %q, want 2~39.89~dv.", ac)
 	}
 	if q, _ := json.Marshal("euconsent-v2=" + tc); !eval1(t, ctx, `document.cookie.split('; ').indexOf(`+string(q)+`) >= 0`) {
 		t.Error("the TC string is not in the euconsent-v2 cookie")
@@ -195,8 +195,8 @@ func TestBrowserTCF(t *testing.T) {
 	eval(t, ctx, `window.__tcfUI('.l1 [data-action=reject]').click()`, nil)
 	tc, ac = lastDecision(t, ctx, 1)
 	checkTC(t, nm, "reject all", tc, false)
-	if ac != "2~~dv.2.89" {
-		t.Errorf("reject all: addtlConsent %q, want 2~~dv.2.89", ac)
+	if ac != "2~~dv.39.89" {
+		t.Errorf("reject all: addtlConsent %q, want 2~~dv.39.89", ac)
 	}
 	waitFor(t, ctx, `window.__tcf.frame.length >= 1`)
 	eval(t, ctx, `window.__tcf.frame`, &frame)

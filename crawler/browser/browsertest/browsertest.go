@@ -37,8 +37,8 @@ var Path = func() string {
 	return "/usr/bin/chromium-headless-shell"
 }()
 
-// Require returns the Chromium executable, or skips the test loudly when it is missing, or
-// fails it when CI=true (CI must run every browser test).
+// Require returns the Chromium executable, or skips the test loudly when it is missing (or is
+// no executable file), or fails it when CI=true (CI must run every browser test).
 func Require(t testing.TB) string {
 	t.Helper()
 	return require(t, Path, os.Getenv("CI") == "true")
@@ -46,7 +46,7 @@ func Require(t testing.TB) string {
 
 func require(t testing.TB, path string, ci bool) string {
 	t.Helper()
-	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
+	if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		if ci {
 			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium-headless-shell", path)
 			return ""

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,6 +161,22 @@ func dialects(t *testing.T, fn func(t *testing.T, dialect string)) {
 			fn(t, d)
 		})
 	}
+}
+
+// dialectsSideBySide runs fn on both stores at the same time inside the calling test's one
+// parallel slot, for a test that spends its time waiting (a receiver's outage) rather than
+// computing: as two parallel subtests, each held one of the package's GOMAXPROCS slots while
+// it slept. testing lets a test call Run from several goroutines at once.
+func dialectsSideBySide(t *testing.T, fn func(t *testing.T, dialect string)) {
+	var wg sync.WaitGroup
+	for _, d := range []string{"sqlite", "postgres"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(d, func(t *testing.T) { fn(t, d) })
+		}()
+	}
+	wg.Wait()
 }
 
 // TestScanOverHTTP: a scan triggered over HTTP reaches completed through a real River worker

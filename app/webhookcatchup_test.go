@@ -31,7 +31,7 @@ func TestWebhookCatchUpAfterOutage(t *testing.T) {
 		t.Skip("a 60-second receiver outage; run without -short")
 	}
 	t.Parallel()
-	dialects(t, func(t *testing.T, dialect string) {
+	dialectsSideBySide(t, func(t *testing.T, dialect string) {
 		r := serve(t, dialect, func(c *Config) { c.WebhookAllowPrivate = true })
 		rv := &orderedReceiver{seen: map[string]int{}, records: map[string]time.Time{}}
 		addr := rv.start(t, "127.0.0.1:0")

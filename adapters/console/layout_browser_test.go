@@ -20,6 +20,7 @@ import (
 	"github.com/consentd/consentd/core/scan"
 	"github.com/consentd/consentd/core/site"
 	"github.com/consentd/consentd/core/watch"
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
 // notPages are the console's GET routes that answer with something other than a page, and why.
@@ -167,7 +168,8 @@ func TestEveryPageFitsEveryScreen(t *testing.T) {
 		// One person after the other: a tab at a time keeps the other browser tests of the
 		// package (run in parallel with this one) within their patience.
 		t.Run(who.name, func(t *testing.T) {
-			tc := tab(t)
+			// Every page this tab loads is checked with axe-core: it starts with each document.
+			tc := chrome.Tab(t, 4*time.Minute, browsertest.AxePreload)
 			if who.email != "" {
 				navigate(t, tc, srv.base+"/sign-in")
 				fill(t, tc, map[string]string{"#email": who.email, "#password": who.password})

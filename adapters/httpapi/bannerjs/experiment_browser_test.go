@@ -2,6 +2,7 @@ package bannerjs_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,43 +34,49 @@ func TestBrowserExperimentFiftyVisitors(t *testing.T) {
 	mix := []string{"accept", "accept", "reject", "leave", "accept", "reject", "accept", "leave", "reject", "accept"}
 	decided := 0
 	for i := range 50 {
-		ctx := tab(t)
-		navigate(t, ctx, url)
-		waitFor(t, ctx, bannerShown)
-		waitFor(t, ctx, moreLoaded)
-		var headline, accept string
-		eval(t, ctx, `window.__cd('h2').textContent`, &headline)
-		eval(t, ctx, `window.__cd('[data-action=accept]').textContent`, &accept)
-		v := prefix + "control"
-		switch {
-		case headline == "Your privacy, your choice" && accept == "Allow all":
-			v = prefix + "plain"
-		case headline != "We value your privacy" || accept != "Accept all":
-			t.Fatalf("visitor %d saw %q / %q: neither variant", i, headline, accept)
-		}
-		w := want[v]
-		w.shown++
-		switch act := mix[i%len(mix)]; act {
-		case "leave":
-			navigate(t, ctx, "about:blank")
-		default:
-			eval(t, ctx, `window.__cd('[data-action=`+act+`]').click()`, nil)
-			w.decided++
-			decided++
-			if act == "accept" {
-				w.accepted++
-			} else {
-				w.refused++
-			}
-			var kept string
-			waitFor(t, ctx, `document.cookie.indexOf('consentd=') >= 0`)
-			eval(t, ctx, `JSON.parse(decodeURIComponent(document.cookie.match(/consentd=([^;]*)/)[1])).x.variant`, &kept)
-			if kept != v {
-				t.Fatalf("visitor %d: the consent cookie keeps variant %q, shown %q", i, kept, v)
-			}
-			// The same visitor's next page keeps the variant: reopened, the banner says the same.
+		// A visitor's browser closes when the visitor is done (a subtest's tab), so that no
+		// more than one visitor's pages are open at a time.
+		if !t.Run(fmt.Sprintf("visitor %d", i), func(t *testing.T) {
+			ctx := tab(t)
 			navigate(t, ctx, url)
-			eval(t, ctx, `window.consentd.getConsent().decided`, nil)
+			waitFor(t, ctx, bannerShown)
+			waitFor(t, ctx, moreLoaded)
+			var headline, accept string
+			eval(t, ctx, `window.__cd('h2').textContent`, &headline)
+			eval(t, ctx, `window.__cd('[data-action=accept]').textContent`, &accept)
+			v := prefix + "control"
+			switch {
+			case headline == "Your privacy, your choice" && accept == "Allow all":
+				v = prefix + "plain"
+			case headline != "We value your privacy" || accept != "Accept all":
+				t.Fatalf("visitor %d saw %q / %q: neither variant", i, headline, accept)
+			}
+			w := want[v]
+			w.shown++
+			switch act := mix[i%len(mix)]; act {
+			case "leave":
+				navigate(t, ctx, "about:blank")
+			default:
+				eval(t, ctx, `window.__cd('[data-action=`+act+`]').click()`, nil)
+				w.decided++
+				decided++
+				if act == "accept" {
+					w.accepted++
+				} else {
+					w.refused++
+				}
+				var kept string
+				waitFor(t, ctx, `document.cookie.indexOf('consentd=') >= 0`)
+				eval(t, ctx, `JSON.parse(decodeURIComponent(document.cookie.match(/consentd=([^;]*)/)[1])).x.variant`, &kept)
+				if kept != v {
+					t.Fatalf("visitor %d: the consent cookie keeps variant %q, shown %q", i, kept, v)
+				}
+				// The same visitor's next page keeps the variant: reopened, the banner says the same.
+				navigate(t, ctx, url)
+				eval(t, ctx, `window.consentd.getConsent().decided`, nil)
+			}
+		}) {
+			t.FailNow()
 		}
 	}
 	if want[prefix+"control"].shown == 0 || want[prefix+"plain"].shown == 0 {

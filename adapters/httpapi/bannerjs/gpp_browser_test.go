@@ -1,10 +1,7 @@
 package bannerjs_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,29 +64,28 @@ type gppDecoded struct {
 	TCF      map[string]any            `json:"tcf"`
 }
 
-// gppDecodeScript decodes a GPP string with the IAB's own library, @iabgpp/cmpapi.
+// gppDecodeScript decodes GPP strings with the IAB's own library, @iabgpp/cmpapi: one node
+// process per test reads a string per line (as JSON) and answers each with a line (nodeLines).
 const gppDecodeScript = `
-const [nm, s] = process.argv.slice(-2);
+const nm = process.argv[process.argv.length - 1];
 const {GppModel} = require(require('path').join(nm, '@iabgpp', 'cmpapi'));
-const m = new GppModel(s);
-const out = {ids: m.getSectionIds(), sections: {}, tcfeuv2: ''};
-for (const api of ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct', 'usfl', 'usmt', 'usor', 'ustx', 'usde', 'usia', 'usne', 'usnh', 'usnj', 'ustn', 'usmn', 'usmd', 'usin', 'usky', 'usri']) if (m.hasSection(api)) out.sections[api] = m.getSection(api);
-if (m.hasSection('tcfeuv2')) { out.tcf = m.getSection('tcfeuv2'); out.tcfeuv2 = s.split('~')[1 + out.ids.indexOf(2)]; }
-process.stdout.write(JSON.stringify(out));
+` + nodeLinesLoop + `serveLines(function (s) {
+  const m = new GppModel(s);
+  const out = {ids: m.getSectionIds(), sections: {}, tcfeuv2: ''};
+  for (const api of ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct', 'usfl', 'usmt', 'usor', 'ustx', 'usde', 'usia', 'usne', 'usnh', 'usnj', 'ustn', 'usmn', 'usmd', 'usin', 'usky', 'usri']) if (m.hasSection(api)) out.sections[api] = m.getSection(api);
+  if (m.hasSection('tcfeuv2')) { out.tcf = m.getSection('tcfeuv2'); out.tcfeuv2 = s.split('~')[1 + out.ids.indexOf(2)]; }
+  return out;
+});
 `
 
-func gppIABDecode(t *testing.T, nm, s string) gppDecoded {
+// gppIAB decodes GPP strings with @iabgpp/cmpapi in one node process.
+type gppIAB struct{ node *nodeLines }
+
+// decode returns what @iabgpp/cmpapi reads from s; a string it cannot decode fails the test.
+func (g gppIAB) decode(t *testing.T, s string) gppDecoded {
 	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := exec.Command("node", "-e", gppDecodeScript, "--", nm, s)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("@iabgpp/cmpapi cannot decode %q: %v\n%s", s, err, errb.String())
-	}
 	var d gppDecoded
-	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
-		t.Fatalf("decoder output %q: %v", out.String(), err)
-	}
+	g.node.call(t, "@iabgpp/cmpapi cannot decode", s, &d)
 	return d
 }
 
@@ -101,8 +97,10 @@ var gppDecoderPackages = &nodePackages{
 	probes:   []string{"@iabgpp/cmpapi/package.json"},
 }
 
-// gppDecoder returns a node_modules folder holding @iabgpp/cmpapi.
-func gppDecoder(t *testing.T) string { return gppDecoderPackages.path(t) }
+// gppDecoder returns @iabgpp/cmpapi in a node process of the test's (see gppIAB).
+func gppDecoder(t *testing.T) gppIAB {
+	return gppIAB{startNodeLines(t, gppDecodeScript, gppDecoderPackages.path(t))}
+}
 
 // TestBrowserGPP is #30's browser test. A site with GPP on (MSPA-covered, opt-out mode), regional
 // rules US opt_out and Europe opt_in, and the TCF on:
@@ -117,7 +115,7 @@ func gppDecoder(t *testing.T) string { return gppDecoderPackages.path(t) }
 func TestBrowserGPP(t *testing.T) {
 	t.Parallel()
 	browser(t)
-	nm := gppDecoder(t)
+	iab := gppDecoder(t)
 	edge := regionalEdge(t, func(c *app.Config) {
 		c.TCFGVLFile = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json")
 		c.TCFCMPID = testCMPID
@@ -223,7 +221,7 @@ func TestBrowserGPP(t *testing.T) {
 			t.Errorf("sectionList once ready: %v", ready.SectionList)
 		}
 		before := gppString(ctx)
-		usnat("before any choice (@iabgpp/cmpapi)", gppIABDecode(t, nm, before), 2, false)
+		usnat("before any choice (@iabgpp/cmpapi)", iab.decode(t, before), 2, false)
 		usnat("before any choice (Go decoder)", goGPPDecode(t, before), 2, false)
 		var field any
 		eval(t, ctx, `(function () { var r; __gpp('getField', function (v) { r = v; }, 'usnat.SaleOptOut'); return r; })()`, &field)
@@ -242,7 +240,7 @@ func TestBrowserGPP(t *testing.T) {
 		eval(t, ctx, `window.__cd('[data-action=do-not-sell]').click()`, nil)
 		waitFor(t, ctx, `window.__gppPing().gppString !== `+jsString(before)+` && window.__gppPing().signalStatus === 'ready'`)
 		after := gppString(ctx)
-		usnat("after Do Not Sell (@iabgpp/cmpapi)", gppIABDecode(t, nm, after), 1, false)
+		usnat("after Do Not Sell (@iabgpp/cmpapi)", iab.decode(t, after), 1, false)
 		usnat("after Do Not Sell (Go decoder)", goGPPDecode(t, after), 1, false)
 		var names []string
 		eval(t, ctx, `window.__g.events.map(function (e) { return e.name + ':' + e.data; })`, &names)
@@ -283,7 +281,7 @@ func TestBrowserGPP(t *testing.T) {
 		open(ctx, "ca-gpc", california)
 		waitFor(t, ctx, `window.__gppPing().signalStatus === 'ready'`)
 		s := gppString(ctx)
-		usnat("Sec-GPC: 1 (@iabgpp/cmpapi)", gppIABDecode(t, nm, s), 1, true)
+		usnat("Sec-GPC: 1 (@iabgpp/cmpapi)", iab.decode(t, s), 1, true)
 		usnat("Sec-GPC: 1 (Go decoder)", goGPPDecode(t, s), 1, true)
 		r := records(n + 1)[0]
 		if r.GPPString != s || r.Action != "gpc" || !r.GPCSignal {
@@ -310,7 +308,7 @@ func TestBrowserGPP(t *testing.T) {
 		var tc string
 		eval(t, ctx, `window.__tcfTC`, &tc)
 		s := gppString(ctx)
-		d := gppIABDecode(t, nm, s)
+		d := iab.decode(t, s)
 		if len(d.IDs) != 1 || d.IDs[0] != 2 || d.TCFEUv2 != tc || d.TCF["CmpId"] != float64(testCMPID) {
 			t.Errorf("GPP string %q decodes to %+v; want tcfeuv2 = the TC string %q", s, d, tc)
 		}

@@ -27,7 +27,7 @@ import (
 func TestBrowserGPPStates(t *testing.T) {
 	t.Parallel()
 	browser(t)
-	nm := gppDecoder(t)
+	iab := gppDecoder(t)
 	edge := regionalEdge(t, nil)
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
@@ -137,12 +137,12 @@ func TestBrowserGPPStates(t *testing.T) {
 			if p.CmpDisplayStatus != "visible" {
 				t.Errorf("%s: cmpDisplayStatus %q while the banner shows", law.Region, p.CmpDisplayStatus)
 			}
-			check(law.Region+" before a choice (@iabgpp/cmpapi)", gppIABDecode(t, nm, p.GPPString), id, api, 2, false)
+			check(law.Region+" before a choice (@iabgpp/cmpapi)", iab.decode(t, p.GPPString), id, api, 2, false)
 			check(law.Region+" before a choice (Go decoder)", goGPPDecode(t, p.GPPString), id, api, 2, false)
 			eval(t, ctx, `window.__cd('[data-action=do-not-sell]').click()`, nil)
 			waitFor(t, ctx, `window.__gppPing().gppString !== `+jsString(p.GPPString)+` && window.__gppPing().signalStatus === 'ready'`)
 			after := ping(ctx)
-			check(law.Region+" after Do Not Sell (@iabgpp/cmpapi)", gppIABDecode(t, nm, after.GPPString), id, api, 1, false)
+			check(law.Region+" after Do Not Sell (@iabgpp/cmpapi)", iab.decode(t, after.GPPString), id, api, 1, false)
 			check(law.Region+" after Do Not Sell (Go decoder)", goGPPDecode(t, after.GPPString), id, api, 1, false)
 			if after.CmpDisplayStatus != "hidden" {
 				t.Errorf("%s: cmpDisplayStatus %q after the choice", law.Region, after.CmpDisplayStatus)
@@ -167,7 +167,7 @@ func TestBrowserGPPStates(t *testing.T) {
 			}
 			open(ctx, "g-"+api, law.Region)
 			s := ping(ctx).GPPString
-			check(law.Region+" Sec-GPC: 1 (@iabgpp/cmpapi)", gppIABDecode(t, nm, s), id, api, 1, true)
+			check(law.Region+" Sec-GPC: 1 (@iabgpp/cmpapi)", iab.decode(t, s), id, api, 1, true)
 			check(law.Region+" Sec-GPC: 1 (Go decoder)", goGPPDecode(t, s), id, api, 1, true)
 			if r := recordOf(law.Region, "gpc"); r.GPPString != s || !r.GPCSignal || !r.DoNotSell {
 				t.Errorf("%s: record %+v, want the GPP string %q", law.Region, r, s)

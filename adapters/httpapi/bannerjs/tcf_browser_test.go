@@ -1,12 +1,10 @@
 package bannerjs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -108,7 +106,7 @@ func lastDecision(t *testing.T, ctx context.Context, n int) (tc, ac string) {
 // the stored string without asking again.
 func TestBrowserTCF(t *testing.T) {
 	t.Parallel()
-	nm := tcfDecoder(t)
+	dec := tcfDecoder(t)
 	e := newTCFEnv(t)
 	url := tcfPage(e, "tcf")
 	ctx := tab(t)
@@ -142,7 +140,7 @@ func TestBrowserTCF(t *testing.T) {
 	// Accept all, in the first layer.
 	eval(t, ctx, `window.__tcfUI('.l1 [data-action=accept]').click()`, nil)
 	tc, ac := lastDecision(t, ctx, 1)
-	checkTC(t, nm, "accept all", tc, true)
+	checkTC(t, dec, "accept all", tc, true)
 	if ac != "2~39.89~dv." {
 		t.Errorf("accept all: addtlConsent %q, want 2~39.89~dv.", ac)
 	}
@@ -186,7 +184,7 @@ func TestBrowserTCF(t *testing.T) {
 	waitFor(t, ctx, `window.__tcfUI('dialog.l2[open]') && window.__tcf.events.some(function (e) { return e.status === 'cmpuishown'; })`)
 	eval(t, ctx, `window.__tcfUI('dialog.l2 [data-action=reject]').click()`, nil)
 	tc, _ = lastDecision(t, ctx, 1)
-	checkTC(t, nm, "reject all in the second layer, brought back", tc, false)
+	checkTC(t, dec, "reject all in the second layer, brought back", tc, false)
 
 	// Reject all, in a fresh visitor's first layer.
 	ctx = tab(t)
@@ -194,7 +192,7 @@ func TestBrowserTCF(t *testing.T) {
 	waitFor(t, ctx, `window.__tcfUI('.l1 [data-action=reject]')`)
 	eval(t, ctx, `window.__tcfUI('.l1 [data-action=reject]').click()`, nil)
 	tc, ac = lastDecision(t, ctx, 1)
-	checkTC(t, nm, "reject all", tc, false)
+	checkTC(t, dec, "reject all", tc, false)
 	if ac != "2~~dv.39.89" {
 		t.Errorf("reject all: addtlConsent %q, want 2~~dv.39.89", ac)
 	}
@@ -207,10 +205,10 @@ func TestBrowserTCF(t *testing.T) {
 	// Both through the page API, which drives the TCF too.
 	eval(t, ctx, `window.consentd.acceptAll()`, nil)
 	tc, _ = lastDecision(t, ctx, 2)
-	checkTC(t, nm, "consentd.acceptAll()", tc, true)
+	checkTC(t, dec, "consentd.acceptAll()", tc, true)
 	eval(t, ctx, `window.consentd.rejectAll()`, nil)
 	tc, _ = lastDecision(t, ctx, 3)
-	checkTC(t, nm, "consentd.rejectAll()", tc, false)
+	checkTC(t, dec, "consentd.rejectAll()", tc, false)
 	if !eval1(t, ctx, `window.consentd.getConsent().categories.marketing === false && window.consentd.getConsent().action === 'reject_all'`) {
 		t.Error("consentd's categories do not follow rejectAll()")
 	}
@@ -279,9 +277,9 @@ func TestBrowserTCFLayers(t *testing.T) {
 // checkTC decodes tc with the IAB's decoder and with the tests' own, and checks what the
 // visitor chose: every purpose and the five vendors consented (all), or none (!all), the five
 // vendors disclosed, the deployment's CMP, GVL 17, service-specific.
-func checkTC(t *testing.T, nm, what, tc string, all bool) {
+func checkTC(t *testing.T, dec tcfIAB, what, tc string, all bool) {
 	t.Helper()
-	iab := iabDecode(t, nm, tc)
+	iab := dec.decode(t, tc)
 	own, err := decodeTC(tc)
 	if err != nil {
 		t.Fatalf("%s: %q: %v", what, tc, err)
@@ -348,30 +346,30 @@ type tcDecoded struct {
 	SpecialFeatures   []int  `json:"specialFeatures"`
 }
 
-// iabDecodeScript decodes a TC string with @iabtechlabtcf/core and prints what checkTC compares.
+// iabDecodeScript decodes TC strings with @iabtechlabtcf/core and answers what checkTC
+// compares: one node process per test reads a string per line (as JSON; see nodeLines).
 const iabDecodeScript = `
-const [nm, tc] = process.argv.slice(-2);
+const nm = process.argv[process.argv.length - 1];
 const {TCString} = require(require('path').join(nm, '@iabtechlabtcf', 'core'));
-const m = TCString.decode(tc);
 const ids = (v) => { const o = []; v.forEach((b, i) => { if (b) o.push(i); }); return o.sort((a, b) => a - b); };
-console.log(JSON.stringify({cmpId: m.cmpId, cmpVersion: m.cmpVersion, vendorListVersion: m.vendorListVersion,
-  isServiceSpecific: m.isServiceSpecific, publisherCC: m.publisherCountryCode, purposes: ids(m.purposeConsents),
-  purposesLI: ids(m.purposeLegitimateInterests), vendors: ids(m.vendorConsents), disclosed: ids(m.vendorsDisclosed),
-  specialFeatures: ids(m.specialFeatureOptins)}));
+` + nodeLinesLoop + `serveLines(function (tc) {
+  const m = TCString.decode(tc);
+  return {cmpId: m.cmpId, cmpVersion: m.cmpVersion, vendorListVersion: m.vendorListVersion,
+    isServiceSpecific: m.isServiceSpecific, publisherCC: m.publisherCountryCode, purposes: ids(m.purposeConsents),
+    purposesLI: ids(m.purposeLegitimateInterests), vendors: ids(m.vendorConsents), disclosed: ids(m.vendorsDisclosed),
+    specialFeatures: ids(m.specialFeatureOptins)};
+});
 `
 
-func iabDecode(t *testing.T, nm, tc string) tcDecoded {
+// tcfIAB decodes TC strings with @iabtechlabtcf/core in one node process.
+type tcfIAB struct{ node *nodeLines }
+
+// decode returns what @iabtechlabtcf/core reads from tc; a string it cannot decode fails the
+// test.
+func (d tcfIAB) decode(t *testing.T, tc string) tcDecoded {
 	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := exec.Command("node", "-e", iabDecodeScript, "--", nm, tc)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("@iabtechlabtcf/core cannot decode %q: %v\n%s", tc, err, errb.String())
-	}
 	var m tcDecoded
-	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-		t.Fatalf("decoder output %q: %v", out.String(), err)
-	}
+	d.node.call(t, "@iabtechlabtcf/core cannot decode", tc, &m)
 	return m
 }
 
@@ -383,8 +381,10 @@ var tcfDecoderPackages = &nodePackages{
 	probes:   []string{"@iabtechlabtcf/core/package.json"},
 }
 
-// tcfDecoder returns a node_modules folder holding the IAB's decoder.
-func tcfDecoder(t *testing.T) string { return tcfDecoderPackages.path(t) }
+// tcfDecoder returns the IAB's decoder in a node process of the test's (see tcfIAB).
+func tcfDecoder(t *testing.T) tcfIAB {
+	return tcfIAB{startNodeLines(t, iabDecodeScript, tcfDecoderPackages.path(t))}
+}
 
 // eval1 evaluates a boolean expression in the tab.
 func eval1(t *testing.T, ctx context.Context, expr string) bool {

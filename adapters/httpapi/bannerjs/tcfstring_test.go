@@ -29,7 +29,7 @@ console.log(JSON.stringify(cases.map((c) => tcString(Object.assign({created: Dat
 // encoded.
 func TestTCStringEncoder(t *testing.T) {
 	t.Parallel()
-	nm := tcfDecoder(t)
+	dec := tcfDecoder(t)
 	run := func(n int) []int {
 		out := make([]int, n)
 		for i := range out {
@@ -71,7 +71,7 @@ func TestTCStringEncoder(t *testing.T) {
 			t.Errorf("case %d: %q: %v", i, strs[i], err)
 			continue
 		}
-		iab := iabDecode(t, nm, strs[i])
+		iab := dec.decode(t, strs[i])
 		lr, err := tcstring.Decoder{}.DecodeTCString(strs[i])
 		if err != nil {
 			t.Errorf("case %d: LiveRamp/iabconsent: %q: %v", i, strs[i], err)

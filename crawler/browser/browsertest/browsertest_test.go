@@ -44,6 +44,14 @@ func TestRequire(t *testing.T) {
 	if got := require(r, filepath.Dir(missing), true); got != "" || r.fatal == "" {
 		t.Fatalf("a folder is no browser: %q, fatal %q", got, r.fatal)
 	}
+	plain := filepath.Join(t.TempDir(), "chromium")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = &recorder{TB: t}
+	if got := require(r, plain, false); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+plain) {
+		t.Fatalf("a file that does not execute is no browser: %q, fatal %q, skip %q", got, r.fatal, r.skip)
+	}
 	exe := filepath.Join(t.TempDir(), "chromium")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)

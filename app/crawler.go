@@ -51,7 +51,7 @@ type ScanSettings struct {
 func ScanOptions(s ScanSettings) (crawler.Options, error) {
 	opts := crawler.Options{AllowPrivate: s.AllowPrivate, RootCAFile: s.CACert,
 		MaxBrowserBytes: scan.ScanByteBudget, QuietFor: scan.DeepQuietFor, QuietMax: scan.DeepQuietMax, PageTimeout: scan.DeepPageTimeout,
-		PagesAtOnce: scan.DeepPagesAtOnce, StatesAtOnce: scan.VerifyStatesAtOnce}
+		PagesAtOnce: scan.DeepPagesAtOnce, StatesAtOnce: scan.VerifyStatesAtOnce, StatePagesAtOnce: scan.VerifyStatePagesAtOnce}
 	for _, r := range s.ConnectTo {
 		rule, err := netguard.ParseConnectTo(r)
 		if err != nil {

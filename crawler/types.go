@@ -30,6 +30,8 @@ const (
 	DefaultPagesAtOnce = 3
 	// DefaultStatesAtOnce is how many consent states a verification visits at once.
 	DefaultStatesAtOnce = 3
+	// DefaultStatePagesAtOnce is how many pages a verification's state loads at once.
+	DefaultStatePagesAtOnce = 5
 )
 
 // Options are the inputs of one scan.
@@ -82,6 +84,11 @@ type Options struct {
 	// browser context of its own loading PagesAtOnce pages at a time (zero:
 	// DefaultStatesAtOnce).
 	StatesAtOnce int
+	// StatePagesAtOnce is the number of pages a verification's state loads at once, as tabs of
+	// the state's browser context (zero: DefaultStatePagesAtOnce). A page's load mostly waits
+	// (for quiet network, the scroll, the page's timers run forward), so a state's pages go
+	// more at once than a deep scan's, which each take a context of their own.
+	StatePagesAtOnce int
 }
 
 func (o Options) withDefaults() Options {
@@ -119,6 +126,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StatesAtOnce <= 0 {
 		o.StatesAtOnce = DefaultStatesAtOnce
+	}
+	if o.StatePagesAtOnce <= 0 {
+		o.StatePagesAtOnce = DefaultStatePagesAtOnce
 	}
 	return o
 }

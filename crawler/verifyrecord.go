@@ -40,7 +40,7 @@ type tabRequest struct{ url, typ string }
 func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool) ([]*pageObs, error) {
 	s := v.d.s
 	obs := make([]*pageObs, len(v.pages))
-	sem := make(chan struct{}, max(s.opts.PagesAtOnce, 1))
+	sem := make(chan struct{}, max(s.opts.StatePagesAtOnce, 1))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var fail error

@@ -152,6 +152,9 @@ const (
 	// VerifyStatesAtOnce is how many consent states a verification scan visits at once, each
 	// in a browser context of its own loading DeepPagesAtOnce pages at a time.
 	VerifyStatesAtOnce = 3
+	// VerifyStatePagesAtOnce is how many pages each of those states loads at once, as tabs of
+	// its browser context: a page's load is mostly waiting for its network to go quiet.
+	VerifyStatePagesAtOnce = 5
 	// DefaultBrowsers is the size of a worker's browser pool unless configured.
 	DefaultBrowsers = 1
 )

@@ -47,6 +47,11 @@ func TestParseACProviders(t *testing.T) {
 			t.Errorf("ParseACProviders(%q) = %v, want %q", in, err, want)
 		}
 	}
+	// A policy that is not an http(s) URL is not kept: it would be a link in the publisher's page.
+	if l, err := tcfpkg.ParseACProviders([]byte("provider_id,provider_name,policy_url,domains\n1,A,javascript:alert(1),a.example\n2,B,https://b.example/p,b.example\n")); err != nil ||
+		l.Providers[1].PolicyURL != "" || l.Providers[1].Name != "A" || l.Providers[2].PolicyURL != "https://b.example/p" {
+		t.Errorf("policy URLs: %v, %+v", err, l)
+	}
 	// Google's other header spelling and a byte-order mark read the same.
 	if l, err := tcfpkg.ParseACProviders([]byte("\ufeffProvider ID,Provider Name,Policy URL,Domains\n7,Seven,https://7.example,7.example\n")); err != nil || l.Providers[7].Name != "Seven" {
 		t.Errorf("header \"Provider ID\": %v", err)

@@ -83,6 +83,19 @@ func TestTCFGoogleProviders(t *testing.T) {
 	if len(cfg.GoogleATPs) != 2 || cfg.GoogleATPs[89].Name != "Facebook" || cfg.GoogleATPs[2822].PolicyURL != "https://www.adjust.com/terms/gdpr/" {
 		t.Fatalf("Google providers in the configuration: %+v", cfg.GoogleATPs)
 	}
+	// rules is how many rules of consent.tcf-atp-removed's family the report counts as checked.
+	rules := func() int {
+		rep, err := m.Compliance.Report(ctx, org, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Summary {
+			if f.Family == scan.ComplianceRules["consent.tcf-atp-removed"].Family {
+				return f.Rules
+			}
+		}
+		return 0
+	}
 	findings := func() []string {
 		rep, err := m.Compliance.Report(ctx, org, s.ID)
 		if err != nil {
@@ -114,7 +127,9 @@ func TestTCFGoogleProviders(t *testing.T) {
 		t.Fatalf("removed provider: %q", f)
 	}
 
-	// Without a list (offline, no file beside the GVL): form only, not judged.
+	// Without a list (offline, no file beside the GVL): form only, not judged, and not counted
+	// as a rule checked and passed.
+	withList := rules()
 	lists.ac = nil
 	if err := patch(89, 9999); err != nil {
 		t.Fatalf("without Google's list: %v", err)
@@ -124,6 +139,9 @@ func TestTCFGoogleProviders(t *testing.T) {
 	}
 	if f := findings(); len(f) != 0 {
 		t.Fatalf("judged without a list: %q", f)
+	}
+	if got := rules(); got != withList-1 {
+		t.Fatalf("rules checked without Google's list: %d, want %d (one fewer than with it)", got, withList-1)
 	}
 }
 

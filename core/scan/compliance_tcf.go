@@ -21,7 +21,7 @@ type TCFComplianceInput struct {
 // when the input carries no TCF deployment (`consentd verify`, which sees only what the
 // runtime is served).
 func (e *evaluation) tcfRules(in *ComplianceInput) {
-	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted", "consent.tcf-no-vendor", "consent.tcf-atp-removed")
+	e.check("consent.tcf-cmp-id", "consent.tcf-gvl-age", "consent.tcf-vendor-deleted", "consent.tcf-no-vendor")
 	b := in.Banner
 	field := func(name, value string) Evidence { return Evidence{Field: strp(name), Value: strp(value)} }
 	// consent.tcf-no-vendor: TCF on with neither a vendor nor an Additional Consent provider
@@ -30,6 +30,7 @@ func (e *evaluation) tcfRules(in *ComplianceInput) {
 		e.add("consent.tcf-no-vendor", "", map[string]string{}, field("tcf.vendorIds", "[]"))
 	}
 	if !b.TCF.Enabled || in.TCF == nil {
+		e.check("consent.tcf-atp-removed")
 		return
 	}
 
@@ -54,8 +55,10 @@ func (e *evaluation) tcfRules(in *ComplianceInput) {
 	}
 
 	// consent.tcf-atp-removed: every Google Additional Consent provider the site picked is
-	// still on Google's list in use (not judged without a list).
-	if ac := in.TCF.AC; ac != nil {
+	// still on Google's list in use. Without a list it is not judged (left unchecked, so the
+	// report does not count it as passed) unless the site picked no provider.
+	if ac := in.TCF.AC; ac != nil || len(b.TCF.GoogleATPIDs) == 0 {
+		e.check("consent.tcf-atp-removed")
 		for i, id := range b.TCF.GoogleATPIDs {
 			if !ac.Has(id) {
 				e.add("consent.tcf-atp-removed", "", map[string]string{"provider": strconv.Itoa(id)},

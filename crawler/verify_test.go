@@ -258,3 +258,38 @@ func TestVerifyStorefront(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTabPerPage: a state's tabs load its pages one after another (the tabs are made
+// once), yet each page is observed as in a tab of its own: the session storage the home page
+// set is not found after the pages loaded later in the same tab, as a visitor's new tab would
+// not have it.
+func TestVerifyTabPerPage(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "testdata", "verify", "tab-per-page")
+	cfg := loadSiteConfig(t, dir)
+	tb := newTestbed(t, siteHandler(dir, cfg))
+	e := New(librarytest.Index(t))
+	tb.install(e, cfg.DNS)
+	// One tab: every page after the first is loaded in the tab the home page was.
+	opts := Options{StartURLs: cfg.Start, Concurrency: 4, Timeout: 90 * time.Second, StatePagesAtOnce: 1}
+	res, err := e.Verify(context.Background(), opts, ownBrowsers(t, 1), VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := "https://www.tab-shop.example/"
+	if nd := stateOf(t, res.Verification, core.StateNoDecision); len(nd.Pages) != 4 {
+		t.Fatalf("pages %v, want the home page and three more", nd.Pages)
+	}
+	found := false
+	for _, k := range res.Storage {
+		if k.Name == "tab-shop-visited" {
+			found = true
+			if !slices.Equal(k.Pages, []string{home}) {
+				t.Errorf("session key held after %v, want the home page alone", k.Pages)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the home page's session key is not reported: %+v", res.Storage)
+	}
+}

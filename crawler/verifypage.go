@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -32,6 +33,80 @@ type stateCtx struct {
 	id     cdp.BrowserContextID
 	// release gives the verifier's slot back.
 	release func()
+	// tabs are the tabs that load the state's pages, StatePagesAtOnce of them, each in turn
+	// (a tab is made and readied once: that takes as long as loading a page).
+	tabs chan *stateTab
+}
+
+// stateTab is a tab of a state's browser context that loads the state's pages one after
+// another, recording its requests into the page it is on (cur), and goes to about:blank after
+// each.
+type stateTab struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	ready  bool // network events on, the scripts installed
+	broken bool // a page failed in it: it is closed, a new one takes its place
+	cur    atomic.Pointer[pageObs]
+}
+
+func (sc *stateCtx) newTab() *stateTab {
+	ctx, cancel := chromedp.NewContext(sc.ctx)
+	return &stateTab{ctx: ctx, cancel: cancel}
+}
+
+// takeTab waits for a tab free to load a page.
+func (sc *stateCtx) takeTab(ctx context.Context) (*stateTab, error) {
+	select {
+	case t := <-sc.tabs:
+		return t, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// giveTab gives t back for the next page; a broken tab is closed and replaced.
+func (sc *stateCtx) giveTab(t *stateTab) {
+	if t.broken {
+		t.cancel()
+		t = sc.newTab()
+	}
+	sc.tabs <- t
+}
+
+// readyTab readies t for its first page: it turns the tab's network events on (recording
+// into the page it is on) and installs the scripts.
+func (v *verifier) readyTab(ctx, pctx context.Context, sc *stateCtx, t *stateTab) error {
+	if t.ready {
+		return nil
+	}
+	if err := v.prepareTab(ctx, t.ctx, pctx, t.cur.Load, sc.gpc); err != nil {
+		return err
+	}
+	t.ready = true
+	return nil
+}
+
+// warmTabs readies the state's tabs while its first steps run (a decision in the control tab,
+// the first page alone), each in a goroutine: a tab taken meanwhile is readied by its user.
+func (v *verifier) warmTabs(ctx context.Context, sc *stateCtx) {
+	for range cap(sc.tabs) {
+		go func() {
+			var t *stateTab
+			select {
+			case t = <-sc.tabs:
+			default:
+				return
+			}
+			if !t.ready {
+				pctx, cancel := context.WithTimeout(t.ctx, v.d.s.opts.PageTimeout)
+				if err := v.prepareTab(ctx, t.ctx, pctx, t.cur.Load, sc.gpc); err == nil {
+					t.ready = true
+				}
+				cancel()
+			}
+			sc.tabs <- t
+		}()
+	}
 }
 
 // initScript runs before any script of every document: it notes when Google Consent Mode's
@@ -169,9 +244,10 @@ func (v *verifier) open(ctx context.Context, rr *ruleRun, gpc bool) (*stateCtx, 
 		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
-	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: gpc, release: func() { <-v.slots }}
+	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: gpc, release: func() { <-v.slots },
+		tabs: make(chan *stateTab, max(v.d.s.opts.StatePagesAtOnce, 1))}
 	proxy.Rewrite = v.rewrite(rr.place, sc.gpc)
-	if err := v.prepareTab(ctx, cctx, nil, sc.gpc); err != nil {
+	if err := v.prepareTab(ctx, cctx, cctx, nil, sc.gpc); err != nil {
 		sc.close()
 		return nil, err
 	}
@@ -182,20 +258,38 @@ func (v *verifier) open(ctx context.Context, rr *ruleRun, gpc bool) (*stateCtx, 
 		sc.close()
 		return nil, err
 	}
+	for range cap(sc.tabs) {
+		sc.tabs <- sc.newTab()
+	}
+	v.warmTabs(ctx, sc)
 	return sc, nil
 }
 
 func (sc *stateCtx) close() {
+	for more := true; more; {
+		select {
+		case t := <-sc.tabs:
+			t.cancel()
+		default:
+			more = false
+		}
+	}
 	sc.cancel()
 	sc.proxy.Close()
 	sc.release()
 }
 
-// prepareTab enables the network domain (recording the tab's requests into obs when given)
-// and installs initScript (and gpcScript for a browser sending the GPC signal).
-func (v *verifier) prepareTab(ctx context.Context, tab context.Context, obs *pageObs, gpc bool) error {
-	if obs != nil {
-		if err := chromedp.Listen(tab, func(ev any) {
+// prepareTab enables the network domain (recording the tab's requests, when cur is given,
+// into the page it names, if any) and installs initScript (and gpcScript for a browser
+// sending the GPC signal). life is the tab's own context, which its first use binds the tab
+// and the recording to (chromedp.NewContext); tab, derived from it, bounds the steps.
+func (v *verifier) prepareTab(ctx, life, tab context.Context, cur func() *pageObs, gpc bool) error {
+	if cur != nil {
+		if err := chromedp.Listen(life, func(ev any) {
+			obs := cur()
+			if obs == nil {
+				return
+			}
 			if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil {
 				obs.mu.Lock()
 				if !obs.seen[e.Request.URL] {
@@ -422,3 +516,11 @@ func cookieState(c *network.Cookie) string { return fmt.Sprintf("%s\x00%.0f", c.
 func isEssential(category string) bool {
 	return category == "" || category == library.CategoryEssential
 }
+
+// leaveTabScript empties what a tab keeps across its pages and a new tab would not have: the
+// page's session storage and the window's name.
+const leaveTabScript = `(function () {
+  try { window.sessionStorage.clear(); } catch (e) {}
+  try { window.name = ''; } catch (e) {}
+  return true;
+})()`

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/url"
@@ -32,15 +33,14 @@ type pageObs struct {
 
 type tabRequest struct{ url, typ string }
 
-// loadAll loads every page in a tab of its own in the state's browser context, PagesAtOnce
-// at a time. With first, the first page is loaded alone before the others, as a visitor lands
+// loadAll loads every page in the state's browser context, in its tabs (StatePagesAtOnce of
+// them, each loading one page after another). With first, the first page is loaded alone before the others, as a visitor lands
 // on it before going on (the runtime caches its configuration there, and on the later pages
 // holds tags by it from the start). With merge, what the pages did also goes into the scan's
 // result as a deep scan's pages do (the no_decision state is a deep scan).
 func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool) ([]*pageObs, error) {
 	s := v.d.s
 	obs := make([]*pageObs, len(v.pages))
-	sem := make(chan struct{}, max(s.opts.StatePagesAtOnce, 1))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var fail error
@@ -48,12 +48,18 @@ func (v *verifier) loadAll(ctx context.Context, sc *stateCtx, first, merge bool)
 		if first && i == 1 {
 			wg.Wait()
 		}
-		sem <- struct{}{}
+		t, err := sc.takeTab(ctx)
+		if err != nil {
+			mu.Lock()
+			fail = cmp.Or(fail, err)
+			mu.Unlock()
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			o, err := v.loadPage(ctx, sc, p)
+			o, err := v.loadPage(ctx, sc, t, p)
+			sc.giveTab(t)
 			mu.Lock()
 			defer mu.Unlock()
 			obs[i] = o
@@ -93,25 +99,31 @@ func (o *pageObs) visit(records []browser.Record, injected map[string]bool) *vis
 	return v
 }
 
-// loadPage loads one page in a new tab of the state's browser context and observes it. A
-// page that fails while the browser still answers is a page error, not the scan's failure.
-func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, p string) (*pageObs, error) {
+// loadPage loads one page in tab t of the state's browser context and observes it. A page
+// that fails while the browser still answers is a page error, not the scan's failure; the tab
+// is then not used again.
+func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, t *stateTab, p string) (*pageObs, error) {
 	s := v.d.s
 	o := &pageObs{page: p, seen: map[string]bool{}, info: pageInfo{ConsentDefault: -1, GoogleRequest: -1}}
-	tctx, tcancel := chromedp.NewContext(sc.ctx)
-	defer tcancel()
-	pctx, pcancel := context.WithTimeout(tctx, s.opts.PageTimeout)
+	pctx, pcancel := context.WithTimeout(t.ctx, s.opts.PageTimeout)
 	defer pcancel()
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
-	if err := v.prepareTab(ctx, pctx, o, sc.gpc); err != nil {
+	failed := func(err error) (*pageObs, error) {
+		t.broken = true
 		return o, v.pageFailed(ctx, p, err)
 	}
+	if err := v.readyTab(ctx, pctx, sc, t); err != nil {
+		return failed(err)
+	}
+	t.cur.Store(o)
+	defer t.cur.Store(nil)
 	navCtx, navCancel := context.WithTimeout(pctx, s.opts.PageTimeout*3/4)
 	navErr := chromedp.Do(navCtx, chromedp.Navigate(p))
 	navCancel()
 	if navErr != nil && pctx.Err() == nil && !errors.Is(navErr, context.DeadlineExceeded) {
 		if !v.br.Alive() {
+			t.broken = true
 			return o, errBrowserBroken
 		}
 		s.pageError(p, 0, "the browser reported a failed load: "+navErr.Error())
@@ -119,16 +131,25 @@ func (v *verifier) loadPage(ctx context.Context, sc *stateCtx, p string) (*pageO
 	_ = browser.Settle(pctx, sc.proxy, s.opts.QuietFor, s.opts.QuietMax)
 	info, err := chromedp.Run(pctx, chromedp.Evaluate[pageInfo](observeScript))
 	if err != nil {
-		return o, v.pageFailed(ctx, p, err)
+		return failed(err)
 	}
 	o.info = info
 	res, err := chromedp.CallBrowser(pctx, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: sc.id})
 	if err != nil {
-		return o, v.pageFailed(ctx, p, err)
+		return failed(err)
 	}
 	o.mu.Lock()
 	o.cookies, o.at = res.Cookies, time.Now()
 	o.mu.Unlock()
+	// The page is left (to about:blank) while its recording goes on, so that what it still
+	// starts as it goes counts for it, never for the next page. What a tab keeps across its
+	// pages, and a visitor's new tab would not have, goes first: the next page finds the tab
+	// as it would find a new one (TestVerifyTabPerPage).
+	if _, err := chromedp.Run(pctx, chromedp.Evaluate[bool](leaveTabScript)); err != nil {
+		t.broken = true
+	} else if err := chromedp.Do(pctx, chromedp.Navigate("about:blank")); err != nil {
+		t.broken = true
+	}
 	return o, nil
 }
 

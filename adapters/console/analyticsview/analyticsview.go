@@ -33,6 +33,7 @@ type Page struct {
 	Query                     string // the filters, for the export's link
 	Report                    *analytics.Report
 	Rate                      LineChart
+	RateWide                  LineChart
 	Funnel, Shares            BarChart
 	// ConsentRate is the period's decisions per banner shown, in words; Days the series' days
 	// with anything counted, for the table beside the chart.
@@ -69,6 +70,8 @@ type LineChart struct {
 	Dots                     []Dot
 	Ticks                    []Tick
 	Empty                    bool
+	// Class is "narrow" or "wide" (which the stylesheet shows), DescID its description's id.
+	Class, DescID string
 }
 
 // Dot is a bucket's point, with its title.
@@ -200,7 +203,7 @@ func (p *Page) build() {
 		{Label: "Reject all", Value: pct(t.RejectShare), Title: fmt.Sprintf("%d decisions refused all (%s)", t.RejectAll, pct(t.RejectShare))},
 		{Label: "Own choice", Value: pct(t.CustomShare), Title: fmt.Sprintf("%d decisions chose per category (%s)", t.Custom, pct(t.CustomShare))},
 	}, []int64{t.AcceptAll, t.RejectAll, t.Custom})
-	p.Rate = rateChart(p.Report.Series)
+	p.Rate, p.RateWide = rateChart(p.Report.Series, RateNarrow), rateChart(p.Report.Series, RateWide)
 	p.ConsentRate = pct(t.ConsentRate)
 	for _, d := range p.Report.Series {
 		if d.Shown > 0 || d.Decided > 0 {
@@ -212,11 +215,22 @@ func (p *Page) build() {
 	p.ByDevice = optIn(p.Report.By[analytics.DimDevice], "Unknown")
 }
 
-// rateChart draws the consent rate of each bucket that showed the banner.
-func rateChart(series []analytics.SeriesBucket) LineChart {
-	// Narrow, as the bar charts, so that its labels read on a phone.
-	const left, right, top, bottom = 56, 472, 12, 212
-	c := LineChart{Width: 480, Height: 240, Left: left, Right: right, Top: top, Bottom: bottom}
+// The consent rate's drawing is made twice: narrow, as the bar charts, so that its labels read
+// on a phone; wide, for a desktop card's full width, where a day's point has room of its own.
+// The stylesheet shows one of them (console.css, .chart.line).
+const (
+	RateNarrow = 480
+	RateWide   = 960
+)
+
+// rateChart draws the consent rate of each bucket that showed the banner, width units wide.
+func rateChart(series []analytics.SeriesBucket, width int) LineChart {
+	const left, top, bottom = 56, 12, 212
+	right := width - 8
+	c := LineChart{Width: width, Height: 240, Left: left, Right: right, Top: top, Bottom: bottom, Class: "narrow", DescID: "rate-d"}
+	if width > RateNarrow {
+		c.Class, c.DescID = "wide", "rate-dw"
+	}
 	for _, y := range []int{0, 50, 100} {
 		c.Ticks = append(c.Ticks, Tick{X: 0, Y: bottom - (bottom-top)*y/100 + 4, Label: fmt.Sprintf("%d\u00a0%%", y), Anchor: "start"})
 	}

@@ -20,6 +20,9 @@ type LogOptions struct {
 	Format string
 	// Terminal says whether the output is a terminal, for Format auto.
 	Terminal bool
+	// Flush, when the output is buffered (LogBuffer), writes what waits: called after each
+	// record at warn or above, so that what an operator must see is written at once.
+	Flush func() error
 }
 
 // NewLogger returns the process's logger on w: JSON or text, at the level asked, with the trace
@@ -50,7 +53,34 @@ func NewLogger(w io.Writer, o LogOptions) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("log-format (CONSENTD_LOG_FORMAT) %q: expected auto, json or text", o.Format)
 	}
-	return slog.New(traceIDs{newOncePer(h, repeatInterval, time.Now)}), nil
+	h = newOncePer(h, repeatInterval, time.Now)
+	if o.Flush != nil {
+		h = flushing{h, o.Flush}
+	}
+	return slog.New(traceIDs{h}), nil
+}
+
+// flushing writes a buffered log's waiting lines after each record at warn or above.
+type flushing struct {
+	slog.Handler
+	flush func() error
+}
+
+func (h flushing) Handle(ctx context.Context, r slog.Record) error {
+	err := h.Handler.Handle(ctx, r)
+	if r.Level >= slog.LevelWarn {
+		if ferr := h.flush(); err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+func (h flushing) WithAttrs(as []slog.Attr) slog.Handler {
+	return flushing{h.Handler.WithAttrs(as), h.flush}
+}
+func (h flushing) WithGroup(name string) slog.Handler {
+	return flushing{h.Handler.WithGroup(name), h.flush}
 }
 
 // traceIDs adds trace_id and span_id to records logged within a sampled span, so that a log

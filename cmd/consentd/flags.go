@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/consentd/consentd/app"
@@ -317,12 +319,36 @@ func (l *repeatFlag) Set(v string) error {
 	return nil
 }
 
+// logOut is the process's log output: standard error, written every logInterval (and at once
+// after a warning or an error) rather than one write per line, and written out before the
+// process exits (closeLog).
+var (
+	logOut  = sync.OnceValue(func() *app.LogBuffer { return app.NewLogBuffer(os.Stderr, logInterval) })
+	logUsed atomic.Bool
+)
+
+const logInterval = 100 * time.Millisecond
+
 func logger() (*slog.Logger, error) {
 	o := logOptions
 	if fi, err := os.Stderr.Stat(); err == nil {
 		o.Terminal = fi.Mode()&os.ModeCharDevice != 0
 	}
-	return app.NewLogger(os.Stderr, o)
+	if o.Terminal {
+		// Someone reads it as it comes: each line is written at once.
+		return app.NewLogger(os.Stderr, o)
+	}
+	logUsed.Store(true)
+	out := logOut()
+	o.Flush = out.Flush
+	return app.NewLogger(out, o)
+}
+
+// closeLog writes what the log still holds.
+func closeLog() {
+	if logUsed.Load() {
+		_ = logOut().Close()
+	}
 }
 
 // configure parses a database command's settings into cfg and checks them, reporting every

@@ -89,7 +89,9 @@ func printUsage(w io.Writer) {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
+	err := run(ctx, os.Args[1:])
+	closeLog()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		code := 1
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
 // TestBrowserExperimentFiftyVisitors is #46's test of A/B tests: a site with a running
@@ -16,6 +18,9 @@ import (
 // accepts and the refusals exactly; every consent record carries its visitor's variant.
 func TestBrowserExperimentFiftyVisitors(t *testing.T) {
 	t.Parallel()
+	// Here, not only in each visitor's subtest: without Chromium every subtest would skip and
+	// the tally below would fail instead of the test skipping.
+	browsertest.Require(t)
 	e := newEnv(t, "FR")
 	var x struct {
 		ID string `json:"id"`

@@ -74,20 +74,34 @@ func (sc *stateCtx) giveTab(t *stateTab) {
 }
 
 // readyTab readies t for its first page: it turns the tab's network events on (recording
-// into the page it is on) and installs the scripts.
+// into the page it is on) and installs the scripts. Making the tab's target is bound to the
+// tab's own context (chromedp binds a tab's life to its first use), so it is waited for only
+// until pctx ends: then the tab is closed, which ends the making, and is not used again.
 func (v *verifier) readyTab(ctx, pctx context.Context, sc *stateCtx, t *stateTab) error {
 	if t.ready {
 		return nil
 	}
-	if err := v.prepareTab(ctx, t.ctx, pctx, t.cur.Load, sc.gpc); err != nil {
-		return err
+	done := make(chan error, 1)
+	go func() { done <- v.prepareTab(ctx, t.ctx, pctx, t.cur.Load, sc.gpc) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.broken = true
+			return err
+		}
+		t.ready = true
+		return nil
+	case <-pctx.Done():
+		t.broken = true
+		t.cancel()
+		<-done
+		return pctx.Err()
 	}
-	t.ready = true
-	return nil
 }
 
 // warmTabs readies the state's tabs while its first steps run (a decision in the control tab,
-// the first page alone), each in a goroutine: a tab taken meanwhile is readied by its user.
+// the first page alone), each in a goroutine: a tab taken meanwhile is readied by its user,
+// and one that could not be readied is replaced.
 func (v *verifier) warmTabs(ctx context.Context, sc *stateCtx) {
 	for range cap(sc.tabs) {
 		go func() {
@@ -97,14 +111,12 @@ func (v *verifier) warmTabs(ctx context.Context, sc *stateCtx) {
 			default:
 				return
 			}
-			if !t.ready {
-				pctx, cancel := context.WithTimeout(t.ctx, v.d.s.opts.PageTimeout)
-				if err := v.prepareTab(ctx, t.ctx, pctx, t.cur.Load, sc.gpc); err == nil {
-					t.ready = true
-				}
-				cancel()
-			}
-			sc.tabs <- t
+			pctx, cancel := context.WithTimeout(t.ctx, v.d.s.opts.PageTimeout)
+			stop := context.AfterFunc(ctx, cancel)
+			_ = v.readyTab(ctx, pctx, sc, t)
+			stop()
+			cancel()
+			sc.giveTab(t)
 		}()
 	}
 }

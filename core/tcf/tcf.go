@@ -397,6 +397,9 @@ type TCFPublicConfig struct {
 	// GoogleATPs those of them on Google's list in use, by ID, with their names and policies.
 	GoogleATPIDs []int              `json:"googleAtpIds"`
 	GoogleATPs   map[int]ACProvider `json:"googleAtps"`
+	// PurposesShown are the purposes the layers disclose (PurposesShown): the runtime reads
+	// them from here, so that the stacks chosen and the purposes listed come from one rule.
+	PurposesShown []int `json:"purposesShown"`
 	// FirstLayerStacks are the stacks the first layer shows in place of the purposes and
 	// special features they group (tcf.useStacks, ChooseStacks); empty when off.
 	FirstLayerStacks []int `json:"firstLayerStacks"`
@@ -464,8 +467,9 @@ func (t Ports) Config(s TCFSettings, gvl *GVL, tr *GVLTranslation, ac *ACProvide
 		GoogleATPIDs: s.GoogleATPIDs, GoogleATPs: siteACProviders(s.GoogleATPIDs, ac), FirstLayerStacks: []int{},
 		ConsentOnlyPurposes: ConsentOnlyPurposes(),
 	}
+	cfg.PurposesShown = PurposesShown(gvl, s.VendorIDs)
 	if s.UseStacks {
-		cfg.FirstLayerStacks = ChooseStacks(gvl.Stacks, PurposesShown(gvl, s.VendorIDs), s.SpecialFeatures)
+		cfg.FirstLayerStacks = ChooseStacks(gvl.Stacks, cfg.PurposesShown, s.SpecialFeatures)
 	}
 	for _, id := range s.VendorIDs {
 		if v, ok := gvl.Vendors[id]; ok {

@@ -16,7 +16,7 @@ import (
 // PurposesShown returns the purposes the site's vendors (vendorIDs, those in g) declare, under
 // consent, legitimate interest or as flexible, ascending: the purposes the layers disclose.
 func PurposesShown(g *GVL, vendorIDs []int) []int {
-	var out []int
+	out := []int{}
 	for _, id := range vendorIDs {
 		v := g.Vendors[id]
 		for _, l := range [][]int{v.Purposes, v.LegIntPurposes, v.FlexiblePurposes} {

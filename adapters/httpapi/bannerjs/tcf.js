@@ -127,13 +127,9 @@ function union(key) {
 }
 function consentOnly(p) { return C.consentOnlyPurposes.indexOf(p) >= 0; }
 // purposesShown are the purposes the site's vendors ask consent for or claim a legitimate
-// interest in (flexible ones too); liPurposes those claimed under legitimate interest, never 1
-// and 3 to 6.
-function purposesShown() {
-  var o = {};
-  ['purposes', 'legIntPurposes', 'flexiblePurposes'].forEach(function (k) { union(k).forEach(function (p) { o[p] = 1; }); });
-  return ids(o);
-}
+// interest in (flexible ones too), as core computes them (tcf.PurposesShown), the stacks
+// chosen from the same; liPurposes those claimed under legitimate interest, never 1 and 3 to 6.
+function purposesShown() { return (C.purposesShown || []).slice(); }
 function liPurposes() { return union('legIntPurposes').filter(function (p) { return !consentOnly(p); }); }
 // liVendors are the vendors with a legitimate interest to establish: a purpose under it, or
 // special purposes (which need no consent).

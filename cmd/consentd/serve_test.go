@@ -123,12 +123,19 @@ func (p *serveProc) startSlowScan(t *testing.T, tg *target) (site struct{ ID str
 	t.Helper()
 	p.call(t, "POST", "/sites", fmt.Sprintf(`{"name":"Shop","url":%q}`, tg.URL+"/slow/"), &site)
 	p.call(t, "POST", "/sites/"+site.ID+"/scan", "", &s)
-	select {
-	case <-tg.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the scan did not start")
+	// Wait for the page itself: the crawler may ask for other paths first (a sitemap, say),
+	// and a process killed before it reached the page has not fetched it.
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case path := <-tg.started:
+			if path == "/slow/" {
+				return site, s
+			}
+		case <-deadline:
+			t.Fatal("the scan did not reach /slow/")
+		}
 	}
-	return site, s
 }
 
 // awaitScan polls the scan until it completed, and fails the test if it failed or took more
@@ -158,6 +165,11 @@ func TestServeReclaimsDeadScanOnSQLite(t *testing.T) {
 	tg := newTarget(t, 3*time.Second)
 	p1 := startServe(t, db)
 	site, s := p1.startSlowScan(t, tg)
+	var before corescan.Scan
+	p1.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &before)
+	if before.Status != corescan.ScanRunning {
+		t.Fatalf("scan before the kill: %s, want running", before.Status)
+	}
 	if err := p1.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +266,9 @@ func TestServeReclaimsOwnScanOnPostgres(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	tg := newTarget(t, 3*time.Second)
+	// The page takes longer than refusing the twin below (a process start, seconds on a busy
+	// machine), so that the first process is still on it when it is killed.
+	tg := newTarget(t, 10*time.Second)
 	p1 := startServe(t, db, "CONSENTD_ADDR="+addr)
 	site, s := p1.startSlowScan(t, tg)
 	// The same instance ID on another port, while p1 lives: refused.
@@ -266,6 +280,11 @@ func TestServeReclaimsOwnScanOnPostgres(t *testing.T) {
 	twin.Env = append(os.Environ(), "CONSENTD_DATABASE_URL="+db, "CONSENTD_ADDR=127.0.0.1:0", "CONSENTD_INSTANCE_ID=serve@"+host+":"+port)
 	if out, err := twin.CombinedOutput(); err == nil || !strings.Contains(string(out), "in use by another live consentd process") {
 		t.Fatalf("a second process with the same instance ID: %v\n%s", err, out)
+	}
+	var before corescan.Scan
+	p1.call(t, "GET", "/sites/"+site.ID+"/scans/"+s.ID, "", &before)
+	if before.Status != corescan.ScanRunning {
+		t.Fatalf("scan before the kill: %s, want running", before.Status)
 	}
 	if err := p1.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

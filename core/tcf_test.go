@@ -117,6 +117,21 @@ func TestParseGVLFixture(t *testing.T) {
 			t.Errorf("ParseGVL(%s) = %v, want %q", in, err, want)
 		}
 	}
+	// A vendor's URLs are links in the second layer: only http(s) ones are kept, trimmed (the
+	// IAB's own list has one with a leading space).
+	if u := g.Vendors[21].DeviceStorageDisclosureURL; u != "https://ttd-misc-public-assets.s3.us-west-2.amazonaws.com/deviceStorageDisclosureURL.json" {
+		t.Errorf("vendor 21's deviceStorageDisclosureUrl = %q, want it trimmed", u)
+	}
+	tampered, err := tcfpkg.ParseGVL([]byte(`{"gvlSpecificationVersion":3,"vendorListVersion":3,"purposes":{"1":{"id":1}},"vendors":{"7":{"id":7,"name":"Seven",
+		"deviceStorageDisclosureUrl":"javascript:alert(1)","urls":[{"langId":"en","privacy":"JavaScript:alert(2)","legIntClaim":"data:text/html,x"},
+		{"langId":"de","privacy":" https://seven.example/datenschutz ","legIntClaim":"https://seven.example/li"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := tampered.Vendors[7]; v.Name != "Seven" || v.DeviceStorageDisclosureURL != "" ||
+		!slices.Equal(v.URLs, []tcfpkg.GVLVendorURL{{LangID: "en"}, {LangID: "de", Privacy: "https://seven.example/datenschutz", LegIntClaim: "https://seven.example/li"}}) {
+		t.Errorf("vendor links kept from a tampered list: %+v", v)
+	}
 }
 
 // TestTCFSettingsChecked: the banner's tcf object is checked against the GVL and the

@@ -179,8 +179,27 @@ func ParseGVL(data []byte) (*GVL, error) {
 		if v.ID != id {
 			return nil, core.Errorf(core.CodeInvalid, "the Global Vendor List's vendor %d has id %d", id, v.ID)
 		}
+		// A vendor's URLs become links in the publisher's page (the TCF second layer): only
+		// http(s) URLs are kept, trimmed (the IAB's list has one with a leading space); a
+		// javascript: URL in a tampered or mistaken list would run there. The vendor is then
+		// shown without that link, as a Google provider without an http(s) policy is.
+		v.DeviceStorageDisclosureURL = linkOrNone(v.DeviceStorageDisclosureURL)
+		for i := range v.URLs {
+			v.URLs[i].Privacy = linkOrNone(v.URLs[i].Privacy)
+			v.URLs[i].LegIntClaim = linkOrNone(v.URLs[i].LegIntClaim)
+		}
+		g.Vendors[id] = v
 	}
 	return &g, nil
+}
+
+// linkOrNone is s, trimmed, when it is an absolute http(s) URL, else "".
+func linkOrNone(s string) string {
+	s = strings.TrimSpace(s)
+	if core.ValidateHTTPURL("url", s) != nil {
+		return ""
+	}
+	return s
 }
 
 // ParseGVLTranslation reads the IAB's translation of the GVL into lang (purposes-<lang>.json).

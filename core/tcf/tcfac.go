@@ -84,11 +84,7 @@ func ParseACProviders(data []byte) (*ACProviderList, error) {
 		// The policy becomes a link in the publisher's page: only an http(s) URL is kept (a
 		// javascript: one in a tampered or mistaken file would run there), else the provider is
 		// shown without one.
-		policy := strings.TrimSpace(rec[2])
-		if core.ValidateHTTPURL("policyUrl", policy) != nil {
-			policy = ""
-		}
-		l.Providers[id] = ACProvider{ID: id, Name: strings.TrimSpace(rec[1]), PolicyURL: policy}
+		l.Providers[id] = ACProvider{ID: id, Name: strings.TrimSpace(rec[1]), PolicyURL: linkOrNone(rec[2])}
 	}
 	if len(l.Providers) == 0 {
 		return nil, core.Errorf(core.CodeInvalid, "Google's Additional Consent provider list has no providers")

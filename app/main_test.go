@@ -1,11 +1,10 @@
 package app
 
 import (
-	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
+
+	"github.com/consentd/consentd/crawler/browser/browsertest"
 )
 
 // TestMain gives the package's parallel tests one slot more than go test's default
@@ -14,13 +13,6 @@ import (
 // package's other tests, which do compute (verification scans in Chromium), one slot of two
 // on a two-core machine.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+1)); err != nil {
-			panic(err)
-		}
-	}
+	browsertest.Parallel(1)
 	os.Exit(m.Run())
 }

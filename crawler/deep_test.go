@@ -25,7 +25,13 @@ func testBrowsers(t testing.TB) *browser.Pool {
 	return browsertest.Pool(t, browser.Options{UserAgent: DefaultUserAgent})
 }
 
-func TestMain(m *testing.M) { browsertest.Main(m) }
+// TestMain gives the package's parallel tests two slots more than go test's default
+// (GOMAXPROCS): many wait (a hung browser's timeout, a page's quiet time), and with two slots
+// on two cores the package took 52 s alone, with four 38-40 s.
+func TestMain(m *testing.M) {
+	browsertest.Parallel(2)
+	browsertest.Main(m)
+}
 
 func deepSiteDirs(t testing.TB) []string {
 	return crawlertest.DeepSiteDirs(t, filepath.Join("..", "testdata", "deep"))

@@ -12,9 +12,12 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -192,6 +195,21 @@ func Close() {
 	}
 	if dir != "" {
 		fmt.Printf("screenshots: %s\n", dir)
+	}
+}
+
+// Parallel sets go test's -parallel to GOMAXPROCS plus extra, unless the command line sets it:
+// for a package whose tests mostly wait (on child processes, timers, a page that hangs), which
+// with the default (GOMAXPROCS) hold both slots of a two-core machine while its cores idle.
+// Call it from TestMain, before m.Run.
+func Parallel(extra int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+extra)); err != nil {
+			panic(err)
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func browser(t testing.TB) context.Context {
 // scripts installed: a securitypolicyviolation recorder, a shadow-DOM query helper, and extra.
 func tab(t testing.TB, extra ...string) context.Context {
 	t.Helper()
-	return chrome.Tab(t, 45*time.Second, append([]string{`
+	return chrome.Tab(t, 90*time.Second, append([]string{`
 window.__cd = function (sel) {
   var h = document.querySelector('consentd-ui');
   return h && h.shadowRoot ? h.shadowRoot.querySelector(sel) : null;
@@ -112,9 +112,12 @@ func eval(t testing.TB, ctx context.Context, expr string, out any) {
 	browsertest.Eval(t, ctx, expr, out)
 }
 
-// patience bounds every wait for something that should happen (generous: the machine may be
-// busy; a wait only takes long when the test fails).
-const patience = 10 * time.Second
+// patience bounds every wait for something that should happen: a ceiling for a machine under
+// load (CI runs two browser packages at once on two cores, each with tests in parallel), not a
+// timing check; a wait only takes long when the test fails. 10 s was once too little there (a
+// banner not yet shown at TestBrowserReaskAfterReject's last step, 4 Dec 2026, which passed 31
+// times alone and under load), as 20 s was for the console's waits.
+const patience = 30 * time.Second
 
 // waitFor polls a JavaScript condition until it is true, failing the test after patience.
 func waitFor(t testing.TB, ctx context.Context, cond string) {

@@ -114,9 +114,8 @@ func eval(t testing.TB, ctx context.Context, expr string, out any) {
 
 // patience bounds every wait for something that should happen: a ceiling for a machine under
 // load (CI runs two browser packages at once on two cores, each with tests in parallel), not a
-// timing check; a wait only takes long when the test fails. 10 s was once too little there (a
-// banner not yet shown at TestBrowserReaskAfterReject's last step, 4 Dec 2026, which passed 31
-// times alone and under load), as 20 s was for the console's waits.
+// timing check; a wait only takes long when the test fails (20 s was too little for the
+// console's waits there).
 const patience = 30 * time.Second
 
 // waitFor polls a JavaScript condition until it is true, failing the test after patience.

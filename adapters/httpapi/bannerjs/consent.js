@@ -35,10 +35,12 @@ function writeCookie(v) {
   // A refusal lasts policy.reask days (the banner's reaskAfterRejectDays for this visitor,
   // core/banner/reask.go), any other decision cookieExpirationDays. Only decide and post,
   // under a configuration, write the cookie.
-  // (the loader's configuration leaves reask out where it is cookieExpirationDays).
+  // (the loader's configuration leaves reask out where it is cookieExpirationDays). It lives
+  // from when it was taken (t): the answer to its post, maybe on a later view, rewrites the
+  // cookie with what is left of that life, not a new one.
   var days = v.a == 'reject_all' && S.cfg_.policy.reask || S.cfg_.banner.cookieExpirationDays, dom = cookieDomain();
   if (dom) d.cookie = COOKIE + '=;path=/;max-age=0'; // the host-only copy gives way to the shared one
-  d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400) + ';samesite=lax' +
+  d.cookie = COOKIE + '=' + enc + ';path=/;max-age=' + Math.round(days * 86400 - (Date.now() - v.t) / 1e3) + ';samesite=lax' +
     (dom ? ';domain=' + dom : '') + (location.protocol === 'https:' ? ';secure' : '');
 }
 // current reports whether s is a current decision under the configuration c (default: the configuration).

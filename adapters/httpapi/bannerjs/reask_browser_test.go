@@ -4,8 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,4 +137,87 @@ func TestBrowserReaskAfterReject(t *testing.T) {
 	setClock(181)
 	navigate(t, ctx, page)
 	waitFor(t, ctx, bannerShown)
+}
+
+// TestBrowserLateRecordKeepsTheDecisionsLife: a decision lives from when it was taken. A
+// refusal whose post's answer was lost is posted again on the next view, 100 days later; the
+// answer rewrites the consent cookie with the 80 days left of the refusal's 180, not with 180
+// new ones (a refusal must be asked again after reaskAfterRejectDays, however late it was
+// recorded).
+func TestBrowserLateRecordKeepsTheDecisionsLife(t *testing.T) {
+	t.Parallel()
+	browser(t)
+	a, err := app.New(context.Background(), app.Config{
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "late.db"), BootstrapAPIKey: apiKey, Workers: 0,
+		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	var lose atomic.Bool
+	h := a.Handler()
+	edge := edgeFor(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/"+core.PublicConsentPath) && lose.Load() {
+			h.ServeHTTP(httptest.NewRecorder(), r) // stored; the answer goes nowhere
+			http.Error(w, "lost", http.StatusBadGateway)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	base := edge(nil)
+	var created struct{ ID, ProjectKey string }
+	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Late", "url": "https://acme.example"}, 201, &created)
+	api := edge(map[string]string{countryHeader: "FR"})
+	page := newSite(t, api).raw("late", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme</title>
+<script src="`+api+core.PublicPath(created.ProjectKey, core.PublicLoader)+`"></script></head>
+<body><main><h1>Acme</h1></main></body></html>`)
+	ctx := tab(t, clockInit)
+	cookie := func() *network.Cookie {
+		t.Helper()
+		var out []*network.Cookie
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
+			out = r.Cookies
+			return err
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range out {
+			if c.Name == "consentd" {
+				return c
+			}
+		}
+		t.Fatal("no consent cookie")
+		return nil
+	}
+
+	lose.Store(true)
+	navigate(t, ctx, page)
+	waitFor(t, ctx, bannerShown)
+	eval(t, ctx, `window.__cd('[data-action=reject]').click()`, nil)
+	waitFor(t, ctx, `consentd.getConsent().action === 'reject_all' && document.cookie.indexOf('consentd=') >= 0`)
+	settle()
+	var recorded bool
+	if eval(t, ctx, `!!consentd.getConsent().recordId`, &recorded); recorded {
+		t.Fatal("the refusal is recorded although its answer was lost")
+	}
+	// 100 days later, for the page's clock and the cookie jar (80 days of the cookie's life left).
+	refusal := cookie()
+	eval(t, ctx, `localStorage.setItem('__clockDays', '100')`, nil)
+	err = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{Name: "consentd", Value: refusal.Value, URL: page, Path: refusal.Path,
+			SameSite: refusal.SameSite, Expires: cdp.TimeSinceEpoch(refusal.Expires - 100*86400)})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lose.Store(false)
+	navigate(t, ctx, page)
+	waitFor(t, ctx, `!!window.consentd && consentd.getConsent().action === 'reject_all' && !!consentd.getConsent().recordId`)
+	if left := (cookie().Expires - float64(time.Now().Unix())) / 86400; math.Abs(left-80) > 0.1 {
+		t.Errorf("recorded 100 days late, the refusal's cookie lives %.2f more days, want the 80 left of its 180", left)
+	}
 }

@@ -25,6 +25,42 @@ import (
 const clockInit = `(function () { var off = +(localStorage.getItem('__clockDays') || 0) * 864e5, now = Date.now;
 Date.now = function () { return now() + off; }; })();`
 
+// sqliteApp is a consentd on a SQLite file of its own, the visitor's country from
+// countryHeader, after browser (the tests here drive its runtime in Chromium).
+func sqliteApp(t *testing.T) *app.App {
+	t.Helper()
+	browser(t)
+	a, err := app.New(context.Background(), app.Config{
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "consentd.db"), BootstrapAPIKey: apiKey, Workers: 0,
+		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+// consentCookieOf returns the consent cookie the tab holds for page, false when there is none.
+func consentCookieOf(t *testing.T, ctx context.Context, page string) (*network.Cookie, bool) {
+	t.Helper()
+	var out []*network.Cookie
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
+		out = r.Cookies
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range out {
+		if c.Name == "consentd" {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
 // TestBrowserReaskAfterReject is #45's test of refusals that last. A site with an opt-in banner
 // (defaultBehavior opt_in, reaskAfterRejectDays unset: 180 days, the opt-in default) and
 // cookieExpirationDays 30: a visitor rejects; the consent cookie the runtime writes lives 180
@@ -33,16 +69,7 @@ Date.now = function () { return now() + off; }; })();`
 // 181 days later: the banner asks again. An accept, for comparison, lives cookieExpirationDays.
 func TestBrowserReaskAfterReject(t *testing.T) {
 	t.Parallel()
-	browser(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "reask.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
+	edge := edgeFor(t, sqliteApp(t).Handler())
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Reask", "url": "https://acme.example"}, 201, &created)
@@ -57,25 +84,7 @@ func TestBrowserReaskAfterReject(t *testing.T) {
 	navigate(t, ctx, page)
 	waitFor(t, ctx, bannerShown)
 
-	// consentCookie returns the consent cookie's expiry, false when there is none.
-	consentCookie := func() (*network.Cookie, bool) {
-		t.Helper()
-		var out []*network.Cookie
-		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
-			out = r.Cookies
-			return err
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range out {
-			if c.Name == "consentd" {
-				return c, true
-			}
-		}
-		return nil, false
-	}
+	consentCookie := func() (*network.Cookie, bool) { t.Helper(); return consentCookieOf(t, ctx, page) }
 	lifeDays := func() float64 {
 		t.Helper()
 		c, ok := consentCookie()
@@ -146,17 +155,8 @@ func TestBrowserReaskAfterReject(t *testing.T) {
 // recorded).
 func TestBrowserLateRecordKeepsTheDecisionsLife(t *testing.T) {
 	t.Parallel()
-	browser(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "late.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
 	var lose atomic.Bool
-	h := a.Handler()
+	h := sqliteApp(t).Handler()
 	edge := edgeFor(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/"+core.PublicConsentPath) && lose.Load() {
 			h.ServeHTTP(httptest.NewRecorder(), r) // stored; the answer goes nowhere
@@ -175,22 +175,11 @@ func TestBrowserLateRecordKeepsTheDecisionsLife(t *testing.T) {
 	ctx := tab(t, clockInit)
 	cookie := func() *network.Cookie {
 		t.Helper()
-		var out []*network.Cookie
-		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
-			out = r.Cookies
-			return err
-		}))
-		if err != nil {
-			t.Fatal(err)
+		c, ok := consentCookieOf(t, ctx, page)
+		if !ok {
+			t.Fatal("no consent cookie")
 		}
-		for _, c := range out {
-			if c.Name == "consentd" {
-				return c
-			}
-		}
-		t.Fatal("no consent cookie")
-		return nil
+		return c
 	}
 
 	lose.Store(true)
@@ -206,7 +195,7 @@ func TestBrowserLateRecordKeepsTheDecisionsLife(t *testing.T) {
 	// 100 days later, for the page's clock and the cookie jar (80 days of the cookie's life left).
 	refusal := cookie()
 	eval(t, ctx, `localStorage.setItem('__clockDays', '100')`, nil)
-	err = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{Name: "consentd", Value: refusal.Value, URL: page, Path: refusal.Path,
 			SameSite: refusal.SameSite, Expires: cdp.TimeSinceEpoch(refusal.Expires - 100*86400)})
 		return err

@@ -231,6 +231,13 @@ func (c *consentd) edge(t testing.TB, country string) string {
 // edgeFor of it: the front a regional test visits as a visitor from a chosen place.
 func regionalEdge(t testing.TB, tune func(*app.Config)) func(hdr map[string]string) string {
 	t.Helper()
+	return edgeFor(t, regionalApp(t, tune).Handler())
+}
+
+// regionalApp is regionalEdge's consentd, for a test that puts a handler of its own between
+// it and the front.
+func regionalApp(t testing.TB, tune func(*app.Config)) *app.App {
+	t.Helper()
 	cfg := app.Config{
 		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "consentd.db"), BootstrapAPIKey: apiKey, Workers: 0,
 		CountryHeader: countryHeader, RegionHeader: regionHeader, TrustedProxies: []string{"127.0.0.1/32"},
@@ -244,7 +251,7 @@ func regionalEdge(t testing.TB, tune func(*app.Config)) func(hdr map[string]stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	return edgeFor(t, a.Handler())
+	return a
 }
 
 // edgeFor returns a front for h: each call serves h at a new origin on 127.0.0.1 (a trusted

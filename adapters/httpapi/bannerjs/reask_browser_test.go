@@ -2,11 +2,9 @@ package bannerjs_test
 
 import (
 	"context"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,29 +15,12 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/consentd/consentd/app"
 	"github.com/consentd/consentd/core"
 )
 
 // clockInit moves the page's clock by the offset (in days) the test keeps in localStorage.
 const clockInit = `(function () { var off = +(localStorage.getItem('__clockDays') || 0) * 864e5, now = Date.now;
 Date.now = function () { return now() + off; }; })();`
-
-// sqliteApp is a consentd on a SQLite file of its own, the visitor's country from
-// countryHeader, after browser (the tests here drive its runtime in Chromium).
-func sqliteApp(t *testing.T) *app.App {
-	t.Helper()
-	browser(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "consentd.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
 
 // consentCookieOf returns the consent cookie the tab holds for page, false when there is none.
 func consentCookieOf(t *testing.T, ctx context.Context, page string) (*network.Cookie, bool) {
@@ -69,7 +50,8 @@ func consentCookieOf(t *testing.T, ctx context.Context, page string) (*network.C
 // 181 days later: the banner asks again. An accept, for comparison, lives cookieExpirationDays.
 func TestBrowserReaskAfterReject(t *testing.T) {
 	t.Parallel()
-	edge := edgeFor(t, sqliteApp(t).Handler())
+	browser(t)
+	edge := regionalEdge(t, nil)
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme Reask", "url": "https://acme.example"}, 201, &created)
@@ -156,7 +138,8 @@ func TestBrowserReaskAfterReject(t *testing.T) {
 func TestBrowserLateRecordKeepsTheDecisionsLife(t *testing.T) {
 	t.Parallel()
 	var lose atomic.Bool
-	h := sqliteApp(t).Handler()
+	browser(t)
+	h := regionalApp(t, nil).Handler()
 	edge := edgeFor(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/"+core.PublicConsentPath) && lose.Load() {
 			h.ServeHTTP(httptest.NewRecorder(), r) // stored; the answer goes nowhere

@@ -1,8 +1,6 @@
 package bannerjs_test
 
 import (
-	"context"
-	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -18,16 +16,9 @@ import (
 func TestBrowserTCFPolicyVersion(t *testing.T) {
 	t.Parallel()
 	browser(t)
-	a, err := app.New(context.Background(), app.Config{
-		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "tcfpolicy.db"), BootstrapAPIKey: apiKey, Workers: 0,
-		CountryHeader: countryHeader, TrustedProxies: []string{"127.0.0.1/32"}, Logger: slog.New(slog.DiscardHandler),
-		TCFGVLFile: filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
+	edge := regionalEdge(t, func(c *app.Config) {
+		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), testCMPID, testCMPVersion
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	edge := edgeFor(t, a.Handler())
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }
 	mgmt(t, base, "POST", "/sites", map[string]any{"name": "Acme TCF policy", "url": "https://acme.example"}, 201, &created)

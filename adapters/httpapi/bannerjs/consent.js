@@ -84,8 +84,10 @@ export function decide(c, action, x) {
   var full = effective(S.cfg_.policy, c, gpc);
   S.decided_ = true;
   // x: the TCF module's fields, else the A/B test variant shown (experiment.js's, in the
-  // configuration), posted with the decision and kept with it in the cookie.
-  S.stored_ = { v: S.cfg_.banner.consentVersion, id: S.stored_ && S.stored_.id, r: S.stored_ && S.stored_.r, c: full, a: action, t: Date.now(), p: 1, x: x || S.cfg_.x,
+  // configuration), posted with the decision and kept with it in the cookie. No record ID (r)
+  // until the server's answer names this decision's record: getConsent and the choices panel
+  // never show an earlier decision's record as this one's.
+  S.stored_ = { v: S.cfg_.banner.consentVersion, id: S.stored_ && S.stored_.id, c: full, a: action, t: Date.now(), p: 1, x: x || S.cfg_.x,
     // the decision's idempotency key: a random UUID (the browser's, in a blob URL, which needs
     // no secure context as crypto.randomUUID does)
     k: URL.createObjectURL(new Blob()).slice(-36) };

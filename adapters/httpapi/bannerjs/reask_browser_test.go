@@ -22,24 +22,41 @@ import (
 const clockInit = `(function () { var off = +(localStorage.getItem('__clockDays') || 0) * 864e5, now = Date.now;
 Date.now = function () { return now() + off; }; })();`
 
-// consentCookieOf returns the consent cookie the tab holds for page, false when there is none.
+// consentCookieOf returns the consent cookie the tab's cookie jar holds for page once the jar
+// holds what the page last wrote (false when there is none). A page's document.cookie writes
+// reach the jar, where the DevTools protocol reads, a moment later: read at once, the jar can
+// still hold the decision before (CI saw an accept's 30 days read just after a refusal).
 func consentCookieOf(t *testing.T, ctx context.Context, page string) (*network.Cookie, bool) {
 	t.Helper()
-	var out []*network.Cookie
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
-		out = r.Cookies
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range out {
-		if c.Name == "consentd" {
-			return c, true
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var wrote string
+		eval(t, ctx, `(document.cookie.match(/(?:^|;\s*)consentd=([^;]*)/) || [])[1] || ''`, &wrote)
+		var out []*network.Cookie
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			r, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{page}})
+			out = r.Cookies
+			return err
+		}))
+		if err != nil {
+			t.Fatal(err)
 		}
+		var got *network.Cookie
+		for _, c := range out {
+			if c.Name == "consentd" {
+				got = c
+			}
+		}
+		switch {
+		case got == nil && wrote == "":
+			return nil, false
+		case got != nil && got.Value == wrote:
+			return got, true
+		case time.Now().After(deadline):
+			t.Fatalf("the cookie jar's consent cookie %+v is not the page's %q after 10 s", got, wrote)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return nil, false
 }
 
 // TestBrowserReaskAfterReject is #45's test of refusals that last. A site with an opt-in banner
@@ -76,17 +93,28 @@ func TestBrowserReaskAfterReject(t *testing.T) {
 		return (c.Expires - float64(time.Now().Unix())) / 86400
 	}
 	eval(t, ctx, `window.__cd('[data-action=accept]').click()`, nil)
-	waitFor(t, ctx, `!window.__cd('[data-template]') && document.cookie.indexOf('consentd=') >= 0`)
+	waitFor(t, ctx, `!window.__cd('[data-template]') && !!consentd.getConsent().recordId`)
+	var accepted string
+	eval(t, ctx, `consentd.getConsent().recordId`, &accepted)
 	if d := lifeDays(); math.Abs(d-30) > 0.1 {
 		t.Errorf("an accept lives %.2f days, want cookieExpirationDays 30", d)
 	}
 	eval(t, ctx, `consentd.showPreferences()`, nil)
 	waitFor(t, ctx, `!!window.__cd('[data-preferences] [data-action=reject]')`)
-	eval(t, ctx, `window.__cd('[data-preferences] [data-action=reject]').click()`, nil)
+	// Until the server answers, the refusal has no record: not the accept's either (the runtime
+	// once carried the earlier decision's record ID over, and the choices panel showed it).
+	var pending struct {
+		Action   string
+		RecordID any
+	}
+	eval(t, ctx, `window.__cd('[data-preferences] [data-action=reject]').click(), {action: consentd.getConsent().action, recordID: consentd.getConsent().recordId}`, &pending)
+	if pending.Action != "reject_all" || pending.RecordID != nil {
+		t.Errorf("just after the refusal getConsent() = %+v, want reject_all with no recordId (the accept's is %s)", pending, accepted)
+	}
 	// Recorded: the server's answer rewrites the cookie. Moving the clock before it came would
 	// race that write: a post still unanswered is posted again on the next view, and its answer
 	// could write the cookie back after setClock below removed it.
-	waitFor(t, ctx, `consentd.getConsent().action === 'reject_all' && !!consentd.getConsent().recordId`)
+	waitFor(t, ctx, `consentd.getConsent().action === 'reject_all' && !!consentd.getConsent().recordId && consentd.getConsent().recordId !== '`+accepted+`'`)
 	if d := lifeDays(); math.Abs(d-180) > 0.1 {
 		t.Fatalf("a refusal lives %.2f days, want reaskAfterRejectDays' default 180", d)
 	}

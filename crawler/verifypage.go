@@ -33,8 +33,9 @@ type stateCtx struct {
 	id     cdp.BrowserContextID
 	// release gives the verifier's slot back.
 	release func()
-	// tabs are the tabs that load the state's pages, StatePagesAtOnce of them, each in turn
-	// (a tab is made and readied once: that takes as long as loading a page).
+	// tabs are the tabs that load the state's pages, StatePagesAtOnce of them (no more than
+	// the pages known when the state opened), each in turn (a tab is made and readied once:
+	// that takes as long as loading a page).
 	tabs chan *stateTab
 }
 
@@ -256,8 +257,10 @@ func (v *verifier) open(ctx context.Context, rr *ruleRun, gpc bool) (*stateCtx, 
 		p.ProxyServer = proxy.Addr()
 		p.ProxyBypassList = "<-loopback>"
 	}))
+	// No more tabs than pages: each is a renderer to start and ready (a one-page site's
+	// states made five and used one).
 	sc := &stateCtx{proxy: proxy, ctx: cctx, cancel: cancel, gpc: gpc, release: func() { <-v.slots },
-		tabs: make(chan *stateTab, max(v.d.s.opts.StatePagesAtOnce, 1))}
+		tabs: make(chan *stateTab, max(min(v.d.s.opts.StatePagesAtOnce, len(v.pages)), 1))}
 	proxy.Rewrite = v.rewrite(rr.place, sc.gpc)
 	if err := v.prepareTab(ctx, cctx, cctx, nil, sc.gpc); err != nil {
 		sc.close()

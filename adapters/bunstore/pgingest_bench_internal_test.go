@@ -8,10 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/consentd/consentd/adapters/bunstore/pgtest"
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
-	"github.com/consentd/consentd/core/identity"
 )
 
 // BenchmarkConsentBatchPostgres: one committer's batch of 1, 8 or 16 records written by
@@ -21,24 +18,7 @@ import (
 //	CONSENTD_TEST_POSTGRES_URL=… go test -run '^$' -bench ConsentBatchPostgres -count 3 ./adapters/bunstore/
 func BenchmarkConsentBatchPostgres(b *testing.B) {
 	ctx := context.Background()
-	url := pgtest.FreshURL(b)
-	s, err := Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	org := &identity.Organization{ID: uuid.NewString(), Name: "bench", CreatedAt: time.Now().UTC()}
-	site := &core.Site{ID: uuid.NewString(), OrganizationID: org.ID, Name: "bench", URL: "https://bench.example",
-		ProjectKey: "pk_" + uuid.NewString(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
-	if err := s.CreateOrganization(ctx, org); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.CreateSite(ctx, site); err != nil {
-		b.Fatal(err)
-	}
+	url, _, sites := pgStoreWithSites(b, 1)
 	p := newPGIngest(url, nil)
 	defer p.close()
 	for _, n := range []int{1, 8, 16} {
@@ -48,7 +28,7 @@ func BenchmarkConsentBatchPostgres(b *testing.B) {
 				rs := make([]*consent.ConsentRecord, n)
 				for i := range rs {
 					seq++
-					r := &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: site.ID, VisitorID: fmt.Sprint("v", seq),
+					r := &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: sites[0], VisitorID: fmt.Sprint("v", seq),
 						IPCountry: "FR", Jurisdiction: "gdpr", CategoriesConsented: map[string]bool{"essential": true, "marketing": false},
 						ConsentVersion: 1, Action: "custom", CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
 						PageURL: "https://bench.example/", UserAgent: "Chrome desktop", RegionRule: "regionRules[0]"}

@@ -15,34 +15,44 @@ import (
 	"github.com/consentd/consentd/core/identity"
 )
 
+// pgStoreWithSites returns a fresh Postgres database's URL, a migrated store on it and the IDs
+// of n sites of one organization.
+func pgStoreWithSites(tb testing.TB, n int) (string, *Store, []string) {
+	tb.Helper()
+	ctx := context.Background()
+	url := pgtest.FreshURL(tb)
+	s, err := Open(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now().UTC()
+	org := &identity.Organization{ID: uuid.NewString(), Name: "o", CreatedAt: now}
+	if err := s.CreateOrganization(ctx, org); err != nil {
+		tb.Fatal(err)
+	}
+	sites := make([]string, n)
+	for i := range sites {
+		site := &core.Site{ID: uuid.NewString(), OrganizationID: org.ID, Name: "s", URL: "https://s.example",
+			ProjectKey: "pk_" + uuid.NewString(), CreatedAt: now, UpdatedAt: now}
+		if err := s.CreateSite(ctx, site); err != nil {
+			tb.Fatal(err)
+		}
+		sites[i] = site.ID
+	}
+	return url, s, sites
+}
+
 // TestPGIngestBatchOfSeveralSites: one batch (one statement, pgWriteBatch) with the records of
 // three sites interleaved moves each site's head by one link whose hash is
 // consent.ConsentBatchHash of the site's own records in the batch, and every chain verifies;
 // a batch with a record of a deleted site fails whole, storing nothing of the other sites.
 func TestPGIngestBatchOfSeveralSites(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.FreshURL(t)
-	s, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	org := &identity.Organization{ID: uuid.NewString(), Name: "o", CreatedAt: time.Now().UTC()}
-	if err := s.CreateOrganization(ctx, org); err != nil {
-		t.Fatal(err)
-	}
-	sites := make([]string, 3)
-	for i := range sites {
-		site := &core.Site{ID: uuid.NewString(), OrganizationID: org.ID, Name: "s", URL: "https://s.example",
-			ProjectKey: "pk_" + uuid.NewString(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
-		if err := s.CreateSite(ctx, site); err != nil {
-			t.Fatal(err)
-		}
-		sites[i] = site.ID
-	}
+	url, s, sites := pgStoreWithSites(t, 3)
 	p := newPGIngest(url, nil)
 	defer p.close()
 	n := 0

@@ -106,13 +106,11 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 		if !p.chained[h.SiteID] {
 			b.Queue(pgEnsureChain, h.SiteID, core.GenesisHash)
 		}
-	}
-	w := batchRows{records: make([]consentRecord, len(rs))}
-	for _, h := range heads {
 		for i, r := range bySite[h.SiteID] {
 			r.BatchIndex = i
 		}
 	}
+	w := batchRows{records: make([]consentRecord, len(rs))}
 	for i, r := range rs {
 		w.records[i] = fromConsent(r)
 	}
@@ -125,7 +123,7 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 		return err
 	}
 	br := conn.SendBatch(ctx, b)
-	for range len(b.QueuedQueries) - 1 {
+	for range len(b.QueuedQueries) - 1 { // the chain rows; pgWriteBatch, queued last, answers the heads
 		if _, err = br.Exec(); err != nil {
 			break
 		}

@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -81,10 +82,7 @@ func TestPGIngestBatchOfSeveralSites(t *testing.T) {
 					hashes, mine = append(hashes, r.RecordHash), append(mine, r)
 				}
 			}
-			want := consent.ConsentBatchHash(prev[site], hashes)
-			if prev[site] == "" {
-				want = consent.ConsentBatchHash(core.GenesisHash, hashes)
-			}
+			want := consent.ConsentBatchHash(cmp.Or(prev[site], core.GenesisHash), hashes)
 			for i, r := range mine {
 				if r.BatchSeq != int64(round+1) || r.BatchIndex != i || r.BatchHash != want {
 					t.Errorf("round %d, site %d's record %d: batch %d, index %d, hash %s; want %d, %d, %s", round, slices.Index(sites, site), i, r.BatchSeq, r.BatchIndex, r.BatchHash, round+1, i, want)

@@ -91,8 +91,11 @@ func hasNUL(v reflect.Value) bool {
 			}
 		}
 	case reflect.Struct:
+		// CanInterface is false exactly for the unexported fields (embedded ones of unexported
+		// types included), as Type().Field(i).IsExported() would say, without building a
+		// StructField for each field of each value: that was 2 % of the server's CPU per consent.
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() && hasNUL(v.Field(i)) {
+			if f := v.Field(i); f.CanInterface() && hasNUL(f) {
 				return true
 			}
 		}

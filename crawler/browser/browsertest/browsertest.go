@@ -131,7 +131,7 @@ func (b *Browser) start(path string) {
 		// No optimizing compilers (TurboFan, Maglev): a test's page runs its scripts for a
 		// moment, not long enough for their optimized code to repay compiling it on every
 		// new renderer, and what a script does is the same in every tier. Most of the test
-		// browsers' CPU was V8's background compilation (axe-core on every console page,
+		// browsers' renderer CPU was V8's background compilation (axe-core on every console page,
 		// the runtime on every banner page): TestEveryPageFitsEveryScreen alone, 67.5-71.6
 		// machine CPU-s with them, 48.1-51.5 without (alternating runs). The crawler's pool,
 		// which is the product's, keeps V8's defaults.

@@ -227,17 +227,24 @@ func consentWrites(db bun.IDB, shard int, rs []*consent.ConsentRecord, bySite ma
 // chainRows chains each site's records after its head in heads, moves the heads on, and
 // returns the rows the batch writes.
 func chainRows(shard int, rs []*consent.ConsentRecord, bySite map[string][]*consent.ConsentRecord, heads []consentChain) batchRows {
-	var w batchRows
-	w.batches = make([]consentBatch, 0, len(heads))
+	batches := make([]consentBatch, 0, len(heads))
 	for i := range heads {
 		h := &heads[i]
 		recs := bySite[h.SiteID]
 		hash := consent.ChainConsentBatch(h.HeadSeq, h.HeadHash, recs)
 		h.HeadSeq, h.HeadHash = h.HeadSeq+1, hash
-		w.batches = append(w.batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
+		batches = append(batches, consentBatch{SiteID: h.SiteID, Seq: h.HeadSeq, Hash: hash, PrevHash: recs[0].PrevBatchHash,
 			Records: len(recs), NewestAt: newestOf(recs)})
 	}
-	w.records = make([]consentRecord, len(rs))
+	w := recordRows(shard, rs) // after chaining, which sets the records' batch fields
+	w.batches = batches
+	return w
+}
+
+// recordRows are the records' rows of a batch and their hour counters (counted by shard),
+// without the chain links.
+func recordRows(shard int, rs []*consent.ConsentRecord) batchRows {
+	w := batchRows{records: make([]consentRecord, len(rs))}
 	for i, r := range rs {
 		w.records[i] = fromConsent(r)
 	}

@@ -110,12 +110,7 @@ func (p *pgIngest) write(ctx context.Context, shard int, rs []*consent.ConsentRe
 			r.BatchIndex = i
 		}
 	}
-	w := batchRows{records: make([]consentRecord, len(rs))}
-	for i, r := range rs {
-		w.records[i] = fromConsent(r)
-	}
-	w.countRows(shard, rs)
-	if err := w.queue(b, heads, bySite); err != nil {
+	if err := recordRows(shard, rs).queue(b, heads, bySite); err != nil {
 		return err
 	}
 	conn, err := p.get(ctx)

@@ -30,13 +30,8 @@ func TestPGWriteBatchParamsEncodeInBinary(t *testing.T) {
 		consent.SealConsentRecord(r)
 	}
 	bySite, heads := groupBySite(rs)
-	w := batchRows{records: make([]consentRecord, len(rs))}
-	for i, r := range rs {
-		w.records[i] = fromConsent(r)
-	}
-	w.countRows(1, rs)
 	b := &pgx.Batch{}
-	if err := w.queue(b, heads, bySite); err != nil {
+	if err := recordRows(1, rs).queue(b, heads, bySite); err != nil {
 		t.Fatal(err)
 	}
 	q := b.QueuedQueries[len(b.QueuedQueries)-1]

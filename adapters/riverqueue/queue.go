@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -144,6 +145,9 @@ type Queue struct {
 	// gvl, when set (SetGVLRefresh), refreshes the IAB's Global Vendor List every gvlEvery.
 	gvl      GVLRefresher
 	gvlEvery time.Duration
+	// stopping is set when the workers' Stop begins: River's reports of its own work being
+	// cancelled by the stop go to the log at Debug from then on (see stopping in stoplog.go).
+	stopping atomic.Bool
 	// claimInstance, on Postgres, holds cfg.InstanceID for this process and returns the jobs
 	// a dead predecessor with that ID left running, and how to let the ID go.
 	claimInstance func(ctx context.Context, id string) (own []ownJob, release func(), err error)
@@ -487,6 +491,7 @@ func (w *Workers) Stop(ctx context.Context) error {
 		return nil
 	}
 	defer w.releaseInstance()
+	w.q.stopping.Store(true)
 	if err := w.client.Stop(ctx); err == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return err
 	}

@@ -64,7 +64,7 @@ func (q *Queue) riverConfig(m ScanWorker) (*river.Config, error) {
 	cfg := q.cfg
 	rc := &river.Config{
 		ID:                   cfg.InstanceID,
-		Logger:               cfg.RiverLogger,
+		Logger:               slog.New(stopping{cfg.RiverLogger.Handler(), &q.stopping}),
 		MaxAttempts:          cfg.MaxAttempts,
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,

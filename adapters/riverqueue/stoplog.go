@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 )
 
@@ -38,8 +39,9 @@ func (h stopping) WithGroup(name string) slog.Handler {
 	return stopping{h.Handler.WithGroup(name), h.on}
 }
 
-// canceledError reports whether r's error attribute is context.Canceled, as an error or as
-// its text (River logs err.Error()).
+// canceledError reports whether r's error attribute is context.Canceled: an error that is
+// (or wraps) it, or the text of one (River logs err.Error() as often as err), which is
+// "context canceled" or ends in ": context canceled".
 func canceledError(r slog.Record) bool {
 	found := false
 	r.Attrs(func(a slog.Attr) bool {
@@ -50,7 +52,7 @@ func canceledError(r slog.Record) bool {
 		case error:
 			found = errors.Is(v, context.Canceled)
 		case string:
-			found = v == context.Canceled.Error()
+			found = v == context.Canceled.Error() || strings.HasSuffix(v, ": "+context.Canceled.Error())
 		}
 		return false
 	})

@@ -42,10 +42,12 @@ func TestStoppingQuietsOnlyTheStopsCancellations(t *testing.T) {
 	l := log(slog.LevelDebug).With("service", "maintenance")
 	l.ErrorContext(ctx, canceled, "error", context.Canceled.Error())
 	l.ErrorContext(ctx, canceled, "err", wrapped)
+	l.ErrorContext(ctx, canceled, "error", wrapped.Error())
+	l.ErrorContext(ctx, "Error fetching jobs", "error", "context canceled by the driver")
 	l.ErrorContext(ctx, "Error inserting jobs", "error", "database is locked")
 	l.ErrorContext(ctx, "no error attribute")
 	l.ErrorContext(ctx, "deadline", "error", context.DeadlineExceeded)
-	want := []string{"level=DEBUG", "level=DEBUG", "level=ERROR", "level=ERROR", "level=ERROR"}
+	want := []string{"level=DEBUG", "level=DEBUG", "level=DEBUG", "level=ERROR", "level=ERROR", "level=ERROR", "level=ERROR"}
 	got := lines()
 	if len(got) != len(want) {
 		t.Fatalf("got %d lines, want %d: %q", len(got), len(want), got)

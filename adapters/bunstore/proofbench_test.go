@@ -67,8 +67,8 @@ func BenchmarkConsentAtScale(b *testing.B) {
 	exec("CREATE INDEX consent_records_visitor ON consent_records (site_id, visitor_id, created_at DESC, id DESC)")
 	// One pass over the records for both aggregate tables: the hour counters with the three
 	// categories' grants beside them, then unpivoted into consent_category_counts.
-	// Live ingest spreads every hour over the group commit's four committers (one counter
-	// shard each), so the seed does too: statistics read four rows per hour, as in production.
+	// Live ingest spreads every hour over the group commit's committers (one counter shard
+	// each; four from eight cores), so the seed does too: four rows per hour, as in production.
 	exec(`CREATE TEMP TABLE seed_hours AS
 		SELECT date_trunc('hour', created_at, 'UTC') AS bucket, abs(hashtext(id::text)) % 4 AS shard, count(*) AS n,
 		count(*) FILTER (WHERE action = 'accept_all') AS accept_all, count(*) FILTER (WHERE action = 'reject_all') AS reject_all,

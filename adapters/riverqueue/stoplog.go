@@ -13,8 +13,8 @@ import (
 // the stop at Error ("maintenance.PeriodicJobEnqueuer: Error starting transaction",
 // error="context canceled"), which a `serve` stopped within a second or two of its start
 // printed as an error although nothing failed. Once Stop began, such a record (level Error or
-// above, its error attribute context.Canceled's text) goes to the log at Debug; any other
-// error, and every error before the stop, keeps its level.
+// above, its error attribute context.Canceled: see canceledError) goes to the log at Debug;
+// any other error, and every error before the stop, keeps its level.
 type stopping struct {
 	slog.Handler
 	on *atomic.Bool

@@ -477,8 +477,9 @@ func (s *Store) consentTotal(ctx context.Context, q consent.ConsentQuery) (int64
 const exportBatch = 1000
 
 // EachConsentRecord implements core.ConsentStore. It reads keyset pages of exportBatch records
-// along the listing index, each a short query of its own, so an export of any size holds one
-// page in memory and no long-running transaction.
+// along the listing index, each a short query of its own (through listingRead, so that each
+// walks the index whatever the statistics say), so an export of any size holds one page in
+// memory and no long-running transaction.
 func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, fn func(*consent.ConsentRecord) error) error {
 	if !isID(q.SiteID) {
 		return nil
@@ -486,11 +487,14 @@ func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, f
 	var after *consentRecord
 	for {
 		var ms []consentRecord
-		sq := consentFilter(s.db.NewSelect().Model(&ms), q)
-		if after != nil {
-			sq = sq.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
-		}
-		if err := sq.OrderExpr("created_at DESC, id DESC").Limit(exportBatch).Scan(ctx); err != nil {
+		err := s.listingRead(ctx, func(ctx context.Context, db bun.IDB) error {
+			sq := consentFilter(db.NewSelect().Model(&ms), q)
+			if after != nil {
+				sq = sq.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
+			}
+			return sq.OrderExpr("created_at DESC, id DESC").Limit(exportBatch).Scan(ctx)
+		})
+		if err != nil {
 			return translate(err, "consent record")
 		}
 		links, err := s.batchLinks(ctx, q.SiteID, ms)

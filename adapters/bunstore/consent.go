@@ -484,15 +484,12 @@ func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, f
 	if !isID(q.SiteID) {
 		return nil
 	}
-	var after *consentRecord
+	page := q
+	page.Page, page.Limit, page.After = 1, exportBatch, nil
 	for {
 		var ms []consentRecord
 		err := s.listingRead(ctx, func(ctx context.Context, db bun.IDB) error {
-			sq := consentFilter(db.NewSelect().Model(&ms), q)
-			if after != nil {
-				sq = sq.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
-			}
-			return sq.OrderExpr("created_at DESC, id DESC").Limit(exportBatch).Scan(ctx)
+			return consentPage(db, page, &ms).Scan(ctx)
 		})
 		if err != nil {
 			return translate(err, "consent record")
@@ -513,6 +510,7 @@ func (s *Store) EachConsentRecord(ctx context.Context, q consent.ConsentQuery, f
 		if len(ms) < exportBatch {
 			return nil
 		}
-		after = &ms[len(ms)-1]
+		last := ms[len(ms)-1]
+		page.After = &consent.ConsentKey{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
 }

@@ -12,9 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/consentd/consentd/adapters/bunstore/pgtest"
-	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/consent"
-	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/usecases"
 )
 
@@ -35,33 +33,17 @@ func TestConsentPageWithoutStatistics(t *testing.T) {
 			if dialect == "postgres" {
 				url = pgtest.FreshURL(t)
 			}
-			s, err := Open(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			if err := s.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			s, sites := storeWithSites(t, url, 1)
 			now := time.Now().UTC().Truncate(time.Microsecond)
-			org := &identity.Organization{ID: uuid.NewString(), Name: "o", CreatedAt: now}
-			site := &core.Site{ID: uuid.NewString(), OrganizationID: org.ID, Name: "s", URL: "https://s.example",
-				ProjectKey: "pk_" + uuid.NewString(), CreatedAt: now, UpdatedAt: now}
-			if err := s.CreateOrganization(ctx, org); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.CreateSite(ctx, site); err != nil {
-				t.Fatal(err)
-			}
 			const n = 3000
 			rs := make([]*consent.ConsentRecord, n)
 			for i := range rs {
-				rs[i] = &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: site.ID, VisitorID: fmt.Sprint("v", i),
+				rs[i] = &consent.ConsentRecord{ID: uuid.Must(uuid.NewV7()).String(), SiteID: sites[0], VisitorID: fmt.Sprint("v", i),
 					Jurisdiction: "gdpr", CategoriesConsented: map[string]bool{"essential": true}, ConsentVersion: 1,
 					Action: "accept_all", CreatedAt: now.Add(time.Duration(i-n) * time.Second)}
 				consent.SealConsentRecord(rs[i])
 			}
-			err = s.InTx(ctx, func(tx usecases.Store) error {
+			err := s.InTx(ctx, func(tx usecases.Store) error {
 				_, err := insertConsents(ctx, tx.(*Store).db, 0, rs)
 				return err
 			})
@@ -109,9 +91,9 @@ func TestConsentPageWithoutStatistics(t *testing.T) {
 				q     consent.ConsentQuery
 				index string
 			}{
-				{"page 1", consent.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 50}, "consent_records_site_created"},
-				{"page 3 of a range", consent.ConsentQuery{SiteID: site.ID, Page: 3, Limit: 50, From: &from, To: &to}, "consent_records_site_created"},
-				{"a visitor's", consent.ConsentQuery{SiteID: site.ID, VisitorID: "v7", Page: 1, Limit: 50}, "consent_records_visitor"},
+				{"page 1", consent.ConsentQuery{SiteID: sites[0], Page: 1, Limit: 50}, "consent_records_site_created"},
+				{"page 3 of a range", consent.ConsentQuery{SiteID: sites[0], Page: 3, Limit: 50, From: &from, To: &to}, "consent_records_site_created"},
+				{"a visitor's", consent.ConsentQuery{SiteID: sites[0], VisitorID: "v7", Page: 1, Limit: 50}, "consent_records_visitor"},
 			} {
 				got := plan(c.q, s.listingRead)
 				if !strings.Contains(got, c.index) || strings.Contains(got, "Sort") ||
@@ -119,7 +101,7 @@ func TestConsentPageWithoutStatistics(t *testing.T) {
 					t.Errorf("%s: does not walk %s in the listing's order:\n%s", c.name, c.index, got)
 				}
 			}
-			q := consent.ConsentQuery{SiteID: site.ID, Page: 1, Limit: 50}
+			q := consent.ConsentQuery{SiteID: sites[0], Page: 1, Limit: 50}
 			if dialect == "postgres" {
 				if bare := plan(q, func(ctx context.Context, read func(ctx context.Context, db bun.IDB) error) error {
 					return read(ctx, s.db)

@@ -20,8 +20,16 @@ import (
 // of n sites of one organization.
 func pgStoreWithSites(tb testing.TB, n int) (string, *Store, []string) {
 	tb.Helper()
-	ctx := context.Background()
 	url := pgtest.FreshURL(tb)
+	s, sites := storeWithSites(tb, url, n)
+	return url, s, sites
+}
+
+// storeWithSites opens and migrates a store on the database at url and creates n sites of one
+// organization in it, returning their IDs.
+func storeWithSites(tb testing.TB, url string, n int) (*Store, []string) {
+	tb.Helper()
+	ctx := context.Background()
 	s, err := Open(ctx, url)
 	if err != nil {
 		tb.Fatal(err)
@@ -44,7 +52,7 @@ func pgStoreWithSites(tb testing.TB, n int) (string, *Store, []string) {
 		}
 		sites[i] = site.ID
 	}
-	return url, s, sites
+	return s, sites
 }
 
 // TestPGIngestBatchOfSeveralSites: one batch (one statement, pgWriteBatch) with the records of

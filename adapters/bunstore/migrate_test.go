@@ -212,7 +212,7 @@ func (l *queryLog) AfterQuery(context.Context, *bun.QueryEvent) {}
 // bun_migrations), COMMIT, and bun's own second record. The points: every query before the
 // first migration (the migrator's tables and lock) and after the last; every query of the
 // bookkeeping of the first two and the last two migrations, with the first and the last
-// statement of their bodies; and the first statement of every other migration's body. Kills
+// statement of their bodies; and the first statement of the middle migration's body. Kills
 // elsewhere would repeat these: the bookkeeping of the middle
 // migrations is the same code in the same order, and every body runs in one transaction (a
 // file not named .tx.up.sql is refused), so a kill before any later statement of a body leaves
@@ -220,7 +220,12 @@ func (l *queryLog) AfterQuery(context.Context, *bun.QueryEvent) {}
 // would test the database's atomicity, not the migrator, and made this test grow with the
 // square of the migrations (236 kills and over 10 minutes on a busy machine for 26 of them);
 // the statements between the first and the last body statement of the first two and the last
-// two migrations were 14 of 83 Postgres kills.
+// two migrations were 14 of 83 Postgres kills. A kill before the first statement of any other
+// middle migration's body leaves what one before the middle one's does, the migrations before
+// it applied and its own transaction rolled back, and the next Migrate runs the same
+// bookkeeping from there: one for each middle migration was 31 of 69 Postgres kills (and 30 of
+// 62 SQLite ones), a third of the crash tests' CPU time (48.4 against 31.9 CPU-seconds for
+// the four, alone on two cores), for no state the others miss.
 // What keeps that argument true is checked here: no body statement ends or starts a
 // transaction. testMigrateKillAfterDelay still kills at arbitrary moments, inside statements
 // included.
@@ -289,7 +294,7 @@ func crashPoints(t *testing.T, dsn string) ([]int, int) {
 			for n := max(m.check+3, m.end-3); n <= m.end; n++ {
 				points = append(points, n)
 			}
-		} else {
+		} else if k == len(ms)/2 {
 			points = append(points, m.check+2) // the body's first statement
 		}
 	}

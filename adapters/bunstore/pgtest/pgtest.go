@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"github.com/consentd/consentd/core/coretest"
 )
 
 // EnvURL names the variable holding the test server's URL.
@@ -42,7 +44,7 @@ func ServerURL(tb testing.TB) string {
 			return
 		}
 		if os.Getenv("CI") != "true" {
-			fmt.Fprintf(os.Stderr, "\n!!! SKIPPING the Postgres tests: %s is not set and no server answers at %s\n\n", EnvURL, DefaultURL)
+			coretest.Loud("!!! SKIPPING the Postgres tests: %s is not set and no server answers at %s", EnvURL, DefaultURL)
 		}
 	})
 	if probed != "" {

@@ -2,10 +2,11 @@ package bannerjs_test
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/consentd/consentd/core/coretest"
 )
 
 // TestNodeUnit runs the runtime modules' unit tests (*.test.mjs beside them: the policy, the
@@ -16,10 +17,7 @@ func TestNodeUnit(t *testing.T) {
 	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but node is not installed: the runtime's unit tests (*.test.mjs) cannot run")
-		}
-		t.Skip("!!! SKIPPING: node is not installed, so the runtime's unit tests (*.test.mjs) do not run (install Node.js 18+) !!!")
+		coretest.Missing(t, "node is not installed, so the runtime's unit tests (*.test.mjs) do not run (install Node.js 18+)")
 	}
 	files, err := filepath.Glob("*.test.mjs")
 	if err != nil || len(files) < 4 {

@@ -33,15 +33,15 @@ func TestRequire(t *testing.T) {
 	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "chromium")
 	r := &recorder{TB: t}
-	if got := require(r, missing, false); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+missing) {
+	if got := require(r, missing, false, quiet); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+missing) {
 		t.Fatalf("without CI: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 	r = &recorder{TB: t}
-	if got := require(r, missing, true); got != "" || r.skip != "" || !strings.Contains(r.fatal, "CI=true but "+missing+" is missing") {
+	if got := require(r, missing, true, quiet); got != "" || r.skip != "" || !strings.Contains(r.fatal, "CI=true but "+missing+" is missing") {
 		t.Fatalf("under CI: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 	r = &recorder{TB: t}
-	if got := require(r, filepath.Dir(missing), true); got != "" || r.fatal == "" {
+	if got := require(r, filepath.Dir(missing), true, quiet); got != "" || r.fatal == "" {
 		t.Fatalf("a folder is no browser: %q, fatal %q", got, r.fatal)
 	}
 	plain := filepath.Join(t.TempDir(), "chromium")
@@ -49,7 +49,7 @@ func TestRequire(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = &recorder{TB: t}
-	if got := require(r, plain, false); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+plain) {
+	if got := require(r, plain, false, quiet); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+plain) {
 		t.Fatalf("a file that does not execute is no browser: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 	exe := filepath.Join(t.TempDir(), "chromium")
@@ -57,7 +57,7 @@ func TestRequire(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = &recorder{TB: t}
-	if got := require(r, exe, true); got != exe || r.fatal != "" || r.skip != "" {
+	if got := require(r, exe, true, quiet); got != exe || r.fatal != "" || r.skip != "" {
 		t.Fatalf("present: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 }
@@ -121,3 +121,6 @@ func TestHarness(t *testing.T) {
 		t.Fatalf("screenshot %dx%d, want the window's width 640", cfg.Width, cfg.Height)
 	}
 }
+
+// quiet is require's loud in these tests, which skip on purpose: nothing for the terminal.
+func quiet(string, ...any) {}

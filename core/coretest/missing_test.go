@@ -1,0 +1,69 @@
+package coretest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// recorder is a testing.TB that records how Missing ended the test.
+type recorder struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (r *recorder) Helper()                   {}
+func (r *recorder) Fatalf(f string, a ...any) { r.fatal = fmt.Sprintf(f, a...) }
+func (r *recorder) Skipf(f string, a ...any)  { r.skip = fmt.Sprintf(f, a...) }
+
+// TestLoudReachesTheTerminalOnce: the line goes to the terminal (here a file standing in for
+// it), once however often it is said, and a second message gets its own line.
+func TestLoudReachesTheTerminalOnce(t *testing.T) {
+	tty := filepath.Join(t.TempDir(), "tty")
+	if err := os.WriteFile(tty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := ttyPath
+	ttyPath = tty
+	t.Cleanup(func() { ttyPath = old })
+	Loud("!!! SKIPPING: %s", "the loud test's first line")
+	Loud("!!! SKIPPING: %s", "the loud test's first line")
+	Loud("!!! SKIPPING: the loud test's second line")
+	got, err := os.ReadFile(tty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "!!! SKIPPING: the loud test's first line\n!!! SKIPPING: the loud test's second line\n"
+	if string(got) != want {
+		t.Fatalf("the terminal got %q, want %q", got, want)
+	}
+}
+
+// TestMissingFailsUnderCI: under CI=true a missing tool fails the test; elsewhere it skips it,
+// saying what is missing on the terminal too.
+func TestMissingFailsUnderCI(t *testing.T) {
+	tty := filepath.Join(t.TempDir(), "tty")
+	if err := os.WriteFile(tty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := ttyPath
+	ttyPath = tty
+	t.Cleanup(func() { ttyPath = old })
+
+	t.Setenv("CI", "true")
+	r := &recorder{}
+	Missing(r, "the missing test's tool is not installed")
+	if r.fatal != "CI=true but the missing test's tool is not installed" || r.skip != "" {
+		t.Fatalf("under CI=true: fatal %q, skip %q", r.fatal, r.skip)
+	}
+	t.Setenv("CI", "")
+	r = &recorder{}
+	Missing(r, "the missing test's tool is not installed")
+	if r.skip != "!!! SKIPPING: the missing test's tool is not installed" || r.fatal != "" {
+		t.Fatalf("without CI: fatal %q, skip %q", r.fatal, r.skip)
+	}
+	if got, _ := os.ReadFile(tty); string(got) != "!!! SKIPPING: the missing test's tool is not installed\n" {
+		t.Fatalf("the terminal got %q", got)
+	}
+}

@@ -389,13 +389,20 @@ func consentPage(db bun.IDB, q consent.ConsentQuery, ms *[]consentRecord) *bun.S
 // bitmap scan of every record of the site by (site_id, …) of another index, then a sort: the
 // site's whole history for 50 records (10-23 ms per page 1 on a new database after a few
 // seconds of ingest, growing with the site, and a fifth of Postgres's CPU under
-// consentd-load). With sorting disabled for the read (SET LOCAL, in a read-only transaction of
-// its own), the only plan that gives the order is the ordered index scan that stops after the
-// page. Inside a transaction (InTx) the read runs as it is: a SET LOCAL would outlive it there.
-// SQLite picks the ordered index by itself (TestConsentPageWithoutStatistics).
+// consentd-load). With sorting disabled for the read (the listing pool's sessions start with
+// enable_sort = off: openPostgresListing), the only plan that gives the order is the ordered
+// index scan that stops after the page, and the page costs one round trip. Behind a pooler
+// (a database URL that sets default_query_exec_mode), which may refuse a startup parameter or
+// hand a session's setting to other clients, the read runs in a read-only transaction of the
+// main pool with SET LOCAL instead: three round trips more. Inside a transaction (InTx) the
+// read runs as it is, in the transaction. SQLite picks the ordered index by itself
+// (TestConsentPageWithoutStatistics).
 func (s *Store) listingRead(ctx context.Context, read func(ctx context.Context, db bun.IDB) error) error {
-	if s.tx != nil || s.Dialect() != "postgres" {
+	switch {
+	case s.tx != nil || s.Dialect() != "postgres":
 		return read(ctx, s.db)
+	case s.listing != nil:
+		return read(ctx, s.listing)
 	}
 	return s.db.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_sort = off"); err != nil {

@@ -22,18 +22,26 @@ import (
 // written to a new database, the plans of page 1, of page 3 of a date range and of a visitor's
 // records, as listingRead runs them, scan consent_records_site_created or
 // consent_records_visitor without a sort. On Postgres the premise is checked too: page 1
-// planned without listingRead's setting reads every record of the site into a sort.
+// planned without listingRead's setting reads every record of the site into a sort. Postgres
+// runs twice: with the listing pool, and behind a pooler (a URL with default_query_exec_mode),
+// where the setting is made in a transaction instead.
 func TestConsentPageWithoutStatistics(t *testing.T) {
 	t.Parallel()
-	for _, dialect := range []string{"sqlite", "postgres"} {
+	for _, dialect := range []string{"sqlite", "postgres", "postgres-pooler"} {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			url := "sqlite://" + filepath.Join(t.TempDir(), "t.db")
-			if dialect == "postgres" {
+			if dialect != "sqlite" {
 				url = pgtest.FreshURL(t)
 			}
+			if dialect == "postgres-pooler" {
+				url += "&default_query_exec_mode=simple_protocol"
+			}
 			s, sites := storeWithSites(t, url, 1)
+			if pool := s.listing != nil; pool != (dialect == "postgres") {
+				t.Fatalf("%s: a listing pool of its own is %v", dialect, pool)
+			}
 			now := time.Now().UTC().Truncate(time.Microsecond)
 			const n = 3000
 			rs := make([]*consent.ConsentRecord, n)
@@ -102,7 +110,7 @@ func TestConsentPageWithoutStatistics(t *testing.T) {
 				}
 			}
 			q := consent.ConsentQuery{SiteID: sites[0], Page: 1, Limit: 50}
-			if dialect == "postgres" {
+			if dialect != "sqlite" {
 				if bare := plan(q, func(ctx context.Context, read func(ctx context.Context, db bun.IDB) error) error {
 					return read(ctx, s.db)
 				}); !strings.Contains(bare, "Sort") {

@@ -18,7 +18,29 @@ import (
 )
 
 func openPostgres(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
-	sqldb, err := pgxDB(dsn, 32, faults)
+	sqldb, err := pgxDB(dsn, 32, faults, nil)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+// behindPooler reports whether a Postgres URL says a pooler sits in front of the server (it
+// sets default_query_exec_mode): sessions may then be shared between clients, so nothing may
+// rely on a session's own state (prepared statements, settings).
+func behindPooler(dsn string) bool { return strings.Contains(dsn, "default_query_exec_mode") }
+
+// listingConns is the size of the Postgres pool of listing reads (listingRead).
+const listingConns = 4
+
+// openPostgresListing opens the pool listingRead reads listings and exports through: sessions
+// started with enable_sort = off, so that a page's query can only be planned as a walk of the
+// listing's index in its order, whatever the statistics say (listingRead). The setting comes
+// with the connection (a startup parameter), so a page is one round trip, not four (begin, SET
+// LOCAL, the page, commit, as in a transaction of the main pool); nothing but listing reads
+// runs on these sessions. Not behind a pooler (behindPooler).
+func openPostgresListing(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
+	sqldb, err := pgxDB(dsn, listingConns, faults, map[string]string{"enable_sort": "off"})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -29,13 +51,17 @@ func openPostgres(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
 // into the SQL text, so pgx never gets parameters: its default mode would prepare each
 // distinct text (a round trip and a server-side plan cached for nothing, then evicted)
 // before running it. The simple protocol sends the text once. A default_query_exec_mode in
-// the URL still wins. BenchmarkPostgresQueryMode measures the difference.
-func pgxDB(dsn string, conns int, faults *dbguard.Faults) (*sql.DB, error) {
+// the URL still wins. BenchmarkPostgresQueryMode measures the difference. params are run-time
+// settings every session of the pool starts with.
+func pgxDB(dsn string, conns int, faults *dbguard.Faults, params map[string]string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(dsn, "default_query_exec_mode") {
+	for k, v := range params {
+		cfg.RuntimeParams[k] = v
+	}
+	if !behindPooler(dsn) {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	sqldb := sql.OpenDB(dbguard.Connector(stdlib.GetConnector(*cfg), faults))
@@ -56,7 +82,7 @@ const migrationLockID = 0x636f6e73656e74
 // CREATE TABLE IF NOT EXISTS would race it (duplicate key in pg_type). close releases the
 // lock and closes the database.
 func (s *Store) postgresMigrationDB(ctx context.Context) (db *bun.DB, close func(), err error) {
-	sqldb, err := pgxDB(s.url, 1, nil)
+	sqldb, err := pgxDB(s.url, 1, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -30,7 +30,9 @@ type Store struct {
 	db bun.IDB
 	// root is the database the store was opened on; Close and Ping act on it.
 	root *bun.DB
-	tx   *bun.Tx
+	// listing is the Postgres pool of listing reads (listingRead); nil on SQLite.
+	listing *bun.DB
+	tx      *bun.Tx
 	// ingest group-commits consent records written outside a transaction; nil in stores
 	// handed to InTx functions.
 	ingest *groupCommit
@@ -58,6 +60,9 @@ func (s *Store) Close() error {
 		s.ingest.close()
 	}
 	err := s.root.Close()
+	if s.listing != nil {
+		err = errors.Join(err, s.listing.Close())
+	}
 	return errors.Join(err, s.releaseServing())
 }
 
@@ -146,10 +151,18 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 	}
 	db = instrument(db)
 	committers, batch := 1, 512 // SQLite has one writer at a time
+	var listing *bun.DB
 	if db.Dialect().Name().String() == "pg" {
 		committers, batch = pgCommitters(runtime.GOMAXPROCS(0)), 256
+		if !behindPooler(databaseURL) {
+			if listing, err = openPostgresListing(databaseURL, o.faults); err != nil {
+				db.Close()
+				return nil, err
+			}
+			listing = instrument(listing)
+		}
 	}
-	return &Store{db: db, root: db, ingest: newGroupCommit(db, committers, batch, databaseURL, o.faults), url: databaseURL}, nil
+	return &Store{db: db, root: db, listing: listing, ingest: newGroupCommit(db, committers, batch, databaseURL, o.faults), url: databaseURL}, nil
 }
 
 // Dialect names the database: "sqlite" or "postgres".

@@ -20,13 +20,7 @@ func (r *recorder) Skipf(f string, a ...any)  { r.skip = fmt.Sprintf(f, a...) }
 // TestLoudReachesTheTerminalOnce: the line goes to the terminal (here a file standing in for
 // it), once however often it is said, and a second message gets its own line.
 func TestLoudReachesTheTerminalOnce(t *testing.T) {
-	tty := filepath.Join(t.TempDir(), "tty")
-	if err := os.WriteFile(tty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	old := ttyPath
-	ttyPath = tty
-	t.Cleanup(func() { ttyPath = old })
+	tty := fakeTTY(t)
 	Loud("!!! SKIPPING: %s", "the loud test's first line")
 	Loud("!!! SKIPPING: %s", "the loud test's first line")
 	Loud("!!! SKIPPING: the loud test's second line")
@@ -43,13 +37,7 @@ func TestLoudReachesTheTerminalOnce(t *testing.T) {
 // TestMissingFailsUnderCI: under CI=true a missing tool fails the test; elsewhere it skips it,
 // saying what is missing on the terminal too.
 func TestMissingFailsUnderCI(t *testing.T) {
-	tty := filepath.Join(t.TempDir(), "tty")
-	if err := os.WriteFile(tty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	old := ttyPath
-	ttyPath = tty
-	t.Cleanup(func() { ttyPath = old })
+	tty := fakeTTY(t)
 
 	t.Setenv("CI", "true")
 	r := &recorder{}
@@ -66,4 +54,17 @@ func TestMissingFailsUnderCI(t *testing.T) {
 	if got, _ := os.ReadFile(tty); string(got) != "!!! SKIPPING: the missing test's tool is not installed\n" {
 		t.Fatalf("the terminal got %q", got)
 	}
+}
+
+// fakeTTY points Loud at a file of the test's instead of the terminal, and returns its path.
+func fakeTTY(t *testing.T) string {
+	t.Helper()
+	tty := filepath.Join(t.TempDir(), "tty")
+	if err := os.WriteFile(tty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := ttyPath
+	ttyPath = tty
+	t.Cleanup(func() { ttyPath = old })
+	return tty
 }

@@ -13,6 +13,7 @@ var ttyPath = "/dev/tty"
 var (
 	loudMu   sync.Mutex
 	loudSaid = map[string]bool{}
+	hushed   int // tests in progress that called Hush
 )
 
 // Loud tells the person running the tests something they must not miss, such as tests skipped
@@ -24,7 +25,7 @@ func Loud(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	loudMu.Lock()
 	defer loudMu.Unlock()
-	if loudSaid[msg] {
+	if hushed > 0 || loudSaid[msg] {
 		return
 	}
 	loudSaid[msg] = true
@@ -35,6 +36,21 @@ func Loud(format string, args ...any) {
 		}
 	}
 	fmt.Fprintln(os.Stderr, msg)
+}
+
+// Hush keeps Loud silent until tb ends, for a test of something that skips on purpose
+// (Missing's callers' own tests), whose lines would tell the person running the tests that
+// something is missing when nothing is. tb must not run in parallel with tests that may skip.
+func Hush(tb testing.TB) {
+	tb.Helper()
+	loudMu.Lock()
+	hushed++
+	loudMu.Unlock()
+	tb.Cleanup(func() {
+		loudMu.Lock()
+		hushed--
+		loudMu.Unlock()
+	})
 }
 
 // Missing ends a test that needs what this machine does not have (what: "node is not

@@ -34,6 +34,22 @@ func TestLoudReachesTheTerminalOnce(t *testing.T) {
 	}
 }
 
+// TestHush: a hushed test's lines reach no terminal, and are said once it has ended.
+func TestHush(t *testing.T) {
+	tty := fakeTTY(t)
+	t.Run("hushed", func(t *testing.T) {
+		Hush(t)
+		Loud("!!! SKIPPING: the hush test's line")
+	})
+	if got, _ := os.ReadFile(tty); len(got) != 0 {
+		t.Fatalf("a hushed line reached the terminal: %q", got)
+	}
+	Loud("!!! SKIPPING: the hush test's line")
+	if got, _ := os.ReadFile(tty); string(got) != "!!! SKIPPING: the hush test's line\n" {
+		t.Fatalf("after the hush the terminal got %q", got)
+	}
+}
+
 // TestMissingFailsUnderCI: under CI=true a missing tool fails the test; elsewhere it skips it,
 // saying what is missing on the terminal too.
 func TestMissingFailsUnderCI(t *testing.T) {
@@ -63,8 +79,14 @@ func fakeTTY(t *testing.T) string {
 	if err := os.WriteFile(tty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	loudMu.Lock()
 	old := ttyPath
 	ttyPath = tty
-	t.Cleanup(func() { ttyPath = old })
+	loudMu.Unlock()
+	t.Cleanup(func() {
+		loudMu.Lock()
+		ttyPath = old
+		loudMu.Unlock()
+	})
 	return tty
 }

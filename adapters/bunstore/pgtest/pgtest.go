@@ -31,8 +31,8 @@ var (
 )
 
 // ServerURL returns the test server's URL: EnvURL's, or DefaultURL when that server answers.
-// Without either the test is skipped, with one loud line on standard error per test binary,
-// except under CI=true, where it fails: CI must run the Postgres tests.
+// Without either the test is skipped, with one loud line on the terminal per test binary,
+// except under CI=true, where it fails: CI must run the Postgres tests (coretest.Missing).
 func ServerURL(tb testing.TB) string {
 	tb.Helper()
 	if u := os.Getenv(EnvURL); u != "" {
@@ -41,19 +41,12 @@ func ServerURL(tb testing.TB) string {
 	probeOnce.Do(func() {
 		if answers(DefaultURL) {
 			probed = DefaultURL
-			return
-		}
-		if os.Getenv("CI") != "true" {
-			coretest.Loud("!!! SKIPPING the Postgres tests: %s is not set and no server answers at %s", EnvURL, DefaultURL)
 		}
 	})
 	if probed != "" {
 		return probed
 	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatal(EnvURL + " is not set, no server answers at " + DefaultURL + ", and CI=true requires the Postgres tests to run")
-	}
-	tb.Skip("SKIPPED: this Postgres test needs " + EnvURL + " or a server at " + DefaultURL)
+	coretest.Missing(tb, "the Postgres tests have no server: "+EnvURL+" is not set and none answers at "+DefaultURL)
 	return ""
 }
 

@@ -45,19 +45,14 @@ var Path = func() string {
 // no executable file), or fails it when CI=true (CI must run every browser test).
 func Require(t testing.TB) string {
 	t.Helper()
-	return require(t, Path, os.Getenv("CI") == "true", coretest.Loud)
+	return require(t, Path)
 }
 
-// require is Require for the browser at path; a skip is also said on the terminal by loud.
-func require(t testing.TB, path string, ci bool, loud func(format string, args ...any)) string {
+// require is Require for the browser at path (coretest.Missing when it is none).
+func require(t testing.TB, path string) string {
 	t.Helper()
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		if ci {
-			t.Fatalf("CI=true but %s is missing: install it with apt-get install -y chromium-headless-shell", path)
-			return ""
-		}
-		loud("!!! SKIPPING the browser tests of this package: %s not found (apt-get update && apt-get install -y chromium-headless-shell)", path)
-		t.Skipf("!!! SKIPPING BROWSER TEST: %s not found (apt-get update && apt-get install -y chromium-headless-shell) !!!", path)
+		coretest.Missing(t, "the browser tests' Chromium "+path+" is missing or no executable file (apt-get update && apt-get install -y chromium-headless-shell)")
 		return ""
 	}
 	return path

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/consentd/consentd/core/coretest"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -29,35 +31,40 @@ func (r *recorder) Skipf(f string, args ...any)  { r.skip = fmtf(f, args...) }
 func fmtf(f string, args ...any) string { return strings.TrimSpace(fmt.Sprintf(f, args...)) }
 
 // TestRequire: a missing browser skips loudly, or fails under CI; a present one is returned.
+// Not parallel: it sets CI, and hushes coretest.Loud (its skips are on purpose).
 func TestRequire(t *testing.T) {
-	t.Parallel()
+	coretest.Hush(t)
+	withCI := func(ci string) *recorder {
+		t.Setenv("CI", ci)
+		return &recorder{TB: t}
+	}
 	missing := filepath.Join(t.TempDir(), "chromium")
-	r := &recorder{TB: t}
-	if got := require(r, missing, false, quiet); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+missing) {
+	r := withCI("")
+	if got := require(r, missing); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING: the browser tests' Chromium "+missing+" is missing") {
 		t.Fatalf("without CI: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
-	r = &recorder{TB: t}
-	if got := require(r, missing, true, quiet); got != "" || r.skip != "" || !strings.Contains(r.fatal, "CI=true but "+missing+" is missing") {
+	r = withCI("true")
+	if got := require(r, missing); got != "" || r.skip != "" || !strings.Contains(r.fatal, "CI=true but the browser tests' Chromium "+missing+" is missing") {
 		t.Fatalf("under CI: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
-	r = &recorder{TB: t}
-	if got := require(r, filepath.Dir(missing), true, quiet); got != "" || r.fatal == "" {
+	r = withCI("true")
+	if got := require(r, filepath.Dir(missing)); got != "" || r.fatal == "" {
 		t.Fatalf("a folder is no browser: %q, fatal %q", got, r.fatal)
 	}
 	plain := filepath.Join(t.TempDir(), "chromium")
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = &recorder{TB: t}
-	if got := require(r, plain, false, quiet); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING BROWSER TEST: "+plain) {
+	r = withCI("")
+	if got := require(r, plain); got != "" || r.fatal != "" || !strings.Contains(r.skip, "!!! SKIPPING: the browser tests' Chromium "+plain) {
 		t.Fatalf("a file that does not execute is no browser: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 	exe := filepath.Join(t.TempDir(), "chromium")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r = &recorder{TB: t}
-	if got := require(r, exe, true, quiet); got != exe || r.fatal != "" || r.skip != "" {
+	r = withCI("true")
+	if got := require(r, exe); got != exe || r.fatal != "" || r.skip != "" {
 		t.Fatalf("present: %q, fatal %q, skip %q", got, r.fatal, r.skip)
 	}
 }
@@ -121,6 +128,3 @@ func TestHarness(t *testing.T) {
 		t.Fatalf("screenshot %dx%d, want the window's width 640", cfg.Width, cfg.Height)
 	}
 }
-
-// quiet is require's loud in these tests, which skip on purpose: nothing for the terminal.
-func quiet(string, ...any) {}

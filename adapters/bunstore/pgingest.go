@@ -37,11 +37,11 @@ type pgIngest struct {
 	chained map[string]bool
 }
 
-// newPGIngest returns the connection holder for a committer, or nil when the database URL
-// chooses its own query mode (default_query_exec_mode, e.g. behind a pooler that cannot
-// keep prepared statements): then batches go the simple-protocol way.
+// newPGIngest returns the connection holder for a committer, or nil behind a pooler
+// (behindPooler: the URL chooses its own query mode, and a pooled session cannot keep
+// prepared statements): then batches go the simple-protocol way.
 func newPGIngest(dsn string, faults *dbguard.Faults) *pgIngest {
-	if dsn == "" || strings.Contains(dsn, "default_query_exec_mode") {
+	if dsn == "" || behindPooler(dsn) {
 		return nil
 	}
 	cfg, err := pgx.ParseConfig(dsn)

@@ -17,8 +17,12 @@ import (
 	"github.com/consentd/consentd/core"
 )
 
+// mainConns is the size of the store's main Postgres pool (README.md, "Each serve or worker
+// process holds at most…").
+const mainConns = 32
+
 func openPostgres(dsn string, faults *dbguard.Faults) (*bun.DB, error) {
-	sqldb, err := pgxDB(dsn, 32, faults, nil)
+	sqldb, err := pgxDB(dsn, mainConns, faults, nil)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}

@@ -213,6 +213,10 @@ func NewSQLite(db *sql.DB, cfg Config) (*Queue, error) {
 	}, nil
 }
 
+// poolConns is the size of the queue's Postgres pool for a process with workers scan workers
+// (README.md, "Each serve or worker process holds at most…").
+func poolConns(workers int) int { return max(workers+6, 8) }
+
 // NewPostgres returns a queue on the Postgres database at databaseURL, through a pgx pool of
 // its own. Close releases the pool.
 //
@@ -229,7 +233,7 @@ func NewPostgres(ctx context.Context, databaseURL string, cfg Config) (*Queue, e
 	}
 	// Workers, the producer's fetches, the completer, the notifier's LISTEN connection and
 	// the leader's maintenance each need a connection now and then.
-	pcfg.MaxConns = int32(max(cfg.Workers+6, 8))
+	pcfg.MaxConns = int32(poolConns(cfg.Workers))
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("scan queue: connect: %w", err)

@@ -11,10 +11,17 @@ import (
 // node's database, so its scans are worked inside 'consentd serve'.
 var ErrWorkerNeedsPostgres = errors.New("a standalone worker needs the Postgres store; with SQLite, scans are worked in-process by 'consentd serve' (CONSENTD_WORKERS)")
 
+// ErrOneShot is returned by RunServer and RunWorker on an App built for a one-shot command
+// (Config.OneShot), which has neither an HTTP handler nor a crawler.
+var ErrOneShot = errors.New("this consentd was built for a one-shot command: it serves no HTTP and works no scan (Config.OneShot)")
+
 // RunWorker works scan jobs (cfg.Workers at once) until ctx ends, with no HTTP server, then
 // shuts down gracefully: it stops taking jobs and lets running scans finish within
 // ShutdownTimeout, after which they are cancelled and left for another worker to retry.
 func (a *App) RunWorker(ctx context.Context) error {
+	if a.cfg.OneShot {
+		return ErrOneShot
+	}
 	if a.store.Dialect() != "postgres" {
 		return ErrWorkerNeedsPostgres
 	}

@@ -20,6 +20,8 @@ func withApp(ctx context.Context, name string, args []string, flags func(*flag.F
 	if _, err := configure(fs, args, &cfg); err != nil {
 		return err
 	}
+	// Every command but serve does its work in the database and exits (app.Config.OneShot).
+	cfg.OneShot = name != "serve"
 	a, err := open(ctx, cfg)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ func keyCommand(ctx context.Context, name string, args []string, wantID bool, ex
 		}
 		return fmt.Errorf("usage: consentd %s --org ORG", name)
 	}
+	cfg.OneShot = true
 	a, err := open(ctx, cfg)
 	if err != nil {
 		return err

@@ -37,21 +37,26 @@ type eventsBody struct {
 }
 
 // eventsSchema documents eventsBody; the handler reads the body raw, because sendBeacon
-// sends it as text/plain (a type that needs no CORS preflight).
-var eventsSchema = &huma.Schema{Type: "object", Required: []string{"consentVersion", "events"}, AdditionalProperties: false,
-	Properties: map[string]*huma.Schema{
-		"consentVersion": {Type: "integer", Minimum: ptr(1.0), Description: "The banner version shown."},
-		"language":       {Type: "string", MaxLength: ptr(banner.MaxLanguageKey), Pattern: banner.LanguagePattern, Description: "The language of the texts shown; absent for the site's default."},
-		"variant":        {Type: "string", Pattern: analytics.VariantPattern, Description: "The experiment variant shown; absent or empty for none."},
-		"events": {Type: "array", MinItems: ptr(1), MaxItems: ptr(analytics.MaxEvents), Items: &huma.Schema{
-			Type: "object", Required: []string{"type"}, AdditionalProperties: false,
-			Properties: map[string]*huma.Schema{
-				"type":     {Type: "string", Enum: anyOf(analytics.EventTypes())},
-				"decision": {Type: "string", Enum: anyOf(analytics.Decisions()), Description: "The decision of a decision event."},
-				"ms":       {Type: "integer", Minimum: ptr(0.0), Maximum: ptr(float64(analytics.MaxDecisionMS)), Description: "Milliseconds from the banner shown to the decision (decision events)."},
-			},
-		}},
-	}}
+// sends it as text/plain (a type that needs no CORS preflight). A new one for each handler:
+// huma.Register writes into the schemas it is given (PrecomputeMessages), so one schema
+// shared by handlers built at once was a concurrent map write, which crashes the process
+// (seen as a test binary exiting 2; the race detector showed it).
+func eventsSchema() *huma.Schema {
+	return &huma.Schema{Type: "object", Required: []string{"consentVersion", "events"}, AdditionalProperties: false,
+		Properties: map[string]*huma.Schema{
+			"consentVersion": {Type: "integer", Minimum: ptr(1.0), Description: "The banner version shown."},
+			"language":       {Type: "string", MaxLength: ptr(banner.MaxLanguageKey), Pattern: banner.LanguagePattern, Description: "The language of the texts shown; absent for the site's default."},
+			"variant":        {Type: "string", Pattern: analytics.VariantPattern, Description: "The experiment variant shown; absent or empty for none."},
+			"events": {Type: "array", MinItems: ptr(1), MaxItems: ptr(analytics.MaxEvents), Items: &huma.Schema{
+				Type: "object", Required: []string{"type"}, AdditionalProperties: false,
+				Properties: map[string]*huma.Schema{
+					"type":     {Type: "string", Enum: anyOf(analytics.EventTypes())},
+					"decision": {Type: "string", Enum: anyOf(analytics.Decisions()), Description: "The decision of a decision event."},
+					"ms":       {Type: "integer", Minimum: ptr(0.0), Maximum: ptr(float64(analytics.MaxDecisionMS)), Description: "Milliseconds from the banner shown to the decision (decision events)."},
+				},
+			}},
+		}}
+}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -72,7 +77,7 @@ func (h *handlers) registerAnalytics(api huma.API) {
 		"address, nothing that links two batches. Crawlers' and verifications' batches are checked and dropped. docs/analytics.md."
 	o.MaxBodyBytes = analytics.MaxEventsBody
 	o.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-		"text/plain": {Schema: eventsSchema}, "application/json": {Schema: eventsSchema},
+		"text/plain": {Schema: eventsSchema()}, "application/json": {Schema: eventsSchema()},
 	}}
 	o.Metadata = map[string]any{bodyChecksItself: true}
 	o.SkipValidateBody = true // decoded and checked by the handler, whatever its Content-Type

@@ -70,6 +70,8 @@ type Config struct {
 	// noBodySchema, for the schema-agreement test only (WithoutBodySchema), skips huma's
 	// validation of request bodies, so that what core's validators refuse shows by itself.
 	noBodySchema bool
+	// onOperation, for the schema-sharing test only, sees every operation as it is added.
+	onOperation func(*huma.Operation)
 }
 
 type handlers struct {
@@ -103,7 +105,6 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
-	huma.NewError = newError
 	cfg.UseCases.PublicBannerUseCases = countedConsents{cfg.UseCases.PublicBannerUseCases}
 	h := &handlers{m: cfg.UseCases, log: cfg.Logger, cfg: cfg, loc: newLocator(cfg), proxies: trustedproxy.New(cfg.TrustedProxies)}
 
@@ -119,6 +120,9 @@ func newHandler(cfg Config) (http.Handler, func() []string) {
 	}
 	if cfg.noBodySchema {
 		hc.OnAddOperation = append(hc.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) { op.SkipValidateBody = true })
+	}
+	if cfg.onOperation != nil {
+		hc.OnAddOperation = append(hc.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) { cfg.onOperation(op) })
 	}
 	api := humago.NewWithPrefix(mux, core.APIPrefix, hc)
 	api.UseMiddleware(h.authenticate(api), h.requestFacts, checkInput(api))

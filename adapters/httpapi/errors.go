@@ -58,6 +58,11 @@ func (e *ErrorBody) GetHeaders() http.Header {
 	return h
 }
 
+// huma.NewError is huma's one package-level hook, set once here rather than by every
+// handler New builds: tests build handlers side by side, and the race detector saw each
+// build's assignment race with the others' reads.
+func init() { huma.NewError = newError }
+
 // newError replaces huma.NewError so that every error huma produces (validation, malformed
 // JSON, body too large) has our body, and 422 becomes 400.
 func newError(status int, msg string, errs ...error) huma.StatusError {

@@ -87,8 +87,8 @@ type Config struct {
 	// OneShot is a command that does its work in the database and exits (org, apikey, site,
 	// user, records, backup, migrate): it serves no HTTP and runs no scan, so New builds
 	// neither the HTTP handler (the banner runtime's bundles, the API's schema, the console)
-	// nor the crawler's index of the service library, about half of such a command's CPU
-	// (`perf stat -r 20 consentd org list`: 255-270 ms with them, 102-114 ms without).
+	// nor the crawler's index of the service library, more than half of such a command's CPU
+	// (`perf stat -r 20 consentd org list`: 255-362 ms with them, 108-114 ms without).
 	// Handler is then nil, and RunServer and RunWorker refuse to run.
 	OneShot bool
 	// Console serves the web console at "/" (docs/console.md).

@@ -58,7 +58,7 @@ func (e *ErrorBody) GetHeaders() http.Header {
 	return h
 }
 
-// huma.NewError is huma's one package-level hook, set once here rather than by every
+// huma.NewError is a package-level hook of huma's, set once here rather than by every
 // handler New builds: tests build handlers side by side, and the race detector saw each
 // build's assignment race with the others' reads.
 func init() { huma.NewError = newError }

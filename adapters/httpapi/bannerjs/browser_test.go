@@ -277,6 +277,9 @@ func TestBrowserSiteWideBlocking(t *testing.T) {
 		waitFor(t, ctx, `(window.__ran || []).indexOf('free') >= 0`)
 		// Inserted once the configuration is known: matching scripts and a matching iframe.
 		eval(t, ctx, insertLater, nil)
+		// The held iframe's placeholder comes with the lazily loaded module: wait for it (a
+		// fixed pause was too short on a busy CI machine), then for anything else to run.
+		waitFor(t, ctx, `document.querySelector('consentd-placeholder')`)
 		settle()
 		var got map[string]any
 		eval(t, ctx, `({ran: window.__ran, onload: !!window.__onload, frameSrc: window.__frame.getAttribute('src'), ph: !!document.querySelector('consentd-placeholder')})`, &got)
@@ -300,7 +303,7 @@ func TestBrowserSiteWideBlocking(t *testing.T) {
 		waitFor(t, ctx, ready)
 		waitFor(t, ctx, `(window.__ran || []).indexOf('free') >= 0 && window.__ran.indexOf('G-DYN') >= 0`)
 		eval(t, ctx, insertLater, nil)
-		waitFor(t, ctx, `window.__ran.indexOf('G-LATER') >= 0`)
+		waitFor(t, ctx, `window.__ran.indexOf('G-LATER') >= 0 && document.querySelector('consentd-placeholder')`)
 		settle()
 		var got map[string]any
 		eval(t, ctx, `({ran: window.__ran.slice().sort(), frameSrc: window.__frame.getAttribute('src'), ph: !!document.querySelector('consentd-placeholder')})`, &got)

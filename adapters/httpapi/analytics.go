@@ -37,7 +37,8 @@ type eventsBody struct {
 }
 
 // eventsSchema documents eventsBody; the handler reads the body raw, because sendBeacon
-// sends it as text/plain (a type that needs no CORS preflight). A new one for each handler:
+// sends it as text/plain (a type that needs no CORS preflight). A new one for each handler
+// (its two content types share it):
 // huma.Register writes into the schemas it is given (PrecomputeMessages), so one schema
 // shared by handlers built at once was a concurrent map write, which crashes the process
 // (seen as a test binary exiting 2; the race detector showed it).
@@ -76,8 +77,9 @@ func (h *handlers) registerAnalytics(api huma.API) {
 		"post), device class (from the User-Agent), language, banner version and variant: no row per event, no identifier, no " +
 		"address, nothing that links two batches. Crawlers' and verifications' batches are checked and dropped. docs/analytics.md."
 	o.MaxBodyBytes = analytics.MaxEventsBody
+	body := eventsSchema()
 	o.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
-		"text/plain": {Schema: eventsSchema()}, "application/json": {Schema: eventsSchema()},
+		"text/plain": {Schema: body}, "application/json": {Schema: body},
 	}}
 	o.Metadata = map[string]any{bodyChecksItself: true}
 	o.SkipValidateBody = true // decoded and checked by the handler, whatever its Content-Type

@@ -70,8 +70,18 @@ type handler struct {
 	assets   fs.FS
 	version  string
 	mux      *http.ServeMux
-	// patterns are the mux's route patterns, so that a test can walk every form.
+	// patterns are the mux's route patterns (Patterns).
 	patterns []string
+}
+
+// Patterns returns the route patterns of a handler made by New ("GET /sites/{siteID}", ...), in
+// the order they were registered, so that end-to-end tests can walk every page and form
+// without a list of their own; nil for any other handler.
+func Patterns(h http.Handler) []string {
+	if c, ok := h.(*handler); ok {
+		return append([]string(nil), c.patterns...)
+	}
+	return nil
 }
 
 // patternMux is a ServeMux that remembers its patterns.

@@ -21,7 +21,7 @@ func TestConsoleScanChanges(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
 	var changed atomic.Bool
-	dir := filepath.Join("..", "..", "testdata", "sites", "blog", "blog.example")
+	dir := filepath.Join("..", "..", "..", "testdata", "sites", "blog", "blog.example")
 	files := http.FileServer(http.Dir(dir))
 	blogSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {

@@ -175,7 +175,7 @@ func (h templateFailures) WithGroup(string) slog.Handler      { return h }
 // blogSite serves the recorded blog (testdata/sites/blog) on loopback.
 func blogSite(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "sites", "blog", "blog.example"))))
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "..", "testdata", "sites", "blog", "blog.example"))))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/"
 }

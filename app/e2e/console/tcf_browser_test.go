@@ -14,7 +14,7 @@ import (
 func TestConsoleTCF(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, func(c *app.Config) {
-		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = "../../testdata/tcf/vendor-list-v17.json", 4095, 1
+		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = "../../../testdata/tcf/vendor-list-v17.json", 4095, 1
 	})
 	base := srv.base
 	var site struct{ ID string }

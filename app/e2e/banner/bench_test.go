@@ -9,7 +9,7 @@ import (
 )
 
 // benchServices are the library services of the first view's benchmark site, which
-// BenchmarkFirstViewBytes (../firstview_bench_test.go) measures too.
+// BenchmarkFirstViewBytes (adapters/httpapi/firstview_bench_test.go) measures too.
 func benchServices(tb testing.TB) []string {
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "adapters", "httpapi", "testdata", "firstview-services.txt"))
 	if err != nil {
@@ -48,7 +48,7 @@ new MutationObserver(function (recs, mo) {
 `
 
 // BenchmarkBrowserFirstView loads a shop page with the setup snippet, on the first view's
-// benchmark site (the 15 library services of ../testdata/firstview-services.txt, about 90
+// benchmark site (the 15 library services of adapters/httpapi/testdata/firstview-services.txt, about 90
 // cookies), site-wide blocking on and unmarked Google Analytics and Meta Pixel tags, each time
 // as a first-time visitor (a fresh browser context), in headless Chromium against the real
 // server, and reports the medians of:

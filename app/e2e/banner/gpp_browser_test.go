@@ -2,7 +2,6 @@ package banner_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +116,7 @@ func TestBrowserGPP(t *testing.T) {
 	browser(t)
 	iab := gppDecoder(t)
 	edge := regionalEdge(t, func(c *app.Config) {
-		c.TCFGVLFile = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json")
+		c.TCFGVLFile = gvlFile
 		c.TCFCMPID = testCMPID
 		c.TCFCMPVersion = testCMPVersion
 	})

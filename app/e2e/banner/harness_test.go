@@ -182,7 +182,7 @@ func theServer(t testing.TB) *consentd {
 			DatabaseURL: "sqlite://" + filepath.Join(dir, "c.db"), BootstrapAPIKey: apiKey, Workers: 0,
 			PublicRateLimit: 0, CountryHeader: countryHeader, Logger: slog.New(slog.DiscardHandler),
 			// The IAB's GVL fixture, and a CMP ID for tests only (never a real one: docs/tcf.md).
-			TCFGVLFile: filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
+			TCFGVLFile: gvlFile, TCFCMPID: testCMPID, TCFCMPVersion: testCMPVersion,
 		})
 		if err != nil {
 			serverErr = err

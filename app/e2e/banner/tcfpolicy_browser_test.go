@@ -1,7 +1,6 @@
 package banner_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/consentd/consentd/app"
@@ -17,7 +16,7 @@ func TestBrowserTCFPolicyVersion(t *testing.T) {
 	t.Parallel()
 	browser(t)
 	edge := regionalEdge(t, func(c *app.Config) {
-		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json"), testCMPID, testCMPVersion
+		c.TCFGVLFile, c.TCFCMPID, c.TCFCMPVersion = gvlFile, testCMPID, testCMPVersion
 	})
 	base := edge(nil)
 	var created struct{ ID, ProjectKey string }

@@ -24,8 +24,11 @@ console.log(JSON.stringify(cases.map((c) => tcString(Object.assign({created: Dat
 `
 
 // runtimeSources is the folder of the runtime's modules (adapters/httpapi/bannerjs), for
-// node to import them from.
+// node to import them from, and of their test vectors.
 var runtimeSources = filepath.Join("..", "..", "..", "adapters", "httpapi", "bannerjs")
+
+// gvlFile is the IAB Global Vendor List the TCF tests serve (testdata/tcf).
+var gvlFile = filepath.Join("..", "..", "..", "testdata", "tcf", "vendor-list-v17.json")
 
 // TestTCStringEncoder runs the runtime's encoder on the cases a site can produce (no vendor at
 // all, long runs that range encoding wins, sparse and dense sets, publisher restrictions,

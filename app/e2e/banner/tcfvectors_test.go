@@ -89,7 +89,7 @@ type tcVector struct {
 // encoder that changes its output needs vectors that pass here too.
 func TestTCStringVectorFile(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "adapters", "httpapi", "bannerjs", "testdata", "tcstring-vectors.json"))
+	raw, err := os.ReadFile(filepath.Join(runtimeSources, "testdata", "tcstring-vectors.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

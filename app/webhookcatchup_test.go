@@ -34,8 +34,7 @@ func TestWebhookCatchUpAfterOutage(t *testing.T) {
 	// Each store's outage begins here, before t.Parallel, and runs while the test waits for the
 	// package's other tests and for a parallel slot (up to 3.5 s after the package started,
 	// measured), so that the package takes the outage's time, not the outage's plus that wait.
-	var names []string
-	var finish []func(*testing.T)
+	finish := map[string]func(*testing.T){}
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		if dialect == "postgres" {
 			ok := false
@@ -44,15 +43,15 @@ func TestWebhookCatchUpAfterOutage(t *testing.T) {
 				continue
 			}
 		}
-		names, finish = append(names, dialect), append(finish, beginOutage(t, dialect))
+		finish[dialect] = beginOutage(t, dialect)
 	}
 	t.Parallel()
 	var wg sync.WaitGroup
-	for i, f := range finish {
+	for dialect, f := range finish {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.Run(names[i], f)
+			t.Run(dialect, f)
 		}()
 	}
 	wg.Wait()

@@ -26,7 +26,13 @@ type target struct {
 	SiteID     string
 	ProjectKey string
 	OrgID      string
+	// Sites, with -sites: every site of the run (the first is SiteID's); poster w posts to
+	// Sites[w%len(Sites)].
+	Sites []site
 }
+
+// site is one site of a run: its ID for the management API, its key for the public API.
+type site struct{ ID, ProjectKey string }
 
 // load says how hard and how long to drive a target.
 type load struct {
@@ -34,12 +40,17 @@ type load struct {
 	Listers  int           // concurrent consent-record listers
 	Duration time.Duration // stop after this long
 	Max      int           // stop after this many consent posts
+	// Config makes the posters GET the site's configuration instead of posting decisions: the
+	// same connections and driver without the store, to tell what the servers cost from what
+	// the consent records do.
+	Config bool
 }
 
 // result is what a run observed.
 type result struct {
 	Elapsed  time.Duration
 	Created  []string // ids of records answered 201, in no order
+	Got      int      // with load.Config: configurations answered 200
 	PostErrs int      // posts answered otherwise or not at all
 	FirstErr string
 	PostLat  []time.Duration // of the 201s
@@ -78,13 +89,30 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 			if len(t.Servers) > 0 {
 				pt.BaseURL = t.Servers[w%len(t.Servers)]
 			}
+			if len(t.Sites) > 0 {
+				pt.ProjectKey = t.Sites[w%len(t.Sites)].ProjectKey
+			}
 			var (
 				ids  []string
 				lats []time.Duration
 				errs int
 				ferr string
+				got  int
 			)
 			for ctx.Err() == nil && rctx.Err() == nil && sent.Add(1) <= int64(l.Max) {
+				if l.Config {
+					t0 := time.Now()
+					if err := getConfig(rctx, client, pt); err != nil {
+						errs++
+						if ferr == "" {
+							ferr = err.Error()
+						}
+						continue
+					}
+					lats = append(lats, time.Since(t0))
+					got++
+					continue
+				}
 				body := map[string]any{"visitorId": fmt.Sprintf("load-%d-%d", w, rng.Int64()), "consentVersion": 1,
 					"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0},
 					// What the runtime sends for proof of consent: a snapshot per language and
@@ -105,6 +133,7 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 			}
 			mu.Lock()
 			res.Created = append(res.Created, ids...)
+			res.Got += got
 			res.PostLat = append(res.PostLat, lats...)
 			res.PostErrs += errs
 			if res.FirstErr == "" {
@@ -166,6 +195,27 @@ func postConsent(ctx context.Context, c *http.Client, t target, body any) (strin
 		return "", fmt.Errorf("consent post: 201 without a record id: %s", raw)
 	}
 	return id.Str, nil
+}
+
+// getConfig GETs the site's configuration, as every page view's loader does, and reads it.
+func getConfig(ctx context.Context, c *http.Client, t target) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.PublicPath(t.ProjectKey, core.PublicConfigPath), nil)
+	if err != nil {
+		return err
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK || len(raw) == 0 {
+		return fmt.Errorf("config: %d %.200s", res.StatusCode, raw)
+	}
+	return nil
 }
 
 // total lists page 1 of the site's records and returns the total.
@@ -241,11 +291,15 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Micros
 func (r *result) report(w io.Writer, store string, l load) {
 	secs := r.Elapsed.Seconds()
 	fmt.Fprintf(w, "store %s: %d posters, %d listers, %.1f s\n", store, l.Posters, l.Listers, secs)
-	fmt.Fprintf(w, "  consent posts: %d answered 201 (%.0f/s), %d failed; latency p50 %s p90 %s p99 %s max %s\n",
-		len(r.Created), float64(len(r.Created))/secs, r.PostErrs,
+	what, n := "consent posts: %d answered 201", len(r.Created)
+	if l.Config {
+		what, n = "config GETs: %d answered 200", r.Got
+	}
+	fmt.Fprintf(w, "  "+what+" (%.0f/s), %d failed; latency p50 %s p90 %s p99 %s max %s\n",
+		n, float64(n)/secs, r.PostErrs,
 		ms(percentile(r.PostLat, 50)), ms(percentile(r.PostLat, 90)), ms(percentile(r.PostLat, 99)), ms(percentile(r.PostLat, 100)))
 	if r.FirstErr != "" {
-		fmt.Fprintf(w, "  first post error: %s\n", r.FirstErr)
+		fmt.Fprintf(w, "  first error: %s\n", r.FirstErr)
 	}
 	fmt.Fprintf(w, "  list calls (page 1, limit 50, with total): %d (%.0f/s), %d failed; latency p50 %s p90 %s p99 %s max %s\n",
 		r.Lists, float64(r.Lists)/secs, r.ListErrs,

@@ -213,8 +213,9 @@ func waitSessionsGone(t *testing.T, dbURL string) {
 }
 
 // TestTwoServeProcessesShareOneChain runs the -processes mode: two real consentd serve
-// processes on one Postgres database, the posters spread over them, one site. Every post
-// answered 201 must be stored (the mode fails otherwise), and the site's chain verifies.
+// processes on one Postgres database, the posters spread over them and over three sites, so
+// that each site's chain is extended by both processes. Every post answered 201 must be stored
+// (the mode fails otherwise), and every site's chain verifies.
 func TestTwoServeProcessesShareOneChain(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -222,7 +223,7 @@ func TestTwoServeProcessesShareOneChain(t *testing.T) {
 	}
 	url := pgtest.FreshURL(t)
 	bin := consentdBinary(t)
-	if err := run(context.Background(), []string{"-processes", "2", "-consentd", bin, "-database-url", url,
+	if err := run(context.Background(), []string{"-processes", "2", "-sites", "3", "-consentd", bin, "-database-url", url,
 		"-posters", "16", "-listers", "1", "-duration", "3s", "-workers", "0"}); err != nil {
 		t.Fatal(err)
 	}
@@ -232,11 +233,13 @@ func TestTwoServeProcessesShareOneChain(t *testing.T) {
 	}
 	defer s.Close()
 	var sites []string
-	if err := s.DB().NewSelect().Table("consent_chains").Column("site_id").Scan(context.Background(), &sites); err != nil || len(sites) != 1 {
+	if err := s.DB().NewSelect().Table("consent_chains").Column("site_id").Scan(context.Background(), &sites); err != nil || len(sites) != 3 {
 		t.Fatalf("chains: %v %v", sites, err)
 	}
-	rep, err := consent.VerifyConsentChain(context.Background(), s, sites[0])
-	if err != nil || !rep.OK || rep.Records == 0 {
-		t.Fatalf("the shared chain: %+v %v", rep, err)
+	for _, site := range sites {
+		rep, err := consent.VerifyConsentChain(context.Background(), s, site)
+		if err != nil || !rep.OK || rep.Records == 0 || rep.Batches < 2 {
+			t.Fatalf("site %s's shared chain: %+v %v", site, rep, err)
+		}
 	}
 }

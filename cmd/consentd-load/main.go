@@ -51,6 +51,8 @@ func run(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 2, "job workers in the server (webhook deliveries; keep equal when comparing runs)")
 	processes := fs.Int("processes", 0, "load this many `consentd serve` processes (the binary -consentd) on the same database instead of a server inside this process; reports records per chain batch")
 	bin := fs.String("consentd", "", "the consentd binary -processes starts")
+	sites := fs.Int("sites", 1, "with -processes: sites of one organization; poster i posts to site i mod sites through process i mod processes (sites = processes: each process writes a site of its own, no chain shared)")
+	fs.BoolVar(&l.Config, "config", false, "with -processes: the posters GET the site's configuration instead of posting decisions (the servers' cost without the store)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,6 +76,9 @@ func run(ctx context.Context, args []string) error {
 	if *processes > 0 && (*webhook || *memProfile != "" || *bin == "" || *dbURL == "") {
 		return errors.New("-processes needs -consentd and -database-url, and -webhook and -memprofile need the in-process server")
 	}
+	if *sites < 1 || *sites > 64 || (*processes == 0 && (*sites != 1 || l.Config)) {
+		return errors.New("sites must be between 1 and 64; -sites and -config need -processes")
+	}
 	if *dbURL == "" {
 		dir, err := os.MkdirTemp("", "consentd-load-")
 		if err != nil {
@@ -83,7 +88,7 @@ func run(ctx context.Context, args []string) error {
 		*dbURL = "sqlite://" + filepath.Join(dir, "load.db")
 	}
 	if *processes > 0 {
-		return runProcesses(ctx, *bin, *processes, *dbURL, *workers, l)
+		return runProcesses(ctx, *bin, *processes, *sites, *dbURL, *workers, l)
 	}
 	a, err := app.New(ctx, app.Config{DatabaseURL: *dbURL, Addr: "127.0.0.1:0", PublicRateLimit: 0, Workers: *workers, WebhookAllowPrivate: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

@@ -18,6 +18,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/consentd/consentd/app"
+	"github.com/consentd/consentd/core"
+	sitepkg "github.com/consentd/consentd/core/site"
 )
 
 // With -processes N the load tool does not serve in its own process: it starts N `consentd
@@ -119,16 +121,19 @@ func stopServers(ss []*server) {
 	}
 }
 
-// runProcesses is the -processes mode of run: the site is created in this process, then the
+// runProcesses is the -processes mode of run: the sites are created in this process, then the
 // load goes to n serve processes, and the figures include the records per chain batch. It
-// fails when the site's total differs from the posts answered 201.
-func runProcesses(ctx context.Context, bin string, n int, dbURL string, workers int, l load) error {
+// fails when the sites' total differs from the posts answered 201.
+func runProcesses(ctx context.Context, bin string, n, sites int, dbURL string, workers int, l load) error {
 	a, err := app.New(ctx, app.Config{DatabaseURL: dbURL, Addr: "127.0.0.1:0", Workers: 0,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
 	}
 	t, err := newTarget(ctx, a)
+	if err == nil {
+		err = addSites(ctx, a, &t, sites)
+	}
 	dialect := a.Dialect()
 	_ = a.Close()
 	if err != nil {
@@ -144,23 +149,51 @@ func runProcesses(ctx context.Context, bin string, n int, dbURL string, workers 
 	}
 	t.BaseURL = t.Servers[0]
 	res := drive(ctx, context.Background(), t, l)
-	fmt.Printf("%d serve processes on one %s database, one site's chain shared by all\n", n, dialect)
+	switch {
+	case sites == 1:
+		fmt.Printf("%d serve processes on one %s database, one site's chain shared by all\n", n, dialect)
+	case sites%n == 0:
+		fmt.Printf("%d serve processes on one %s database, %d sites, each written by one process\n", n, dialect, sites)
+	default:
+		fmt.Printf("%d serve processes on one %s database, %d sites, each written by several\n", n, dialect, sites)
+	}
 	res.report(os.Stdout, dialect, l)
 	client := newClient(1)
-	total, err := total(context.Background(), client, t, "limit=1")
-	if err != nil {
-		return err
+	var stored, batches int64
+	for _, s := range t.Sites {
+		st := t
+		st.SiteID, st.ProjectKey = s.ID, s.ProjectKey
+		n, err := total(context.Background(), client, st, "limit=1")
+		if err != nil {
+			return err
+		}
+		b, err := newestBatch(context.Background(), client, st)
+		if err != nil {
+			return err
+		}
+		stored, batches = stored+int64(n), batches+b
 	}
-	batches, err := newestBatch(context.Background(), client, t)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("  total afterwards: %d, posts answered 201: %d\n", total, len(res.Created))
+	fmt.Printf("  total afterwards: %d, posts answered 201: %d\n", stored, len(res.Created))
 	if batches > 0 {
-		fmt.Printf("  chain batches: %d, records per batch: %.1f\n", batches, float64(total)/float64(batches))
+		fmt.Printf("  chain batches: %d, records per batch: %.1f\n", batches, float64(stored)/float64(batches))
 	}
-	if total != len(res.Created) {
-		return fmt.Errorf("the site holds %d records but %d posts were answered 201", total, len(res.Created))
+	if stored != int64(len(res.Created)) {
+		return fmt.Errorf("the sites hold %d records but %d posts were answered 201", stored, len(res.Created))
+	}
+	return nil
+}
+
+// addSites gives t's organization sites-1 more sites and lists all of them in t.Sites.
+func addSites(ctx context.Context, a *app.App, t *target, sites int) error {
+	t.Sites = []site{{t.SiteID, t.ProjectKey}}
+	ctx = core.WithActor(ctx, core.System("consentd-load"))
+	for i := range sites - 1 {
+		name, url := fmt.Sprintf("load %d", i+2), fmt.Sprintf("https://load%d.example", i+2)
+		s, err := a.UseCases().Sites.CreateSite(ctx, t.OrgID, sitepkg.SiteInput{Name: &name, URL: &url})
+		if err != nil {
+			return err
+		}
+		t.Sites = append(t.Sites, site{s.ID, s.ProjectKey})
 	}
 	return nil
 }

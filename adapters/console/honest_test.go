@@ -10,6 +10,7 @@ import (
 
 	"github.com/consentd/consentd/adapters/console"
 	"github.com/consentd/consentd/adapters/oidcsso"
+	"github.com/consentd/consentd/adapters/oidcsso/oidctest"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/site"
 )
@@ -20,7 +21,7 @@ import (
 // that names the document and says nobody can sign in yet.
 func TestSavedSSOSaysWhatWasChecked(t *testing.T) {
 	t.Parallel()
-	idp := startIDP(t)
+	idp := oidctest.Start(t)
 	uc, _ := ssoCore(t)
 	if _, err := uc.Orgs.Bootstrap(systemCtx, unitKey); err != nil {
 		t.Fatal(err)

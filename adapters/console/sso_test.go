@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"github.com/consentd/consentd/adapters/console"
 	"github.com/consentd/consentd/adapters/memstore"
 	"github.com/consentd/consentd/adapters/oidcsso"
+	"github.com/consentd/consentd/adapters/oidcsso/oidctest"
 	"github.com/consentd/consentd/core"
 	"github.com/consentd/consentd/core/identity"
 	"github.com/consentd/consentd/core/usecases"
@@ -34,7 +34,7 @@ import (
 func TestSSO(t *testing.T) {
 	t.Parallel()
 	tamper := false
-	idp := startIDP(t, func(next http.Handler) http.Handler {
+	idp := oidctest.Start(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !tamper || r.URL.Path != "/oidc/token" {
 				next.ServeHTTP(w, r)
@@ -176,7 +176,7 @@ func readAll(t *testing.T, res *http.Response) string {
 // private address is refused unless the operator allowed it.
 func TestOrgSSO(t *testing.T) {
 	t.Parallel()
-	idp := startIDP(t)
+	idp := oidctest.Start(t)
 	uc, store := ssoCore(t)
 	ctx := systemCtx
 	acme, _ := uc.Orgs.CreateOrganization(ctx, "acme")
@@ -319,30 +319,6 @@ func TestOrgSSO(t *testing.T) {
 	if strings.Join(actions, ",") != "sso.update,sso.delete,sso.update,sso.update" {
 		t.Fatalf("audit actions: %v", actions)
 	}
-}
-
-// startIDP starts an OpenID provider (mockoidc) on loopback for the test, with the given
-// middlewares around it, and stops it at the end.
-func startIDP(t *testing.T, middlewares ...func(http.Handler) http.Handler) *mockoidc.MockOIDC {
-	t.Helper()
-	idp, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mw := range middlewares {
-		if err := idp.AddMiddleware(mw); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idp.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idp.Shutdown() }) //nolint:errcheck // the test is over
-	return idp
 }
 
 // ssoCore returns core on a memory store with the library, allowing an identity provider on

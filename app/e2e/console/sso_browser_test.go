@@ -5,6 +5,7 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 
+	"github.com/consentd/consentd/adapters/oidcsso/oidctest"
 	"github.com/consentd/consentd/app"
 )
 
@@ -15,7 +16,7 @@ import (
 // Pages are checked with axe-core and photographed.
 func TestSSOSettingsJourney(t *testing.T) {
 	t.Parallel()
-	idp := startIDP(t)
+	idp := oidctest.Start(t)
 	cfg := idp.Config()
 
 	srv := startServer(t, func(c *app.Config) { c.SSOAllowPrivate = true })

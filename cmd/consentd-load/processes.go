@@ -163,7 +163,7 @@ func runProcesses(ctx context.Context, bin string, n, sites int, dbURL string, w
 	for _, s := range t.Sites {
 		st := t
 		st.SiteID, st.ProjectKey = s.ID, s.ProjectKey
-		n, err := total(context.Background(), client, st, "limit=1")
+		records, err := total(context.Background(), client, st, "limit=1")
 		if err != nil {
 			return err
 		}
@@ -171,7 +171,7 @@ func runProcesses(ctx context.Context, bin string, n, sites int, dbURL string, w
 		if err != nil {
 			return err
 		}
-		stored, batches = stored+int64(n), batches+b
+		stored, batches = stored+int64(records), batches+b
 	}
 	fmt.Printf("  total afterwards: %d, posts answered 201: %d\n", stored, len(res.Created))
 	if batches > 0 {

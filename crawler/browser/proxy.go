@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -162,9 +163,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, r.URL.String())
 }
 
+// handshakeWithin bounds a tunnel's TLS handshake with the browser.
+const handshakeWithin = 10 * time.Second
+
 // connect terminates the browser's TLS with a certificate for the requested host and hands the
-// connection to the inner server, which sees the requests inside.
+// connection to the inner server, which sees the requests inside. From the CONNECT to the end
+// of the handshake the network counts as busy: a script that a late tag inserts on a host the
+// page had not used yet opens its tunnel first, and on a loaded machine the handshake can take
+// longer than the quiet a page is given after its clock was run forward (Settle), which would
+// end the page before its request was made.
 func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
+	p.inflight.Add(1)
+	defer func() { p.Touch(); p.inflight.Add(-1) }()
+	p.Touch()
 	host := r.Host
 	hj, ok := w.(http.Hijacker)
 	if !ok {
@@ -194,6 +205,19 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 			return p.br.certificate(n)
 		},
 	})
+	hctx, cancel := context.WithTimeout(context.Background(), handshakeWithin)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done: // the proxy closed meanwhile
+			cancel()
+		case <-hctx.Done():
+		}
+	}()
+	if err := tconn.HandshakeContext(hctx); err != nil {
+		conn.Close()
+		return
+	}
 	select {
 	case p.conns <- tconn:
 	case <-p.done:

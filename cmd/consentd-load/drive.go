@@ -100,27 +100,23 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 				got  int
 			)
 			for ctx.Err() == nil && rctx.Err() == nil && sent.Add(1) <= int64(l.Max) {
-				if l.Config {
-					t0 := time.Now()
-					if err := getConfig(rctx, client, pt); err != nil {
-						errs++
-						if ferr == "" {
-							ferr = err.Error()
-						}
-						continue
-					}
-					lats = append(lats, time.Since(t0))
-					got++
-					continue
+				var body map[string]any
+				if !l.Config {
+					body = map[string]any{"visitorId": fmt.Sprintf("load-%d-%d", w, rng.Int64()), "consentVersion": 1,
+						"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0},
+						// What the runtime sends for proof of consent: a snapshot per language and
+						// runtime version, the page without its query.
+						"language": []string{"", "de", "fr"}[rng.IntN(3)], "runtimeVersion": "1.4.0",
+						"pageUrl": fmt.Sprintf("https://shop.example/p/%d?session=%d", rng.IntN(50), rng.Int64())}
 				}
-				body := map[string]any{"visitorId": fmt.Sprintf("load-%d-%d", w, rng.Int64()), "consentVersion": 1,
-					"categories": map[string]bool{cats[rng.IntN(2)]: rng.IntN(2) == 0},
-					// What the runtime sends for proof of consent: a snapshot per language and
-					// runtime version, the page without its query.
-					"language": []string{"", "de", "fr"}[rng.IntN(3)], "runtimeVersion": "1.4.0",
-					"pageUrl": fmt.Sprintf("https://shop.example/p/%d?session=%d", rng.IntN(50), rng.Int64())}
 				t0 := time.Now()
-				id, err := postConsent(rctx, client, pt, body)
+				var id string
+				var err error
+				if l.Config {
+					_, err = get(rctx, client, pt.BaseURL+core.PublicPath(pt.ProjectKey, core.PublicConfigPath), "")
+				} else {
+					id, err = postConsent(rctx, client, pt, body)
+				}
 				if err != nil {
 					errs++
 					if ferr == "" {
@@ -129,7 +125,11 @@ func drive(ctx, rctx context.Context, t target, l load) *result {
 					continue
 				}
 				lats = append(lats, time.Since(t0))
-				ids = append(ids, id)
+				if l.Config {
+					got++
+				} else {
+					ids = append(ids, id)
+				}
 			}
 			mu.Lock()
 			res.Created = append(res.Created, ids...)
@@ -197,27 +197,6 @@ func postConsent(ctx context.Context, c *http.Client, t target, body any) (strin
 	return id.Str, nil
 }
 
-// getConfig GETs the site's configuration, as every page view's loader does, and reads it.
-func getConfig(ctx context.Context, c *http.Client, t target) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.PublicPath(t.ProjectKey, core.PublicConfigPath), nil)
-	if err != nil {
-		return err
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK || len(raw) == 0 {
-		return fmt.Errorf("config: %d %.200s", res.StatusCode, raw)
-	}
-	return nil
-}
-
 // total lists page 1 of the site's records and returns the total.
 func total(ctx context.Context, c *http.Client, t target, query string) (int, error) {
 	raw, err := listRecords(ctx, c, t, query)
@@ -256,11 +235,18 @@ func statsTotal(ctx context.Context, c *http.Client, t target) (int, error) {
 
 // apiGet returns the body of a 200 answer of the management API to GET path.
 func apiGet(ctx context.Context, c *http.Client, t target, path string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+core.APIPrefix+path, nil)
+	return get(ctx, c, t.BaseURL+core.APIPrefix+path, t.APIKey)
+}
+
+// get returns the body of a 200 answer to GET url, sent with apiKey when it is not "".
+func get(ctx context.Context, c *http.Client, url, apiKey string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
 	res, err := c.Do(req)
 	if err != nil {
 		return nil, err
@@ -271,7 +257,7 @@ func apiGet(ctx context.Context, c *http.Client, t target, path string) ([]byte,
 		return nil, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %s", path, res.StatusCode, raw)
+		return nil, fmt.Errorf("GET %s: %d %s", url, res.StatusCode, raw)
 	}
 	return raw, nil
 }

@@ -150,6 +150,8 @@ func runProcesses(ctx context.Context, bin string, n, sites int, dbURL string, w
 	t.BaseURL = t.Servers[0]
 	res := drive(ctx, context.Background(), t, l)
 	switch {
+	case l.Config:
+		fmt.Printf("%d serve processes on one %s database, configuration GETs only\n", n, dialect)
 	case sites == 1:
 		fmt.Printf("%d serve processes on one %s database, one site's chain shared by all\n", n, dialect)
 	case sites%n == 0:

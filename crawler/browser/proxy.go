@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -205,19 +204,12 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 			return p.br.certificate(n)
 		},
 	})
-	hctx, cancel := context.WithTimeout(context.Background(), handshakeWithin)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.done: // the proxy closed meanwhile
-			cancel()
-		case <-hctx.Done():
-		}
-	}()
-	if err := tconn.HandshakeContext(hctx); err != nil {
+	_ = conn.SetDeadline(time.Now().Add(handshakeWithin))
+	if err := tconn.Handshake(); err != nil {
 		conn.Close()
 		return
 	}
+	_ = conn.SetDeadline(time.Time{}) // the inner server sets its own
 	select {
 	case p.conns <- tconn:
 	case <-p.done:
